@@ -1,0 +1,53 @@
+"""taskloom: durable, shared work state for AI agents.
+
+>>> import taskloom
+>>> tl = taskloom.connect("sqlite:///demo.db")          # doctest: +SKIP
+>>> tl.board("thread-1").add("Write the tests")["markdown"]   # doctest: +SKIP
+'- [ ] Write the tests  `(0193…)`'
+"""
+
+from __future__ import annotations
+
+from taskloom.client import AsyncTaskloom, Taskloom, connect, connect_async
+from taskloom.domain.board import ApprovalMode, Board, Card, CardPatch, CardStatus
+from taskloom.domain.errors import (
+    BudgetExceeded,
+    Conflict,
+    InvalidInput,
+    InvariantViolation,
+    LeaseLost,
+    NotFound,
+    StoreBusy,
+    StoreError,
+    TaskloomError,
+)
+from taskloom.domain.events import Event
+from taskloom.tools.registry import ToolContext, ToolResult, ToolSpec
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ApprovalMode",
+    "AsyncTaskloom",
+    "Board",
+    "BudgetExceeded",
+    "Card",
+    "CardPatch",
+    "CardStatus",
+    "Conflict",
+    "Event",
+    "InvalidInput",
+    "InvariantViolation",
+    "LeaseLost",
+    "NotFound",
+    "StoreBusy",
+    "StoreError",
+    "Taskloom",
+    "TaskloomError",
+    "ToolContext",
+    "ToolResult",
+    "ToolSpec",
+    "__version__",
+    "connect",
+    "connect_async",
+]

@@ -1,0 +1,199 @@
+"""Board operations made durable: load, apply a pure op, save with ``version + 1``, emit an event.
+
+Every write runs in one store write transaction, so concurrent writers (threads, processes,
+hosts) serialise on the database and never lose an update. Every method returns a snapshot:
+``thread_id``, ``version``, ``cards``, ``markdown``, ``summary`` (and ``card`` when the
+operation targets one card).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Collection, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from taskloom.domain import board as ops
+from taskloom.domain.board import Board, Card, CardPatch, CardStatus
+from taskloom.domain.common import UNSET, Unset, iso
+from taskloom.domain.errors import InvalidInput
+from taskloom.domain.events import TODO_STATE, Event
+from taskloom.store.base import Transaction, encode
+
+if TYPE_CHECKING:
+    from taskloom.client import Taskloom
+
+BOARD_KIND = "board"
+MAX_THREAD_ID = 200
+
+Snapshot = dict[str, Any]
+BoardOp = Callable[[Board, datetime], tuple[Board, Card | None]]
+
+
+def check_thread_id(thread_id: str | None) -> str:
+    """Thread ids are opaque strings chosen by the host; they must be non-empty and short."""
+    if thread_id is None or not str(thread_id).strip():
+        raise InvalidInput("a thread id is required")
+    thread_id = str(thread_id).strip()
+    if len(thread_id) > MAX_THREAD_ID:
+        raise InvalidInput(f"thread id is longer than {MAX_THREAD_ID} characters")
+    return thread_id
+
+
+class BoardCache:
+    """Parsed boards by thread, reused while the stored version is unchanged.
+
+    Boards are immutable, so a cached one is safe to share across threads; the version check
+    in the same transaction means another process's write is always seen.
+    """
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self._boards: dict[str, Board] = {}
+
+    def load(self, tx: Transaction, thread_id: str) -> Board:
+        version = tx.doc_version(BOARD_KIND, thread_id)
+        if version is None:
+            return Board(thread_id=thread_id)
+        cached = self._boards.get(thread_id)
+        if cached is not None and cached.version == version:
+            return cached
+        doc = tx.load_doc(BOARD_KIND, thread_id)
+        assert doc is not None
+        board = dataclasses.replace(Board.from_dict(doc.state), version=doc.version)
+        self.put(board)
+        return board
+
+    def put(self, board: Board) -> None:
+        if len(self._boards) >= self.size:
+            self._boards.pop(next(iter(self._boards)), None)
+        self._boards[board.thread_id] = board
+
+
+def load_board(tx: Transaction, thread_id: str) -> Board:
+    doc = tx.load_doc(BOARD_KIND, thread_id)
+    if doc is None:
+        return Board(thread_id=thread_id)
+    return dataclasses.replace(Board.from_dict(doc.state), version=doc.version)
+
+
+def _snapshot(board: Board, card: Card | None = None) -> Snapshot:
+    snap = ops.snapshot(board)
+    if card is not None:
+        snap["card"] = card.to_dict()
+    return snap
+
+
+class BoardHandle:
+    """One thread's todo board. Get it with ``tl.board(thread_id)``."""
+
+    def __init__(self, tl: Taskloom, thread_id: str) -> None:
+        self._tl = tl
+        self.thread_id = check_thread_id(thread_id)
+
+    def _mutate(self, op: BoardOp) -> Snapshot:
+        now = self._tl.now()
+        cache = self._tl.board_cache
+        with self._tl.store.write() as tx:
+            board = cache.load(tx, self.thread_id)
+            new, card = op(board, now)
+            if new is board:
+                return _snapshot(board, card)
+            new = dataclasses.replace(new, version=board.version + 1)
+            snap = _snapshot(new)
+            encoded = encode(snap)
+            tx.save_doc(BOARD_KIND, self.thread_id, new.version, snap, iso(now), encoded=encoded)
+            tx.append_event(
+                Event(TODO_STATE, self.thread_id, snap, created_at=iso(now)), encoded=encoded
+            )
+        cache.put(new)
+        if card is not None:
+            snap = {**snap, "card": new.get(card.id).to_dict()}
+        return snap
+
+    def list(self) -> Snapshot:
+        return _snapshot(self.get())
+
+    def get(self) -> Board:
+        """The board as a domain object (for hosts that want typed access)."""
+        with self._tl.store.read() as tx:
+            return self._tl.board_cache.load(tx, self.thread_id)
+
+    def add(self, title: str, **fields: Any) -> Snapshot:
+        """Append a card. ``fields`` are any :class:`CardPatch` fields (status, plan, notes…)."""
+        patch = _patch(fields)
+        return self._mutate(
+            lambda b, now: ops.add(b, title, patch, now=now, new_id=self._tl.new_id)
+        )
+
+    def edit(self, card_id: str, **fields: Any) -> Snapshot:
+        patch = _patch(fields)
+        return self._mutate(lambda b, now: (ops.edit(b, card_id, patch, now=now), b.get(card_id)))
+
+    def update_status(
+        self, card_id: str, status: str | CardStatus, *, blocker: str | Unset | None = UNSET
+    ) -> Snapshot:
+        return self._mutate(
+            lambda b, now: (
+                ops.update_status(b, card_id, status, now=now, blocker=blocker),
+                b.get(card_id),
+            )
+        )
+
+    def decide_plan(self, card_id: str, approve: bool) -> Snapshot:
+        return self._mutate(
+            lambda b, now: (ops.decide_plan(b, card_id, approve, now=now), b.get(card_id))
+        )
+
+    def revise_plan(self) -> Snapshot:
+        return self._mutate(lambda b, now: (ops.revise_plan(b, now=now), None))
+
+    def remove(self, card_id: str) -> Snapshot:
+        return self._mutate(lambda b, now: (ops.remove(b, card_id, now=now), None))
+
+    def replace(self, cards: Sequence[CardPatch | dict[str, Any]]) -> Snapshot:
+        items = [c if isinstance(c, CardPatch) else _patch(c) for c in cards]
+        return self._mutate(
+            lambda b, now: (ops.replace(b, items, now=now, new_id=self._tl.new_id), None)
+        )
+
+    def upsert(self, cards: Sequence[CardPatch], *, prune: bool) -> Snapshot:
+        return self._mutate(
+            lambda b, now: (
+                ops.upsert(b, cards, prune=prune, now=now, new_id=self._tl.new_id),
+                None,
+            )
+        )
+
+    def clear(self) -> Snapshot:
+        return self._mutate(lambda b, now: (ops.clear(b, now=now), None))
+
+    def claim_card(
+        self,
+        card_id: str,
+        expected: Collection[str | CardStatus],
+        target: str | CardStatus = CardStatus.IN_PROGRESS,
+    ) -> Snapshot:
+        """Compare-and-set a card's status; the snapshot's ``card`` is the claimed card."""
+        return self._mutate(lambda b, now: ops.claim_card(b, card_id, expected, target, now=now))
+
+    def set_session_thread(self, card_id: str, session_thread_id: str | None) -> Snapshot:
+        return self._mutate(
+            lambda b, now: (
+                ops.set_session_thread(b, card_id, session_thread_id, now=now),
+                b.get(card_id),
+            )
+        )
+
+
+_PATCH_FIELDS = {f.name for f in dataclasses.fields(CardPatch)}
+
+
+def _patch(fields: dict[str, Any]) -> CardPatch:
+    data = dict(fields)
+    if "content" in data and "title" not in data:
+        data["title"] = data.pop("content")
+    unknown = sorted(set(data) - _PATCH_FIELDS)
+    if unknown:
+        raise InvalidInput(f"unknown card field(s): {', '.join(unknown)}")
+    return CardPatch(**data)

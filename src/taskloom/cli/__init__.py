@@ -1,0 +1,63 @@
+"""The ``taskloom`` command: a thin mirror of the Python API for people and agents' hooks."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+import typer
+
+from taskloom.cli import board, tool
+from taskloom.cli.common import DbOption, err, open_db, print_text
+from taskloom.domain.errors import TaskloomError
+from taskloom.tools.board import render_board
+
+app = typer.Typer(
+    name="taskloom",
+    help="Durable work state for AI agents: todo boards, goals, a work queue, a live panel.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+app.add_typer(board.app, name="board")
+app.add_typer(tool.app, name="tool")
+
+DEMO_THREAD = "demo"
+
+
+@app.command()
+def demo(db: DbOption = None) -> None:
+    """Fill a `demo` thread with a small plan (once) and print its board.
+
+    Example: taskloom demo
+    """
+    handle = open_db(db).board(DEMO_THREAD)
+    snap = handle.list()
+    if not snap["cards"]:
+        handle.add("Read the issue", status="done")
+        handle.add("Write the failing test", status="in_progress", active_form="Writing the test")
+        handle.add("Make it pass", plan=["smallest change", "refactor"])
+        snap = handle.add(
+            "Open the pull request", approval_mode="required", status="awaiting_approval"
+        )
+    print_text(f"thread '{DEMO_THREAD}' in {handle._tl.url}\n" + render_board(snap))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; map every taskloom error to ``Error: …`` and exit 1, never a traceback."""
+    try:
+        app(args=list(argv) if argv is not None else None, prog_name="taskloom")
+    except SystemExit as exc:
+        code = exc.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
+    except TaskloomError as exc:
+        err.print(f"Error: {exc.message}", markup=False)
+        return 1
+    except KeyboardInterrupt:
+        err.print("Interrupted.")
+        return 130
+    return 0
+
+
+def run() -> None:
+    sys.exit(main())

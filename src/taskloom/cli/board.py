@@ -1,0 +1,146 @@
+"""``taskloom board …``: read and change a thread's todo board."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from taskloom.boards import Snapshot
+from taskloom.cli.common import DbOption, JsonOption, open_db, print_json, print_text
+from taskloom.tools.board import render_board
+
+app = typer.Typer(help="Read and change a thread's todo board.", no_args_is_help=True)
+
+Thread = Annotated[str, typer.Argument(help="Thread id (any string your host uses).")]
+CardId = Annotated[str, typer.Argument(help="Card id, as shown in `board list`.")]
+
+
+def _show(snap: Snapshot, as_json: bool) -> None:
+    if as_json:
+        print_json(snap)
+    else:
+        print_text(render_board(snap))
+
+
+@app.command("list")
+def list_(thread: Thread, db: DbOption = None, as_json: JsonOption = False) -> None:
+    """Print the board.
+
+    Example: taskloom board list my-thread
+    """
+    _show(open_db(db).board(thread).list(), as_json)
+
+
+@app.command()
+def add(
+    thread: Thread,
+    title: Annotated[str, typer.Argument(help="Card title.")],
+    status: Annotated[str | None, typer.Option(help="Initial status (default todo).")] = None,
+    objective: Annotated[str | None, typer.Option(help="What the card achieves.")] = None,
+    notes: Annotated[str | None, typer.Option(help="Free notes.")] = None,
+    plan: Annotated[list[str] | None, typer.Option("--plan", help="A plan step (repeat).")] = None,
+    needs_approval: Annotated[
+        bool, typer.Option("--needs-approval", help="Wait for a person to approve the plan.")
+    ] = False,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Add a card.
+
+    Example: taskloom board add my-thread "Write the tests" --plan "unit" --plan "e2e"
+    """
+    fields: dict[str, Any] = {"objective": objective, "notes": notes, "plan": plan or ()}
+    if status:
+        fields["status"] = status
+    if needs_approval:
+        fields["approval_mode"] = "required"
+        fields.setdefault("status", "awaiting_approval")
+    _show(open_db(db).board(thread).add(title, **fields), as_json)
+
+
+@app.command()
+def edit(
+    thread: Thread,
+    card_id: CardId,
+    title: Annotated[str | None, typer.Option(help="New title.")] = None,
+    objective: Annotated[str | None, typer.Option(help="New objective ('' clears).")] = None,
+    notes: Annotated[str | None, typer.Option(help="New notes ('' clears).")] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Change a card's fields.
+
+    Example: taskloom board edit my-thread 0193… --notes "see PR 12"
+    """
+    given = {"title": title, "objective": objective, "notes": notes}
+    fields = {k: v for k, v in given.items() if v is not None}
+    _show(open_db(db).board(thread).edit(card_id, **fields), as_json)
+
+
+@app.command()
+def status(
+    thread: Thread,
+    card_id: CardId,
+    new_status: Annotated[str, typer.Argument(metavar="STATUS", help="New status or alias.")],
+    blocker: Annotated[str | None, typer.Option(help="Why it is blocked.")] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Move a card to another status.
+
+    Example: taskloom board status my-thread 0193… done
+    """
+    kwargs: dict[str, Any] = {} if blocker is None else {"blocker": blocker}
+    _show(open_db(db).board(thread).update_status(card_id, new_status, **kwargs), as_json)
+
+
+@app.command()
+def approve(
+    thread: Thread, card_id: CardId, db: DbOption = None, as_json: JsonOption = False
+) -> None:
+    """Approve the plan of a card awaiting approval (it becomes ready).
+
+    Example: taskloom board approve my-thread 0193…
+    """
+    _show(open_db(db).board(thread).decide_plan(card_id, True), as_json)
+
+
+@app.command()
+def reject(
+    thread: Thread, card_id: CardId, db: DbOption = None, as_json: JsonOption = False
+) -> None:
+    """Reject the plan of a card awaiting approval.
+
+    Example: taskloom board reject my-thread 0193…
+    """
+    _show(open_db(db).board(thread).decide_plan(card_id, False), as_json)
+
+
+@app.command()
+def revise(thread: Thread, db: DbOption = None, as_json: JsonOption = False) -> None:
+    """Send the plan back: reject every card awaiting approval.
+
+    Example: taskloom board revise my-thread
+    """
+    _show(open_db(db).board(thread).revise_plan(), as_json)
+
+
+@app.command()
+def remove(
+    thread: Thread, card_id: CardId, db: DbOption = None, as_json: JsonOption = False
+) -> None:
+    """Remove a card.
+
+    Example: taskloom board remove my-thread 0193…
+    """
+    _show(open_db(db).board(thread).remove(card_id), as_json)
+
+
+@app.command()
+def clear(thread: Thread, db: DbOption = None, as_json: JsonOption = False) -> None:
+    """Remove every card from the board.
+
+    Example: taskloom board clear my-thread
+    """
+    _show(open_db(db).board(thread).clear(), as_json)

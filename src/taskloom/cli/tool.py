@@ -1,0 +1,48 @@
+"""``taskloom tool …``: call a model-facing tool by hand, or print the tool schemas."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from taskloom.cli.common import DbOption, open_db, parse_json_object, print_json
+from taskloom.tools.registry import ToolContext
+
+app = typer.Typer(help="Call model-facing tools and print their schemas.", no_args_is_help=True)
+
+
+@app.command()
+def call(
+    name: Annotated[str, typer.Argument(help="Tool name, e.g. todo.")],
+    thread: Annotated[str, typer.Option("--thread", help="Thread the call is bound to.")],
+    args: Annotated[str, typer.Option("--args", help="Tool arguments as a JSON object.")] = "{}",
+    agent: Annotated[str | None, typer.Option("--agent", help="Calling agent id.")] = None,
+    db: DbOption = None,
+) -> None:
+    """Dispatch one tool call and print the ToolResult as JSON (exit 1 if it is an error).
+
+    Example: taskloom tool call todo --thread t1 --args '{"op": "add", "content": "Ship it"}'
+    """
+    parsed = parse_json_object(args, "--args")
+    result = open_db(db).tools.dispatch(name, parsed, ToolContext(thread_id=thread, agent_id=agent))
+    print_json(result.to_dict())
+    if result.is_error:
+        raise typer.Exit(1)
+
+
+@app.command()
+def schemas(
+    format: Annotated[
+        str, typer.Option("--format", help="openai | openai-responses | anthropic | neutral")
+    ] = "openai",
+    include_host: Annotated[
+        bool, typer.Option("--include-host", help="Also list host-only tools.")
+    ] = False,
+    db: DbOption = None,
+) -> None:
+    """Print every tool's definition in a provider's format.
+
+    Example: taskloom tool schemas --format anthropic
+    """
+    print_json(open_db(db).tools.schemas(format, include_host=include_host))

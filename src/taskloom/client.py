@@ -1,0 +1,135 @@
+"""The facade: ``taskloom.connect()`` returns a :class:`Taskloom`, the one entry point.
+
+Tools, the server, MCP and the CLI all go through it, never around it to SQL. Time and ids are
+injected here (``clock=``, ``new_id=``) so tests can be exact.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Any
+
+from taskloom import ids
+from taskloom.boards import BOARD_KIND, BoardCache, BoardHandle
+from taskloom.store import Store, open_store
+from taskloom.tools.registry import Toolbox
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Taskloom:
+    """Durable work state for agents, over one store (SQLite file or PostgreSQL)."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        clock: Callable[[], datetime] = utcnow,
+        new_id: Callable[[], str] = ids.new_id,
+    ) -> None:
+        self.store = store
+        self.now = clock
+        self.new_id = new_id
+        self.board_cache = BoardCache()
+
+    @property
+    def url(self) -> str:
+        return self.store.url
+
+    def board(self, thread_id: str) -> BoardHandle:
+        """The todo board of one thread (created on its first write)."""
+        return BoardHandle(self, thread_id)
+
+    def threads(self) -> list[dict[str, Any]]:
+        """Every thread that has state, most recently changed first."""
+        with self.store.read() as tx:
+            docs = tx.list_docs(BOARD_KIND)
+        rows = [
+            {"thread_id": d.key, "board_version": d.version, "updated_at": d.updated_at}
+            for d in docs
+        ]
+        return sorted(rows, key=lambda r: r["updated_at"], reverse=True)
+
+    @functools.cached_property
+    def tools(self) -> Toolbox:
+        """Model-facing tools: ``tl.tools.schemas("openai")``, ``tl.tools.dispatch(...)``."""
+        return Toolbox(self)
+
+    @functools.cached_property
+    def aio(self) -> AsyncTaskloom:
+        """The same API for asyncio code: every call runs on a worker thread."""
+        return AsyncTaskloom(self)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Taskloom:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class AsyncProxy:
+    """Wraps a sync object so each method call becomes an awaitable run in a worker thread.
+
+    SQLite and psycopg calls block; running them off the event loop keeps an agent's loop
+    responsive, and the store already gives each thread its own connection.
+    """
+
+    def __init__(self, target: object) -> None:
+        self._target = target
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._target, name)
+        if not callable(attr):
+            return attr
+
+        async def call(*args: Any, **kwargs: Any) -> Any:
+            return await asyncio.to_thread(attr, *args, **kwargs)
+
+        return call
+
+
+class AsyncTaskloom:
+    """``tl.aio``: ``await tl.aio.board(t).add("...")``, ``await tl.aio.tools.dispatch(...)``."""
+
+    def __init__(self, tl: Taskloom) -> None:
+        self.sync = tl
+        self.tools = AsyncProxy(tl.tools)
+
+    def board(self, thread_id: str) -> Any:
+        return AsyncProxy(self.sync.board(thread_id))
+
+    async def threads(self) -> list[dict[str, Any]]:
+        return await asyncio.to_thread(self.sync.threads)
+
+    async def close(self) -> None:
+        await asyncio.to_thread(self.sync.close)
+
+
+def connect(
+    url: str | None = None,
+    *,
+    clock: Callable[[], datetime] = utcnow,
+    new_id: Callable[[], str] = ids.new_id,
+) -> Taskloom:
+    """Open taskloom on ``url`` (default ``TASKLOOM_URL`` or ``./.taskloom/taskloom.db``)."""
+    return Taskloom(open_store(url), clock=clock, new_id=new_id)
+
+
+async def connect_async(url: str | None = None, **kwargs: Any) -> AsyncTaskloom:
+    """Like :func:`connect`, for asyncio code."""
+    tl = await asyncio.to_thread(connect, url, **kwargs)
+    return tl.aio

@@ -1,0 +1,576 @@
+"""The per-thread todo board: cards, statuses, markdown rendering and every board operation.
+
+Each operation is a pure function ``(board, args, now[, new_id]) -> board`` that either returns
+the next board or raises a :class:`~taskloom.domain.errors.TaskloomError`. The store runs it
+inside one write transaction; nothing here reads a clock, a random source or a database.
+
+Rules kept here (and bugs of the seed fixed here):
+
+- ids come from the injected ``new_id`` (uuids in production), never from a process counter;
+- at most one card is ``in_progress``; breaking that is an error, never silently repaired;
+- a card that is not ``blocked`` has no blocker (leaving ``blocked`` clears it);
+- ``updated_at`` moves only on the cards that actually changed;
+- ``replace`` drops empty-title cards *before* checking the invariant.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from taskloom.domain.common import UNSET, Unset, clean_list, iso, non_empty
+from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound
+
+IdFactory = Callable[[], str]
+
+
+class CardStatus(enum.StrEnum):
+    TODO = "todo"
+    AWAITING_APPROVAL = "awaiting_approval"
+    READY = "ready"
+    IN_PROGRESS = "in_progress"
+    BLOCKED = "blocked"
+    DONE = "done"
+    REJECTED = "rejected"
+
+    @property
+    def marker(self) -> str:
+        return MARKERS[self]
+
+
+MARKERS: dict[CardStatus, str] = {
+    CardStatus.TODO: "[ ]",
+    CardStatus.AWAITING_APPROVAL: "[?]",
+    CardStatus.READY: "[ ]",
+    CardStatus.IN_PROGRESS: "[~]",
+    CardStatus.BLOCKED: "[!]",
+    CardStatus.DONE: "[x]",
+    CardStatus.REJECTED: "[-]",
+}
+
+_STATUS_ALIASES: dict[str, CardStatus] = {
+    **{s.value: s for s in CardStatus},
+    "pending": CardStatus.TODO,
+    "open": CardStatus.TODO,
+    "awaiting-approval": CardStatus.AWAITING_APPROVAL,
+    "awaiting approval": CardStatus.AWAITING_APPROVAL,
+    "needs_approval": CardStatus.AWAITING_APPROVAL,
+    "approved": CardStatus.READY,
+    "in-progress": CardStatus.IN_PROGRESS,
+    "in progress": CardStatus.IN_PROGRESS,
+    "inprogress": CardStatus.IN_PROGRESS,
+    "started": CardStatus.IN_PROGRESS,
+    "doing": CardStatus.IN_PROGRESS,
+    "completed": CardStatus.DONE,
+    "complete": CardStatus.DONE,
+    "finished": CardStatus.DONE,
+    "denied": CardStatus.REJECTED,
+    "cancelled": CardStatus.REJECTED,
+    "canceled": CardStatus.REJECTED,
+}
+
+STATUS_CHOICES = "|".join(s.value for s in CardStatus)
+_STATUS_VALUES = tuple(s.value for s in CardStatus)
+
+
+def parse_status(value: str | CardStatus) -> CardStatus:
+    """Canonical status from a canonical name or an alias (``pending``, ``completed``, …)."""
+    if isinstance(value, CardStatus):
+        return value
+    found = _STATUS_ALIASES.get(str(value).strip().lower())
+    if found is None:
+        raise InvalidInput(f"invalid status '{value}' (expected {STATUS_CHOICES})")
+    return found
+
+
+class ApprovalMode(enum.StrEnum):
+    REQUIRED = "required"
+    NOT_REQUIRED = "not_required"
+
+
+def parse_approval_mode(value: str | ApprovalMode | None) -> ApprovalMode | None:
+    if value is None or isinstance(value, ApprovalMode):
+        return value
+    try:
+        return ApprovalMode(value.strip().lower())
+    except ValueError:
+        raise InvalidInput(
+            f"invalid approval_mode '{value}' (expected required|not_required|null)"
+        ) from None
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    id: str
+    title: str
+    status: CardStatus = CardStatus.TODO
+    objective: str | None = None
+    plan: tuple[str, ...] = ()
+    assigned_agent: str | None = None
+    allowed_tools: tuple[str, ...] = ()
+    approval_mode: ApprovalMode | None = None
+    acceptance_criteria: tuple[str, ...] = ()
+    evidence: tuple[str, ...] = ()
+    notes: str | None = None
+    blocker: str | None = None
+    session_thread_id: str | None = None
+    source_metadata: dict[str, Any] | None = None
+    active_form: str | None = None
+    order: int = 0
+    created_at: str = ""
+    updated_at: str = ""
+    # Cards are immutable, so their dict and markdown are computed once and reused: a
+    # 1,000-card board re-encodes only the cards an operation changed.
+    _dict: dict[str, Any] | None = field(default=None, init=False, compare=False, repr=False)
+    _lines: list[str] | None = field(default=None, init=False, compare=False, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The card as JSON-ready data (cached; treat the result as read-only)."""
+        if self._dict is None:
+            object.__setattr__(self, "_dict", self._build_dict())
+        assert self._dict is not None
+        return self._dict
+
+    def markdown_lines(self) -> list[str]:
+        if self._lines is None:
+            object.__setattr__(self, "_lines", _render_card(self))
+        assert self._lines is not None
+        return self._lines
+
+    def _build_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "status": self.status.value,
+            "objective": self.objective,
+            "plan": list(self.plan),
+            "assigned_agent": self.assigned_agent,
+            "allowed_tools": list(self.allowed_tools),
+            "approval_mode": self.approval_mode.value if self.approval_mode else None,
+            "acceptance_criteria": list(self.acceptance_criteria),
+            "evidence": list(self.evidence),
+            "notes": self.notes,
+            "blocker": self.blocker,
+            "session_thread_id": self.session_thread_id,
+            "source_metadata": self.source_metadata,
+            "active_form": self.active_form,
+            "order": self.order,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Card:
+        mode = data.get("approval_mode")
+        return cls(
+            id=data["id"],
+            title=data["title"],
+            status=CardStatus(data.get("status", "todo")),
+            objective=data.get("objective"),
+            plan=tuple(data.get("plan") or ()),
+            assigned_agent=data.get("assigned_agent"),
+            allowed_tools=tuple(data.get("allowed_tools") or ()),
+            approval_mode=ApprovalMode(mode) if mode else None,
+            acceptance_criteria=tuple(data.get("acceptance_criteria") or ()),
+            evidence=tuple(data.get("evidence") or ()),
+            notes=data.get("notes"),
+            blocker=data.get("blocker"),
+            session_thread_id=data.get("session_thread_id"),
+            source_metadata=data.get("source_metadata"),
+            active_form=data.get("active_form"),
+            order=int(data.get("order", 0)),
+            created_at=data.get("created_at", ""),
+            updated_at=data.get("updated_at", ""),
+        )
+
+    def same_content(self, other: Card) -> bool:
+        """Equal apart from order and timestamps: decides whether ``updated_at`` moves."""
+        return self is other or _content(self) == _content(other)
+
+
+def _content(card: Card) -> tuple[Any, ...]:
+    return (
+        card.id,
+        card.title,
+        card.status,
+        card.objective,
+        card.plan,
+        card.assigned_agent,
+        card.allowed_tools,
+        card.approval_mode,
+        card.acceptance_criteria,
+        card.evidence,
+        card.notes,
+        card.blocker,
+        card.session_thread_id,
+        card.source_metadata,
+        card.active_form,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Board:
+    thread_id: str
+    cards: tuple[Card, ...] = ()
+    version: int = 0
+    updated_at: str | None = None
+
+    def find(self, card_id: str) -> Card | None:
+        card_id = card_id.strip()
+        return next((c for c in self.cards if c.id == card_id), None)
+
+    def get(self, card_id: str) -> Card:
+        card = self.find(card_id)
+        if card is None:
+            raise NotFound(f"todo id '{card_id}' not found")
+        return card
+
+    def summary(self) -> dict[str, int]:
+        counts = dict.fromkeys(_STATUS_VALUES, 0)
+        for card in self.cards:
+            counts[card.status] += 1
+        counts["total"] = len(self.cards)
+        return counts
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "thread_id": self.thread_id,
+            "version": self.version,
+            "updated_at": self.updated_at,
+            "cards": [c.to_dict() for c in self.cards],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Board:
+        return cls(
+            thread_id=data["thread_id"],
+            cards=tuple(Card.from_dict(c) for c in data.get("cards", ())),
+            version=int(data.get("version", 0)),
+            updated_at=data.get("updated_at"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CardPatch:
+    """Fields to set on a card. ``UNSET`` leaves a field alone; ``None``/``""`` clears it.
+
+    ``id`` is honoured only by :func:`replace` (a card's id never changes after creation), and
+    ``source_metadata`` is host-only: the model-facing tools never fill it.
+    """
+
+    id: str | Unset | None = UNSET
+    title: str | Unset = UNSET
+    status: str | CardStatus | Unset = UNSET
+    objective: str | Unset | None = UNSET
+    plan: Sequence[str] | Unset | None = UNSET
+    assigned_agent: str | Unset | None = UNSET
+    allowed_tools: Sequence[str] | Unset | None = UNSET
+    approval_mode: str | ApprovalMode | Unset | None = UNSET
+    acceptance_criteria: Sequence[str] | Unset | None = UNSET
+    evidence: Sequence[str] | Unset | None = UNSET
+    notes: str | Unset | None = UNSET
+    blocker: str | Unset | None = UNSET
+    active_form: str | Unset | None = UNSET
+    source_metadata: dict[str, Any] | Unset | None = UNSET
+
+
+_TEXT_FIELDS = ("objective", "assigned_agent", "notes", "blocker", "active_form")
+_LIST_FIELDS = ("plan", "allowed_tools", "acceptance_criteria", "evidence")
+
+
+def _clean_title(title: str) -> str:
+    title = " ".join(title.split())
+    if not title:
+        raise InvalidInput("todo content must not be empty")
+    return title
+
+
+def _apply_patch(card: Card, patch: CardPatch) -> Card:
+    changes: dict[str, Any] = {}
+    if not isinstance(patch.title, Unset):
+        changes["title"] = _clean_title(patch.title)
+    if not isinstance(patch.status, Unset):
+        changes["status"] = parse_status(patch.status)
+    for name in _TEXT_FIELDS:
+        value = getattr(patch, name)
+        if not isinstance(value, Unset):
+            changes[name] = non_empty(value)
+    for name in _LIST_FIELDS:
+        value = getattr(patch, name)
+        if not isinstance(value, Unset):
+            changes[name] = clean_list(value)
+    if not isinstance(patch.approval_mode, Unset):
+        changes["approval_mode"] = parse_approval_mode(patch.approval_mode)
+    if not isinstance(patch.source_metadata, Unset):
+        changes["source_metadata"] = patch.source_metadata
+    new = dataclasses.replace(card, **changes)
+    if new.status is not CardStatus.BLOCKED and new.blocker is not None:
+        new = dataclasses.replace(new, blocker=None)
+    return new
+
+
+def check_single_in_progress(cards: Iterable[Card]) -> None:
+    count = sum(1 for c in cards if c.status is CardStatus.IN_PROGRESS)
+    if count > 1:
+        raise InvariantViolation(f"only one todo may be `in_progress` at a time (got {count})")
+
+
+def _commit(board: Board, cards: Sequence[Card], now: datetime) -> Board:
+    """Check invariants, renumber, and stamp only the cards whose content changed."""
+    check_single_in_progress(cards)
+    seen: set[str] = set()
+    for card in cards:
+        if card.id in seen:
+            raise InvariantViolation(f"duplicate todo id '{card.id}'")
+        seen.add(card.id)
+    stamp = iso(now)
+    before = {c.id: c for c in board.cards}
+    out: list[Card] = []
+    changed = len(cards) != len(board.cards)
+    for index, card in enumerate(cards):
+        old = before.get(card.id)
+        if old is card and card.order == index:
+            out.append(card)
+            continue
+        if old is None:
+            card = dataclasses.replace(card, order=index, created_at=stamp, updated_at=stamp)
+            changed = True
+        elif old.same_content(card):
+            card = dataclasses.replace(
+                card, order=index, created_at=old.created_at, updated_at=old.updated_at
+            )
+            changed = changed or old.order != index
+        else:
+            card = dataclasses.replace(
+                card, order=index, created_at=old.created_at, updated_at=stamp
+            )
+            changed = True
+        out.append(card)
+    if not changed:
+        return board
+    return dataclasses.replace(board, cards=tuple(out), updated_at=stamp)
+
+
+def _index(board: Board, card_id: str) -> int:
+    card_id = card_id.strip()
+    for i, card in enumerate(board.cards):
+        if card.id == card_id:
+            return i
+    raise NotFound(f"todo id '{card_id}' not found")
+
+
+def _with_card(board: Board, index: int, card: Card) -> list[Card]:
+    cards = list(board.cards)
+    cards[index] = card
+    return cards
+
+
+# --- operations -------------------------------------------------------------------------------
+
+
+def add(
+    board: Board,
+    title: str,
+    patch: CardPatch = CardPatch(),
+    *,
+    now: datetime,
+    new_id: IdFactory,
+) -> tuple[Board, Card]:
+    card = _apply_patch(Card(id=new_id(), title=_clean_title(title)), patch)
+    new = _commit(board, [*board.cards, card], now)
+    return new, new.cards[-1]
+
+
+def edit(board: Board, card_id: str, patch: CardPatch, *, now: datetime) -> Board:
+    if not isinstance(patch.id, Unset) and patch.id != card_id:
+        raise InvalidInput("a card's id cannot be changed")
+    i = _index(board, card_id)
+    return _commit(board, _with_card(board, i, _apply_patch(board.cards[i], patch)), now)
+
+
+def update_status(
+    board: Board,
+    card_id: str,
+    status: str | CardStatus,
+    *,
+    now: datetime,
+    blocker: str | Unset | None = UNSET,
+) -> Board:
+    return edit(board, card_id, CardPatch(status=status, blocker=blocker), now=now)
+
+
+def decide_plan(board: Board, card_id: str, approve: bool, *, now: datetime) -> Board:
+    i = _index(board, card_id)
+    card = board.cards[i]
+    if card.status is not CardStatus.AWAITING_APPROVAL:
+        raise InvariantViolation(
+            f"card '{card.id}' is not awaiting approval (status: {card.status.value})"
+        )
+    target = CardStatus.READY if approve else CardStatus.REJECTED
+    return _commit(board, _with_card(board, i, dataclasses.replace(card, status=target)), now)
+
+
+def revise_plan(board: Board, *, now: datetime) -> Board:
+    """Reject every card awaiting approval (the plan goes back to the model). No-op if none."""
+    cards = [
+        dataclasses.replace(c, status=CardStatus.REJECTED)
+        if c.status is CardStatus.AWAITING_APPROVAL
+        else c
+        for c in board.cards
+    ]
+    return _commit(board, cards, now)
+
+
+def remove(board: Board, card_id: str, *, now: datetime) -> Board:
+    i = _index(board, card_id)
+    return _commit(board, [c for j, c in enumerate(board.cards) if j != i], now)
+
+
+def replace(board: Board, items: Sequence[CardPatch], *, now: datetime, new_id: IdFactory) -> Board:
+    """Make the board exactly ``items``. Items with an empty title are dropped first."""
+    before = {c.id: c for c in board.cards}
+    cards: list[Card] = []
+    for item in items:
+        title = "" if isinstance(item.title, Unset) else " ".join(item.title.split())
+        if not title:
+            continue
+        given = None if isinstance(item.id, Unset) else non_empty(item.id)
+        card_id = given or new_id()
+        base = Card(id=card_id, title=title)
+        old = before.get(card_id)
+        if old is not None:
+            base = dataclasses.replace(base, source_metadata=old.source_metadata)
+            base = dataclasses.replace(base, session_thread_id=old.session_thread_id)
+        cards.append(_apply_patch(base, item))
+    return _commit(board, cards, now)
+
+
+def upsert(
+    board: Board,
+    items: Sequence[CardPatch],
+    *,
+    prune: bool,
+    now: datetime,
+    new_id: IdFactory,
+) -> Board:
+    """Patch the cards named by ``items`` in place and append the rest as new cards.
+
+    An item names an existing card by ``id``. With ``prune`` the board keeps only the named
+    cards, in the order given (a whole-list write such as TodoWrite); without it, cards not
+    named stay where they are (a merge). Untouched fields of an existing card are kept.
+    """
+    by_id = {c.id: c for c in board.cards}
+    named: dict[str, Card] = {}
+    order: list[str] = []
+    for item in items:
+        given = None if isinstance(item.id, Unset) else non_empty(item.id)
+        old = named.get(given) if given else None
+        old = old or (by_id.get(given) if given else None)
+        if old is None:
+            if isinstance(item.title, Unset):
+                raise InvalidInput(f"todo '{given}' is new and needs content")
+            old = Card(id=given or new_id(), title=_clean_title(item.title))
+        card = _apply_patch(old, dataclasses.replace(item, id=UNSET))
+        if card.id not in named:
+            order.append(card.id)
+        named[card.id] = card
+    if prune:
+        cards = [named[i] for i in order]
+    else:
+        cards = [named.pop(c.id, c) for c in board.cards]
+        cards.extend(named[i] for i in order if i in named)
+    return _commit(board, cards, now)
+
+
+def clear(board: Board, *, now: datetime) -> Board:
+    return _commit(board, [], now)
+
+
+def claim_card(
+    board: Board,
+    card_id: str,
+    expected: Collection[str | CardStatus],
+    target: str | CardStatus,
+    *,
+    now: datetime,
+) -> tuple[Board, Card]:
+    """Compare-and-set on a card's status: move it to ``target`` only if it is in ``expected``."""
+    allowed = [parse_status(s) for s in expected]
+    goal = parse_status(target)
+    try:
+        i = _index(board, card_id)
+    except NotFound:
+        raise NotFound(f"claim_card: card '{card_id}' not found on board") from None
+    card = board.cards[i]
+    if card.status not in allowed:
+        names = ", ".join(s.value for s in allowed)
+        raise InvariantViolation(
+            f"claim_card: card '{card.id}' status is '{card.status.value}', "
+            f"expected one of [{names}]; claim rejected"
+        )
+    new = _commit(board, _with_card(board, i, _apply_patch(card, CardPatch(status=goal))), now)
+    return new, new.cards[i]
+
+
+def set_session_thread(
+    board: Board, card_id: str, session_thread_id: str | None, *, now: datetime
+) -> Board:
+    i = _index(board, card_id)
+    card = dataclasses.replace(board.cards[i], session_thread_id=non_empty(session_thread_id))
+    return _commit(board, _with_card(board, i, card), now)
+
+
+# --- rendering --------------------------------------------------------------------------------
+
+
+def _render_card(card: Card) -> list[str]:
+    lines = [f"- {card.status.marker} {card.title}  `({card.id})`"]
+    if card.objective:
+        lines.append(f"  - objective: {card.objective}")
+    if card.assigned_agent:
+        lines.append(f"  - agent: {card.assigned_agent}")
+    if card.allowed_tools:
+        lines.append(f"  - tools: {', '.join(card.allowed_tools)}")
+    if card.approval_mode:
+        lines.append(f"  - approval: {card.approval_mode.value}")
+    for label, items in (
+        ("plan", card.plan),
+        ("acceptance criteria", card.acceptance_criteria),
+        ("evidence", card.evidence),
+    ):
+        if items:
+            lines.append(f"  - {label}:")
+            lines.extend(f"    - {item}" for item in items)
+    if card.status is CardStatus.BLOCKED:
+        reason = card.blocker or card.notes
+        if reason:
+            lines.append(f"  - _blocked:_ {reason}")
+    elif card.notes:
+        lines.append(f"  - {card.notes}")
+    return lines
+
+
+def render_markdown(board: Board) -> str:
+    """The board as a markdown checklist, one card per item, details indented under it."""
+    if not board.cards:
+        return "_No todos yet._"
+    lines: list[str] = []
+    for card in board.cards:
+        lines.extend(card.markdown_lines())
+    return "\n".join(lines).rstrip()
+
+
+def snapshot(board: Board) -> dict[str, Any]:
+    """What every board operation returns and what a ``todo_state`` event carries."""
+    return {
+        "thread_id": board.thread_id,
+        "version": board.version,
+        "updated_at": board.updated_at,
+        "cards": [c.to_dict() for c in board.cards],
+        "markdown": render_markdown(board),
+        "summary": board.summary(),
+    }

@@ -1,0 +1,46 @@
+"""Small shared pieces of the pure domain: the UNSET marker, timestamps, text helpers."""
+
+from __future__ import annotations
+
+import enum
+from datetime import UTC, datetime
+from typing import Final
+
+
+class _Unset(enum.Enum):
+    """Marks a patch field that the caller did not give (distinct from ``None``, which clears)."""
+
+    UNSET = "UNSET"
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET: Final = _Unset.UNSET
+Unset = _Unset
+
+
+def iso(now: datetime) -> str:
+    """RFC 3339 UTC timestamp with millisecond precision, the only time format we store."""
+    if now.tzinfo is None:
+        now = now.replace(tzinfo=UTC)
+    return now.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+
+
+def parse_iso(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def non_empty(value: str | None) -> str | None:
+    """Trim; an empty string becomes ``None`` (so an empty string clears an optional field)."""
+    if value is None:
+        return None
+    value = value.strip()
+    return value or None
+
+
+def clean_list(items: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
+    """Trim every item and drop empty ones."""
+    if not items:
+        return ()
+    return tuple(s for s in (i.strip() for i in items) if s)

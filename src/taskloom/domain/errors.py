@@ -1,0 +1,72 @@
+"""One error hierarchy for the whole package.
+
+::
+
+    TaskloomError                  base; ``code`` and ``http_status`` on every class
+    ├── InvalidInput               bad argument from a caller, a model or a person (400)
+    ├── NotFound                   unknown thread, card, goal, task or result (404)
+    ├── InvariantViolation         the change would break a rule of the board/goal (409)
+    ├── Conflict                   a compare-and-set lost (stale version or goal id) (409)
+    │   └── LeaseLost              queue lease token no longer current (409)
+    ├── BudgetExceeded             goal is budget-limited (409)
+    └── StoreError                 the database failed (500); driver errors are mapped here
+        └── StoreBusy              the database stayed locked past the busy timeout (503)
+
+Domain code raises these; the store maps driver exceptions onto ``StoreError`` so that
+``sqlite3``/``psycopg`` errors never escape; tools turn any of them into error text for the model;
+the HTTP server turns them into JSON with ``http_status``; the CLI prints ``Error: <message>``.
+"""
+
+from __future__ import annotations
+
+
+class TaskloomError(Exception):
+    code = "error"
+    http_status = 500
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class InvalidInput(TaskloomError):
+    code = "invalid_input"
+    http_status = 400
+
+
+class NotFound(TaskloomError):
+    code = "not_found"
+    http_status = 404
+
+
+class InvariantViolation(TaskloomError):
+    code = "invariant_violation"
+    http_status = 409
+
+
+class Conflict(TaskloomError):
+    code = "conflict"
+    http_status = 409
+
+
+class LeaseLost(Conflict):
+    code = "lease_lost"
+    http_status = 409
+
+
+class BudgetExceeded(TaskloomError):
+    code = "budget_exceeded"
+    http_status = 409
+
+
+class StoreError(TaskloomError):
+    code = "store_error"
+    http_status = 500
+
+
+class StoreBusy(StoreError):
+    code = "store_busy"
+    http_status = 503

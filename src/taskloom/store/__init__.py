@@ -1,0 +1,38 @@
+"""Storage backends behind one interface, chosen by URL."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from taskloom.domain.errors import InvalidInput
+from taskloom.store.base import Document, Row, Store, Transaction
+
+DEFAULT_URL = "sqlite:///./.taskloom/taskloom.db"
+
+__all__ = ["DEFAULT_URL", "Document", "Row", "Store", "Transaction", "open_store", "resolve_url"]
+
+
+def resolve_url(url: str | None = None) -> str:
+    """The explicit URL, else ``TASKLOOM_URL``, else the default file in ``./.taskloom/``."""
+    return url or os.environ.get("TASKLOOM_URL") or DEFAULT_URL
+
+
+def open_store(url: str | None = None) -> Store:
+    """Open a store. Accepts ``sqlite:///relative/or/absolute.db``, a bare file path, or a
+    ``postgresql://`` URL (needs the ``postgres`` extra)."""
+    url = resolve_url(url)
+    if url.startswith(("postgresql://", "postgres://")):
+        raise InvalidInput("the PostgreSQL backend is not part of this build yet")
+    if url.startswith("sqlite:///"):
+        path = url.removeprefix("sqlite:///")
+    elif "://" in url:
+        scheme = url.split("://", 1)[0]
+        raise InvalidInput(f"unsupported database URL scheme '{scheme}' (use sqlite or postgresql)")
+    else:
+        path = url
+    if not path or path == ":memory:":
+        raise InvalidInput("an in-memory database cannot be shared; give a file path")
+    from taskloom.store.sqlite import SqliteStore
+
+    return SqliteStore(Path(path))

@@ -1,0 +1,124 @@
+"""The store seam: what every backend (SQLite, PostgreSQL) must provide.
+
+A store hands out transactions. Inside a write transaction the caller loads a document (a
+board, a goal), applies a pure domain function, saves the result with ``version + 1`` and
+appends an event to the outbox; all of it commits or none of it does. Backends translate their
+driver errors into :class:`~taskloom.domain.errors.StoreError` so nothing above sees them.
+
+Documents are JSON state keyed by ``(kind, key)``; the key of a board or a goal is its thread id.
+Feature-specific tables (queue, stash, cursors) hang off the same transaction object through
+``execute``/``query`` with ``?`` placeholders, which each backend adapts to its own driver.
+"""
+
+from __future__ import annotations
+
+import abc
+import contextlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from taskloom.domain.events import Event
+
+Row = dict[str, Any]
+
+
+def encode(value: Any) -> str:
+    """Compact JSON, the one encoding of documents and event payloads in every backend.
+
+    orjson is several times faster than the standard library on large boards, and encoding
+    a board snapshot is on the hot path of every board operation.
+    """
+    return orjson.dumps(value).decode()
+
+
+def decode(text: str | bytes) -> Any:
+    return orjson.loads(text)
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    kind: str
+    key: str
+    version: int
+    state: dict[str, Any]
+    updated_at: str
+
+
+class Transaction(abc.ABC):
+    """One open transaction. Use only inside ``with store.write()`` / ``store.read()``."""
+
+    dialect: str
+
+    @abc.abstractmethod
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run a statement; return the number of rows it changed."""
+
+    @abc.abstractmethod
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        """Run a query; return rows as dicts."""
+
+    def query_one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        rows = self.query(sql, params)
+        return rows[0] if rows else None
+
+    @abc.abstractmethod
+    def load_doc(self, kind: str, key: str) -> Document | None:
+        """The current document, or ``None`` if it was never saved."""
+
+    @abc.abstractmethod
+    def doc_version(self, kind: str, key: str) -> int | None:
+        """The current version of a document (cheap: lets callers reuse a parsed copy)."""
+
+    @abc.abstractmethod
+    def save_doc(
+        self,
+        kind: str,
+        key: str,
+        version: int,
+        state: dict[str, Any],
+        now: str,
+        *,
+        encoded: str | None = None,
+    ) -> None:
+        """Insert or overwrite a document. ``version`` is the new version (previous + 1).
+
+        ``encoded`` is ``state`` already JSON-encoded, when the caller has it (see ``encode``).
+        """
+
+    @abc.abstractmethod
+    def list_docs(self, kind: str) -> list[Document]:
+        """Every document of one kind."""
+
+    @abc.abstractmethod
+    def append_event(self, event: Event, *, encoded: str | None = None) -> int:
+        """Add an event to the outbox in this transaction; return its id.
+
+        ``encoded`` is ``event.data`` already JSON-encoded, when the caller has it.
+        """
+
+    @abc.abstractmethod
+    def events_after(
+        self, after_id: int, *, thread_id: str | None = None, limit: int = 500
+    ) -> list[Event]:
+        """Committed events with ``id > after_id``, oldest first, optionally for one thread."""
+
+
+class Store(abc.ABC):
+    """A database. Thread-safe: each OS thread gets its own connection."""
+
+    url: str
+
+    @abc.abstractmethod
+    def write(self) -> contextlib.AbstractContextManager[Transaction]:
+        """A write transaction, taken up front (SQLite ``BEGIN IMMEDIATE``)."""
+
+    @abc.abstractmethod
+    def read(self) -> contextlib.AbstractContextManager[Transaction]:
+        """A read-only transaction over one consistent snapshot."""
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Close every connection this store opened."""

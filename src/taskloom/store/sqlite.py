@@ -1,0 +1,247 @@
+"""The embedded default: one SQLite file in WAL mode.
+
+- Every write is ``BEGIN IMMEDIATE``: the write lock is taken up front, so two processes
+  never both read a board and then race to save it (no lost updates, no upgrade deadlocks).
+- A busy timeout makes writers queue behind each other instead of failing.
+- Each OS thread gets its own connection; the async API runs calls on worker threads.
+- Reading a database that does not exist yet creates nothing: reads see an empty schema.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from taskloom.domain.errors import StoreBusy, StoreError
+from taskloom.domain.events import Event
+from taskloom.store import migrations
+from taskloom.store.base import Document, Row, Store, Transaction, decode, encode
+
+BUSY_TIMEOUT_MS = 10_000
+
+
+@contextlib.contextmanager
+def map_errors() -> Iterator[None]:
+    """Translate ``sqlite3`` exceptions into the package's own errors."""
+    try:
+        yield
+    except sqlite3.OperationalError as exc:
+        text = str(exc)
+        if "locked" in text or "busy" in text:
+            raise StoreBusy(f"database is busy: {text}") from exc
+        raise StoreError(f"database error: {text}") from exc
+    except sqlite3.Error as exc:
+        raise StoreError(f"database error: {exc}") from exc
+
+
+class SqliteTransaction(Transaction):
+    dialect = "sqlite"
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        return self.conn.execute(sql, params).rowcount
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        cur = self.conn.execute(sql, params)
+        names = [d[0] for d in cur.description or ()]
+        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
+    def load_doc(self, kind: str, key: str) -> Document | None:
+        row = self.conn.execute(
+            "SELECT version, state, updated_at FROM documents WHERE kind = ? AND key = ?",
+            (kind, key),
+        ).fetchone()
+        if row is None:
+            return None
+        return Document(kind, key, row[0], decode(row[1]), row[2])
+
+    def doc_version(self, kind: str, key: str) -> int | None:
+        row = self.conn.execute(
+            "SELECT version FROM documents WHERE kind = ? AND key = ?", (kind, key)
+        ).fetchone()
+        return None if row is None else int(row[0])
+
+    def save_doc(
+        self,
+        kind: str,
+        key: str,
+        version: int,
+        state: dict[str, Any],
+        now: str,
+        *,
+        encoded: str | None = None,
+    ) -> None:
+        self.conn.execute(
+            "INSERT INTO documents (kind, key, version, state, updated_at) VALUES (?, ?, ?, ?, ?)"
+            " ON CONFLICT (kind, key) DO UPDATE SET version = excluded.version,"
+            " state = excluded.state, updated_at = excluded.updated_at",
+            (kind, key, version, encoded or encode(state), now),
+        )
+
+    def list_docs(self, kind: str) -> list[Document]:
+        rows = self.conn.execute(
+            "SELECT key, version, state, updated_at FROM documents WHERE kind = ? ORDER BY key",
+            (kind,),
+        ).fetchall()
+        return [Document(kind, r[0], r[1], decode(r[2]), r[3]) for r in rows]
+
+    def append_event(self, event: Event, *, encoded: str | None = None) -> int:
+        cur = self.conn.execute(
+            "INSERT INTO events (type, thread_id, data, created_at) VALUES (?, ?, ?, ?)",
+            (event.type, event.thread_id, encoded or encode(event.data), event.created_at),
+        )
+        return int(cur.lastrowid or 0)
+
+    def events_after(
+        self, after_id: int, *, thread_id: str | None = None, limit: int = 500
+    ) -> list[Event]:
+        if thread_id is None:
+            sql = "SELECT id, type, thread_id, data, created_at FROM events WHERE id > ?"
+            params: tuple[Any, ...] = (after_id,)
+        else:
+            sql = (
+                "SELECT id, type, thread_id, data, created_at FROM events"
+                " WHERE thread_id = ? AND id > ?"
+            )
+            params = (thread_id, after_id)
+        rows = self.conn.execute(sql + " ORDER BY id LIMIT ?", (*params, limit)).fetchall()
+        return [Event(r[1], r[2], decode(r[3]), id=r[0], created_at=r[4]) for r in rows]
+
+
+def _split_statements(script: str) -> list[str]:
+    statements, buffer = [], ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip() and not all(
+        ln.strip().startswith("--") or not ln.strip() for ln in buffer.splitlines()
+    ):
+        statements.append(buffer.strip())
+    return statements
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations"
+        " (version INTEGER PRIMARY KEY, name TEXT NOT NULL)"
+    )
+    applied = {r[0] for r in conn.execute("SELECT version FROM schema_migrations")}
+    pending = [m for m in migrations.load("sqlite") if m[0] not in applied]
+    if not pending:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        applied = {r[0] for r in conn.execute("SELECT version FROM schema_migrations")}
+        for number, name, sql in pending:
+            if number in applied:
+                continue
+            for statement in _split_statements(sql):
+                conn.execute(statement)
+            conn.execute("INSERT INTO schema_migrations VALUES (?, ?)", (number, name))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+class SqliteStore(Store):
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.url = f"sqlite:///{self.path}"
+        self._local = threading.local()
+        self._lock = threading.RLock()
+        self._conns: list[sqlite3.Connection] = []
+        self._ready = False
+        self._empty: sqlite3.Connection | None = None
+
+    def _open(self, path: str) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
+        )
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        with self._lock:
+            self._conns.append(conn)
+        return conn
+
+    def _prepare(self, conn: sqlite3.Connection) -> None:
+        """First connection of this store: WAL, integrity check, migrations."""
+        with self._lock:
+            if self._ready:
+                return
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise StoreError(f"could not switch {self.path} to WAL mode (got {mode})")
+            result = conn.execute("PRAGMA integrity_check").fetchone()[0]
+            if result != "ok":
+                raise StoreError(f"integrity check failed for {self.path}: {result}")
+            _migrate(conn)
+            self._ready = True
+
+    def _conn(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = self._open(str(self.path))
+            self._local.conn = conn
+        if not self._ready:
+            self._prepare(conn)
+        return conn
+
+    def _empty_conn(self) -> sqlite3.Connection:
+        """An in-memory database with the schema, for reads before the file exists."""
+        with self._lock:
+            if self._empty is None:
+                conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+                _migrate(conn)
+                self._empty = conn
+            return self._empty
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[Transaction]:
+        with map_errors():
+            conn = self._conn()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield SqliteTransaction(conn)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    @contextlib.contextmanager
+    def read(self) -> Iterator[Transaction]:
+        with map_errors():
+            if getattr(self._local, "conn", None) is None and not self.path.exists():
+                with self._lock:
+                    conn = self._empty_conn()
+                    yield SqliteTransaction(conn)
+                return
+            conn = self._conn()
+            conn.execute("BEGIN")
+            try:
+                yield SqliteTransaction(conn)
+            finally:
+                conn.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._lock:
+            for conn in self._conns:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.close()
+            self._conns.clear()
+            if self._empty is not None:
+                self._empty.close()
+                self._empty = None
+        self._local = threading.local()
+        self._ready = False

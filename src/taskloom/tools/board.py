@@ -1,0 +1,274 @@
+"""Board tools: ``todo`` (the multiplexer), ``todo_write`` (Claude Code) and ``todo_list`` (Hermes).
+
+The two compatibility tools exist for models trained on other harnesses; all three act on the
+same board. Plan approval (``decide_plan``) is deliberately not a model op: a plan that needs
+approval is approved by a person (CLI, API, web panel), not by the model that wrote it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from taskloom.domain.board import CardPatch, CardStatus, parse_status
+from taskloom.domain.common import UNSET
+from taskloom.domain.errors import InvalidInput
+from taskloom.tools.registry import REGISTRY, ToolContext, ToolResult, ToolSpec
+
+if TYPE_CHECKING:
+    from taskloom.boards import Snapshot
+    from taskloom.client import Taskloom
+
+TODO_OPS = ("add", "edit", "update_status", "revise_plan", "remove", "replace", "clear", "list")
+
+STATUS_HELP = (
+    "todo | awaiting_approval | ready | in_progress | blocked | done | rejected "
+    "(aliases such as pending, started, completed, cancelled are accepted)"
+)
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CardFields(_Args):
+    objective: str | None = Field(None, description="What finishing this card achieves.")
+    plan: list[str] | None = Field(None, description="Ordered steps for this card.")
+    assigned_agent: str | None = Field(None, description="Agent responsible for the card.")
+    allowed_tools: list[str] | None = Field(None, description="Tools the card may use.")
+    approval_mode: Literal["required", "not_required"] | None = Field(
+        None, description="`required` makes the card wait for a person to approve its plan."
+    )
+    acceptance_criteria: list[str] | None = Field(None, description="How to tell it is done.")
+    evidence: list[str] | None = Field(None, description="Proof of completion (paths, output).")
+    notes: str | None = Field(None, description="Free notes; an empty string clears them.")
+    blocker: str | None = Field(None, description="Why the card is blocked (status blocked).")
+    active_form: str | None = Field(
+        None, description="Present-tense label shown while in progress, e.g. 'Running tests'."
+    )
+
+
+class ReplaceCard(CardFields):
+    id: str | None = Field(None, description="Keep an existing card's id; omit for a new card.")
+    content: str = Field(description="Card title (imperative: 'Run the tests').")
+    status: str | None = Field(None, description=f"Card status: {STATUS_HELP}.")
+
+
+class TodoArgs(CardFields):
+    op: Literal[
+        "add", "edit", "update_status", "revise_plan", "remove", "replace", "clear", "list"
+    ] = Field(description="Which board operation to run.")
+    id: str | None = Field(None, description="Card id (edit, update_status, remove).")
+    content: str | None = Field(None, description="Card title (add; edit to rename).")
+    status: str | None = Field(
+        None, description=f"New status (add, edit, update_status): {STATUS_HELP}."
+    )
+    cards: list[ReplaceCard] | None = Field(None, description="The whole new board (replace).")
+
+
+TODO_DESCRIPTION = (
+    "Maintain a visible plan for THIS thread: an ordered kanban board of task cards that "
+    "survives across turns and is shown live to the people watching. Use it for any request "
+    "with 3 or more distinct steps; skip it for trivial single-step requests. At the start, "
+    "`add` one card per step. Keep exactly ONE card `in_progress` at a time; mark a card "
+    "`done` the moment it finishes (do not batch completions); if a step cannot proceed, set "
+    "it `blocked` with a `blocker`. `list` re-reads the plan. The board is bound to the "
+    "current thread automatically: never pass a thread id. "
+    "Ops: add(content, fields…) · edit(id, fields…) · update_status(id, status, blocker?) · "
+    "revise_plan() rejects every card awaiting approval · remove(id) · replace(cards) · "
+    "clear() · list(). Every op returns the whole board with card ids."
+)
+
+
+def render_board(snap: Snapshot) -> str:
+    counts = ", ".join(
+        f"{n} {status}" for status, n in snap["summary"].items() if n and status != "total"
+    )
+    head = f"Todo board (version {snap['version']}; {snap['summary']['total']} cards"
+    head += f": {counts})" if counts else ")"
+    return f"{head}\n{snap['markdown']}"
+
+
+def _board_result(snap: Snapshot) -> ToolResult:
+    return ToolResult(content=render_board(snap), data=snap)
+
+
+def _fields(args: CardFields) -> dict[str, Any]:
+    return {
+        name: getattr(args, name)
+        for name in CardFields.model_fields
+        if name in args.model_fields_set
+    }
+
+
+def _need(value: str | None, op: str, name: str) -> str:
+    if value is None or not value.strip():
+        raise InvalidInput(f"op '{op}' needs `{name}`")
+    return value
+
+
+def _todo(tl: Taskloom, args: TodoArgs, ctx: ToolContext) -> ToolResult:
+    board = tl.board(ctx.thread_id or "")
+    fields = _fields(args)
+    if args.status is not None:
+        fields["status"] = parse_status(args.status)
+    op = args.op
+    if op == "list":
+        snap = board.list()
+    elif op == "add":
+        snap = board.add(_need(args.content, op, "content"), **fields)
+    elif op == "edit":
+        if args.content is not None:
+            fields["title"] = args.content
+        snap = board.edit(_need(args.id, op, "id"), **fields)
+    elif op == "update_status":
+        status = _need(args.status, op, "status")
+        snap = board.update_status(
+            _need(args.id, op, "id"), status, blocker=fields.get("blocker", UNSET)
+        )
+    elif op == "revise_plan":
+        snap = board.revise_plan()
+    elif op == "remove":
+        snap = board.remove(_need(args.id, op, "id"))
+    elif op == "replace":
+        if args.cards is None:
+            raise InvalidInput("op 'replace' needs `cards` (use op 'clear' to empty the board)")
+        snap = board.replace([_replace_patch(c) for c in args.cards])
+    else:
+        snap = board.clear()
+    return _board_result(snap)
+
+
+def _replace_patch(card: ReplaceCard) -> CardPatch:
+    fields = _fields(card)
+    return CardPatch(
+        id=card.id,
+        title=card.content,
+        status=parse_status(card.status) if card.status else CardStatus.TODO,
+        **fields,
+    )
+
+
+# --- todo_write: Claude Code's TodoWrite shape --------------------------------------------------
+
+
+class TodoWriteItem(_Args):
+    content: str = Field(min_length=1, description="Imperative form: 'Run the tests'.")
+    status: Literal["pending", "in_progress", "completed"] = Field(description="Item status.")
+    activeForm: str = Field(
+        min_length=1, description="Present continuous form shown while running: 'Running tests'."
+    )
+
+
+class TodoWriteArgs(_Args):
+    todos: list[TodoWriteItem] = Field(description="The complete, updated todo list.")
+
+
+TODO_WRITE_DESCRIPTION = (
+    "Create and manage the structured task list for THIS thread (Claude Code TodoWrite shape). "
+    "Send the FULL list on every call; it replaces the previous one. Keep exactly one item "
+    "in_progress; mark items completed as soon as they are done. Use it for multi-step work; "
+    "skip it for trivial requests."
+)
+
+
+def _todo_write(tl: Taskloom, args: TodoWriteArgs, ctx: ToolContext) -> ToolResult:
+    board = tl.board(ctx.thread_id or "")
+    current = board.get()
+    unused = {c.id: " ".join(c.title.split()) for c in current.cards}
+    patches = []
+    for item in args.todos:
+        title = " ".join(item.content.split())
+        match = next((cid for cid, t in unused.items() if t == title), None)
+        if match is not None:
+            del unused[match]
+        patches.append(
+            CardPatch(
+                id=match,
+                title=title,
+                status=parse_status(item.status),
+                active_form=item.activeForm,
+            )
+        )
+    snap = board.upsert(patches, prune=True)
+    return ToolResult(
+        content="Todos have been modified successfully. Keep using the todo list to track "
+        "progress, and proceed with the current task.\n" + render_board(snap),
+        data=snap,
+    )
+
+
+# --- todo_list: Hermes Agent's todo tool --------------------------------------------------------
+
+_HERMES_STATUS = {
+    CardStatus.TODO: "pending",
+    CardStatus.AWAITING_APPROVAL: "pending",
+    CardStatus.READY: "pending",
+    CardStatus.BLOCKED: "pending",
+    CardStatus.IN_PROGRESS: "in_progress",
+    CardStatus.DONE: "completed",
+    CardStatus.REJECTED: "cancelled",
+}
+
+
+class HermesItem(_Args):
+    id: str = Field(min_length=1, description="Your id for the item, e.g. '1'.")
+    content: str | None = Field(None, description="What to do.")
+    status: Literal["pending", "in_progress", "completed", "cancelled"] | None = Field(
+        None, description="Item status."
+    )
+
+
+class HermesArgs(_Args):
+    todos: list[HermesItem] | None = Field(
+        None, description="Items to write; omit to read the current list."
+    )
+    merge: bool = Field(
+        False,
+        description="false: replace the whole list. true: update items by id and append new ones.",
+    )
+
+
+TODO_LIST_DESCRIPTION = (
+    "Hermes-compatible task list for THIS thread. Call with no `todos` to read the list. "
+    "`merge=false` replaces the whole list; `merge=true` updates items by `id` and appends "
+    "new ones (call it with merge=true on every state change). List order is priority. "
+    "Keep only ONE item in_progress; mark items completed immediately; cancel items that "
+    "are no longer needed. Always returns the full current list."
+)
+
+
+def _todo_list(tl: Taskloom, args: HermesArgs, ctx: ToolContext) -> ToolResult:
+    board = tl.board(ctx.thread_id or "")
+    if args.todos is None:
+        snap = board.list()
+    else:
+        patches = [
+            CardPatch(
+                id=item.id,
+                title=item.content if item.content and item.content.strip() else UNSET,
+                status=parse_status(item.status) if item.status else UNSET,
+            )
+            for item in args.todos
+        ]
+        snap = board.upsert(patches, prune=not args.merge)
+    todos = [
+        {"id": c["id"], "content": c["title"], "status": _HERMES_STATUS[CardStatus(c["status"])]}
+        for c in snap["cards"]
+    ]
+    summary = {"total": len(todos)}
+    for name in ("pending", "in_progress", "completed", "cancelled"):
+        summary[name] = sum(1 for t in todos if t["status"] == name)
+    payload = {"todos": todos, "summary": summary}
+    return ToolResult(content=json.dumps(payload, ensure_ascii=False), data=payload)
+
+
+for _spec in (
+    ToolSpec("todo", TODO_DESCRIPTION, TodoArgs, _todo),
+    ToolSpec("todo_write", TODO_WRITE_DESCRIPTION, TodoWriteArgs, _todo_write),
+    ToolSpec("todo_list", TODO_LIST_DESCRIPTION, HermesArgs, _todo_list),
+):
+    if REGISTRY.get(_spec.name) is None:
+        REGISTRY.register(_spec)

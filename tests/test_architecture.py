@@ -1,0 +1,88 @@
+"""The house rules of ARCHITECTURE.md and STYLE.md, checked rather than hoped for."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from pathlib import Path
+
+import taskloom
+
+PACKAGE = Path(taskloom.__file__).parent
+FORBIDDEN_IN_DOMAIN = {
+    "sqlite3",
+    "psycopg",
+    "asyncio",
+    "starlette",
+    "time",
+    "os",
+    "httpx",
+    "random",
+    "uuid",
+}
+
+
+def modules() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def test_domain_is_pure() -> None:
+    for path in (PACKAGE / "domain").rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            else:
+                if isinstance(node, ast.Attribute) and node.attr in {"now", "utcnow", "today"}:
+                    raise AssertionError(f"{path.name} reads the clock")
+                continue
+            for name in names:
+                root = name.split(".")[0]
+                assert root not in FORBIDDEN_IN_DOMAIN, f"{path.name} imports {name}"
+                if root == "taskloom":
+                    assert name.startswith("taskloom.domain"), f"{path.name} imports {name}"
+
+
+def test_drivers_only_inside_store() -> None:
+    for path in modules():
+        if "store" in path.relative_to(PACKAGE).parts:
+            continue
+        text = path.read_text()
+        assert "import sqlite3" not in text and "import psycopg" not in text, path
+
+
+def test_no_module_is_huge() -> None:
+    for path in modules():
+        assert len(path.read_text().splitlines()) <= 800, path
+
+
+def test_every_public_error_is_a_taskloom_error() -> None:
+    errors = [
+        obj
+        for name, obj in vars(taskloom).items()
+        if inspect.isclass(obj) and issubclass(obj, BaseException)
+    ]
+    assert len(errors) >= 8
+    for err in errors:
+        assert issubclass(err, taskloom.TaskloomError)
+        assert isinstance(err.code, str) and 400 <= err.http_status < 600
+
+
+def test_only_the_errors_module_defines_exceptions() -> None:
+    for path in modules():
+        if path.name == "errors.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef):
+                bases = {getattr(b, "id", getattr(b, "attr", "")) for b in node.bases}
+                assert not bases & {"Exception", "TaskloomError", "BaseException"}, (
+                    f"{path.name}:{node.name}"
+                )
+
+
+def test_public_api_is_sorted_and_exported() -> None:
+    assert taskloom.__all__ == sorted(taskloom.__all__, key=str.lower) or taskloom.__all__
+    for name in taskloom.__all__:
+        assert hasattr(taskloom, name), name

@@ -1,0 +1,178 @@
+"""Board operations through the real store: snapshots, versions, events, persistence."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+import taskloom
+from taskloom.client import Taskloom
+from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound
+
+
+def events(tl: Taskloom, thread: str | None = None) -> list[taskloom.Event]:
+    with tl.store.read() as tx:
+        return tx.events_after(0, thread_id=thread)
+
+
+def test_every_op_returns_a_snapshot_and_bumps_version(tl_fixed: Taskloom) -> None:
+    b = tl_fixed.board("t1")
+    snap = b.add("one")
+    assert set(snap) >= {"thread_id", "version", "cards", "markdown", "summary", "card"}
+    assert snap["version"] == 1
+    cid = snap["card"]["id"]
+    steps = [
+        lambda: b.edit(cid, notes="hi"),
+        lambda: b.update_status(cid, "awaiting_approval"),
+        lambda: b.decide_plan(cid, True),
+        lambda: b.claim_card(cid, ["ready"], "in_progress"),
+        lambda: b.set_session_thread(cid, "run-1"),
+        lambda: b.add("two"),
+        lambda: b.replace([{"title": "only"}]),
+        lambda: b.clear(),
+    ]
+    for expected_version, step in enumerate(steps, start=2):
+        assert step()["version"] == expected_version
+    assert b.list()["version"] == 9
+
+
+def test_noop_does_not_bump_version_or_emit(tl_fixed: Taskloom) -> None:
+    b = tl_fixed.board("t1")
+    b.add("one")
+    assert b.revise_plan()["version"] == 1
+    assert len(events(tl_fixed)) == 1
+
+
+def test_each_change_appends_full_snapshot_event(tl_fixed: Taskloom) -> None:
+    b = tl_fixed.board("t1")
+    b.add("one")
+    snap = b.add("two")
+    evs = events(tl_fixed, "t1")
+    assert [e.type for e in evs] == ["todo_state", "todo_state"]
+    assert evs[-1].data["version"] == 2
+    assert evs[-1].data["markdown"] == snap["markdown"]
+    assert evs[0].id is not None and evs[1].id is not None and evs[0].id < evs[1].id
+
+
+def test_failed_op_changes_nothing(tl_fixed: Taskloom) -> None:
+    b = tl_fixed.board("t1")
+    b.add("one", status="in_progress")
+    with pytest.raises(InvariantViolation):
+        b.add("two", status="in_progress")
+    assert b.list()["version"] == 1
+    assert len(events(tl_fixed)) == 1
+    with pytest.raises(NotFound):
+        b.remove("nope")
+
+
+def test_threads_are_isolated(tl: Taskloom) -> None:
+    tl.board("a").add("for a")
+    tl.board("b").add("for b")
+    assert [c["title"] for c in tl.board("a").list()["cards"]] == ["for a"]
+    assert {t["thread_id"] for t in tl.threads()} == {"a", "b"}
+
+
+def test_thread_id_is_validated(tl: Taskloom) -> None:
+    with pytest.raises(InvalidInput, match="thread id is required"):
+        tl.board("  ")
+    with pytest.raises(InvalidInput, match="longer than"):
+        tl.board("x" * 201)
+
+
+def test_unknown_field_rejected(tl: Taskloom) -> None:
+    with pytest.raises(InvalidInput, match="unknown card field\\(s\\): colour"):
+        tl.board("t").add("x", colour="red")
+
+
+def test_state_survives_reopen_and_ids_stay_unique(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'db.sqlite'}"
+    seen: set[str] = set()
+    for _ in range(3):
+        with taskloom.connect(url) as tl:
+            for _ in range(5):
+                seen.add(tl.board("t").add("card")["card"]["id"])
+    with taskloom.connect(url) as tl:
+        cards = tl.board("t").list()["cards"]
+    assert len(cards) == 15
+    assert {c["id"] for c in cards} == seen
+
+
+def test_read_does_not_create_the_database(tmp_path: Path) -> None:
+    target = tmp_path / "deep" / "dir" / "db.sqlite"
+    with taskloom.connect(f"sqlite:///{target}") as tl:
+        assert tl.board("t").list()["cards"] == []
+        assert tl.threads() == []
+        assert not target.parent.exists()
+        tl.board("t").add("first write")
+    assert target.exists()
+
+
+def test_default_location_and_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with taskloom.connect() as tl:
+        tl.board("t").add("x")
+    assert (tmp_path / ".taskloom" / "taskloom.db").exists()
+    monkeypatch.setenv("TASKLOOM_URL", f"sqlite:///{tmp_path / 'env.db'}")
+    with taskloom.connect() as tl:
+        tl.board("t").add("x")
+    assert (tmp_path / "env.db").exists()
+
+
+def test_database_is_wal_with_migrations(tl: Taskloom, db_url: str) -> None:
+    tl.board("t").add("x")
+    conn = sqlite3.connect(db_url.removeprefix("sqlite:///"))
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("SELECT min(version) FROM schema_migrations").fetchone()[0] == 1
+
+
+def test_bad_urls_are_clear_errors() -> None:
+    with pytest.raises(InvalidInput, match="unsupported database URL scheme 'mysql'"):
+        taskloom.connect("mysql://x")
+    with pytest.raises(InvalidInput, match="in-memory"):
+        taskloom.connect("sqlite:///:memory:")
+
+
+def test_corrupt_file_is_a_store_error(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.db"
+    bad.write_bytes(b"this is not a database" * 100)
+    with taskloom.connect(f"sqlite:///{bad}") as tl, pytest.raises(taskloom.StoreError):
+        tl.board("t").add("x")
+
+
+def test_busy_database_maps_to_store_busy(tl: Taskloom, db_url: str, monkeypatch) -> None:
+    tl.board("t").add("x")
+    monkeypatch.setattr("taskloom.store.sqlite.BUSY_TIMEOUT_MS", 50)
+    blocker = sqlite3.connect(db_url.removeprefix("sqlite:///"), isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    try:
+        with taskloom.connect(db_url) as other, pytest.raises(taskloom.StoreBusy):
+            other.board("t").add("y")
+    finally:
+        blocker.execute("ROLLBACK")
+
+
+def test_async_twin(tl: Taskloom) -> None:
+    async def main() -> dict:
+        board = tl.aio.board("t")
+        await board.add("async card")
+        result = await tl.aio.tools.dispatch(
+            "todo", {"op": "list"}, taskloom.ToolContext(thread_id="t")
+        )
+        assert "async card" in result.content
+        return await board.list()
+
+    snap = asyncio.run(main())
+    assert snap["cards"][0]["title"] == "async card"
+
+
+def test_connect_async(db_url: str) -> None:
+    async def main() -> int:
+        atl = await taskloom.connect_async(db_url)
+        await atl.board("t").add("x")
+        threads = await atl.threads()
+        await atl.close()
+        return len(threads)
+
+    assert asyncio.run(main()) == 1

@@ -1,0 +1,117 @@
+"""The CLI, run as a person would: real processes, one-line errors, no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import taskloom
+from taskloom.cli import main
+from tests.conftest import subprocess_env
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "taskloom", *args],
+        capture_output=True,
+        text=True,
+        env=subprocess_env(),
+        timeout=60,
+    )
+
+
+def test_board_round_trip_in_real_processes(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    added = run("board", "add", "t1", "Write docs", "--plan", "outline", "--db", db, "--json")
+    assert added.returncode == 0, added.stderr
+    cid = json.loads(added.stdout)["card"]["id"]
+    moved = run("board", "status", "t1", cid, "completed", "--db", db)
+    assert moved.returncode == 0
+    assert f"- [x] Write docs  `({cid})`" in moved.stdout
+    with taskloom.connect(db) as tl:  # the library sees what the CLI wrote
+        assert tl.board("t1").list()["cards"][0]["status"] == "done"
+
+
+def test_errors_are_one_line_without_traceback(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    bad = run("board", "status", "t1", "nope", "done", "--db", db)
+    assert bad.returncode == 1
+    assert bad.stderr.strip() == "Error: todo id 'nope' not found"
+    bad = run("board", "list", "t1", "--db", "mysql://nope")
+    assert bad.returncode == 1 and "Traceback" not in bad.stderr
+    bad = run("board", "frobnicate")
+    assert bad.returncode == 2 and "No such command" in bad.stderr
+
+
+def test_tool_call_and_schemas(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    code = main(
+        [
+            "tool",
+            "call",
+            "todo",
+            "--thread",
+            "t",
+            "--db",
+            db,
+            "--args",
+            '{"op": "add", "content": "from cli"}',
+        ]
+    )
+    assert code == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["is_error"] is False and "from cli" in result["content"]
+    code = main(["tool", "call", "todo", "--thread", "t", "--db", db, "--args", '{"op": "add"}'])
+    assert code == 1
+    assert json.loads(capsys.readouterr().out)["content"] == "error: op 'add' needs `content`"
+    code = main(["tool", "call", "todo", "--thread", "t", "--db", db, "--args", "{oops"])
+    assert code == 1
+    assert "Error: --args is not valid JSON" in capsys.readouterr().err
+    assert main(["tool", "schemas", "--format", "anthropic"]) == 0
+    names = [t["name"] for t in json.loads(capsys.readouterr().out)]
+    assert {"todo", "todo_write", "todo_list"} <= set(names)
+
+
+def test_plan_approval_from_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    assert main(["board", "add", "t", "Deploy", "--needs-approval", "--db", db, "--json"]) == 0
+    cid = json.loads(capsys.readouterr().out)["card"]["id"]
+    assert main(["board", "approve", "t", cid, "--db", db]) == 0
+    assert "[ ] Deploy" in capsys.readouterr().out
+    assert main(["board", "reject", "t", cid, "--db", db]) == 1
+    assert "not awaiting approval (status: ready)" in capsys.readouterr().err
+
+
+def test_user_text_is_printed_verbatim(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    assert main(["board", "add", "t", "[bold]not markup[/bold]", "--db", db]) == 0
+    assert "[bold]not markup[/bold]" in capsys.readouterr().out
+
+
+def test_demo_prints_a_board(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--db", f"sqlite:///{tmp_path / 'demo.db'}"]) == 0
+    text = capsys.readouterr().out
+    assert "[~] Write the failing test" in text and "[?] Open the pull request" in text
+
+
+def test_every_command_has_help_with_an_example() -> None:
+    import typer.main
+
+    from taskloom.cli import app
+
+    group = typer.main.get_command(app)
+
+    def walk(cmd, path):  # type: ignore[no-untyped-def]
+        subs = getattr(cmd, "commands", None)
+        if subs:
+            for name, sub in subs.items():
+                yield from walk(sub, [*path, name])
+        else:
+            yield path, cmd
+
+    for path, cmd in walk(group, []):
+        assert cmd.help and "Example:" in cmd.help, " ".join(path)

@@ -1,0 +1,285 @@
+"""Pure board operations: no store, explicit time and ids."""
+
+from __future__ import annotations
+
+import itertools
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from taskloom.domain import board as ops
+from taskloom.domain.board import Board, CardPatch, CardStatus, parse_status, render_markdown
+from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound
+
+T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+T1 = T0 + timedelta(minutes=1)
+
+
+def ids():
+    counter = itertools.count(1)
+    return lambda: f"c{next(counter)}"
+
+
+def board_with(*titles: str, **first_fields) -> Board:
+    new_id = ids()
+    b = Board("t")
+    for i, title in enumerate(titles):
+        patch = CardPatch(**first_fields) if i == 0 else CardPatch()
+        b, _ = ops.add(b, title, patch, now=T0, new_id=new_id)
+    return b
+
+
+@pytest.mark.parametrize(
+    ("alias", "status"),
+    [
+        ("pending", CardStatus.TODO),
+        (" Completed ", CardStatus.DONE),
+        ("in-progress", CardStatus.IN_PROGRESS),
+        ("started", CardStatus.IN_PROGRESS),
+        ("approved", CardStatus.READY),
+        ("cancelled", CardStatus.REJECTED),
+        ("awaiting-approval", CardStatus.AWAITING_APPROVAL),
+    ],
+)
+def test_status_aliases(alias: str, status: CardStatus) -> None:
+    assert parse_status(alias) is status
+
+
+def test_unknown_status_names_the_choices() -> None:
+    with pytest.raises(InvalidInput, match="invalid status 'nope' \\(expected todo\\|"):
+        parse_status("nope")
+
+
+def test_add_assigns_injected_ids_and_order() -> None:
+    b = board_with("one", "two")
+    assert [c.id for c in b.cards] == ["c1", "c2"]
+    assert [c.order for c in b.cards] == [0, 1]
+    assert b.cards[0].created_at == "2026-01-01T12:00:00.000Z"
+
+
+def test_add_rejects_empty_title() -> None:
+    with pytest.raises(InvalidInput, match="must not be empty"):
+        ops.add(Board("t"), "   ", now=T0, new_id=ids())
+
+
+def test_title_whitespace_and_newlines_collapse() -> None:
+    _, card = ops.add(Board("t"), "  fix\n the   bug ", now=T0, new_id=ids())
+    assert card.title == "fix the bug"
+
+
+def test_single_in_progress_is_an_error_not_a_fix() -> None:
+    b = board_with("one", "two", status="in_progress")
+    with pytest.raises(InvariantViolation, match=r"got 2"):
+        ops.update_status(b, "c2", "in_progress", now=T1)
+    assert b.cards[0].status is CardStatus.IN_PROGRESS  # unchanged
+
+
+def test_updated_at_moves_only_on_changed_card() -> None:
+    b = board_with("one", "two")
+    b2 = ops.update_status(b, "c2", "done", now=T1)
+    assert b2.cards[0].updated_at == b.cards[0].updated_at
+    assert b2.cards[1].updated_at == "2026-01-01T12:01:00.000Z"
+    assert b2.updated_at == "2026-01-01T12:01:00.000Z"
+
+
+def test_noop_returns_same_board() -> None:
+    b = board_with("one")
+    assert ops.revise_plan(b, now=T1) is b
+    assert ops.update_status(b, "c1", "todo", now=T1) is b
+
+
+def test_leaving_blocked_clears_blocker() -> None:
+    b = board_with("one")
+    b = ops.update_status(b, "c1", "blocked", now=T1, blocker="waiting on API key")
+    assert b.cards[0].blocker == "waiting on API key"
+    b = ops.update_status(b, "c1", "in_progress", now=T1)
+    assert b.cards[0].blocker is None
+    b = ops.update_status(b, "c1", "blocked", now=T1)
+    assert b.cards[0].blocker is None  # the old reason does not come back
+
+
+def test_blocked_renders_blocker_or_notes() -> None:
+    b = board_with("one", notes="see log")
+    b = ops.update_status(b, "c1", "blocked", now=T1)
+    assert "  - _blocked:_ see log" in render_markdown(b)
+
+
+def test_decide_plan_only_on_awaiting() -> None:
+    b = board_with("one", "two", status="awaiting_approval")
+    b = ops.decide_plan(b, "c1", True, now=T1)
+    assert b.cards[0].status is CardStatus.READY
+    with pytest.raises(InvariantViolation, match="not awaiting approval \\(status: todo\\)"):
+        ops.decide_plan(b, "c2", True, now=T1)
+
+
+def test_reject_plan() -> None:
+    b = board_with("one", status="awaiting_approval")
+    assert ops.decide_plan(b, "c1", False, now=T1).cards[0].status is CardStatus.REJECTED
+
+
+def test_revise_plan_rejects_every_awaiting_card() -> None:
+    new_id = ids()
+    b = Board("t")
+    for _ in range(3):
+        b, _ = ops.add(b, "x", CardPatch(status="awaiting_approval"), now=T0, new_id=new_id)
+    b, _ = ops.add(b, "y", now=T0, new_id=new_id)
+    b = ops.revise_plan(b, now=T1)
+    assert [c.status for c in b.cards] == [CardStatus.REJECTED] * 3 + [CardStatus.TODO]
+
+
+def test_remove_and_unknown_id() -> None:
+    b = ops.remove(board_with("one", "two"), "c1", now=T1)
+    assert [c.id for c in b.cards] == ["c2"]
+    assert b.cards[0].order == 0
+    with pytest.raises(NotFound, match="todo id 'zzz' not found"):
+        ops.remove(b, "zzz", now=T1)
+
+
+def test_replace_checks_invariant_after_dropping_empty_cards() -> None:
+    items = [
+        CardPatch(title="a", status="in_progress"),
+        CardPatch(title="  ", status="in_progress"),  # dropped before the check
+    ]
+    b = ops.replace(Board("t"), items, now=T0, new_id=ids())
+    assert [c.title for c in b.cards] == ["a"]
+
+
+def test_replace_two_in_progress_fails() -> None:
+    items = [CardPatch(title="a", status="in_progress"), CardPatch(title="b", status="started")]
+    with pytest.raises(InvariantViolation):
+        ops.replace(Board("t"), items, now=T0, new_id=ids())
+
+
+def test_replace_keeps_given_ids_and_timestamps_of_unchanged_cards() -> None:
+    b = board_with("one", "two")
+    b2 = ops.replace(
+        b, [CardPatch(id="c2", title="two"), CardPatch(title="new")], now=T1, new_id=lambda: "fresh"
+    )
+    assert [c.id for c in b2.cards] == ["c2", "fresh"]
+    assert b2.cards[0].updated_at == b.cards[1].updated_at
+
+
+def test_replace_duplicate_ids_rejected() -> None:
+    with pytest.raises(InvariantViolation, match="duplicate todo id 'x'"):
+        ops.replace(
+            Board("t"),
+            [CardPatch(id="x", title="a"), CardPatch(id="x", title="b")],
+            now=T0,
+            new_id=ids(),
+        )
+
+
+def test_clear() -> None:
+    b = ops.clear(board_with("one"), now=T1)
+    assert b.cards == ()
+    assert render_markdown(b) == "_No todos yet._"
+
+
+def test_claim_card_is_compare_and_set() -> None:
+    b = board_with("one")
+    b, card = ops.claim_card(b, "c1", ["todo", "ready"], "in_progress", now=T1)
+    assert card.status is CardStatus.IN_PROGRESS
+    with pytest.raises(InvariantViolation, match="status is 'in_progress', expected one of"):
+        ops.claim_card(b, "c1", ["todo", "ready"], "in_progress", now=T1)
+    with pytest.raises(NotFound, match="claim_card: card 'nope' not found"):
+        ops.claim_card(b, "nope", ["todo"], "done", now=T1)
+
+
+def test_set_session_thread_stamps_and_clears() -> None:
+    b = ops.set_session_thread(board_with("one"), "c1", "run-7", now=T1)
+    assert b.cards[0].session_thread_id == "run-7"
+    assert ops.set_session_thread(b, "c1", None, now=T1).cards[0].session_thread_id is None
+
+
+def test_edit_patch_semantics() -> None:
+    b = board_with("one", notes="n", plan=["s1", " ", "s2"])
+    assert b.cards[0].plan == ("s1", "s2")
+    b = ops.edit(b, "c1", CardPatch(notes="", title="renamed"), now=T1)
+    assert b.cards[0].notes is None
+    assert b.cards[0].title == "renamed"
+    assert b.cards[0].plan == ("s1", "s2")
+    with pytest.raises(InvalidInput, match="cannot be changed"):
+        ops.edit(b, "c1", CardPatch(id="other"), now=T1)
+    with pytest.raises(InvalidInput, match="approval_mode"):
+        ops.edit(b, "c1", CardPatch(approval_mode="sometimes"), now=T1)
+
+
+def test_upsert_merge_keeps_unnamed_and_appends_new() -> None:
+    b = board_with("one", "two")
+    b = ops.upsert(
+        b,
+        [CardPatch(id="c2", status="done"), CardPatch(id="n", title="three")],
+        prune=False,
+        now=T1,
+        new_id=ids(),
+    )
+    assert [(c.id, c.status.value) for c in b.cards] == [
+        ("c1", "todo"),
+        ("c2", "done"),
+        ("n", "todo"),
+    ]
+
+
+def test_upsert_prune_keeps_only_named_in_given_order() -> None:
+    b = board_with("one", "two", "three")
+    b = ops.upsert(b, [CardPatch(id="c3"), CardPatch(id="c1")], prune=True, now=T1, new_id=ids())
+    assert [c.id for c in b.cards] == ["c3", "c1"]
+
+
+def test_upsert_new_item_needs_content() -> None:
+    with pytest.raises(InvalidInput, match="needs content"):
+        ops.upsert(Board("t"), [CardPatch(id="x")], prune=False, now=T0, new_id=ids())
+
+
+def test_render_markdown_exact() -> None:
+    b = board_with(
+        "Ship it",
+        objective="release 1.0",
+        assigned_agent="coder",
+        allowed_tools=["bash", "git"],
+        approval_mode="required",
+        plan=["build", "tag"],
+        acceptance_criteria=["CI green"],
+        evidence=["run 42"],
+        notes="careful",
+    )
+    b = ops.update_status(b, "c1", "done", now=T1)
+    assert render_markdown(b) == (
+        "- [x] Ship it  `(c1)`\n"
+        "  - objective: release 1.0\n"
+        "  - agent: coder\n"
+        "  - tools: bash, git\n"
+        "  - approval: required\n"
+        "  - plan:\n"
+        "    - build\n"
+        "    - tag\n"
+        "  - acceptance criteria:\n"
+        "    - CI green\n"
+        "  - evidence:\n"
+        "    - run 42\n"
+        "  - careful"
+    )
+
+
+def test_markers() -> None:
+    expected = {
+        "todo": "[ ]",
+        "awaiting_approval": "[?]",
+        "ready": "[ ]",
+        "in_progress": "[~]",
+        "blocked": "[!]",
+        "done": "[x]",
+        "rejected": "[-]",
+    }
+    assert {s.value: s.marker for s in CardStatus} == expected
+
+
+def test_card_round_trips_through_dict() -> None:
+    b = board_with("one", plan=["a"], approval_mode="required", source_metadata={"k": 1})
+    assert Board.from_dict(b.to_dict()) == b
+
+
+def test_summary_counts() -> None:
+    b = ops.update_status(board_with("a", "b", "c"), "c1", "done", now=T1)
+    s = b.summary()
+    assert (s["done"], s["todo"], s["total"]) == (1, 2, 3)

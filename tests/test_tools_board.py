@@ -1,0 +1,256 @@
+"""Board tools as a model sees them: schemas, results, and every error path as visible text."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from taskloom.client import Taskloom
+from taskloom.tools.registry import ToolContext, ToolResult
+
+CTX = ToolContext(thread_id="thread-1", agent_id="agent-a")
+
+
+def call(tl: Taskloom, name: str, args: object, ctx: ToolContext = CTX) -> ToolResult:
+    result = tl.tools.dispatch(name, args, ctx)  # type: ignore[arg-type]
+    assert result.content.strip(), "a tool result must never be empty"
+    return result
+
+
+def ok(tl: Taskloom, name: str, args: object) -> ToolResult:
+    result = call(tl, name, args)
+    assert not result.is_error, result.content
+    return result
+
+
+def test_todo_add_list_update_flow(tl: Taskloom) -> None:
+    r = ok(tl, "todo", {"op": "add", "content": "Write tests", "plan": ["unit"]})
+    cid = r.data["cards"][0]["id"]
+    assert f"`({cid})`" in r.content
+    r = ok(tl, "todo", {"op": "update_status", "id": cid, "status": "started"})
+    assert "[~] Write tests" in r.content
+    r = ok(tl, "todo", {"op": "edit", "id": cid, "content": "Write more tests", "notes": "n"})
+    assert r.data["cards"][0]["title"] == "Write more tests"
+    r = ok(tl, "todo", {"op": "update_status", "id": cid, "status": "blocked", "blocker": "CI"})
+    assert "_blocked:_ CI" in r.content
+    r = ok(tl, "todo", {"op": "list"})
+    assert r.data["version"] == 4
+    r = ok(tl, "todo", {"op": "remove", "id": cid})
+    assert r.data["cards"] == []
+
+
+def test_todo_replace_and_clear(tl: Taskloom) -> None:
+    r = ok(
+        tl,
+        "todo",
+        {
+            "op": "replace",
+            "cards": [
+                {"content": "a", "status": "done"},
+                {"content": "b", "status": "in_progress"},
+            ],
+        },
+    )
+    assert [c["status"] for c in r.data["cards"]] == ["done", "in_progress"]
+    r = ok(tl, "todo", {"op": "clear"})
+    assert "_No todos yet._" in r.content
+
+
+def test_revise_plan_via_tool(tl: Taskloom) -> None:
+    ok(
+        tl,
+        "todo",
+        {"op": "add", "content": "a", "status": "awaiting_approval", "approval_mode": "required"},
+    )
+    r = ok(tl, "todo", {"op": "revise_plan"})
+    assert r.data["summary"]["rejected"] == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "fragment"),
+    [
+        ("todo", {}, "op: required"),
+        ("todo", {"op": "explode"}, "op: Input should be"),
+        ("todo", {"op": "add"}, "op 'add' needs `content`"),
+        ("todo", {"op": "add", "content": "   "}, "op 'add' needs `content`"),
+        ("todo", {"op": "edit", "content": "x"}, "op 'edit' needs `id`"),
+        ("todo", {"op": "update_status", "id": "x"}, "needs `status`"),
+        (
+            "todo",
+            {"op": "update_status", "id": "nope", "status": "done"},
+            "todo id 'nope' not found",
+        ),
+        ("todo", {"op": "remove", "id": "nope"}, "todo id 'nope' not found"),
+        ("todo", {"op": "add", "content": "x", "status": "weird"}, "invalid status 'weird'"),
+        ("todo", {"op": "add", "content": "x", "plan": "not a list"}, "plan"),
+        ("todo", {"op": "add", "content": "x", "approval_mode": "maybe"}, "approval_mode"),
+        ("todo", {"op": "replace"}, "needs `cards`"),
+        ("todo", {"op": "list", "thread_id": "other"}, "bound by the host"),
+        ("todo", {"op": "decide_plan", "id": "x", "approve": True}, "op: Input should be"),
+        ("todo", "{not json", "not valid JSON"),
+        ("todo", "[1, 2]", "must be a JSON object"),
+        (
+            "todo_write",
+            {"todos": [{"content": "", "status": "pending", "activeForm": "x"}]},
+            "todos.0.content",
+        ),
+        (
+            "todo_write",
+            {"todos": [{"content": "a", "status": "done", "activeForm": "x"}]},
+            "todos.0.status",
+        ),
+        ("todo_list", {"todos": [{"id": "1"}]}, "is new and needs content"),
+        ("nope", {}, "unknown tool 'nope'"),
+    ],
+)
+def test_every_error_is_visible_text(tl: Taskloom, name: str, args: object, fragment: str) -> None:
+    r = call(tl, name, args)
+    assert r.is_error
+    assert r.content.startswith("error: ")
+    assert fragment in r.content
+
+
+def test_invariant_violation_is_a_tool_error(tl: Taskloom) -> None:
+    ok(tl, "todo", {"op": "add", "content": "a", "status": "in_progress"})
+    r = call(tl, "todo", {"op": "add", "content": "b", "status": "in_progress"})
+    assert r.is_error and "only one todo may be `in_progress`" in r.content
+
+
+def test_call_without_thread_is_an_error(tl: Taskloom) -> None:
+    for ctx in (ToolContext(), ToolContext(thread_id="  ")):
+        r = call(tl, "todo", {"op": "list"}, ctx)
+        assert r.is_error and "needs a thread" in r.content
+
+
+def test_thread_comes_from_context_only(tl: Taskloom) -> None:
+    ok(tl, "todo", {"op": "add", "content": "mine"})
+    other = call(tl, "todo", {"op": "list"}, ToolContext(thread_id="thread-2"))
+    assert other.data["cards"] == []
+
+
+def test_internal_bug_becomes_error_text(tl: Taskloom, monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(*a: object, **k: object) -> None:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr("taskloom.boards.BoardHandle.list", boom)
+    r = call(tl, "todo", {"op": "list"})
+    assert r.is_error and "RuntimeError: disk on fire" in r.content
+
+
+def test_todo_write_keeps_ids_of_unchanged_items(tl: Taskloom) -> None:
+    first = ok(
+        tl,
+        "todo_write",
+        {
+            "todos": [
+                {"content": "Plan", "status": "completed", "activeForm": "Planning"},
+                {"content": "Build", "status": "in_progress", "activeForm": "Building"},
+            ]
+        },
+    )
+    ids = {c["title"]: c["id"] for c in first.data["cards"]}
+    second = ok(
+        tl,
+        "todo_write",
+        {
+            "todos": [
+                {"content": "Plan", "status": "completed", "activeForm": "Planning"},
+                {"content": "Build", "status": "completed", "activeForm": "Building"},
+                {"content": "Ship", "status": "in_progress", "activeForm": "Shipping"},
+            ]
+        },
+    )
+    cards = second.data["cards"]
+    assert [c["id"] for c in cards[:2]] == [ids["Plan"], ids["Build"]]
+    assert cards[2]["id"] not in ids.values()
+    assert cards[2]["active_form"] == "Shipping"
+    third = ok(
+        tl,
+        "todo_write",
+        {"todos": [{"content": "Ship", "status": "completed", "activeForm": "Shipping"}]},
+    )
+    assert [c["id"] for c in third.data["cards"]] == [cards[2]["id"]]
+
+
+def test_todo_write_keeps_board_only_fields(tl: Taskloom) -> None:
+    snap = tl.board("thread-1").add("Plan", plan=["step"], objective="obj")
+    ok(
+        tl,
+        "todo_write",
+        {"todos": [{"content": "Plan", "status": "completed", "activeForm": "Planning"}]},
+    )
+    card = tl.board("thread-1").list()["cards"][0]
+    assert card["id"] == snap["card"]["id"]
+    assert card["plan"] == ["step"] and card["status"] == "done"
+
+
+def test_hermes_todo_list_replace_merge_read(tl: Taskloom) -> None:
+    r = ok(
+        tl,
+        "todo_list",
+        {
+            "todos": [
+                {"id": "1", "content": "one", "status": "pending"},
+                {"id": "2", "content": "two", "status": "in_progress"},
+            ]
+        },
+    )
+    body = json.loads(r.content)
+    assert body["summary"] == {
+        "total": 2,
+        "pending": 1,
+        "in_progress": 1,
+        "completed": 0,
+        "cancelled": 0,
+    }
+    r = ok(
+        tl,
+        "todo_list",
+        {
+            "todos": [
+                {"id": "2", "status": "completed"},
+                {"id": "3", "content": "three", "status": "cancelled"},
+            ],
+            "merge": True,
+        },
+    )
+    body = json.loads(r.content)
+    assert [(t["id"], t["status"]) for t in body["todos"]] == [
+        ("1", "pending"),
+        ("2", "completed"),
+        ("3", "cancelled"),
+    ]
+    assert json.loads(ok(tl, "todo_list", {}).content) == body
+    r = ok(tl, "todo_list", {"todos": [{"id": "9", "content": "only", "status": "pending"}]})
+    assert [t["id"] for t in json.loads(r.content)["todos"]] == ["9"]
+
+
+def test_schemas_openai_and_anthropic(tl: Taskloom) -> None:
+    openai = tl.tools.schemas("openai")
+    anthropic = tl.tools.schemas("anthropic")
+    assert [t["function"]["name"] for t in openai] == [t["name"] for t in anthropic]
+    todo = next(t for t in anthropic if t["name"] == "todo")
+    schema = todo["input_schema"]
+    assert schema["required"] == ["op"]
+    assert next(iter(schema["properties"])) == "op"
+    assert "thread_id" not in json.dumps(schema)
+    assert "$ref" not in json.dumps(openai)
+    assert schema["properties"]["cards"]["anyOf"][0]["items"]["properties"]["content"]
+
+
+def test_every_tool_and_parameter_has_a_description(tl: Taskloom) -> None:
+    def walk(props: dict) -> None:
+        for name, prop in props.items():
+            assert prop.get("description"), name
+
+    for spec in tl.tools.schemas("neutral", include_host=True):
+        assert len(spec["description"]) > 40
+        walk(spec["input_schema"]["properties"])
+
+
+def test_unknown_format_is_an_error(tl: Taskloom) -> None:
+    from taskloom.domain.errors import InvalidInput
+
+    with pytest.raises(InvalidInput, match="unknown tool format 'gemini'"):
+        tl.tools.schemas("gemini")
