@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 from collections.abc import Callable, Iterator
@@ -12,6 +13,7 @@ import pytest
 
 import taskloom
 from taskloom.client import Taskloom
+from tests.backends import pg_required, pg_schema, pg_server
 
 
 class FakeClock:
@@ -32,8 +34,46 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
+BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    """The store backend under test; PostgreSQL is skipped loudly (or fails in CI) if absent."""
+    if request.param == "postgres":
+        server, why = pg_server()
+        if server is None:
+            if pg_required():
+                pytest.fail(why + " (TASKLOOM_REQUIRE_PG=1 or CI=true makes this a failure)")
+            pytest.skip(why)
+    return str(request.param)
+
+
 @pytest.fixture
-def db_url(tmp_path: Path) -> str:
+def fresh_url(backend: str, tmp_path: Path) -> Iterator[Callable[[str], str]]:
+    """``fresh_url(name)``: a URL to an empty database on this backend, one per name."""
+    urls: dict[str, str] = {}
+    with contextlib.ExitStack() as stack:
+
+        def make(name: str) -> str:
+            if name not in urls:
+                if backend == "sqlite":
+                    urls[name] = f"sqlite:///{tmp_path / name}"
+                else:
+                    urls[name] = stack.enter_context(pg_schema(pg_server()[0] or ""))
+            return urls[name]
+
+        yield make
+
+
+@pytest.fixture
+def db_url(fresh_url: Callable[[str], str]) -> str:
+    return fresh_url("taskloom.db")
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    """For the few tests about SQLite itself (WAL, busy timeout, file handling)."""
     return f"sqlite:///{tmp_path / 'taskloom.db'}"
 
 
@@ -52,11 +92,11 @@ def tl_fixed(db_url: str, clock: FakeClock) -> Iterator[Taskloom]:
 
 
 @pytest.fixture
-def make_tl(tmp_path: Path) -> Iterator[Callable[..., Taskloom]]:
+def make_tl(fresh_url: Callable[[str], str]) -> Iterator[Callable[..., Taskloom]]:
     opened: list[Taskloom] = []
 
     def make(name: str = "taskloom.db", **kwargs: object) -> Taskloom:
-        t = taskloom.connect(f"sqlite:///{tmp_path / name}", **kwargs)  # type: ignore[arg-type]
+        t = taskloom.connect(fresh_url(name), **kwargs)  # type: ignore[arg-type]
         opened.append(t)
         return t
 
@@ -80,3 +120,11 @@ def subprocess_env() -> dict[str, str]:
     env["PYTHONPATH"] = str(SRC) + os.pathsep + env.get("PYTHONPATH", "")
     env.pop("TASKLOOM_URL", None)
     return env
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say loudly when the PostgreSQL half of the conformance suite did not run."""
+    if pg_server.cache_info().currsize and pg_server()[0] is None:
+        terminalreporter.write_line("!" * 80, red=True, bold=True)
+        terminalreporter.write_line(pg_server()[1], red=True, bold=True)
+        terminalreporter.write_line("!" * 80, red=True, bold=True)

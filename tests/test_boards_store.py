@@ -120,9 +120,10 @@ def test_default_location_and_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert (tmp_path / "env.db").exists()
 
 
-def test_database_is_wal_with_migrations(tl: Taskloom, db_url: str) -> None:
-    tl.board("t").add("x")
-    conn = sqlite3.connect(db_url.removeprefix("sqlite:///"))
+def test_database_is_wal_with_migrations(sqlite_url: str) -> None:
+    with taskloom.connect(sqlite_url) as tl:
+        tl.board("t").add("x")
+    conn = sqlite3.connect(sqlite_url.removeprefix("sqlite:///"))
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("SELECT min(version) FROM schema_migrations").fetchone()[0] == 1
 
@@ -141,13 +142,14 @@ def test_corrupt_file_is_a_store_error(tmp_path: Path) -> None:
         tl.board("t").add("x")
 
 
-def test_busy_database_maps_to_store_busy(tl: Taskloom, db_url: str, monkeypatch) -> None:
-    tl.board("t").add("x")
+def test_busy_database_maps_to_store_busy(sqlite_url: str, monkeypatch) -> None:
+    with taskloom.connect(sqlite_url) as tl:
+        tl.board("t").add("x")
     monkeypatch.setattr("taskloom.store.sqlite.BUSY_TIMEOUT_MS", 50)
-    blocker = sqlite3.connect(db_url.removeprefix("sqlite:///"), isolation_level=None)
+    blocker = sqlite3.connect(sqlite_url.removeprefix("sqlite:///"), isolation_level=None)
     blocker.execute("BEGIN IMMEDIATE")
     try:
-        with taskloom.connect(db_url) as other, pytest.raises(taskloom.StoreBusy):
+        with taskloom.connect(sqlite_url) as other, pytest.raises(taskloom.StoreBusy):
             other.board("t").add("y")
     finally:
         blocker.execute("ROLLBACK")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import multiprocessing as mp
-from pathlib import Path
 
 import pytest
 
@@ -22,8 +21,8 @@ def _writer(url: str, name: str, start: mp.synchronize.Event) -> None:  # type: 
 
 
 @pytest.mark.slow
-def test_concurrent_processes_lose_no_card(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'race.db'}"
+def test_concurrent_processes_lose_no_card(db_url: str) -> None:
+    url = db_url
     with taskloom.connect(url) as tl:
         tl.board("warmup").add("create the schema first")
     ctx = mp.get_context("spawn")

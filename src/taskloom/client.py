@@ -11,12 +11,15 @@ import functools
 from collections.abc import Callable
 from datetime import UTC, datetime
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from taskloom import ids
 from taskloom.boards import BOARD_KIND, BoardCache, BoardHandle
 from taskloom.store import Store, open_store
 from taskloom.tools.registry import Toolbox
+
+if TYPE_CHECKING:
+    from taskloom.guard.core import Guard, GuardConfig
 
 
 def utcnow() -> datetime:
@@ -37,6 +40,7 @@ class Taskloom:
         self.now = clock
         self.new_id = new_id
         self.board_cache = BoardCache()
+        self.guard_config: GuardConfig | None = None
 
     @property
     def url(self) -> str:
@@ -45,6 +49,12 @@ class Taskloom:
     def board(self, thread_id: str) -> BoardHandle:
         """The todo board of one thread (created on its first write)."""
         return BoardHandle(self, thread_id)
+
+    def guard(self, thread_id: str, config: GuardConfig | None = None) -> Guard:
+        """The context guard of one thread; ``config`` overrides ``tl.guard_config``."""
+        from taskloom.guard.core import Guard
+
+        return Guard(self, thread_id, config)
 
     def threads(self) -> list[dict[str, Any]]:
         """Every thread that has state, most recently changed first."""
@@ -111,6 +121,9 @@ class AsyncTaskloom:
 
     def board(self, thread_id: str) -> Any:
         return AsyncProxy(self.sync.board(thread_id))
+
+    def guard(self, thread_id: str, config: GuardConfig | None = None) -> Any:
+        return AsyncProxy(self.sync.guard(thread_id, config))
 
     async def threads(self) -> list[dict[str, Any]]:
         return await asyncio.to_thread(self.sync.threads)

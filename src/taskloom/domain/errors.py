@@ -9,6 +9,7 @@
     ├── Conflict                   a compare-and-set lost (stale version or goal id) (409)
     │   └── LeaseLost              queue lease token no longer current (409)
     ├── BudgetExceeded             goal is budget-limited (409)
+    ├── ProviderError              an LLM provider failed or answered badly (502)
     └── StoreError                 the database failed (500); driver errors are mapped here
         └── StoreBusy              the database stayed locked past the busy timeout (503)
 
@@ -60,6 +61,11 @@ class LeaseLost(Conflict):
 class BudgetExceeded(TaskloomError):
     code = "budget_exceeded"
     http_status = 409
+
+
+class ProviderError(TaskloomError):
+    code = "provider_error"
+    http_status = 502
 
 
 class StoreError(TaskloomError):

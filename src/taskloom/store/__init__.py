@@ -23,7 +23,13 @@ def open_store(url: str | None = None) -> Store:
     ``postgresql://`` URL (needs the ``postgres`` extra)."""
     url = resolve_url(url)
     if url.startswith(("postgresql://", "postgres://")):
-        raise InvalidInput("the PostgreSQL backend is not part of this build yet")
+        try:
+            from taskloom.store.postgres import PostgresStore
+        except ImportError as exc:
+            raise InvalidInput(
+                f"PostgreSQL needs the postgres extra: pip install 'taskloom[postgres]' ({exc})"
+            ) from None
+        return PostgresStore(url)
     if url.startswith("sqlite:///"):
         path = url.removeprefix("sqlite:///")
     elif "://" in url:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import abc
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +47,25 @@ class Document:
     updated_at: str
 
 
+SAVE_DOC_SQL = (
+    "INSERT INTO documents (kind, key, version, state, updated_at) VALUES (?, ?, ?, ?, ?)"
+    " ON CONFLICT (kind, key) DO UPDATE SET version = excluded.version,"
+    " state = excluded.state, updated_at = excluded.updated_at"
+)
+"""Insert-or-overwrite of one document, in the SQL both backends speak (``?`` placeholders)."""
+LIST_DOCS_SQL = "SELECT key, version, state, updated_at FROM documents WHERE kind = ? ORDER BY key"
+
+
+def events_query(after_id: int, thread_id: str | None, limit: int) -> tuple[str, tuple[Any, ...]]:
+    """The ``events_after`` query (``?`` placeholders) and its parameters, for every backend."""
+    sql = "SELECT id, type, thread_id, data, created_at FROM events WHERE id > ?"
+    params: tuple[Any, ...] = (after_id,)
+    if thread_id is not None:
+        sql += " AND thread_id = ?"
+        params = (after_id, thread_id)
+    return sql + " ORDER BY id LIMIT ?", (*params, limit)
+
+
 class Transaction(abc.ABC):
     """One open transaction. Use only inside ``with store.write()`` / ``store.read()``."""
 
@@ -63,6 +82,15 @@ class Transaction(abc.ABC):
     def query_one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
         rows = self.query(sql, params)
         return rows[0] if rows else None
+
+    def lock(self, *key: str) -> None:
+        """Serialise write transactions on ``key`` (e.g. ``("stash", thread_id)``) until commit.
+
+        Use it before a read-then-write on rows that may not exist yet. SQLite write
+        transactions are already serialised, so this is a no-op there; PostgreSQL takes a
+        transaction-level advisory lock.
+        """
+        return None
 
     @abc.abstractmethod
     def load_doc(self, kind: str, key: str) -> Document | None:
@@ -118,6 +146,18 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def read(self) -> contextlib.AbstractContextManager[Transaction]:
         """A read-only transaction over one consistent snapshot."""
+
+    def listen(
+        self, on_event: Callable[[int], None], *, ready: Callable[[], None] | None = None
+    ) -> Callable[[], None] | None:
+        """Push wake-ups: call ``on_event(event_id)`` from a background thread after events
+        commit in *any* process; return a function that stops it.
+
+        ``None`` means this backend cannot push (SQLite): poll ``events_after`` instead.
+        PostgreSQL implements it with LISTEN/NOTIFY; ``on_event(0)`` means "re-read from your
+        cursor" (sent after a reconnect).
+        """
+        return None
 
     @abc.abstractmethod
     def close(self) -> None:

@@ -19,7 +19,17 @@ from typing import Any
 from taskloom.domain.errors import StoreBusy, StoreError
 from taskloom.domain.events import Event
 from taskloom.store import migrations
-from taskloom.store.base import Document, Row, Store, Transaction, decode, encode
+from taskloom.store.base import (
+    LIST_DOCS_SQL,
+    SAVE_DOC_SQL,
+    Document,
+    Row,
+    Store,
+    Transaction,
+    decode,
+    encode,
+    events_query,
+)
 
 BUSY_TIMEOUT_MS = 10_000
 
@@ -77,18 +87,10 @@ class SqliteTransaction(Transaction):
         *,
         encoded: str | None = None,
     ) -> None:
-        self.conn.execute(
-            "INSERT INTO documents (kind, key, version, state, updated_at) VALUES (?, ?, ?, ?, ?)"
-            " ON CONFLICT (kind, key) DO UPDATE SET version = excluded.version,"
-            " state = excluded.state, updated_at = excluded.updated_at",
-            (kind, key, version, encoded or encode(state), now),
-        )
+        self.conn.execute(SAVE_DOC_SQL, (kind, key, version, encoded or encode(state), now))
 
     def list_docs(self, kind: str) -> list[Document]:
-        rows = self.conn.execute(
-            "SELECT key, version, state, updated_at FROM documents WHERE kind = ? ORDER BY key",
-            (kind,),
-        ).fetchall()
+        rows = self.conn.execute(LIST_DOCS_SQL, (kind,)).fetchall()
         return [Document(kind, r[0], r[1], decode(r[2]), r[3]) for r in rows]
 
     def append_event(self, event: Event, *, encoded: str | None = None) -> int:
@@ -101,16 +103,7 @@ class SqliteTransaction(Transaction):
     def events_after(
         self, after_id: int, *, thread_id: str | None = None, limit: int = 500
     ) -> list[Event]:
-        if thread_id is None:
-            sql = "SELECT id, type, thread_id, data, created_at FROM events WHERE id > ?"
-            params: tuple[Any, ...] = (after_id,)
-        else:
-            sql = (
-                "SELECT id, type, thread_id, data, created_at FROM events"
-                " WHERE thread_id = ? AND id > ?"
-            )
-            params = (thread_id, after_id)
-        rows = self.conn.execute(sql + " ORDER BY id LIMIT ?", (*params, limit)).fetchall()
+        rows = self.conn.execute(*events_query(after_id, thread_id, limit)).fetchall()
         return [Event(r[1], r[2], decode(r[3]), id=r[0], created_at=r[4]) for r in rows]
 
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("taskloom.tools")
 
 # Modules whose import registers built-in tools. Later features add their module here.
-BUILTIN_MODULES: tuple[str, ...] = ("taskloom.tools.board",)
+BUILTIN_MODULES: tuple[str, ...] = ("taskloom.tools.board", "taskloom.tools.stash")
 
 
 @dataclass(frozen=True, slots=True)

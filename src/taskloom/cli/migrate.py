@@ -1,0 +1,39 @@
+"""``taskloom migrate-db``: move a database to another backend (usually SQLite → PostgreSQL)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from taskloom.cli.common import err, print_text
+from taskloom.store import open_store
+from taskloom.store.copy import copy_store
+
+
+def _progress(table: str, done: int, total: int) -> None:
+    """One line per batch on stderr, so stdout carries only the final summary."""
+    err.print(f"  {table}: {done:,}/{total:,} rows", markup=False)
+
+
+def migrate_db(
+    source: Annotated[str, typer.Option("--from", help="Database to copy from (sqlite:///…).")],
+    target: Annotated[
+        str, typer.Option("--to", help="Empty database to copy into (postgresql://…).")
+    ],
+) -> None:
+    """Copy every table (boards, goals, queue, stash, events, cursors) into an empty database.
+
+    Both databases are migrated to the current schema first; the copy is one transaction on
+    the destination, ids are kept, so SSE clients can resume with their Last-Event-ID.
+
+    Example: taskloom migrate-db --from sqlite:///.taskloom/taskloom.db --to postgresql://app@db/taskloom
+    """
+    src, dst = open_store(source), open_store(target)
+    try:
+        copied = copy_store(src, dst, _progress)
+    finally:
+        src.close()
+        dst.close()
+    rows = sum(copied.values())
+    print_text(f"copied {rows:,} rows in {len(copied)} tables from {source} to {dst.url}")

@@ -1,0 +1,122 @@
+"""Stashed tool results: ids, JSON paths, shape digests and the placeholder text (pure).
+
+The placeholder is what the model sees instead of an oversized tool output. It is a function
+of the output alone (no timestamps, no counters), so the same output always yields the same
+text and a prompt cache built on it is never invalidated. The result id is a content hash for
+the same reason: it survives restarts and is the same in every process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+RESULT_ID_PREFIX = "res_"
+_SIMPLE_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+MAX_SHAPE_KEYS = 24
+
+
+def result_id(tool_name: str, content: str) -> str:
+    """``res_`` + 16 hex chars of sha256 over the length-prefixed tool name and content."""
+    digest = hashlib.sha256(f"{len(tool_name)}:{tool_name}\0".encode())
+    digest.update(content.encode("utf-8", "surrogatepass"))
+    return RESULT_ID_PREFIX + digest.hexdigest()[:16]
+
+
+def child_path(path: str, key: str | int) -> str:
+    """JSONPath of a child: ``$.items[3].user`` (bracket-quoted when a key is not an identifier)."""
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    if _SIMPLE_KEY.match(key):
+        return f"{path}.{key}"
+    escaped = key.replace("\\", "\\\\").replace("'", "\\'")
+    return f"{path}['{escaped}']"
+
+
+def _type_name(value: Any) -> str:
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return f"array[{len(value)}]"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number"
+    return "string" if isinstance(value, str) else "null"
+
+
+def _object_keys(obj: dict[str, Any], depth: int) -> str:
+    parts = []
+    for key in list(obj)[:MAX_SHAPE_KEYS]:
+        value = obj[key]
+        if isinstance(value, dict) and depth > 0:
+            parts.append(f"{key}{{{_object_keys(value, depth - 1)}}}")
+        elif isinstance(value, list):
+            parts.append(f"{key}[{len(value)}]")
+        else:
+            parts.append(key)
+    if len(obj) > MAX_SHAPE_KEYS:
+        parts.append(f"… +{len(obj) - MAX_SHAPE_KEYS} keys")
+    return ", ".join(parts)
+
+
+def json_shape(value: Any) -> str:
+    """One or two lines: the top-level type, keys (one level deeper) and array lengths."""
+    if isinstance(value, dict):
+        return f"JSON object with {len(value)} keys: {_object_keys(value, 1)}"
+    if isinstance(value, list):
+        kinds = sorted({_type_name(v).split("[")[0] for v in value})
+        line = f"JSON array of {len(value)} items ({', '.join(kinds) or 'empty'})"
+        first = next((v for v in value if isinstance(v, dict)), None)
+        if first is not None:
+            line += f"; item keys: {_object_keys(first, 0)}"
+        return line
+    return f"JSON {_type_name(value)}"
+
+
+def text_shape(text: str) -> str:
+    lines = text.count("\n") + 1 if text else 0
+    longest = max((len(line) for line in text.split("\n")), default=0)
+    return f"text, {lines:,} lines (longest {longest:,} chars)"
+
+
+@dataclass(frozen=True, slots=True)
+class StashFacts:
+    """What the placeholder says about one stashed output."""
+
+    result_id: str
+    tool_name: str
+    tokens: int
+    encoding: str
+    bytes: int
+    lines: int
+    shape: str
+    preview: str
+    is_json: bool
+    notes: tuple[str, ...] = ()
+
+
+def placeholder(facts: StashFacts) -> str:
+    """The text that enters history in place of the output. Deterministic in ``facts``."""
+    rid = facts.result_id
+    head = (
+        f'[stashed tool output: result_id="{rid}" · tool {facts.tool_name} · '
+        f"{facts.tokens:,} tokens ({facts.encoding}) · {facts.bytes:,} bytes · "
+        f"{facts.lines:,} lines]"
+    )
+    out = [head, f"Shape: {facts.shape}"]
+    out.extend(facts.notes)
+    out.append(f"Preview (first {len(facts.preview):,} chars):")
+    out.append(facts.preview)
+    out.append("")
+    out.append("The full output is stored. To see more, call:")
+    if facts.is_json:
+        out.append(f'  read_result(result_id="{rid}", path="$.some.key")  exact JSON at a path')
+    out.append(f'  read_result(result_id="{rid}", lines="1-200")  or page=2  exact lines')
+    out.append(
+        f'  extract_from_result(result_id="{rid}", query="...")  name the ids/fields you need; '
+        "JSONPath ($..login), /regex/ and plain questions work"
+    )
+    return "\n".join(out)

@@ -1,0 +1,11 @@
+"""The context guard: stash oversized tool results, retrieve them exactly or by query.
+
+``tl.guard(thread).wrap(tool_name, output)`` is the entry point; see :mod:`taskloom.guard.core`.
+"""
+
+from __future__ import annotations
+
+from taskloom.guard.core import Guard, GuardConfig, Wrapped
+from taskloom.guard.tokens import count_tokens, counter
+
+__all__ = ["Guard", "GuardConfig", "Wrapped", "count_tokens", "counter"]

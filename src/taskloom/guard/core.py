@@ -1,0 +1,402 @@
+"""``tl.guard(thread)``: keep oversized tool results out of the context window, losslessly.
+
+``wrap(tool_name, output)`` decides once, when a result first enters history:
+
+1. JSON is minified, text is cleaned of markup (:mod:`~taskloom.guard.clean`); if that fits
+   under ``threshold_tokens`` (real BPE tokens) it passes through;
+2. JSON that fits once compacted (:mod:`~taskloom.guard.compact`) is shown compacted, with
+   the list of what was dropped and the id of the stashed original;
+3. anything else is stashed and replaced by a deterministic placeholder (id, size, shape,
+   preview, how to read more), optionally with an LLM summary when one is configured.
+
+The stash is per thread with a TTL and a byte/entry quota; ``read``/``extract`` answer the
+retrieval tools. Decisions never depend on the clock or on call order, so the same output
+always produces the same text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from taskloom.boards import check_thread_id
+from taskloom.domain.common import parse_iso
+from taskloom.domain.errors import InvalidInput, NotFound, ProviderError
+from taskloom.domain.stash import StashFacts, json_shape, placeholder, result_id, text_shape
+from taskloom.guard import stash as sql
+from taskloom.guard.clean import clean
+from taskloom.guard.compact import compact, dumps
+from taskloom.guard.retrieve import Extraction, extract_local, read_slice
+from taskloom.guard.summarize import cache_key, map_reduce, summarize
+from taskloom.guard.tokens import DEFAULT_ENCODING, Counter, counter
+
+if TYPE_CHECKING:
+    from taskloom.client import Taskloom
+    from taskloom.llm.base import ChatModel
+
+log = logging.getLogger("taskloom.guard")
+
+
+@dataclass(frozen=True)
+class GuardConfig:
+    """Knobs of the guard. Sizes are in tokens of ``encoding`` unless named ``_bytes``.
+
+    ``threshold_tokens`` defaults to 3,000, about what Codex keeps of one output (10 KiB of
+    JSON), against the seed's 500k that never fired; nothing is lost above it, so it can be
+    low. A JSON output whose compacted form fits in ``compacted_max_tokens`` is shown
+    compacted instead of as a placeholder. ``chunk_tokens`` is larger than the threshold so
+    the single-call LLM path is reachable.
+    """
+
+    threshold_tokens: int = 3_000
+    compacted_max_tokens: int = 1_500
+    encoding: str = DEFAULT_ENCODING
+    ttl: timedelta = timedelta(days=7)
+    quota_bytes: int = 64 * 1024 * 1024
+    max_entries: int = 200
+    preview_chars: int = 1_500
+    read_cap_tokens: int = 4_000
+    extract_cap_tokens: int = 1_500
+    llm: ChatModel | None = field(default=None, repr=False)
+    summarize: bool = False
+    summary_max_tokens: int = 100_000
+    chunk_tokens: int = 12_000
+    concurrency: int = 3
+    breaker_trips_after: int = 3
+    breaker_cooldown: timedelta = timedelta(minutes=15)
+
+    def __post_init__(self) -> None:
+        if self.threshold_tokens < 1 or self.read_cap_tokens < 1 or self.chunk_tokens < 1:
+            raise InvalidInput("guard token limits must be positive")
+        if self.concurrency < 1:
+            raise InvalidInput("guard concurrency must be at least 1")
+
+
+@dataclass(frozen=True, slots=True)
+class Wrapped:
+    """What :meth:`Guard.stash` decided: ``text`` is what enters the model's history."""
+
+    text: str
+    mode: str  # "pass" | "compacted" | "stashed"
+    tokens: int
+    result_id: str | None = None
+    summarized: bool = False
+
+
+def _parse_json(text: str) -> Any:
+    head = text.lstrip()[:1]
+    if head not in ("{", "["):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict | list) else None
+
+
+class Guard:
+    """The guard of one thread. Cheap to create; all state lives in the store."""
+
+    def __init__(self, tl: Taskloom, thread_id: str, config: GuardConfig | None = None) -> None:
+        self._tl = tl
+        self.thread_id = check_thread_id(thread_id)
+        self.config = config or tl.guard_config or GuardConfig()
+
+    @property
+    def count(self) -> Counter:
+        return counter(self.config.encoding)
+
+    def __repr__(self) -> str:
+        return f"Guard(thread_id={self.thread_id!r})"
+
+    # --- ingest ---------------------------------------------------------------------------
+
+    def wrap(self, tool_name: str, output: Any, *, hint: str | None = None) -> str:
+        """The text to put in history for ``output`` (a string, or a JSON-able value)."""
+        return self.stash(tool_name, output, hint=hint).text
+
+    def stash(self, tool_name: str, output: Any, *, hint: str | None = None) -> Wrapped:
+        """Like :meth:`wrap`, with the decision and the result id."""
+        if not tool_name or not tool_name.strip():
+            raise InvalidInput("tool_name is required")
+        value = output if isinstance(output, dict | list) else None
+        if value is None:
+            text = output if isinstance(output, str) else str(output)
+            value = _parse_json(text)
+        if value is not None:
+            return self._stash_json(tool_name, value, output, hint)
+        return self._stash_text(tool_name, text, hint)
+
+    def _stash_json(self, tool: str, value: Any, output: Any, hint: str | None) -> Wrapped:
+        minified = dumps(value)
+        tokens = self.count(minified)
+        if tokens <= self.config.threshold_tokens:
+            return Wrapped(minified, "pass", tokens)
+        original = output if isinstance(output, str) else minified
+        rid = result_id(tool, original)
+        comp = compact(value)
+        comp_tokens = self.count(comp.text)
+        if comp_tokens <= self.config.compacted_max_tokens:
+            shown = (
+                f'[compacted tool output: result_id="{rid}" · tool {tool} · {tokens:,} tokens '
+                f"→ {comp_tokens:,}; {comp.report()}; the exact original: "
+                f'read_result(result_id="{rid}", path="$…")]\n{comp.text}'
+            )
+            self._put(tool, rid, original, True, tokens, shown)
+            return Wrapped(shown, "compacted", self.count(shown), rid)
+        facts = StashFacts(
+            result_id=rid,
+            tool_name=tool,
+            tokens=self.count(original) if original is not minified else tokens,
+            encoding=self.config.encoding,
+            bytes=len(original.encode()),
+            lines=original.count("\n") + 1,
+            shape=json_shape(value),
+            preview=comp.text[: self.config.preview_chars],
+            is_json=True,
+            notes=(f"Preview is compacted JSON ({comp.report()}).",),
+        )
+        return self._stash_placeholder(facts, original, hint)
+
+    def _stash_text(self, tool: str, text: str, hint: str | None) -> Wrapped:
+        cleaned = clean(text)
+        tokens = self.count(cleaned.text)
+        if tokens <= self.config.threshold_tokens:
+            return Wrapped(cleaned.text, "pass", tokens)
+        body = cleaned.text
+        half = self.config.preview_chars // 3
+        preview = body[: self.config.preview_chars - half] + "\n…\n" + body[-half:]
+        notes = (f"Markup removed before stashing: {', '.join(cleaned.removed)}.",)
+        facts = StashFacts(
+            result_id=result_id(tool, body),
+            tool_name=tool,
+            tokens=tokens,
+            encoding=self.config.encoding,
+            bytes=len(body.encode()),
+            lines=body.count("\n") + 1,
+            shape=text_shape(body),
+            preview=preview,
+            is_json=False,
+            notes=notes if cleaned.removed else (),
+        )
+        return self._stash_placeholder(facts, body, hint)
+
+    def _stash_placeholder(self, facts: StashFacts, content: str, hint: str | None) -> Wrapped:
+        with self._tl.store.read() as tx:
+            existing = sql.get(tx, self.thread_id, facts.result_id, self._tl.now())
+        summary = None if existing is not None else self._summary(facts, content, hint)
+        if summary:
+            note = f"LLM summary (may omit details; exact data via read_result):\n{summary}"
+            facts = dataclasses.replace(facts, notes=(*facts.notes, note))
+        text = self._put(
+            facts.tool_name,
+            facts.result_id,
+            content,
+            facts.is_json,
+            facts.tokens,
+            placeholder(facts),
+            lines=facts.lines,
+        )
+        return Wrapped(text, "stashed", self.count(text), facts.result_id, bool(summary))
+
+    def _put(
+        self,
+        tool: str,
+        rid: str,
+        content: str,
+        is_json: bool,
+        tokens: int,
+        shown: str,
+        *,
+        lines: int | None = None,
+    ) -> str:
+        row = {
+            "thread_id": self.thread_id,
+            "result_id": rid,
+            "tool_name": tool,
+            "content": content,
+            "is_json": 1 if is_json else 0,
+            "tokens": tokens,
+            "bytes": len(content.encode()),
+            "lines": lines if lines is not None else content.count("\n") + 1,
+            "encoding": self.config.encoding,
+            "placeholder": shown,
+        }
+        limits = sql.Limits(self.config.ttl, self.config.quota_bytes, self.config.max_entries)
+        with self._tl.store.write() as tx:
+            return sql.put(tx, row, self._tl.now(), limits)
+
+    # --- summarizer with a persisted breaker and cache ------------------------------------------
+
+    def breaker(self) -> dict[str, Any]:
+        """The summarizer breaker of this thread: failures, opened_at, last_error, open."""
+        with self._tl.store.read() as tx:
+            row = sql.breaker(tx, self.thread_id)
+        state = dict(row) if row else {"failures": 0, "opened_at": None, "last_error": None}
+        state["open"] = self._is_open(state)
+        return state
+
+    def _is_open(self, state: dict[str, Any]) -> bool:
+        if not state.get("opened_at"):
+            return False
+        opened = parse_iso(str(state["opened_at"]))
+        return bool(self._tl.now() < opened + self.config.breaker_cooldown)
+
+    def _summary(self, facts: StashFacts, content: str, hint: str | None) -> str | None:
+        llm = self.config.llm
+        if llm is None or not self.config.summarize:
+            return None
+        if facts.tokens > self.config.summary_max_tokens:
+            log.info("%s is too large to summarize (%s tokens)", facts.result_id, facts.tokens)
+            return None
+        key = cache_key(self.thread_id, facts.tool_name, hint, content)
+        with self._tl.store.read() as tx:
+            cached = sql.cached_summary(tx, key)
+        if cached is not None:
+            return cached
+        if self.breaker()["open"]:
+            log.info("summarizer breaker open for %s; placeholder only", self.thread_id)
+            return None
+        error: str | None = None
+        summary = None
+        try:
+            summary = summarize(
+                llm,
+                facts.tool_name,
+                hint,
+                content,
+                tokens=facts.tokens,
+                size=facts.bytes,
+                lines=facts.lines,
+            )
+            summary += (
+                f"\n(Exact original size, counted by taskloom: {facts.tokens:,} tokens, "
+                f"{facts.bytes:,} bytes.)"
+            )
+        except ProviderError as exc:
+            error = exc.message
+            log.warning("summarizer failed for %s: %s", self.thread_id, error)
+        trips = self.config.breaker_trips_after
+        with self._tl.store.write() as tx:
+            sql.record_outcome(tx, self.thread_id, self._tl.now(), error=error, trip_after=trips)
+            if summary is not None:
+                sql.store_summary(tx, key, self.thread_id, summary, self._tl.now())
+        return summary
+
+    # --- retrieval ------------------------------------------------------------------------------
+
+    def _row(self, rid: str) -> dict[str, Any]:
+        rid = (rid or "").strip()
+        if not rid:
+            raise InvalidInput("result_id is required")
+        with self._tl.store.read() as tx:
+            row = sql.get(tx, self.thread_id, rid, self._tl.now())
+            gone = None if row is not None else sql.last_event(tx, self.thread_id, rid)
+        if row is None:
+            why = ""
+            if gone is not None and gone["action"] in ("evicted", "expired"):
+                why = f" It was {gone['action']} at {gone['created_at']} ({gone['detail']})."
+            raise NotFound(
+                f"no stashed result '{rid}' in this thread.{why} "
+                "Re-run the original tool to get a fresh result id."
+            )
+        return row
+
+    def read(
+        self,
+        rid: str,
+        *,
+        path: str | None = None,
+        lines: str | None = None,
+        page: int | None = None,
+        max_tokens: int | None = None,
+    ) -> str:
+        """An exact slice of a stashed result (JSON path, line range or page)."""
+        row = self._row(rid)
+        cap = min(max_tokens or self.config.read_cap_tokens, self.config.read_cap_tokens)
+        return read_slice(
+            row["content"],
+            bool(row["is_json"]),
+            path=path,
+            lines=lines,
+            page=page,
+            cap=cap,
+            count=self.count,
+        )
+
+    def extract(self, rid: str, query: str) -> str:
+        """Answer ``query`` from a stashed result: locally first, then the LLM if configured."""
+        if not query or not query.strip():
+            raise InvalidInput("query is required")
+        row = self._row(rid)
+        is_json = bool(row["is_json"])
+        local = extract_local(row["content"], is_json, query)
+        if local.useful() or self.config.llm is None:
+            return self._render_local(rid, query, local)
+        content = row["content"]
+        if is_json:
+            content = json.dumps(json.loads(content), indent=1, ensure_ascii=False)
+        result = map_reduce(
+            self.config.llm,
+            row["tool_name"],
+            query,
+            content,
+            chunk_tokens=self.config.chunk_tokens,
+            concurrency=self.config.concurrency,
+            count=self.count,
+        )
+        head = (
+            f'[extract from {rid} · query "{query}" · method: LLM map-reduce · '
+            f"{result.chunks} chunk(s), {result.calls} call(s), "
+            f"{len(result.failed)} failed]"
+        )
+        out = [head, result.answer or "(no chunk had matching content)"]
+        for chunk, error in result.failed:
+            out.append(
+                f"FAILED chunk {chunk.index} (lines {chunk.first_line}-{chunk.last_line}): "
+                f"{error} — read it with read_result(lines=...)"
+            )
+        return "\n".join(out)
+
+    def _render_local(self, rid: str, query: str, found: Extraction) -> str:
+        shown, used, out = 0, 0, []
+        cap = self.config.extract_cap_tokens
+        for where, body in found.fragments:
+            piece = f"--- {where}\n{body}"
+            cost = self.count(piece)
+            if shown and used + cost > cap:
+                break
+            out.append(piece if cost <= cap else piece[: cap * 3] + " …(cut; use read_result)")
+            used += cost
+            shown += 1
+        method = {"jsonpath": "JSONPath", "regex": "regex", "ranking": "local ranking"}
+        head = f'[extract from {rid} · query "{query}" · method: {method[found.method]} · '
+        if not out:
+            return head + "no match]\nNothing matched; try other words, a JSONPath or /regex/."
+        head += f"{shown} of {found.total_matches} match(es) shown]"
+        if found.method == "ranking" and not found.useful():
+            head += "\n(weak match: few query words found; no LLM configured for a deeper search)"
+        if shown < found.total_matches and found.method != "ranking":
+            head += f"\n({found.total_matches - shown} more: narrow the query or use read_result)"
+        return head + "\n" + "\n".join(out)
+
+    # --- listing --------------------------------------------------------------------------------
+
+    def results(self) -> list[dict[str, Any]]:
+        """Live stashed results of this thread, oldest first (metadata, not content)."""
+        with self._tl.store.read() as tx:
+            return sql.list_results(tx, self.thread_id, self._tl.now())
+
+    def show(self, rid: str) -> dict[str, Any]:
+        """One result's metadata and its placeholder text."""
+        row = self._row(rid)
+        return {k: v for k, v in row.items() if k != "content"}
+
+    def history(self, limit: int = 50) -> list[dict[str, Any]]:
+        """The stash log of this thread (stored, evicted, expired), newest first."""
+        with self._tl.store.read() as tx:
+            return sql.history(tx, self.thread_id, limit=limit)

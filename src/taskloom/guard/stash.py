@@ -1,0 +1,196 @@
+"""SQL for stashed results, the eviction log, the summarizer breaker and its cache.
+
+Everything here takes an open :class:`~taskloom.store.base.Transaction` and uses portable SQL
+with ``?`` placeholders, so SQLite and PostgreSQL behave the same. Every query is scoped by
+``thread_id``: a result stashed in one thread does not exist for another.
+
+Eviction is oldest-first (by ``created_at``, then id) and logged, both to ``stash_log`` (so
+``taskloom stash list`` can say why a handle is gone) and to the ``taskloom.guard`` logger.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from taskloom.domain.common import iso
+from taskloom.store.base import Row, Transaction
+
+log = logging.getLogger("taskloom.guard")
+
+_COLUMNS = (
+    "thread_id, result_id, tool_name, content, is_json, tokens, bytes, lines, encoding,"
+    " placeholder, created_at, expires_at"
+)
+_META = "result_id, tool_name, is_json, tokens, bytes, lines, encoding, created_at, expires_at"
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    ttl: timedelta
+    quota_bytes: int
+    max_entries: int
+
+
+def _log(tx: Transaction, thread: str, rid: str, action: str, detail: str, now: str) -> None:
+    tx.execute(
+        "INSERT INTO stash_log (thread_id, result_id, action, detail, created_at)"
+        " VALUES (?, ?, ?, ?, ?)",
+        (thread, rid, action, detail, now),
+    )
+    log.info("stash %s %s/%s: %s", action, thread, rid, detail)
+
+
+def purge_expired(tx: Transaction, thread: str, now: datetime) -> int:
+    stamp = iso(now)
+    gone = tx.query(
+        "SELECT result_id FROM stash_results WHERE thread_id = ? AND expires_at <= ?",
+        (thread, stamp),
+    )
+    for row in gone:
+        _log(tx, thread, row["result_id"], "expired", "TTL reached", stamp)
+    tx.execute("DELETE FROM stash_results WHERE thread_id = ? AND expires_at <= ?", (thread, stamp))
+    return len(gone)
+
+
+def put(tx: Transaction, row: Row, now: datetime, limits: Limits) -> str:
+    """Store a result (or refresh its TTL if the same one is there); return its placeholder.
+
+    A placeholder never changes once written: re-stashing identical output returns the
+    stored text. Then the oldest results are evicted until the thread is within quota.
+    """
+    thread, rid, stamp = row["thread_id"], row["result_id"], iso(now)
+    tx.lock("stash", thread)  # PostgreSQL: one writer per thread, like SQLite's write lock
+    purge_expired(tx, thread, now)
+    expires = iso(now + limits.ttl)
+    existing = tx.query_one(
+        "SELECT placeholder FROM stash_results WHERE thread_id = ? AND result_id = ?",
+        (thread, rid),
+    )
+    if existing is not None:
+        tx.execute(
+            "UPDATE stash_results SET expires_at = ? WHERE thread_id = ? AND result_id = ?",
+            (expires, thread, rid),
+        )
+        return str(existing["placeholder"])
+    values = {**row, "created_at": stamp, "expires_at": expires}
+    names = [c.strip() for c in _COLUMNS.split(",")]
+    tx.execute(
+        f"INSERT INTO stash_results ({_COLUMNS}) VALUES ({', '.join('?' for _ in names)})",
+        [values[n] for n in names],
+    )
+    _log(tx, thread, rid, "stored", f"{row['tool_name']}: {row['bytes']} bytes", stamp)
+    _evict(tx, thread, rid, stamp, limits)
+    return str(row["placeholder"])
+
+
+def _evict(tx: Transaction, thread: str, keep: str, stamp: str, limits: Limits) -> None:
+    rows = tx.query(
+        "SELECT result_id, bytes FROM stash_results WHERE thread_id = ?"
+        " ORDER BY created_at, result_id",
+        (thread,),
+    )
+    total = sum(int(r["bytes"]) for r in rows)
+    count = len(rows)
+    for r in rows:
+        if total <= limits.quota_bytes and count <= limits.max_entries:
+            break
+        if r["result_id"] == keep:
+            continue
+        reason = (
+            f"quota: {count} results > {limits.max_entries}"
+            if count > limits.max_entries
+            else f"quota: {total} bytes > {limits.quota_bytes}"
+        )
+        tx.execute(
+            "DELETE FROM stash_results WHERE thread_id = ? AND result_id = ?",
+            (thread, r["result_id"]),
+        )
+        _log(tx, thread, r["result_id"], "evicted", reason + " (oldest first)", stamp)
+        total -= int(r["bytes"])
+        count -= 1
+
+
+def get(tx: Transaction, thread: str, rid: str, now: datetime) -> Row | None:
+    return tx.query_one(
+        f"SELECT {_COLUMNS} FROM stash_results"
+        " WHERE thread_id = ? AND result_id = ? AND expires_at > ?",
+        (thread, rid, iso(now)),
+    )
+
+
+def list_results(tx: Transaction, thread: str, now: datetime) -> list[Row]:
+    return tx.query(
+        f"SELECT {_META} FROM stash_results WHERE thread_id = ? AND expires_at > ?"
+        " ORDER BY created_at, result_id",
+        (thread, iso(now)),
+    )
+
+
+def history(tx: Transaction, thread: str, rid: str | None = None, limit: int = 50) -> list[Row]:
+    """The newest stash log lines of a thread (or of one result), newest first."""
+    params: tuple[str, ...]
+    if rid is None:
+        sql, params = "WHERE thread_id = ?", (thread,)
+    else:
+        sql, params = "WHERE thread_id = ? AND result_id = ?", (thread, rid)
+    return tx.query(
+        "SELECT result_id, action, detail, created_at FROM stash_log "
+        + sql
+        + " ORDER BY id DESC LIMIT ?",
+        (*params, limit),
+    )
+
+
+def last_event(tx: Transaction, thread: str, rid: str) -> Row | None:
+    rows = history(tx, thread, rid, limit=1)
+    return rows[0] if rows else None
+
+
+# --- summarizer circuit breaker and cache -----------------------------------------------------
+
+
+def breaker(tx: Transaction, thread: str) -> Row | None:
+    return tx.query_one(
+        "SELECT failures, opened_at, last_error FROM stash_breaker WHERE thread_id = ?", (thread,)
+    )
+
+
+def record_outcome(
+    tx: Transaction, thread: str, now: datetime, *, error: str | None, trip_after: int
+) -> dict[str, Any]:
+    """Count a summarizer failure (opening the breaker at ``trip_after``) or reset on success."""
+    stamp = iso(now)
+    tx.lock("stash", thread)
+    current = breaker(tx, thread)
+    failures = 0 if error is None else int(current["failures"] if current else 0) + 1
+    opened = stamp if error is not None and failures >= trip_after else None
+    if current is None:
+        tx.execute(
+            "INSERT INTO stash_breaker (thread_id, failures, opened_at, last_error, updated_at)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (thread, failures, opened, error, stamp),
+        )
+    else:
+        tx.execute(
+            "UPDATE stash_breaker SET failures = ?, opened_at = ?, last_error = ?,"
+            " updated_at = ? WHERE thread_id = ?",
+            (failures, opened, error, stamp, thread),
+        )
+    return {"failures": failures, "opened_at": opened, "last_error": error}
+
+
+def cached_summary(tx: Transaction, key: str) -> str | None:
+    row = tx.query_one("SELECT summary FROM stash_summaries WHERE cache_key = ?", (key,))
+    return None if row is None else str(row["summary"])
+
+
+def store_summary(tx: Transaction, key: str, thread: str, summary: str, now: datetime) -> None:
+    if cached_summary(tx, key) is None:
+        tx.execute(
+            "INSERT INTO stash_summaries (cache_key, thread_id, summary, created_at)"
+            " VALUES (?, ?, ?, ?) ON CONFLICT (cache_key) DO NOTHING",
+            (key, thread, summary, iso(now)),
+        )

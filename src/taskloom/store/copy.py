@@ -1,0 +1,129 @@
+"""Copy every table of one store into another (``taskloom migrate-db``).
+
+Moving an embedded SQLite database to PostgreSQL is the usual direction, but nothing here
+depends on it: both stores are opened (so each runs its own migrations), the destination must
+be empty, and every table the source has is copied row by row in batches, ids included. The
+whole copy is one destination write transaction, so a failure leaves the destination empty.
+Afterwards PostgreSQL sequences are moved past the copied ids, so new events keep increasing
+(an SSE client's ``Last-Event-ID`` stays valid across the move).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from taskloom.domain.errors import Conflict, InvalidInput
+from taskloom.store.base import Row, Store, Transaction
+
+BATCH = 1000
+Progress = Callable[[str, int, int], None]
+"""``progress(table, rows_copied_so_far, rows_in_table)``."""
+
+
+def quote(name: str) -> str:
+    """A double-quoted SQL identifier (table and column names come from the catalog)."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def tables(tx: Transaction) -> list[str]:
+    """User tables of the store, in name order (the migrations ledger excluded)."""
+    if tx.dialect == "sqlite":
+        rows = tx.query(
+            "SELECT name FROM sqlite_master WHERE type = 'table'"
+            " AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name"
+        )
+    else:
+        rows = tx.query(
+            "SELECT table_name AS name FROM information_schema.tables"
+            " WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
+            " ORDER BY table_name"
+        )
+    return [r["name"] for r in rows if r["name"] != "schema_migrations"]
+
+
+def _column_types(tx: Transaction, table: str) -> dict[str, str]:
+    if tx.dialect == "sqlite":
+        rows = tx.query(f"PRAGMA table_info({quote(table)})")
+        return {r["name"]: str(r["type"]).lower() for r in rows}
+    rows = tx.query(
+        "SELECT column_name, data_type FROM information_schema.columns"
+        " WHERE table_schema = current_schema() AND table_name = ?",
+        (table,),
+    )
+    return {r["column_name"]: r["data_type"] for r in rows}
+
+
+def _coerce(value: Any, target_type: str) -> Any:
+    """SQLite keeps flags as 0/1; a PostgreSQL ``boolean`` column wants a bool."""
+    if target_type == "boolean" and isinstance(value, int):
+        return bool(value)
+    return value
+
+
+def _migrations(tx: Transaction) -> set[int]:
+    return {int(r["version"]) for r in tx.query("SELECT version FROM schema_migrations")}
+
+
+def _insert_sql(dst: Transaction, table: str, columns: list[str]) -> str:
+    names = ", ".join(quote(c) for c in columns)
+    marks = ", ".join("?" for _ in columns)
+    overriding = " OVERRIDING SYSTEM VALUE" if dst.dialect == "postgres" else ""
+    return f"INSERT INTO {quote(table)} ({names}){overriding} VALUES ({marks})"
+
+
+def _copy_table(
+    src: Transaction, dst: Transaction, table: str, dst_types: dict[str, str], progress: Progress
+) -> int:
+    total = int((src.query_one(f"SELECT count(*) AS n FROM {quote(table)}") or {"n": 0})["n"])
+    columns = [c for c in _column_types(src, table) if c in dst_types]
+    select = f"SELECT {', '.join(quote(c) for c in columns)} FROM {quote(table)} LIMIT ? OFFSET ?"
+    insert = _insert_sql(dst, table, columns)
+    done = 0
+    progress(table, 0, total)
+    while done < total:
+        batch: list[Row] = src.query(select, (BATCH, done))
+        if not batch:
+            break
+        for row in batch:
+            dst.execute(insert, [_coerce(row[c], dst_types[c]) for c in columns])
+        done += len(batch)
+        progress(table, done, total)
+    return done
+
+
+def _advance_sequences(dst: Transaction, table: str) -> None:
+    rows = dst.query(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema()"
+        " AND table_name = ? AND (is_identity = 'YES' OR column_default LIKE 'nextval(%')",
+        (table,),
+    )
+    for r in rows:
+        col = quote(r["column_name"])
+        dst.query(
+            f"SELECT setval(pg_get_serial_sequence(?, ?), max({col})) AS v FROM {quote(table)}"
+            f" HAVING max({col}) IS NOT NULL",
+            (quote(table), r["column_name"]),
+        )
+
+
+def copy_store(src: Store, dst: Store, progress: Progress) -> dict[str, int]:
+    """Copy every table of ``src`` into the empty ``dst``; return rows copied per table."""
+    with src.read() as stx, dst.write() as dtx:
+        missing = _migrations(stx) - _migrations(dtx)
+        if missing:
+            raise InvalidInput(
+                f"the destination lacks migrations {sorted(missing)}: upgrade taskloom there first"
+            )
+        dst_tables = set(tables(dtx))
+        copied: dict[str, int] = {}
+        for table in tables(stx):
+            if table not in dst_tables:
+                raise InvalidInput(f"the destination has no table '{table}'")
+            if dtx.query_one(f"SELECT 1 AS one FROM {quote(table)} LIMIT 1"):
+                raise Conflict(f"the destination is not empty (table '{table}' has rows)")
+            dst_types = _column_types(dtx, table)
+            copied[table] = _copy_table(stx, dtx, table, dst_types, progress)
+            if dtx.dialect == "postgres":
+                _advance_sequences(dtx, table)
+    return copied

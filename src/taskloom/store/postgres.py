@@ -1,0 +1,469 @@
+"""PostgreSQL for scale-out: many processes on many machines sharing one database.
+
+- Connections come from a ``psycopg_pool.ConnectionPool``; each transaction borrows one, so a
+  store is safe to share between threads.
+- Writes are READ COMMITTED transactions made safe by locks rather than retries: the first
+  time a write transaction touches a document it locks the row (``SELECT … FOR UPDATE``), or,
+  when the row does not exist yet, a transaction-level advisory lock on ``(kind, key)``. Two
+  writers of one board therefore queue behind each other exactly as they do on SQLite, and
+  neither loses the other's update.
+- The outbox is commit-ordered. ``append_event`` takes one transaction-level advisory lock per
+  schema *before* the id is drawn from the sequence and holds it until commit, so ids become
+  visible in increasing order: a reader resuming after id N can never miss an event that
+  commits late with a smaller id (the classic sequence-outbox gap). The lock is held only from
+  the append (the last statement of a change) to its commit.
+- Each appended event also ``pg_notify``-s the schema's channel at commit; :meth:`listen` turns
+  those notifications into wake-ups, so SSE streams in every server process see every change.
+- Queries use ``?`` placeholders like SQLite; they are translated to psycopg's ``%s`` once per
+  distinct statement. Literal ``?`` inside quotes or comments is left alone; PostgreSQL's JSON
+  ``?`` operators cannot be used (call ``jsonb_exists()`` instead).
+- ``json``/``jsonb`` values come back as text, as they do from SQLite, so callers decode JSON
+  the same way on both backends.
+- Migrations run on first use under an advisory lock, each in the same transaction as its
+  ``schema_migrations`` row. The schema is whatever ``search_path`` names first, so several
+  deployments (or test runs) can share one database in different schemas.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import re
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+from urllib.parse import SplitResult, parse_qsl, urlencode, urlsplit, urlunsplit
+
+import psycopg
+import psycopg_pool
+from psycopg import sql as pgsql
+from psycopg.rows import dict_row
+from psycopg.types.string import TextLoader
+
+from taskloom.domain.errors import InvalidInput, StoreBusy, StoreError
+from taskloom.domain.events import Event
+from taskloom.store import migrations
+from taskloom.store.base import (
+    LIST_DOCS_SQL,
+    SAVE_DOC_SQL,
+    Document,
+    Row,
+    Store,
+    Transaction,
+    decode,
+    encode,
+    events_query,
+)
+
+LOCK_TIMEOUT_MS = 10_000
+"""How long a statement waits for a row or advisory lock before failing with StoreBusy."""
+POOL_MIN = 1
+POOL_MAX = 10
+POOL_TIMEOUT_S = 30.0
+LISTEN_RETRY_S = 1.0
+
+# Advisory lock classes (first int of the two-int form); the second int is the schema's hash.
+MIGRATE_LOCK = 0x746C0001
+OUTBOX_LOCK = 0x746C0002
+
+_TOKENS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/|\?|%", re.S)
+
+
+@functools.lru_cache(maxsize=1024)
+def translate(sql: str) -> str:
+    """``?`` placeholders → ``%s`` and literal ``%`` → ``%%``, leaving quoted text and comments'
+    ``?`` untouched (psycopg still needs their ``%`` doubled)."""
+
+    def swap(match: re.Match[str]) -> str:
+        token = match.group(0)
+        if token == "?":
+            return "%s"
+        return token.replace("%", "%%")
+
+    return _TOKENS.sub(swap, sql)
+
+
+_BUSY = (
+    psycopg.errors.LockNotAvailable,
+    psycopg.errors.QueryCanceled,
+    psycopg.errors.DeadlockDetected,
+    psycopg.errors.SerializationFailure,
+    psycopg.errors.TooManyConnections,
+)
+
+
+@contextlib.contextmanager
+def map_errors() -> Iterator[None]:
+    """Translate ``psycopg``/pool exceptions into the package's own errors."""
+    try:
+        yield
+    except _BUSY as exc:
+        raise StoreBusy(f"database is busy: {str(exc).strip()}") from exc
+    except psycopg_pool.PoolTimeout as exc:
+        raise StoreBusy(f"no free database connection: {exc}") from exc
+    except (psycopg.Error, psycopg_pool.PoolClosed) as exc:
+        raise StoreError(f"database error: {str(exc).strip()}") from exc
+
+
+def split_url(url: str) -> tuple[str, dict[str, str]]:
+    """The libpq URL without taskloom's own ``pool_min``/``pool_max`` query parameters."""
+    parts = urlsplit(url)
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    ours = {k: v for k, v in query if k in {"pool_min", "pool_max"}}
+    theirs = [(k, v) for k, v in query if k not in ours]
+    return join_url(parts._replace(scheme="postgresql", query=urlencode(theirs))), ours
+
+
+def join_url(parts: SplitResult) -> str:
+    """``urlunsplit`` that keeps the ``//`` of a host-less URL (``postgresql:///db``)."""
+    url = urlunsplit(parts)
+    if not parts.netloc:
+        url = url.replace(f"{parts.scheme}:", f"{parts.scheme}://", 1)
+    return url
+
+
+class PgTransaction(Transaction):
+    """One transaction on one pooled connection. ``BEGIN`` is sent lazily, just before the
+    first statement, so ``events_after`` can fix its horizon *before* the snapshot exists."""
+
+    dialect = "postgres"
+
+    def __init__(
+        self, conn: psycopg.Connection[Row], store: PostgresStore, begin: str, writable: bool
+    ) -> None:
+        self.conn = conn
+        self.store = store
+        self.writable = writable
+        self.begun = False
+        self._begin = begin
+        self._locked: set[tuple[str, str]] = set()
+
+    def _first(self, sql: str | bytes, params: Sequence[Any] | None = None) -> Any:
+        """Run the first statement on this connection, replacing it if it turns out dead.
+
+        A pooled connection can be dead (server restart, failover, idle timeout) without the
+        pool knowing; nothing has run on it yet, so retrying on a fresh one is safe. The pool
+        discards the dead one when it is handed back.
+        """
+        for attempt in range(POOL_MAX + 1):
+            try:
+                return self.conn.execute(sql, params)
+            except psycopg.OperationalError:
+                if not self.conn.broken or attempt == POOL_MAX:
+                    raise
+                self.store.pool.putconn(self.conn)
+                self.conn = self.store.pool.getconn()
+        raise AssertionError("unreachable")
+
+    def _run(self, sql: str | bytes, params: Sequence[Any] | None = None) -> Any:
+        if not self.begun:
+            self._first(self._begin)
+            self.begun = True
+        return self.conn.execute(sql, params)
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        if not params:
+            return int(self._run(sql).rowcount)
+        return int(self._run(translate(sql), params).rowcount)
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        if not params:
+            return list(self._run(sql).fetchall())
+        return list(self._run(translate(sql), params).fetchall())
+
+    def lock(self, *key: str) -> None:
+        if self.writable:
+            self._run(
+                "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                ("/".join((self.store.schema, *key)),),
+            )
+
+    def _lock_doc(self, kind: str, key: str) -> int | None:
+        """Lock one document for the rest of this write transaction; return its version.
+
+        An existing row is locked with ``FOR UPDATE`` (which also waits for, and then sees, a
+        concurrent writer's commit). A missing row cannot be locked, so creators serialise on
+        an advisory lock for ``(kind, key)`` and look again: either it is still missing (we
+        create it) or someone created it meanwhile (we lock their row).
+        """
+        select = "SELECT version FROM documents WHERE kind = %s AND key = %s FOR UPDATE"
+        row = self._run(select, (kind, key)).fetchone()
+        if row is None:
+            self.lock("doc", kind, key)
+            row = self._run(select, (kind, key)).fetchone()
+        self._locked.add((kind, key))
+        return None if row is None else int(row["version"])
+
+    def load_doc(self, kind: str, key: str) -> Document | None:
+        if self.writable and (kind, key) not in self._locked:
+            self._lock_doc(kind, key)
+        row = self._run(
+            "SELECT version, state, updated_at FROM documents WHERE kind = %s AND key = %s",
+            (kind, key),
+        ).fetchone()
+        if row is None:
+            return None
+        return Document(kind, key, row["version"], decode(row["state"]), row["updated_at"])
+
+    def doc_version(self, kind: str, key: str) -> int | None:
+        if self.writable and (kind, key) not in self._locked:
+            return self._lock_doc(kind, key)
+        row = self._run(
+            "SELECT version FROM documents WHERE kind = %s AND key = %s", (kind, key)
+        ).fetchone()
+        return None if row is None else int(row["version"])
+
+    def save_doc(
+        self,
+        kind: str,
+        key: str,
+        version: int,
+        state: dict[str, Any],
+        now: str,
+        *,
+        encoded: str | None = None,
+    ) -> None:
+        self.execute(SAVE_DOC_SQL, (kind, key, version, encoded or encode(state), now))
+
+    def list_docs(self, kind: str) -> list[Document]:
+        rows = self.query(LIST_DOCS_SQL, (kind,))
+        return [
+            Document(kind, r["key"], r["version"], decode(r["state"]), r["updated_at"])
+            for r in rows
+        ]
+
+    def append_event(self, event: Event, *, encoded: str | None = None) -> int:
+        # The MATERIALIZED CTE takes the outbox lock (shared: appenders never wait for each
+        # other) before the INSERT draws the id; the notification is queued in the same
+        # statement and delivered only if this transaction commits.
+        row = self._run(
+            "WITH outbox AS MATERIALIZED (SELECT pg_advisory_xact_lock_shared(%s, %s))"
+            " INSERT INTO events (type, thread_id, data, created_at)"
+            " SELECT %s, %s, %s, %s FROM outbox"
+            " RETURNING id, pg_notify(%s, id::text)",
+            (
+                OUTBOX_LOCK,
+                self.store.schema_hash,
+                event.type,
+                event.thread_id,
+                encoded or encode(event.data),
+                event.created_at,
+                self.store.channel,
+            ),
+        ).fetchone()
+        assert row is not None
+        return int(row["id"])
+
+    def _horizon(self, run: Callable[[str, Sequence[Any]], Any]) -> int:
+        """The largest event id below which every id is settled (committed or rolled back).
+
+        Taking the outbox lock exclusively waits for the appenders in flight (each holds it
+        shared from before drawing its id until it ends); the sequence read under the lock is
+        then a horizon, and the lock is let go in the same statement.
+        """
+        key = (OUTBOX_LOCK, self.store.schema_hash)
+        row = run(HORIZON_SQL, (*key, *key)).fetchone()
+        return int(row["h"])
+
+    def events_after(
+        self, after_id: int, *, thread_id: str | None = None, limit: int = 500
+    ) -> list[Event]:
+        sql, params = events_query(after_id, thread_id, limit)
+        sql = translate(sql.replace(" ORDER BY", " AND id <= ? ORDER BY"))
+        before = params[:-1]
+        if self.begun and not self.writable:
+            # A repeatable-read snapshot already exists and may predate the horizon: read
+            # through a fresh connection, whose statements each see the latest commits.
+            other = self.store.pool.getconn()
+            try:
+                horizon = self._horizon(other.execute)
+                rows = other.execute(sql, (*before, horizon, limit)).fetchall()
+            except BaseException:
+                release(other, rollback=False)
+                raise
+            finally:
+                self.store.pool.putconn(other)
+        else:
+            horizon = self._horizon(self._run if self.begun else self._first)
+            rows = self._run(sql, (*before, horizon, limit)).fetchall()
+        return [
+            Event(
+                r["type"], r["thread_id"], decode(r["data"]), id=r["id"], created_at=r["created_at"]
+            )
+            for r in rows
+        ]
+
+
+def release(conn: psycopg.Connection[Any], *, rollback: bool) -> None:
+    """After a failure: roll back, and drop any session advisory lock a failed horizon
+    statement may have left (session locks outlive transactions)."""
+    if conn.broken:
+        return
+    with contextlib.suppress(psycopg.Error):
+        if rollback:
+            conn.execute("ROLLBACK")
+        conn.execute("SELECT pg_advisory_unlock_all()")
+
+
+HORIZON_SQL = """
+WITH l AS MATERIALIZED (SELECT pg_advisory_lock(%s, %s) AS lk, 1 AS one),
+     h AS MATERIALIZED (
+         SELECT (SELECT CASE WHEN s.is_called THEN s.last_value ELSE 0 END
+                   FROM events_id_seq s WHERE l.one = 1) AS h
+           FROM l),
+     u AS MATERIALIZED (SELECT pg_advisory_unlock(%s, %s) AS ok FROM h)
+SELECT h.h, u.ok FROM h, u
+"""
+
+
+def _configure(conn: psycopg.Connection[Any]) -> None:
+    """Every pooled connection: JSON as text, dict rows, bounded lock waits."""
+    for name in ("json", "jsonb"):
+        conn.adapters.register_loader(name, TextLoader)
+    conn.row_factory = dict_row
+    conn.execute("SELECT set_config('lock_timeout', %s, false)", (f"{LOCK_TIMEOUT_MS}ms",))
+
+
+def _migrate(conn: psycopg.Connection[Any], schema_hash: int) -> None:
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (MIGRATE_LOCK, schema_hash))
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations"
+            " (version INTEGER PRIMARY KEY, name TEXT NOT NULL)"
+        )
+        applied = {r["version"] for r in conn.execute("SELECT version FROM schema_migrations")}
+        for number, name, script in migrations.load("postgres"):
+            if number in applied:
+                continue
+            conn.execute(script.encode())
+            conn.execute("INSERT INTO schema_migrations VALUES (%s, %s)", (number, name))
+
+
+class PostgresStore(Store):
+    """A store on one PostgreSQL schema (the first of the URL's ``search_path``).
+
+    ``url`` is a libpq URL; ``pool_min``/``pool_max`` query parameters size the pool
+    (defaults 1 and 10 per process). Nothing is connected until the first transaction.
+    """
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        conninfo, ours = split_url(url)
+        try:
+            min_size = int(ours.get("pool_min", POOL_MIN))
+            max_size = int(ours.get("pool_max", POOL_MAX))
+        except ValueError:
+            raise InvalidInput("pool_min and pool_max must be integers") from None
+        self.conninfo = conninfo
+        self.pool: psycopg_pool.ConnectionPool[psycopg.Connection[Row]] = (
+            psycopg_pool.ConnectionPool(
+                conninfo,
+                min_size=min_size,
+                max_size=max(min_size, max_size),
+                kwargs={"autocommit": True},
+                configure=_configure,
+                timeout=POOL_TIMEOUT_S,
+                open=False,
+                name="taskloom",
+            )
+        )
+        self._lock = threading.Lock()
+        self._ready = False
+        self.schema = ""
+        self.schema_hash = 0
+        self.channel = ""
+
+    def _ensure_ready(self) -> None:
+        if self._ready:
+            return
+        with self._lock:
+            if self._ready:
+                return
+            self.pool.open()
+            with self.pool.connection() as conn:
+                row = conn.execute(
+                    "SELECT current_schema() AS s, hashtext(current_schema()) AS h"
+                ).fetchone()
+                if row is None or row["s"] is None:
+                    raise StoreError("no schema: the URL's search_path names none that exists")
+                self.schema, self.schema_hash = row["s"], int(row["h"])
+                self.channel = f"taskloom_events:{self.schema}"[:63]
+                _migrate(conn, self.schema_hash)
+            self._ready = True
+
+    @contextlib.contextmanager
+    def _transaction(self, begin: str, writable: bool) -> Iterator[Transaction]:
+        with map_errors():
+            self._ensure_ready()
+            tx = PgTransaction(self.pool.getconn(), self, begin, writable)
+            try:
+                yield tx
+            except BaseException:
+                release(tx.conn, rollback=tx.begun)
+                raise
+            else:
+                if tx.begun:
+                    tx.conn.execute("COMMIT")
+            finally:
+                self.pool.putconn(tx.conn)
+
+    def write(self) -> contextlib.AbstractContextManager[Transaction]:
+        return self._transaction("BEGIN", writable=True)
+
+    def read(self) -> contextlib.AbstractContextManager[Transaction]:
+        return self._transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", writable=False)
+
+    def listen(
+        self, on_event: Callable[[int], None], *, ready: Callable[[], None] | None = None
+    ) -> Callable[[], None]:
+        """Call ``on_event(event_id)`` (from a background thread) after each committed event.
+
+        One dedicated connection LISTENs on this schema's channel, so every process (every
+        ``taskloom serve`` behind a load balancer) hears every other process's writes. If the
+        connection drops it reconnects and calls ``on_event(0)``: "something may have been
+        missed, re-read from your cursor". ``ready()`` is called once the first LISTEN is in
+        place. Returns a function that stops the listener.
+        """
+        self._ensure_ready()
+        stop = threading.Event()
+        thread = threading.Thread(
+            target=self._listen_loop,
+            args=(on_event, ready, stop),
+            name="taskloom-listen",
+            daemon=True,
+        )
+        thread.start()
+
+        def cancel() -> None:
+            stop.set()
+            thread.join(timeout=5)
+
+        return cancel
+
+    def _listen_loop(
+        self,
+        on_event: Callable[[int], None],
+        ready: Callable[[], None] | None,
+        stop: threading.Event,
+    ) -> None:
+        listen = pgsql.SQL("LISTEN {}").format(pgsql.Identifier(self.channel))
+        missed = False
+        while not stop.is_set():
+            try:
+                with psycopg.connect(self.conninfo, autocommit=True) as conn:
+                    conn.execute(listen)
+                    if missed:
+                        on_event(0)
+                    elif ready is not None:
+                        ready()
+                    while not stop.is_set():
+                        for note in conn.notifies(timeout=0.5):
+                            on_event(int(note.payload) if note.payload.isdigit() else 0)
+            except psycopg.Error:
+                missed = True
+                stop.wait(LISTEN_RETRY_S)
+
+    def close(self) -> None:
+        with self._lock:
+            self.pool.close()
+            self._ready = False

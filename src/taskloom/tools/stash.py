@@ -1,0 +1,75 @@
+"""Retrieval tools for stashed tool results: ``read_result`` and ``extract_from_result``.
+
+Both act on the thread bound by the host, so a model can never reach another thread's results
+by guessing an id. Every failure (unknown or evicted id, bad path, bad range) comes back as
+error text that says what to do next.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from taskloom.tools.registry import REGISTRY, ToolContext, ToolResult, ToolSpec
+
+if TYPE_CHECKING:
+    from taskloom.client import Taskloom
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ReadResultArgs(_Args):
+    result_id: str = Field(
+        min_length=1, description='The id from the stashed-output placeholder, e.g. "res_1a2b…".'
+    )
+    path: str | None = Field(
+        None, description="JSONPath of the part to return, e.g. $.items[3] or $..login (JSON only)."
+    )
+    lines: str | None = Field(
+        None, description="Line range such as '120-180' or '500-' (JSON: of the pretty view)."
+    )
+    page: int | None = Field(None, ge=1, description="Page number; pages are cut by token cap.")
+
+
+class ExtractArgs(_Args):
+    result_id: str = Field(min_length=1, description="The id from the stashed-output placeholder.")
+    query: str = Field(
+        min_length=1,
+        description="What to find. Name the exact ids/fields ('state and title of issue 1347'); "
+        "a JSONPath ($.items[?(@.state=='open')].number) or /regex/ also works.",
+    )
+
+
+READ_DESCRIPTION = (
+    "Read an exact slice of a stashed tool output (one that was too large for the context and "
+    "was replaced by a placeholder with a result_id). Give ONE of: `path` (JSONPath into a JSON "
+    "result), `lines` ('120-180'), or `page` (1, 2, …); with none, returns page 1. The reply "
+    "is capped in tokens and says what remains."
+)
+EXTRACT_DESCRIPTION = (
+    "Find the facts you need in a stashed tool output without loading all of it. Returns "
+    "verbatim fragments, each labelled with its JSON path or line range. Plain questions are "
+    "answered by ranking whole records; JSONPath and /regex/ queries are exact."
+)
+
+
+def _read(tl: Taskloom, args: ReadResultArgs, ctx: ToolContext) -> ToolResult:
+    text = tl.guard(ctx.thread_id or "").read(
+        args.result_id, path=args.path, lines=args.lines, page=args.page
+    )
+    return ToolResult(content=text)
+
+
+def _extract(tl: Taskloom, args: ExtractArgs, ctx: ToolContext) -> ToolResult:
+    return ToolResult(content=tl.guard(ctx.thread_id or "").extract(args.result_id, args.query))
+
+
+for _spec in (
+    ToolSpec("read_result", READ_DESCRIPTION, ReadResultArgs, _read),
+    ToolSpec("extract_from_result", EXTRACT_DESCRIPTION, ExtractArgs, _extract),
+):
+    if REGISTRY.get(_spec.name) is None:
+        REGISTRY.register(_spec)

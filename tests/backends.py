@@ -1,0 +1,70 @@
+"""The backends the conformance suite runs on, and how each test gets an isolated database.
+
+SQLite: a fresh file under ``tmp_path``. PostgreSQL: a fresh schema on the server named by
+``TASKLOOM_TEST_PG`` (or the one answering on the default local socket), selected through
+``options=-csearch_path=…`` in the URL and dropped after the test, so tests (and several
+people's test runs) can share one server without seeing each other's rows.
+
+When no server answers, the PostgreSQL half is skipped with a loud reason, unless
+``TASKLOOM_REQUIRE_PG=1`` or ``CI=true``: then a missing server fails the run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import uuid
+from collections.abc import Iterator
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+import psycopg
+from psycopg import sql
+
+from taskloom.store.postgres import join_url
+
+PG_ENV = "TASKLOOM_TEST_PG"
+FALLBACK_URLS = ("postgresql:///postgres", "postgresql://postgres@/postgres")
+
+
+def pg_required() -> bool:
+    return os.environ.get("TASKLOOM_REQUIRE_PG") == "1" or os.environ.get("CI") == "true"
+
+
+@functools.cache
+def pg_server() -> tuple[str | None, str]:
+    """``(url, "")`` for a reachable server, else ``(None, why it was not found)``."""
+    named = os.environ.get(PG_ENV)
+    candidates = (named,) if named else FALLBACK_URLS
+    errors = []
+    for url in candidates:
+        try:
+            with psycopg.connect(url, connect_timeout=3, autocommit=True) as conn:
+                conn.execute("SELECT 1")
+            return url, ""
+        except psycopg.Error as exc:
+            errors.append(f"{url}: {str(exc).strip().splitlines()[0]}")
+    where = f"{PG_ENV}={named}" if named else f"{PG_ENV} unset and no local server"
+    return None, f"PostgreSQL half SKIPPED ({where}): " + "; ".join(errors)
+
+
+def with_schema(url: str, schema: str) -> str:
+    """``url`` with ``search_path`` set to ``schema`` (keeping any other libpq options)."""
+    parts = urlsplit(url)
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    options = " ".join([v for k, v in query if k == "options"] + [f"-csearch_path={schema}"])
+    query = [(k, v) for k, v in query if k != "options"] + [("options", options)]
+    return join_url(parts._replace(query=urlencode(query)))
+
+
+@contextlib.contextmanager
+def pg_schema(server: str) -> Iterator[str]:
+    """A fresh schema for one test; yields a taskloom URL that lives in it."""
+    schema = f"tl_test_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+    try:
+        yield with_schema(server, schema)
+    finally:
+        with psycopg.connect(server, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))

@@ -1,0 +1,54 @@
+"""``taskloom guard wrap`` and ``taskloom stash …`` as a person or a hook would run them."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import taskloom
+from taskloom.cli import main
+from tests.conftest import subprocess_env
+
+PAYLOAD = json.dumps(
+    [{"number": i, "title": f"issue number {i}", "state": "open"} for i in range(400)], indent=2
+)
+
+
+def test_guard_wrap_in_a_real_process_then_stash_commands(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    done = subprocess.run(
+        [sys.executable, "-m", "taskloom", "guard", "wrap", "t1", "--tool", "gh", "--db", db],
+        input=PAYLOAD,
+        capture_output=True,
+        text=True,
+        env=subprocess_env(),
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith('[stashed tool output: result_id="res_')
+    with taskloom.connect(db) as tl:
+        [row] = tl.guard("t1").results()
+    rid = row["result_id"]
+
+    assert main(["stash", "list", "t1", "--db", db]) == 0
+    assert rid in capsys.readouterr().out
+    assert main(["stash", "show", "t1", rid, "--db", db]) == 0
+    assert capsys.readouterr().out.strip() == done.stdout.strip()
+    assert main(["stash", "read", "t1", rid, "--path", "$[2].title", "--db", db]) == 0
+    assert '"issue number 2"' in capsys.readouterr().out
+    assert main(["stash", "extract", "t1", rid, "title of issue 377", "--db", db]) == 0
+    assert "issue number 377" in capsys.readouterr().out
+    assert main(["stash", "log", "t1", "--db", db]) == 0
+    assert "stored" in capsys.readouterr().out
+    assert main(["stash", "read", "t2", rid, "--db", db]) == 1
+    assert f"Error: no stashed result '{rid}' in this thread" in capsys.readouterr().err
+    monkeypatch.setattr(sys, "stdin", io.StringIO("<b>small</b> output"))
+    assert main(["guard", "wrap", "t1", "--tool", "web", "--db", db]) == 0
+    assert capsys.readouterr().out.strip() == "small output"

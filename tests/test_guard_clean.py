@@ -1,0 +1,72 @@
+"""Markup cleaning and JSON compaction: what goes, what stays, and that it is reported."""
+
+from __future__ import annotations
+
+import json
+
+from taskloom.guard.clean import clean
+from taskloom.guard.compact import compact
+
+PAGE = """<html><head><style>body { color: red }</style><script>var x = "<b>";</script></head>
+<body><!-- nav --><svg width="10"><path d="M0 0"/></svg>
+<p>Order <b>#4412</b> shipped &amp; paid</p>   <img src="data:image/png;base64,iVBORw0KGgo=">
+
+
+
+<p>Total:    42.50</p></body></html>"""
+
+
+def test_clean_strips_markup_and_reports_it() -> None:
+    out = clean(PAGE)
+    assert "Order #4412 shipped & paid" in out.text
+    assert "Total: 42.50" in out.text
+    assert "[svg]" in out.text
+    for gone in ("color: red", "var x", "nav", "base64", "<p>", "\n\n\n"):
+        assert gone not in out.text
+    assert {r.split(" ", 1)[1] for r in out.removed} >= {
+        "script blocks",
+        "style blocks",
+        "svg images",
+        "comments",
+        "tags",
+    }
+
+
+def test_plain_text_only_loses_whitespace_runs() -> None:
+    out = clean("a  <  b and c > d\t\tend\n\n\n\nnext")
+    assert out.text == "a < b and c > d end\n\nnext"
+    assert out.removed == ()
+
+
+REPO = {
+    "id": 1296269,
+    "name": "Hello-World",
+    "url": "https://api.github.com/repos/octocat/Hello-World",
+    "html_url": "https://github.com/octocat/Hello-World",
+    "issues_url": "https://api.github.com/repos/octocat/Hello-World/issues{/number}",
+    "forks_url": "https://api.github.com/repos/octocat/Hello-World/forks",
+    "avatar_url": "https://avatars.githubusercontent.com/u/1?v=4",
+    "homepage": None,
+    "stargazers_count": 80,
+}
+
+
+def test_compact_keeps_identifiers_and_counts_and_reports_drops() -> None:
+    payload = [{"number": n, "state": "open", "repository": REPO} for n in (1, 2, 3)]
+    out = compact(payload)
+    first = out.value[0]["repository"]
+    assert first["id"] == 1296269 and first["stargazers_count"] == 80
+    assert first["html_url"] and first["avatar_url"]  # other host / kept key
+    assert "issues_url" not in first and "forks_url" not in first and "homepage" not in first
+    assert out.value[1]["repository"] == {"$same_as": "$[0].repository"}
+    assert [item["number"] for item in out.value] == [1, 2, 3]
+    assert out.dropped == {"derivable *_url fields": 6, "nulls": 3, "repeated sub-objects": 2}
+    assert out.report() == ("dropped: 6 derivable *_url fields, 3 nulls, 2 repeated sub-objects")
+    assert payload[0]["repository"]["homepage"] is None  # input untouched
+
+
+def test_compact_of_clean_json_drops_nothing() -> None:
+    value = {"a": [1, 2, 3], "b": {"c": "d"}}
+    out = compact(value)
+    assert out.value == value and out.report() == "nothing dropped"
+    assert json.loads(out.text) == value

@@ -1,0 +1,177 @@
+"""The guard over a real store: pass-through, compaction, stashing, TTL, quota, isolation."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from datetime import timedelta
+
+import pytest
+
+from taskloom.client import Taskloom
+from taskloom.domain.errors import InvalidInput, NotFound
+from taskloom.guard import GuardConfig
+from tests.conftest import FakeClock
+
+SMALL = GuardConfig(threshold_tokens=200, compacted_max_tokens=100, preview_chars=300)
+
+
+def issues(n: int, offset: int = 0) -> list[dict[str, object]]:
+    return [
+        {
+            "number": offset + i,
+            "id": 9000 + offset + i,
+            "title": f"Bug report {offset + i}: crash when saving file-{offset + i}.txt",
+            "state": "open" if i % 3 else "closed",
+            "user": {"login": f"user{i % 4}", "id": 100 + i % 4},
+            "labels": [{"name": "bug"}] if i % 2 else [],
+            "body": "Steps to reproduce: open the app, press save, watch it fail. " * 3,
+        }
+        for i in range(n)
+    ]
+
+
+def test_small_output_passes_through_cleaned(tl: Taskloom) -> None:
+    g = tl.guard("t1", SMALL)
+    assert g.wrap("web", "<p>Hello   <b>world</b></p>") == "Hello world"
+    assert g.wrap("api", '{"a": 1,  "b": [1, 2]}') == '{"a":1,"b":[1,2]}'
+    assert g.results() == []
+
+
+def test_large_output_is_stashed_behind_a_stable_placeholder(tl: Taskloom) -> None:
+    g = tl.guard("t1", SMALL)
+    payload = json.dumps(issues(40), indent=2)
+    first = g.stash("github_issues", payload)
+    assert first.mode == "stashed" and first.result_id
+    assert first.text == g.wrap("github_issues", payload)  # same output, same text
+    assert first.text == tl.guard("t1", SMALL).wrap("github_issues", payload)
+    assert "JSON array of 40 items" in first.text
+    assert f"{len(payload.encode()):,} bytes" in first.text
+    [row] = g.results()
+    assert row["result_id"] == first.result_id and row["tool_name"] == "github_issues"
+    assert g.show(first.result_id)["placeholder"] == first.text
+
+
+def test_compactable_json_is_shown_compacted_with_a_report(tl: Taskloom) -> None:
+    cfg = GuardConfig(threshold_tokens=150, compacted_max_tokens=400)
+    repo = {"id": 1, "url": "https://api.x/r/1", "hooks_url": "https://api.x/r/1/hooks"}
+    payload = json.dumps([{"n": i, "repo": repo, "x": None, "pad": "p" * 40} for i in range(8)])
+    out = tl.guard("t1", cfg).stash("api", payload)
+    assert out.mode == "compacted"
+    assert "derivable *_url fields" in out.text and "nulls" in out.text
+    assert out.result_id and tl.guard("t1", cfg).read(out.result_id, path="$[7].x") == (
+        "[$[7].x · 1 match(es)]\n$[7].x: null"
+    )
+
+
+def test_other_threads_cannot_see_a_result(tl: Taskloom) -> None:
+    rid = tl.guard("t1", SMALL).stash("api", json.dumps(issues(40))).result_id
+    assert rid is not None
+    with pytest.raises(NotFound, match="no stashed result"):
+        tl.guard("t2", SMALL).read(rid)
+    assert tl.guard("t2", SMALL).results() == []
+
+
+def test_ttl_expiry(tl_fixed: Taskloom, clock: FakeClock) -> None:
+    cfg = GuardConfig(threshold_tokens=200, ttl=timedelta(hours=1))
+    g = tl_fixed.guard("t1", cfg)
+    rid = g.stash("api", json.dumps(issues(40))).result_id
+    assert rid is not None
+    clock.advance(3599)
+    assert g.read(rid, lines="1-1")
+    clock.advance(2)
+    with pytest.raises(NotFound):
+        g.read(rid)
+    g.stash("api", json.dumps(issues(40, offset=100)))  # the next write purges and logs
+    assert any(h["action"] == "expired" and h["result_id"] == rid for h in g.history())
+
+
+def test_quota_evicts_oldest_first_and_logs_it(tl_fixed: Taskloom, clock: FakeClock) -> None:
+    cfg = GuardConfig(threshold_tokens=200, max_entries=2)
+    g = tl_fixed.guard("t1", cfg)
+    rids = []
+    for i in range(3):
+        rids.append(g.stash("api", json.dumps(issues(40, offset=100 * i))).result_id)
+        clock.advance(1)
+    assert [r["result_id"] for r in g.results()] == rids[1:]
+    with pytest.raises(NotFound, match=r"evicted .*oldest first"):
+        g.read(rids[0] or "")
+    assert tl_fixed.guard("t2", cfg).results() == []
+
+
+def test_byte_quota(tl_fixed: Taskloom, clock: FakeClock) -> None:
+    payloads = [json.dumps(issues(40, offset=1000 + i)) for i in range(3)]
+    cfg = GuardConfig(threshold_tokens=200, quota_bytes=len(payloads[1] + payloads[2]))
+    g = tl_fixed.guard("t1", cfg)
+    for payload in payloads:
+        g.stash("api", payload)
+        clock.advance(1)
+    assert len(g.results()) == 2
+    assert [h["action"] for h in g.history()].count("evicted") == 1
+
+
+def test_read_slices(tl: Taskloom) -> None:
+    g = tl.guard("t1", GuardConfig(threshold_tokens=200, read_cap_tokens=300))
+    rid = g.stash("api", json.dumps(issues(40))).result_id or ""
+    assert '"title": "Bug report 3: crash when saving file-3.txt"' in g.read(rid, path="$[3]")
+    closed = g.read(rid, path="$[?(@.state=='closed')].number")
+    assert "14 match(es)" in closed and "\n$[3].number: 3\n" in closed
+    page1, page2 = g.read(rid, page=1), g.read(rid, page=2)
+    assert page1.startswith("[lines 1-") and "more lines: read_result(..., page=2)" in page1
+    assert page2.splitlines()[1] not in page1.splitlines()[1:]
+    assert g.read(rid, lines="2-3").splitlines()[1:] == ["  {", '    "number": 0,']
+    for bad, msg in [
+        ({"lines": "9-3"}, "empty"),
+        ({"lines": "abc"}, "must look like"),
+        ({"path": "$[3]", "lines": "1-2"}, "one of"),
+        ({"path": "$.nope"}, "matches nothing"),
+        ({"page": 10_000}, "past the end"),
+    ]:
+        with pytest.raises(InvalidInput, match=msg):
+            g.read(rid, **bad)  # type: ignore[arg-type]
+
+
+def test_extract_local_methods_name_their_source(tl: Taskloom) -> None:
+    g = tl.guard("t1", SMALL)
+    rid = g.stash("api", json.dumps(issues(40))).result_id or ""
+    ranked = g.extract(rid, "title of the issue with number 17")
+    assert "method: local ranking" in ranked and "--- $[17]" in ranked
+    assert "Bug report 17: crash when saving file-17.txt" in ranked
+    by_path = g.extract(rid, "$[?(@.number==5)].user.login")
+    assert '--- $[5].user.login\n"user1"' in by_path
+    by_regex = g.extract(rid, "/file-2[0-9]\\.txt/")
+    assert "method: regex" in by_regex and "10 of 10 match(es)" in by_regex
+    nothing = g.extract(rid, "zebra")
+    assert "no match" in nothing
+
+
+def test_text_results_are_cleaned_stashed_and_searchable(tl: Taskloom) -> None:
+    log_lines = [
+        f"2026-01-01 12:00:{i % 60:02d} INFO worker-{i % 7} step {i} ok" for i in range(300)
+    ]
+    log_lines[211] = "2026-01-01 12:03:31 ERROR worker-3 disk full on /var/lib/db (errno 28)"
+    g = tl.guard("t1", SMALL)
+    out = g.stash("bash", "\n".join(log_lines))
+    assert out.mode == "stashed" and "text, 300 lines" in out.text
+    found = g.extract(out.result_id or "", "disk full error")
+    assert "disk full on /var/lib/db" in found and "lines 2" in found
+    assert g.read(out.result_id or "", lines="212-212").endswith("(errno 28)")
+
+
+def test_empty_arguments_are_rejected(make_tl: Callable[..., Taskloom]) -> None:
+    g = make_tl().guard("t1")
+    with pytest.raises(InvalidInput):
+        g.wrap("", "x")
+    with pytest.raises(InvalidInput):
+        g.extract("res_x", " ")
+    with pytest.raises(InvalidInput):
+        g.read("")
+
+
+def test_async_twin(tl: Taskloom) -> None:
+    async def go() -> str:
+        return str(await tl.aio.guard("t1", SMALL).wrap("api", json.dumps(issues(40))))
+
+    text = asyncio.run(go())
+    assert text == tl.guard("t1", SMALL).wrap("api", json.dumps(issues(40)))

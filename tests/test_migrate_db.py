@@ -1,0 +1,55 @@
+"""``taskloom migrate-db``: an SQLite database moved to each backend arrives whole."""
+
+from __future__ import annotations
+
+import pytest
+
+import taskloom
+from taskloom.cli import main
+from taskloom.store.copy import tables
+
+
+def fill(url: str) -> dict[str, object]:
+    with taskloom.connect(url) as tl:
+        for thread in ("a", "b"):
+            board = tl.board(thread)
+            cid = board.add("first", plan=["x"])["card"]["id"]
+            board.update_status(cid, "in_progress")
+            board.add("second")
+        with tl.store.read() as tx:
+            events = [e.to_dict() for e in tx.events_after(0)]
+        return {"a": tl.board("a").list(), "b": tl.board("b").list(), "events": events}
+
+
+def test_migrate_db_copies_everything(
+    sqlite_url: str, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = sqlite_url.replace("taskloom.db", "source.db")
+    before = fill(source)
+    assert main(["migrate-db", "--from", source, "--to", db_url]) == 0
+    captured = capsys.readouterr()
+    assert "events: 6/6 rows" in captured.err and "copied" in captured.out
+    with taskloom.connect(db_url) as tl:
+        assert tl.board("a").list() == before["a"]
+        assert tl.board("b").list() == before["b"]
+        with tl.store.read() as tx:
+            assert [e.to_dict() for e in tx.events_after(0)] == before["events"]
+            assert set(tables(tx)) >= {"documents", "events"}
+        snap = tl.board("a").add("after the move")
+        with tl.store.read() as tx:
+            newest = tx.events_after(6)
+    assert [e.id for e in newest] == [7]  # the id sequence continues past the copied ids
+    assert newest[0].data["version"] == snap["version"]
+
+
+def test_migrate_db_refuses_a_non_empty_destination(
+    sqlite_url: str, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = sqlite_url.replace("taskloom.db", "source.db")
+    fill(source)
+    with taskloom.connect(db_url) as tl:
+        tl.board("z").add("already here")
+    assert main(["migrate-db", "--from", source, "--to", db_url]) == 1
+    assert "not empty" in capsys.readouterr().err
+    with taskloom.connect(db_url) as tl:
+        assert [t["thread_id"] for t in tl.threads()] == ["z"]

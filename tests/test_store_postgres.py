@@ -1,0 +1,121 @@
+"""What only PostgreSQL has: lock waits, LISTEN/NOTIFY wake-ups, shared-server migrations."""
+
+from __future__ import annotations
+
+import queue
+import threading
+import uuid
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+
+import taskloom
+from taskloom.store.postgres import PostgresStore, split_url, translate
+from tests.backends import pg_required, pg_schema, pg_server
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    server, why = pg_server()
+    if server is None:
+        if pg_required():
+            pytest.fail(why)
+        pytest.skip(why)
+    with pg_schema(server) as url:
+        yield url
+
+
+def test_translate_placeholders() -> None:
+    assert translate("SELECT ? , '?' , \"a?\" -- ?\n , 5 % ?") == (
+        "SELECT %s , '?' , \"a?\" -- ?\n , 5 %% %s"
+    )
+    assert translate("SELECT 'it''s ?%'") == "SELECT 'it''s ?%%'"
+
+
+def test_pool_options_are_ours_not_libpq() -> None:
+    url, ours = split_url("postgres://u@h/db?pool_max=3&sslmode=disable")
+    assert url == "postgresql://u@h/db?sslmode=disable"
+    assert ours == {"pool_max": "3"}
+
+
+def test_held_row_lock_maps_to_store_busy(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    with taskloom.connect(pg_url) as tl:
+        tl.board("t").add("x")
+    monkeypatch.setattr("taskloom.store.postgres.LOCK_TIMEOUT_MS", 50)
+    with psycopg.connect(pg_url) as blocker:
+        blocker.execute("SELECT 1 FROM documents WHERE key = 't' FOR UPDATE")
+        with taskloom.connect(pg_url) as other, pytest.raises(taskloom.StoreBusy):
+            other.board("t").add("y")
+    with taskloom.connect(pg_url) as tl:
+        assert tl.board("t").list()["version"] == 1
+
+
+def test_migrations_once_under_concurrent_opens(pg_url: str) -> None:
+    errors: list[BaseException] = []
+
+    def open_and_write(n: int) -> None:
+        try:
+            with taskloom.connect(pg_url) as tl:
+                tl.board(f"t{n}").add("x")
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_and_write, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    with psycopg.connect(pg_url) as conn:
+        versions = [r[0] for r in conn.execute("SELECT version FROM schema_migrations")]
+    assert versions == sorted(set(versions)) and versions[0] == 1
+
+
+def test_listen_wakes_another_store(pg_url: str) -> None:
+    """Two stores stand in for two server processes: a write through one wakes the other."""
+    woken: queue.Queue[int] = queue.Queue()
+    with taskloom.connect(pg_url) as writer, taskloom.connect(pg_url) as server:
+        writer.board("t").add("schema first")
+        assert isinstance(server.store, PostgresStore)
+        ready = threading.Event()
+        stop = server.store.listen(woken.put, ready=ready.set)
+        try:
+            assert ready.wait(10)
+            event_id = writer.board("t").add("hello")["version"]
+            got = woken.get(timeout=10)
+            with server.store.read() as tx:
+                events = tx.events_after(got - 1, thread_id="t")
+        finally:
+            stop()
+    assert events[0].id == got and events[0].data["version"] == event_id
+
+
+def test_other_schemas_are_invisible(pg_url: str) -> None:
+    server = pg_server()[0] or ""
+    with (
+        pg_schema(server) as other_url,
+        taskloom.connect(pg_url) as a,
+        taskloom.connect(other_url) as b,
+    ):
+        a.board("t").add("in a")
+        assert b.board("t").list()["cards"] == []
+        assert b.threads() == []
+
+
+def test_survives_server_side_disconnects(pg_url: str) -> None:
+    """Pooled connections killed by the server (restart, failover) are replaced transparently."""
+    name = f"tl-kill-{uuid.uuid4().hex[:12]}"
+    with taskloom.connect(f"{pg_url}&application_name={name}&pool_min=3") as tl:
+        tl.board("t").add("before")
+        with psycopg.connect(pg_url, autocommit=True) as admin:
+            row = admin.execute(
+                "SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity"
+                " WHERE application_name = %s",
+                (name,),
+            ).fetchone()
+        assert row is not None and row[0] >= 1
+        assert tl.board("t").add("after")["version"] == 2
+        assert tl.board("t").list()["version"] == 2

@@ -1,0 +1,54 @@
+"""``read_result`` and ``extract_from_result`` via the tool registry: errors are visible text."""
+
+from __future__ import annotations
+
+import json
+
+from taskloom.client import Taskloom
+from taskloom.guard import GuardConfig
+from taskloom.tools import ToolContext
+
+T1 = ToolContext(thread_id="t1")
+
+
+def stash(tl: Taskloom) -> str:
+    tl.guard_config = GuardConfig(threshold_tokens=100)
+    payload = [{"number": i, "title": f"issue {i}", "state": "open"} for i in range(60)]
+    rid = tl.guard("t1").stash("api", json.dumps(payload)).result_id
+    assert rid is not None
+    return rid
+
+
+def test_tools_are_registered_with_schemas(tl: Taskloom) -> None:
+    names = {s["function"]["name"] for s in tl.tools.schemas("openai")}
+    assert {"read_result", "extract_from_result"} <= names
+    [spec] = tl.tools.schemas("anthropic", names=["extract_from_result"])
+    assert spec["input_schema"]["required"] == ["result_id", "query"]
+
+
+def test_read_and_extract_happy_path(tl: Taskloom) -> None:
+    rid = stash(tl)
+    read = tl.tools.dispatch("read_result", {"result_id": rid, "path": "$[7]"}, T1)
+    assert not read.is_error and '"title": "issue 7"' in read.content
+    found = tl.tools.dispatch("extract_from_result", {"result_id": rid, "query": "issue 42"}, T1)
+    assert not found.is_error and "--- $[42]" in found.content
+
+
+def test_error_paths_come_back_as_text(tl: Taskloom) -> None:
+    rid = stash(tl)
+    cases = [
+        ("read_result", {"result_id": "res_nope"}, T1, "no stashed result 'res_nope'"),
+        ("read_result", {"result_id": rid}, ToolContext(thread_id="t2"), "no stashed result"),
+        ("read_result", {"result_id": rid, "lines": "x"}, T1, "`lines` must look like"),
+        ("read_result", {"result_id": rid, "page": 0}, T1, "page: Input should be greater"),
+        ("read_result", {"result_id": rid, "path": "$[", "lines": "1"}, T1, "give one of"),
+        ("read_result", {"result_id": rid, "path": "$[abc"}, T1, "cannot parse JSONPath"),
+        ("extract_from_result", {"result_id": rid}, T1, "query: required"),
+        ("extract_from_result", {"result_id": rid, "query": "/[/"}, T1, "bad regex"),
+        ("extract_from_result", {"result_id": rid, "query": "x", "thread_id": "t2"}, T1, "bound"),
+        ("read_result", {"result_id": rid}, ToolContext(), "needs a thread"),
+    ]
+    for name, args, ctx, expected in cases:
+        result = tl.tools.dispatch(name, args, ctx)
+        assert result.is_error, (name, args)
+        assert result.content.startswith("error: ") and expected in result.content, result.content
