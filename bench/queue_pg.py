@@ -188,3 +188,49 @@ def pgqueuer_worker(dsn: str, index: int, start: Any, results: Any) -> None:
 
     asyncio.run(main())
     results.put((ids, stamps[0] if stamps else 0.0, stamps[-1] if stamps else 0.0))
+
+
+# --- the table ----------------------------------------------------------------------------
+
+System = tuple[Callable[[str, int], None], Worker]
+
+
+def systems(extra: dict[str, System] | None = None) -> tuple[dict[str, System], list[str]]:
+    """The systems that can run here, and a note for each that cannot."""
+    found: dict[str, System] = {"raw psycopg SKIP LOCKED lease": (raw_setup, raw_worker)}
+    notes = []
+    missing = pgqueuer_available()
+    if missing is None:
+        found["pgqueuer 1.6 (batch 10)"] = (pgqueuer_setup, pgqueuer_worker)
+    else:
+        notes.append(missing)
+    found.update(extra or {})
+    return found, notes
+
+
+def run_table(
+    jobs: int, workers: list[int], extra: dict[str, System] | None = None
+) -> list[tuple[str, list[dict[str, Any]]]]:
+    """Every system at every worker count, each in a fresh database; prints as it goes."""
+    found, notes = systems(extra)
+    for note in notes:
+        print(f"note: {note}")
+    print(f"{jobs:,} jobs, claim+complete, jobs/s first-to-last (dup = handed out twice)")
+    print(f"| system | {' | '.join(f'W={w}' for w in workers)} |")
+    print(f"|---|{'---|' * len(workers)}")
+    table = []
+    for name, (setup, worker) in found.items():
+        cells = []
+        for w in workers:
+            with fresh_database(f"tl_bench_{len(table)}_{w}") as dsn:
+                setup(dsn, jobs)
+                cells.append(drain(dsn, worker, w, jobs))
+        text = " | ".join(
+            f"{c['jobs_per_s']:,.0f}"
+            + (f" dup {c['dup']}" if c["dup"] else "")
+            + ("" if c["done"] == jobs else f" (done {c['done']})")
+            for c in cells
+        )
+        print(f"| {name} | {text} |", flush=True)
+        table.append((name, cells))
+    return table

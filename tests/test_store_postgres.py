@@ -11,6 +11,7 @@ import psycopg
 import pytest
 
 import taskloom
+from taskloom.domain.events import TODO_STATE, Event
 from taskloom.store.postgres import PostgresStore, split_url, translate
 from tests.backends import pg_required, pg_schema, pg_server
 
@@ -33,6 +34,12 @@ def test_translate_placeholders() -> None:
         "SELECT %s , '?' , \"a?\" -- ?\n , 5 %% %s"
     )
     assert translate("SELECT 'it''s ?%'") == "SELECT 'it''s ?%%'"
+
+
+def test_passwords_are_not_displayed() -> None:
+    store = PostgresStore("postgresql://app:s3cret@db.example/tl?sslmode=require")
+    assert store.url == "postgresql://app:***@db.example/tl?sslmode=require"
+    store.close()
 
 
 def test_pool_options_are_ours_not_libpq() -> None:
@@ -119,3 +126,38 @@ def test_survives_server_side_disconnects(pg_url: str) -> None:
         assert row is not None and row[0] >= 1
         assert tl.board("t").add("after")["version"] == 2
         assert tl.board("t").list()["version"] == 2
+
+
+def test_reader_waits_for_a_late_committing_smaller_id(pg_url: str) -> None:
+    """Appender A draws id 1 and stays open; B draws id 2 and commits. A reader must not
+    deliver 2 and move its cursor past 1: it waits for A, then returns both in order."""
+    with (
+        taskloom.connect(pg_url) as a,
+        taskloom.connect(pg_url) as b,
+        taskloom.connect(pg_url) as reader,
+    ):
+        b.board("warmup").add("schema")
+        with reader.store.read() as tx:
+            start = tx.events_after(0)[-1].id or 0
+        held = a.store.write()
+        tx_a = held.__enter__()
+        first = tx_a.append_event(Event(TODO_STATE, "a", {"n": 1}, created_at="t"))
+        b.board("b").add("commits first")
+        got: list[list[int | None]] = []
+
+        def read() -> None:
+            with reader.store.read() as tx:
+                got.append([e.id for e in tx.events_after(start)])
+
+        thread = threading.Thread(target=read)
+        thread.start()
+        with psycopg.connect(pg_url, autocommit=True) as admin:
+            while not admin.execute(
+                "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+                " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+            ).fetchone():
+                thread.join(0.01)
+                assert thread.is_alive(), "the reader returned while an appender was open"
+        held.__exit__(None, None, None)
+        thread.join()
+    assert got == [[first, first + 1]]

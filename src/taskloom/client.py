@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from taskloom import ids
 from taskloom.boards import BOARD_KIND, BoardCache, BoardHandle
+from taskloom.goals import GoalHandle
 from taskloom.store import Store, open_store
 from taskloom.tools.registry import Toolbox
 
@@ -49,6 +50,10 @@ class Taskloom:
     def board(self, thread_id: str) -> BoardHandle:
         """The todo board of one thread (created on its first write)."""
         return BoardHandle(self, thread_id)
+
+    def goal(self, thread_id: str) -> GoalHandle:
+        """The goal of one thread (budgets, status, usage)."""
+        return GoalHandle(self, thread_id)
 
     def guard(self, thread_id: str, config: GuardConfig | None = None) -> Guard:
         """The context guard of one thread; ``config`` overrides ``tl.guard_config``."""
@@ -121,6 +126,9 @@ class AsyncTaskloom:
 
     def board(self, thread_id: str) -> Any:
         return AsyncProxy(self.sync.board(thread_id))
+
+    def goal(self, thread_id: str) -> Any:
+        return AsyncProxy(self.sync.goal(thread_id))
 
     def guard(self, thread_id: str, config: GuardConfig | None = None) -> Any:
         return AsyncProxy(self.sync.guard(thread_id, config))

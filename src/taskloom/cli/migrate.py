@@ -36,4 +36,4 @@ def migrate_db(
         src.close()
         dst.close()
     rows = sum(copied.values())
-    print_text(f"copied {rows:,} rows in {len(copied)} tables from {source} to {dst.url}")
+    print_text(f"copied {rows:,} rows in {len(copied)} tables from {src.url} to {dst.url}")

@@ -7,11 +7,14 @@
   when the row does not exist yet, a transaction-level advisory lock on ``(kind, key)``. Two
   writers of one board therefore queue behind each other exactly as they do on SQLite, and
   neither loses the other's update.
-- The outbox is commit-ordered. ``append_event`` takes one transaction-level advisory lock per
-  schema *before* the id is drawn from the sequence and holds it until commit, so ids become
-  visible in increasing order: a reader resuming after id N can never miss an event that
-  commits late with a smaller id (the classic sequence-outbox gap). The lock is held only from
-  the append (the last statement of a change) to its commit.
+- The outbox never lets a reader skip an event. Ids come from a sequence, so a transaction
+  can draw id 41, another draw 42 and commit first; a reader that delivered 42 and moved its
+  cursor past it would never deliver 41. So each appender holds a *shared* advisory lock (one
+  per schema) from before it draws its id until it ends, which costs appenders nothing among
+  themselves, and ``events_after`` first takes that lock *exclusively* for an instant: that
+  waits out the appenders in flight, and the sequence value read under it is a horizon below
+  which every id is settled. Only events up to the horizon are returned, and the snapshot
+  that reads them is taken after it (``BEGIN`` is sent lazily for that reason).
 - Each appended event also ``pg_notify``-s the schema's channel at commit; :meth:`listen` turns
   those notifications into wake-ups, so SSE streams in every server process see every change.
 - Queries use ``?`` placeholders like SQLite; they are translated to psycopg's ``%s`` once per
@@ -112,6 +115,15 @@ def split_url(url: str) -> tuple[str, dict[str, str]]:
     ours = {k: v for k, v in query if k in {"pool_min", "pool_max"}}
     theirs = [(k, v) for k, v in query if k not in ours]
     return join_url(parts._replace(scheme="postgresql", query=urlencode(theirs))), ours
+
+
+def redact(url: str) -> str:
+    """The URL for display (``tl.url``, CLI output): any password replaced by ``***``."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return join_url(parts._replace(netloc=netloc))
 
 
 def join_url(parts: SplitResult) -> str:
@@ -347,7 +359,7 @@ class PostgresStore(Store):
     """
 
     def __init__(self, url: str) -> None:
-        self.url = url
+        self.url = redact(url)
         conninfo, ours = split_url(url)
         try:
             min_size = int(ours.get("pool_min", POOL_MIN))

@@ -27,7 +27,11 @@ if TYPE_CHECKING:
 log = logging.getLogger("taskloom.tools")
 
 # Modules whose import registers built-in tools. Later features add their module here.
-BUILTIN_MODULES: tuple[str, ...] = ("taskloom.tools.board", "taskloom.tools.stash")
+BUILTIN_MODULES: tuple[str, ...] = (
+    "taskloom.tools.board",
+    "taskloom.tools.goals",
+    "taskloom.tools.stash",
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,9 +10,10 @@ CREATE TABLE documents (
     PRIMARY KEY (kind, key)
 );
 
--- Ids come from the sequence while the appending transaction holds the outbox lock (see
--- store/postgres.py), so ids become visible in commit order and a reader that resumes after
--- id N never skips an event that commits later with a smaller id.
+-- Ids come from the sequence while the appending transaction holds the outbox lock shared;
+-- readers take it exclusively for an instant to find the id below which every event has
+-- settled (see store/postgres.py), so a reader resuming after id N never skips an event that
+-- commits late with a smaller id.
 CREATE TABLE events (
     id         BIGSERIAL PRIMARY KEY,
     type       TEXT COLLATE "C" NOT NULL,

@@ -1,0 +1,142 @@
+"""Goal operations made durable: one transaction, version + 1, one ``goal_state`` event.
+
+Goals are documents of kind ``goal`` keyed by thread, like boards. Every method returns a
+snapshot ``{thread_id, version, goal}`` where ``goal`` is ``None`` for a thread without one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from taskloom.boards import check_thread_id
+from taskloom.domain import goals as ops
+from taskloom.domain.common import iso
+from taskloom.domain.errors import NotFound
+from taskloom.domain.events import GOAL_STATE, Event
+from taskloom.domain.goals import Goal
+from taskloom.store.base import Transaction
+
+if TYPE_CHECKING:
+    from taskloom.client import Taskloom
+
+GOAL_KIND = "goal"
+Snapshot = dict[str, Any]
+GoalOp = Callable[[Goal | None, datetime], Goal | None]
+
+
+def _load(tx: Transaction, thread_id: str) -> tuple[Goal | None, int]:
+    doc = tx.load_doc(GOAL_KIND, thread_id)
+    if doc is None or doc.state.get("goal") is None:
+        return None, 0 if doc is None else doc.version
+    return Goal.from_dict(doc.state["goal"]), doc.version
+
+
+def _snapshot(thread_id: str, version: int, goal: Goal | None) -> Snapshot:
+    return {
+        "thread_id": thread_id,
+        "version": version,
+        "goal": goal.to_dict() if goal else None,
+        "context": ops.context_block(goal) if goal else None,
+    }
+
+
+def _need(goal: Goal | None) -> Goal:
+    if goal is None:
+        raise NotFound("this thread has no goal")
+    return goal
+
+
+class GoalHandle:
+    """One thread's goal. Get it with ``tl.goal(thread_id)``."""
+
+    def __init__(self, tl: Taskloom, thread_id: str) -> None:
+        self._tl = tl
+        self.thread_id = check_thread_id(thread_id)
+
+    def _mutate(self, op: GoalOp) -> Snapshot:
+        now = self._tl.now()
+        with self._tl.store.write() as tx:
+            goal, version = _load(tx, self.thread_id)
+            new = op(goal, now)
+            if new is goal or new == goal:
+                return _snapshot(self.thread_id, version, goal)
+            snap = _snapshot(self.thread_id, version + 1, new)
+            tx.save_doc(GOAL_KIND, self.thread_id, version + 1, snap, iso(now))
+            tx.append_event(Event(GOAL_STATE, self.thread_id, snap, created_at=iso(now)))
+        return snap
+
+    def get(self) -> Snapshot:
+        with self._tl.store.read() as tx:
+            goal, version = _load(tx, self.thread_id)
+        return _snapshot(self.thread_id, version, goal)
+
+    def goal(self) -> Goal | None:
+        with self._tl.store.read() as tx:
+            return _load(tx, self.thread_id)[0]
+
+    def set(
+        self,
+        objective: str,
+        *,
+        token_budget: int | None = None,
+        time_budget_s: float | None = None,
+        host: bool = True,
+    ) -> Snapshot:
+        """Set or replace the goal. Hosts may set any budget; ``host=False`` applies the
+        model's rules (it can only keep or lower a budget, never escape budget_limited)."""
+        return self._mutate(
+            lambda g, now: ops.set_goal(
+                g,
+                self.thread_id,
+                objective,
+                token_budget=token_budget,
+                time_budget_s=time_budget_s,
+                now=now,
+                new_id=self._tl.new_id,
+                host=host,
+            )
+        )
+
+    def complete(self, evidence: str | None = None) -> Snapshot:
+        return self._mutate(lambda g, now: ops.complete(_need(g), evidence, now=now))
+
+    def block(self, reason: str) -> Snapshot:
+        return self._mutate(lambda g, now: ops.block(_need(g), reason, now=now))
+
+    def pause(self, reason: str | None = None) -> Snapshot:
+        return self._mutate(lambda g, now: ops.pause(_need(g), now=now, reason=reason))
+
+    def resume(self) -> Snapshot:
+        return self._mutate(lambda g, now: ops.resume(_need(g), now=now))
+
+    def clear(self) -> Snapshot:
+        return self._mutate(lambda g, now: None)
+
+    def set_budget(
+        self, token_budget: int | None, *, time_budget_s: float | None = None
+    ) -> Snapshot:
+        return self._mutate(
+            lambda g, now: ops.set_budget(
+                _need(g), token_budget, now=now, time_budget_s=time_budget_s
+            )
+        )
+
+    def suppress(self, suppressed: bool = True) -> Snapshot:
+        return self._mutate(lambda g, now: ops.suppress(_need(g), suppressed, now=now))
+
+    def account_usage(self, goal_id: str, tokens: int = 0, seconds: float = 0.0) -> Snapshot:
+        """Charge one turn to the goal if ``goal_id`` is still current (compare-and-set)."""
+        applied: list[bool] = []
+
+        def op(g: Goal | None, now: datetime) -> Goal | None:
+            if g is None:
+                applied.append(False)
+                return g
+            new, ok = ops.account_usage(g, goal_id, tokens, seconds, now=now)
+            applied.append(ok)
+            return new
+
+        snap = self._mutate(op)
+        return {**snap, "applied": applied[0]}

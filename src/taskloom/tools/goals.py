@@ -1,0 +1,158 @@
+"""Goal tools. The model may set, complete or block its goal; pause, resume, clear and budget
+changes are host-only (``host_only=True``: not in the default model tool set)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from taskloom.tools.registry import REGISTRY, ToolContext, ToolResult, ToolSpec
+
+if TYPE_CHECKING:
+    from taskloom.client import Taskloom
+    from taskloom.goals import GoalHandle
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class NoArgs(_Args):
+    pass
+
+
+class GoalSetArgs(_Args):
+    objective: str = Field(description="The objective for this thread, one or two sentences.")
+    token_budget: int | None = Field(
+        None, gt=0, description="Optional token budget; can only lower an existing budget."
+    )
+
+
+class GoalCompleteArgs(_Args):
+    evidence: str | None = Field(None, description="How you verified the objective is met.")
+
+
+class GoalBlockArgs(_Args):
+    reason: str = Field(description="Why the goal cannot proceed without a person.")
+
+
+class BudgetArgs(_Args):
+    token_budget: int | None = Field(
+        None, gt=0, description="New token budget; omit or null to remove the budget."
+    )
+
+
+def render_goal(snap: dict[str, Any]) -> ToolResult:
+    goal = snap["goal"]
+    if goal is None:
+        return ToolResult(content="This thread has no goal.", data=snap)
+    budget = (
+        f"{goal['tokens_used']}/{goal['token_budget']} tokens"
+        if goal["token_budget"] is not None
+        else f"{goal['tokens_used']} tokens, no budget"
+    )
+    lines = [f"Goal ({goal['status']}; {budget}): {goal['objective']}"]
+    if goal.get("reason"):
+        lines.append(f"reason: {goal['reason']}")
+    if snap.get("context"):
+        lines.append(snap["context"])
+    return ToolResult(content="\n".join(lines), data=snap)
+
+
+def _thread(tl: Taskloom, ctx: ToolContext) -> GoalHandle:
+    return tl.goal(ctx.thread_id or "")
+
+
+def _get(tl: Taskloom, args: NoArgs, ctx: ToolContext) -> ToolResult:
+    return render_goal(_thread(tl, ctx).get())
+
+
+def _set(tl: Taskloom, args: GoalSetArgs, ctx: ToolContext) -> ToolResult:
+    return render_goal(
+        _thread(tl, ctx).set(args.objective, token_budget=args.token_budget, host=False)
+    )
+
+
+def _complete(tl: Taskloom, args: GoalCompleteArgs, ctx: ToolContext) -> ToolResult:
+    return render_goal(_thread(tl, ctx).complete(args.evidence))
+
+
+def _block(tl: Taskloom, args: GoalBlockArgs, ctx: ToolContext) -> ToolResult:
+    return render_goal(_thread(tl, ctx).block(args.reason))
+
+
+def _pause(tl: Taskloom, args: NoArgs, ctx: ToolContext) -> ToolResult:
+    return render_goal(_thread(tl, ctx).pause())
+
+
+def _resume(tl: Taskloom, args: NoArgs, ctx: ToolContext) -> ToolResult:
+    return render_goal(_thread(tl, ctx).resume())
+
+
+def _clear(tl: Taskloom, args: NoArgs, ctx: ToolContext) -> ToolResult:
+    return render_goal(_thread(tl, ctx).clear())
+
+
+def _budget(tl: Taskloom, args: BudgetArgs, ctx: ToolContext) -> ToolResult:
+    return render_goal(_thread(tl, ctx).set_budget(args.token_budget))
+
+
+_SPECS = (
+    ToolSpec(
+        "goal_get", "Read this thread's goal: objective, status and remaining budget.", NoArgs, _get
+    ),
+    ToolSpec(
+        "goal_set",
+        "Set or replace this thread's goal (one durable objective). Use it when the user asks "
+        "for a multi-turn outcome. A budget can only be lowered, never raised or removed.",
+        GoalSetArgs,
+        _set,
+    ),
+    ToolSpec(
+        "goal_complete",
+        "Mark this thread's goal complete. Call it only after verifying the objective is met, "
+        "and say how in `evidence`.",
+        GoalCompleteArgs,
+        _complete,
+    ),
+    ToolSpec(
+        "goal_block",
+        "Mark this thread's goal blocked when it cannot proceed without a person; give the "
+        "reason. Auto-continuation stops until someone resumes it.",
+        GoalBlockArgs,
+        _block,
+    ),
+    ToolSpec(
+        "goal_pause",
+        "Host only: pause the thread's goal (stops auto-continuation).",
+        NoArgs,
+        _pause,
+        host_only=True,
+    ),
+    ToolSpec(
+        "goal_resume",
+        "Host only: resume a paused or blocked goal.",
+        NoArgs,
+        _resume,
+        host_only=True,
+    ),
+    ToolSpec(
+        "goal_clear",
+        "Host only: remove the thread's goal and its usage counters.",
+        NoArgs,
+        _clear,
+        host_only=True,
+    ),
+    ToolSpec(
+        "goal_set_budget",
+        "Host only: set, raise or remove the goal's token budget.",
+        BudgetArgs,
+        _budget,
+        host_only=True,
+    ),
+)
+
+for _spec in _SPECS:
+    if REGISTRY.get(_spec.name) is None:
+        REGISTRY.register(_spec)
