@@ -218,3 +218,60 @@ def test_goal_cli(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # type
     assert main(["goal", "complete", "t", "--db", db]) == 0
     assert main(["goal", "show", "t", "--db", db]) == 0
     assert "complete" in capsys.readouterr().out
+
+
+def test_tick_idle_oldest_max_and_in_flight(tl_fixed: Taskloom, clock) -> None:  # type: ignore[no-untyped-def]
+    from taskloom.continuation import _claim_turn, continuation_tick
+
+    for name in ("a", "b", "c"):
+        tl_fixed.goal(name).set(f"goal {name}")
+        clock.advance(10)
+    tl_fixed.goal("c").suppress(True)
+    assert continuation_tick(tl_fixed, lambda g: TurnOutcome(), idle_s=1000) == []
+    clock.advance(1000)
+    _claim_turn(tl_fixed, "b", 600)  # another worker is mid-turn on b
+    ran: list[str] = []
+
+    def turn(goal: Goal) -> TurnOutcome:
+        ran.append(goal.thread_id)
+        return TurnOutcome(tokens_used=5)
+
+    items = continuation_tick(tl_fixed, turn, idle_s=100, max_per_tick=1)
+    assert ran == ["a"]
+    assert [(i.thread_id, i.ran) for i in items] == [("a", True)]
+    assert tl_fixed.goal("a").get()["goal"]["tokens_used"] == 5
+    clock.advance(1)
+    items = continuation_tick(tl_fixed, turn, idle_s=0.5, max_per_tick=5)
+    assert [(i.thread_id, i.ran) for i in items] == [("b", False), ("a", True)]
+
+
+def test_tick_bounded_failures_pause_the_goal(tl_fixed: Taskloom, clock) -> None:  # type: ignore[no-untyped-def]
+    from taskloom.continuation import continuation_tick
+
+    tl_fixed.goal("t").set("flaky")
+
+    def boom(goal: Goal) -> TurnOutcome:
+        raise RuntimeError("model endpoint down")
+
+    for attempt in range(3):
+        clock.advance(120)
+        items = continuation_tick(tl_fixed, boom, idle_s=60)
+        assert items[0].error == "model endpoint down"
+        assert items[0].paused is (attempt == 2)
+    goal = tl_fixed.goal("t").get()["goal"]
+    assert goal["status"] == "paused" and "failed 3 times" in goal["reason"]
+    clock.advance(120)
+    assert continuation_tick(tl_fixed, boom, idle_s=60) == []
+
+
+def test_tick_no_progress_suppresses_until_user_turn(tl_fixed: Taskloom, clock) -> None:  # type: ignore[no-untyped-def]
+    from taskloom.continuation import continuation_tick
+
+    tl_fixed.goal("t").set("idle")
+    clock.advance(120)
+    assert continuation_tick(tl_fixed, lambda g: TurnOutcome(made_progress=False), idle_s=60)
+    clock.advance(120)
+    assert continuation_tick(tl_fixed, lambda g: TurnOutcome(), idle_s=60) == []
+    note_user_turn(tl_fixed, "t")
+    clock.advance(120)
+    assert len(continuation_tick(tl_fixed, lambda g: TurnOutcome(), idle_s=60)) == 1

@@ -12,9 +12,12 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from taskloom.domain.common import iso
 from taskloom.domain.goals import Goal, GoalStatus
+from taskloom.goals import GOAL_KIND
 
 if TYPE_CHECKING:
     from taskloom.client import Taskloom
@@ -101,3 +104,100 @@ def note_user_turn(tl: Taskloom, thread_id: str) -> dict[str, Any]:
     if goal is None:
         return handle.get()
     return handle.resume()
+
+
+TURN_KIND = "goal_turn"
+
+
+@dataclass(frozen=True, slots=True)
+class TickItem:
+    thread_id: str
+    ran: bool
+    outcome: TurnOutcome | None = None
+    error: str | None = None
+    paused: bool = False
+
+
+def _claim_turn(tl: Taskloom, thread_id: str, lease_s: float) -> dict[str, Any] | None:
+    """Take the thread's turn lease (in the database, so it holds across processes)."""
+    now = tl.now()
+    with tl.store.write() as tx:
+        doc = tx.load_doc(TURN_KIND, thread_id)
+        state: dict[str, Any] = dict(doc.state) if doc else {"failures": 0}
+        until = state.get("lease_until")
+        if until is not None and until > now.timestamp():
+            return None
+        state["lease_until"] = now.timestamp() + lease_s
+        tx.save_doc(TURN_KIND, thread_id, (doc.version if doc else 0) + 1, state, iso(now))
+    return state
+
+
+def _end_turn(tl: Taskloom, thread_id: str, failures: int) -> None:
+    now = tl.now()
+    with tl.store.write() as tx:
+        doc = tx.load_doc(TURN_KIND, thread_id)
+        state = {"failures": failures, "lease_until": None}
+        tx.save_doc(TURN_KIND, thread_id, (doc.version if doc else 0) + 1, state, iso(now))
+
+
+def due_goals(tl: Taskloom, idle_s: float) -> list[Goal]:
+    """Active, unsuppressed goals idle for at least ``idle_s``, oldest activity first."""
+    cutoff = iso(tl.now() - timedelta(seconds=idle_s))
+    with tl.store.read() as tx:
+        docs = tx.list_docs(GOAL_KIND)
+    goals = [Goal.from_dict(d.state["goal"]) for d in docs if d.state.get("goal")]
+    due = [
+        g
+        for g in goals
+        if g.status is GoalStatus.ACTIVE
+        and not g.continuation_suppressed
+        and g.last_activity_at <= cutoff
+    ]
+    return sorted(due, key=lambda g: g.last_activity_at)
+
+
+def continuation_tick(
+    tl: Taskloom,
+    run_turn: Callable[[Goal], TurnOutcome],
+    *,
+    idle_s: float = 60.0,
+    max_per_tick: int = 4,
+    max_failures: int = 3,
+    lease_s: float = 900.0,
+) -> list[TickItem]:
+    """One pass of an external scheduler (cron, a worker loop).
+
+    Runs at most ``max_per_tick`` turns on due goals, oldest first, skipping threads whose turn
+    is in flight (a lease in the database). A turn that raises stamps activity (so the goal is
+    not picked again at once) and counts as a failure; after ``max_failures`` failures in a
+    row the goal is paused with the error as its reason. A turn without progress sets one-shot
+    suppression, cleared by the next user turn.
+    """
+    items: list[TickItem] = []
+    for goal in due_goals(tl, idle_s):
+        if len([i for i in items if i.ran]) >= max_per_tick:
+            break
+        lease = _claim_turn(tl, goal.thread_id, lease_s)
+        if lease is None:
+            items.append(TickItem(goal.thread_id, ran=False))
+            continue
+        failures = int(lease.get("failures", 0))
+        handle = tl.goal(goal.thread_id)
+        try:
+            outcome = run_turn(goal)
+        except Exception as exc:  # a failing turn must not stop the scheduler
+            failures += 1
+            handle.account_usage(goal.goal_id, 0, 0.0)
+            paused = failures >= max_failures
+            if paused:
+                handle.pause(f"continuation failed {failures} times in a row: {exc}")
+                failures = 0
+            _end_turn(tl, goal.thread_id, failures)
+            items.append(TickItem(goal.thread_id, ran=True, error=str(exc), paused=paused))
+            continue
+        handle.account_usage(goal.goal_id, outcome.tokens_used, outcome.elapsed_s)
+        if not outcome.made_progress:
+            handle.suppress(True)
+        _end_turn(tl, goal.thread_id, 0)
+        items.append(TickItem(goal.thread_id, ran=True, outcome=outcome))
+    return items
