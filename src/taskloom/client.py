@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from taskloom import ids
 from taskloom.boards import BOARD_KIND, BoardCache, BoardHandle
 from taskloom.goals import GoalHandle
+from taskloom.queue import Queue
 from taskloom.store import Store, open_store
 from taskloom.tools.registry import Toolbox
 
@@ -72,6 +73,11 @@ class Taskloom:
         return sorted(rows, key=lambda r: r["updated_at"], reverse=True)
 
     @functools.cached_property
+    def queue(self) -> Queue:
+        """The work queue shared by every agent on this database."""
+        return Queue(self)
+
+    @functools.cached_property
     def tools(self) -> Toolbox:
         """Model-facing tools: ``tl.tools.schemas("openai")``, ``tl.tools.dispatch(...)``."""
         return Toolbox(self)
@@ -123,6 +129,7 @@ class AsyncTaskloom:
     def __init__(self, tl: Taskloom) -> None:
         self.sync = tl
         self.tools = AsyncProxy(tl.tools)
+        self.queue = AsyncProxy(tl.queue)
 
     def board(self, thread_id: str) -> Any:
         return AsyncProxy(self.sync.board(thread_id))

@@ -1,0 +1,409 @@
+"""The multi-agent work queue: atomic claims under a lease, fenced by a lease token.
+
+Here the SQL does the work. A claim is one ``UPDATE … RETURNING`` whose WHERE picks the most
+urgent eligible ready task (priority, then age), so two claimers can never get the same task:
+SQLite serialises writers (``BEGIN IMMEDIATE``), PostgreSQL skips rows another claimer holds
+(``FOR UPDATE SKIP LOCKED``). Each claim issues a new random ``lease_token``; ``done``,
+``fail``, ``release`` and ``extend`` only apply with the current token, so a worker whose lease
+was reclaimed cannot complete or fail the task afterwards (``LeaseLost``). Every change appends
+a ``task_state`` event in the same transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import socket
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from taskloom.domain.common import iso
+from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound
+from taskloom.domain.events import TASK_STATE, Event
+from taskloom.domain.queue import (
+    SURFACE_ROWS,
+    TERMINAL,
+    Task,
+    TaskStatus,
+    surface_block,
+    validate_new_task,
+)
+from taskloom.ids import new_token
+from taskloom.store.base import Transaction
+
+if TYPE_CHECKING:
+    from taskloom.client import Taskloom
+
+HOST = socket.gethostname()
+_CLEAR_CLAIM = (
+    "claimed_by = NULL, pid = NULL, host = NULL, claimed_at = NULL, "
+    "lease_expires_at = NULL, lease_token = NULL"
+)
+_ELIGIBLE = (
+    "status = 'ready' AND (target_agent IS NULL OR target_agent = ?)"
+    " AND (not_before IS NULL OR not_before <= ?) AND (expires_at IS NULL OR expires_at > ?)"
+)
+
+
+def _claim_sql(dialect: str, n_kinds: int) -> str:
+    kinds = f" AND kind IN ({', '.join('?' * n_kinds)})" if n_kinds else ""
+    pick = (
+        f"SELECT id FROM tasks WHERE {_ELIGIBLE}{kinds} ORDER BY priority, created_at, id LIMIT ?"
+    )
+    if dialect == "postgres":
+        pick += " FOR UPDATE SKIP LOCKED"
+    return (
+        "UPDATE tasks SET status = 'in_progress', claimed_by = ?, pid = ?, host = ?,"
+        " claimed_at = ?, lease_expires_at = ?, lease_token = ?, attempts = attempts + 1"
+        f" WHERE id IN ({pick}) RETURNING *"
+    )
+
+
+class Queue:
+    """``tl.queue``: tasks shared by every agent on the database."""
+
+    def __init__(self, tl: Taskloom, *, max_active: int = 10_000) -> None:
+        self._tl = tl
+        self.max_active = max_active
+
+    def _now(self) -> float:
+        return self._tl.now().timestamp()
+
+    def _emit(self, tx: Transaction, tasks: Sequence[Task]) -> None:
+        stamp = iso(self._tl.now())
+        for task in tasks:
+            tx.append_event(Event(TASK_STATE, None, task.to_dict(), created_at=stamp))
+
+    def _rows(self, tx: Transaction, sql: str, params: Sequence[Any]) -> list[Task]:
+        return [Task.from_row(r) for r in tx.query(sql, params)]
+
+    # --- adding -------------------------------------------------------------------------------
+
+    def add(
+        self,
+        title: str,
+        *,
+        body: str = "",
+        kind: str = "task",
+        priority: int = 100,
+        source: str | None = None,
+        target_agent: str | None = None,
+        dedup_key: str | None = None,
+        payload: Mapping[str, Any] | None = None,
+        delay_s: float | None = None,
+        ttl_s: float | None = None,
+        max_attempts: int = 3,
+    ) -> tuple[Task, bool]:
+        """Enqueue a task. With a ``dedup_key`` already live, return that task and ``False``."""
+        title, body, kind, payload_json = validate_new_task(
+            title, body, kind, payload, max_attempts
+        )
+        now = self._now()
+        with self._tl.store.write() as tx:
+            if dedup_key:
+                live = self._rows(
+                    tx,
+                    "SELECT * FROM tasks WHERE dedup_key = ?"
+                    " AND status IN ('ready', 'in_progress')",
+                    (dedup_key,),
+                )
+                if live:
+                    return live[0], False
+            evicted = self._make_room(tx)
+            row = self._rows(
+                tx,
+                "INSERT INTO tasks (id, title, body, kind, priority, source, target_agent,"
+                " dedup_key, payload, created_at, not_before, expires_at, max_attempts)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
+                (
+                    self._tl.new_id(),
+                    title,
+                    body,
+                    kind,
+                    priority,
+                    source,
+                    target_agent,
+                    dedup_key or None,
+                    payload_json,
+                    now,
+                    now + delay_s if delay_s else None,
+                    now + ttl_s if ttl_s else None,
+                    max_attempts,
+                ),
+            )
+            self._emit(tx, [*evicted, *row])
+        return row[0], True
+
+    def _make_room(self, tx: Transaction) -> list[Task]:
+        """Enforce the active cap by cancelling the least urgent, oldest ready tasks."""
+        row = tx.query_one("SELECT count(*) AS n FROM tasks WHERE status = 'ready'")
+        excess = int(row["n"] if row else 0) - self.max_active + 1
+        if excess <= 0:
+            return []
+        return self._rows(
+            tx,
+            "UPDATE tasks SET status = 'canceled', result = 'evicted: queue is at its cap',"
+            " completed_at = ? WHERE id IN (SELECT id FROM tasks WHERE status = 'ready'"
+            " ORDER BY priority DESC, created_at, id LIMIT ?) RETURNING *",
+            (self._now(), excess),
+        )
+
+    # --- claiming -----------------------------------------------------------------------------
+
+    def claim(
+        self, agent_id: str, *, lease: float = 300.0, kinds: Sequence[str] | None = None
+    ) -> Task | None:
+        """Take the most urgent eligible task for ``agent_id``, or ``None`` if there is none."""
+        batch = self.claim_batch(agent_id, 1, lease=lease, kinds=kinds)
+        return batch[0] if batch else None
+
+    def claim_batch(
+        self,
+        agent_id: str,
+        n: int,
+        *,
+        lease: float = 300.0,
+        kinds: Sequence[str] | None = None,
+    ) -> list[Task]:
+        if not agent_id.strip():
+            raise InvalidInput("an agent id is required to claim")
+        if n < 1 or lease <= 0:
+            raise InvalidInput("claim needs n >= 1 and a positive lease")
+        now = self._now()
+        kinds = list(kinds or ())
+        with self._tl.store.write() as tx:
+            reclaimed = self._reclaim_expired(tx, now)
+            sql = _claim_sql(tx.dialect, len(kinds))
+            params = [
+                agent_id,
+                os.getpid(),
+                HOST,
+                now,
+                now + lease,
+                new_token(),
+                agent_id,
+                now,
+                now,
+                *kinds,
+                n,
+            ]
+            claimed = self._rows(tx, sql, params)
+            self._emit(tx, [*reclaimed, *claimed])
+        return sorted(claimed, key=lambda t: (t.priority, t.created_at, t.id))
+
+    # --- finishing (all fenced by the lease token) ---------------------------------------------
+
+    def _fenced(self, task_id: str, token: str, sql: str, params: Sequence[Any]) -> Task:
+        with self._tl.store.write() as tx:
+            rows = self._rows(
+                tx,
+                sql + " WHERE id = ? AND status = 'in_progress' AND lease_token = ? RETURNING *",
+                (*params, task_id, token),
+            )
+            if not rows:
+                current = tx.query_one("SELECT status FROM tasks WHERE id = ?", (task_id,))
+                if current is None:
+                    raise NotFound(f"task '{task_id}' not found")
+                raise LeaseLost(
+                    f"lease on task '{task_id}' is no longer yours (status: {current['status']});"
+                    " it was reclaimed or finished by someone else"
+                )
+            self._emit(tx, rows)
+        return rows[0]
+
+    def done(self, task_id: str, lease_token: str, result: str | None = None) -> Task:
+        return self._fenced(
+            task_id,
+            lease_token,
+            f"UPDATE tasks SET status = 'completed', completed_at = ?, result = ?, {_CLEAR_CLAIM}",
+            (self._now(), result),
+        )
+
+    def fail(self, task_id: str, lease_token: str, error: str, *, retry: bool = True) -> Task:
+        """Record a failure: back to ready while attempts remain (and ``retry``), else dead."""
+        status = (
+            "CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'ready' END" if retry else "'dead'"
+        )
+        return self._fenced(
+            task_id,
+            lease_token,
+            f"UPDATE tasks SET status = {status}, last_error = ?,"
+            f" completed_at = CASE WHEN {status} = 'dead' THEN ? ELSE NULL END, {_CLEAR_CLAIM}",
+            (error[:4096], self._now()),
+        )
+
+    def release(self, task_id: str, lease_token: str) -> Task:
+        """Give the task back untouched (the attempt does not count)."""
+        return self._fenced(
+            task_id,
+            lease_token,
+            f"UPDATE tasks SET status = 'ready', attempts = attempts - 1, {_CLEAR_CLAIM}",
+            (),
+        )
+
+    def extend(self, task_id: str, lease_token: str, lease: float = 300.0) -> Task:
+        return self._fenced(
+            task_id, lease_token, "UPDATE tasks SET lease_expires_at = ?", (self._now() + lease,)
+        )
+
+    def cancel(self, task_id: str, reason: str | None = None) -> Task:
+        with self._tl.store.write() as tx:
+            rows = self._rows(
+                tx,
+                "UPDATE tasks SET status = 'canceled', result = ?, completed_at = ?,"
+                f" {_CLEAR_CLAIM}"
+                " WHERE id = ? AND status IN ('ready', 'in_progress') RETURNING *",
+                (reason, self._now(), task_id),
+            )
+            if not rows:
+                current = tx.query_one("SELECT status FROM tasks WHERE id = ?", (task_id,))
+                if current is None:
+                    raise NotFound(f"task '{task_id}' not found")
+                raise InvalidInput(f"task '{task_id}' is already {current['status']}")
+            self._emit(tx, rows)
+        return rows[0]
+
+    # --- recovery -----------------------------------------------------------------------------
+
+    def _reclaim_expired(self, tx: Transaction, now: float) -> list[Task]:
+        return self._rows(
+            tx,
+            "UPDATE tasks SET status = CASE WHEN attempts >= max_attempts THEN 'dead'"
+            " ELSE 'ready' END, last_error = COALESCE(last_error, 'lease expired'),"
+            " completed_at = CASE WHEN attempts >= max_attempts THEN ? ELSE NULL END,"
+            f" {_CLEAR_CLAIM} WHERE status = 'in_progress' AND lease_expires_at <= ?"
+            " RETURNING *",
+            (now, now),
+        )
+
+    def reclaim(self) -> list[Task]:
+        """Return expired leases, and claims by dead processes on this host, to ready (or dead
+        once ``max_attempts`` is reached)."""
+        now = self._now()
+        with self._tl.store.write() as tx:
+            out = self._reclaim_expired(tx, now)
+            mine = tx.query(
+                "SELECT id, pid FROM tasks WHERE status = 'in_progress' AND host = ?", (HOST,)
+            )
+            dead_ids = [r["id"] for r in mine if r["pid"] and not _alive(int(r["pid"]))]
+            for task_id in dead_ids:
+                out += self._rows(
+                    tx,
+                    "UPDATE tasks SET status = CASE WHEN attempts >= max_attempts THEN 'dead'"
+                    " ELSE 'ready' END, last_error = 'worker process died',"
+                    f" {_CLEAR_CLAIM} WHERE id = ? RETURNING *",
+                    (task_id,),
+                )
+            self._emit(tx, out)
+        return out
+
+    def prune(self, older_than_s: float = 7 * 86400) -> int:
+        """Delete finished tasks older than the retention window."""
+        with self._tl.store.write() as tx:
+            return tx.execute(
+                "DELETE FROM tasks WHERE status IN ('completed', 'canceled', 'dead')"
+                " AND completed_at < ?",
+                (self._now() - older_than_s,),
+            )
+
+    # --- reading ------------------------------------------------------------------------------
+
+    def get(self, task_id: str) -> Task:
+        with self._tl.store.read() as tx:
+            row = tx.query_one("SELECT * FROM tasks WHERE id = ?", (task_id,))
+        if row is None:
+            raise NotFound(f"task '{task_id}' not found")
+        return Task.from_row(row)
+
+    def list(
+        self, *, status: str | None = None, agent: str | None = None, limit: int = 100
+    ) -> list[Task]:
+        where, params = ["1 = 1"], []
+        if status:
+            where.append("status = ?")
+            params.append(TaskStatus(status).value)
+        if agent:
+            where.append("(claimed_by = ? OR target_agent = ?)")
+            params += [agent, agent]
+        with self._tl.store.read() as tx:
+            rows = tx.query(
+                f"SELECT * FROM tasks WHERE {' AND '.join(where)}"
+                " ORDER BY priority, created_at, id LIMIT ?",
+                (*params, limit),
+            )
+        return [Task.from_row(r) for r in rows]
+
+    def stats(self) -> dict[str, int]:
+        counts = {s.value: 0 for s in TaskStatus}
+        with self._tl.store.read() as tx:
+            for row in tx.query("SELECT status, count(*) AS n FROM tasks GROUP BY status"):
+                counts[row["status"]] = int(row["n"])
+        counts["total"] = sum(counts.values())
+        return counts
+
+    def surface(self, agent_id: str) -> str | None:
+        """The ready-task block for ``agent_id``, or ``None`` if nothing changed since the
+        agent last saw it (the cursor lives in the database, shared by every process)."""
+        now = self._now()
+        with self._tl.store.write() as tx:
+            rows = self._rows(
+                tx,
+                f"SELECT * FROM tasks WHERE {_ELIGIBLE} ORDER BY priority, created_at, id",
+                (agent_id, now, now),
+            )
+            digest = hashlib.sha256(",".join(t.id for t in rows).encode()).hexdigest()
+            seen = tx.query_one("SELECT digest FROM agent_cursors WHERE agent_id = ?", (agent_id,))
+            if seen is not None and seen["digest"] == digest:
+                return None
+            tx.execute(
+                "INSERT INTO agent_cursors (agent_id, digest, updated_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (agent_id) DO UPDATE SET digest = excluded.digest,"
+                " updated_at = excluded.updated_at",
+                (agent_id, digest, now),
+            )
+        if not rows:
+            return None
+        return surface_block(agent_id, rows[:SURFACE_ROWS], len(rows))
+
+    def doctor(
+        self, *, fix: bool = False, stuck_after_s: float = 3600, poisoned_at: int = 5
+    ) -> dict[str, Any]:
+        """Find stuck (lease long expired), poisoned (many attempts) and dead tasks. With
+        ``fix``, reclaim stuck ones and cancel poisoned ready ones; live leases are never
+        touched."""
+        now = self._now()
+        with self._tl.store.read() as tx:
+            stuck = self._rows(
+                tx,
+                "SELECT * FROM tasks WHERE status = 'in_progress' AND lease_expires_at < ?",
+                (now - stuck_after_s,),
+            )
+            poisoned = self._rows(
+                tx, "SELECT * FROM tasks WHERE status = 'ready' AND attempts >= ?", (poisoned_at,)
+            )
+            dead = self._rows(tx, "SELECT * FROM tasks WHERE status = 'dead'", ())
+        report: dict[str, Any] = {
+            "stuck": [t.id for t in stuck],
+            "poisoned": [t.id for t in poisoned],
+            "dead": [t.id for t in dead],
+            "fixed": [],
+        }
+        if fix:
+            report["fixed"] = [t.id for t in self.reclaim()]
+            for task in poisoned:
+                self.cancel(task.id, f"doctor: poisoned after {task.attempts} attempts")
+                report["fixed"].append(task.id)
+        return report
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+__all__ = ["TERMINAL", "Queue"]

@@ -1,0 +1,200 @@
+"""The work queue on every backend: claims, leases, fencing, dedup, caps, surfacing."""
+
+from __future__ import annotations
+
+import pytest
+
+from taskloom.client import Taskloom
+from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound
+from taskloom.domain.queue import surface_block, validate_new_task
+from taskloom.queue import Queue
+
+
+def test_validation_limits_and_secret_guard() -> None:
+    with pytest.raises(InvalidInput, match="title must not be empty"):
+        validate_new_task("  ", "", "task", None, 3)
+    with pytest.raises(InvalidInput, match="longer than 200 bytes"):
+        validate_new_task("é" * 101, "", "task", None, 3)
+    with pytest.raises(InvalidInput, match="body is longer than 4096"):
+        validate_new_task("t", "x" * 4097, "task", None, 3)
+    with pytest.raises(InvalidInput, match="invalid task kind"):
+        validate_new_task("t", "", "Bad Kind!", None, 3)
+    with pytest.raises(InvalidInput, match="payload key 'config.api_key' looks like a secret"):
+        validate_new_task("t", "", "task", {"config": {"api_key": "sk-1"}}, 3)
+    with pytest.raises(InvalidInput, match="larger than 8192"):
+        validate_new_task("t", "", "task", {"blob": "x" * 9000}, 3)
+
+
+def test_surface_block_escapes_and_frames() -> None:
+    from taskloom.domain.queue import Task
+
+    tasks = [Task(id=f"t{i}", title=f"<script>{i}</script>") for i in range(7)]
+    block = surface_block("agent-1", tasks, 7)
+    assert "&lt;script&gt;0&lt;/script&gt;" in block and "<script>" not in block
+    assert "untrusted data" in block and "… and 2 more" in block
+    assert block.count("<task ") == 5
+
+
+def test_claim_order_priority_then_age(tl_fixed: Taskloom, clock) -> None:  # type: ignore[no-untyped-def]
+    q = tl_fixed.queue
+    q.add("low", priority=200)
+    clock.advance(1)
+    q.add("urgent old", priority=1)
+    clock.advance(1)
+    q.add("urgent new", priority=1)
+    got = [q.claim("a").title for _ in range(3)]  # type: ignore[union-attr]
+    assert got == ["urgent old", "urgent new", "low"]
+    assert q.claim("a") is None
+
+
+def test_claim_honours_target_not_before_expiry_and_kinds(tl_fixed: Taskloom, clock) -> None:  # type: ignore[no-untyped-def]
+    q = tl_fixed.queue
+    q.add("for b", target_agent="b")
+    q.add("later", delay_s=60)
+    q.add("expires", ttl_s=10)
+    q.add("review", kind="review")
+    clock.advance(11)
+    assert q.claim("a", kinds=["build"]) is None
+    assert q.claim("a", kinds=["review"]).title == "review"  # type: ignore[union-attr]
+    assert q.claim("a") is None  # "for b" is targeted, "later" not yet, "expires" expired
+    assert q.claim("b").title == "for b"  # type: ignore[union-attr]
+    clock.advance(60)
+    assert q.claim("a").title == "later"  # type: ignore[union-attr]
+
+
+def test_lease_token_fences_done_fail_release_extend(tl_fixed: Taskloom, clock) -> None:  # type: ignore[no-untyped-def]
+    q = tl_fixed.queue
+    task, added = q.add("job")
+    assert added
+    first = q.claim("w1", lease=30)
+    assert first is not None and first.attempts == 1 and first.lease_token
+    clock.advance(31)
+    second = q.claim("w2", lease=30)  # the expired lease is reclaimed and re-issued
+    assert second is not None and second.id == task.id and second.attempts == 2
+    for action in (
+        lambda: q.done(task.id, first.lease_token or "", "late"),
+        lambda: q.fail(task.id, first.lease_token or "", "late"),
+        lambda: q.release(task.id, first.lease_token or ""),
+        lambda: q.extend(task.id, first.lease_token or ""),
+    ):
+        with pytest.raises(LeaseLost, match="no longer yours"):
+            action()
+    assert q.get(task.id).claimed_by == "w2"
+    done = q.done(task.id, second.lease_token or "", "ok")
+    assert done.status == "completed" and done.result == "ok"
+    with pytest.raises(NotFound):
+        q.done("nope", "x")
+
+
+def test_fail_retries_then_dead_letter(tl: Taskloom) -> None:
+    q = tl.queue
+    task, _ = q.add("flaky", max_attempts=2)
+    for expected in ("ready", "dead"):
+        claimed = q.claim("w")
+        assert claimed is not None
+        failed = q.fail(task.id, claimed.lease_token or "", "boom")
+        assert failed.status == expected and failed.last_error == "boom"
+    assert q.claim("w") is None
+    other, _ = q.add("no retry")
+    c = q.claim("w")
+    assert c is not None
+    assert q.fail(other.id, c.lease_token or "", "fatal", retry=False).status == "dead"
+
+
+def test_release_does_not_count_an_attempt(tl: Taskloom) -> None:
+    q = tl.queue
+    task, _ = q.add("x")
+    c = q.claim("w")
+    assert c is not None
+    released = q.release(task.id, c.lease_token or "")
+    assert released.status == "ready" and released.attempts == 0
+
+
+def test_expired_leases_go_dead_after_max_attempts(tl_fixed: Taskloom, clock) -> None:  # type: ignore[no-untyped-def]
+    q = tl_fixed.queue
+    task, _ = q.add("x", max_attempts=1)
+    assert q.claim("w", lease=5) is not None
+    clock.advance(6)
+    reclaimed = q.reclaim()
+    assert [(t.id, t.status) for t in reclaimed] == [(task.id, "dead")]
+    assert reclaimed[0].last_error == "lease expired"
+
+
+def test_dedup_returns_live_task(tl: Taskloom) -> None:
+    q = tl.queue
+    first, added = q.add("a", dedup_key="k")
+    again, added_again = q.add("b", dedup_key="k")
+    assert added and not added_again and again.id == first.id
+    c = q.claim("w")
+    assert c is not None
+    q.done(first.id, c.lease_token or "")
+    third, added_third = q.add("c", dedup_key="k")
+    assert added_third and third.id != first.id
+
+
+def test_cap_evicts_least_urgent_oldest_ready_never_in_progress(tl: Taskloom) -> None:
+    q = Queue(tl, max_active=2)
+    keep, _ = q.add("urgent", priority=1)
+    running, _ = q.add("running", priority=500)
+    assert q.claim("w", kinds=None) is not None  # takes "urgent"
+    q.add("low", priority=900)
+    q.add("mid", priority=50)  # cap 2 ready: evicts "low"
+    statuses = {t.title: t.status.value for t in q.list(limit=10)}
+    assert statuses["urgent"] == "in_progress"
+    assert statuses["low"] == "canceled"
+    assert statuses["running"] == "ready" and statuses["mid"] == "ready"
+    assert keep.id
+
+
+def test_cancel_prune_stats(tl_fixed: Taskloom, clock) -> None:  # type: ignore[no-untyped-def]
+    q = tl_fixed.queue
+    task, _ = q.add("x")
+    q.cancel(task.id, "not needed")
+    with pytest.raises(InvalidInput, match="already canceled"):
+        q.cancel(task.id)
+    assert q.stats()["canceled"] == 1
+    clock.advance(8 * 86400)
+    assert q.prune() == 1
+    assert q.stats()["total"] == 0
+
+
+def test_every_change_emits_task_state(tl: Taskloom) -> None:
+    q = tl.queue
+    task, _ = q.add("x")
+    c = q.claim("w")
+    assert c is not None
+    q.done(task.id, c.lease_token or "")
+    with tl.store.read() as tx:
+        events = tx.events_after(0)
+    assert [e.data["status"] for e in events if e.type == "task_state"] == [
+        "ready",
+        "in_progress",
+        "completed",
+    ]
+    assert all(e.data["lease_token"] is None for e in events)
+
+
+def test_surface_only_when_ready_set_changes(tl: Taskloom) -> None:
+    q = tl.queue
+    assert q.surface("a") is None
+    q.add("<b>first</b>")
+    block = q.surface("a")
+    assert block is not None and "&lt;b&gt;first&lt;/b&gt;" in block
+    assert q.surface("a") is None  # unchanged
+    assert q.surface("other") is not None  # cursors are per agent
+    q.add("second")
+    assert "second" in (q.surface("a") or "")
+
+
+def test_doctor_reports_and_fixes_without_touching_live_work(tl_fixed: Taskloom, clock) -> None:  # type: ignore[no-untyped-def]
+    q = tl_fixed.queue
+    stuck, _ = q.add("stuck")
+    assert q.claim("w", lease=10) is not None
+    live, _ = q.add("live")
+    assert q.claim("w2", lease=99999) is not None
+    clock.advance(7200)
+    report = q.doctor()
+    assert report["stuck"] == [stuck.id] and report["fixed"] == []
+    fixed = q.doctor(fix=True)
+    assert stuck.id in fixed["fixed"]
+    assert q.get(live.id).status == "in_progress"
