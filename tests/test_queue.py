@@ -19,7 +19,7 @@ def test_validation_limits_and_secret_guard() -> None:
         validate_new_task("t", "x" * 4097, "task", None, 3)
     with pytest.raises(InvalidInput, match="invalid task kind"):
         validate_new_task("t", "", "Bad Kind!", None, 3)
-    with pytest.raises(InvalidInput, match="payload key 'config.api_key' looks like a secret"):
+    with pytest.raises(InvalidInput, match=r"payload key 'config\.api_key' looks like a secret"):
         validate_new_task("t", "", "task", {"config": {"api_key": "sk-1"}}, 3)
     with pytest.raises(InvalidInput, match="larger than 8192"):
         validate_new_task("t", "", "task", {"blob": "x" * 9000}, 3)
@@ -135,7 +135,7 @@ def test_dedup_returns_live_task(tl: Taskloom) -> None:
 def test_cap_evicts_least_urgent_oldest_ready_never_in_progress(tl: Taskloom) -> None:
     q = Queue(tl, max_active=2)
     keep, _ = q.add("urgent", priority=1)
-    running, _ = q.add("running", priority=500)
+    q.add("running", priority=500)
     assert q.claim("w", kinds=None) is not None  # takes "urgent"
     q.add("low", priority=900)
     q.add("mid", priority=50)  # cap 2 ready: evicts "low"

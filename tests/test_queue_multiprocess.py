@@ -1,0 +1,101 @@
+"""The queue under real concurrency: OS processes racing, and a worker killed mid-lease."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import signal
+import time
+
+import pytest
+
+import taskloom
+from taskloom.domain.errors import LeaseLost
+
+TASKS = 10_000
+WORKERS = 4
+
+
+def _worker(url: str, name: str, start: mp.synchronize.Event, out: mp.Queue) -> None:  # type: ignore[type-arg,name-defined]
+    done: list[str] = []
+    with taskloom.connect(url) as tl:
+        start.wait()
+        while True:
+            batch = tl.queue.claim_batch(name, 25, lease=120)
+            if not batch:
+                break
+            for task in batch:
+                tl.queue.done(task.id, task.lease_token or "", name)
+                done.append(task.id)
+    out.put(done)
+
+
+@pytest.mark.slow
+def test_four_processes_complete_every_task_exactly_once(db_url: str) -> None:
+    with taskloom.connect(db_url) as tl:
+        with tl.store.write() as tx:  # bulk-load through the store, as one transaction
+            for i in range(TASKS):
+                tx.execute(
+                    "INSERT INTO tasks (id, title, created_at) VALUES (?, ?, ?)",
+                    (f"task-{i:05d}", f"t{i}", 1.0 + i),
+                )
+    ctx = mp.get_context("spawn")
+    start, out = ctx.Event(), ctx.Queue()
+    procs = [
+        ctx.Process(target=_worker, args=(db_url, f"w{n}", start, out)) for n in range(WORKERS)
+    ]
+    for p in procs:
+        p.start()
+    start.set()
+    results = [out.get(timeout=300) for _ in procs]
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    claimed = [tid for r in results for tid in r]
+    assert len(claimed) == TASKS and len(set(claimed)) == TASKS
+    with taskloom.connect(db_url) as tl:
+        stats = tl.queue.stats()
+        assert stats["completed"] == TASKS and stats["ready"] == 0
+        with tl.store.read() as tx:
+            row = tx.query_one("SELECT count(*) AS n FROM tasks WHERE attempts != 1")
+        assert row is not None and int(row["n"]) == 0
+
+
+def _hold_leases(url: str, ready: mp.synchronize.Event) -> None:  # type: ignore[name-defined]
+    with taskloom.connect(url) as tl:
+        tl.queue.claim_batch("doomed", 3, lease=1.5)
+        ready.set()
+        time.sleep(600)
+
+
+@pytest.mark.slow
+def test_sigkilled_worker_leases_are_reclaimed_and_its_late_done_rejected(db_url: str) -> None:
+    with taskloom.connect(db_url) as tl:
+        for i in range(3):
+            tl.queue.add(f"job {i}")
+    ctx = mp.get_context("spawn")
+    ready = ctx.Event()
+    proc = ctx.Process(target=_hold_leases, args=(db_url, ready))
+    proc.start()
+    assert ready.wait(60)
+    os.kill(proc.pid or 0, signal.SIGKILL)
+    proc.join(10)
+    with taskloom.connect(db_url) as tl:
+        held = tl.queue.list(status="in_progress")
+        assert len(held) == 3
+        with tl.store.read() as tx:
+            tokens = {
+                r["id"]: r["lease_token"] for r in tx.query("SELECT id, lease_token FROM tasks")
+            }
+        # Dead PID on this host: reclaim() returns the tasks at once, before the lease ends.
+        reclaimed = tl.queue.reclaim()
+        assert {t.id for t in reclaimed} == set(tokens)
+        assert all(t.last_error == "worker process died" for t in reclaimed)
+        again = tl.queue.claim_batch("survivor", 3, lease=60)
+        assert {t.id for t in again} == set(tokens)
+        for task_id, old in tokens.items():
+            with pytest.raises(LeaseLost):
+                tl.queue.done(task_id, old, "too late")
+        for task in again:
+            tl.queue.done(task.id, task.lease_token or "")
+        assert tl.queue.stats()["completed"] == 3
