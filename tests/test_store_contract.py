@@ -107,3 +107,28 @@ def test_bad_sql_is_a_store_error(tl: Taskloom) -> None:
         tx.query("SELECT * FROM no_such_table")
     tl.board("t").add("still works afterwards")
     assert tl.board("t").list()["version"] == 1
+
+
+def test_concurrent_adds_with_one_dedup_key_make_one_task(db_url: str) -> None:
+    """Racing enqueuers of one dedup key all get the same live task, never an error."""
+    with taskloom.connect(db_url) as tl:
+        tl.queue.add("warmup")
+        results: list[tuple[str, bool]] = []
+        errors: list[BaseException] = []
+
+        def add() -> None:
+            try:
+                for _ in range(10):
+                    task, created = tl.queue.add("nightly build", dedup_key="nightly")
+                    results.append((task.id, created))
+            except BaseException as exc:
+                errors.append(exc)
+
+        threads = [threading.Thread(target=add) for _ in range(WRITERS)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert errors == []
+    assert len({tid for tid, _ in results}) == 1
+    assert [created for _, created in results].count(True) == 1

@@ -101,6 +101,7 @@ class Queue:
         now = self._now()
         with self._tl.store.write() as tx:
             if dedup_key:
+                tx.lock("dedup", dedup_key)  # PostgreSQL: racing adds of one key take turns
                 live = self._rows(
                     tx,
                     "SELECT * FROM tasks WHERE dedup_key = ?"

@@ -1,0 +1,247 @@
+"""``taskloom tasks …``, ``taskloom doctor`` and ``taskloom hook …``: the queue from a shell."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+
+from taskloom.cli.common import (
+    DbOption,
+    JsonOption,
+    open_db,
+    parse_json_object,
+    print_json,
+    print_text,
+)
+from taskloom.domain.queue import Task
+
+app = typer.Typer(help="The shared work queue.", no_args_is_help=True)
+hook_app = typer.Typer(help="Output for coding agents' hooks.", no_args_is_help=True)
+
+TaskId = Annotated[str, typer.Argument(help="Task id.")]
+Token = Annotated[str, typer.Option("--token", help="The lease token from `tasks next`.")]
+Agent = Annotated[str, typer.Option("--agent", help="Agent id.")]
+
+
+def _line(task: Task) -> str:
+    who = f" @{task.claimed_by}" if task.claimed_by else ""
+    return f"{task.id}  [{task.status.value}] p{task.priority} {task.kind}: {task.title}{who}"
+
+
+def _one(task: Task, as_json: bool, *, with_token: bool = False) -> None:
+    if as_json:
+        print_json(task.to_dict(with_token=with_token))
+        return
+    print_text(_line(task))
+    if with_token:
+        print_text(f"lease token: {task.lease_token}")
+
+
+@app.command()
+def add(
+    title: Annotated[str, typer.Argument(help="Task title (≤200 bytes).")],
+    body: Annotated[str, typer.Option(help="Details (≤4 KiB).")] = "",
+    kind: Annotated[str, typer.Option(help="Task kind.")] = "task",
+    priority: Annotated[int, typer.Option(help="Lower is more urgent.")] = 100,
+    agent: Annotated[str | None, typer.Option("--for", help="Only this agent may claim.")] = None,
+    dedup: Annotated[str | None, typer.Option(help="At most one live task per key.")] = None,
+    payload: Annotated[str | None, typer.Option(help="JSON object (≤8 KiB, no secrets).")] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Enqueue a task.
+
+    Example: taskloom tasks add "Review PR 12" --kind review --priority 10
+    """
+    data = parse_json_object(payload, "--payload") if payload else None
+    task, added = open_db(db).queue.add(
+        title,
+        body=body,
+        kind=kind,
+        priority=priority,
+        target_agent=agent,
+        dedup_key=dedup,
+        payload=data,
+    )
+    if not added and not as_json:
+        print_text("(already queued under that dedup key)")
+    _one(task, as_json)
+
+
+@app.command("list")
+def list_(
+    status: Annotated[str | None, typer.Option(help="Filter by status.")] = None,
+    agent: Annotated[str | None, typer.Option(help="Claimed by or targeted at.")] = None,
+    limit: Annotated[int, typer.Option(help="At most this many.")] = 50,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List tasks, most urgent first.
+
+    Example: taskloom tasks list --status ready
+    """
+    tasks = open_db(db).queue.list(status=status, agent=agent, limit=limit)
+    if as_json:
+        print_json([t.to_dict() for t in tasks])
+    else:
+        print_text("\n".join(_line(t) for t in tasks) or "(no tasks)")
+
+
+@app.command()
+def next(
+    agent: Agent,
+    lease: Annotated[float, typer.Option(help="Lease in seconds.")] = 300.0,
+    kind: Annotated[list[str] | None, typer.Option(help="Only these kinds (repeat).")] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Claim the most urgent task and print it with its lease token (exit 3 if none).
+
+    Example: taskloom tasks next --agent coder-1 --json
+    """
+    task = open_db(db).queue.claim(agent, lease=lease, kinds=kind)
+    if task is None:
+        print_text("null" if as_json else "(no task ready)")
+        raise typer.Exit(3)
+    _one(task, as_json, with_token=True)
+
+
+@app.command()
+def done(
+    task_id: TaskId,
+    token: Token,
+    result: Annotated[str | None, typer.Option()] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Complete a claimed task.
+
+    Example: taskloom tasks done 0193… --token abc… --result "merged"
+    """
+    _one(open_db(db).queue.done(task_id, token, result), as_json)
+
+
+@app.command()
+def fail(
+    task_id: TaskId,
+    token: Token,
+    error: Annotated[str, typer.Option()],
+    no_retry: Annotated[bool, typer.Option("--no-retry")] = False,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Record a failure (retried until max_attempts, then dead).
+
+    Example: taskloom tasks fail 0193… --token abc… --error "tests fail"
+    """
+    _one(open_db(db).queue.fail(task_id, token, error, retry=not no_retry), as_json)
+
+
+@app.command()
+def release(
+    task_id: TaskId, token: Token, db: DbOption = None, as_json: JsonOption = False
+) -> None:
+    """Give a claimed task back to the queue.
+
+    Example: taskloom tasks release 0193… --token abc…
+    """
+    _one(open_db(db).queue.release(task_id, token), as_json)
+
+
+@app.command()
+def extend(
+    task_id: TaskId,
+    token: Token,
+    lease: Annotated[float, typer.Option()] = 300.0,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Renew a lease.
+
+    Example: taskloom tasks extend 0193… --token abc… --lease 600
+    """
+    _one(open_db(db).queue.extend(task_id, token, lease), as_json)
+
+
+@app.command()
+def cancel(
+    task_id: TaskId,
+    reason: Annotated[str | None, typer.Option()] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Cancel a task that is not finished.
+
+    Example: taskloom tasks cancel 0193… --reason "duplicate"
+    """
+    _one(open_db(db).queue.cancel(task_id, reason), as_json)
+
+
+@app.command()
+def show(task_id: TaskId, db: DbOption = None) -> None:
+    """Print one task as JSON.
+
+    Example: taskloom tasks show 0193…
+    """
+    print_json(open_db(db).queue.get(task_id).to_dict())
+
+
+@app.command()
+def stats(db: DbOption = None) -> None:
+    """Counts per status.
+
+    Example: taskloom tasks stats
+    """
+    print_json(open_db(db).queue.stats())
+
+
+@app.command()
+def prune(
+    days: Annotated[float, typer.Option(help="Keep finished tasks this long.")] = 7.0,
+    db: DbOption = None,
+) -> None:
+    """Delete finished tasks older than the retention window.
+
+    Example: taskloom tasks prune --days 30
+    """
+    print_text(f"pruned {open_db(db).queue.prune(days * 86400)} tasks")
+
+
+def doctor(
+    fix: Annotated[bool, typer.Option("--fix", help="Repair what is found.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Report stuck, poisoned and dead tasks; --fix reclaims and cancels, never live work.
+
+    Example: taskloom doctor --fix
+    """
+    print_json(open_db(db).queue.doctor(fix=fix))
+
+
+@hook_app.command()
+def prompt(agent: Agent, db: DbOption = None) -> None:
+    """Prompt-submit hook: add the ready-task block to the agent's context when it changed.
+
+    Example: taskloom hook prompt --agent claude-1
+    """
+    block = open_db(db).queue.surface(agent)
+    if block:
+        out: dict[str, Any] = {
+            "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": block}
+        }
+        print_text(json.dumps(out, ensure_ascii=False))
+
+
+@hook_app.command("session-start")
+def session_start(agent: Agent, db: DbOption = None) -> None:
+    """Session-start hook: one line with the number of tasks ready for this agent.
+
+    Example: taskloom hook session-start --agent claude-1
+    """
+    tl = open_db(db)
+    ready = [
+        t for t in tl.queue.list(status="ready", limit=10_000) if t.target_agent in (None, agent)
+    ]
+    print_text(f"taskloom: {len(ready)} task(s) ready in the shared queue for {agent}.")
