@@ -9,6 +9,8 @@ Every processed id is returned, so a job handed out twice shows up as ``dup``.
   ``UPDATE … WHERE id = (SELECT … FOR UPDATE SKIP LOCKED) RETURNING`` over an
   ``(available_at, id) WHERE status < 2`` index, then a fencing ``UPDATE … WHERE lease_owner``:
   the smallest correct lease queue, two statements per job.
+- ``taskloom claim_batch(10)``: taskloom claiming ten tasks per transaction (the
+  counterpart of pgqueuer's batch); ``bench/queue.py`` adds the one-at-a-time taskloom row.
 - ``pgqueuer`` (when installed): ``QueueManager`` in drain mode with its default batch of 10.
 
 Each system runs in its own fresh database ``<prefix>_<system>``, dropped afterwards.
@@ -24,9 +26,12 @@ import time
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 import psycopg
 from psycopg import sql
+
+from taskloom.store.postgres import join_url
 
 Worker = Callable[[str, int, Any, Any], None]
 """``worker(dsn, index, start_event, results_queue)``; puts ``(ids, first, last)``."""
@@ -36,8 +41,9 @@ def admin_dsn() -> str:
     return os.environ.get("TASKLOOM_BENCH_PG", "postgresql://postgres@/postgres")
 
 
-def with_db(dsn: str, dbname: str) -> str:
-    return psycopg.conninfo.make_conninfo(dsn, dbname=dbname)
+def with_db(url: str, dbname: str) -> str:
+    """``url`` pointing at another database (a URL, so ``taskloom.connect`` accepts it too)."""
+    return join_url(urlsplit(url)._replace(path=f"/{dbname}"))
 
 
 @contextlib.contextmanager
@@ -190,21 +196,67 @@ def pgqueuer_worker(dsn: str, index: int, start: Any, results: Any) -> None:
     results.put((ids, stamps[0] if stamps else 0.0, stamps[-1] if stamps else 0.0))
 
 
+# --- taskloom on PostgreSQL ---------------------------------------------------------------
+
+
+def taskloom_setup(dsn: str, jobs: int) -> None:
+    import taskloom
+
+    with taskloom.connect(dsn) as tl, tl.store.write() as tx:
+        for i in range(jobs):
+            tx.execute(
+                "INSERT INTO tasks (id, title, created_at) VALUES (?, ?, ?)",
+                (f"task-{i:06d}", f"job {i}", 1.0 + i),
+            )
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("VACUUM ANALYZE tasks")
+
+
+def taskloom_worker_batch(batch: int) -> Worker:
+    """A taskloom worker that claims ``batch`` tasks per claim transaction."""
+
+    def work(dsn: str, index: int, start: Any, results: Any) -> None:
+        import taskloom
+
+        agent = f"w{index}"
+        ids: list[str] = []
+        first = last = 0.0
+        with taskloom.connect(dsn) as tl:
+            tl.queue.stats()  # connect and migrate before the clock starts
+            start.wait()
+            first = time.time()
+            while tasks := tl.queue.claim_batch(agent, batch, lease=120):
+                for task in tasks:
+                    tl.queue.done(task.id, task.lease_token or "")
+                    ids.append(task.id)
+                last = time.time()
+        results.put((ids, first, last))
+
+    return work
+
+
+def taskloom_worker_10(dsn: str, index: int, start: Any, results: Any) -> None:
+    taskloom_worker_batch(10)(dsn, index, start, results)
+
+
 # --- the table ----------------------------------------------------------------------------
 
 System = tuple[Callable[[str, int], None], Worker]
+RAW = "raw psycopg SKIP LOCKED lease"
+PGQUEUER = "pgqueuer 1.6 (batch 10)"
 
 
 def systems(extra: dict[str, System] | None = None) -> tuple[dict[str, System], list[str]]:
     """The systems that can run here, and a note for each that cannot."""
-    found: dict[str, System] = {"raw psycopg SKIP LOCKED lease": (raw_setup, raw_worker)}
+    found: dict[str, System] = dict(extra or {})
+    found["taskloom claim_batch(10)"] = (taskloom_setup, taskloom_worker_10)
+    found[RAW] = (raw_setup, raw_worker)
     notes = []
     missing = pgqueuer_available()
     if missing is None:
-        found["pgqueuer 1.6 (batch 10)"] = (pgqueuer_setup, pgqueuer_worker)
+        found[PGQUEUER] = (pgqueuer_setup, pgqueuer_worker)
     else:
         notes.append(missing)
-    found.update(extra or {})
     return found, notes
 
 
@@ -233,4 +285,11 @@ def run_table(
         )
         print(f"| {name} | {text} |", flush=True)
         table.append((name, cells))
+    rates = {name: [c["jobs_per_s"] for c in cells] for name, cells in table}
+    for name in [n for n in rates if n.startswith("taskloom")]:
+        for base in (RAW, PGQUEUER):
+            if base in rates:
+                pairs = zip(rates[name], rates[base], strict=True)
+                ratios = " | ".join(f"{t / b:.2f}x" for t, b in pairs)
+                print(f"| {name} / {base.split(' (')[0]} | {ratios} |")
     return table

@@ -45,7 +45,9 @@ _ELIGIBLE = (
 )
 
 
-def _claim_sql(dialect: str, n_kinds: int) -> str:
+def _claim_sql(dialect: str, n_kinds: int, batch: bool) -> str:
+    """The claim statement. A single claim uses ``id = (…)``: SQLite runs it several times
+    faster than ``id IN (…)``, which a batch claim needs."""
     kinds = f" AND kind IN ({', '.join('?' * n_kinds)})" if n_kinds else ""
     pick = (
         f"SELECT id FROM tasks WHERE {_ELIGIBLE}{kinds} ORDER BY priority, created_at, id LIMIT ?"
@@ -55,7 +57,7 @@ def _claim_sql(dialect: str, n_kinds: int) -> str:
     return (
         "UPDATE tasks SET status = 'in_progress', claimed_by = ?, pid = ?, host = ?,"
         " claimed_at = ?, lease_expires_at = ?, lease_token = ?, attempts = attempts + 1"
-        f" WHERE id IN ({pick}) RETURNING *"
+        f" WHERE id {'IN' if batch else '='} ({pick}) RETURNING *"
     )
 
 
@@ -174,7 +176,7 @@ class Queue:
         kinds = list(kinds or ())
         with self._tl.store.write() as tx:
             reclaimed = self._reclaim_expired(tx, now)
-            sql = _claim_sql(tx.dialect, len(kinds))
+            sql = _claim_sql(tx.dialect, len(kinds), n > 1)
             params = [
                 agent_id,
                 os.getpid(),

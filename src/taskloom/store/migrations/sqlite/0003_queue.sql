@@ -29,8 +29,6 @@ CREATE TABLE tasks (
 -- The claim path reads only ready rows, most urgent first.
 CREATE INDEX tasks_ready ON tasks (priority, created_at, id) WHERE status = 'ready';
 CREATE INDEX tasks_leases ON tasks (lease_expires_at) WHERE status = 'in_progress';
-CREATE INDEX tasks_terminal ON tasks (completed_at)
-    WHERE status IN ('completed', 'canceled', 'dead');
 -- At most one live task per dedup key, enforced by the database.
 CREATE UNIQUE INDEX tasks_dedup ON tasks (dedup_key)
     WHERE dedup_key IS NOT NULL AND status IN ('ready', 'in_progress');
