@@ -275,3 +275,23 @@ def test_tick_no_progress_suppresses_until_user_turn(tl_fixed: Taskloom, clock) 
     note_user_turn(tl_fixed, "t")
     clock.advance(120)
     assert len(continuation_tick(tl_fixed, lambda g: TurnOutcome(), idle_s=60)) == 1
+
+
+def test_async_loop_with_async_work(tl: Taskloom) -> None:
+    import asyncio
+
+    from taskloom.continuation import arun_goal_loop
+
+    tl.goal("t").set("Two async turns then done")
+    calls: list[int] = []
+
+    async def work(goal: Goal) -> TurnOutcome:
+        await asyncio.sleep(0)
+        calls.append(1)
+        if len(calls) == 2:
+            await tl.aio.tools.dispatch("goal_complete", {"evidence": "ok"}, CTX)
+        return TurnOutcome(tokens_used=10)
+
+    result = asyncio.run(arun_goal_loop(tl, "t", work))
+    assert result.reason is StopReason.COMPLETE and result.turns == 2
+    assert tl.goal("t").get()["goal"]["tokens_used"] == 20

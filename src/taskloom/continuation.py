@@ -9,15 +9,16 @@ so nothing restarts it until a user turn), and after ``max_turns`` turns in any 
 
 from __future__ import annotations
 
+import asyncio
 import enum
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from taskloom.domain.common import iso
 from taskloom.domain.goals import Goal, GoalStatus
-from taskloom.goals import GOAL_KIND
+from taskloom.goals import GOAL_KIND, GoalHandle
 
 if TYPE_CHECKING:
     from taskloom.client import Taskloom
@@ -67,6 +68,29 @@ def _why_stop(goal: Goal | None) -> StopReason | None:
     return None
 
 
+def _before_turn(handle: GoalHandle, turns: int, max_turns: int) -> Goal | LoopResult:
+    goal = handle.goal()
+    reason = _why_stop(goal)
+    if reason is not None or goal is None:
+        return LoopResult(reason or StopReason.NO_GOAL, turns, handle.get()["goal"])
+    if turns >= max_turns:
+        return LoopResult(StopReason.MAX_TURNS, turns, goal.to_dict())
+    return goal
+
+
+def _after_turn(
+    handle: GoalHandle, goal: Goal, outcome: TurnOutcome, turns: int, idle: int, limit: int
+) -> LoopResult | int:
+    """Account the turn; return the stop result, or the new count of idle turns."""
+    snap = handle.account_usage(goal.goal_id, outcome.tokens_used, outcome.elapsed_s)
+    if not snap["applied"]:
+        return LoopResult(StopReason.GOAL_CHANGED, turns, snap["goal"])
+    idle = 0 if outcome.made_progress else idle + 1
+    if idle >= limit:
+        return LoopResult(StopReason.NO_PROGRESS, turns, handle.suppress(True)["goal"])
+    return idle
+
+
 def run_goal_loop(
     tl: Taskloom,
     thread_id: str,
@@ -77,24 +101,42 @@ def run_goal_loop(
 ) -> LoopResult:
     """Run ``work`` turn after turn until the goal stops being eligible; say why it stopped."""
     handle = tl.goal(thread_id)
-    idle = 0
-    turns = 0
+    idle = turns = 0
     while True:
-        goal = handle.goal()
-        reason = _why_stop(goal)
-        if reason is not None or goal is None:
-            return LoopResult(reason or StopReason.NO_GOAL, turns, handle.get()["goal"])
-        if turns >= max_turns:
-            return LoopResult(StopReason.MAX_TURNS, turns, goal.to_dict())
+        goal = _before_turn(handle, turns, max_turns)
+        if isinstance(goal, LoopResult):
+            return goal
         outcome = work(goal)
         turns += 1
-        snap = handle.account_usage(goal.goal_id, outcome.tokens_used, outcome.elapsed_s)
-        if not snap["applied"]:
-            return LoopResult(StopReason.GOAL_CHANGED, turns, snap["goal"])
-        idle = 0 if outcome.made_progress else idle + 1
-        if idle >= max_no_progress:
-            snap = handle.suppress(True)
-            return LoopResult(StopReason.NO_PROGRESS, turns, snap["goal"])
+        after = _after_turn(handle, goal, outcome, turns, idle, max_no_progress)
+        if isinstance(after, LoopResult):
+            return after
+        idle = after
+
+
+async def arun_goal_loop(
+    tl: Taskloom,
+    thread_id: str,
+    work: Callable[[Goal], Awaitable[TurnOutcome]],
+    *,
+    max_turns: int = 20,
+    max_no_progress: int = 2,
+) -> LoopResult:
+    """:func:`run_goal_loop` for an async ``work``; store calls run on worker threads."""
+    handle = tl.goal(thread_id)
+    idle = turns = 0
+    while True:
+        goal = await asyncio.to_thread(_before_turn, handle, turns, max_turns)
+        if isinstance(goal, LoopResult):
+            return goal
+        outcome = await work(goal)
+        turns += 1
+        after = await asyncio.to_thread(
+            _after_turn, handle, goal, outcome, turns, idle, max_no_progress
+        )
+        if isinstance(after, LoopResult):
+            return after
+        idle = after
 
 
 def note_user_turn(tl: Taskloom, thread_id: str) -> dict[str, Any]:
