@@ -59,21 +59,23 @@ def _serve(provider: FakeProvider, kind: str) -> Iterator[str]:
                     system, prompt = body["system"], body["messages"][0]["content"]
                 time.sleep(0.02)  # lets concurrent calls overlap, so the bound is exercised
                 status, text = provider.reply(system, prompt)
-                if status != 200:
-                    payload: dict[str, Any] = {"error": {"message": text}}
-                elif kind == "openai":
-                    payload = {"choices": [{"message": {"role": "assistant", "content": text}}]}
-                else:
-                    payload = {"content": [{"type": "text", "text": text}], "role": "assistant"}
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
             finally:
+                # Leave the in-flight count before replying: once the client has the bytes it
+                # may send its next call before this handler thread gets to run again.
                 with provider.lock:
                     provider.in_flight -= 1
+            if status != 200:
+                payload: dict[str, Any] = {"error": {"message": text}}
+            elif kind == "openai":
+                payload = {"choices": [{"message": {"role": "assistant", "content": text}}]}
+            else:
+                payload = {"content": [{"type": "text", "text": text}], "role": "assistant"}
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
