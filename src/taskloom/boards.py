@@ -17,8 +17,8 @@ from taskloom.domain import board as ops
 from taskloom.domain.board import Board, Card, CardPatch, CardStatus
 from taskloom.domain.common import UNSET, Unset, iso
 from taskloom.domain.errors import InvalidInput
-from taskloom.domain.events import TODO_STATE, Event
-from taskloom.store.base import Transaction, encode
+from taskloom.domain.events import TODO_STATE
+from taskloom.store.base import Transaction
 
 if TYPE_CHECKING:
     from taskloom.client import Taskloom
@@ -101,11 +101,7 @@ class BoardHandle:
                 return _snapshot(board, card)
             new = dataclasses.replace(new, version=board.version + 1)
             snap = _snapshot(new)
-            encoded = encode(snap)
-            tx.save_doc(BOARD_KIND, self.thread_id, new.version, snap, iso(now), encoded=encoded)
-            tx.append_event(
-                Event(TODO_STATE, self.thread_id, snap, created_at=iso(now)), encoded=encoded
-            )
+            tx.save_with_event(BOARD_KIND, self.thread_id, new.version, snap, TODO_STATE, iso(now))
         cache.put(new)
         if card is not None:
             snap = {**snap, "card": new.get(card.id).to_dict()}

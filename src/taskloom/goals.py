@@ -14,7 +14,7 @@ from taskloom.boards import check_thread_id
 from taskloom.domain import goals as ops
 from taskloom.domain.common import iso
 from taskloom.domain.errors import NotFound
-from taskloom.domain.events import GOAL_STATE, Event
+from taskloom.domain.events import GOAL_STATE
 from taskloom.domain.goals import Goal
 from taskloom.store.base import Transaction
 
@@ -63,8 +63,7 @@ class GoalHandle:
             if new is goal or new == goal:
                 return _snapshot(self.thread_id, version, goal)
             snap = _snapshot(self.thread_id, version + 1, new)
-            tx.save_doc(GOAL_KIND, self.thread_id, version + 1, snap, iso(now))
-            tx.append_event(Event(GOAL_STATE, self.thread_id, snap, created_at=iso(now)))
+            tx.save_with_event(GOAL_KIND, self.thread_id, version + 1, snap, GOAL_STATE, iso(now))
         return snap
 
     def get(self) -> Snapshot:

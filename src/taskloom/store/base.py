@@ -127,6 +127,15 @@ class Transaction(abc.ABC):
         ``encoded`` is ``event.data`` already JSON-encoded, when the caller has it.
         """
 
+    def save_with_event(
+        self, kind: str, key: str, version: int, snapshot: dict[str, Any], event_type: str, now: str
+    ) -> None:
+        """The one write of the architecture: save a document at ``version`` and append an
+        event carrying the same snapshot, both in this transaction, encoded once."""
+        encoded = encode(snapshot)
+        self.save_doc(kind, key, version, snapshot, now, encoded=encoded)
+        self.append_event(Event(event_type, key, snapshot, created_at=now), encoded=encoded)
+
     @abc.abstractmethod
     def events_after(
         self, after_id: int, *, thread_id: str | None = None, limit: int = 500
