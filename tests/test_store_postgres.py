@@ -12,6 +12,7 @@ import pytest
 
 import taskloom
 from taskloom.domain.events import TODO_STATE, Event
+from taskloom.queue import _claim_sql, prefer_ordered_index
 from taskloom.store.postgres import PostgresStore, split_url, translate
 from tests.backends import pg_required, pg_schema, pg_server
 
@@ -161,3 +162,25 @@ def test_reader_waits_for_a_late_committing_smaller_id(pg_url: str) -> None:
         held.__exit__(None, None, None)
         thread.join()
     assert got == [[first, first + 1]]
+
+
+def test_claim_plan_walks_the_ready_index_without_statistics(pg_url: str) -> None:
+    """A fresh, never-analysed queue of 5,000 ready tasks: the claim must read the ordered
+    partial index, not sort every ready task (the planner's choice without the guard)."""
+    with taskloom.connect(pg_url) as tl, tl.store.write() as tx:
+        for i in range(5000):
+            tx.execute(
+                "INSERT INTO tasks (id, title, created_at) VALUES (?, ?, ?)",
+                (f"t{i:05d}", "t", 1.0 + i),
+            )
+    now = 2e9
+    params = ["a", 1, "h", now, now + 300, "tok", "a", now, now, 1]
+    for batch in (False, True):
+        with taskloom.connect(pg_url) as tl, tl.store.read() as tx:
+            prefer_ordered_index(tx)
+            plan = "\n".join(
+                r["QUERY PLAN"]
+                for r in tx.query("EXPLAIN " + _claim_sql("postgres", 0, batch), params)
+            )
+        assert "Index Scan using tasks_ready" in plan, plan
+        assert "Sort" not in plan, plan

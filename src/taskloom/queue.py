@@ -61,6 +61,16 @@ def _claim_sql(dialect: str, n_kinds: int, batch: bool) -> str:
     )
 
 
+def prefer_ordered_index(tx: Transaction) -> None:
+    """PostgreSQL: make the claim walk ``tasks_ready`` in order instead of sorting every ready
+    task. Before autovacuum has analysed a fresh or fast-growing table the planner guesses a
+    handful of ready rows and picks bitmap scan + sort: 7 ms per claim at 10,000 ready tasks
+    (20x slower) until statistics catch up. Disabling sorts for this transaction leaves the
+    ordered index scan as the only sensible plan, whatever the statistics say."""
+    if tx.dialect == "postgres":
+        tx.execute("SET LOCAL enable_sort = off")
+
+
 class Queue:
     """``tl.queue``: tasks shared by every agent on the database."""
 
@@ -176,6 +186,7 @@ class Queue:
         kinds = list(kinds or ())
         with self._tl.store.write() as tx:
             reclaimed = self._reclaim_expired(tx, now)
+            prefer_ordered_index(tx)
             sql = _claim_sql(tx.dialect, len(kinds), n > 1)
             params = [
                 agent_id,
