@@ -1,0 +1,158 @@
+"""The HTTP API in-process, and the SSE stream over a real loopback socket."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+import uvicorn
+
+from taskloom.cli import main
+from taskloom.client import Taskloom
+from taskloom.server.app import create_app
+from tests.conftest import subprocess_env
+
+
+def request(
+    tl: Taskloom, method: str, path: str, token: str | None = None, **kw: object
+) -> httpx.Response:
+    async def go() -> httpx.Response:
+        transport = httpx.ASGITransport(app=create_app(tl, token=token))
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+            return await client.request(method, path, **kw)  # type: ignore[arg-type]
+
+    return asyncio.run(go())
+
+
+def test_api_reads_and_human_actions(tl: Taskloom) -> None:
+    snap = tl.board("t").add("Deploy", status="awaiting_approval", approval_mode="required")
+    card = snap["card"]["id"]
+    assert request(tl, "GET", "/api/threads").json()[0]["thread_id"] == "t"
+    assert request(tl, "GET", "/api/threads/t/board").json()["cards"][0]["title"] == "Deploy"
+    r = request(tl, "POST", f"/api/threads/t/cards/{card}/decision", json={"approve": True})
+    assert r.status_code == 200 and r.json()["cards"][0]["status"] == "ready"
+    r = request(tl, "POST", f"/api/threads/t/cards/{card}/status", json={"status": "done"})
+    assert r.json()["summary"]["done"] == 1
+    tl.goal("t").set("Ship", token_budget=10)
+    assert request(tl, "POST", "/api/threads/t/goal/pause").json()["goal"]["status"] == "paused"
+    r = request(tl, "POST", "/api/threads/t/goal/budget", json={"token_budget": 500})
+    assert r.json()["goal"]["token_budget"] == 500
+    task, _ = tl.queue.add("job")
+    assert request(tl, "GET", "/api/tasks/stats").json()["ready"] == 1
+    r = request(tl, "POST", f"/api/tasks/{task.id}/cancel", json={"reason": "no"})
+    assert r.json()["status"] == "canceled"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "status", "fragment"),
+    [
+        ("POST", "/api/threads/t/cards/nope/status", {"status": "done"}, 404, "not found"),
+        ("POST", "/api/threads/t/cards/x/decision", {"approve": "yes"}, 400, "approve"),
+        ("POST", "/api/threads/t/cards/x/status", {}, 400, "status"),
+        ("POST", "/api/threads/t/goal/explode", {}, 400, "unknown goal action"),
+        ("POST", "/api/threads/t/goal/budget", {"token_budget": 0}, 400, "positive"),
+        ("GET", "/api/tasks/nope", None, 404, "not found"),
+        ("GET", "/api/tasks?status=weird", None, 400, "weird"),
+        ("GET", "/api/events?after=abc", None, 400, "Last-Event-ID"),
+    ],
+)
+def test_bad_input_is_4xx_json(
+    tl: Taskloom, method: str, path: str, body: object, status: int, fragment: str
+) -> None:
+    tl.goal("t").set("x")
+    r = request(tl, method, path, json=body) if body is not None else request(tl, method, path)
+    assert r.status_code == status, r.text
+    assert fragment in r.json()["message"]
+
+
+def test_token_required_when_configured(tl: Taskloom) -> None:
+    assert request(tl, "GET", "/api/threads", token="s3cret").status_code == 401
+    ok = request(
+        tl, "GET", "/api/threads", token="s3cret", headers={"authorization": "Bearer s3cret"}
+    )
+    assert ok.status_code == 200
+    assert request(tl, "GET", "/api/threads?token=s3cret", token="s3cret").status_code == 200
+
+
+def test_serve_refuses_public_bind_without_token(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--host", "0.0.0.0"]) == 1
+    assert "refusing to bind 0.0.0.0 without a token" in capsys.readouterr().err
+
+
+@pytest.fixture
+def live_server(tl: Taskloom) -> Iterator[str]:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    config = uvicorn.Config(
+        create_app(tl, poll_s=0.05), host="127.0.0.1", port=port, log_level="warning"
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(10)
+
+
+def read_events(url: str, n: int, headers: dict[str, str] | None = None) -> list[dict[str, str]]:
+    events: list[dict[str, str]] = []
+    current: dict[str, str] = {}
+    with httpx.stream("GET", url, headers=headers or {}, timeout=30) as response:
+        for line in response.iter_lines():
+            if not line:
+                if "data" in current:
+                    events.append(current)
+                current = {}
+                if len(events) >= n:
+                    break
+                continue
+            key, _, value = line.partition(":")
+            current[key] = value.strip()
+    return events
+
+
+def test_sse_streams_changes_from_another_process_and_resumes(
+    tl: Taskloom, live_server: str, db_url: str
+) -> None:
+    tl.board("t").add("first")
+    tl.board("other").add("elsewhere")
+    first = read_events(f"{live_server}/api/events?thread=t", 1)
+    assert first[0]["event"] == "todo_state"
+    assert json.loads(first[0]["data"])["data"]["cards"][0]["title"] == "first"
+    # A different OS process (the CLI) writes; the open stream must deliver it.
+    got: list[dict[str, str]] = []
+    reader = threading.Thread(
+        target=lambda: got.extend(
+            read_events(
+                f"{live_server}/api/events?thread=t", 1, headers={"last-event-id": first[0]["id"]}
+            )
+        )
+    )
+    reader.start()
+    subprocess.run(
+        [sys.executable, "-m", "taskloom", "board", "add", "t", "from the cli", "--db", db_url],
+        check=True,
+        env=subprocess_env(),
+        capture_output=True,
+        timeout=60,
+    )
+    reader.join(30)
+    assert len(got) == 1 and int(got[0]["id"]) > int(first[0]["id"])
+    titles = [c["title"] for c in json.loads(got[0]["data"])["data"]["cards"]]
+    assert titles == ["first", "from the cli"]
+    # Resume from the very start replays both, in order, with no duplicates.
+    replay = read_events(f"{live_server}/api/events?thread=t", 2)
+    assert [e["id"] for e in replay] == [first[0]["id"], got[0]["id"]]
