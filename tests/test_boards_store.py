@@ -131,6 +131,8 @@ def test_database_is_wal_with_migrations(sqlite_url: str) -> None:
 def test_bad_urls_are_clear_errors() -> None:
     with pytest.raises(InvalidInput, match="unsupported database URL scheme 'mysql'"):
         taskloom.connect("mysql://x")
+    with pytest.raises(InvalidInput, match="libpq connection string"):
+        taskloom.connect("user=postgres dbname=app")
     with pytest.raises(InvalidInput, match="in-memory"):
         taskloom.connect("sqlite:///:memory:")
 

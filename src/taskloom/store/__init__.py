@@ -37,6 +37,11 @@ def open_store(url: str | None = None) -> Store:
         raise InvalidInput(f"unsupported database URL scheme '{scheme}' (use sqlite or postgresql)")
     else:
         path = url
+        if "dbname=" in path or ("=" in path and " " in path):
+            raise InvalidInput(
+                "that looks like a libpq connection string; use a URL such as "
+                "postgresql://user@host/dbname"
+            )
     if not path or path == ":memory:":
         raise InvalidInput("an in-memory database cannot be shared; give a file path")
     from taskloom.store.sqlite import SqliteStore

@@ -266,13 +266,17 @@ class PgTransaction(Transaction):
         assert row is not None
         return int(row["id"])
 
-    def _horizon(self, run: Callable[[str, Sequence[Any]], Any]) -> int:
-        """The largest event id below which every id is settled (committed or rolled back).
+    def _horizon(self, run: Callable[[str, Sequence[Any]], Any], after_id: int) -> int | None:
+        """The largest event id up to which every id is settled (committed or rolled back), or
+        ``None`` when no id above ``after_id`` has even been drawn.
 
         Taking the outbox lock exclusively waits for the appenders in flight (each holds it
         shared from before drawing its id until it ends); the sequence read under the lock is
-        then a horizon, and the lock is let go in the same statement.
+        then a horizon, and the lock is let go in the same statement. An idle poll (nothing
+        drawn since the cursor) only peeks at the sequence and takes no lock at all.
         """
+        if int(run(PEEK_SQL, ()).fetchone()["h"]) <= after_id:
+            return None
         key = (OUTBOX_LOCK, self.store.schema_hash)
         row = run(HORIZON_SQL, (*key, *key)).fetchone()
         return int(row["h"])
@@ -288,16 +292,18 @@ class PgTransaction(Transaction):
             # through a fresh connection, whose statements each see the latest commits.
             other = self.store.pool.getconn()
             try:
-                horizon = self._horizon(other.execute)
-                rows = other.execute(sql, (*before, horizon, limit)).fetchall()
+                horizon = self._horizon(other.execute, after_id)
+                rows: list[Row] = []
+                if horizon is not None:
+                    rows = other.execute(sql, (*before, horizon, limit)).fetchall()
             except BaseException:
                 release(other, rollback=False)
                 raise
             finally:
                 self.store.pool.putconn(other)
         else:
-            horizon = self._horizon(self._run if self.begun else self._first)
-            rows = self._run(sql, (*before, horizon, limit)).fetchall()
+            horizon = self._horizon(self._run if self.begun else self._first, after_id)
+            rows = [] if horizon is None else self._run(sql, (*before, horizon, limit)).fetchall()
         return [
             Event(
                 r["type"], r["thread_id"], decode(r["data"]), id=r["id"], created_at=r["created_at"]
@@ -317,6 +323,7 @@ def release(conn: psycopg.Connection[Any], *, rollback: bool) -> None:
         conn.execute("SELECT pg_advisory_unlock_all()")
 
 
+PEEK_SQL = "SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS h FROM events_id_seq"
 HORIZON_SQL = """
 WITH l AS MATERIALIZED (SELECT pg_advisory_lock(%s, %s) AS lk, 1 AS one),
      h AS MATERIALIZED (

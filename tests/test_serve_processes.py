@@ -1,0 +1,85 @@
+"""Two ``taskloom serve`` processes on one database: each streams what the other wrote.
+
+This is the load-balancer setup of docs/postgres.md: a browser connected to either process
+sees a change made through the other (and through any other writer), on both backends.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+import taskloom
+from tests.conftest import subprocess_env
+from tests.test_server import read_events
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def two_servers(db_url: str) -> Iterator[list[str]]:
+    with taskloom.connect(db_url) as tl:
+        tl.board("t").add("first")  # create the schema before two processes race to
+    ports = [free_port(), free_port()]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "taskloom", "serve", "--port", str(p), "--db", db_url],
+            env=subprocess_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for p in ports
+    ]
+    try:
+        for proc, port in zip(procs, ports, strict=True):
+            while True:  # wait until it answers (or fail if it died)
+                assert proc.poll() is None, "taskloom serve exited"
+                try:
+                    httpx.get(f"http://127.0.0.1:{port}/api/threads", timeout=1)
+                    break
+                except httpx.TransportError:
+                    threading.Event().wait(0.1)
+        yield [f"http://127.0.0.1:{p}" for p in ports]
+    finally:
+        for proc in procs:
+            proc.terminate()
+            proc.wait(10)
+
+
+@pytest.mark.slow
+def test_each_server_streams_what_the_other_wrote(two_servers: list[str], db_url: str) -> None:
+    with taskloom.connect(db_url) as tl:
+        card = tl.board("t").list()["cards"][0]["id"]
+    first = read_events(f"{two_servers[0]}/api/events?thread=t", 1)[0]
+    cursor = first["id"]
+    for writer, reader in [(0, 1), (1, 0)]:
+        got: list[dict[str, str]] = []
+        url = f"{two_servers[reader]}/api/events?thread=t"
+        thread = threading.Thread(
+            target=lambda u=url, c=cursor, out=got: out.extend(
+                read_events(u, 1, headers={"last-event-id": c})
+            )
+        )
+        thread.start()
+        status = "in_progress" if writer == 0 else "done"
+        response = httpx.post(
+            f"{two_servers[writer]}/api/threads/t/cards/{card}/status",
+            json={"status": status},
+            timeout=30,
+        )
+        assert response.status_code == 200, response.text
+        thread.join(30)
+        assert len(got) == 1 and int(got[0]["id"]) > int(cursor)
+        assert json.loads(got[0]["data"])["data"]["cards"][0]["status"] == status
+        cursor = got[0]["id"]
