@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 
 import httpx
 import pytest
@@ -17,8 +18,9 @@ import uvicorn
 
 from taskloom.cli import main
 from taskloom.client import Taskloom
+from taskloom.outbox import prune_events
 from taskloom.server.app import create_app
-from tests.conftest import subprocess_env
+from tests.conftest import FakeClock, subprocess_env
 
 
 def request(
@@ -154,5 +156,69 @@ def test_sse_streams_changes_from_another_process_and_resumes(
     titles = [c["title"] for c in json.loads(got[0]["data"])["data"]["cards"]]
     assert titles == ["first", "from the cli"]
     # Resume from the very start replays both, in order, with no duplicates.
-    replay = read_events(f"{live_server}/api/events?thread=t", 2)
-    assert [e["id"] for e in replay] == [first[0]["id"], got[0]["id"]]
+    replay = read_events(f"{live_server}/api/events?thread=t&after=0", 2)
+    sizes = [len(json.loads(e["data"])["data"]["cards"]) for e in replay]
+    assert sizes == [1, 2] and replay[1]["id"] == got[0]["id"]
+    assert int(replay[0]["id"]) < int(first[0]["id"])  # the opening snapshot was at the head
+
+
+def test_fresh_stream_opens_with_snapshots_and_pruned_cursor_gets_them_too(
+    tl: Taskloom, live_server: str
+) -> None:
+    board = tl.board("t")
+    for title in ("a", "b", "c"):
+        board.add(title)
+    tl.goal("t").set("Ship it", token_budget=100)
+    opening = read_events(f"{live_server}/api/events?thread=t&tasks=0", 2)
+    assert [e["event"] for e in opening] == ["todo_state", "goal_state"]
+    assert len(json.loads(opening[0]["data"])["data"]["cards"]) == 3
+    head = opening[0]["id"]
+    assert opening[1]["id"] == head
+    # A cursor still covered resumes exactly: after event 1 come the 2nd and 3rd board states.
+    resumed = read_events(f"{live_server}/api/events?thread=t&tasks=0", 2, {"last-event-id": "1"})
+    assert [len(json.loads(e["data"])["data"]["cards"]) for e in resumed] == [2, 3]
+    # Retention prunes all but the newest event; the same cursor now gets the current state.
+    assert prune_events(tl.store, tl.now(), keep=1) == 3
+    again = read_events(f"{live_server}/api/events?thread=t&tasks=0", 2, {"last-event-id": "1"})
+    assert [e["event"] for e in again] == ["todo_state", "goal_state"]
+    assert len(json.loads(again[0]["data"])["data"]["cards"]) == 3
+    assert prune_events(tl.store, tl.now(), keep=1) == 0  # nothing more to prune
+
+
+def test_prune_by_age_keeps_the_newest(tl_fixed: Taskloom, clock: FakeClock) -> None:
+    tl_fixed.board("t").add("old")
+    clock.advance(10 * 86400)
+    tl_fixed.board("t").add("new")
+    with pytest.raises(ValueError, match="keep"):
+        prune_events(tl_fixed.store, tl_fixed.now(), keep=0)
+    assert prune_events(tl_fixed.store, tl_fixed.now(), older_than=timedelta(days=7)) == 1
+    assert prune_events(tl_fixed.store, tl_fixed.now(), older_than=timedelta(seconds=0)) == 0
+    with tl_fixed.store.read() as tx:
+        assert len(tx.events_after(0)) == 1
+
+
+def test_viewers_never_see_lease_tokens(tl: Taskloom, live_server: str) -> None:
+    task, _ = tl.queue.add("secret work")
+    claimed = tl.queue.claim("w1", lease=60)
+    assert claimed is not None and claimed.lease_token
+    listed = httpx.get(f"{live_server}/api/tasks?status=in_progress").json()
+    assert listed[0]["claimed_by"] == "w1" and listed[0]["lease_token"] is None
+    assert httpx.get(f"{live_server}/api/tasks/{task.id}").json()["lease_token"] is None
+    frames = read_events(f"{live_server}/api/events?after=0", 2)
+    assert claimed.lease_token not in "".join(f["data"] for f in frames)
+
+
+def test_threads_list_counts_cards_and_goal(tl: Taskloom) -> None:
+    tl.board("a").add("one", status="done")
+    tl.board("a").add("two")
+    tl.goal("g").set("Only a goal")
+    rows = {r["thread_id"]: r for r in request(tl, "GET", "/api/threads").json()}
+    assert rows["a"]["cards"] == {"done": 1, "todo": 1} and rows["a"]["goal_status"] is None
+    assert rows["g"]["cards"] == {} and rows["g"]["goal_status"] == "active"
+
+
+def test_panel_and_assets_are_served(tl: Taskloom) -> None:
+    page = request(tl, "GET", "/")
+    assert page.status_code == 200 and "/static/app.js" in page.text
+    script = request(tl, "GET", "/static/app.js")
+    assert script.status_code == 200 and "EventSource" in script.text

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from taskloom import ids
 from taskloom.boards import BOARD_KIND, BoardCache, BoardHandle
-from taskloom.goals import GoalHandle
+from taskloom.goals import GOAL_KIND, GoalHandle
 from taskloom.queue import Queue
 from taskloom.store import Store, open_store
 from taskloom.tools.registry import Toolbox
@@ -63,14 +63,28 @@ class Taskloom:
         return Guard(self, thread_id, config)
 
     def threads(self) -> list[dict[str, Any]]:
-        """Every thread that has state, most recently changed first."""
+        """Every thread with a board or a goal, most recently changed first, with its card
+        counts by status and its goal's status."""
         with self.store.read() as tx:
-            docs = tx.list_docs(BOARD_KIND)
-        rows = [
-            {"thread_id": d.key, "board_version": d.version, "updated_at": d.updated_at}
-            for d in docs
-        ]
-        return sorted(rows, key=lambda r: r["updated_at"], reverse=True)
+            boards = {d.key: d for d in tx.list_docs(BOARD_KIND)}
+            goals = {d.key: d for d in tx.list_docs(GOAL_KIND)}
+        rows = []
+        for key in boards.keys() | goals.keys():
+            board, goal = boards.get(key), goals.get(key)
+            counts: dict[str, int] = {}
+            for card in board.state.get("cards", []) if board else []:
+                counts[card["status"]] = counts.get(card["status"], 0) + 1
+            goal_state = (goal.state.get("goal") or {}) if goal else {}
+            rows.append(
+                {
+                    "thread_id": key,
+                    "board_version": board.version if board else 0,
+                    "updated_at": max(d.updated_at for d in (board, goal) if d),
+                    "cards": counts,
+                    "goal_status": goal_state.get("status"),
+                }
+            )
+        return sorted(rows, key=lambda r: (r["updated_at"], r["thread_id"]), reverse=True)
 
     @functools.cached_property
     def queue(self) -> Queue:

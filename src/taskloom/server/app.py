@@ -8,9 +8,12 @@ what is wrong, never a 500. With a token configured, every request must carry it
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from sse_starlette.sse import EventSourceResponse
@@ -18,12 +21,17 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
 
 from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput, TaskloomError
+from taskloom.outbox import prune_events
+from taskloom.server.hub import EventHub
 from taskloom.server.sse import event_stream
+
+STATIC = Path(__file__).parent / "static"
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 
@@ -38,9 +46,41 @@ async def _body(request: Request) -> dict[str, Any]:
     return data
 
 
-def create_app(tl: Taskloom, *, token: str | None = None, poll_s: float = 0.1) -> Starlette:
-    def call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Awaitable[Any]:
-        return asyncio.to_thread(fn, *args, **kwargs)
+def _public(task: dict[str, Any]) -> dict[str, Any]:
+    """A task as viewers see it: the lease token is the worker's capability, not theirs."""
+    return {**task, "lease_token": None}
+
+
+def create_app(
+    tl: Taskloom,
+    *,
+    token: str | None = None,
+    poll_s: float = 0.05,
+    ping_s: float = 15,
+    retain_events: int | None = None,
+    retain_age: timedelta | None = None,
+) -> Starlette:
+    """The panel, the JSON API and ``/api/events``.
+
+    ``retain_events``/``retain_age`` turn on a minute-by-minute pruning of the outbox while
+    the server runs (readers whose cursor was pruned get fresh snapshots).
+    """
+    hub = EventHub(tl.store, poll_s=poll_s)
+
+    async def call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        return await asyncio.to_thread(fn, *args, **kwargs)
+
+    async def act(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """A human action: run it, then wake the event hub so the change streams at once."""
+        result = await asyncio.to_thread(fn, *args, **kwargs)
+        hub.poke()
+        return result
+
+    async def index(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def stash(request: Request) -> Response:
+        return JSONResponse(await call(tl.guard(request.path_params["thread"]).results))
 
     async def threads(request: Request) -> Response:
         return JSONResponse(await call(tl.threads))
@@ -57,7 +97,7 @@ def create_app(tl: Taskloom, *, token: str | None = None, poll_s: float = 0.1) -
             raise InvalidInput("`approve` must be true or false")
         handle = tl.board(request.path_params["thread"])
         return JSONResponse(
-            await call(handle.decide_plan, request.path_params["card"], body["approve"])
+            await act(handle.decide_plan, request.path_params["card"], body["approve"])
         )
 
     async def card_status(request: Request) -> Response:
@@ -66,7 +106,7 @@ def create_app(tl: Taskloom, *, token: str | None = None, poll_s: float = 0.1) -
             raise InvalidInput("`status` is required")
         handle = tl.board(request.path_params["thread"])
         return JSONResponse(
-            await call(handle.update_status, request.path_params["card"], body["status"])
+            await act(handle.update_status, request.path_params["card"], body["status"])
         )
 
     async def goal_action(request: Request) -> Response:
@@ -77,34 +117,48 @@ def create_app(tl: Taskloom, *, token: str | None = None, poll_s: float = 0.1) -
             budget = body.get("token_budget")
             if budget is not None and (not isinstance(budget, int) or isinstance(budget, bool)):
                 raise InvalidInput("`token_budget` must be an integer or null")
-            return JSONResponse(await call(handle.set_budget, budget))
+            return JSONResponse(await act(handle.set_budget, budget))
         if action not in ("pause", "resume"):
             raise InvalidInput(f"unknown goal action '{action}' (pause, resume, budget)")
-        return JSONResponse(await call(getattr(handle, action)))
+        return JSONResponse(await act(getattr(handle, action)))
 
     async def tasks(request: Request) -> Response:
-        status = request.query_params.get("status")
-        items = await call(tl.queue.list, status=status, limit=500)
-        return JSONResponse([t.to_dict() for t in items])
+        query = request.query_params
+        limit = query.get("limit", "200")
+        if not limit.isdigit() or not 1 <= int(limit) <= 1000:
+            raise InvalidInput("`limit` must be an integer from 1 to 1000")
+        items = await call(
+            tl.queue.list,
+            status=query.get("status") or None,
+            agent=query.get("agent") or None,
+            limit=int(limit),
+        )
+        return JSONResponse([_public(t.to_dict()) for t in items])
 
     async def task_stats(request: Request) -> Response:
         return JSONResponse(await call(tl.queue.stats))
 
     async def task(request: Request) -> Response:
-        return JSONResponse((await call(tl.queue.get, request.path_params["task"])).to_dict())
+        return JSONResponse(
+            _public((await call(tl.queue.get, request.path_params["task"])).to_dict())
+        )
 
     async def task_cancel(request: Request) -> Response:
         body = await _body(request)
-        done = await call(tl.queue.cancel, request.path_params["task"], body.get("reason"))
-        return JSONResponse(done.to_dict())
+        done = await act(tl.queue.cancel, request.path_params["task"], body.get("reason"))
+        return JSONResponse(_public(done.to_dict()))
 
     async def events(request: Request) -> Response:
-        raw = request.headers.get("last-event-id") or request.query_params.get("after") or "0"
-        if not raw.isdigit():
+        raw = request.headers.get("last-event-id") or request.query_params.get("after")
+        if raw is not None and not raw.isdigit():
             raise InvalidInput("Last-Event-ID must be a non-negative integer")
-        thread = request.query_params.get("thread") or None
-        stream = event_stream(tl, after=int(raw), thread_id=thread, poll_s=poll_s)
-        return EventSourceResponse(stream, ping=15)
+        stream = event_stream(
+            hub,
+            after=None if raw is None else int(raw),
+            thread_id=request.query_params.get("thread") or None,
+            tasks=request.query_params.get("tasks", "1") != "0",
+        )
+        return EventSourceResponse(stream, ping=ping_s)
 
     async def on_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, TaskloomError)
@@ -123,10 +177,36 @@ def create_app(tl: Taskloom, *, token: str | None = None, poll_s: float = 0.1) -
             response: Response = await call_next(request)
             return response
 
+    async def retention() -> None:
+        while True:
+            await call(
+                prune_events,
+                tl.store,
+                tl.now(),
+                keep=retain_events or 10**12,
+                older_than=retain_age,
+            )
+            await asyncio.sleep(60)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        pruner = None
+        if retain_events is not None or retain_age is not None:
+            pruner = asyncio.create_task(retention())
+        try:
+            yield
+        finally:
+            if pruner is not None:
+                pruner.cancel()
+            await hub.stop()
+
     routes = [
+        Route("/", index),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
         Route("/api/threads", threads),
         Route("/api/threads/{thread}/board", board),
         Route("/api/threads/{thread}/goal", goal),
+        Route("/api/threads/{thread}/stash", stash),
         Route("/api/threads/{thread}/goal/{action}", goal_action, methods=["POST"]),
         Route("/api/threads/{thread}/cards/{card}/decision", card_decision, methods=["POST"]),
         Route("/api/threads/{thread}/cards/{card}/status", card_status, methods=["POST"]),
@@ -138,6 +218,7 @@ def create_app(tl: Taskloom, *, token: str | None = None, poll_s: float = 0.1) -
     ]
     return Starlette(
         routes=routes,
+        lifespan=lifespan,
         middleware=[Middleware(TokenAuth)],
         exception_handlers={TaskloomError: on_error, ValueError: on_value_error},
     )

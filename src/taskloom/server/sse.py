@@ -1,33 +1,59 @@
 """SSE from the outbox: every event committed by any process, in id order, resumable.
 
-The stream polls the events table (a cheap indexed range read) every ``poll_s`` seconds, so a
-change made by another process (the CLI, an agent, another server) reaches every client
-without a broker. ``Last-Event-ID`` resumes exactly after that id: no gap, no duplicate.
+A stream opened without a cursor (a fresh page), or with one whose events retention has
+pruned, starts with the current snapshots tagged with the outbox head, then follows live. A
+``Last-Event-ID`` that is still covered resumes exactly after it: no gap, no duplicate. The
+events of one thread are selected with ``thread``; queue events (``task_state``) belong to no
+thread and go to every stream unless ``tasks=0``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator
-from typing import Any
 
-from taskloom.client import Taskloom
+from taskloom.outbox import fresh_snapshots, pruned_through
+from taskloom.server.hub import EventHub, Frame, read_frames, to_frame
+from taskloom.store.base import Store
+
+
+def _opening(store: Store, after: int | None, thread_id: str | None) -> tuple[int, list[Frame]]:
+    with store.read() as tx:
+        if after is not None and after >= pruned_through(tx):
+            return after, []
+    with store.read() as tx:
+        head, events = fresh_snapshots(tx, thread_id)
+    return head, [to_frame(e) for e in events]
 
 
 async def event_stream(
-    tl: Taskloom, *, after: int, thread_id: str | None, poll_s: float = 0.1
-) -> AsyncIterator[dict[str, Any]]:
-    last = after
+    hub: EventHub,
+    *,
+    after: int | None,
+    thread_id: str | None,
+    tasks: bool = True,
+    idle_s: float = 1.0,
+) -> AsyncIterator[dict[str, str]]:
+    await hub.start()
+    cursor, opening = await asyncio.to_thread(_opening, hub.store, after, thread_id)
+    for frame in opening:
+        yield frame.sse()
+
+    def wanted(frame: Frame) -> bool:
+        if frame.thread_id is None:
+            return tasks
+        return thread_id is None or frame.thread_id == thread_id
+
     while True:
-        events = await asyncio.to_thread(_read, tl, last, thread_id)
-        for event in events:
-            last = int(event.id or last)
-            yield {"id": str(event.id), "event": event.type, "data": json.dumps(event.to_dict())}
-        if not events:
-            await asyncio.sleep(poll_s)
-
-
-def _read(tl: Taskloom, after: int, thread_id: str | None) -> list[Any]:
-    with tl.store.read() as tx:
-        return tx.events_after(after, thread_id=thread_id, limit=500)
+        frames = hub.since(cursor)
+        if frames is None:  # behind the shared window: catch up from the table
+            frames = await asyncio.to_thread(read_frames, hub.store, cursor)
+            if not frames:
+                cursor = max(cursor, hub.floor)
+                continue
+        for frame in frames:
+            cursor = frame.id
+            if wanted(frame):
+                yield frame.sse()
+        if not frames:
+            await hub.wait(cursor, idle_s)

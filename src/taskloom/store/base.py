@@ -142,6 +142,11 @@ class Transaction(abc.ABC):
     ) -> list[Event]:
         """Committed events with ``id > after_id``, oldest first, optionally for one thread."""
 
+    @abc.abstractmethod
+    def event_head(self) -> int:
+        """An event id at or below which every event is settled: a new reader that starts
+        from it misses nothing that commits later."""
+
 
 class Store(abc.ABC):
     """A database. Thread-safe: each OS thread gets its own connection."""

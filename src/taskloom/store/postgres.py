@@ -311,6 +311,11 @@ class PgTransaction(Transaction):
             for r in rows
         ]
 
+    def event_head(self) -> int:
+        if self.begun and not self.writable:
+            raise RuntimeError("event_head must be the first statement of a read")
+        return self._horizon(self._run if self.begun else self._first, -1) or 0
+
 
 def release(conn: psycopg.Connection[Any], *, rollback: bool) -> None:
     """After a failure: roll back, and drop any session advisory lock a failed horizon

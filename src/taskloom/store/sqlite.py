@@ -106,6 +106,11 @@ class SqliteTransaction(Transaction):
         rows = self.conn.execute(*events_query(after_id, thread_id, limit)).fetchall()
         return [Event(r[1], r[2], decode(r[3]), id=r[0], created_at=r[4]) for r in rows]
 
+    def event_head(self) -> int:
+        # One writer at a time: whatever is committed is settled.
+        row = self.conn.execute("SELECT COALESCE(MAX(id), 0) FROM events").fetchone()
+        return int(row[0])
+
 
 def _split_statements(script: str) -> list[str]:
     statements, buffer = [], ""
