@@ -28,7 +28,8 @@ pytest: $(STAMP)
 test: lint typecheck pytest
 
 run: $(STAMP)
-	$(BIN)/taskloom demo
+	$(BIN)/taskloom demo > /dev/null
+	$(BIN)/taskloom serve
 
 bench: $(STAMP)
 	$(BIN)/python bench/board_ops.py

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+from datetime import timedelta
 from typing import Annotated
 
 import typer
@@ -28,9 +29,18 @@ def serve(
         str | None,
         typer.Option(help="Require this token (also $TASKLOOM_TOKEN).", show_default=False),
     ] = None,
+    retain_events: Annotated[
+        int, typer.Option(help="Keep at most this many events in the outbox (0: keep all).")
+    ] = 100_000,
+    retain_days: Annotated[
+        float, typer.Option(help="Also drop events older than this many days (0: no age limit).")
+    ] = 0,
     db: DbOption = None,
 ) -> None:
-    """Serve the JSON API and the live event stream.
+    """Serve the web panel, the JSON API and the live event stream.
+
+    Open the printed address in a browser. Pruned events cost viewers nothing: a reader whose
+    cursor was pruned is sent the current snapshots.
 
     Example: taskloom serve --port 8765
     """
@@ -41,5 +51,13 @@ def serve(
     token = token or os.environ.get("TASKLOOM_TOKEN") or None
     if not _loopback(host) and token is None:
         raise InvalidInput(f"refusing to bind {host} without a token (--token or $TASKLOOM_TOKEN)")
-    err.print(f"taskloom serving on http://{host}:{port}", markup=False)
-    uvicorn.run(create_app(open_db(db), token=token), host=host, port=port, log_level="warning")
+    if retain_events < 0 or retain_days < 0:
+        raise InvalidInput("--retain-events and --retain-days must not be negative")
+    app = create_app(
+        open_db(db),
+        token=token,
+        retain_events=retain_events or None,
+        retain_age=timedelta(days=retain_days) if retain_days else None,
+    )
+    err.print(f"taskloom panel on http://{host}:{port}/  (Ctrl+C stops)", markup=False)
+    uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -71,21 +71,19 @@ function toast(message, bad = false) {
 
 // ---- rendering (at most once per animation frame) ----
 
+// Only the parts whose data changed are rebuilt, so a half-typed budget survives a new card.
+const RENDER = { threads: renderThreads, goal: renderGoal, board: renderBoard, queue: renderQueue };
+const dirty = new Set();
 let frameQueued = false;
-function schedule() {
+function schedule(...parts) {
+  for (const part of parts.length ? parts : Object.keys(RENDER)) dirty.add(part);
   if (frameQueued) return;
   frameQueued = true;
   requestAnimationFrame(() => {
     frameQueued = false;
-    render();
+    for (const part of dirty) RENDER[part]();
+    dirty.clear();
   });
-}
-
-function render() {
-  renderThreads();
-  renderGoal();
-  renderBoard();
-  renderQueue();
 }
 
 function renderThreads() {
@@ -173,7 +171,7 @@ function renderGoal() {
     ? h("button", { class: "btn", type: "button", onclick: () => act(`${path}/resume`) }, "Resume")
     : goal.status === "complete" ? null
       : h("button", { class: "btn", type: "button", onclick: () => act(`${path}/pause`) }, "Pause");
-  const input = h("input", { type: "number", min: "1", step: "1000", placeholder: "new budget", "aria-label": "New token budget" });
+  const input = h("input", { type: "number", min: "1", step: "1", placeholder: "new budget", "aria-label": "New token budget" });
   const form = h("form", { onsubmit: (event) => {
     event.preventDefault();
     const value = Number.parseInt(input.value, 10);
@@ -228,16 +226,18 @@ function apply(type, event) {
   const data = event.data;
   if (type === "task_state") {
     state.tasks.set(data.id, data);
+    schedule("queue");
   } else if (event.thread_id !== state.thread) {
-    return; // another thread's event: not ours to show
+    // another thread's event: not ours to show
   } else if (type === "todo_state") {
     if (state.board && data.version <= state.board.version) return;
     state.board = data;
+    schedule("board");
   } else if (type === "goal_state") {
     if (state.goal && data.version <= state.goal.version) return;
     state.goal = data;
+    schedule("goal");
   }
-  schedule();
 }
 
 function setLive(mode) {
@@ -273,7 +273,7 @@ async function loadTasks() {
   try {
     const tasks = await api("/api/tasks?limit=500");
     for (const task of tasks) if (!state.tasks.has(task.id)) state.tasks.set(task.id, task);
-    schedule();
+    schedule("queue");
   } catch (error) {
     toast(error.message, true);
   }
@@ -281,12 +281,11 @@ async function loadTasks() {
 
 async function loadThreads() {
   try {
-    state.threads = await api("/api/threads");
-    if (!state.thread && state.threads.length) {
-      selectThread(state.threads[0].thread_id);
-      return;
-    }
-    schedule();
+    const threads = await api("/api/threads");
+    const changed = JSON.stringify(threads) !== JSON.stringify(state.threads);
+    state.threads = threads;
+    if (!state.thread && threads.length) selectThread(threads[0].thread_id);
+    else if (changed) schedule("threads");
   } catch {
     // the server is away; the live indicator already says so
   }
@@ -307,10 +306,10 @@ function start() {
     button.addEventListener("click", () => {
       state.view = button.dataset.view;
       localStorage.setItem("taskloom.view", state.view);
-      schedule();
+      schedule("board");
     });
   }
-  for (const id of ["queue-status", "queue-agent", "queue-text"]) $(id).addEventListener("input", schedule);
+  for (const id of ["queue-status", "queue-agent", "queue-text"]) $(id).addEventListener("input", () => schedule("queue"));
   window.addEventListener("hashchange", () => {
     const thread = decodeURIComponent(location.hash.slice(1));
     if (thread) selectThread(thread);

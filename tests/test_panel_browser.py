@@ -1,0 +1,227 @@
+"""The web panel in a real browser (Debian's chromium via Playwright) against `taskloom serve`.
+
+Without chromium these tests skip with a message, unless ``TASKLOOM_REQUIRE_BROWSER=1``
+(set by ``.ci/run``), which turns a missing browser into a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+import taskloom
+from tests.conftest import subprocess_env
+
+CHROMIUM = Path(os.environ.get("TASKLOOM_CHROMIUM", "/usr/bin/chromium"))
+XSS_TITLE = '<img src=x onerror="window.__xss=1">'
+XSS_NOTES = "<script>window.__xss=2</script>"
+
+pytestmark = pytest.mark.browser
+
+
+def _need_browser() -> None:
+    if CHROMIUM.exists():
+        return
+    message = f"chromium not found at {CHROMIUM}: browser tests of the web panel did not run"
+    if os.environ.get("TASKLOOM_REQUIRE_BROWSER") == "1":
+        pytest.fail(message)
+    pytest.skip(message + " (apt-get install chromium)")
+
+
+class Server:
+    """`taskloom serve` as its own OS process, restartable on the same port."""
+
+    def __init__(self, db_url: str) -> None:
+        self.db_url = db_url
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            self.port = sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "taskloom", "serve", "--port", str(self.port)]
+            + ["--db", self.db_url],
+            env=subprocess_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{self.url}/api/threads", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        raise AssertionError("taskloom serve did not start")
+
+    def kill(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    _need_browser()
+    srv = Server(f"sqlite:///{tmp_path / 'panel.db'}")
+    srv.start()
+    yield srv
+    srv.kill()
+
+
+@pytest.fixture
+def page(server: Server) -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox"]
+        )
+        pg = browser.new_page(viewport={"width": 1280, "height": 900})
+        dialogs: list[str] = []
+        pg.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        pg.set_default_timeout(20_000)
+        yield pg
+        assert dialogs == [], f"the page opened dialogs: {dialogs}"
+        browser.close()
+
+
+def cli(server: Server, *args: str) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "taskloom", *args, "--db", server.db_url],
+        check=True,
+        env=subprocess_env(),
+        capture_output=True,
+        timeout=60,
+    )
+
+
+def test_card_added_from_the_cli_appears_live(server: Server, page: object) -> None:
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    cli(server, "board", "add", "t", "First step")
+    page.goto(f"{server.url}/#t")
+    expect(page.locator(".card .title", has_text="First step")).to_be_visible()
+    expect(page.locator("#live")).to_have_attribute("data-state", "live")
+    cli(server, "board", "add", "t", "Added while watching")
+    expect(page.locator(".card .title", has_text="Added while watching")).to_be_visible()
+    # Kanban puts it in the To do column; the thread list counts it.
+    page.get_by_role("button", name="Kanban").click()
+    todo = page.locator('[data-column="todo"]')
+    expect(todo.locator(".kcard .title", has_text="Added while watching")).to_be_visible()
+    expect(page.locator(".threads .meta")).to_contain_text("2 to do")
+
+
+def test_plan_approved_in_the_browser_changes_the_store(server: Server, page: object) -> None:
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    tl = taskloom.connect(server.db_url)
+    snap = tl.board("t").add(
+        "Deploy to production", status="awaiting_approval", approval_mode="required"
+    )
+    card_id = snap["card"]["id"]
+    page.goto(f"{server.url}/#t")
+    card = page.locator(f'[data-card="{card_id}"]')
+    card.get_by_role("button", name="Approve").click()
+    expect(card.locator(".status")).to_have_attribute("data-status", "ready")
+    assert tl.board("t").list()["cards"][0]["status"] == "ready"
+    tl.close()
+
+
+def test_goal_budget_and_pause_from_the_browser(server: Server, page: object) -> None:
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    tl = taskloom.connect(server.db_url)
+    goal_id = tl.goal("t").set("Ship the release", token_budget=1000)["goal"]["goal_id"]
+    tl.goal("t").account_usage(goal_id, tokens=900)
+    page.goto(f"{server.url}/#t")
+    expect(page.locator(".goal .usage")).to_have_text("900 / 1,000 tokens")
+    page.get_by_role("button", name="Pause").click()
+    expect(page.get_by_role("button", name="Resume")).to_be_visible()
+    page.get_by_label("New token budget").fill("5000")
+    page.get_by_role("button", name="Set budget").click()
+    expect(page.locator(".goal .usage")).to_have_text("900 / 5,000 tokens")
+    goal = tl.goal("t").get()["goal"]
+    assert goal["status"] == "paused" and goal["token_budget"] == 5000
+    tl.close()
+
+
+def test_queue_filters_and_cancel(server: Server, page: object) -> None:
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    tl = taskloom.connect(server.db_url)
+    tl.queue.add("Index the docs", kind="index")
+    keep, _ = tl.queue.add("Rebuild cache", kind="cache")
+    tl.queue.claim("worker-7", lease=300, kinds=["index"])
+    page.goto(f"{server.url}/")
+    rows = page.locator("table.tasks tbody tr")
+    expect(rows).to_have_count(2)
+    page.get_by_label("Agent filter").fill("worker-7")
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_contain_text("Index the docs")
+    page.get_by_label("Agent filter").fill("")
+    page.get_by_label("Status filter").select_option("ready")
+    expect(rows).to_have_count(1)
+    rows.first.get_by_role("button", name="Cancel").click()
+    expect(page.locator("table.tasks")).to_have_count(0)
+    assert tl.queue.get(keep.id).status == "canceled"
+    tl.close()
+
+
+def test_markup_in_titles_and_notes_is_shown_as_text(server: Server, page: object) -> None:
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    tl = taskloom.connect(server.db_url)
+    tl.board("x<b>").add(XSS_TITLE, notes=XSS_NOTES)
+    tl.goal("x<b>").set(XSS_NOTES)
+    tl.queue.add(XSS_TITLE)
+    page.goto(f"{server.url}/")
+    expect(page.locator(".card .title")).to_have_text(XSS_TITLE)
+    expect(page.locator(".card .sub")).to_have_text(XSS_NOTES)
+    expect(page.locator(".goal .objective")).to_have_text(XSS_NOTES)
+    expect(page.locator("table.tasks td", has_text=XSS_TITLE)).to_have_count(1)
+    expect(page.locator(".threads .name")).to_have_text("x<b>")
+    assert page.evaluate("window.__xss") is None
+    assert page.locator("img").count() == 0 and page.locator("main script").count() == 0
+    tl.close()
+
+
+def test_reload_and_server_restart_recover_the_live_view(server: Server, page: object) -> None:
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    cli(server, "board", "add", "t", "Before reload")
+    page.goto(f"{server.url}/#t")
+    expect(page.locator(".card .title", has_text="Before reload")).to_be_visible()
+    page.reload()
+    expect(page.locator(".card .title", has_text="Before reload")).to_be_visible()
+    cli(server, "board", "add", "t", "After reload")
+    expect(page.locator(".card .title", has_text="After reload")).to_be_visible()
+    server.kill()
+    expect(page.locator("#live")).to_have_attribute("data-state", "reconnecting")
+    # The view stays up while the server is away (no flicker to empty) ...
+    expect(page.locator(".card")).to_have_count(2)
+    cli(server, "board", "add", "t", "Written while the server was down")
+    server.start()
+    # ... and the reconnect resumes from the last event id, with no reload.
+    expect(
+        page.locator(".card .title", has_text="Written while the server was down")
+    ).to_be_visible()
+    cli(server, "board", "add", "t", "After restart")
+    expect(page.locator(".card .title", has_text="After restart")).to_be_visible()
+    expect(page.locator(".card")).to_have_count(4)
