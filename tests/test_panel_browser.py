@@ -49,8 +49,14 @@ class Server:
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "taskloom", "serve", "--port", str(self.port)]
-            + ["--db", self.db_url],
+            [
+                sys.executable,
+                "-m",
+                "taskloom",
+                "serve",
+                f"--port={self.port}",
+                f"--db={self.db_url}",
+            ],
             env=subprocess_env(),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
