@@ -55,7 +55,7 @@ def create_app(
     tl: Taskloom,
     *,
     token: str | None = None,
-    poll_s: float = 0.05,
+    poll_s: float = 0.025,
     ping_s: float = 15,
     retain_events: int | None = None,
     retain_age: timedelta | None = None,

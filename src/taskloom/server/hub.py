@@ -18,6 +18,8 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from sse_starlette.event import ServerSentEvent
+
 from taskloom.domain.events import TASK_STATE, Event
 from taskloom.store.base import Store
 
@@ -26,15 +28,13 @@ READ_LIMIT = 1000
 
 @dataclass(frozen=True, slots=True)
 class Frame:
-    """An event ready to send: its id, type, thread and SSE ``data`` encoded once."""
+    """An event ready to send: its id, type, thread, and its SSE bytes, encoded once for
+    every client."""
 
     id: int
     type: str
     thread_id: str | None
-    data: str
-
-    def sse(self) -> dict[str, str]:
-        return {"id": str(self.id), "event": self.type, "data": self.data}
+    wire: bytes
 
 
 def to_frame(event: Event) -> Frame:
@@ -43,7 +43,9 @@ def to_frame(event: Event) -> Frame:
     body = event.to_dict()
     if event.type == TASK_STATE and body["data"].get("lease_token"):
         body["data"] = {**body["data"], "lease_token": None}
-    return Frame(int(event.id or 0), event.type, event.thread_id, json.dumps(body))
+    data = json.dumps(body)
+    wire = ServerSentEvent(data, event=event.type, id=str(event.id)).encode()
+    return Frame(int(event.id or 0), event.type, event.thread_id, wire)
 
 
 def read_frames(store: Store, after: int, limit: int = READ_LIMIT) -> list[Frame]:
@@ -102,12 +104,10 @@ class EventHub:
             return None
         return self._frames[bisect.bisect_right(self._ids, cursor) :]
 
-    async def wait(self, cursor: int, timeout: float) -> None:
-        """Until an event newer than ``cursor`` is in the window, or ``timeout`` passes."""
-        if self.last > cursor:
-            return
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._tick.wait(), timeout)
+    async def wait(self, cursor: int) -> None:
+        """Until an event newer than ``cursor`` is in the window."""
+        if self.last <= cursor:
+            await self._tick.wait()
 
     def _head(self) -> int:
         with self.store.read() as tx:

@@ -32,12 +32,11 @@ async def event_stream(
     after: int | None,
     thread_id: str | None,
     tasks: bool = True,
-    idle_s: float = 1.0,
-) -> AsyncIterator[dict[str, str]]:
+) -> AsyncIterator[bytes]:
     await hub.start()
     cursor, opening = await asyncio.to_thread(_opening, hub.store, after, thread_id)
     for frame in opening:
-        yield frame.sse()
+        yield frame.wire
 
     def wanted(frame: Frame) -> bool:
         if frame.thread_id is None:
@@ -54,6 +53,6 @@ async def event_stream(
         for frame in frames:
             cursor = frame.id
             if wanted(frame):
-                yield frame.sse()
+                yield frame.wire
         if not frames:
-            await hub.wait(cursor, idle_s)
+            await hub.wait(cursor)
