@@ -33,6 +33,7 @@ run: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/board_ops.py
+	$(BIN)/python bench/sse.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

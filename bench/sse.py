@@ -3,7 +3,7 @@
     .venv/bin/python bench/sse.py [--clients 1 50 200] [--writes 40] [--db URL]
 
 Starts `taskloom serve` as its own process on a free loopback port, opens N concurrent SSE
-streams for one thread, then writes board cards from this process through a separate
+streams for one thread, then edits cards of a ten-card board from this process through a separate
 connection (as an agent or the CLI would: a different process from the server, so delivery
 relies on the server's outbox poll, not an in-process wake-up). For each write it records the
 write alone (call → commit returned) and, per client, write start → event received. Prints
@@ -35,7 +35,7 @@ import httpx  # noqa: E402
 import taskloom  # noqa: E402
 
 THREAD = "bench"
-VERSION = re.compile(r'"version": (\d+)')
+VERSION = re.compile(rb'"version": (\d+)')
 
 
 def pct(values: list[float], q: float) -> float:
@@ -68,14 +68,21 @@ def start_server(db: str) -> tuple[subprocess.Popen[bytes], str]:
 async def client(
     url: str, ready: asyncio.Event, seen: dict[int, float], stop: asyncio.Event
 ) -> int:
-    """Follow the stream; record when each board version arrived. Returns duplicates seen."""
+    """Follow the stream; record when each board version arrived. Returns duplicates seen.
+
+    A bare asyncio socket reading lines, rather than an HTTP client library, so that 200
+    clients in this one process measure the server and not the client's per-chunk overhead.
+    """
+    host, port = url.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    writer.write(
+        f"GET /api/events?thread={THREAD}&tasks=0 HTTP/1.1\r\nHost: {host}\r\n"
+        "Accept: text/event-stream\r\n\r\n".encode()
+    )
     dups = 0
-    async with (
-        httpx.AsyncClient(timeout=None) as http,
-        http.stream("GET", f"{url}/api/events?thread={THREAD}&tasks=0") as response,
-    ):
-        async for line in response.aiter_lines():
-            if not line.startswith("data:"):
+    try:
+        while line := await reader.readline():
+            if not line.startswith(b"data:"):
                 continue
             # The board's version is the first "version" in the frame; a regex beats decoding
             # the whole snapshot 200 times per write in this one client process.
@@ -88,12 +95,16 @@ async def client(
             ready.set()
             if stop.is_set():
                 break
+    finally:
+        writer.close()
     return dups
 
 
 async def run(url: str, db: str, clients: int, writes: int) -> dict[str, float]:
     tl = taskloom.connect(db)
-    start_version = tl.board(THREAD).add("warm-up")["version"]
+    # A realistic board: ten cards, each write edits one (the snapshot stays ~5 KB).
+    ids = [tl.board(THREAD).add(f"card {i}")["card"]["id"] for i in range(10)]
+    start_version = tl.board(THREAD).list()["version"]
     stop = asyncio.Event()
     readies = [asyncio.Event() for _ in range(clients)]
     seens: list[dict[int, float]] = [{} for _ in range(clients)]
@@ -103,13 +114,13 @@ async def run(url: str, db: str, clients: int, writes: int) -> dict[str, float]:
     write_ms: list[float] = []
     for i in range(writes):
         t0 = time.perf_counter()
-        snap = await asyncio.to_thread(tl.board(THREAD).add, f"card {i}")
+        snap = await asyncio.to_thread(tl.board(THREAD).edit, ids[i % 10], notes=f"write {i}")
         write_ms.append((time.perf_counter() - t0) * 1000)
         started[snap["version"]] = t0
         await asyncio.sleep(random.uniform(0.05, 0.15))
     await asyncio.sleep(1.0)
     stop.set()
-    tl.board(THREAD).add("stop")  # wakes every client so it sees `stop`
+    tl.board(THREAD).edit(ids[0], notes="stop")  # wakes every client so it sees `stop`
     dups = sum(await asyncio.wait_for(asyncio.gather(*tasks), 30))
     latencies, missed = [], 0
     for seen in seens:
