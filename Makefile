@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
-LINT_PATHS := $(wildcard src tests bench examples)
+LINT_PATHS := $(wildcard src tests bench examples scripts)
 
 .PHONY: install test lint typecheck pytest run bench clean
 
