@@ -222,3 +222,29 @@ def test_panel_and_assets_are_served(tl: Taskloom) -> None:
     assert page.status_code == 200 and "/static/app.js" in page.text
     script = request(tl, "GET", "/static/app.js")
     assert script.status_code == 200 and "EventSource" in script.text
+
+
+def test_stream_behind_the_shared_window_catches_up_from_the_table(tl: Taskloom) -> None:
+    """A window of 3 frames and 8 events: a client resuming from 0 reads the table first,
+    then joins the window, and sees every event once, in order."""
+    from taskloom.server.hub import EventHub
+    from taskloom.server.sse import event_stream
+
+    async def go() -> list[int]:
+        hub = EventHub(tl.store, poll_s=0.01, window=3)
+        await hub.start()
+        for i in range(8):
+            await asyncio.to_thread(tl.board("t").add, f"card {i}")
+        while hub.last < 8 or hub.floor == 0:
+            await asyncio.sleep(0.01)
+        seen: list[int] = []
+        stream = event_stream(hub, after=0, thread_id="t")
+        async for wire in stream:
+            seen.append(int(wire.split(b"\r\n")[0].removeprefix(b"id: ")))
+            if len(seen) == 8:
+                break
+        await stream.aclose()
+        await hub.stop()
+        return seen
+
+    assert asyncio.run(go()) == list(range(1, 9))
