@@ -1,0 +1,114 @@
+"""Provider adapters: tool calls out of a model response, tool results back as messages.
+
+Each provider wraps the same idea differently: OpenAI chat-completions puts ``tool_calls`` on
+the assistant message and wants one ``role: tool`` message per call; the Responses API emits
+``function_call`` output items and wants ``function_call_output`` items; Anthropic emits
+``tool_use`` content blocks and wants ``tool_result`` blocks in the next user message. These
+helpers read plain dicts (the JSON the APIs return, or an SDK object's ``model_dump()``), so
+they work with any client library or none. The thread and agent come from the caller's
+:class:`ToolContext`, never from the response.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from taskloom.domain.errors import InvalidInput
+from taskloom.tools.registry import ToolContext, ToolResult, Toolbox
+
+FORMATS = ("openai", "openai-responses", "anthropic")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One call the model asked for: the provider's call id, the tool name, raw arguments."""
+
+    id: str
+    name: str
+    arguments: str | dict[str, Any]
+
+
+def _field(obj: Any, name: str) -> Any:
+    return obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
+
+
+def tool_calls(response: Any, format: str) -> list[ToolCall]:
+    """The tool calls in a provider response (a whole response or just its message/items).
+
+    - ``openai``: a chat-completions response, a choice, or the assistant message.
+    - ``openai-responses``: a Responses API response (its ``output`` list) or that list.
+    - ``anthropic``: a Messages API response (its ``content`` blocks) or that list.
+    """
+    if format == "openai":
+        message = response
+        choices = _field(response, "choices")
+        if choices:
+            message = _field(choices[0], "message")
+        elif _field(response, "message") is not None:
+            message = _field(response, "message")
+        calls = _field(message, "tool_calls") or []
+        return [
+            ToolCall(
+                _field(c, "id"),
+                _field(_field(c, "function"), "name"),
+                _field(_field(c, "function"), "arguments") or "{}",
+            )
+            for c in calls
+        ]
+    if format == "openai-responses":
+        items = response if isinstance(response, list) else _field(response, "output") or []
+        return [
+            ToolCall(_field(i, "call_id"), _field(i, "name"), _field(i, "arguments") or "{}")
+            for i in items
+            if _field(i, "type") == "function_call"
+        ]
+    if format == "anthropic":
+        blocks = response if isinstance(response, list) else _field(response, "content") or []
+        return [
+            ToolCall(_field(b, "id"), _field(b, "name"), _field(b, "input") or {})
+            for b in blocks
+            if _field(b, "type") == "tool_use"
+        ]
+    raise InvalidInput(f"unknown format '{format}' (use one of: {', '.join(FORMATS)})")
+
+
+def result_messages(
+    results: list[tuple[ToolCall, ToolResult]], format: str
+) -> list[dict[str, Any]]:
+    """What to append to the conversation so the model sees each result (errors flagged)."""
+    if format == "openai":
+        return [
+            # No error flag on OpenAI tool messages: dispatch's "error: …" text says it.
+            {"role": "tool", "tool_call_id": call.id, "content": result.content}
+            for call, result in results
+        ]
+    if format == "openai-responses":
+        return [
+            {"type": "function_call_output", "call_id": call.id, "output": result.content}
+            for call, result in results
+        ]
+    if format == "anthropic":
+        if not results:
+            return []
+        blocks = [
+            {
+                "type": "tool_result",
+                "tool_use_id": call.id,
+                "content": result.content,
+                **({"is_error": True} if result.is_error else {}),
+            }
+            for call, result in results
+        ]
+        return [{"role": "user", "content": blocks}]
+    raise InvalidInput(f"unknown format '{format}' (use one of: {', '.join(FORMATS)})")
+
+
+def run_tool_calls(
+    tools: Toolbox, response: Any, format: str, ctx: ToolContext
+) -> list[dict[str, Any]]:
+    """Dispatch every tool call in ``response`` under ``ctx``; return the result messages
+    (empty when the model asked for no tools: its turn is over)."""
+    calls = tool_calls(response, format)
+    return result_messages([(c, tools.dispatch(c.name, c.arguments, ctx)) for c in calls], format)
