@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from taskloom.domain.errors import InvalidInput
-from taskloom.tools.registry import ToolContext, ToolResult, Toolbox
+from taskloom.tools.registry import Toolbox, ToolContext, ToolResult
 
 FORMATS = ("openai", "openai-responses", "anthropic")
 
