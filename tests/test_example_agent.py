@@ -1,0 +1,114 @@
+"""examples/goal_agent.py runs to a complete goal against a local OpenAI-protocol server.
+
+The hosted model is the one part that cannot run here, so it is faked at the protocol
+boundary: a loopback HTTP server answering ``POST /v1/chat/completions`` with scripted
+assistant messages (tool calls first, then a plain answer), in OpenAI's response shape.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import taskloom
+from tests.conftest import subprocess_env
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "goal_agent.py"
+
+
+def call(i: int, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": f"call_{i}",
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(args)},
+    }
+
+
+def scripted_reply(request: dict[str, Any]) -> dict[str, Any]:
+    """Plan, then finish and complete the goal, then answer in text."""
+    tool_names = {t["function"]["name"] for t in request["tools"]}
+    assert {"todo", "todo_write", "goal_complete"} <= tool_names
+    rounds = sum(1 for m in request["messages"] if m["role"] == "assistant")
+    steps = ["Draft the notes", "Publish the notes"]
+    if rounds == 0:
+        message = {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [call(1, "todo", {"op": "add", "content": s}) for s in steps],
+        }
+    elif rounds == 1:
+        assert all(m["role"] == "tool" for m in request["messages"][-2:])
+        todos = [{"content": s, "status": "completed", "activeForm": s} for s in steps]
+        message = {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                call(3, "todo_write", {"todos": todos}),
+                call(4, "goal_complete", {"evidence": "both steps done"}),
+            ],
+        }
+    else:
+        message = {"role": "assistant", "content": "The release notes are out."}
+    return {
+        "id": f"chatcmpl-{rounds}",
+        "object": "chat.completion",
+        "model": request["model"],
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+    }
+
+
+class FakeOpenAI(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:
+        assert self.path == "/v1/chat/completions"
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        payload = json.dumps(scripted_reply(body)).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def openai_server() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+
+
+def test_example_agent_completes_its_goal(openai_server: str, tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'agent.db'}"
+    run = subprocess.run(
+        [
+            *(sys.executable, str(EXAMPLE), "Ship the release notes", "--thread", "release"),
+            *("--base-url", openai_server, "--model", "test-model", "--db", db),
+        ],
+        env={**subprocess_env(), "OPENAI_API_KEY": "sk-test"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "stopped: complete after 1 turn(s)" in run.stdout
+    tl = taskloom.connect(db)
+    goal = tl.goal("release").get()["goal"]
+    assert goal["status"] == "complete" and goal["tokens_used"] == 240
+    assert [(c["title"], c["status"]) for c in tl.board("release").list()["cards"]] == [
+        ("Draft the notes", "done"),
+        ("Publish the notes", "done"),
+    ]
+    tl.close()
