@@ -5,10 +5,15 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import socket
+import subprocess
+import sys
+import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import httpx
 import pytest
 
 import taskloom
@@ -128,3 +133,43 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line("!" * 80, red=True, bold=True)
         terminalreporter.write_line(pg_server()[1], red=True, bold=True)
         terminalreporter.write_line("!" * 80, red=True, bold=True)
+
+
+class Server:
+    """`taskloom serve` as its own OS process, restartable on the same port."""
+
+    def __init__(self, db_url: str) -> None:
+        self.db_url = db_url
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            self.port = sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "taskloom",
+                "serve",
+                f"--port={self.port}",
+                f"--db={self.db_url}",
+            ],
+            env=subprocess_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{self.url}/api/threads", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        raise AssertionError("taskloom serve did not start")
+
+    def kill(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait(10)

@@ -6,11 +6,12 @@ import asyncio
 import sys
 from pathlib import Path
 
+import httpx
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 import taskloom
-from tests.conftest import subprocess_env
+from tests.conftest import Server, subprocess_env
 
 
 def params(db: str, thread: str) -> StdioServerParameters:
@@ -61,3 +62,59 @@ def test_mcp_stdio_tools_errors_and_thread_isolation(tmp_path: Path) -> None:
     assert "op 'add' needs `content`" in a["bad"].content[0].text  # type: ignore[attr-defined]
     assert "only in a" in str(a["listed"]) and "only in b" not in str(a["listed"])
     assert "only in b" in str(b["board"]) and "only in a" not in str(b["board"])
+
+
+async def _http_session(url: str, thread: str | None, title: str) -> dict[str, object]:
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    headers = {"X-Taskloom-Thread": thread, "X-Taskloom-Agent": "agent-x"} if thread else {}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=30) as http,
+        streamable_http_client(f"{url}/mcp", http_client=http) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        tools = await session.list_tools()
+        added = await session.call_tool("todo", {"op": "add", "content": title})
+        listed = await session.call_tool("todo", {"op": "list"})
+        return {
+            "names": [t.name for t in tools.tools],
+            "added": added,
+            "listed": listed.content[0].text,  # type: ignore[union-attr]
+        }
+
+
+def test_mcp_streamable_http_on_serve_binds_threads_from_headers(tmp_path: Path) -> None:
+    server = Server(f"sqlite:///{tmp_path / 'mcp-http.db'}")
+    server.start()
+    try:
+
+        async def three() -> list[dict[str, object]]:
+            return list(
+                await asyncio.gather(
+                    _http_session(server.url, "thread-a", "only in a"),
+                    _http_session(server.url, "thread-b", "only in b"),
+                    _http_session(server.url, None, "nowhere"),
+                )
+            )
+
+        a, b, unbound = asyncio.run(asyncio.wait_for(three(), 120))
+        # DNS rebinding: a page on another origin cannot reach the tools through a browser.
+        rebound = httpx.post(
+            f"{server.url}/mcp",
+            headers={"Host": "evil.example", "Accept": "application/json, text/event-stream"},
+            json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        )
+        assert rebound.status_code in (403, 421)
+    finally:
+        server.kill()
+    with taskloom.connect(server.db_url) as tl:
+        assert a["names"] == tl.tools.names()
+        assert [c["title"] for c in tl.board("thread-a").list()["cards"]] == ["only in a"]
+        assert [c["title"] for c in tl.board("thread-b").list()["cards"]] == ["only in b"]
+    assert not a["added"].is_error  # type: ignore[attr-defined]
+    assert "only in a" in str(a["listed"]) and "only in b" not in str(a["listed"])
+    assert "only in b" in str(b["listed"]) and "only in a" not in str(b["listed"])
+    assert unbound["added"].is_error  # type: ignore[attr-defined]
+    assert "needs a thread" in unbound["added"].content[0].text  # type: ignore[attr-defined]

@@ -7,18 +7,15 @@ Without chromium these tests skip with a message, unless ``TASKLOOM_REQUIRE_BROW
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 import taskloom
-from tests.conftest import subprocess_env
+from tests.conftest import Server, subprocess_env
 
 CHROMIUM = Path(os.environ.get("TASKLOOM_CHROMIUM", "/usr/bin/chromium"))
 XSS_TITLE = '<img src=x onerror="window.__xss=1">'
@@ -34,46 +31,6 @@ def _need_browser() -> None:
     if os.environ.get("TASKLOOM_REQUIRE_BROWSER") == "1":
         pytest.fail(message)
     pytest.skip(message + " (apt-get install chromium)")
-
-
-class Server:
-    """`taskloom serve` as its own OS process, restartable on the same port."""
-
-    def __init__(self, db_url: str) -> None:
-        self.db_url = db_url
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            self.port = sock.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "taskloom",
-                "serve",
-                f"--port={self.port}",
-                f"--db={self.db_url}",
-            ],
-            env=subprocess_env(),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{self.url}/api/threads", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        raise AssertionError("taskloom serve did not start")
-
-    def kill(self) -> None:
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait(10)
 
 
 @pytest.fixture

@@ -56,6 +56,7 @@ def serve(
     app = create_app(
         open_db(db),
         token=token,
+        loopback_only=_loopback(host),
         retain_events=retain_events or None,
         retain_age=timedelta(days=retain_days) if retain_days else None,
     )

@@ -59,13 +59,21 @@ def create_app(
     ping_s: float = 15,
     retain_events: int | None = None,
     retain_age: timedelta | None = None,
+    mcp: bool = True,
+    loopback_only: bool = True,
 ) -> Starlette:
     """The panel, the JSON API and ``/api/events``.
 
     ``retain_events``/``retain_age`` turn on a minute-by-minute pruning of the outbox while
-    the server runs (readers whose cursor was pruned get fresh snapshots).
+    the server runs (readers whose cursor was pruned get fresh snapshots). ``mcp`` mounts the
+    streamable-HTTP MCP endpoint at ``/mcp`` (it runs in the app's lifespan).
     """
     hub = EventHub(tl.store, poll_s=poll_s)
+    mcp_manager = None
+    if mcp:
+        from taskloom.mcp_server import http_session_manager
+
+        mcp_manager = http_session_manager(tl, loopback_only=loopback_only)
 
     async def call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         return await asyncio.to_thread(fn, *args, **kwargs)
@@ -193,12 +201,15 @@ def create_app(
         pruner = None
         if retain_events is not None or retain_age is not None:
             pruner = asyncio.create_task(retention())
-        try:
-            yield
-        finally:
-            if pruner is not None:
-                pruner.cancel()
-            await hub.stop()
+        async with contextlib.AsyncExitStack() as stack:
+            if mcp_manager is not None:
+                await stack.enter_async_context(mcp_manager.run())
+            try:
+                yield
+            finally:
+                if pruner is not None:
+                    pruner.cancel()
+                await hub.stop()
 
     routes = [
         Route("/", index),
@@ -216,6 +227,11 @@ def create_app(
         Route("/api/tasks/{task}/cancel", task_cancel, methods=["POST"]),
         Route("/api/events", events),
     ]
+    if mcp_manager is not None:
+        from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+
+        # An ASGI app (not a function) as the endpoint: Starlette hands it the raw request.
+        routes.append(Route("/mcp", StreamableHTTPASGIApp(mcp_manager)))
     return Starlette(
         routes=routes,
         lifespan=lifespan,
