@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import typer
 
-from taskloom.cli import board, goal, mcp, migrate, serve, stash, tasks, tool
+from taskloom.cli import board, goal, init, mcp, migrate, serve, stash, tasks, tool
 from taskloom.cli.common import DbOption, err, open_db, print_text
 from taskloom.domain.errors import TaskloomError
 from taskloom.tools.board import render_board
@@ -30,6 +30,7 @@ app.command()(serve.serve)
 app.command("migrate-db")(migrate.migrate_db)
 app.add_typer(stash.app, name="stash")
 app.add_typer(stash.guard_app, name="guard")
+app.add_typer(init.app, name="init")
 
 DEMO_THREAD = "demo"
 

@@ -1,0 +1,104 @@
+"""Configuration that plugs taskloom into coding agents, merged into what is already there.
+
+``taskloom init claude-code|codex`` uses these: each function takes the current file content
+and returns the new content and whether anything changed, so running it twice changes nothing
+and settings the user wrote stay as they were. Only taskloom's own entries are added or
+updated; an existing file that cannot be parsed is an error, never overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import tomllib
+from typing import Any
+
+from taskloom.domain.errors import InvalidInput
+
+SERVER_NAME = "taskloom"
+HOOK_EVENTS = {"UserPromptSubmit": "prompt", "SessionStart": "session-start"}
+
+
+def mcp_command(thread: str, agent: str, db: str | None) -> list[str]:
+    """The argv of the stdio MCP server for this thread and agent."""
+    args = ["taskloom", "mcp", "--thread", thread, "--agent", agent]
+    return args + (["--db", db] if db else [])
+
+
+def hook_command(event: str, agent: str, db: str | None) -> str:
+    args = ["taskloom", "hook", HOOK_EVENTS[event], "--agent", agent]
+    return shlex.join(args + (["--db", db] if db else []))
+
+
+def _load_json(text: str, name: str) -> dict[str, Any]:
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"{name} is not valid JSON ({exc}); fix or move it first") from None
+    if not isinstance(data, dict):
+        raise InvalidInput(f"{name} must hold a JSON object; fix or move it first")
+    return data
+
+
+def _dump_json(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def merge_mcp_json(text: str, name: str, argv: list[str]) -> tuple[str, bool]:
+    """Add or update the ``taskloom`` entry of an ``mcpServers`` JSON file."""
+    data = _load_json(text, name)
+    servers = data.setdefault("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise InvalidInput(f"{name}: `mcpServers` must be an object")
+    entry = {"command": argv[0], "args": argv[1:]}
+    if servers.get(SERVER_NAME) == entry:
+        return text, False
+    servers[SERVER_NAME] = entry
+    return _dump_json(data), True
+
+
+def merge_hooks_json(text: str, name: str, agent: str, db: str | None) -> tuple[str, bool]:
+    """Add taskloom's prompt and session-start hooks to a hooks settings file (the shape
+    Claude Code's settings.json and Codex's hooks.json share), once each."""
+    data = _load_json(text, name)
+    hooks = data.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise InvalidInput(f"{name}: `hooks` must be an object")
+    changed = False
+    for event in HOOK_EVENTS:
+        command = hook_command(event, agent, db)
+        groups = hooks.setdefault(event, [])
+        if not isinstance(groups, list):
+            raise InvalidInput(f"{name}: `hooks.{event}` must be a list")
+        present = any(
+            isinstance(h, dict) and h.get("command") == command
+            for g in groups
+            if isinstance(g, dict)
+            for h in g.get("hooks", [])
+        )
+        if not present:
+            groups.append({"hooks": [{"type": "command", "command": command}]})
+            changed = True
+    return (_dump_json(data), True) if changed else (text, False)
+
+
+def merge_codex_toml(text: str, name: str, argv: list[str]) -> tuple[str, bool]:
+    """Append ``[mcp_servers.taskloom]`` to Codex's config.toml unless it is already there
+    (an existing entry is the user's to edit: TOML is rewritten by hand, not by us)."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidInput(f"{name} is not valid TOML ({exc}); fix or move it first") from None
+    if SERVER_NAME in (data.get("mcp_servers") or {}):
+        return text, False
+    block = (
+        f"[mcp_servers.{SERVER_NAME}]\n"
+        f"command = {json.dumps(argv[0])}\n"
+        f"args = [{', '.join(json.dumps(a) for a in argv[1:])}]\n"
+    )
+    separator = (
+        "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
+    )
+    return text + separator + block, True

@@ -1,0 +1,105 @@
+"""``taskloom init claude-code|codex``: wire a coding agent to taskloom, idempotently."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from taskloom import agent_setup
+from taskloom.boards import check_thread_id
+from taskloom.cli.common import print_text
+
+app = typer.Typer(
+    help="Set up a coding agent: taskloom's MCP server and its queue hooks.",
+    no_args_is_help=True,
+)
+
+ThreadOption = Annotated[str, typer.Option("--thread", help="Thread the agent's tools act on.")]
+PrintOption = Annotated[
+    bool, typer.Option("--print", help="Print what would be written; change no file.")
+]
+DbPathOption = Annotated[
+    str | None,
+    typer.Option("--db", help="Database URL the agent should use (default: its own default)."),
+]
+
+
+def _apply(path: Path, merge: Callable[[str, str], tuple[str, bool]], dry_run: bool) -> None:
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    new, changed = merge(text, str(path))
+    if dry_run:
+        print_text(f"# {path}{'' if changed else ' (already set up)'}\n{new}")
+        return
+    if not changed:
+        print_text(f"unchanged {path} (already set up)")
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".taskloom-tmp")
+    tmp.write_text(new, encoding="utf-8")
+    tmp.replace(path)
+    print_text(f"wrote {path}")
+
+
+def claude_code(
+    thread: ThreadOption,
+    agent: Annotated[str, typer.Option(help="Agent id for claims and hooks.")] = "claude-code",
+    project: Annotated[Path, typer.Option(help="Project directory.")] = Path("."),
+    print_only: PrintOption = False,
+    db: DbPathOption = None,
+) -> None:
+    """Add taskloom to .mcp.json and its hooks to .claude/settings.json in a project.
+
+    Existing settings are kept; running it again changes nothing.
+
+    Example: taskloom init claude-code --thread my-project --agent claude-1
+    """
+    argv = agent_setup.mcp_command(check_thread_id(thread), agent, db)
+    _apply(
+        project / ".mcp.json",
+        lambda text, name: agent_setup.merge_mcp_json(text, name, argv),
+        print_only,
+    )
+    _apply(
+        project / ".claude" / "settings.json",
+        lambda text, name: agent_setup.merge_hooks_json(text, name, agent, db),
+        print_only,
+    )
+
+
+def codex(
+    thread: ThreadOption,
+    agent: Annotated[str, typer.Option(help="Agent id for claims and hooks.")] = "codex",
+    codex_home: Annotated[
+        Path | None,
+        typer.Option(help="Codex's config directory (default: $CODEX_HOME or ~/.codex)."),
+    ] = None,
+    print_only: PrintOption = False,
+    db: DbPathOption = None,
+) -> None:
+    """Add taskloom to Codex's config.toml and its hooks to hooks.json.
+
+    An existing [mcp_servers.taskloom] table is left as it is; running it again changes
+    nothing.
+
+    Example: taskloom init codex --thread my-project --agent codex-1
+    """
+    home = codex_home or Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+    argv = agent_setup.mcp_command(check_thread_id(thread), agent, db)
+    _apply(
+        home / "config.toml",
+        lambda text, name: agent_setup.merge_codex_toml(text, name, argv),
+        print_only,
+    )
+    _apply(
+        home / "hooks.json",
+        lambda text, name: agent_setup.merge_hooks_json(text, name, agent, db),
+        print_only,
+    )
+
+
+app.command("claude-code")(claude_code)
+app.command("codex")(codex)
