@@ -78,10 +78,15 @@ async def _http_session(url: str, thread: str | None, title: str) -> dict[str, o
         tools = await session.list_tools()
         added = await session.call_tool("todo", {"op": "add", "content": title})
         listed = await session.call_tool("todo", {"op": "list"})
+        todos = [{"content": title, "status": "completed", "activeForm": title}]
+        completed = await session.call_tool("todo_write", {"todos": todos})
+        board = await session.read_resource("taskloom://board") if thread else None
         return {
             "names": [t.name for t in tools.tools],
             "added": added,
+            "completed": completed,
             "listed": listed.content[0].text,  # type: ignore[union-attr]
+            "board": board.contents[0].text if board else "",  # type: ignore[union-attr]
         }
 
 
@@ -111,10 +116,13 @@ def test_mcp_streamable_http_on_serve_binds_threads_from_headers(tmp_path: Path)
         server.kill()
     with taskloom.connect(server.db_url) as tl:
         assert a["names"] == tl.tools.names()
-        assert [c["title"] for c in tl.board("thread-a").list()["cards"]] == ["only in a"]
-        assert [c["title"] for c in tl.board("thread-b").list()["cards"]] == ["only in b"]
+        for thread, title in (("thread-a", "only in a"), ("thread-b", "only in b")):
+            cards = tl.board(thread).list()["cards"]
+            assert [(c["title"], c["status"]) for c in cards] == [(title, "done")]
     assert not a["added"].is_error  # type: ignore[attr-defined]
     assert "only in a" in str(a["listed"]) and "only in b" not in str(a["listed"])
     assert "only in b" in str(b["listed"]) and "only in a" not in str(b["listed"])
+    assert not b["completed"].is_error  # type: ignore[attr-defined]
+    assert "only in a" in str(a["board"]) and "only in b" not in str(a["board"])
     assert unbound["added"].is_error  # type: ignore[attr-defined]
     assert "needs a thread" in unbound["added"].content[0].text  # type: ignore[attr-defined]
