@@ -13,6 +13,7 @@ import shlex
 import tomllib
 from typing import Any
 
+from taskloom.domain.common import parse_json_object
 from taskloom.domain.errors import InvalidInput
 
 SERVER_NAME = "taskloom"
@@ -31,15 +32,7 @@ def hook_command(event: str, agent: str, db: str | None) -> str:
 
 
 def _load_json(text: str, name: str) -> dict[str, Any]:
-    if not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidInput(f"{name} is not valid JSON ({exc}); fix or move it first") from None
-    if not isinstance(data, dict):
-        raise InvalidInput(f"{name} must hold a JSON object; fix or move it first")
-    return data
+    return parse_json_object(text, name) if text.strip() else {}
 
 
 def _dump_json(data: dict[str, Any]) -> str:

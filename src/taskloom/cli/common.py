@@ -10,7 +10,6 @@ import typer
 from rich.console import Console
 
 from taskloom.client import Taskloom, connect
-from taskloom.domain.errors import InvalidInput
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -38,13 +37,3 @@ def print_json(value: Any) -> None:
 def print_text(text: str) -> None:
     """Print model/user text verbatim: no rich markup is interpreted inside it."""
     out.print(text, markup=False)
-
-
-def parse_json_object(text: str, what: str) -> dict[str, Any]:
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidInput(f"{what} is not valid JSON: {exc}") from None
-    if not isinstance(value, dict):
-        raise InvalidInput(f"{what} must be a JSON object")
-    return value

@@ -28,20 +28,30 @@ DbPathOption = Annotated[
 ]
 
 
-def _apply(path: Path, merge: Callable[[str, str], tuple[str, bool]], dry_run: bool) -> None:
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    new, changed = merge(text, str(path))
-    if dry_run:
-        print_text(f"# {path}{'' if changed else ' (already set up)'}\n{new}")
-        return
-    if not changed:
-        print_text(f"unchanged {path} (already set up)")
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".taskloom-tmp")
-    tmp.write_text(new, encoding="utf-8")
-    tmp.replace(path)
-    print_text(f"wrote {path}")
+Merge = Callable[[str, str], tuple[str, bool]]
+
+
+def _hooks(agent: str, db: str | None) -> Merge:
+    return lambda text, name: agent_setup.merge_hooks_json(text, name, agent, db)
+
+
+def _setup(*files: tuple[Path, Merge], dry_run: bool) -> None:
+    """Merge every file first (so a bad one stops the run before anything is written)."""
+    planned = []
+    for path, merge in files:
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        planned.append((path, *merge(text, str(path))))
+    for path, new, changed in planned:
+        if dry_run:
+            print_text(f"# {path}{'' if changed else ' (already set up)'}\n{new}")
+        elif not changed:
+            print_text(f"unchanged {path} (already set up)")
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(path.name + ".taskloom-tmp")
+            tmp.write_text(new, encoding="utf-8")
+            tmp.replace(path)
+            print_text(f"wrote {path}")
 
 
 def claude_code(
@@ -58,15 +68,10 @@ def claude_code(
     Example: taskloom init claude-code --thread my-project --agent claude-1
     """
     argv = agent_setup.mcp_command(check_thread_id(thread), agent, db)
-    _apply(
-        project / ".mcp.json",
-        lambda text, name: agent_setup.merge_mcp_json(text, name, argv),
-        print_only,
-    )
-    _apply(
-        project / ".claude" / "settings.json",
-        lambda text, name: agent_setup.merge_hooks_json(text, name, agent, db),
-        print_only,
+    _setup(
+        (project / ".mcp.json", lambda text, name: agent_setup.merge_mcp_json(text, name, argv)),
+        (project / ".claude" / "settings.json", _hooks(agent, db)),
+        dry_run=print_only,
     )
 
 
@@ -89,15 +94,10 @@ def codex(
     """
     home = codex_home or Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
     argv = agent_setup.mcp_command(check_thread_id(thread), agent, db)
-    _apply(
-        home / "config.toml",
-        lambda text, name: agent_setup.merge_codex_toml(text, name, argv),
-        print_only,
-    )
-    _apply(
-        home / "hooks.json",
-        lambda text, name: agent_setup.merge_hooks_json(text, name, agent, db),
-        print_only,
+    _setup(
+        (home / "config.toml", lambda text, name: agent_setup.merge_codex_toml(text, name, argv)),
+        (home / "hooks.json", _hooks(agent, db)),
+        dry_run=print_only,
     )
 
 

@@ -11,10 +11,10 @@ from taskloom.cli.common import (
     DbOption,
     JsonOption,
     open_db,
-    parse_json_object,
     print_json,
     print_text,
 )
+from taskloom.domain.common import parse_json_object
 from taskloom.domain.queue import Task
 
 app = typer.Typer(help="The shared work queue.", no_args_is_help=True)

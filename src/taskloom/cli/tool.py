@@ -6,7 +6,8 @@ from typing import Annotated
 
 import typer
 
-from taskloom.cli.common import DbOption, open_db, parse_json_object, print_json
+from taskloom.cli.common import DbOption, open_db, print_json
+from taskloom.domain.common import parse_json_object
 from taskloom.tools.registry import ToolContext
 
 app = typer.Typer(help="Call model-facing tools and print their schemas.", no_args_is_help=True)

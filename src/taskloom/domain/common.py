@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import enum
+import json
 from datetime import UTC, datetime
-from typing import Final
+from typing import Any, Final
+
+from taskloom.domain.errors import InvalidInput
 
 
 class _Unset(enum.Enum):
@@ -44,3 +47,14 @@ def clean_list(items: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
     if not items:
         return ()
     return tuple(s for s in (i.strip() for i in items) if s)
+
+
+def parse_json_object(text: str, what: str) -> dict[str, Any]:
+    """``text`` as a JSON object, or an error naming ``what`` and the problem."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"{what} is not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise InvalidInput(f"{what} must be a JSON object")
+    return value
