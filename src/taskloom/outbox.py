@@ -48,15 +48,23 @@ def fresh_snapshots(tx: Transaction, thread_id: str | None) -> tuple[int, list[E
 
 
 def prune_events(
-    store: Store, now: datetime, *, keep: int = 10_000, older_than: timedelta | None = None
+    store: Store,
+    now: datetime,
+    *,
+    keep: int | None = 10_000,
+    older_than: timedelta | None = None,
 ) -> int:
-    """Delete events beyond the newest ``keep``, and (if given) those older than
-    ``older_than``; the newest event always stays. Returns how many were deleted."""
-    if keep < 1:
+    """Delete events beyond the newest ``keep`` (``None``: no count limit), and (if given)
+    those older than ``older_than``; the newest event always stays. Returns how many were
+    deleted."""
+    if keep is not None and keep < 1:
         raise ValueError("keep must be at least 1")
     with store.write() as tx:
-        row = tx.query_one("SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET ?", (keep,))
-        cutoff = int(row["id"]) if row else 0
+        cutoff = 0
+        if keep is not None:
+            sql = "SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET ?"
+            row = tx.query_one(sql, (keep,))
+            cutoff = int(row["id"]) if row else 0
         if older_than is not None:
             newest = tx.query_one(
                 "SELECT MAX(id) AS id FROM events WHERE created_at < ?", (iso(now - older_than),)

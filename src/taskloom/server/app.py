@@ -191,7 +191,7 @@ def create_app(
                 prune_events,
                 tl.store,
                 tl.now(),
-                keep=retain_events or 10**12,
+                keep=retain_events,
                 older_than=retain_age,
             )
             await asyncio.sleep(60)

@@ -18,9 +18,10 @@ from taskloom.store.base import Store
 
 
 def _opening(store: Store, after: int | None, thread_id: str | None) -> tuple[int, list[Frame]]:
-    with store.read() as tx:
-        if after is not None and after >= pruned_through(tx):
-            return after, []
+    if after is not None:
+        with store.read() as tx:
+            if after >= pruned_through(tx):
+                return after, []
     with store.read() as tx:
         head, events = fresh_snapshots(tx, thread_id)
     return head, [to_frame(e) for e in events]
