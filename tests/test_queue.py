@@ -8,6 +8,7 @@ from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound
 from taskloom.domain.queue import surface_block, validate_new_task
 from taskloom.queue import Queue
+from tests.conftest import FakeClock
 
 
 def test_validation_limits_and_secret_guard() -> None:
@@ -172,6 +173,42 @@ def test_every_change_emits_task_state(tl: Taskloom) -> None:
         "completed",
     ]
     assert all(e.data["lease_token"] is None for e in events)
+
+
+def test_event_is_the_task_as_the_api_shows_it(tl_fixed: Taskloom, clock: FakeClock) -> None:
+    """The database's trigger writes each event; it must say exactly what ``get`` says, times
+    included (milliseconds rounded the same way), for every kind of change."""
+    q = tl_fixed.queue
+
+    def latest_event_matches(task_id: str) -> None:
+        with tl_fixed.store.read() as tx:
+            event = [e for e in tx.events_after(0) if e.data["id"] == task_id][-1]
+        shown = q.get(task_id).to_dict()
+        assert event.data == shown
+        assert event.created_at == shown["changed_at"]
+        clock.advance(1.0004)  # sub-millisecond parts exercise the rounding
+
+    clock.advance(0.0125)
+    task, _ = q.add("t", body="b", payload={"n": [1, "two"]}, target_agent="w", ttl_s=60)
+    latest_event_matches(task.id)
+    for step in ("extend and release", "fail", "done"):
+        held = q.claim("w", lease=30)
+        assert held is not None
+        latest_event_matches(task.id)
+        token = held.lease_token or ""
+        if step == "extend and release":
+            q.extend(task.id, token, 45)
+            latest_event_matches(task.id)
+            q.release(task.id, token)
+        elif step == "fail":
+            q.fail(task.id, token, "boom")
+        else:
+            q.done(task.id, token, "ok")
+        latest_event_matches(task.id)
+    other, _ = q.add("other")
+    q.cancel(other.id, "not needed")
+    latest_event_matches(other.id)
+    assert q.get(task.id).status == "completed"
 
 
 def test_surface_only_when_ready_set_changes(tl: Taskloom) -> None:

@@ -6,14 +6,15 @@ import queue
 import threading
 import uuid
 from collections.abc import Iterator
+from importlib.resources import files
 
 import psycopg
 import pytest
 
 import taskloom
 from taskloom.domain.events import TODO_STATE, Event
-from taskloom.queue import _claim_sql, prefer_ordered_index
-from taskloom.store.postgres import PostgresStore, split_url, translate
+from taskloom.queue import claim_sql
+from taskloom.store.postgres import OUTBOX_LOCK, PostgresStore, split_url, translate
 from tests.backends import pg_required, pg_schema, pg_server
 
 pytestmark = pytest.mark.postgres
@@ -47,6 +48,13 @@ def test_pool_options_are_ours_not_libpq() -> None:
     url, ours = split_url("postgres://u@h/db?pool_max=3&sslmode=disable")
     assert url == "postgresql://u@h/db?sslmode=disable"
     assert ours == {"pool_max": "3"}
+
+
+def test_queue_trigger_takes_the_same_outbox_lock_as_python() -> None:
+    """Readers trust ids below a drained lock; a trigger on another lock class would break that."""
+    migration = files("taskloom.store") / "migrations" / "postgres" / "0005_queue_events.sql"
+    sql = migration.read_text()
+    assert f"pg_advisory_xact_lock_shared({OUTBOX_LOCK}, hashtext(current_schema()))" in sql
 
 
 def test_held_row_lock_maps_to_store_busy(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -174,13 +182,13 @@ def test_claim_plan_walks_the_ready_index_without_statistics(pg_url: str) -> Non
                 (f"t{i:05d}", "t", 1.0 + i),
             )
     now = 2e9
-    params = ["a", 1, "h", now, now + 300, "tok", "a", now, now, 1]
+    params = ["a", 1, "h", now, now + 300, "tok", now, "a", now, now, 1]
     for batch in (False, True):
         with taskloom.connect(pg_url) as tl, tl.store.read() as tx:
-            prefer_ordered_index(tx)
+            tx.prefer_index_order()
             plan = "\n".join(
                 r["QUERY PLAN"]
-                for r in tx.query("EXPLAIN " + _claim_sql("postgres", 0, batch), params)
+                for r in tx.query("EXPLAIN " + claim_sql("postgres", 0, batch), params)
             )
         assert "Index Scan using tasks_ready" in plan, plan
         assert "Sort" not in plan, plan

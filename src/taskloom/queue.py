@@ -11,15 +11,14 @@ a ``task_state`` event in the same transaction.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import socket
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from taskloom.domain.common import iso
 from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound
-from taskloom.domain.events import TASK_STATE, Event
 from taskloom.domain.queue import (
     SURFACE_ROWS,
     TERMINAL,
@@ -29,12 +28,14 @@ from taskloom.domain.queue import (
     validate_new_task,
 )
 from taskloom.ids import new_token
-from taskloom.store.base import Transaction
+from taskloom.store.base import Row, Transaction
 
 if TYPE_CHECKING:
     from taskloom.client import Taskloom
 
 HOST = socket.gethostname()
+SWEEP_EVERY_S = 1.0
+"""How often (at most) a process's claims also return expired leases to ready."""
 _CLEAR_CLAIM = (
     "claimed_by = NULL, pid = NULL, host = NULL, claimed_at = NULL, "
     "lease_expires_at = NULL, lease_token = NULL"
@@ -43,11 +44,19 @@ _ELIGIBLE = (
     "status = 'ready' AND (target_agent IS NULL OR target_agent = ?)"
     " AND (not_before IS NULL OR not_before <= ?) AND (expires_at IS NULL OR expires_at > ?)"
 )
+_FENCE = " WHERE id = ? AND status = 'in_progress' AND lease_token = ? RETURNING *"
+_RECLAIM = (
+    "UPDATE tasks SET status = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'ready' END,"
+    " completed_at = CASE WHEN attempts >= max_attempts THEN ? ELSE NULL END, changed_at = ?,"
+    f" {_CLEAR_CLAIM},"
+)
 
 
-def _claim_sql(dialect: str, n_kinds: int, batch: bool) -> str:
+@functools.lru_cache(maxsize=64)
+def claim_sql(dialect: str, n_kinds: int, batch: bool) -> str:
     """The claim statement. A single claim uses ``id = (…)``: SQLite runs it several times
-    faster than ``id IN (…)``, which a batch claim needs."""
+    faster than ``id IN (…)``, which a batch claim needs. Parameters: agent, pid, host, now,
+    lease expiry, token, now, then the eligibility's agent, now, now, the kinds and n."""
     kinds = f" AND kind IN ({', '.join('?' * n_kinds)})" if n_kinds else ""
     pick = (
         f"SELECT id FROM tasks WHERE {_ELIGIBLE}{kinds} ORDER BY priority, created_at, id LIMIT ?"
@@ -56,38 +65,29 @@ def _claim_sql(dialect: str, n_kinds: int, batch: bool) -> str:
         pick += " FOR UPDATE SKIP LOCKED"
     return (
         "UPDATE tasks SET status = 'in_progress', claimed_by = ?, pid = ?, host = ?,"
-        " claimed_at = ?, lease_expires_at = ?, lease_token = ?, attempts = attempts + 1"
-        f" WHERE id {'IN' if batch else '='} ({pick}) RETURNING *"
+        " claimed_at = ?, lease_expires_at = ?, lease_token = ?, attempts = attempts + 1,"
+        f" changed_at = ? WHERE id {'IN' if batch else '='} ({pick}) RETURNING *"
     )
 
 
-def prefer_ordered_index(tx: Transaction) -> None:
-    """PostgreSQL: make the claim walk ``tasks_ready`` in order instead of sorting every ready
-    task. Before autovacuum has analysed a fresh or fast-growing table the planner guesses a
-    handful of ready rows and picks bitmap scan + sort: 7 ms per claim at 10,000 ready tasks
-    (20x slower) until statistics catch up. Disabling sorts for this transaction leaves the
-    ordered index scan as the only sensible plan, whatever the statistics say."""
-    if tx.dialect == "postgres":
-        tx.execute("SET LOCAL enable_sort = off")
+def _tasks(rows: Sequence[Row]) -> list[Task]:
+    return [Task.from_row(r) for r in rows]
 
 
 class Queue:
-    """``tl.queue``: tasks shared by every agent on the database."""
+    """``tl.queue``: tasks shared by every agent on the database.
+
+    Each change of a task is one statement, and the database's trigger appends the task's
+    ``task_state`` event in that same statement (see the ``0005_queue_events`` migrations).
+    """
 
     def __init__(self, tl: Taskloom, *, max_active: int = 10_000) -> None:
         self._tl = tl
         self.max_active = max_active
+        self._sweep_due = 0.0
 
     def _now(self) -> float:
         return self._tl.now().timestamp()
-
-    def _emit(self, tx: Transaction, tasks: Sequence[Task]) -> None:
-        stamp = iso(self._tl.now())
-        for task in tasks:
-            tx.append_event(Event(TASK_STATE, None, task.to_dict(), created_at=stamp))
-
-    def _rows(self, tx: Transaction, sql: str, params: Sequence[Any]) -> list[Task]:
-        return [Task.from_row(r) for r in tx.query(sql, params)]
 
     # --- adding -------------------------------------------------------------------------------
 
@@ -114,20 +114,18 @@ class Queue:
         with self._tl.store.write() as tx:
             if dedup_key:
                 tx.lock("dedup", dedup_key)  # PostgreSQL: racing adds of one key take turns
-                live = self._rows(
-                    tx,
+                live = tx.query(
                     "SELECT * FROM tasks WHERE dedup_key = ?"
                     " AND status IN ('ready', 'in_progress')",
                     (dedup_key,),
                 )
                 if live:
-                    return live[0], False
-            evicted = self._make_room(tx)
-            row = self._rows(
-                tx,
+                    return Task.from_row(live[0]), False
+            self._make_room(tx, now)
+            row = tx.query(
                 "INSERT INTO tasks (id, title, body, kind, priority, source, target_agent,"
-                " dedup_key, payload, created_at, not_before, expires_at, max_attempts)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
+                " dedup_key, payload, created_at, not_before, expires_at, max_attempts,"
+                " changed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
                 (
                     self._tl.new_id(),
                     title,
@@ -142,24 +140,22 @@ class Queue:
                     now + delay_s if delay_s else None,
                     now + ttl_s if ttl_s else None,
                     max_attempts,
+                    now,
                 ),
             )
-            self._emit(tx, [*evicted, *row])
-        return row[0], True
+        return Task.from_row(row[0]), True
 
-    def _make_room(self, tx: Transaction) -> list[Task]:
+    def _make_room(self, tx: Transaction, now: float) -> None:
         """Enforce the active cap by cancelling the least urgent, oldest ready tasks."""
         row = tx.query_one("SELECT count(*) AS n FROM tasks WHERE status = 'ready'")
         excess = int(row["n"] if row else 0) - self.max_active + 1
-        if excess <= 0:
-            return []
-        return self._rows(
-            tx,
-            "UPDATE tasks SET status = 'canceled', result = 'evicted: queue is at its cap',"
-            " completed_at = ? WHERE id IN (SELECT id FROM tasks WHERE status = 'ready'"
-            " ORDER BY priority DESC, created_at, id LIMIT ?) RETURNING *",
-            (self._now(), excess),
-        )
+        if excess > 0:
+            tx.execute(
+                "UPDATE tasks SET status = 'canceled', result = 'evicted: queue is at its cap',"
+                " completed_at = ?, changed_at = ? WHERE id IN (SELECT id FROM tasks"
+                " WHERE status = 'ready' ORDER BY priority DESC, created_at, id LIMIT ?)",
+                (now, now, excess),
+            )
 
     # --- claiming -----------------------------------------------------------------------------
 
@@ -178,59 +174,68 @@ class Queue:
         lease: float = 300.0,
         kinds: Sequence[str] | None = None,
     ) -> list[Task]:
+        """Take up to ``n`` tasks in one statement, most urgent first.
+
+        Expired leases go back to ready first, at most once a second per process (and always
+        before an empty answer), so a busy queue does not pay for the sweep on every claim.
+        """
         if not agent_id.strip():
             raise InvalidInput("an agent id is required to claim")
         if n < 1 or lease <= 0:
             raise InvalidInput("claim needs n >= 1 and a positive lease")
-        now = self._now()
         kinds = list(kinds or ())
-        with self._tl.store.write() as tx:
-            reclaimed = self._reclaim_expired(tx, now)
-            prefer_ordered_index(tx)
-            sql = _claim_sql(tx.dialect, len(kinds), n > 1)
-            params = [
-                agent_id,
-                os.getpid(),
-                HOST,
-                now,
-                now + lease,
-                new_token(),
-                agent_id,
-                now,
-                now,
-                *kinds,
-                n,
-            ]
-            claimed = self._rows(tx, sql, params)
-            self._emit(tx, [*reclaimed, *claimed])
-        return sorted(claimed, key=lambda t: (t.priority, t.created_at, t.id))
+        now = self._now()
+        swept = now >= self._sweep_due
+        if swept:
+            self._sweep(now)
+        store = self._tl.store
+        sql = claim_sql(store.dialect, len(kinds), n > 1)
+        params = [agent_id, os.getpid(), HOST, now, now + lease, new_token(), now]
+        params += [agent_id, now, now, *kinds, n]
+        claimed = store.write_one(sql, params, index_order=True)
+        if not claimed and not swept and self._sweep(now):
+            claimed = store.write_one(sql, params, index_order=True)
+        tasks = _tasks(claimed)
+        return sorted(tasks, key=lambda t: (t.priority, t.created_at, t.id)) if n > 1 else tasks
+
+    def _sweep(self, now: float) -> list[Task]:
+        """Return expired leases to ready (or dead once ``max_attempts`` is reached)."""
+        self._sweep_due = now + SWEEP_EVERY_S
+        return _tasks(
+            self._tl.store.write_one(
+                f"{_RECLAIM} last_error = COALESCE(last_error, 'lease expired')"
+                " WHERE status = 'in_progress' AND lease_expires_at <= ? RETURNING *",
+                (now, now, now),
+            )
+        )
 
     # --- finishing (all fenced by the lease token) ---------------------------------------------
 
     def _fenced(self, task_id: str, token: str, sql: str, params: Sequence[Any]) -> Task:
-        with self._tl.store.write() as tx:
-            rows = self._rows(
-                tx,
-                sql + " WHERE id = ? AND status = 'in_progress' AND lease_token = ? RETURNING *",
-                (*params, task_id, token),
-            )
-            if not rows:
-                current = tx.query_one("SELECT status FROM tasks WHERE id = ?", (task_id,))
-                if current is None:
-                    raise NotFound(f"task '{task_id}' not found")
-                raise LeaseLost(
-                    f"lease on task '{task_id}' is no longer yours (status: {current['status']});"
-                    " it was reclaimed or finished by someone else"
-                )
-            self._emit(tx, rows)
-        return rows[0]
+        rows = self._tl.store.write_one(sql + _FENCE, (*params, task_id, token))
+        if rows:
+            return Task.from_row(rows[0])
+        status = self._status(task_id)
+        raise LeaseLost(
+            f"lease on task '{task_id}' is no longer yours (status: {status});"
+            " it was reclaimed or finished by someone else"
+        )
+
+    def _status(self, task_id: str) -> str:
+        with self._tl.store.read() as tx:
+            current = tx.query_one("SELECT status FROM tasks WHERE id = ?", (task_id,))
+        if current is None:
+            raise NotFound(f"task '{task_id}' not found")
+        return str(current["status"])
 
     def done(self, task_id: str, lease_token: str, result: str | None = None) -> Task:
+        now = self._now()
         return self._fenced(
             task_id,
             lease_token,
-            f"UPDATE tasks SET status = 'completed', completed_at = ?, result = ?, {_CLEAR_CLAIM}",
-            (self._now(), result),
+            "UPDATE tasks SET status = 'completed', completed_at = ?, changed_at = ?,"
+            f" result = ?, {_CLEAR_CLAIM}",
+            (now, now, result),
         )
 
     def fail(self, task_id: str, lease_token: str, error: str, *, retry: bool = True) -> Task:
@@ -238,12 +243,13 @@ class Queue:
         status = (
             "CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'ready' END" if retry else "'dead'"
         )
+        now = self._now()
         return self._fenced(
             task_id,
             lease_token,
-            f"UPDATE tasks SET status = {status}, last_error = ?,"
+            f"UPDATE tasks SET status = {status}, last_error = ?, changed_at = ?,"
             f" completed_at = CASE WHEN {status} = 'dead' THEN ? ELSE NULL END, {_CLEAR_CLAIM}",
-            (error[:4096], self._now()),
+            (error[:4096], now, now),
         )
 
     def release(self, task_id: str, lease_token: str) -> Task:
@@ -251,64 +257,51 @@ class Queue:
         return self._fenced(
             task_id,
             lease_token,
-            f"UPDATE tasks SET status = 'ready', attempts = attempts - 1, {_CLEAR_CLAIM}",
-            (),
+            f"UPDATE tasks SET status = 'ready', attempts = attempts - 1, changed_at = ?,"
+            f" {_CLEAR_CLAIM}",
+            (self._now(),),
         )
 
     def extend(self, task_id: str, lease_token: str, lease: float = 300.0) -> Task:
+        now = self._now()
         return self._fenced(
-            task_id, lease_token, "UPDATE tasks SET lease_expires_at = ?", (self._now() + lease,)
+            task_id,
+            lease_token,
+            "UPDATE tasks SET lease_expires_at = ?, changed_at = ?",
+            (now + lease, now),
         )
 
     def cancel(self, task_id: str, reason: str | None = None) -> Task:
-        with self._tl.store.write() as tx:
-            rows = self._rows(
-                tx,
-                "UPDATE tasks SET status = 'canceled', result = ?, completed_at = ?,"
-                f" {_CLEAR_CLAIM}"
-                " WHERE id = ? AND status IN ('ready', 'in_progress') RETURNING *",
-                (reason, self._now(), task_id),
-            )
-            if not rows:
-                current = tx.query_one("SELECT status FROM tasks WHERE id = ?", (task_id,))
-                if current is None:
-                    raise NotFound(f"task '{task_id}' not found")
-                raise InvalidInput(f"task '{task_id}' is already {current['status']}")
-            self._emit(tx, rows)
-        return rows[0]
+        now = self._now()
+        rows = self._tl.store.write_one(
+            "UPDATE tasks SET status = 'canceled', result = ?, completed_at = ?, changed_at = ?,"
+            f" {_CLEAR_CLAIM} WHERE id = ? AND status IN ('ready', 'in_progress') RETURNING *",
+            (reason, now, now, task_id),
+        )
+        if not rows:
+            raise InvalidInput(f"task '{task_id}' is already {self._status(task_id)}")
+        return Task.from_row(rows[0])
 
     # --- recovery -----------------------------------------------------------------------------
-
-    def _reclaim_expired(self, tx: Transaction, now: float) -> list[Task]:
-        return self._rows(
-            tx,
-            "UPDATE tasks SET status = CASE WHEN attempts >= max_attempts THEN 'dead'"
-            " ELSE 'ready' END, last_error = COALESCE(last_error, 'lease expired'),"
-            " completed_at = CASE WHEN attempts >= max_attempts THEN ? ELSE NULL END,"
-            f" {_CLEAR_CLAIM} WHERE status = 'in_progress' AND lease_expires_at <= ?"
-            " RETURNING *",
-            (now, now),
-        )
 
     def reclaim(self) -> list[Task]:
         """Return expired leases, and claims by dead processes on this host, to ready (or dead
         once ``max_attempts`` is reached)."""
         now = self._now()
+        out = self._sweep(now)
         with self._tl.store.write() as tx:
-            out = self._reclaim_expired(tx, now)
             mine = tx.query(
                 "SELECT id, pid FROM tasks WHERE status = 'in_progress' AND host = ?", (HOST,)
             )
-            dead_ids = [r["id"] for r in mine if r["pid"] and not _alive(int(r["pid"]))]
-            for task_id in dead_ids:
-                out += self._rows(
-                    tx,
-                    "UPDATE tasks SET status = CASE WHEN attempts >= max_attempts THEN 'dead'"
-                    " ELSE 'ready' END, last_error = 'worker process died',"
-                    f" {_CLEAR_CLAIM} WHERE id = ? RETURNING *",
-                    (task_id,),
-                )
-            self._emit(tx, out)
+            for r in mine:
+                if r["pid"] and not _alive(int(r["pid"])):
+                    out += _tasks(
+                        tx.query(
+                            f"{_RECLAIM} last_error = 'worker process died'"
+                            " WHERE id = ? AND status = 'in_progress' RETURNING *",
+                            (now, now, r["id"]),
+                        )
+                    )
         return out
 
     def prune(self, older_than_s: float = 7 * 86400) -> int:
@@ -360,10 +353,11 @@ class Queue:
         agent last saw it (the cursor lives in the database, shared by every process)."""
         now = self._now()
         with self._tl.store.write() as tx:
-            rows = self._rows(
-                tx,
-                f"SELECT * FROM tasks WHERE {_ELIGIBLE} ORDER BY priority, created_at, id",
-                (agent_id, now, now),
+            rows = _tasks(
+                tx.query(
+                    f"SELECT * FROM tasks WHERE {_ELIGIBLE} ORDER BY priority, created_at, id",
+                    (agent_id, now, now),
+                )
             )
             digest = hashlib.sha256(",".join(t.id for t in rows).encode()).hexdigest()
             seen = tx.query_one("SELECT digest FROM agent_cursors WHERE agent_id = ?", (agent_id,))
@@ -387,15 +381,18 @@ class Queue:
         touched."""
         now = self._now()
         with self._tl.store.read() as tx:
-            stuck = self._rows(
-                tx,
-                "SELECT * FROM tasks WHERE status = 'in_progress' AND lease_expires_at < ?",
-                (now - stuck_after_s,),
+            stuck = _tasks(
+                tx.query(
+                    "SELECT * FROM tasks WHERE status = 'in_progress' AND lease_expires_at < ?",
+                    (now - stuck_after_s,),
+                )
             )
-            poisoned = self._rows(
-                tx, "SELECT * FROM tasks WHERE status = 'ready' AND attempts >= ?", (poisoned_at,)
+            poisoned = _tasks(
+                tx.query(
+                    "SELECT * FROM tasks WHERE status = 'ready' AND attempts >= ?", (poisoned_at,)
+                )
             )
-            dead = self._rows(tx, "SELECT * FROM tasks WHERE status = 'dead'", ())
+            dead = _tasks(tx.query("SELECT * FROM tasks WHERE status = 'dead'"))
         report: dict[str, Any] = {
             "stuck": [t.id for t in stuck],
             "poisoned": [t.id for t in poisoned],

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import json
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -42,9 +43,15 @@ TERMINAL = (TaskStatus.COMPLETED, TaskStatus.CANCELED, TaskStatus.DEAD)
 
 
 def _iso(ts: float | None) -> str | None:
+    """Unix seconds as RFC 3339 UTC, milliseconds rounded half up: exactly what the
+    databases' event triggers write (SQLite ``strftime('%f')``, PostgreSQL ``taskloom_iso``),
+    so a task read through the API and its latest event agree."""
     if ts is None:
         return None
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    ms = math.floor(ts * 1000 + 0.5)
+    return datetime.fromtimestamp(ms // 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.") + (
+        f"{ms % 1000:03d}Z"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,15 +80,15 @@ class Task:
     completed_at: float | None = None
     result: str | None = None
     last_error: str | None = None
+    changed_at: float | None = None
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Task:
-        data = dict(row)
+        data = {k: v for k, v in row.items() if k in _FIELDS}
         payload = data.get("payload") or "{}"
         data["payload"] = json.loads(payload) if isinstance(payload, str) else payload
         data["status"] = TaskStatus(data["status"])
-        names = set(cls.__dataclass_fields__)
-        return cls(**{k: v for k, v in data.items() if k in names})
+        return cls(**data)
 
     def to_dict(self, *, with_token: bool = False) -> dict[str, Any]:
         """JSON-ready; the lease token is included only for the worker that holds it."""
@@ -95,6 +102,7 @@ class Task:
                 "claimed_at",
                 "lease_expires_at",
                 "completed_at",
+                "changed_at",
             ):
                 value = _iso(value)
             out[name] = value
@@ -102,6 +110,9 @@ class Task:
         if not with_token:
             out["lease_token"] = None
         return out
+
+
+_FIELDS = frozenset(Task.__dataclass_fields__)
 
 
 def _bytes(text: str) -> int:

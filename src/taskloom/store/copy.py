@@ -116,12 +116,18 @@ def copy_store(src: Store, dst: Store, progress: Progress) -> dict[str, int]:
                 f"the destination lacks migrations {sorted(missing)}: upgrade taskloom there first"
             )
         dst_tables = set(tables(dtx))
-        copied: dict[str, int] = {}
-        for table in tables(stx):
+        # The outbox goes last: copying tasks fires the destination's event triggers, and
+        # those echoes are dropped before the source's own events are copied.
+        order = sorted(tables(stx), key=lambda name: name == "events")
+        for table in order:
             if table not in dst_tables:
                 raise InvalidInput(f"the destination has no table '{table}'")
             if dtx.query_one(f"SELECT 1 AS one FROM {quote(table)} LIMIT 1"):
                 raise Conflict(f"the destination is not empty (table '{table}' has rows)")
+        copied: dict[str, int] = {}
+        for table in order:
+            if table == "events":
+                dtx.execute("DELETE FROM events")
             dst_types = _column_types(dtx, table)
             copied[table] = _copy_table(stx, dtx, table, dst_types, progress)
             if dtx.dialect == "postgres":

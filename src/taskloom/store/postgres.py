@@ -34,7 +34,7 @@ import functools
 import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import SplitResult, parse_qsl, urlencode, urlsplit, urlunsplit
 
 import psycopg
@@ -68,6 +68,8 @@ LISTEN_RETRY_S = 1.0
 # Advisory lock classes (first int of the two-int form); the second int is the schema's hash.
 MIGRATE_LOCK = 0x746C0001
 OUTBOX_LOCK = 0x746C0002
+
+T = TypeVar("T")
 
 _TOKENS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/|\?|%", re.S)
 
@@ -151,21 +153,11 @@ class PgTransaction(Transaction):
         self._locked: set[tuple[str, str]] = set()
 
     def _first(self, sql: str | bytes, params: Sequence[Any] | None = None) -> Any:
-        """Run the first statement on this connection, replacing it if it turns out dead.
-
-        A pooled connection can be dead (server restart, failover, idle timeout) without the
-        pool knowing; nothing has run on it yet, so retrying on a fresh one is safe. The pool
-        discards the dead one when it is handed back.
-        """
-        for attempt in range(POOL_MAX + 1):
-            try:
-                return self.conn.execute(sql, params)
-            except psycopg.OperationalError:
-                if not self.conn.broken or attempt == POOL_MAX:
-                    raise
-                self.store.pool.putconn(self.conn)
-                self.conn = self.store.pool.getconn()
-        raise AssertionError("unreachable")
+        """Run the first statement on this connection (replaced if it turns out dead)."""
+        self.conn, cur = first_statement(
+            self.store.pool, self.conn, lambda conn: conn.execute(sql, params)
+        )
+        return cur
 
     def _run(self, sql: str | bytes, params: Sequence[Any] | None = None) -> Any:
         if not self.begun:
@@ -189,6 +181,9 @@ class PgTransaction(Transaction):
                 "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
                 ("/".join((self.store.schema, *key)),),
             )
+
+    def prefer_index_order(self) -> None:
+        self._run(PREFER_INDEX_ORDER)
 
     def _lock_doc(self, kind: str, key: str) -> int | None:
         """Lock one document for the rest of this write transaction; return its version.
@@ -317,6 +312,29 @@ class PgTransaction(Transaction):
         return self._horizon(self._run if self.begun else self._first, -1) or 0
 
 
+def first_statement(
+    pool: psycopg_pool.ConnectionPool[psycopg.Connection[Row]],
+    conn: psycopg.Connection[Row],
+    run: Callable[[psycopg.Connection[Row]], T],
+) -> tuple[psycopg.Connection[Row], T]:
+    """``run(conn)`` as the first thing on a pooled connection, on a fresh one if it turns
+    out dead; returns the connection used and the result.
+
+    A pooled connection can be dead (server restart, failover, idle timeout) without the
+    pool knowing; nothing has run on it yet, so retrying on a fresh one is safe. The pool
+    discards the dead one when it is handed back.
+    """
+    for attempt in range(POOL_MAX + 1):
+        try:
+            return conn, run(conn)
+        except psycopg.OperationalError:
+            if not conn.broken or attempt == POOL_MAX:
+                raise
+            pool.putconn(conn)
+            conn = pool.getconn()
+    raise AssertionError("unreachable")
+
+
 def release(conn: psycopg.Connection[Any], *, rollback: bool) -> None:
     """After a failure: roll back, and drop any session advisory lock a failed horizon
     statement may have left (session locks outlive transactions)."""
@@ -328,6 +346,7 @@ def release(conn: psycopg.Connection[Any], *, rollback: bool) -> None:
         conn.execute("SELECT pg_advisory_unlock_all()")
 
 
+PREFER_INDEX_ORDER = "SET LOCAL enable_sort = off"
 PEEK_SQL = "SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS h FROM events_id_seq"
 HORIZON_SQL = """
 WITH l AS MATERIALIZED (SELECT pg_advisory_lock(%s, %s) AS lk, 1 AS one),
@@ -369,6 +388,8 @@ class PostgresStore(Store):
     ``url`` is a libpq URL; ``pool_min``/``pool_max`` query parameters size the pool
     (defaults 1 and 10 per process). Nothing is connected until the first transaction.
     """
+
+    dialect = "postgres"
 
     def __init__(self, url: str) -> None:
         self.url = redact(url)
@@ -436,6 +457,36 @@ class PostgresStore(Store):
 
     def read(self) -> contextlib.AbstractContextManager[Transaction]:
         return self._transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", writable=False)
+
+    def write_one(
+        self, sql: str, params: Sequence[Any] = (), *, index_order: bool = False
+    ) -> list[Row]:
+        """One round trip. On an autocommit connection a lone statement is its own
+        transaction; with ``index_order`` the ``BEGIN``, the planner setting, the statement
+        and the ``COMMIT`` are pipelined and sent together."""
+        query = translate(sql) if params else sql
+
+        def run(conn: psycopg.Connection[Row]) -> list[Row]:
+            if not index_order:
+                return list(conn.execute(query, params).fetchall())
+            with conn.pipeline():
+                conn.execute("BEGIN")
+                conn.execute(PREFER_INDEX_ORDER)
+                cur = conn.execute(query, params)
+                conn.execute("COMMIT")
+            return list(cur.fetchall())
+
+        with map_errors():
+            self._ensure_ready()
+            conn = self.pool.getconn()
+            try:
+                conn, rows = first_statement(self.pool, conn, run)
+                return rows
+            except BaseException:
+                release(conn, rollback=True)
+                raise
+            finally:
+                self.pool.putconn(conn)
 
     def listen(
         self, on_event: Callable[[int], None], *, ready: Callable[[], None] | None = None

@@ -32,6 +32,9 @@ from taskloom.store.base import (
 )
 
 BUSY_TIMEOUT_MS = 10_000
+MMAP_BYTES = 256 * 1024 * 1024
+"""Pages are read through a memory map: after another process commits, a reader re-reads
+changed pages from the map instead of with a system call each."""
 
 
 @contextlib.contextmanager
@@ -152,6 +155,8 @@ def _migrate(conn: sqlite3.Connection) -> None:
 
 
 class SqliteStore(Store):
+    dialect = "sqlite"
+
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.url = f"sqlite:///{self.path}"
@@ -168,6 +173,7 @@ class SqliteStore(Store):
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
         with self._lock:
             self._conns.append(conn)
         return conn
