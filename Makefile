@@ -32,6 +32,7 @@ run: $(STAMP)
 	$(BIN)/taskloom serve
 
 bench: $(STAMP)
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[all,test,bench]'
 	$(BIN)/python bench/board_ops.py
 	$(BIN)/python bench/sse.py
 

@@ -1,9 +1,6 @@
 """PostgreSQL queue baselines for ``bench/queue.py --backend postgres``.
 
-Every system drains the same pre-filled backlog with W worker *processes*; each worker notes
-when it started its first claim and finished its last job, and throughput is
-``jobs / (latest finish - earliest start)`` ("first to last"), the same clock for every system.
-Every processed id is returned, so a job handed out twice shows up as ``dup``.
+Every system drains the same pre-filled backlog with W worker processes (see ``_drain.py``).
 
 - ``raw``: psycopg 3, autocommit, a lease-aware claim
   ``UPDATE … WHERE id = (SELECT … FOR UPDATE SKIP LOCKED) RETURNING`` over an
@@ -12,6 +9,8 @@ Every processed id is returned, so a job handed out twice shows up as ``dup``.
 - ``taskloom claim_batch(10)``: taskloom claiming ten tasks per transaction (the
   counterpart of pgqueuer's batch); ``bench/queue.py`` adds the one-at-a-time taskloom row.
 - ``pgqueuer`` (when installed): ``QueueManager`` in drain mode with its default batch of 10.
+- ``procrastinate`` (when installed): one worker (concurrency 1) per process that exits when
+  the queue is empty; its claim is a stored procedure with ``SKIP LOCKED``.
 
 Each system runs in its own fresh database ``<prefix>_<system>``, dropped afterwards.
 """
@@ -20,10 +19,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import multiprocessing as mp
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
@@ -31,10 +29,8 @@ from urllib.parse import urlsplit
 import psycopg
 from psycopg import sql
 
+from _drain import Setup, Worker, drain, print_tables, work
 from taskloom.store.postgres import join_url
-
-Worker = Callable[[str, int, Any, Any], None]
-"""``worker(dsn, index, start_event, results_queue)``; puts ``(ids, first, last)``."""
 
 
 def admin_dsn() -> str:
@@ -61,30 +57,6 @@ def fresh_database(name: str) -> Iterator[str]:
             conn.execute(
                 sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
             )
-
-
-def drain(dsn: str, worker: Worker, workers: int, jobs: int) -> dict[str, Any]:
-    """Run ``workers`` processes of ``worker`` against ``dsn``; jobs/s first-to-last, dups."""
-    ctx = mp.get_context("fork")
-    start, results = ctx.Event(), ctx.Queue()
-    procs = [ctx.Process(target=worker, args=(dsn, n, start, results)) for n in range(workers)]
-    for p in procs:
-        p.start()
-    time.sleep(0.5)  # let every worker connect before the clock starts
-    start.set()
-    outs = [results.get(timeout=600) for _ in procs]
-    for p in procs:
-        p.join(timeout=60)
-    ids = [i for out in outs for i in out[0]]
-    firsts = [o[1] for o in outs if o[0]]
-    lasts = [o[2] for o in outs if o[0]]
-    span = max(lasts) - min(firsts) if firsts else float("nan")
-    return {
-        "jobs_per_s": len(set(ids)) / span if span else 0.0,
-        "done": len(set(ids)),
-        "dup": len(ids) - len(set(ids)),
-        "split": [len(o[0]) for o in outs],
-    }
 
 
 # --- raw psycopg SKIP LOCKED lease baseline -----------------------------------------------
@@ -122,31 +94,20 @@ def raw_setup(dsn: str, jobs: int) -> None:
 
 def raw_worker(dsn: str, index: int, start: Any, results: Any) -> None:
     owner = f"w{index}-{os.getpid()}"
-    ids: list[int] = []
-    first = last = 0.0
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        start.wait()
-        first = time.time()
-        while True:
-            row = conn.execute(RAW_CLAIM, (owner,)).fetchone()
-            if row is None:
-                break
-            conn.execute(RAW_DONE, (row[0], owner))
-            ids.append(row[0])
-            last = time.time()
-    results.put((ids, first, last))
+    conn = psycopg.connect(dsn, autocommit=True)
+
+    def claim() -> int | None:
+        row = conn.execute(RAW_CLAIM, (owner,)).fetchone()
+        return None if row is None else int(row[0])
+
+    def complete(job: int) -> int:
+        conn.execute(RAW_DONE, (job, owner))
+        return job
+
+    work(start, results, claim, complete)
 
 
 # --- pgqueuer -----------------------------------------------------------------------------
-
-
-def pgqueuer_available() -> str | None:
-    """``None`` if pgqueuer imports, else why not (printed as a note)."""
-    try:
-        import pgqueuer  # noqa: F401
-    except ImportError as exc:
-        return f"pgqueuer not installed ({exc}); pip install pgqueuer to include it"
-    return None
 
 
 def pgqueuer_setup(dsn: str, jobs: int) -> None:
@@ -175,7 +136,7 @@ def pgqueuer_worker(dsn: str, index: int, start: Any, results: Any) -> None:
     from pgqueuer.types import QueueExecutionMode
 
     ids: list[int] = []
-    stamps: list[float] = []
+    span: list[float] = []
 
     async def main() -> None:
         conn = await psycopg.AsyncConnection.connect(dsn, autocommit=True)
@@ -183,17 +144,57 @@ def pgqueuer_worker(dsn: str, index: int, start: Any, results: Any) -> None:
 
         @qm.entrypoint("job")
         async def job(j: Any) -> None:
-            if not stamps:
-                stamps.append(time.time())
             ids.append(int(j.payload))
-            stamps[1:] = [time.time()]
+            span[1:] = [time.time()]  # its drain mode idles a second before exiting
 
         start.wait()
+        span.append(time.time())
         await qm.run(mode=QueueExecutionMode.drain, dequeue_timeout=timedelta(seconds=1))
         await conn.close()
 
     asyncio.run(main())
-    results.put((ids, stamps[0] if stamps else 0.0, stamps[-1] if stamps else 0.0))
+    results.put((ids, span[0], span[-1], None))
+
+
+# --- procrastinate ------------------------------------------------------------------------
+
+
+def procrastinate_app(dsn: str, ids: list[int] | None = None) -> Any:
+    import procrastinate
+
+    app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=dsn))
+
+    @app.task(name="job")
+    def job(n: int) -> None:
+        if ids is not None:
+            ids.append(n)
+
+    return app
+
+
+def procrastinate_setup(dsn: str, jobs: int) -> None:
+    app = procrastinate_app(dsn)
+    with app.open():
+        app.schema_manager.apply_schema()
+        task = app.tasks["job"]
+        for first in range(0, jobs, 1000):
+            task.batch_defer(*({"n": i} for i in range(first, min(jobs, first + 1000))))
+
+
+def procrastinate_worker(dsn: str, index: int, start: Any, results: Any) -> None:
+    ids: list[int] = []
+    app = procrastinate_app(dsn, ids)
+    span: list[float] = []
+
+    async def main() -> None:
+        async with app.open_async():
+            start.wait()
+            span.append(time.time())
+            await app.run_worker_async(wait=False, concurrency=1, install_signal_handlers=False)
+            span.append(time.time())
+
+    asyncio.run(main())
+    results.put((ids, span[0], span[1], None))
 
 
 # --- taskloom on PostgreSQL ---------------------------------------------------------------
@@ -213,26 +214,27 @@ def taskloom_setup(dsn: str, jobs: int) -> None:
 
 
 def taskloom_worker_batch(batch: int) -> Worker:
-    """A taskloom worker that claims ``batch`` tasks per claim transaction."""
+    """A taskloom worker that claims ``batch`` tasks per claim statement."""
 
-    def work(dsn: str, index: int, start: Any, results: Any) -> None:
+    def worker(dsn: str, index: int, start: Any, results: Any) -> None:
         import taskloom
 
-        agent = f"w{index}"
-        ids: list[str] = []
-        first = last = 0.0
+        agent, pending = f"w{index}", []
         with taskloom.connect(dsn) as tl:
             tl.queue.stats()  # connect and migrate before the clock starts
-            start.wait()
-            first = time.time()
-            while tasks := tl.queue.claim_batch(agent, batch, lease=120):
-                for task in tasks:
-                    tl.queue.done(task.id, task.lease_token or "")
-                    ids.append(task.id)
-                last = time.time()
-        results.put((ids, first, last))
 
-    return work
+            def claim() -> Any:
+                if not pending:
+                    pending.extend(tl.queue.claim_batch(agent, batch, lease=120))
+                return pending.pop(0) if pending else None
+
+            def complete(task: Any) -> str:
+                tl.queue.done(task.id, task.lease_token or "")
+                return str(task.id)
+
+            work(start, results, claim, complete)
+
+    return worker
 
 
 def taskloom_worker_10(dsn: str, index: int, start: Any, results: Any) -> None:
@@ -241,55 +243,47 @@ def taskloom_worker_10(dsn: str, index: int, start: Any, results: Any) -> None:
 
 # --- the table ----------------------------------------------------------------------------
 
-System = tuple[Callable[[str, int], None], Worker]
 RAW = "raw psycopg SKIP LOCKED lease"
-PGQUEUER = "pgqueuer 1.6 (batch 10)"
+PGQUEUER = "pgqueuer (batch 10)"
+PROCRASTINATE = "procrastinate"
 
 
-def systems(extra: dict[str, System] | None = None) -> tuple[dict[str, System], list[str]]:
-    """The systems that can run here, and a note for each that cannot."""
-    found: dict[str, System] = dict(extra or {})
+Systems = dict[str, tuple[Setup, Worker]]
+
+
+def systems(extra: Systems) -> tuple[Systems, list[str]]:
+    """``extra`` (taskloom's rows), the batch and raw rows, and every peer that imports;
+    a note for each peer that does not."""
+    found = dict(extra)
     found["taskloom claim_batch(10)"] = (taskloom_setup, taskloom_worker_10)
     found[RAW] = (raw_setup, raw_worker)
     notes = []
-    missing = pgqueuer_available()
-    if missing is None:
-        found[PGQUEUER] = (pgqueuer_setup, pgqueuer_worker)
-    else:
-        notes.append(missing)
+    peers = {
+        PGQUEUER: ("pgqueuer", pgqueuer_setup, pgqueuer_worker),
+        PROCRASTINATE: ("procrastinate", procrastinate_setup, procrastinate_worker),
+    }
+    for name, (module, setup, worker) in peers.items():
+        try:
+            __import__(module)
+        except ImportError as exc:
+            notes.append(f"{name}: not installed ({exc}); `make bench` installs it")
+            continue
+        found[name] = (setup, worker)
     return found, notes
 
 
-def run_table(
-    jobs: int, workers: list[int], extra: dict[str, System] | None = None
-) -> list[tuple[str, list[dict[str, Any]]]]:
-    """Every system at every worker count, each in a fresh database; prints as it goes."""
+def run_table(jobs: int, workers: list[int], extra: Systems) -> None:
+    """Every system at every worker count, each in a fresh database."""
     found, notes = systems(extra)
     for note in notes:
         print(f"note: {note}")
-    print(f"{jobs:,} jobs, claim+complete, jobs/s first-to-last (dup = handed out twice)")
-    print(f"| system | {' | '.join(f'W={w}' for w in workers)} |")
-    print(f"|---|{'---|' * len(workers)}")
     table = []
-    for name, (setup, worker) in found.items():
+    for n, (name, (setup, worker)) in enumerate(found.items()):
         cells = []
         for w in workers:
-            with fresh_database(f"tl_bench_{len(table)}_{w}") as dsn:
+            with fresh_database(f"tl_bench_{n}_{w}") as dsn:
                 setup(dsn, jobs)
                 cells.append(drain(dsn, worker, w, jobs))
-        text = " | ".join(
-            f"{c['jobs_per_s']:,.0f}"
-            + (f" dup {c['dup']}" if c["dup"] else "")
-            + ("" if c["done"] == jobs else f" (done {c['done']})")
-            for c in cells
-        )
-        print(f"| {name} | {text} |", flush=True)
+        print(f"  {name}: done", flush=True)
         table.append((name, cells))
-    rates = {name: [c["jobs_per_s"] for c in cells] for name, cells in table}
-    for name in [n for n in rates if n.startswith("taskloom")]:
-        for base in (RAW, PGQUEUER):
-            if base in rates:
-                pairs = zip(rates[name], rates[base], strict=True)
-                ratios = " | ".join(f"{t / b:.2f}x" for t, b in pairs)
-                print(f"| {name} / {base.split(' (')[0]} | {ratios} |")
-    return table
+    print_tables(jobs, workers, table, [RAW, PGQUEUER, PROCRASTINATE])

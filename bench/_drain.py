@@ -1,0 +1,108 @@
+"""Draining a pre-filled backlog with W worker processes, the same way for every system.
+
+Each worker notes when it started its first claim and finished its last job, and the times of
+its claim calls. Throughput is ``jobs / (latest finish - earliest start)`` ("first to last"),
+one clock for every system. Every processed id comes back, so a job handed out twice shows as
+``dup`` and a lost one as ``done`` below the backlog.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import statistics
+import time
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+Worker = Callable[[str, int, Any, Any], None]
+"""``worker(target, index, start_event, results_queue)``; see :func:`work`."""
+Setup = Callable[[str, int], None]
+"""``setup(target, jobs)``: create the queue at ``target`` and fill it with ``jobs`` jobs."""
+
+
+def work(
+    start: Any, results: Any, claim: Callable[[], T | None], complete: Callable[[T], Hashable]
+) -> None:
+    """The worker loop every synchronous system shares: claim (timed) and complete until the
+    queue answers empty; report ``(ids, first, last, claim_latencies_ms)``."""
+    ids: list[Hashable] = []
+    latencies: list[float] = []
+    start.wait()
+    first = time.time()
+    while True:
+        t0 = time.perf_counter()
+        item = claim()
+        latencies.append((time.perf_counter() - t0) * 1000)
+        if item is None:
+            break
+        ids.append(complete(item))
+    results.put((ids, first, time.time(), latencies))
+
+
+def drain(target: str, worker: Worker, workers: int, jobs: int) -> dict[str, Any]:
+    """Run ``workers`` processes of ``worker`` against ``target``; throughput, dups, latency."""
+    ctx = mp.get_context("fork")
+    start, results = ctx.Event(), ctx.Queue()
+    procs = [ctx.Process(target=worker, args=(target, n, start, results)) for n in range(workers)]
+    for p in procs:
+        p.start()
+    time.sleep(0.5)  # let every worker connect before the clock starts
+    start.set()
+    outs = [results.get(timeout=900) for _ in procs]
+    for p in procs:
+        p.join(timeout=60)
+    ids = [i for out in outs for i in out[0]]
+    busy = [o for o in outs if o[0]]
+    span = max(o[2] for o in busy) - min(o[1] for o in busy) if busy else 0.0
+    latencies = [ms for o in outs if o[3] is not None for ms in o[3]]
+    return {
+        "jobs_per_s": len(set(ids)) / span if span else 0.0,
+        "done": len(set(ids)),
+        "dup": len(ids) - len(set(ids)),
+        "split": [len(o[0]) for o in outs],
+        "latency": summary(latencies) if latencies else None,
+    }
+
+
+def summary(ms: list[float]) -> tuple[float, float, float]:
+    """p50, p99 and max of claim latencies in milliseconds."""
+    ordered = sorted(ms)
+    return statistics.median(ordered), ordered[int(0.99 * (len(ordered) - 1))], ordered[-1]
+
+
+def print_tables(
+    jobs: int,
+    workers: list[int],
+    table: list[tuple[str, list[dict[str, Any]]]],
+    baselines: list[str],
+) -> None:
+    """Throughput (with dup/lost marks), taskloom's ratios to each baseline, claim latency."""
+    header = f"| system | {' | '.join(f'W={w}' for w in workers)} |\n|---|{'---|' * len(workers)}"
+    print(f"\n{jobs:,} jobs, claim+complete, jobs/s first-to-last (dup = handed out twice)")
+    print(header)
+    for name, cells in table:
+        text = " | ".join(
+            f"{c['jobs_per_s']:,.0f} dup {c['dup']}"
+            + ("" if c["done"] == jobs else f" (done {c['done']})")
+            for c in cells
+        )
+        print(f"| {name} | {text} |")
+    rates = {name: [c["jobs_per_s"] for c in cells] for name, cells in table}
+    for name in [n for n in rates if n.startswith("taskloom")]:
+        for base in baselines:
+            if base in rates:
+                pairs = zip(rates[name], rates[base], strict=True)
+                ratios = " | ".join(f"{t / b:.2f}x" if b else "-" for t, b in pairs)
+                print(f"| {name} / {base} | {ratios} |")
+    print("\nclaim latency, ms p50 / p99 / max (over every claim call of every worker)")
+    print(header)
+    for name, cells in table:
+        if all(c["latency"] is None for c in cells):
+            continue
+        text = " | ".join(
+            "-" if c["latency"] is None else " / ".join(f"{v:.2f}" for v in c["latency"])
+            for c in cells
+        )
+        print(f"| {name} | {text} |")

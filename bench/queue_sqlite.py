@@ -1,0 +1,168 @@
+"""SQLite queue baselines for ``bench/queue.py``: a raw lease queue and the peers that install.
+
+- ``raw sqlite3 lease``: WAL, synchronous=NORMAL, ``BEGIN IMMEDIATE``, a claim that is one
+  ``UPDATE … RETURNING`` with a lease owner and expiry, then a fenced complete: the smallest
+  correct lease queue, two transactions per job.
+- ``huey SqliteStorage``: huey's own storage class; ``dequeue()`` deletes the row, so there
+  is no lease (a worker that dies loses its job) and complete is free.
+- ``litequeue``: ``pop()`` marks the row locked (``UPDATE … RETURNING``), ``done()`` marks it
+  done; no lease expiry, no fencing.
+- ``persist-queue SQLiteAckQueue``: ``get()`` then ``ack()``; its claim is a SELECT and an
+  UPDATE guarded by an in-process lock, so several processes can be handed the same item,
+  which the ``dup`` column shows.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from typing import Any
+
+from _drain import Setup, Worker, work
+
+RAW_SCHEMA = """
+CREATE TABLE jobs (id INTEGER PRIMARY KEY, status INTEGER NOT NULL DEFAULT 0,
+                   lease_owner TEXT, lease_until REAL, payload TEXT NOT NULL);
+CREATE INDEX jobs_ready ON jobs (id) WHERE status = 0;
+"""
+RAW_CLAIM = (
+    "UPDATE jobs SET status = 1, lease_owner = ?, lease_until = ? WHERE id = "
+    "(SELECT id FROM jobs WHERE status = 0 ORDER BY id LIMIT 1) RETURNING id"
+)
+
+
+def raw_conn(path: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, isolation_level=None, timeout=30)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    return conn
+
+
+def raw_setup(path: str, jobs: int) -> None:
+    conn = raw_conn(path)
+    conn.executescript(RAW_SCHEMA)
+    conn.execute("BEGIN")
+    conn.executemany("INSERT INTO jobs (payload) VALUES (?)", [(f"job {i}",) for i in range(jobs)])
+    conn.execute("COMMIT")
+    conn.close()
+
+
+def raw_enqueue_one(conn: sqlite3.Connection, i: int) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    conn.execute("INSERT INTO jobs (payload) VALUES (?)", (f"job {i}",))
+    conn.execute("COMMIT")
+
+
+def raw_worker(path: str, index: int, start: Any, results: Any) -> None:
+    conn, me = raw_conn(path), f"w{index}"
+
+    def claim() -> int | None:
+        conn.execute("BEGIN IMMEDIATE")
+        row = conn.execute(RAW_CLAIM, (me, time.time() + 30)).fetchone()
+        conn.execute("COMMIT")
+        return None if row is None else int(row[0])
+
+    def complete(job: int) -> int:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("UPDATE jobs SET status = 2 WHERE id = ? AND lease_owner = ?", (job, me))
+        conn.execute("COMMIT")
+        return job
+
+    work(start, results, claim, complete)
+
+
+# --- huey ---------------------------------------------------------------------------------
+
+
+def huey_setup(path: str, jobs: int) -> None:
+    from huey.storage import SqliteStorage
+
+    storage = SqliteStorage("bench", filename=path)
+    for i in range(jobs):
+        storage.enqueue(str(i).encode())
+    storage.close()
+
+
+def huey_worker(path: str, index: int, start: Any, results: Any) -> None:
+    from huey.storage import SqliteStorage
+
+    storage = SqliteStorage("bench", filename=path)
+    work(start, results, storage.dequeue, lambda data: int(data))
+
+
+# --- litequeue ----------------------------------------------------------------------------
+
+
+def litequeue_setup(path: str, jobs: int) -> None:
+    from litequeue import LiteQueue
+
+    q = LiteQueue(path)
+    for i in range(jobs):
+        q.put(str(i))
+    q.close()
+
+
+def litequeue_worker(path: str, index: int, start: Any, results: Any) -> None:
+    from litequeue import LiteQueue
+
+    q = LiteQueue(path, timeout=30)
+
+    def complete(message: Any) -> int:
+        q.done(message.message_id)
+        return int(message.data)
+
+    work(start, results, q.pop, complete)
+
+
+# --- persist-queue ------------------------------------------------------------------------
+
+
+def persistqueue_setup(path: str, jobs: int) -> None:
+    from persistqueue import SQLiteAckQueue
+
+    q = SQLiteAckQueue(path, multithreading=True)
+    for i in range(jobs):
+        q.put(i)
+
+
+def persistqueue_worker(path: str, index: int, start: Any, results: Any) -> None:
+    from persistqueue import Empty, SQLiteAckQueue
+
+    # auto_resume=False: resuming would hand other workers' unacked items out again.
+    q = SQLiteAckQueue(path, multithreading=True, auto_resume=False, timeout=30)
+
+    def claim() -> Any:
+        try:
+            return q.get(block=False, raw=True)
+        except Empty:
+            return None
+
+    def complete(item: Any) -> int:
+        q.ack(id=item["pqid"])
+        return int(item["data"])
+
+    work(start, results, claim, complete)
+
+
+# --- the systems that can run here --------------------------------------------------------
+
+RAW = "raw sqlite3 lease"
+PEERS: dict[str, tuple[str, Setup, Worker]] = {
+    "huey SqliteStorage (no lease)": ("huey", huey_setup, huey_worker),
+    "litequeue (no lease expiry)": ("litequeue", litequeue_setup, litequeue_worker),
+    "persist-queue SQLiteAckQueue": ("persistqueue", persistqueue_setup, persistqueue_worker),
+}
+
+
+def systems() -> tuple[dict[str, tuple[Setup, Worker]], list[str]]:
+    """The raw baseline and every peer that imports, and a note for each that does not."""
+    found: dict[str, tuple[Setup, Worker]] = {RAW: (raw_setup, raw_worker)}
+    notes = []
+    for name, (module, setup, worker) in PEERS.items():
+        try:
+            __import__(module)
+        except ImportError as exc:
+            notes.append(f"{name}: not installed ({exc}); `make bench` installs it")
+            continue
+        found[name] = (setup, worker)
+    return found, notes
