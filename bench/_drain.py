@@ -23,10 +23,16 @@ Setup = Callable[[str, int], None]
 
 
 def work(
-    start: Any, results: Any, claim: Callable[[], T | None], complete: Callable[[T], Hashable]
+    start: Any,
+    results: Any,
+    claim: Callable[[], T | None],
+    complete: Callable[[T], Hashable],
+    *,
+    timed: str = "claim",
 ) -> None:
-    """The worker loop every synchronous system shares: claim (timed) and complete until the
-    queue answers empty; report ``(ids, first, last, claim_latencies_ms)``."""
+    """The worker loop every synchronous system shares: claim and complete until the queue
+    answers empty; report ``(ids, first, last, latencies_ms)``, the latencies of ``claim``
+    calls (or of ``complete`` calls, for a complete that also claims the next job)."""
     ids: list[Hashable] = []
     latencies: list[float] = []
     start.wait()
@@ -34,10 +40,11 @@ def work(
     while True:
         t0 = time.perf_counter()
         item = claim()
-        latencies.append((time.perf_counter() - t0) * 1000)
+        t1 = time.perf_counter()
         if item is None:
             break
         ids.append(complete(item))
+        latencies.append(((t1 - t0) if timed == "claim" else (time.perf_counter() - t1)) * 1000)
     results.put((ids, first, time.time(), latencies))
 
 

@@ -48,6 +48,24 @@ def taskloom_worker(url: str, index: int, start: Any, results: Any) -> None:
         work(start, results, lambda: tl.queue.claim(f"w{index}", lease=30), complete)
 
 
+def taskloom_chained_worker(url: str, index: int, start: Any, results: Any) -> None:
+    """``done_and_claim``: one transaction per job. Its claim latency is the combined call's,
+    the time a worker waits between finishing one task and holding the next."""
+    agent, held = f"w{index}", []
+    with taskloom.connect(url) as tl:
+        tl.queue.stats()
+
+        def claim() -> taskloom.Task | None:
+            return held.pop() if held else tl.queue.claim(agent, lease=30)
+
+        def complete(task: taskloom.Task) -> str:
+            _, nxt = tl.queue.done_and_claim(task.id, task.lease_token or "", agent, lease=30)
+            held.extend([nxt] if nxt else [])
+            return task.id
+
+        work(start, results, claim, complete, timed="complete")
+
+
 def enqueue_rates(tmp: Path, jobs: int) -> tuple[float, float]:
     raw = queue_sqlite.raw_conn(str(tmp / "enqueue-raw.db"))
     raw.executescript(queue_sqlite.RAW_SCHEMA)
@@ -62,7 +80,11 @@ def enqueue_rates(tmp: Path, jobs: int) -> tuple[float, float]:
 
 def sqlite_tables(jobs: int, workers: list[int]) -> None:
     found, notes = queue_sqlite.systems()
-    found = {"taskloom": (taskloom_setup, taskloom_worker), **found}
+    found = {
+        "taskloom": (taskloom_setup, taskloom_worker),
+        "taskloom done_and_claim": (taskloom_setup, taskloom_chained_worker),
+        **found,
+    }
     for note in notes:
         print(f"note: {note}")
     with tempfile.TemporaryDirectory() as tmp_name:
@@ -77,7 +99,7 @@ def sqlite_tables(jobs: int, workers: list[int]) -> None:
             cells = []
             for w in workers:
                 path = str(tmp / f"{n}-{w}.db")
-                target = f"sqlite:///{path}" if name == "taskloom" else path
+                target = f"sqlite:///{path}" if name.startswith("taskloom") else path
                 setup(target, jobs)
                 cells.append(drain(target, worker, w, jobs))
             print(f"  {name}: done", flush=True)
@@ -96,8 +118,14 @@ def main() -> None:
     if args.backend == "sqlite":
         sqlite_tables(args.jobs, args.workers)
     else:
+        setup = queue_pg.taskloom_setup
         queue_pg.run_table(
-            args.jobs, args.workers, {"taskloom": (queue_pg.taskloom_setup, taskloom_worker)}
+            args.jobs,
+            args.workers,
+            {
+                "taskloom": (setup, taskloom_worker),
+                "taskloom done_and_claim": (setup, taskloom_chained_worker),
+            },
         )
 
 

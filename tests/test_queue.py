@@ -87,6 +87,61 @@ def test_lease_token_fences_done_fail_release_extend(tl_fixed: Taskloom, clock) 
         q.done("nope", "x")
 
 
+def test_done_and_claim_completes_then_takes_the_next_eligible(tl_fixed: Taskloom, clock) -> None:  # type: ignore[no-untyped-def]
+    q = tl_fixed.queue
+    q.add("first", priority=1)
+    clock.advance(1)
+    q.add("for b", priority=1, target_agent="b")
+    q.add("review", priority=2, kind="review")
+    q.add("build", priority=3, kind="build")
+    first = q.claim("a")
+    assert first is not None and first.title == "first"
+    done, nxt = q.done_and_claim(first.id, first.lease_token or "", "a", result="ok", lease=60)
+    assert (done.id, done.status, done.result, done.lease_token) == (
+        first.id,
+        "completed",
+        "ok",
+        None,
+    )
+    assert nxt is not None and nxt.title == "review" and nxt.claimed_by == "a"
+    assert nxt.lease_token and nxt.attempts == 1
+    assert nxt.lease_expires_at == pytest.approx(clock().timestamp() + 60)
+    _, last = q.done_and_claim(nxt.id, nxt.lease_token, "a", kinds=["build"])
+    assert last is not None and last.title == "build"
+    assert q.done_and_claim(last.id, last.lease_token or "", "a")[1] is None  # only "for b"
+    assert q.stats()["completed"] == 3 and q.stats()["ready"] == 1
+
+
+def test_done_and_claim_with_a_lost_lease_claims_nothing(tl_fixed: Taskloom, clock) -> None:  # type: ignore[no-untyped-def]
+    q = tl_fixed.queue
+    task, _ = q.add("job")
+    q.add("other")
+    first = q.claim("w1", lease=30)
+    assert first is not None and first.id == task.id
+    clock.advance(31)
+    second = q.claim("w2", lease=30)  # the expired lease went back to ready and to w2
+    assert second is not None and second.id == task.id
+    with pytest.raises(LeaseLost, match="no longer yours"):
+        q.done_and_claim(task.id, first.lease_token or "", "w1")
+    assert q.get(task.id).claimed_by == "w2"
+    assert q.stats()["ready"] == 1  # "other" was not claimed by the failed call
+    with pytest.raises(InvalidInput):
+        q.done_and_claim(task.id, second.lease_token or "", " ")
+    assert q.get(task.id).status == "in_progress"  # a bad agent id changes nothing
+
+
+def test_done_and_claim_takes_an_expired_lease(tl_fixed: Taskloom, clock: FakeClock) -> None:
+    q = tl_fixed.queue
+    stale, _ = q.add("stale")
+    live, _ = q.add("live")
+    assert q.claim("w1", lease=5) is not None
+    mine = q.claim("w2", lease=300)
+    assert mine is not None and mine.id == live.id
+    clock.advance(6)
+    _, nxt = q.done_and_claim(mine.id, mine.lease_token or "", "w2")
+    assert nxt is not None and nxt.id == stale.id and nxt.attempts == 2
+
+
 def test_fail_retries_then_dead_letter(tl: Taskloom) -> None:
     q = tl.queue
     task, _ = q.add("flaky", max_attempts=2)

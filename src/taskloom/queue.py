@@ -16,7 +16,7 @@ import hashlib
 import os
 import socket
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound
 from taskloom.domain.queue import (
@@ -53,13 +53,15 @@ _RECLAIM = (
 
 
 @functools.lru_cache(maxsize=64)
-def claim_sql(dialect: str, n_kinds: int, batch: bool) -> str:
+def claim_sql(dialect: str, n_kinds: int, batch: bool, guard: str = "") -> str:
     """The claim statement. A single claim uses ``id = (…)``: SQLite runs it several times
     faster than ``id IN (…)``, which a batch claim needs. Parameters: agent, pid, host, now,
-    lease expiry, token, now, then the eligibility's agent, now, now, the kinds and n."""
+    lease expiry, token, now, then the eligibility's agent, now, now, the kinds and n.
+    ``guard``: an extra condition, ANDed first (see :func:`done_and_claim_sql`)."""
     kinds = f" AND kind IN ({', '.join('?' * n_kinds)})" if n_kinds else ""
     pick = (
-        f"SELECT id FROM tasks WHERE {_ELIGIBLE}{kinds} ORDER BY priority, created_at, id LIMIT ?"
+        f"SELECT id FROM tasks WHERE {guard}{_ELIGIBLE}{kinds}"
+        " ORDER BY priority, created_at, id LIMIT ?"
     )
     if dialect == "postgres":
         pick += " FOR UPDATE SKIP LOCKED"
@@ -67,6 +69,24 @@ def claim_sql(dialect: str, n_kinds: int, batch: bool) -> str:
         "UPDATE tasks SET status = 'in_progress', claimed_by = ?, pid = ?, host = ?,"
         " claimed_at = ?, lease_expires_at = ?, lease_token = ?, attempts = attempts + 1,"
         f" changed_at = ? WHERE id {'IN' if batch else '='} ({pick}) RETURNING *"
+    )
+
+
+_DONE = (
+    "UPDATE tasks SET status = 'completed', completed_at = ?, changed_at = ?,"
+    f" result = ?, {_CLEAR_CLAIM}"
+)
+
+
+@functools.lru_cache(maxsize=16)
+def done_and_claim_sql(n_kinds: int) -> str:
+    """PostgreSQL's completion plus next claim as one statement: the claim only runs if the
+    fenced completion matched. Parameters: the completion's, then the claim's. Rows carry a
+    ``step`` column, ``done`` or ``next``."""
+    claim = claim_sql("postgres", n_kinds, False, "EXISTS (SELECT 1 FROM done) AND ")
+    return (
+        f"WITH done AS ({_DONE}{_FENCE}), next AS ({claim})"
+        " SELECT 'done' AS step, * FROM done UNION ALL SELECT 'next' AS step, * FROM next"
     )
 
 
@@ -179,6 +199,19 @@ class Queue:
         Expired leases go back to ready first, at most once a second per process (and always
         before an empty answer), so a busy queue does not pay for the sweep on every claim.
         """
+        sql, params, swept = self._claim_statement(agent_id, n, lease, kinds)
+        store = self._tl.store
+        claimed = store.write_one(sql, params, index_order=True)
+        if not claimed and not swept and self._sweep(self._now()):
+            claimed = store.write_one(sql, params, index_order=True)
+        tasks = _tasks(claimed)
+        return sorted(tasks, key=lambda t: (t.priority, t.created_at, t.id)) if n > 1 else tasks
+
+    def _claim_statement(
+        self, agent_id: str, n: int, lease: float, kinds: Sequence[str] | None
+    ) -> tuple[str, list[Any], bool]:
+        """The claim's SQL and parameters; sweeps expired leases first when one is due (the
+        third value says whether it did)."""
         if not agent_id.strip():
             raise InvalidInput("an agent id is required to claim")
         if n < 1 or lease <= 0:
@@ -188,15 +221,9 @@ class Queue:
         swept = now >= self._sweep_due
         if swept:
             self._sweep(now)
-        store = self._tl.store
-        sql = claim_sql(store.dialect, len(kinds), n > 1)
         params = [agent_id, os.getpid(), HOST, now, now + lease, new_token(), now]
         params += [agent_id, now, now, *kinds, n]
-        claimed = store.write_one(sql, params, index_order=True)
-        if not claimed and not swept and self._sweep(now):
-            claimed = store.write_one(sql, params, index_order=True)
-        tasks = _tasks(claimed)
-        return sorted(tasks, key=lambda t: (t.priority, t.created_at, t.id)) if n > 1 else tasks
+        return claim_sql(self._tl.store.dialect, len(kinds), n > 1), params, swept
 
     def _sweep(self, now: float) -> list[Task]:
         """Return expired leases to ready (or dead once ``max_attempts`` is reached)."""
@@ -213,8 +240,11 @@ class Queue:
 
     def _fenced(self, task_id: str, token: str, sql: str, params: Sequence[Any]) -> Task:
         rows = self._tl.store.write_one(sql + _FENCE, (*params, task_id, token))
-        if rows:
-            return Task.from_row(rows[0])
+        if not rows:
+            self._lease_lost(task_id)
+        return Task.from_row(rows[0])
+
+    def _lease_lost(self, task_id: str) -> NoReturn:
         status = self._status(task_id)
         raise LeaseLost(
             f"lease on task '{task_id}' is no longer yours (status: {status});"
@@ -230,13 +260,39 @@ class Queue:
 
     def done(self, task_id: str, lease_token: str, result: str | None = None) -> Task:
         now = self._now()
-        return self._fenced(
-            task_id,
-            lease_token,
-            "UPDATE tasks SET status = 'completed', completed_at = ?, changed_at = ?,"
-            f" result = ?, {_CLEAR_CLAIM}",
-            (now, now, result),
-        )
+        return self._fenced(task_id, lease_token, _DONE, (now, now, result))
+
+    def done_and_claim(
+        self,
+        task_id: str,
+        lease_token: str,
+        agent_id: str,
+        *,
+        result: str | None = None,
+        lease: float = 300.0,
+        kinds: Sequence[str] | None = None,
+    ) -> tuple[Task, Task | None]:
+        """Complete a task and claim the agent's next one in the same transaction: a worker
+        loop pays for one commit per task instead of two. If the lease was lost, nothing is
+        claimed and ``LeaseLost`` is raised, exactly as from :meth:`done`."""
+        now = self._now()
+        claim, claim_params, _ = self._claim_statement(agent_id, 1, lease, kinds)
+        done_params = (now, now, result, task_id, lease_token)
+        store = self._tl.store
+        if store.dialect == "postgres":
+            sql = done_and_claim_sql(len(list(kinds or ())))
+            rows = store.write_one(sql, (*done_params, *claim_params), index_order=True)
+            done = [r for r in rows if r["step"] == "done"]
+            nxt = [r for r in rows if r["step"] == "next"]
+        else:
+            with store.write() as tx:
+                done = tx.query(_DONE + _FENCE, done_params)
+                nxt = tx.query(claim, claim_params) if done else []
+        if not done:
+            self._lease_lost(task_id)
+        if not nxt:  # nothing ready, or only expired leases waiting for a sweep
+            return Task.from_row(done[0]), self.claim(agent_id, lease=lease, kinds=kinds)
+        return Task.from_row(done[0]), Task.from_row(nxt[0])
 
     def fail(self, task_id: str, lease_token: str, error: str, *, retry: bool = True) -> Task:
         """Record a failure: back to ready while attempts remain (and ``retry``), else dead."""

@@ -11,8 +11,10 @@ DROP INDEX events_thread;
 CREATE INDEX events_thread ON events (thread_id, id) WHERE thread_id IS NOT NULL;
 
 -- Unix seconds as the RFC 3339 text taskloom stores (milliseconds, rounded half up).
+-- STABLE, like to_char inside it: a function declared more strictly than its body is not
+-- inlined, and each call then costs a full SQL function call (~50 µs, eight per event).
 CREATE FUNCTION taskloom_iso(ts DOUBLE PRECISION) RETURNS TEXT
-LANGUAGE sql IMMUTABLE AS $$
+LANGUAGE sql STABLE AS $$
     SELECT to_char(to_timestamp(floor(ts * 1000 + 0.5) / 1000) AT TIME ZONE 'UTC',
                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
 $$;
