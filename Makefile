@@ -35,6 +35,7 @@ bench: $(STAMP)
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[all,test,bench]'
 	$(BIN)/python bench/board_ops.py
 	$(BIN)/python bench/sse.py
+	$(BIN)/python bench/queue.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -22,6 +22,24 @@ Setup = Callable[[str, int], None]
 """``setup(target, jobs)``: create the queue at ``target`` and fill it with ``jobs`` jobs."""
 
 
+Systems = dict[str, tuple[Setup, Worker]]
+
+
+def installed(peers: dict[str, tuple[str, Setup, Worker]]) -> tuple[Systems, list[str]]:
+    """The peers (``name: (module, setup, worker)``) whose module imports, and a note for
+    each that does not."""
+    found: Systems = {}
+    notes = []
+    for name, (module, setup, worker) in peers.items():
+        try:
+            __import__(module)
+        except ImportError as exc:
+            notes.append(f"{name}: not installed ({exc}); `make bench` installs it")
+            continue
+        found[name] = (setup, worker)
+    return found, notes
+
+
 def work(
     start: Any,
     results: Any,

@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 import psycopg
 from psycopg import sql
 
-from _drain import Setup, Worker, drain, print_tables, work
+from _drain import Systems, Worker, drain, installed, print_tables, work
 from taskloom.store.postgres import join_url
 
 
@@ -248,28 +248,17 @@ PGQUEUER = "pgqueuer (batch 10)"
 PROCRASTINATE = "procrastinate"
 
 
-Systems = dict[str, tuple[Setup, Worker]]
-
-
 def systems(extra: Systems) -> tuple[Systems, list[str]]:
     """``extra`` (taskloom's rows), the batch and raw rows, and every peer that imports;
     a note for each peer that does not."""
-    found = dict(extra)
-    found["taskloom claim_batch(10)"] = (taskloom_setup, taskloom_worker_10)
-    found[RAW] = (raw_setup, raw_worker)
-    notes = []
-    peers = {
-        PGQUEUER: ("pgqueuer", pgqueuer_setup, pgqueuer_worker),
-        PROCRASTINATE: ("procrastinate", procrastinate_setup, procrastinate_worker),
-    }
-    for name, (module, setup, worker) in peers.items():
-        try:
-            __import__(module)
-        except ImportError as exc:
-            notes.append(f"{name}: not installed ({exc}); `make bench` installs it")
-            continue
-        found[name] = (setup, worker)
-    return found, notes
+    peers, notes = installed(
+        {
+            PGQUEUER: ("pgqueuer", pgqueuer_setup, pgqueuer_worker),
+            PROCRASTINATE: ("procrastinate", procrastinate_setup, procrastinate_worker),
+        }
+    )
+    found = {**extra, "taskloom claim_batch(10)": (taskloom_setup, taskloom_worker_10)}
+    return {**found, RAW: (raw_setup, raw_worker), **peers}, notes
 
 
 def run_table(jobs: int, workers: list[int], extra: Systems) -> None:

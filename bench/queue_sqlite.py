@@ -18,7 +18,7 @@ import sqlite3
 import time
 from typing import Any
 
-from _drain import Setup, Worker, work
+from _drain import Setup, Systems, Worker, installed, work
 
 RAW_SCHEMA = """
 CREATE TABLE jobs (id INTEGER PRIMARY KEY, status INTEGER NOT NULL DEFAULT 0,
@@ -154,15 +154,7 @@ PEERS: dict[str, tuple[str, Setup, Worker]] = {
 }
 
 
-def systems() -> tuple[dict[str, tuple[Setup, Worker]], list[str]]:
+def systems() -> tuple[Systems, list[str]]:
     """The raw baseline and every peer that imports, and a note for each that does not."""
-    found: dict[str, tuple[Setup, Worker]] = {RAW: (raw_setup, raw_worker)}
-    notes = []
-    for name, (module, setup, worker) in PEERS.items():
-        try:
-            __import__(module)
-        except ImportError as exc:
-            notes.append(f"{name}: not installed ({exc}); `make bench` installs it")
-            continue
-        found[name] = (setup, worker)
-    return found, notes
+    peers, notes = installed(PEERS)
+    return {RAW: (raw_setup, raw_worker), **peers}, notes
