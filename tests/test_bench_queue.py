@@ -1,0 +1,61 @@
+"""``bench/queue.py`` keeps running: taskloom and the raw baselines drain the backlog with no
+job handed out twice or lost (peers are only reported: persist-queue does hand jobs out twice
+across processes). The figures themselves are not asserted; timing belongs to the benchmark."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.backends import pg_required, pg_server
+
+RAW_PG = "raw psycopg SKIP LOCKED lease"
+BENCH = Path(__file__).resolve().parent.parent / "bench" / "queue.py"
+
+
+def _rows(out: str) -> dict[str, str]:
+    rows = {}
+    for line in out.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if line.startswith("| ") and len(cells) == 3 and "dup" in cells[1]:
+            rows[cells[0]] = line
+    return rows
+
+
+def _run(expected: set[str], *args: str, env: dict[str, str] | None = None) -> None:
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--jobs", "60", "--workers", "1", "2", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = _rows(done.stdout)
+    assert expected <= set(rows), done.stdout
+    for name in expected:
+        line = rows[name]
+        assert line.count("dup 0") == 2 and "(done" not in line, line
+
+
+def test_sqlite_bench_drains_every_system_exactly_once() -> None:
+    _run({"taskloom", "taskloom done_and_claim", "raw sqlite3 lease"})
+
+
+@pytest.mark.postgres
+def test_postgres_bench_drains_every_system_exactly_once() -> None:
+    server, why = pg_server()
+    if server is None:
+        if pg_required():
+            pytest.fail(why)
+        pytest.skip(why)
+    _run(
+        {"taskloom", "taskloom done_and_claim", "taskloom claim_batch(10)", RAW_PG},
+        "--backend",
+        "postgres",
+        env={**os.environ, "TASKLOOM_BENCH_PG": server},
+    )
