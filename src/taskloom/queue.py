@@ -200,11 +200,8 @@ class Queue:
         before an empty answer), so a busy queue does not pay for the sweep on every claim.
         """
         sql, params, swept = self._claim_statement(agent_id, n, lease, kinds)
-        store = self._tl.store
-        claimed = store.write_one(sql, params, index_order=True)
-        if not claimed and not swept and self._sweep(self._now()):
-            claimed = store.write_one(sql, params, index_order=True)
-        tasks = _tasks(claimed)
+        claimed = self._tl.store.write_one(sql, params, index_order=True)
+        tasks = _tasks(self._retry_after_sweep(claimed, swept, sql, params))
         return sorted(tasks, key=lambda t: (t.priority, t.created_at, t.id)) if n > 1 else tasks
 
     def _claim_statement(
@@ -224,6 +221,15 @@ class Queue:
         params = [agent_id, os.getpid(), HOST, now, now + lease, new_token(), now]
         params += [agent_id, now, now, *kinds, n]
         return claim_sql(self._tl.store.dialect, len(kinds), n > 1), params, swept
+
+    def _retry_after_sweep(
+        self, claimed: list[Row], swept: bool, sql: str, params: Sequence[Any]
+    ) -> list[Row]:
+        """An empty claim that ran without a sweep sweeps and tries once more, so an expired
+        lease never waits behind an empty answer."""
+        if claimed or swept or not self._sweep(self._now()):
+            return claimed
+        return self._tl.store.write_one(sql, params, index_order=True)
 
     def _sweep(self, now: float) -> list[Task]:
         """Return expired leases to ready (or dead once ``max_attempts`` is reached)."""
@@ -276,11 +282,12 @@ class Queue:
         loop pays for one commit per task instead of two. If the lease was lost, nothing is
         claimed and ``LeaseLost`` is raised, exactly as from :meth:`done`."""
         now = self._now()
-        claim, claim_params, _ = self._claim_statement(agent_id, 1, lease, kinds)
+        kinds = list(kinds or ())
+        claim, claim_params, swept = self._claim_statement(agent_id, 1, lease, kinds)
         done_params = (now, now, result, task_id, lease_token)
         store = self._tl.store
         if store.dialect == "postgres":
-            sql = done_and_claim_sql(len(list(kinds or ())))
+            sql = done_and_claim_sql(len(kinds))
             rows = store.write_one(sql, (*done_params, *claim_params), index_order=True)
             done = [r for r in rows if r["step"] == "done"]
             nxt = [r for r in rows if r["step"] == "next"]
@@ -290,9 +297,8 @@ class Queue:
                 nxt = tx.query(claim, claim_params) if done else []
         if not done:
             self._lease_lost(task_id)
-        if not nxt:  # nothing ready, or only expired leases waiting for a sweep
-            return Task.from_row(done[0]), self.claim(agent_id, lease=lease, kinds=kinds)
-        return Task.from_row(done[0]), Task.from_row(nxt[0])
+        nxt = self._retry_after_sweep(nxt, swept, claim, claim_params)
+        return Task.from_row(done[0]), Task.from_row(nxt[0]) if nxt else None
 
     def fail(self, task_id: str, lease_token: str, error: str, *, retry: bool = True) -> Task:
         """Record a failure: back to ready while attempts remain (and ``retry``), else dead."""
