@@ -51,17 +51,34 @@ def work(
     """The worker loop every synchronous system shares: claim and complete until the queue
     answers empty; report ``(ids, first, last, latencies_ms)``, the latencies of ``claim``
     calls (or of ``complete`` calls, for a complete that also claims the next job)."""
+
+    def claim_one() -> list[T]:
+        item = claim()
+        return [] if item is None else [item]
+
+    work_batched(start, results, claim_one, lambda items: [complete(items[0])], timed=timed)
+
+
+def work_batched(
+    start: Any,
+    results: Any,
+    claim_many: Callable[[], list[T]],
+    complete_many: Callable[[list[T]], list[Hashable]],
+    *,
+    timed: str = "claim",
+) -> None:
+    """:func:`work` for a worker that claims a batch and acknowledges it in one call."""
     ids: list[Hashable] = []
     latencies: list[float] = []
     start.wait()
     first = time.time()
     while True:
         t0 = time.perf_counter()
-        item = claim()
+        items = claim_many()
         t1 = time.perf_counter()
-        if item is None:
+        if not items:
             break
-        ids.append(complete(item))
+        ids.extend(complete_many(items))
         latencies.append(((t1 - t0) if timed == "claim" else (time.perf_counter() - t1)) * 1000)
     results.put((ids, first, time.time(), latencies))
 

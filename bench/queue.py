@@ -17,6 +17,7 @@ import argparse
 import sys
 import tempfile
 import time
+from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,8 @@ sys.path[:] = [p for p in sys.path if str(Path(p or ".").resolve()) != _HERE] + 
 import queue_pg  # noqa: E402
 import queue_sqlite  # noqa: E402
 import taskloom  # noqa: E402
-from _drain import drain, print_tables, work  # noqa: E402
+from _drain import drain, print_tables, work, work_batched  # noqa: E402
+from queue_sqlite import BATCH  # noqa: E402
 
 
 def taskloom_setup(url: str, jobs: int) -> None:
@@ -66,6 +68,29 @@ def taskloom_chained_worker(url: str, index: int, start: Any, results: Any) -> N
         work(start, results, claim, complete, timed="complete")
 
 
+def taskloom_batch_worker(url: str, index: int, start: Any, results: Any) -> None:
+    """``claim_batch(10)`` and ``done_many``: two transactions per ten jobs."""
+    agent = f"w{index}"
+    with taskloom.connect(url) as tl:
+        tl.queue.stats()
+
+        def complete_many(tasks: list[taskloom.Task]) -> list[Hashable]:
+            done, lost = tl.queue.done_many([(t.id, t.lease_token or "") for t in tasks])
+            assert not lost, f"leases lost: {lost}"
+            return [t.id for t in done]
+
+        work_batched(
+            start, results, lambda: tl.queue.claim_batch(agent, BATCH, lease=30), complete_many
+        )
+
+
+TASKLOOM_ROWS = {
+    "taskloom": taskloom_worker,
+    "taskloom done_and_claim": taskloom_chained_worker,
+    f"taskloom claim_batch({BATCH}) + done_many": taskloom_batch_worker,
+}
+
+
 def enqueue_rates(tmp: Path, jobs: int) -> tuple[float, float]:
     raw = queue_sqlite.raw_conn(str(tmp / "enqueue-raw.db"))
     raw.executescript(queue_sqlite.RAW_SCHEMA)
@@ -80,11 +105,7 @@ def enqueue_rates(tmp: Path, jobs: int) -> tuple[float, float]:
 
 def sqlite_tables(jobs: int, workers: list[int]) -> None:
     found, notes = queue_sqlite.systems()
-    found = {
-        "taskloom": (taskloom_setup, taskloom_worker),
-        "taskloom done_and_claim": (taskloom_setup, taskloom_chained_worker),
-        **found,
-    }
+    found = {**{name: (taskloom_setup, w) for name, w in TASKLOOM_ROWS.items()}, **found}
     for note in notes:
         print(f"note: {note}")
     with tempfile.TemporaryDirectory() as tmp_name:
@@ -104,7 +125,7 @@ def sqlite_tables(jobs: int, workers: list[int]) -> None:
                 cells.append(drain(target, worker, w, jobs))
             print(f"  {name}: done", flush=True)
             table.append((name, cells))
-    print_tables(jobs, workers, table, [queue_sqlite.RAW])
+    print_tables(jobs, workers, table, [queue_sqlite.RAW, queue_sqlite.RAW_BATCH])
 
 
 def main() -> None:
@@ -118,15 +139,8 @@ def main() -> None:
     if args.backend == "sqlite":
         sqlite_tables(args.jobs, args.workers)
     else:
-        setup = queue_pg.taskloom_setup
-        queue_pg.run_table(
-            args.jobs,
-            args.workers,
-            {
-                "taskloom": (setup, taskloom_worker),
-                "taskloom done_and_claim": (setup, taskloom_chained_worker),
-            },
-        )
+        rows = {name: (queue_pg.taskloom_setup, w) for name, w in TASKLOOM_ROWS.items()}
+        queue_pg.run_table(args.jobs, args.workers, rows)
 
 
 if __name__ == "__main__":

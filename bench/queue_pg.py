@@ -6,8 +6,9 @@ Every system drains the same pre-filled backlog with W worker processes (see ``_
   ``UPDATE … WHERE id = (SELECT … FOR UPDATE SKIP LOCKED) RETURNING`` over an
   ``(available_at, id) WHERE status < 2`` index, then a fencing ``UPDATE … WHERE lease_owner``:
   the smallest correct lease queue, two statements per job.
-- ``taskloom claim_batch(10)``: taskloom claiming ten tasks per transaction (the
-  counterpart of pgqueuer's batch); ``bench/queue.py`` adds the one-at-a-time taskloom row.
+- ``raw …, batch(10)``: the same claiming ten jobs per statement and completing them in one
+  (the like-for-like baseline for taskloom's ``claim_batch`` + ``done_many`` row, which
+  ``bench/queue.py`` adds with its other taskloom rows).
 - ``pgqueuer`` (when installed): ``QueueManager`` in drain mode with its default batch of 10.
 - ``procrastinate`` (when installed): one worker (concurrency 1) per process that exits when
   the queue is empty; its claim is a stored procedure with ``SKIP LOCKED``.
@@ -21,7 +22,7 @@ import asyncio
 import contextlib
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
@@ -29,7 +30,7 @@ from urllib.parse import urlsplit
 import psycopg
 from psycopg import sql
 
-from _drain import Systems, Worker, drain, installed, print_tables, work
+from _drain import Systems, drain, installed, print_tables, work, work_batched
 from taskloom.store.postgres import join_url
 
 
@@ -80,6 +81,9 @@ UPDATE jobs SET status = 1, lease_owner = %s, attempts = attempts + 1,
 RETURNING id, payload
 """
 RAW_DONE = "UPDATE jobs SET status = 2 WHERE id = %s AND lease_owner = %s"
+RAW_CLAIM_MANY = RAW_CLAIM.replace("WHERE id = (", "WHERE id IN (").replace("LIMIT 1", "LIMIT %s")
+RAW_DONE_MANY = "UPDATE jobs SET status = 2 WHERE id = ANY(%s) AND lease_owner = %s"
+BATCH = 10
 
 
 def raw_setup(dsn: str, jobs: int) -> None:
@@ -105,6 +109,21 @@ def raw_worker(dsn: str, index: int, start: Any, results: Any) -> None:
         return job
 
     work(start, results, claim, complete)
+
+
+def raw_batch_worker(dsn: str, index: int, start: Any, results: Any) -> None:
+    """The raw baseline claiming ten jobs per statement and completing them in one."""
+    owner = f"w{index}-{os.getpid()}"
+    conn = psycopg.connect(dsn, autocommit=True)
+
+    def claim_many() -> list[int]:
+        return [int(r[0]) for r in conn.execute(RAW_CLAIM_MANY, (owner, BATCH)).fetchall()]
+
+    def complete_many(jobs: list[int]) -> list[Hashable]:
+        conn.execute(RAW_DONE_MANY, (jobs, owner))
+        return list(jobs)
+
+    work_batched(start, results, claim_many, complete_many)
 
 
 # --- pgqueuer -----------------------------------------------------------------------------
@@ -213,37 +232,10 @@ def taskloom_setup(dsn: str, jobs: int) -> None:
         conn.execute("VACUUM ANALYZE tasks")
 
 
-def taskloom_worker_batch(batch: int) -> Worker:
-    """A taskloom worker that claims ``batch`` tasks per claim statement."""
-
-    def worker(dsn: str, index: int, start: Any, results: Any) -> None:
-        import taskloom
-
-        agent, pending = f"w{index}", []
-        with taskloom.connect(dsn) as tl:
-            tl.queue.stats()  # connect and migrate before the clock starts
-
-            def claim() -> Any:
-                if not pending:
-                    pending.extend(tl.queue.claim_batch(agent, batch, lease=120))
-                return pending.pop(0) if pending else None
-
-            def complete(task: Any) -> str:
-                tl.queue.done(task.id, task.lease_token or "")
-                return str(task.id)
-
-            work(start, results, claim, complete)
-
-    return worker
-
-
-def taskloom_worker_10(dsn: str, index: int, start: Any, results: Any) -> None:
-    taskloom_worker_batch(10)(dsn, index, start, results)
-
-
 # --- the table ----------------------------------------------------------------------------
 
 RAW = "raw psycopg SKIP LOCKED lease"
+RAW_BATCH = f"raw psycopg SKIP LOCKED lease, batch({BATCH})"
 PGQUEUER = "pgqueuer (batch 10)"
 PROCRASTINATE = "procrastinate"
 
@@ -257,8 +249,8 @@ def systems(extra: Systems) -> tuple[Systems, list[str]]:
             PROCRASTINATE: ("procrastinate", procrastinate_setup, procrastinate_worker),
         }
     )
-    found = {**extra, "taskloom claim_batch(10)": (taskloom_setup, taskloom_worker_10)}
-    return {**found, RAW: (raw_setup, raw_worker), **peers}, notes
+    raw = {RAW: (raw_setup, raw_worker), RAW_BATCH: (raw_setup, raw_batch_worker)}
+    return {**extra, **raw, **peers}, notes
 
 
 def run_table(jobs: int, workers: list[int], extra: Systems) -> None:
@@ -275,4 +267,4 @@ def run_table(jobs: int, workers: list[int], extra: Systems) -> None:
                 cells.append(drain(dsn, worker, w, jobs))
         print(f"  {name}: done", flush=True)
         table.append((name, cells))
-    print_tables(jobs, workers, table, [RAW, PGQUEUER, PROCRASTINATE])
+    print_tables(jobs, workers, table, [RAW, RAW_BATCH, PGQUEUER, PROCRASTINATE])

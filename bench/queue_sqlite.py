@@ -2,7 +2,8 @@
 
 - ``raw sqlite3 lease``: WAL, synchronous=NORMAL, ``BEGIN IMMEDIATE``, a claim that is one
   ``UPDATE … RETURNING`` with a lease owner and expiry, then a fenced complete: the smallest
-  correct lease queue, two transactions per job.
+  correct lease queue, two transactions per job. ``raw sqlite3 lease, batch(10)``: the same
+  claiming ten jobs per transaction and completing them in one.
 - ``huey SqliteStorage``: huey's own storage class; ``dequeue()`` deletes the row, so there
   is no lease (a worker that dies loses its job) and complete is free.
 - ``litequeue``: ``pop()`` marks the row locked (``UPDATE … RETURNING``), ``done()`` marks it
@@ -14,11 +15,13 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
+from collections.abc import Hashable
 from typing import Any
 
-from _drain import Setup, Systems, Worker, installed, work
+from _drain import Setup, Systems, Worker, installed, work, work_batched
 
 RAW_SCHEMA = """
 CREATE TABLE jobs (id INTEGER PRIMARY KEY, status INTEGER NOT NULL DEFAULT 0,
@@ -29,6 +32,11 @@ RAW_CLAIM = (
     "UPDATE jobs SET status = 1, lease_owner = ?, lease_until = ? WHERE id = "
     "(SELECT id FROM jobs WHERE status = 0 ORDER BY id LIMIT 1) RETURNING id"
 )
+RAW_CLAIM_MANY = (
+    "UPDATE jobs SET status = 1, lease_owner = ?, lease_until = ? WHERE id IN "
+    "(SELECT id FROM jobs WHERE status = 0 ORDER BY id LIMIT ?) RETURNING id"
+)
+BATCH = 10
 
 
 def raw_conn(path: str) -> sqlite3.Connection:
@@ -69,6 +77,29 @@ def raw_worker(path: str, index: int, start: Any, results: Any) -> None:
         return job
 
     work(start, results, claim, complete)
+
+
+def raw_batch_worker(path: str, index: int, start: Any, results: Any) -> None:
+    """The raw baseline claiming ten jobs per transaction and completing them in one."""
+    conn, me = raw_conn(path), f"w{index}"
+
+    def claim_many() -> list[int]:
+        conn.execute("BEGIN IMMEDIATE")
+        rows = conn.execute(RAW_CLAIM_MANY, (me, time.time() + 30, BATCH)).fetchall()
+        conn.execute("COMMIT")
+        return [int(r[0]) for r in rows]
+
+    def complete_many(jobs: list[int]) -> list[Hashable]:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute(
+            "UPDATE jobs SET status = 2 WHERE id IN (SELECT value FROM json_each(?))"
+            " AND lease_owner = ?",
+            (json.dumps(jobs), me),
+        )
+        conn.execute("COMMIT")
+        return list(jobs)
+
+    work_batched(start, results, claim_many, complete_many)
 
 
 # --- huey ---------------------------------------------------------------------------------
@@ -147,6 +178,7 @@ def persistqueue_worker(path: str, index: int, start: Any, results: Any) -> None
 # --- the systems that can run here --------------------------------------------------------
 
 RAW = "raw sqlite3 lease"
+RAW_BATCH = f"raw sqlite3 lease, batch({BATCH})"
 PEERS: dict[str, tuple[str, Setup, Worker]] = {
     "huey SqliteStorage (no lease)": ("huey", huey_setup, huey_worker),
     "litequeue (no lease expiry)": ("litequeue", litequeue_setup, litequeue_worker),
@@ -157,4 +189,4 @@ PEERS: dict[str, tuple[str, Setup, Worker]] = {
 def systems() -> tuple[Systems, list[str]]:
     """The raw baseline and every peer that imports, and a note for each that does not."""
     peers, notes = installed(PEERS)
-    return {RAW: (raw_setup, raw_worker), **peers}, notes
+    return {RAW: (raw_setup, raw_worker), RAW_BATCH: (raw_setup, raw_batch_worker), **peers}, notes

@@ -13,6 +13,7 @@ import pytest
 
 from tests.backends import pg_required, pg_server
 
+TASKLOOM = {"taskloom", "taskloom done_and_claim", "taskloom claim_batch(10) + done_many"}
 RAW_PG = "raw psycopg SKIP LOCKED lease"
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "queue.py"
 
@@ -43,7 +44,7 @@ def _run(expected: set[str], *args: str, env: dict[str, str] | None = None) -> N
 
 
 def test_sqlite_bench_drains_every_system_exactly_once() -> None:
-    _run({"taskloom", "taskloom done_and_claim", "raw sqlite3 lease"})
+    _run({*TASKLOOM, "raw sqlite3 lease", "raw sqlite3 lease, batch(10)"})
 
 
 @pytest.mark.postgres
@@ -54,7 +55,7 @@ def test_postgres_bench_drains_every_system_exactly_once() -> None:
             pytest.fail(why)
         pytest.skip(why)
     _run(
-        {"taskloom", "taskloom done_and_claim", "taskloom claim_batch(10)", RAW_PG},
+        {*TASKLOOM, RAW_PG, f"{RAW_PG}, batch(10)"},
         "--backend",
         "postgres",
         env={**os.environ, "TASKLOOM_BENCH_PG": server},

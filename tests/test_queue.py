@@ -142,6 +142,47 @@ def test_done_and_claim_takes_an_expired_lease(tl_fixed: Taskloom, clock: FakeCl
     assert nxt is not None and nxt.id == stale.id and nxt.attempts == 2
 
 
+def test_done_many_completes_each_under_its_own_lease(tl_fixed: Taskloom, clock: FakeClock) -> None:
+    q = tl_fixed.queue
+    for i in range(4):
+        q.add(f"job {i}")
+    a, b, c = q.claim_batch("w1", 3, lease=30)
+    stale = b.lease_token or ""
+    for held in (a, c):
+        q.extend(held.id, held.lease_token or "", 300)
+    clock.advance(31)
+    b2 = q.claim("w2", lease=30)  # b's lease expired and went to w2
+    assert b2 is not None and b2.id == b.id
+    done, lost = q.done_many(
+        [(c.id, c.lease_token or "", "c ok"), (a.id, a.lease_token or ""), (b.id, stale, "x")]
+    )
+    assert [(t.id, t.status, t.result, t.lease_token) for t in done] == [
+        (c.id, "completed", "c ok", None),
+        (a.id, "completed", None, None),
+    ]
+    assert lost == [b.id]
+    assert q.get(b.id).status == "in_progress" and q.get(b.id).claimed_by == "w2"
+    with tl_fixed.store.read() as tx:
+        completed = [e.data["id"] for e in tx.events_after(0) if e.data["status"] == "completed"]
+    assert sorted(completed) == sorted([a.id, c.id])  # one event per completed task
+    assert q.done_many([]) == ([], [])
+    with pytest.raises(InvalidInput, match="task_id, lease_token"):
+        q.done_many([(b.id,)])  # type: ignore[list-item]
+
+
+def test_done_many_beyond_one_statement(tl: Taskloom) -> None:
+    q = tl.queue
+    with tl.store.write() as tx:
+        for i in range(450):
+            tx.execute(
+                "INSERT INTO tasks (id, title, created_at) VALUES (?, ?, ?)", (f"t{i}", "job", i)
+            )
+    claimed = q.claim_batch("w", 450)
+    done, lost = q.done_many([(t.id, t.lease_token or "") for t in claimed] * 2)  # dups collapse
+    assert len(done) == 450 and lost == []
+    assert q.stats()["completed"] == 450
+
+
 def test_fail_retries_then_dead_letter(tl: Taskloom) -> None:
     q = tl.queue
     task, _ = q.add("flaky", max_attempts=2)

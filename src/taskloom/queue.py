@@ -15,7 +15,7 @@ import functools
 import hashlib
 import os
 import socket
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound
@@ -76,6 +76,24 @@ _DONE = (
     "UPDATE tasks SET status = 'completed', completed_at = ?, changed_at = ?,"
     f" result = ?, {_CLEAR_CLAIM}"
 )
+
+
+DONE_MANY_CHUNK = 200
+"""Completions per statement in :meth:`Queue.done_many` (three parameters each)."""
+
+
+@functools.lru_cache(maxsize=64)
+def done_many_sql(dialect: str, n: int) -> str:
+    """Complete ``n`` tasks in one statement, each fenced by its own lease token. Parameters:
+    now, now, then ``(id, token, result)`` per task. Only the fenced matches are returned."""
+    rows = ", ".join(["(?, ?, ?)"] * n)
+    returning = "tasks.*" if dialect == "postgres" else "*"  # SQLite refuses ``tasks.*`` here
+    return (
+        "UPDATE tasks SET status = 'completed', completed_at = ?, changed_at = ?,"
+        f" result = b.result, {_CLEAR_CLAIM} FROM (SELECT column1 AS id, column2 AS token,"
+        f" column3 AS result FROM (VALUES {rows}) AS v) AS b WHERE tasks.id = b.id"
+        f" AND tasks.status = 'in_progress' AND tasks.lease_token = b.token RETURNING {returning}"
+    )
 
 
 @functools.lru_cache(maxsize=16)
@@ -267,6 +285,44 @@ class Queue:
     def done(self, task_id: str, lease_token: str, result: str | None = None) -> Task:
         now = self._now()
         return self._fenced(task_id, lease_token, _DONE, (now, now, result))
+
+    def done_many(
+        self, completions: Iterable[tuple[str, str] | tuple[str, str, str | None]]
+    ) -> tuple[list[Task], list[str]]:
+        """Complete many tasks in one transaction, each fenced by its own lease token:
+        ``completions`` holds ``(task_id, lease_token)`` or ``(task_id, lease_token, result)``.
+
+        A worker that claims with :meth:`claim_batch` acknowledges the batch with one commit
+        instead of one per task. A lost lease does not undo the others: the answer is the
+        completed tasks and the ids whose lease was no longer theirs (nothing changed for
+        those), in the order given.
+        """
+        items: dict[str, tuple[str, str, str | None]] = {}
+        for item in completions:
+            result = item[2] if len(item) == 3 else None
+            if len(item) not in (2, 3) or not all(isinstance(v, str) for v in item[:2]):
+                raise InvalidInput("done_many takes (task_id, lease_token[, result]) tuples")
+            if result is not None and not isinstance(result, str):
+                raise InvalidInput("a task's result must be text (or None)")
+            items[item[0]] = (item[0], item[1], result)
+        if not items:
+            return [], []
+        now = self._now()
+        dialect = self._tl.store.dialect
+        chunks = [
+            list(items.values())[i : i + DONE_MANY_CHUNK]
+            for i in range(0, len(items), DONE_MANY_CHUNK)
+        ]
+        statements = [
+            (done_many_sql(dialect, len(c)), [now, now, *(v for t in c for v in t)]) for c in chunks
+        ]
+        if len(statements) == 1:
+            rows = self._tl.store.write_one(*statements[0])
+        else:
+            with self._tl.store.write() as tx:
+                rows = [r for sql, params in statements for r in tx.query(sql, params)]
+        done = {t.id: t for t in _tasks(rows)}
+        return [done[i] for i in items if i in done], [i for i in items if i not in done]
 
     def done_and_claim(
         self,
