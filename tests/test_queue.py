@@ -243,6 +243,29 @@ def test_cap_evicts_least_urgent_oldest_ready_never_in_progress(tl: Taskloom) ->
     assert keep.id
 
 
+def test_cap_holds_over_many_adds_and_other_producers(tl_fixed: Taskloom, clock: FakeClock) -> None:
+    """Adds far below the cap skip the count; the cap still holds exactly in one process,
+    and an overshoot by two producers' trusted counts is evicted by the next count."""
+    a, b = Queue(tl_fixed, max_active=20), Queue(tl_fixed, max_active=20)
+    for i in range(35):
+        a.add(f"a{i}")
+    assert a.stats()["ready"] == 20 and a.stats()["canceled"] == 15
+    with tl_fixed.store.write() as tx:
+        tx.execute("DELETE FROM tasks")
+    clock.advance(1.5)  # a's count is stale now
+    a.add("a-first")
+    b.add("b-first")  # both count a near-empty queue
+    for i in range(16):
+        a.add(f"a{i}")
+        b.add(f"b{i}")
+    assert a.stats()["ready"] == 34  # each trusted the room it counted
+    b.add("b-last")  # b's room is down to a tenth of the cap: it counts and evicts
+    assert a.stats()["ready"] == 20
+    a.max_active = 5
+    a.add("after")  # a new cap is counted at once
+    assert a.stats()["ready"] == 5
+
+
 def test_cancel_prune_stats(tl_fixed: Taskloom, clock) -> None:  # type: ignore[no-untyped-def]
     q = tl_fixed.queue
     task, _ = q.add("x")

@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 HOST = socket.gethostname()
 SWEEP_EVERY_S = 1.0
 """How often (at most) a process's claims also return expired leases to ready."""
+COUNT_EVERY_S = 1.0
+"""How long a process trusts its count of ready tasks when far below the cap."""
 _CLEAR_CLAIM = (
     "claimed_by = NULL, pid = NULL, host = NULL, claimed_at = NULL, "
     "lease_expires_at = NULL, lease_token = NULL"
@@ -123,6 +125,8 @@ class Queue:
         self._tl = tl
         self.max_active = max_active
         self._sweep_due = 0.0
+        self._room = (max_active, 0, 0.0)
+        """The cap it was counted for, the room left under it, when to count again."""
 
     def _now(self) -> float:
         return self._tl.now().timestamp()
@@ -184,9 +188,22 @@ class Queue:
         return Task.from_row(row[0]), True
 
     def _make_room(self, tx: Transaction, now: float) -> None:
-        """Enforce the active cap by cancelling the least urgent, oldest ready tasks."""
+        """Enforce the active cap by cancelling the least urgent, oldest ready tasks.
+
+        Counting ready tasks costs in proportion to the backlog (~0.7 ms at 10,000 on
+        SQLite, more than the insert), so a process counts only when its last count left a
+        tenth of the cap or less, or is over :data:`COUNT_EVERY_S` old; in between, its own
+        adds use up the room it counted (claims only make more). Producers in *other*
+        processes can overshoot the cap until the next count, which evicts the excess.
+        """
+        cap = self.max_active
+        if self._room[0] == cap and self._room[1] > cap // 10 and now < self._room[2]:
+            self._room = (cap, self._room[1] - 1, self._room[2])
+            return
         row = tx.query_one("SELECT count(*) AS n FROM tasks WHERE status = 'ready'")
-        excess = int(row["n"] if row else 0) - self.max_active + 1
+        ready = int(row["n"] if row else 0)
+        self._room = (cap, cap - min(ready, cap - 1) - 1, now + COUNT_EVERY_S)
+        excess = ready - cap + 1
         if excess > 0:
             tx.execute(
                 "UPDATE tasks SET status = 'canceled', result = 'evicted: queue is at its cap',"
