@@ -487,26 +487,25 @@ class Queue:
         """The ready-task block for ``agent_id``, or ``None`` if nothing changed since the
         agent last saw it (the cursor lives in the database, shared by every process)."""
         now = self._now()
+        ready = f"FROM tasks WHERE {_ELIGIBLE} ORDER BY priority, created_at, id"
         with self._tl.store.write() as tx:
-            rows = _tasks(
-                tx.query(
-                    f"SELECT * FROM tasks WHERE {_ELIGIBLE} ORDER BY priority, created_at, id",
-                    (agent_id, now, now),
-                )
-            )
-            digest = hashlib.sha256(",".join(t.id for t in rows).encode()).hexdigest()
+            # Only ids for the digest: a hook runs this on every prompt, and mapping a large
+            # backlog to tasks took ~0.4 s at 10,000 ready; five rows are shown.
+            ids = [str(r["id"]) for r in tx.query(f"SELECT id {ready}", (agent_id, now, now))]
+            digest = hashlib.sha256(",".join(ids).encode()).hexdigest()
             seen = tx.query_one("SELECT digest FROM agent_cursors WHERE agent_id = ?", (agent_id,))
             if seen is not None and seen["digest"] == digest:
                 return None
+            top = _tasks(tx.query(f"SELECT * {ready} LIMIT ?", (agent_id, now, now, SURFACE_ROWS)))
             tx.execute(
                 "INSERT INTO agent_cursors (agent_id, digest, updated_at) VALUES (?, ?, ?)"
                 " ON CONFLICT (agent_id) DO UPDATE SET digest = excluded.digest,"
                 " updated_at = excluded.updated_at",
                 (agent_id, digest, now),
             )
-        if not rows:
+        if not ids:
             return None
-        return surface_block(agent_id, rows[:SURFACE_ROWS], len(rows))
+        return surface_block(agent_id, top, len(ids))
 
     def doctor(
         self, *, fix: bool = False, stuck_after_s: float = 3600, poisoned_at: int = 5
