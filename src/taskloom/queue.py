@@ -74,10 +74,12 @@ def claim_sql(dialect: str, n_kinds: int, batch: bool, guard: str = "") -> str:
     )
 
 
-_DONE = (
+_COMPLETE = (
     "UPDATE tasks SET status = 'completed', completed_at = ?, changed_at = ?,"
-    f" result = ?, {_CLEAR_CLAIM}"
+    " result = {result}, " + _CLEAR_CLAIM
 )
+"""A completion's SET clause; ``{result}``: the result's SQL expression."""
+_DONE = _COMPLETE.format(result="?")
 
 
 DONE_MANY_CHUNK = 200
@@ -91,8 +93,7 @@ def done_many_sql(dialect: str, n: int) -> str:
     rows = ", ".join(["(?, ?, ?)"] * n)
     returning = "tasks.*" if dialect == "postgres" else "*"  # SQLite refuses ``tasks.*`` here
     return (
-        "UPDATE tasks SET status = 'completed', completed_at = ?, changed_at = ?,"
-        f" result = b.result, {_CLEAR_CLAIM} FROM (SELECT column1 AS id, column2 AS token,"
+        f"{_COMPLETE.format(result='b.result')} FROM (SELECT column1 AS id, column2 AS token,"
         f" column3 AS result FROM (VALUES {rows}) AS v) AS b WHERE tasks.id = b.id"
         f" AND tasks.status = 'in_progress' AND tasks.lease_token = b.token RETURNING {returning}"
     )
@@ -125,8 +126,11 @@ class Queue:
         self._tl = tl
         self.max_active = max_active
         self._sweep_due = 0.0
-        self._room = (max_active, 0, 0.0)
-        """The cap it was counted for, the room left under it, when to count again."""
+        # The ready count this process trusts (see _make_room): the cap it was counted
+        # for, the room left under it, and when to count again.
+        self._counted_cap = max_active
+        self._room = 0
+        self._count_due = 0.0
 
     def _now(self) -> float:
         return self._tl.now().timestamp()
@@ -197,12 +201,13 @@ class Queue:
         processes can overshoot the cap until the next count, which evicts the excess.
         """
         cap = self.max_active
-        if self._room[0] == cap and self._room[1] > cap // 10 and now < self._room[2]:
-            self._room = (cap, self._room[1] - 1, self._room[2])
+        if self._counted_cap == cap and self._room > cap // 10 and now < self._count_due:
+            self._room -= 1
             return
         row = tx.query_one("SELECT count(*) AS n FROM tasks WHERE status = 'ready'")
         ready = int(row["n"] if row else 0)
-        self._room = (cap, cap - min(ready, cap - 1) - 1, now + COUNT_EVERY_S)
+        self._counted_cap, self._count_due = cap, now + COUNT_EVERY_S
+        self._room = cap - min(ready, cap - 1) - 1  # after this add
         excess = ready - cap + 1
         if excess > 0:
             tx.execute(
@@ -326,10 +331,8 @@ class Queue:
             return [], []
         now = self._now()
         dialect = self._tl.store.dialect
-        chunks = [
-            list(items.values())[i : i + DONE_MANY_CHUNK]
-            for i in range(0, len(items), DONE_MANY_CHUNK)
-        ]
+        todo = list(items.values())
+        chunks = [todo[i : i + DONE_MANY_CHUNK] for i in range(0, len(todo), DONE_MANY_CHUNK)]
         statements = [
             (done_many_sql(dialect, len(c)), [now, now, *(v for t in c for v in t)]) for c in chunks
         ]
