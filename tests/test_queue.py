@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import math
+
 import pytest
 
 from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound
+from taskloom.domain.events import TASK_STATE, Event
 from taskloom.domain.queue import surface_block, validate_new_task
 from taskloom.queue import Queue
 from tests.conftest import FakeClock
@@ -328,6 +332,25 @@ def test_event_is_the_task_as_the_api_shows_it(tl_fixed: Taskloom, clock: FakeCl
     q.cancel(other.id, "not needed")
     latest_event_matches(other.id)
     assert q.get(task.id).status == "completed"
+
+
+def test_events_store_times_as_milliseconds_and_older_text_events_still_read(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    """Triggers store times as integer milliseconds (formatting text in SQL was most of an
+    event's cost); readers see RFC 3339 text either way, including events written as text
+    before that change."""
+    clock.advance(0.0125)
+    task, _ = tl_fixed.queue.add("t")
+    legacy = {**task.to_dict(), "status": "in_progress"}
+    with tl_fixed.store.write() as tx:
+        stored = tx.query("SELECT data FROM events WHERE type = 'task_state'")
+        tx.append_event(Event(TASK_STATE, None, legacy, created_at=legacy["changed_at"]))
+    assert json.loads(stored[0]["data"])["created_at"] == math.floor(task.created_at * 1000 + 0.5)
+    with tl_fixed.store.read() as tx:
+        new, old = [e.data for e in tx.events_after(0) if e.type == TASK_STATE]
+    assert new == task.to_dict()
+    assert old == legacy
 
 
 def test_surface_only_when_ready_set_changes(tl: Taskloom) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import time
 import uuid
 
@@ -24,5 +25,5 @@ def new_id() -> str:
 
 
 def new_token() -> str:
-    """An unguessable token (lease tokens, etc.)."""
-    return uuid.UUID(bytes=os.urandom(16), version=4).hex
+    """An unguessable token (lease tokens, etc.): 128 random bits as 32 hex digits."""
+    return secrets.token_hex(16)

@@ -42,16 +42,47 @@ class TaskStatus(enum.StrEnum):
 TERMINAL = (TaskStatus.COMPLETED, TaskStatus.CANCELED, TaskStatus.DEAD)
 
 
+TIME_FIELDS = (
+    "created_at",
+    "not_before",
+    "expires_at",
+    "claimed_at",
+    "lease_expires_at",
+    "completed_at",
+    "changed_at",
+)
+"""A task's times: unix seconds on :class:`Task`, RFC 3339 text in its JSON form."""
+
+
+def _ms(ts: float) -> int:
+    """Unix seconds as whole milliseconds, rounded half up, the way the event triggers round
+    (SQLite ``CAST(ts * 1000 + 0.5 AS INTEGER)``, PostgreSQL ``taskloom_ms``)."""
+    return math.floor(ts * 1000 + 0.5)
+
+
+def _iso_ms(ms: int) -> str:
+    stamp = datetime.fromtimestamp(ms // 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.")
+    return f"{stamp}{ms % 1000:03d}Z"
+
+
 def _iso(ts: float | None) -> str | None:
-    """Unix seconds as RFC 3339 UTC, milliseconds rounded half up: exactly what the
-    databases' event triggers write (SQLite ``strftime('%f')``, PostgreSQL ``taskloom_iso``),
-    so a task read through the API and its latest event agree."""
-    if ts is None:
-        return None
-    ms = math.floor(ts * 1000 + 0.5)
-    return datetime.fromtimestamp(ms // 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.") + (
-        f"{ms % 1000:03d}Z"
-    )
+    """Unix seconds as RFC 3339 UTC with milliseconds."""
+    return None if ts is None else _iso_ms(_ms(ts))
+
+
+def task_event_data(data: dict[str, Any]) -> dict[str, Any]:
+    """A stored ``task_state`` payload in its public shape, :meth:`Task.to_dict`'s.
+
+    The database triggers that write these events store times as integer milliseconds:
+    formatting them as text in SQL was the larger part of an event's cost (on PostgreSQL,
+    ~0.15 ms of a claim plus completion). Readers format them here, once, identically to
+    ``to_dict``. Times already text (events from before that change) are left alone.
+    """
+    for name in TIME_FIELDS:
+        value = data.get(name)
+        if type(value) is int:
+            data[name] = _iso_ms(value)
+    return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,10 +115,11 @@ class Task:
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Task:
-        data = {k: v for k, v in row.items() if k in _FIELDS}
+        data = {name: row[name] for name in _FIELDS if name in row}
         payload = data.get("payload") or "{}"
-        data["payload"] = json.loads(payload) if isinstance(payload, str) else payload
-        data["status"] = TaskStatus(data["status"])
+        if isinstance(payload, str):
+            data["payload"] = {} if payload == "{}" else json.loads(payload)
+        data["status"] = _STATUS[data["status"]]
         return cls(**data)
 
     def to_dict(self, *, with_token: bool = False) -> dict[str, Any]:
@@ -95,15 +127,7 @@ class Task:
         out: dict[str, Any] = {}
         for name in self.__dataclass_fields__:
             value = getattr(self, name)
-            if name in (
-                "created_at",
-                "not_before",
-                "expires_at",
-                "claimed_at",
-                "lease_expires_at",
-                "completed_at",
-                "changed_at",
-            ):
+            if name in TIME_FIELDS:
                 value = _iso(value)
             out[name] = value
         out["status"] = self.status.value
@@ -112,7 +136,8 @@ class Task:
         return out
 
 
-_FIELDS = frozenset(Task.__dataclass_fields__)
+_FIELDS = tuple(Task.__dataclass_fields__)
+_STATUS = {status.value: status for status in TaskStatus}
 
 
 def _bytes(text: str) -> int:

@@ -20,7 +20,8 @@ from typing import Any
 
 import orjson
 
-from taskloom.domain.events import Event
+from taskloom.domain.events import TASK_STATE, Event
+from taskloom.domain.queue import task_event_data
 
 Row = dict[str, Any]
 
@@ -64,6 +65,17 @@ def events_query(after_id: int, thread_id: str | None, limit: int) -> tuple[str,
         sql += " AND thread_id = ?"
         params = (after_id, thread_id)
     return sql + " ORDER BY id LIMIT ?", (*params, limit)
+
+
+def event_from_row(
+    event_id: int, type_: str, thread_id: str | None, data: str | bytes, created_at: str
+) -> Event:
+    """An ``events`` row as an :class:`Event`, in every backend the same way: queue events
+    are stored with times as milliseconds (see :func:`~taskloom.domain.queue.task_event_data`)."""
+    payload = decode(data)
+    if type_ == TASK_STATE:
+        payload = task_event_data(payload)
+    return Event(type_, thread_id, payload, id=event_id, created_at=created_at)
 
 
 class Transaction(abc.ABC):

@@ -55,6 +55,7 @@ from taskloom.store.base import (
     Transaction,
     decode,
     encode,
+    event_from_row,
     events_query,
 )
 
@@ -300,9 +301,7 @@ class PgTransaction(Transaction):
             horizon = self._horizon(self._run if self.begun else self._first, after_id)
             rows = [] if horizon is None else self._run(sql, (*before, horizon, limit)).fetchall()
         return [
-            Event(
-                r["type"], r["thread_id"], decode(r["data"]), id=r["id"], created_at=r["created_at"]
-            )
+            event_from_row(r["id"], r["type"], r["thread_id"], r["data"], r["created_at"])
             for r in rows
         ]
 
