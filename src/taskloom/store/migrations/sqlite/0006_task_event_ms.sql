@@ -2,8 +2,7 @@
 -- text: formatting nine times per event was a fifth of a claim's cost. Readers format them
 -- (taskloom.domain.queue.task_event_data), so events keep Task.to_dict()'s shape. The row's
 -- own created_at stays text, like every other event's (the outbox prunes by it).
-DROP TRIGGER tasks_event_insert;
-DROP TRIGGER tasks_event_update;
+-- The triggers read the view by name when they fire, so replacing the view is enough.
 DROP VIEW task_events;
 
 -- CAST(… + 0.5 AS INTEGER) rounds half up, as times are positive.
@@ -24,13 +23,3 @@ CREATE VIEW task_events AS SELECT rowid AS task_rowid,
         'result', result, 'last_error', last_error,
         'changed_at', CAST(changed_at * 1000 + 0.5 AS INTEGER)) AS data
     FROM tasks;
-
-CREATE TRIGGER tasks_event_insert AFTER INSERT ON tasks BEGIN
-    INSERT INTO events (type, thread_id, data, created_at)
-        SELECT 'task_state', NULL, data, stamp FROM task_events WHERE task_rowid = NEW.rowid;
-END;
-
-CREATE TRIGGER tasks_event_update AFTER UPDATE ON tasks BEGIN
-    INSERT INTO events (type, thread_id, data, created_at)
-        SELECT 'task_state', NULL, data, stamp FROM task_events WHERE task_rowid = NEW.rowid;
-END;
