@@ -27,7 +27,8 @@ BEGIN
         'lease_token', NULL, 'attempts', NEW.attempts, 'max_attempts', NEW.max_attempts,
         'completed_at', taskloom_ms(NEW.completed_at),
         'result', NEW.result, 'last_error', NEW.last_error,
-        'changed_at', taskloom_ms(NEW.changed_at)), taskloom_iso(COALESCE(NEW.changed_at, NEW.created_at)))
+        'changed_at', taskloom_ms(NEW.changed_at)),
+        taskloom_iso(COALESCE(NEW.changed_at, NEW.created_at)))
     RETURNING id INTO event_id;
     PERFORM pg_notify(left('taskloom_events:' || current_schema(), 63), event_id::text);
     RETURN NULL;
