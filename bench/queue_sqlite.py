@@ -1,9 +1,15 @@
 """SQLite queue baselines for ``bench/queue.py``: a raw lease queue and the peers that install.
 
-- ``raw sqlite3 lease``: WAL, synchronous=NORMAL, ``BEGIN IMMEDIATE``, a claim that is one
-  ``UPDATE … RETURNING`` with a lease owner and expiry, then a fenced complete: the smallest
-  correct lease queue, two transactions per job. ``raw sqlite3 lease, batch(10)``: the same
-  claiming ten jobs per transaction and completing them in one.
+- ``raw sqlite3 lease``: WAL, synchronous=NORMAL, ``BEGIN IMMEDIATE``, a lease-aware claim
+  that is one ``UPDATE … RETURNING``: one ``available_at`` column makes a ready job and a job
+  whose lease ran out equally claimable (index ``(available_at, id) WHERE status < 2``), and
+  the claim moves it a lease ahead; then a fenced complete. The smallest correct lease queue,
+  two transactions per job, the same design as ``queue_pg.py``'s raw baseline.
+  ``raw sqlite3 lease, batch(10)``: the same claiming ten jobs per transaction and completing
+  them in one.
+- ``raw sqlite3, no lease expiry``: the plain claim of a ready row (index ``(id) WHERE
+  status = 0``); a job whose worker dies is never handed out again. Shown as the ceiling,
+  not as a baseline: it does less than the issue's lease-aware queue.
 - ``huey SqliteStorage``: huey's own storage class; ``dequeue()`` deletes the row, so there
   is no lease (a worker that dies loses its job) and complete is free.
 - ``litequeue``: ``pop()`` marks the row locked (``UPDATE … RETURNING``), ``done()`` marks it
@@ -25,16 +31,25 @@ from _drain import Setup, Systems, Worker, installed, work, work_batched
 
 RAW_SCHEMA = """
 CREATE TABLE jobs (id INTEGER PRIMARY KEY, status INTEGER NOT NULL DEFAULT 0,
-                   lease_owner TEXT, lease_until REAL, payload TEXT NOT NULL);
-CREATE INDEX jobs_ready ON jobs (id) WHERE status = 0;
+                   available_at REAL NOT NULL DEFAULT 0, lease_owner TEXT,
+                   attempts INTEGER NOT NULL DEFAULT 0, payload TEXT NOT NULL);
+CREATE INDEX jobs_claim ON jobs (available_at, id) WHERE status < 2;
 """
 RAW_CLAIM = (
-    "UPDATE jobs SET status = 1, lease_owner = ?, lease_until = ? WHERE id = "
-    "(SELECT id FROM jobs WHERE status = 0 ORDER BY id LIMIT 1) RETURNING id"
+    "UPDATE jobs SET status = 1, lease_owner = ?, attempts = attempts + 1, available_at = ?"
+    " WHERE id = (SELECT id FROM jobs WHERE status < 2 AND available_at <= ?"
+    " ORDER BY available_at, id LIMIT 1) RETURNING id, payload"
 )
-RAW_CLAIM_MANY = (
-    "UPDATE jobs SET status = 1, lease_owner = ?, lease_until = ? WHERE id IN "
-    "(SELECT id FROM jobs WHERE status = 0 ORDER BY id LIMIT ?) RETURNING id"
+RAW_CLAIM_MANY = RAW_CLAIM.replace("WHERE id = (", "WHERE id IN (").replace("LIMIT 1", "LIMIT ?")
+RAW_DONE = "UPDATE jobs SET status = 2 WHERE id = ? AND lease_owner = ?"
+PLAIN_SCHEMA = """
+CREATE TABLE jobs (id INTEGER PRIMARY KEY, status INTEGER NOT NULL DEFAULT 0,
+                   lease_owner TEXT, payload TEXT NOT NULL);
+CREATE INDEX jobs_ready ON jobs (id) WHERE status = 0;
+"""
+PLAIN_CLAIM = (
+    "UPDATE jobs SET status = 1, lease_owner = ? WHERE id ="
+    " (SELECT id FROM jobs WHERE status = 0 ORDER BY id LIMIT 1) RETURNING id, payload"
 )
 BATCH = 10
 
@@ -46,13 +61,17 @@ def raw_conn(path: str) -> sqlite3.Connection:
     return conn
 
 
-def raw_setup(path: str, jobs: int) -> None:
+def raw_setup(path: str, jobs: int, schema: str = RAW_SCHEMA) -> None:
     conn = raw_conn(path)
-    conn.executescript(RAW_SCHEMA)
+    conn.executescript(schema)
     conn.execute("BEGIN")
     conn.executemany("INSERT INTO jobs (payload) VALUES (?)", [(f"job {i}",) for i in range(jobs)])
     conn.execute("COMMIT")
     conn.close()
+
+
+def plain_setup(path: str, jobs: int) -> None:
+    raw_setup(path, jobs, PLAIN_SCHEMA)
 
 
 def raw_enqueue_one(conn: sqlite3.Connection, i: int) -> None:
@@ -61,22 +80,30 @@ def raw_enqueue_one(conn: sqlite3.Connection, i: int) -> None:
     conn.execute("COMMIT")
 
 
-def raw_worker(path: str, index: int, start: Any, results: Any) -> None:
+def raw_worker(path: str, index: int, start: Any, results: Any, *, plain: bool = False) -> None:
     conn, me = raw_conn(path), f"w{index}"
 
     def claim() -> int | None:
         conn.execute("BEGIN IMMEDIATE")
-        row = conn.execute(RAW_CLAIM, (me, time.time() + 30)).fetchone()
+        if plain:
+            row = conn.execute(PLAIN_CLAIM, (me,)).fetchone()
+        else:
+            now = time.time()
+            row = conn.execute(RAW_CLAIM, (me, now + 30, now)).fetchone()
         conn.execute("COMMIT")
         return None if row is None else int(row[0])
 
     def complete(job: int) -> int:
         conn.execute("BEGIN IMMEDIATE")
-        conn.execute("UPDATE jobs SET status = 2 WHERE id = ? AND lease_owner = ?", (job, me))
+        conn.execute(RAW_DONE, (job, me))
         conn.execute("COMMIT")
         return job
 
     work(start, results, claim, complete)
+
+
+def plain_worker(path: str, index: int, start: Any, results: Any) -> None:
+    raw_worker(path, index, start, results, plain=True)
 
 
 def raw_batch_worker(path: str, index: int, start: Any, results: Any) -> None:
@@ -85,7 +112,8 @@ def raw_batch_worker(path: str, index: int, start: Any, results: Any) -> None:
 
     def claim_many() -> list[int]:
         conn.execute("BEGIN IMMEDIATE")
-        rows = conn.execute(RAW_CLAIM_MANY, (me, time.time() + 30, BATCH)).fetchall()
+        now = time.time()
+        rows = conn.execute(RAW_CLAIM_MANY, (me, now + 30, now, BATCH)).fetchall()
         conn.execute("COMMIT")
         return [int(r[0]) for r in rows]
 
@@ -179,6 +207,7 @@ def persistqueue_worker(path: str, index: int, start: Any, results: Any) -> None
 
 RAW = "raw sqlite3 lease"
 RAW_BATCH = f"raw sqlite3 lease, batch({BATCH})"
+PLAIN = "raw sqlite3, no lease expiry"
 PEERS: dict[str, tuple[str, Setup, Worker]] = {
     "huey SqliteStorage (no lease)": ("huey", huey_setup, huey_worker),
     "litequeue (no lease expiry)": ("litequeue", litequeue_setup, litequeue_worker),
@@ -189,4 +218,9 @@ PEERS: dict[str, tuple[str, Setup, Worker]] = {
 def systems() -> tuple[Systems, list[str]]:
     """The raw baseline and every peer that imports, and a note for each that does not."""
     peers, notes = installed(PEERS)
-    return {RAW: (raw_setup, raw_worker), RAW_BATCH: (raw_setup, raw_batch_worker), **peers}, notes
+    raws: Systems = {
+        RAW: (raw_setup, raw_worker),
+        RAW_BATCH: (raw_setup, raw_batch_worker),
+        PLAIN: (plain_setup, plain_worker),
+    }
+    return {**raws, **peers}, notes

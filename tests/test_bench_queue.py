@@ -44,7 +44,14 @@ def _run(expected: set[str], *args: str, env: dict[str, str] | None = None) -> N
 
 
 def test_sqlite_bench_drains_every_system_exactly_once() -> None:
-    _run({*TASKLOOM, "raw sqlite3 lease", "raw sqlite3 lease, batch(10)"})
+    _run(
+        {
+            *TASKLOOM,
+            "raw sqlite3 lease",
+            "raw sqlite3 lease, batch(10)",
+            "raw sqlite3, no lease expiry",
+        }
+    )
 
 
 @pytest.mark.postgres

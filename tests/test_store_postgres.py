@@ -109,6 +109,61 @@ def test_listen_wakes_another_store(pg_url: str) -> None:
     assert events[0].id == got and events[0].data["version"] == event_id
 
 
+def _drain(woken: queue.Queue[int], quiet_s: float = 1.0) -> list[int]:
+    got = []
+    while True:
+        try:
+            got.append(woken.get(timeout=quiet_s))
+        except queue.Empty:
+            return got
+
+
+def test_a_burst_of_writes_wakes_listeners_once_per_burst_after_the_last_commit(
+    pg_url: str,
+) -> None:
+    """Writers notify after committing, folding a burst into few notifications; the last one
+    comes after the last commit, so a listener reading then sees every event."""
+    woken: queue.Queue[int] = queue.Queue()
+    with taskloom.connect(pg_url) as writer, taskloom.connect(pg_url) as server:
+        writer.queue.add("schema first")
+        assert isinstance(server.store, PostgresStore)
+        with server.store.read() as tx:
+            head = tx.event_head()
+        ready = threading.Event()
+        stop = server.store.listen(woken.put, ready=ready.set)
+        try:
+            assert ready.wait(10)
+            added = [writer.queue.add(f"job {i}")[0] for i in range(60)]
+            notes = _drain(woken)
+        finally:
+            stop()
+        with server.store.read() as tx:
+            events = tx.events_after(head)
+    assert 1 <= len(notes) < 60
+    assert [e.data["id"] for e in events] == [t.id for t in added]
+    assert notes[-1] >= events[-1].id
+
+
+def test_closing_a_store_sends_its_pending_notification(pg_url: str) -> None:
+    """A short-lived writer (one CLI command) still wakes the servers before it exits."""
+    woken: queue.Queue[int] = queue.Queue()
+    with taskloom.connect(pg_url) as server:
+        server.queue.add("schema first")
+        assert isinstance(server.store, PostgresStore)
+        ready = threading.Event()
+        stop = server.store.listen(woken.put, ready=ready.set)
+        try:
+            assert ready.wait(10)
+            with taskloom.connect(pg_url) as writer:
+                task, _ = writer.queue.add("from a CLI")
+            notes = _drain(woken)
+        finally:
+            stop()
+        with server.store.read() as tx:
+            last = tx.events_after(notes[-1] - 1)
+    assert last[-1].data["id"] == task.id
+
+
 def test_other_schemas_are_invisible(pg_url: str) -> None:
     server = pg_server()[0] or ""
     with (

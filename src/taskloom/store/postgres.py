@@ -15,8 +15,10 @@
   waits out the appenders in flight, and the sequence value read under it is a horizon below
   which every id is settled. Only events up to the horizon are returned, and the snapshot
   that reads them is taken after it (``BEGIN`` is sent lazily for that reason).
-- Each appended event also ``pg_notify``-s the schema's channel at commit; :meth:`listen` turns
-  those notifications into wake-ups, so SSE streams in every server process see every change.
+- After each write commits, the store pokes its :class:`~taskloom.store.pg_notify.CommitNotifier`,
+  which ``NOTIFY``-s the schema's channel once per burst of commits (a ``NOTIFY`` inside each
+  write would serialise every writer's commit); :meth:`listen` turns those notifications into
+  wake-ups, so SSE streams in every server process see every change.
 - Queries use ``?`` placeholders like SQLite; they are translated to psycopg's ``%s`` once per
   distinct statement. Literal ``?`` inside quotes or comments is left alone; PostgreSQL's JSON
   ``?`` operators cannot be used (call ``jsonb_exists()`` instead).
@@ -58,6 +60,7 @@ from taskloom.store.base import (
     event_from_row,
     events_query,
 )
+from taskloom.store.pg_notify import CommitNotifier
 
 LOCK_TIMEOUT_MS = 10_000
 """How long a statement waits for a row or advisory lock before failing with StoreBusy."""
@@ -242,13 +245,11 @@ class PgTransaction(Transaction):
 
     def append_event(self, event: Event, *, encoded: str | None = None) -> int:
         # The MATERIALIZED CTE takes the outbox lock (shared: appenders never wait for each
-        # other) before the INSERT draws the id; the notification is queued in the same
-        # statement and delivered only if this transaction commits.
+        # other) before the INSERT draws the id. Listeners are notified after the commit.
         row = self._run(
             "WITH outbox AS MATERIALIZED (SELECT pg_advisory_xact_lock_shared(%s, %s))"
             " INSERT INTO events (type, thread_id, data, created_at)"
-            " SELECT %s, %s, %s, %s FROM outbox"
-            " RETURNING id, pg_notify(%s, id::text)",
+            " SELECT %s, %s, %s, %s FROM outbox RETURNING id",
             (
                 OUTBOX_LOCK,
                 self.store.schema_hash,
@@ -256,7 +257,6 @@ class PgTransaction(Transaction):
                 event.thread_id,
                 encoded or encode(event.data),
                 event.created_at,
-                self.store.channel,
             ),
         ).fetchone()
         assert row is not None
@@ -416,6 +416,7 @@ class PostgresStore(Store):
         self.schema = ""
         self.schema_hash = 0
         self.channel = ""
+        self.notifier: CommitNotifier | None = None
 
     def _ensure_ready(self) -> None:
         if self._ready:
@@ -432,6 +433,7 @@ class PostgresStore(Store):
                     raise StoreError("no schema: the URL's search_path names none that exists")
                 self.schema, self.schema_hash = row["s"], int(row["h"])
                 self.channel = f"taskloom_events:{self.schema}"[:63]
+                self.notifier = CommitNotifier(self.pool, self.channel)
                 _migrate(conn, self.schema_hash)
             self._ready = True
 
@@ -448,8 +450,14 @@ class PostgresStore(Store):
             else:
                 if tx.begun:
                     tx.conn.execute("COMMIT")
+                    if writable:
+                        self._committed()
             finally:
                 self.pool.putconn(tx.conn)
+
+    def _committed(self) -> None:
+        if self.notifier is not None:
+            self.notifier.poke()
 
     def write(self) -> contextlib.AbstractContextManager[Transaction]:
         return self._transaction("BEGIN", writable=True)
@@ -480,6 +488,8 @@ class PostgresStore(Store):
             conn = self.pool.getconn()
             try:
                 conn, rows = first_statement(self.pool, conn, run)
+                if rows:  # every caller returns what it changed; an empty claim wakes no one
+                    self._committed()
                 return rows
             except BaseException:
                 release(conn, rollback=True)
@@ -490,10 +500,12 @@ class PostgresStore(Store):
     def listen(
         self, on_event: Callable[[int], None], *, ready: Callable[[], None] | None = None
     ) -> Callable[[], None]:
-        """Call ``on_event(event_id)`` (from a background thread) after each committed event.
+        """Call ``on_event(event_id)`` (from a background thread) after events commit.
 
         One dedicated connection LISTENs on this schema's channel, so every process (every
-        ``taskloom serve`` behind a load balancer) hears every other process's writes. If the
+        ``taskloom serve`` behind a load balancer) hears every other process's writes. Writers
+        notify once per burst of commits, so one call can stand for many events: ``event_id``
+        is the newest id drawn when the notification was sent, a hint to read up to. If the
         connection drops it reconnects and calls ``on_event(0)``: "something may have been
         missed, re-read from your cursor". ``ready()`` is called once the first LISTEN is in
         place. Returns a function that stops the listener.
@@ -539,5 +551,7 @@ class PostgresStore(Store):
 
     def close(self) -> None:
         with self._lock:
+            if self.notifier is not None:
+                self.notifier.close()
             self.pool.close()
             self._ready = False
