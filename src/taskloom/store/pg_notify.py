@@ -3,7 +3,7 @@
 A ``NOTIFY`` inside the writing transaction would be exact, but PostgreSQL serialises the
 commits of every notifying transaction in the cluster behind one lock, held across the
 commit's WAL flush: four queue workers that notify on each claim commit one at a time instead
-of sharing flushes (measured: a quarter of their throughput). So writers only ``poke()`` this
+of sharing flushes (docs/postgres.md has the figures). So writers only ``poke()`` this
 notifier after they commit; a background thread sends one notification for every burst of
 pokes, from its own short transaction that does not wait for the flush (``synchronous_commit``
 off: the data it announces is already durable). Listeners read ``id > cursor`` when woken and
@@ -21,8 +21,9 @@ from typing import Any
 import psycopg
 import psycopg_pool
 
-COALESCE_S = 0.005
-"""After a notification, pokes within this long are folded into the next one."""
+COALESCE_S = 0.05
+"""After a notification, pokes within this long are folded into the next one. Listeners poll
+about this often anyway; notifying more often cost queue workers throughput."""
 
 NOTIFY_SQL = (
     "SELECT pg_notify(%s, (SELECT CASE WHEN is_called THEN last_value ELSE 0 END"
