@@ -13,7 +13,7 @@ import pytest
 
 import taskloom
 from taskloom.domain.events import TODO_STATE, Event
-from taskloom.queue import claim_sql
+from taskloom.queue import _DONE, _FENCE, claim_sql, done_many_sql
 from taskloom.store.postgres import OUTBOX_LOCK, PostgresStore, split_url, translate
 from tests.backends import pg_required, pg_schema, pg_server
 
@@ -225,6 +225,32 @@ def test_reader_waits_for_a_late_committing_smaller_id(pg_url: str) -> None:
         held.__exit__(None, None, None)
         thread.join()
     assert got == [[first, first + 1]]
+
+
+def test_finishing_a_lease_reads_one_row_whatever_the_statistics_say(pg_url: str) -> None:
+    """Statistics taken while nothing was leased, then 400 leases: done/fail/extend must find
+    their task by primary key, not walk every leased task through the lease index."""
+    with taskloom.connect(pg_url) as tl:
+        with tl.store.write() as tx:
+            for i in range(3000):
+                tx.execute(
+                    "INSERT INTO tasks (id, title, created_at) VALUES (?, ?, ?)",
+                    (f"t{i:05d}", "t", 1.0 + i),
+                )
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute("ANALYZE tasks")
+        held = tl.queue.claim_batch("a", 400, lease=600)
+        fenced = {
+            "done": (_DONE + _FENCE, [1.0, 1.0, None]),
+            "done_many": (done_many_sql("postgres", 1), [1.0, 1.0]),
+        }
+        with tl.store.read() as tx:
+            for name, (sql, before) in fenced.items():
+                params = [*before, held[-1].id, held[-1].lease_token]
+                params += [None] if name == "done_many" else []
+                plan = "\n".join(r["QUERY PLAN"] for r in tx.query("EXPLAIN " + sql, params))
+                assert "Index Scan using tasks_pkey" in plan, (name, plan)
+                assert "tasks_leases" not in plan, (name, plan)
 
 
 def test_claim_plan_walks_the_ready_index_without_statistics(pg_url: str) -> None:
