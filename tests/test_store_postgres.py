@@ -253,6 +253,24 @@ def test_finishing_a_lease_reads_one_row_whatever_the_statistics_say(pg_url: str
                 assert "tasks_leases" not in plan, (name, plan)
 
 
+def test_preferring_index_order_never_sends_a_plan_to_the_jit(pg_url: str) -> None:
+    """``enable_sort = off`` makes a plan that must still sort cost over ten billion, far past
+    ``jit_above_cost``: without ``jit = off`` each such statement compiled for ~250 ms."""
+    with taskloom.connect(pg_url) as tl:
+        tl.queue.add("one")
+        with tl.store.write() as tx:
+            tx.prefer_index_order()
+            plan = "\n".join(
+                r["QUERY PLAN"]
+                for r in tx.query(
+                    "EXPLAIN ANALYZE SELECT upper(title), priority + 1 FROM tasks"
+                    " WHERE priority > 0 ORDER BY title",
+                    (),
+                )
+            )
+    assert "Sort" in plan and "JIT" not in plan, plan
+
+
 def test_claim_plan_walks_the_ready_index_without_statistics(pg_url: str) -> None:
     """A fresh, never-analysed queue of 5,000 ready tasks: the claim must read the ordered
     partial index, not sort every ready task (the planner's choice without the guard)."""

@@ -359,11 +359,19 @@ SELECT h.h, u.ok FROM h, u
 
 
 def _configure(conn: psycopg.Connection[Any]) -> None:
-    """Every pooled connection: JSON as text, dict rows, bounded lock waits."""
+    """Every pooled connection: JSON as text, dict rows, bounded lock waits, no JIT.
+
+    JIT compiles a plan whose estimated cost passes ``jit_above_cost``, and the claim's
+    ``enable_sort = off`` adds ten billion to the cost of any plan that still sorts (a trigger
+    query, a listing planned in that transaction): each such execution then spent ~250 ms in
+    LLVM. taskloom's statements are short; JIT never pays for itself on them."""
     for name in ("json", "jsonb"):
         conn.adapters.register_loader(name, TextLoader)
     conn.row_factory = dict_row
-    conn.execute("SELECT set_config('lock_timeout', %s, false)", (f"{LOCK_TIMEOUT_MS}ms",))
+    conn.execute(
+        "SELECT set_config('lock_timeout', %s, false), set_config('jit', 'off', false)",
+        (f"{LOCK_TIMEOUT_MS}ms",),
+    )
 
 
 def _migrate(conn: psycopg.Connection[Any], schema_hash: int) -> None:
