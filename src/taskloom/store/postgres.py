@@ -362,9 +362,9 @@ def _configure(conn: psycopg.Connection[Any]) -> None:
     """Every pooled connection: JSON as text, dict rows, bounded lock waits, no JIT.
 
     JIT compiles a plan whose estimated cost passes ``jit_above_cost``, and the claim's
-    ``enable_sort = off`` adds ten billion to the cost of any plan that still sorts (a trigger
-    query, a listing planned in that transaction): each such execution then spent ~250 ms in
-    LLVM. taskloom's statements are short; JIT never pays for itself on them."""
+    ``enable_sort = off`` adds ten billion to the cost of any plan in that transaction that
+    still sorts: a trigger that sorted its rows then spent ~250 ms compiling on every claim.
+    taskloom's statements are short; JIT never pays for itself on them."""
     for name in ("json", "jsonb"):
         conn.adapters.register_loader(name, TextLoader)
     conn.row_factory = dict_row
