@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 import pytest
 
@@ -377,3 +378,35 @@ def test_doctor_reports_and_fixes_without_touching_live_work(tl_fixed: Taskloom,
     fixed = q.doctor(fix=True)
     assert stuck.id in fixed["fixed"]
     assert q.get(live.id).status == "in_progress"
+
+
+def test_sqlite_queue_statements_read_one_work_index(sqlite_url: str) -> None:
+    """The claim walks ``tasks_work`` in its own order (no sort of the ready set), the sweep
+    reads leases from it, and fenced finishes go straight to the primary key."""
+    import taskloom
+    from taskloom.queue import _DONE, _FENCE, claim_sql
+
+    def plan(tx: Any, sql: str, params: list[Any]) -> str:
+        return " | ".join(str(r["detail"]) for r in tx.query("EXPLAIN QUERY PLAN " + sql, params))
+
+    now = 2e9
+    with taskloom.connect(sqlite_url) as tl:
+        for i in range(50):
+            tl.queue.add(f"t{i}")
+        with tl.store.read() as tx:
+            for batch in (False, True):
+                claim = plan(
+                    tx,
+                    claim_sql("sqlite", 0, batch),
+                    ["a", 1, "h", now, now, "k", now, "a", now, now, 1],
+                )
+                assert "USING INDEX tasks_work (status=? AND lease_expires_at=?)" in claim, claim
+                assert "TEMP B-TREE" not in claim, claim
+            sweep = plan(
+                tx,
+                "SELECT id FROM tasks WHERE status = 'in_progress' AND lease_expires_at <= ?",
+                [now],
+            )
+            assert "INDEX tasks_work (status=? AND lease_expires_at<?)" in sweep, sweep
+            done = plan(tx, _DONE + _FENCE, [now, now, None, "t", "k"])
+            assert "sqlite_autoindex_tasks_1 (id=?)" in done, done

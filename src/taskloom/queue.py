@@ -43,7 +43,7 @@ _CLEAR_CLAIM = (
     "lease_expires_at = NULL, lease_token = NULL"
 )
 _ELIGIBLE = (
-    "status = 'ready' AND (target_agent IS NULL OR target_agent = ?)"
+    "status = 'ready' AND lease_expires_at IS NULL AND (target_agent IS NULL OR target_agent = ?)"
     " AND (not_before IS NULL OR not_before <= ?) AND (expires_at IS NULL OR expires_at > ?)"
 )
 _FENCE = " WHERE id = ? AND status = 'in_progress' AND lease_token = ? RETURNING *"
