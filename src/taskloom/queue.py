@@ -240,7 +240,7 @@ class Queue:
         before an empty answer), so a busy queue does not pay for the sweep on every claim.
         """
         sql, params, swept = self._claim_statement(agent_id, n, lease, kinds)
-        claimed = self._tl.store.write_one(sql, params, index_order=True)
+        claimed = self._tl.store.write_one(sql, params)
         tasks = _tasks(self._retry_after_sweep(claimed, swept, sql, params))
         return sorted(tasks, key=lambda t: (t.priority, t.created_at, t.id)) if n > 1 else tasks
 
@@ -269,7 +269,7 @@ class Queue:
         lease never waits behind an empty answer."""
         if claimed or swept or not self._sweep(self._now()):
             return claimed
-        return self._tl.store.write_one(sql, params, index_order=True)
+        return self._tl.store.write_one(sql, params)
 
     def _sweep(self, now: float) -> list[Task]:
         """Return expired leases to ready (or dead once ``max_attempts`` is reached)."""
@@ -364,7 +364,7 @@ class Queue:
         store = self._tl.store
         if store.dialect == "postgres":
             sql = done_and_claim_sql(len(kinds))
-            rows = store.write_one(sql, (*done_params, *claim_params), index_order=True)
+            rows = store.write_one(sql, (*done_params, *claim_params))
             done = [r for r in rows if r["step"] == "done"]
             nxt = [r for r in rows if r["step"] == "next"]
         else:

@@ -104,12 +104,6 @@ class Transaction(abc.ABC):
         """
         return None
 
-    def prefer_index_order(self) -> None:
-        """For the rest of this transaction, plan queries to walk an index in order rather
-        than sort (the queue's claim). SQLite already does; PostgreSQL may not before
-        autovacuum has analysed a fast-growing table."""
-        return None
-
     @abc.abstractmethod
     def load_doc(self, kind: str, key: str) -> Document | None:
         """The current document, or ``None`` if it was never saved."""
@@ -180,16 +174,11 @@ class Store(abc.ABC):
     def read(self) -> contextlib.AbstractContextManager[Transaction]:
         """A read-only transaction over one consistent snapshot."""
 
-    def write_one(
-        self, sql: str, params: Sequence[Any] = (), *, index_order: bool = False
-    ) -> list[Row]:
+    def write_one(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         """Run one statement as a write transaction of its own and return its rows (its
         ``RETURNING``), in as few round trips as the backend allows: the queue's claims and
-        completions are each one statement. ``index_order``: see
-        :meth:`Transaction.prefer_index_order`."""
+        completions are each one statement."""
         with self.write() as tx:
-            if index_order:
-                tx.prefer_index_order()
             return tx.query(sql, params)
 
     def listen(

@@ -227,9 +227,7 @@ class SqliteStore(Store):
                 raise
             conn.execute("COMMIT")
 
-    def write_one(
-        self, sql: str, params: Sequence[Any] = (), *, index_order: bool = False
-    ) -> list[Row]:
+    def write_one(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         """:meth:`write` for one statement without its context managers, whose cost showed
         on the queue's hot path (every claim and completion is one statement)."""
         try:
