@@ -384,7 +384,7 @@ def test_sqlite_queue_statements_read_one_work_index(sqlite_url: str) -> None:
     """The claim walks ``tasks_work`` in its own order (no sort of the ready set), the sweep
     reads leases from it, and fenced finishes go straight to the primary key."""
     import taskloom
-    from taskloom.queue import _DONE, _FENCE, claim_sql
+    from taskloom.queue import _DONE, _FENCE, _SWEEP, claim_sql
 
     def plan(tx: Any, sql: str, params: list[Any]) -> str:
         return " | ".join(str(r["detail"]) for r in tx.query("EXPLAIN QUERY PLAN " + sql, params))
@@ -402,11 +402,7 @@ def test_sqlite_queue_statements_read_one_work_index(sqlite_url: str) -> None:
                 )
                 assert "USING INDEX tasks_work (status=? AND lease_expires_at=?)" in claim, claim
                 assert "TEMP B-TREE" not in claim, claim
-            sweep = plan(
-                tx,
-                "SELECT id FROM tasks WHERE status = 'in_progress' AND lease_expires_at <= ?",
-                [now],
-            )
+            sweep = plan(tx, _SWEEP, [now, now, now])
             assert "INDEX tasks_work (status=? AND lease_expires_at<?)" in sweep, sweep
             done = plan(tx, _DONE + _FENCE, [now, now, None, "t", "k"])
             assert "sqlite_autoindex_tasks_1 (id=?)" in done, done

@@ -46,12 +46,20 @@ _ELIGIBLE = (
     "status = 'ready' AND lease_expires_at IS NULL AND (target_agent IS NULL OR target_agent = ?)"
     " AND (not_before IS NULL OR not_before <= ?) AND (expires_at IS NULL OR expires_at > ?)"
 )
+"""A claimable task. A ready task never holds a lease (every way back to ready clears it);
+saying so lets SQLite read its work index, ``(status, lease_expires_at, priority, …)``, in
+the claim's order."""
 _FENCE = " WHERE id = ? AND status = 'in_progress' AND lease_token = ? RETURNING *"
 _RECLAIM = (
     "UPDATE tasks SET status = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'ready' END,"
     " completed_at = CASE WHEN attempts >= max_attempts THEN ? ELSE NULL END, changed_at = ?,"
     f" {_CLEAR_CLAIM},"
 )
+_SWEEP = (
+    f"{_RECLAIM} last_error = COALESCE(last_error, 'lease expired')"
+    " WHERE status = 'in_progress' AND lease_expires_at <= ? RETURNING *"
+)
+"""Expired leases back to ready (or dead). Parameters: now, now, now."""
 
 
 @functools.lru_cache(maxsize=64)
@@ -274,13 +282,7 @@ class Queue:
     def _sweep(self, now: float) -> list[Task]:
         """Return expired leases to ready (or dead once ``max_attempts`` is reached)."""
         self._sweep_due = now + SWEEP_EVERY_S
-        return _tasks(
-            self._tl.store.write_one(
-                f"{_RECLAIM} last_error = COALESCE(last_error, 'lease expired')"
-                " WHERE status = 'in_progress' AND lease_expires_at <= ? RETURNING *",
-                (now, now, now),
-            )
-        )
+        return _tasks(self._tl.store.write_one(_SWEEP, (now, now, now)))
 
     # --- finishing (all fenced by the lease token) ---------------------------------------------
 
