@@ -394,11 +394,9 @@ def test_sqlite_queue_statements_read_one_work_index(sqlite_url: str) -> None:
         for i in range(50):
             tl.queue.add(f"t{i}")
         with tl.store.read() as tx:
-            for batch in (False, True):
+            for n in (1, 10):
                 claim = plan(
-                    tx,
-                    claim_sql("sqlite", 0, batch),
-                    ["a", 1, "h", now, now, "k", now, "a", now, now, 1],
+                    tx, claim_sql("sqlite", 0, n), ["a", 1, "h", now, now, "k", now, "a", now, now]
                 )
                 assert "USING INDEX tasks_work (status=? AND lease_expires_at=?)" in claim, claim
                 assert "TEMP B-TREE" not in claim, claim
