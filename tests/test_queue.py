@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from typing import Any
@@ -39,6 +40,29 @@ def test_surface_block_escapes_and_frames() -> None:
     assert "&lt;script&gt;0&lt;/script&gt;" in block and "<script>" not in block
     assert "untrusted data" in block and "… and 2 more" in block
     assert block.count("<task ") == 5
+
+
+def test_a_task_read_from_a_row_is_the_task_built_from_its_fields() -> None:
+    """``Task.from_row`` fills the slots itself (it is on every claim's path); the result
+    must be indistinguishable from the dataclass built the ordinary way."""
+    from taskloom.domain.queue import Task, TaskStatus
+
+    full = Task(
+        id="t1", title="fix", body="b", kind="k", priority=5, status=TaskStatus.IN_PROGRESS,
+        payload={"a": [1]}, created_at=1.5, claimed_by="w", pid=7, lease_token="tok",
+        attempts=2, changed_at=2.5,
+    )  # fmt: skip
+    row = {**full.to_dict(with_token=True), "payload": '{"a": [1]}', "status": "in_progress"}
+    row.update({name: getattr(full, name) for name in ("created_at", "changed_at")})
+    row.update(not_before=None, expires_at=None, claimed_at=None, lease_expires_at=None)
+    row["completed_at"] = None
+    rebuilt = Task.from_row(row)
+    assert rebuilt == full and rebuilt.status is TaskStatus.IN_PROGRESS
+    assert hash(rebuilt.id) == hash(full.id) and rebuilt.payload == {"a": [1]}
+    sparse = Task.from_row({"id": "t2", "title": "x", "status": "ready", "payload": "{}"})
+    assert sparse == Task(id="t2", title="x")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        sparse.title = "y"  # type: ignore[misc]
 
 
 def test_claim_order_priority_then_age(tl_fixed: Taskloom, clock) -> None:  # type: ignore[no-untyped-def]
