@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from importlib.resources import files
@@ -314,3 +315,19 @@ def test_claims_reuse_their_generic_plan(pg_url: str) -> None:
             ).fetchone() or (None, None)
             assert custom is not None and generic is not None, "claim was not prepared"
             assert custom <= 5 and generic >= 10, (n, custom, generic)
+
+
+def test_one_thread_keeps_to_one_server_connection(pg_url: str) -> None:
+    """The pool hands its connections out in turn, so a second one (opened while the first
+    was still connecting, or borrowed by the notifier) made a one-thread worker alternate
+    between two server processes, ~30 µs more CPU per statement."""
+    with taskloom.connect(pg_url) as tl:
+        pids = set()
+        for i in range(10):
+            tl.queue.add(f"t{i}")  # each commit pokes the notifier
+            task = tl.queue.claim("a", lease=60)
+            assert task is not None
+            tl.queue.done(task.id, task.lease_token or "")
+            pids |= {r["pid"] for r in tl.store.write_one("SELECT pg_backend_pid() AS pid")}
+            time.sleep(0.06)  # let the notifier send between rounds
+    assert len(pids) == 1, pids

@@ -435,7 +435,10 @@ class PostgresStore(Store):
         with self._lock:
             if self._ready:
                 return
-            self.pool.open()
+            # Wait for the first connection: a request made while it is still being opened
+            # makes the pool open a second one, and the pool hands its connections out in
+            # turn, so a one-thread worker would alternate between two server processes.
+            self.pool.open(wait=True, timeout=POOL_TIMEOUT_S)
             with self.pool.connection() as conn:
                 row = conn.execute(
                     "SELECT current_schema() AS s, hashtext(current_schema()) AS h"
@@ -444,7 +447,7 @@ class PostgresStore(Store):
                     raise StoreError("no schema: the URL's search_path names none that exists")
                 self.schema, self.schema_hash = row["s"], int(row["h"])
                 self.channel = f"taskloom_events:{self.schema}"[:63]
-                self.notifier = CommitNotifier(self.pool, self.channel)
+                self.notifier = CommitNotifier(self.conninfo, self.channel)
                 _migrate(conn, self.schema_hash)
             self._ready = True
 
