@@ -12,7 +12,7 @@ import pytest
 from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound
 from taskloom.domain.events import TASK_STATE, Event
-from taskloom.domain.queue import surface_block, validate_new_task
+from taskloom.domain.queue import CHANGE_FIELDS, surface_block, validate_new_task
 from taskloom.queue import Queue
 from tests.conftest import FakeClock
 
@@ -378,6 +378,58 @@ def test_events_store_times_as_milliseconds_and_older_text_events_still_read(
     assert old == legacy
 
 
+def test_a_change_is_stored_compactly_and_read_whole(tl_fixed: Taskloom, clock: FakeClock) -> None:
+    """A change's event stores only what a change can alter (an array, times in ms); readers
+    add the fixed fields back from the task. A task deleted since reads with those ``None``."""
+    q = tl_fixed.queue
+    clock.advance(0.0125)
+    task, _ = q.add("t", body="b", payload={"n": 1}, source="cli")
+    held = q.claim("w", lease=30)
+    assert held is not None
+    with tl_fixed.store.read() as tx:
+        rows = tx.query("SELECT data FROM events WHERE type = 'task_state' ORDER BY id")
+    change = json.loads(rows[-1]["data"])
+    assert len(change) == len(CHANGE_FIELDS)
+    stored = dict(zip(CHANGE_FIELDS, change, strict=True))
+    assert stored["status"] == "in_progress" and stored["claimed_by"] == "w"
+    assert stored["lease_expires_at"] == math.floor((held.lease_expires_at or 0) * 1000 + 0.5)
+    with tl_fixed.store.write() as tx:
+        tx.execute("DELETE FROM tasks WHERE id = ?", (task.id,))
+    with tl_fixed.store.read() as tx:
+        events = [e.data for e in tx.events_after(0) if e.type == TASK_STATE]
+    assert events[0]["title"] == "t"  # the insert's event is whole
+    orphan = events[-1]
+    assert orphan["id"] == task.id and orphan["status"] == "in_progress"
+    assert orphan["claimed_at"] == held.to_dict()["claimed_at"]
+    assert orphan["title"] is None and orphan["payload"] is None
+
+
+def test_a_completion_answers_the_task_as_stored(tl_fixed: Taskloom, clock: FakeClock) -> None:
+    """A queue finishing a task it claimed builds its answer itself (the database returns
+    only the id); the answer must equal what ``get`` reads, as must the answer of a queue
+    that did not claim the task (which reads the row back)."""
+    q = tl_fixed.queue
+    stranger = Queue(tl_fixed)  # the same database, none of q's memory
+    for finisher in (q, stranger):
+        for chained in (False, True):
+            task, _ = q.add("t", body="b", payload={"n": [1]}, target_agent="w", ttl_s=600)
+            first = q.claim("w", lease=30)
+            assert first is not None
+            q.fail(task.id, first.lease_token or "", "flaky")  # attempts and last_error stay
+            clock.advance(0.0125)
+            held = q.claim("w", lease=30)
+            assert held is not None and held.attempts == 2
+            clock.advance(1.0004)
+            if chained:
+                done, _ = finisher.done_and_claim(task.id, held.lease_token or "", "w", result="ok")
+            else:
+                done = finisher.done(task.id, held.lease_token or "", "ok")
+            assert done == q.get(task.id)
+            assert done.last_error == "flaky" and done.completed_at == clock().timestamp()
+        with pytest.raises(LeaseLost):  # a finished lease stays finished, remembered or not
+            finisher.done(task.id, held.lease_token or "", "again")
+
+
 def test_surface_only_when_ready_set_changes(tl: Taskloom) -> None:
     q = tl.queue
     assert q.surface("a") is None
@@ -408,7 +460,7 @@ def test_sqlite_queue_statements_read_one_work_index(sqlite_url: str) -> None:
     """The claim walks ``tasks_work`` in its own order (no sort of the ready set), the sweep
     reads leases from it, and fenced finishes go straight to the primary key."""
     import taskloom
-    from taskloom.queue import _DONE, _FENCE, _SWEEP, claim_sql
+    from taskloom.queue import _DONE, claim_sql, fenced_sql, sweep_sql
 
     def plan(tx: Any, sql: str, params: list[Any]) -> str:
         return " | ".join(str(r["detail"]) for r in tx.query("EXPLAIN QUERY PLAN " + sql, params))
@@ -424,7 +476,7 @@ def test_sqlite_queue_statements_read_one_work_index(sqlite_url: str) -> None:
                 )
                 assert "USING INDEX tasks_work (status=? AND lease_expires_at=?)" in claim, claim
                 assert "TEMP B-TREE" not in claim, claim
-            sweep = plan(tx, _SWEEP, [now, now, now])
+            sweep = plan(tx, sweep_sql("sqlite"), [now, now, now])
             assert "INDEX tasks_work (status=? AND lease_expires_at<?)" in sweep, sweep
-            done = plan(tx, _DONE + _FENCE, [now, now, None, "t", "k"])
+            done = plan(tx, fenced_sql("sqlite", _DONE), [now, now, None, "t", "k"])
             assert "sqlite_autoindex_tasks_1 (id=?)" in done, done

@@ -9,12 +9,13 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from taskloom import ids
 from taskloom.boards import BOARD_KIND, BoardCache, BoardHandle
+from taskloom.clock import utcnow
 from taskloom.goals import GOAL_KIND, GoalHandle
 from taskloom.queue import Queue
 from taskloom.store import Store, open_store
@@ -22,10 +23,6 @@ from taskloom.tools.registry import Toolbox
 
 if TYPE_CHECKING:
     from taskloom.guard.core import Guard, GuardConfig
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 class Taskloom:

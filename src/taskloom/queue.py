@@ -14,14 +14,20 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
 import socket
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from taskloom.clock import utcnow
 from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound
 from taskloom.domain.queue import (
+    FIELD_NAMES,
+    PACKED_FIELDS,
     SURFACE_ROWS,
     TERMINAL,
+    TIME_FIELDS,
     Task,
     TaskStatus,
     surface_block,
@@ -34,6 +40,8 @@ if TYPE_CHECKING:
     from taskloom.client import Taskloom
 
 HOST = socket.gethostname()
+HELD_MAX = 10_000
+"""How many claimed tasks a queue remembers for its completions (see ``Queue.done``)."""
 SWEEP_EVERY_S = 1.0
 """How often (at most) a process's claims also return expired leases to ready."""
 COUNT_EVERY_S = 1.0
@@ -49,17 +57,28 @@ _ELIGIBLE = (
 """A claimable task. A ready task never holds a lease (every way back to ready clears it);
 saying so lets SQLite read its work index, ``(status, lease_expires_at, priority, …)``, in
 the claim's order."""
-_FENCE = " WHERE id = ? AND status = 'in_progress' AND lease_token = ? RETURNING *"
+_PACKED = ", ".join("json(payload)" if f == "payload" else f for f in PACKED_FIELDS)
+_RETURNING = {
+    "sqlite": f" RETURNING json_array({_PACKED}), {', '.join(TIME_FIELDS)}",
+    "postgres": f" RETURNING {', '.join(FIELD_NAMES)}",
+}
+"""How a statement that changes tasks returns them: SQLite packs each into one JSON text plus
+its times (:meth:`Task.from_packed`), PostgreSQL names the columns (:meth:`Task.from_values`)."""
+_READ_TASK = {"sqlite": Task.from_packed, "postgres": Task.from_values}
 _RECLAIM = (
     "UPDATE tasks SET status = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'ready' END,"
     " completed_at = CASE WHEN attempts >= max_attempts THEN ? ELSE NULL END, changed_at = ?,"
     f" {_CLEAR_CLAIM},"
 )
-_SWEEP = (
-    f"{_RECLAIM} last_error = COALESCE(last_error, 'lease expired')"
-    " WHERE status = 'in_progress' AND lease_expires_at <= ? RETURNING *"
-)
-"""Expired leases back to ready (or dead). Parameters: now, now, now."""
+
+
+@functools.lru_cache(maxsize=8)
+def sweep_sql(dialect: str) -> str:
+    """Expired leases back to ready (or dead). Parameters: now, now, now."""
+    return (
+        f"{_RECLAIM} last_error = COALESCE(last_error, 'lease expired')"
+        f" WHERE status = 'in_progress' AND lease_expires_at <= ?{_RETURNING[dialect]}"
+    )
 
 
 @functools.lru_cache(maxsize=64)
@@ -84,7 +103,7 @@ def claim_sql(dialect: str, n_kinds: int, n: int, guard: str = "") -> str:
     return (
         "UPDATE tasks SET status = 'in_progress', claimed_by = ?, pid = ?, host = ?,"
         " claimed_at = ?, lease_expires_at = ?, lease_token = ?, attempts = attempts + 1,"
-        f" changed_at = ? WHERE id {'IN' if n > 1 else '='} ({pick}) RETURNING *"
+        f" changed_at = ? WHERE id {'IN' if n > 1 else '='} ({pick}){_RETURNING[dialect]}"
     )
 
 
@@ -96,6 +115,15 @@ _COMPLETE = (
 _DONE = _COMPLETE.format(result="?")
 
 
+@functools.lru_cache(maxsize=32)
+def fenced_sql(dialect: str, change: str, returning: bool = True) -> str:
+    """``change`` (an ``UPDATE … SET …``) applied only under the caller's lease. Parameters:
+    the change's, then the task id and the lease token. Without ``returning`` the statement
+    returns only the id: enough when the caller knows what the change leaves."""
+    fence = f"{change} WHERE id = ? AND status = 'in_progress' AND lease_token = ?"
+    return fence + (_RETURNING[dialect] if returning else " RETURNING id")
+
+
 DONE_MANY_CHUNK = 200
 """Completions per statement in :meth:`Queue.done_many` (three parameters each)."""
 
@@ -105,23 +133,27 @@ def done_many_sql(dialect: str, n: int) -> str:
     """Complete ``n`` tasks in one statement, each fenced by its own lease token. Parameters:
     now, now, then ``(id, token, result)`` per task. Only the fenced matches are returned."""
     rows = ", ".join(["(?, ?, ?)"] * n)
-    returning = "tasks.*" if dialect == "postgres" else "*"  # SQLite refuses ``tasks.*`` here
+    returning = _RETURNING[dialect]
+    for name in FIELD_NAMES:  # ``b`` has an id and a result too
+        returning = re.sub(rf"(?<![\w.]){name}\b", f"tasks.{name}", returning)
     return (
         f"{_COMPLETE.format(result='b.result')} FROM (SELECT column1 AS id, column2 AS token,"
         f" column3 AS result FROM (VALUES {rows}) AS v) AS b WHERE tasks.id = b.id"
-        f" AND tasks.status = 'in_progress' AND tasks.lease_token = b.token RETURNING {returning}"
+        f" AND tasks.status = 'in_progress' AND tasks.lease_token = b.token{returning}"
     )
 
 
 @functools.lru_cache(maxsize=16)
 def done_and_claim_sql(n_kinds: int) -> str:
     """PostgreSQL's completion plus next claim as one statement: the claim only runs if the
-    fenced completion matched. Parameters: the completion's, then the claim's. Rows carry a
-    ``step`` column, ``done`` or ``next``."""
+    fenced completion matched. Parameters: the completion's, then the claim's. Each row is
+    ``step`` (``done`` or ``next``) followed by the task's columns."""
     claim = claim_sql("postgres", n_kinds, 1, "EXISTS (SELECT 1 FROM done) AND ")
+    columns = ", ".join(FIELD_NAMES)
     return (
-        f"WITH done AS ({_DONE}{_FENCE}), next AS ({claim})"
-        " SELECT 'done' AS step, * FROM done UNION ALL SELECT 'next' AS step, * FROM next"
+        f"WITH done AS ({fenced_sql('postgres', _DONE)}), next AS ({claim})"
+        f" SELECT 'done' AS step, {columns} FROM done"
+        f" UNION ALL SELECT 'next' AS step, {columns} FROM next"
     )
 
 
@@ -140,6 +172,9 @@ class Queue:
         self._tl = tl
         self.max_active = max_active
         self._sweep_due = 0.0
+        # Tasks this queue claimed and still holds, by id: a completion under the same lease
+        # then knows the task it leaves and needs only the id back (see done).
+        self._held: dict[str, Task] = {}
         # The ready count this process trusts (see _make_room): the cap it was counted
         # for, the room left under it, and when to count again.
         self._counted_cap = max_active
@@ -147,7 +182,23 @@ class Queue:
         self._count_due = 0.0
 
     def _now(self) -> float:
-        return self._tl.now().timestamp()
+        clock = self._tl.now
+        return time.time() if clock is utcnow else clock().timestamp()
+
+    def _hold(self, tasks: list[Task]) -> list[Task]:
+        """Remember claimed tasks (at most :data:`HELD_MAX`, oldest forgotten first)."""
+        held = self._held
+        for task in tasks:
+            held[task.id] = task
+        while len(held) > HELD_MAX:
+            held.pop(next(iter(held)), None)
+        return tasks
+
+    def _holding(self, task_id: str, token: str) -> Task | None:
+        """The task as this queue claimed it, if ``token`` is that claim's lease; forgotten
+        either way, as the caller is finishing it."""
+        task = self._held.pop(task_id, None)
+        return task if task is not None and task.lease_token == token else None
 
     # --- adding -------------------------------------------------------------------------------
 
@@ -254,8 +305,7 @@ class Queue:
         before an empty answer), so a busy queue does not pay for the sweep on every claim.
         """
         sql, params, swept = self._claim_statement(agent_id, n, lease, kinds)
-        claimed = self._tl.store.write_one(sql, params)
-        tasks = _tasks(self._retry_after_sweep(claimed, swept, sql, params))
+        tasks = self._hold(self._retry_after_sweep(self._write(sql, params), swept, sql, params))
         return sorted(tasks, key=lambda t: (t.priority, t.created_at, t.id)) if n > 1 else tasks
 
     def _claim_statement(
@@ -277,26 +327,42 @@ class Queue:
         return claim_sql(self._tl.store.dialect, len(kinds), n), params, swept
 
     def _retry_after_sweep(
-        self, claimed: list[Row], swept: bool, sql: str, params: Sequence[Any]
-    ) -> list[Row]:
+        self, claimed: list[Task], swept: bool, sql: str, params: Sequence[Any]
+    ) -> list[Task]:
         """An empty claim that ran without a sweep sweeps and tries once more, so an expired
         lease never waits behind an empty answer."""
         if claimed or swept or not self._sweep(self._now()):
             return claimed
-        return self._tl.store.write_one(sql, params)
+        return self._write(sql, params)
 
     def _sweep(self, now: float) -> list[Task]:
         """Return expired leases to ready (or dead once ``max_attempts`` is reached)."""
         self._sweep_due = now + SWEEP_EVERY_S
-        return _tasks(self._tl.store.write_one(_SWEEP, (now, now, now)))
+        return self._write(sweep_sql(self._tl.store.dialect), (now, now, now))
+
+    def _write(self, sql: str, params: Sequence[Any]) -> list[Task]:
+        """Run one statement that changes tasks (with this dialect's ``_RETURNING``) as its
+        own transaction; the tasks it changed."""
+        return self._write_chain(sql, params, "", ())[0]
+
+    def _write_chain(
+        self, sql: str, params: Sequence[Any], then_sql: str, then_params: Sequence[Any]
+    ) -> tuple[list[Task], list[Task]]:
+        """:meth:`Store.write_chain` for statements that return tasks."""
+        store = self._tl.store
+        first, then = store.write_chain(sql, params, then_sql, then_params)
+        read = _READ_TASK[store.dialect]
+        return [read(r) for r in first], [read(r) for r in then]
 
     # --- finishing (all fenced by the lease token) ---------------------------------------------
 
-    def _fenced(self, task_id: str, token: str, sql: str, params: Sequence[Any]) -> Task:
-        rows = self._tl.store.write_one(sql + _FENCE, (*params, task_id, token))
-        if not rows:
+    def _fenced(self, task_id: str, token: str, change: str, params: Sequence[Any]) -> Task:
+        self._held.pop(task_id, None)
+        sql = fenced_sql(self._tl.store.dialect, change)
+        tasks = self._write(sql, (*params, task_id, token))
+        if not tasks:
             self._lease_lost(task_id)
-        return Task.from_row(rows[0])
+        return tasks[0]
 
     def _lease_lost(self, task_id: str) -> NoReturn:
         status = self._status(task_id)
@@ -314,7 +380,13 @@ class Queue:
 
     def done(self, task_id: str, lease_token: str, result: str | None = None) -> Task:
         now = self._now()
-        return self._fenced(task_id, lease_token, _DONE, (now, now, result))
+        held = self._holding(task_id, lease_token)
+        if held is None:
+            return self._fenced(task_id, lease_token, _DONE, (now, now, result))
+        sql = fenced_sql(self._tl.store.dialect, _DONE, returning=False)
+        if not self._tl.store.write_chain(sql, (now, now, result, task_id, lease_token))[0]:
+            self._lease_lost(task_id)
+        return held.completed(now, result)
 
     def done_many(
         self, completions: Iterable[tuple[str, str] | tuple[str, str, str | None]]
@@ -345,11 +417,14 @@ class Queue:
             (done_many_sql(dialect, len(c)), [now, now, *(v for t in c for v in t)]) for c in chunks
         ]
         if len(statements) == 1:
-            rows = self._tl.store.write_one(*statements[0])
+            tasks = self._write(*statements[0])
         else:
             with self._tl.store.write() as tx:
                 rows = [r for sql, params in statements for r in tx.query(sql, params)]
-        done = {t.id: t for t in _tasks(rows)}
+            tasks = [_READ_TASK[dialect](tuple(r.values())) for r in rows]
+        for task_id in items:
+            self._held.pop(task_id, None)
+        done = {t.id: t for t in tasks}
         return [done[i] for i in items if i in done], [i for i in items if i not in done]
 
     def done_and_claim(
@@ -369,20 +444,24 @@ class Queue:
         kinds = list(kinds or ())
         claim, claim_params, swept = self._claim_statement(agent_id, 1, lease, kinds)
         done_params = (now, now, result, task_id, lease_token)
-        store = self._tl.store
-        if store.dialect == "postgres":
+        dialect = self._tl.store.dialect
+        if dialect == "postgres":
             sql = done_and_claim_sql(len(kinds))
-            rows = store.write_one(sql, (*done_params, *claim_params))
-            done = [r for r in rows if r["step"] == "done"]
-            nxt = [r for r in rows if r["step"] == "next"]
+            rows, _ = self._tl.store.write_chain(sql, (*done_params, *claim_params), "", ())
+            done = [Task.from_values(r[1:]) for r in rows if r[0] == "done"]
+            nxt = [Task.from_values(r[1:]) for r in rows if r[0] == "next"]
+        elif (held := self._holding(task_id, lease_token)) is not None:
+            fenced = fenced_sql(dialect, _DONE, returning=False)
+            ids, rows = self._tl.store.write_chain(fenced, done_params, claim, claim_params)
+            done = [held.completed(now, result)] if ids else []
+            nxt = [_READ_TASK[dialect](r) for r in rows]
         else:
-            with store.write() as tx:
-                done = tx.query(_DONE + _FENCE, done_params)
-                nxt = tx.query(claim, claim_params) if done else []
+            fenced = fenced_sql(dialect, _DONE)
+            done, nxt = self._write_chain(fenced, done_params, claim, claim_params)
         if not done:
             self._lease_lost(task_id)
-        nxt = self._retry_after_sweep(nxt, swept, claim, claim_params)
-        return Task.from_row(done[0]), Task.from_row(nxt[0]) if nxt else None
+        nxt = self._hold(self._retry_after_sweep(nxt, swept, claim, claim_params))
+        return done[0], nxt[0] if nxt else None
 
     def fail(self, task_id: str, lease_token: str, error: str, *, retry: bool = True) -> Task:
         """Record a failure: back to ready while attempts remain (and ``retry``), else dead."""
@@ -419,14 +498,15 @@ class Queue:
 
     def cancel(self, task_id: str, reason: str | None = None) -> Task:
         now = self._now()
-        rows = self._tl.store.write_one(
+        tasks = self._write(
             "UPDATE tasks SET status = 'canceled', result = ?, completed_at = ?, changed_at = ?,"
-            f" {_CLEAR_CLAIM} WHERE id = ? AND status IN ('ready', 'in_progress') RETURNING *",
+            f" {_CLEAR_CLAIM} WHERE id = ? AND status IN ('ready', 'in_progress')"
+            f"{_RETURNING[self._tl.store.dialect]}",
             (reason, now, now, task_id),
         )
-        if not rows:
+        if not tasks:
             raise InvalidInput(f"task '{task_id}' is already {self._status(task_id)}")
-        return Task.from_row(rows[0])
+        return tasks[0]
 
     # --- recovery -----------------------------------------------------------------------------
 

@@ -21,9 +21,11 @@ from typing import Any
 import orjson
 
 from taskloom.domain.events import TASK_STATE, Event
-from taskloom.domain.queue import task_event_data
+from taskloom.domain.queue import FIXED_FIELDS, task_event_data
 
 Row = dict[str, Any]
+Values = Sequence[Any]
+"""A row's values in the statement's column order."""
 
 
 def encode(value: Any) -> str:
@@ -67,15 +69,44 @@ def events_query(after_id: int, thread_id: str | None, limit: int) -> tuple[str,
     return sql + " ORDER BY id LIMIT ?", (*params, limit)
 
 
-def event_from_row(
-    event_id: int, type_: str, thread_id: str | None, data: str | bytes, created_at: str
-) -> Event:
-    """An ``events`` row as an :class:`Event`, in every backend the same way: queue events
-    are stored with times as milliseconds (see :func:`~taskloom.domain.queue.task_event_data`)."""
-    payload = decode(data)
-    if type_ == TASK_STATE:
-        payload = task_event_data(payload)
-    return Event(type_, thread_id, payload, id=event_id, created_at=created_at)
+FIXED_SQL = f"SELECT id, {', '.join(FIXED_FIELDS)} FROM tasks WHERE id IN ({{marks}})"
+"""The fixed fields of the tasks a batch of compact change events names (``{marks}``: one
+``?`` per id)."""
+EventRow = tuple[int, str, "str | None", "str | bytes | Any", str]
+"""``(id, type, thread_id, data, created_at)`` as ``events_query`` selects them."""
+
+
+def events_from_rows(
+    rows: Sequence[EventRow], query: Callable[[str, Sequence[Any]], list[Row]]
+) -> list[Event]:
+    """``events`` rows as :class:`Event` objects, in every backend the same way.
+
+    A queue task's change is stored compactly (see
+    :func:`~taskloom.domain.queue.task_event_data`); ``query`` (the reading transaction's)
+    fetches the fixed fields of the tasks those events name, one statement per batch.
+    """
+    decoded = [
+        (r[0], r[1], r[2], decode(r[3]) if isinstance(r[3], str | bytes) else r[3], r[4])
+        for r in rows
+    ]
+    ids = sorted({d[3][0] for d in decoded if d[1] == TASK_STATE and isinstance(d[3], list)})
+    fixed: dict[str, Row] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        sql = FIXED_SQL.format(marks=", ".join("?" * len(chunk)))
+        fixed.update((str(r["id"]), r) for r in query(sql, chunk))
+    return [
+        Event(
+            type_,
+            thread_id,
+            task_event_data(data, fixed.get(data[0]) if isinstance(data, list) else None)
+            if type_ == TASK_STATE
+            else data,
+            id=event_id,
+            created_at=created_at,
+        )
+        for event_id, type_, thread_id, data, created_at in decoded
+    ]
 
 
 class Transaction(abc.ABC):
@@ -180,6 +211,19 @@ class Store(abc.ABC):
         completions are each one statement."""
         with self.write() as tx:
             return tx.query(sql, params)
+
+    def write_chain(
+        self, sql: str, params: Sequence[Any], then_sql: str = "", then_params: Sequence[Any] = ()
+    ) -> tuple[list[Values], list[Values]]:
+        """Run ``sql``, and ``then_sql`` (if given) only if ``sql`` returned rows, in one write
+        transaction; return both statements' rows as values in column order. A worker's
+        completion and its next claim commit together: one commit per task instead of two;
+        and the queue reads its rows by position, which skips building a dict per row."""
+        with self.write() as tx:
+            rows: list[Values] = [tuple(r.values()) for r in tx.query(sql, params)]
+            if not rows or not then_sql:
+                return rows, []
+            return rows, [tuple(r.values()) for r in tx.query(then_sql, then_params)]
 
     def listen(
         self, on_event: Callable[[int], None], *, ready: Callable[[], None] | None = None

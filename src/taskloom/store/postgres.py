@@ -42,7 +42,7 @@ from urllib.parse import SplitResult, parse_qsl, urlencode, urlsplit, urlunsplit
 import psycopg
 import psycopg_pool
 from psycopg import sql as pgsql
-from psycopg.rows import dict_row
+from psycopg.rows import RowFactory, dict_row, tuple_row
 from psycopg.types.string import TextLoader
 
 from taskloom.domain.errors import InvalidInput, StoreBusy, StoreError
@@ -52,12 +52,14 @@ from taskloom.store.base import (
     LIST_DOCS_SQL,
     SAVE_DOC_SQL,
     Document,
+    EventRow,
     Row,
     Store,
     Transaction,
+    Values,
     decode,
     encode,
-    event_from_row,
+    events_from_rows,
     events_query,
 )
 from taskloom.store.pg_notify import CommitNotifier
@@ -138,6 +140,10 @@ def join_url(parts: SplitResult) -> str:
     if not parts.netloc:
         url = url.replace(f"{parts.scheme}:", f"{parts.scheme}://", 1)
     return url
+
+
+def _event_row(r: Row) -> EventRow:
+    return (r["id"], r["type"], r["thread_id"], r["data"], r["created_at"])
 
 
 class PgTransaction(Transaction):
@@ -286,21 +292,23 @@ class PgTransaction(Transaction):
             other = self.store.pool.getconn()
             try:
                 horizon = self._horizon(other.execute, after_id)
-                rows: list[Row] = []
-                if horizon is not None:
-                    rows = other.execute(sql, (*before, horizon, limit)).fetchall()
+                if horizon is None:
+                    return []
+                rows = other.execute(sql, (*before, horizon, limit)).fetchall()
+                return events_from_rows(
+                    [_event_row(r) for r in rows],
+                    lambda q, p: list(other.execute(translate(q), p).fetchall()),
+                )
             except BaseException:
                 release(other, rollback=False)
                 raise
             finally:
                 self.store.pool.putconn(other)
-        else:
-            horizon = self._horizon(self._run if self.begun else self._first, after_id)
-            rows = [] if horizon is None else self._run(sql, (*before, horizon, limit)).fetchall()
-        return [
-            event_from_row(r["id"], r["type"], r["thread_id"], r["data"], r["created_at"])
-            for r in rows
-        ]
+        horizon = self._horizon(self._run if self.begun else self._first, after_id)
+        if horizon is None:
+            return []
+        rows = self._run(sql, (*before, horizon, limit)).fetchall()
+        return events_from_rows([_event_row(r) for r in rows], self.query)
 
     def event_head(self) -> int:
         if self.begun and not self.writable:
@@ -482,10 +490,20 @@ class PostgresStore(Store):
     def write_one(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         """One round trip: on an autocommit connection a lone statement is its own
         transaction."""
+        return self._autocommit(sql, params, dict_row)
+
+    def write_chain(
+        self, sql: str, params: Sequence[Any], then_sql: str = "", then_params: Sequence[Any] = ()
+    ) -> tuple[list[Values], list[Values]]:
+        if then_sql:
+            return super().write_chain(sql, params, then_sql, then_params)
+        return self._autocommit(sql, params, tuple_row), []
+
+    def _autocommit(self, sql: str, params: Sequence[Any], row_factory: RowFactory[T]) -> list[T]:
         query = translate(sql) if params else sql
 
-        def run(conn: psycopg.Connection[Row]) -> list[Row]:
-            return list(conn.execute(query, params).fetchall())
+        def run(conn: psycopg.Connection[Row]) -> list[T]:
+            return conn.cursor(row_factory=row_factory).execute(query, params).fetchall()
 
         with map_errors():
             self._ensure_ready()

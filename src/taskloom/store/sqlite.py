@@ -12,9 +12,9 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from taskloom.domain.errors import StoreBusy, StoreError
 from taskloom.domain.events import Event
@@ -26,9 +26,10 @@ from taskloom.store.base import (
     Row,
     Store,
     Transaction,
+    Values,
     decode,
     encode,
-    event_from_row,
+    events_from_rows,
     events_query,
 )
 
@@ -55,6 +56,21 @@ def store_error(exc: sqlite3.Error) -> StoreError:
     return StoreError(f"database error: {text}")
 
 
+_R = TypeVar("_R")
+
+
+def _values(cur: sqlite3.Cursor) -> list[Values]:
+    return cur.fetchall()
+
+
+def _rows(cur: sqlite3.Cursor) -> list[Row]:
+    rows = cur.fetchall()
+    if not rows:
+        return []
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, row, strict=True)) for row in rows]
+
+
 class SqliteTransaction(Transaction):
     dialect = "sqlite"
 
@@ -65,9 +81,7 @@ class SqliteTransaction(Transaction):
         return self.conn.execute(sql, params).rowcount
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        cur = self.conn.execute(sql, params)
-        names = [d[0] for d in cur.description or ()]
-        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+        return _rows(self.conn.execute(sql, params))
 
     def load_doc(self, kind: str, key: str) -> Document | None:
         row = self.conn.execute(
@@ -111,7 +125,7 @@ class SqliteTransaction(Transaction):
         self, after_id: int, *, thread_id: str | None = None, limit: int = 500
     ) -> list[Event]:
         rows = self.conn.execute(*events_query(after_id, thread_id, limit)).fetchall()
-        return [event_from_row(*r) for r in rows]
+        return events_from_rows(rows, self.query)
 
     def event_head(self) -> int:
         # One writer at a time: whatever is committed is settled.
@@ -230,18 +244,34 @@ class SqliteStore(Store):
     def write_one(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         """:meth:`write` for one statement without its context managers, whose cost showed
         on the queue's hot path (every claim and completion is one statement)."""
+        return self._write_two(sql, params, "", (), _rows)[0]
+
+    def write_chain(
+        self, sql: str, params: Sequence[Any], then_sql: str = "", then_params: Sequence[Any] = ()
+    ) -> tuple[list[Values], list[Values]]:
+        return self._write_two(sql, params, then_sql, then_params, _values)
+
+    def _write_two(
+        self,
+        sql: str,
+        params: Sequence[Any],
+        then_sql: str,
+        then_params: Sequence[Any],
+        fetch: Callable[[sqlite3.Cursor], list[_R]],
+    ) -> tuple[list[_R], list[_R]]:
         try:
             conn = self._conn()
             conn.execute("BEGIN IMMEDIATE")
             try:
-                rows = SqliteTransaction(conn).query(sql, params)
+                rows = fetch(conn.execute(sql, params))
+                then = fetch(conn.execute(then_sql, then_params)) if rows and then_sql else []
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
             raise store_error(exc) from exc
-        return rows
+        return rows, then
 
     @contextlib.contextmanager
     def read(self) -> Iterator[Transaction]:
