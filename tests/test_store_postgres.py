@@ -53,9 +53,13 @@ def test_pool_options_are_ours_not_libpq() -> None:
 
 def test_queue_trigger_takes_the_same_outbox_lock_as_python() -> None:
     """Readers trust ids below a drained lock; a trigger on another lock class would break that."""
-    migration = files("taskloom.store") / "migrations" / "postgres" / "0005_queue_events.sql"
-    sql = migration.read_text()
-    assert f"pg_advisory_xact_lock_shared({OUTBOX_LOCK}, hashtext(current_schema()))" in sql
+    folder = files("taskloom.store") / "migrations" / "postgres"
+    triggers = [m for m in folder.iterdir() if "RETURNS trigger" in m.read_text()]
+    assert len(triggers) >= 4  # 0005, 0006 and 0007 (inserts), 0009 (changes)
+    for migration in triggers:
+        sql = migration.read_text()
+        lock = f"pg_advisory_xact_lock_shared({OUTBOX_LOCK}, hashtext(current_schema()))"
+        assert sql.count(lock) == sql.count("INSERT INTO events"), migration.name
 
 
 def test_held_row_lock_maps_to_store_busy(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
