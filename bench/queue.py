@@ -1,6 +1,7 @@
 """Benchmark: the work queue against raw lease-aware baselines and peers, in one invocation.
 
     .venv/bin/python bench/queue.py [--jobs 4000] [--workers 1 2 4] [--backend sqlite|postgres]
+                                    [--only TEXT ...]
 
 SQLite: enqueue rate (one process, one transaction per job), then claim+complete throughput
 and claim latency at 1, 2 and 4 worker processes for taskloom (events included), a raw
@@ -103,9 +104,10 @@ def enqueue_rates(tmp: Path, jobs: int) -> tuple[float, float]:
     return raw_rate, jobs / (time.perf_counter() - t0)
 
 
-def sqlite_tables(jobs: int, workers: list[int]) -> None:
+def sqlite_tables(jobs: int, workers: list[int], only: list[str]) -> None:
     found, notes = queue_sqlite.systems()
     found = {**{name: (taskloom_setup, w) for name, w in TASKLOOM_ROWS.items()}, **found}
+    found = select(found, only)
     for note in notes:
         print(f"note: {note}")
     with tempfile.TemporaryDirectory() as tmp_name:
@@ -128,19 +130,31 @@ def sqlite_tables(jobs: int, workers: list[int]) -> None:
     print_tables(jobs, workers, table, [queue_sqlite.RAW, queue_sqlite.RAW_BATCH])
 
 
+def select(found: dict[str, Any], only: list[str]) -> dict[str, Any]:
+    """The systems whose name contains one of ``only`` (all of them when it is empty)."""
+    return {k: v for k, v in found.items() if not only or any(o in k for o in only)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=4000)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite")
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="run only the systems whose name contains TEXT (repeatable), e.g. --only raw",
+    )
     args = parser.parse_args()
     if args.jobs < 1 or any(w < 1 for w in args.workers):
         parser.error("--jobs and --workers must be positive")
     if args.backend == "sqlite":
-        sqlite_tables(args.jobs, args.workers)
+        sqlite_tables(args.jobs, args.workers, args.only)
     else:
         rows = {name: (queue_pg.taskloom_setup, w) for name, w in TASKLOOM_ROWS.items()}
-        queue_pg.run_table(args.jobs, args.workers, rows)
+        queue_pg.run_table(args.jobs, args.workers, rows, lambda found: select(found, args.only))
 
 
 if __name__ == "__main__":

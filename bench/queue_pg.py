@@ -22,7 +22,7 @@ import asyncio
 import contextlib
 import os
 import time
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
@@ -253,9 +253,15 @@ def systems(extra: Systems) -> tuple[Systems, list[str]]:
     return {**extra, **raw, **peers}, notes
 
 
-def run_table(jobs: int, workers: list[int], extra: Systems) -> None:
-    """Every system at every worker count, each in a fresh database."""
+def run_table(
+    jobs: int,
+    workers: list[int],
+    extra: Systems,
+    select: Callable[[Systems], Systems] = lambda found: found,
+) -> None:
+    """Every (selected) system at every worker count, each in a fresh database."""
     found, notes = systems(extra)
+    found = select(found)
     for note in notes:
         print(f"note: {note}")
     table = []

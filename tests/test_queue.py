@@ -430,6 +430,31 @@ def test_a_completion_answers_the_task_as_stored(tl_fixed: Taskloom, clock: Fake
             finisher.done(task.id, held.lease_token or "", "again")
 
 
+def test_a_remembered_lease_taken_over_elsewhere_is_lost(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    """A queue remembers what it claimed, but the database decides: once another worker has
+    taken the expired lease, the first one's done or done_and_claim fails and changes nothing."""
+    q, other = tl_fixed.queue, Queue(tl_fixed)
+    finishes = {
+        "done": lambda t: q.done(t.id, t.lease_token or ""),
+        "done_and_claim": lambda t: q.done_and_claim(t.id, t.lease_token or "", "w1"),
+    }
+    for finish in finishes.values():
+        task, _ = q.add("job")
+        mine = q.claim("w1", lease=5)
+        assert mine is not None and mine.id == task.id
+        spare, _ = q.add("spare")
+        clock.advance(6)
+        theirs = other.claim("w2", lease=300)
+        assert theirs is not None and theirs.id == task.id
+        with pytest.raises(LeaseLost):
+            finish(mine)
+        assert q.get(task.id).claimed_by == "w2" and q.get(spare.id).status == "ready"
+        other.done(task.id, theirs.lease_token or "")
+        q.cancel(spare.id)
+
+
 def test_surface_only_when_ready_set_changes(tl: Taskloom) -> None:
     q = tl.queue
     assert q.surface("a") is None

@@ -144,15 +144,22 @@ def done_many_sql(dialect: str, n: int) -> str:
 
 
 @functools.lru_cache(maxsize=16)
-def done_and_claim_sql(n_kinds: int) -> str:
+def done_and_claim_sql(n_kinds: int, returning: bool = True) -> str:
     """PostgreSQL's completion plus next claim as one statement: the claim only runs if the
     fenced completion matched. Parameters: the completion's, then the claim's. Each row is
-    ``step`` (``done`` or ``next``) followed by the task's columns."""
+    ``step`` (``done`` or ``next``) followed by the task's columns; without ``returning``
+    (the caller knows what the completion leaves) one row: whether the completion matched,
+    then the next task's columns (all null if there was none)."""
     claim = claim_sql("postgres", n_kinds, 1, "EXISTS (SELECT 1 FROM done) AND ")
     columns = ", ".join(FIELD_NAMES)
+    with_ = f"WITH done AS ({fenced_sql('postgres', _DONE, returning)}), next AS ({claim})"
+    if not returning:
+        return (
+            f"{with_} SELECT (SELECT count(*) FROM done) AS done, next.* FROM (SELECT 1) AS one"
+            " LEFT JOIN next ON true"
+        )
     return (
-        f"WITH done AS ({fenced_sql('postgres', _DONE)}), next AS ({claim})"
-        f" SELECT 'done' AS step, {columns} FROM done"
+        f"{with_} SELECT 'done' AS step, {columns} FROM done"
         f" UNION ALL SELECT 'next' AS step, {columns} FROM next"
     )
 
@@ -445,12 +452,17 @@ class Queue:
         claim, claim_params, swept = self._claim_statement(agent_id, 1, lease, kinds)
         done_params = (now, now, result, task_id, lease_token)
         dialect = self._tl.store.dialect
+        held = self._holding(task_id, lease_token)
         if dialect == "postgres":
-            sql = done_and_claim_sql(len(kinds))
-            rows, _ = self._tl.store.write_chain(sql, (*done_params, *claim_params), "", ())
-            done = [Task.from_values(r[1:]) for r in rows if r[0] == "done"]
-            nxt = [Task.from_values(r[1:]) for r in rows if r[0] == "next"]
-        elif (held := self._holding(task_id, lease_token)) is not None:
+            sql = done_and_claim_sql(len(kinds), returning=held is None)
+            rows, _ = self._tl.store.write_chain(sql, (*done_params, *claim_params))
+            if held is None:
+                done = [Task.from_values(r[1:]) for r in rows if r[0] == "done"]
+                nxt = [Task.from_values(r[1:]) for r in rows if r[0] == "next"]
+            else:
+                done = [held.completed(now, result)] if rows[0][0] else []
+                nxt = [Task.from_values(rows[0][1:])] if rows[0][1] is not None else []
+        elif held is not None:
             fenced = fenced_sql(dialect, _DONE, returning=False)
             ids, rows = self._tl.store.write_chain(fenced, done_params, claim, claim_params)
             done = [held.completed(now, result)] if ids else []
