@@ -108,6 +108,35 @@ def drain(target: str, worker: Worker, workers: int, jobs: int) -> dict[str, Any
     }
 
 
+RunOne = Callable[[str, str, Setup, Worker, int], dict[str, Any]]
+"""``run_one(tag, name, setup, worker, workers)``: fill a fresh queue named by ``tag`` and
+drain it (see :func:`drain`)."""
+
+
+def measure(
+    found: Systems, workers: list[int], repeat: int, run_one: RunOne
+) -> list[tuple[str, list[dict[str, Any]]]]:
+    """Every system at every worker count, ``repeat`` times, the systems taking turns so that
+    a slow spell of the machine falls on all of them; each cell is its median run, with the
+    duplicates of every run added up and the fewest jobs any run finished."""
+    runs: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for r in range(repeat):
+        for n, (name, (setup, worker)) in enumerate(found.items()):
+            for w in workers:
+                cell = run_one(f"{n}_{w}_{r}", name, setup, worker, w)
+                runs.setdefault((name, w), []).append(cell)
+        print(f"  round {r + 1} of {repeat} done", flush=True)
+    return [(name, [median_run(runs[(name, w)]) for w in workers]) for name in found]
+
+
+def median_run(cells: list[dict[str, Any]]) -> dict[str, Any]:
+    ordered = sorted(cells, key=lambda c: c["jobs_per_s"])
+    mid = dict(ordered[len(ordered) // 2])
+    mid["dup"] = sum(c["dup"] for c in cells)
+    mid["done"] = min(c["done"] for c in cells)
+    return mid
+
+
 def summary(ms: list[float]) -> tuple[float, float, float]:
     """p50, p99 and max of claim latencies in milliseconds."""
     ordered = sorted(ms)
@@ -119,10 +148,12 @@ def print_tables(
     workers: list[int],
     table: list[tuple[str, list[dict[str, Any]]]],
     baselines: list[str],
+    repeat: int = 1,
 ) -> None:
     """Throughput (with dup/lost marks), taskloom's ratios to each baseline, claim latency."""
     header = f"| system | {' | '.join(f'W={w}' for w in workers)} |\n|---|{'---|' * len(workers)}"
-    print(f"\n{jobs:,} jobs, claim+complete, jobs/s first-to-last (dup = handed out twice)")
+    runs = f", median of {repeat} runs" if repeat > 1 else ""
+    print(f"\n{jobs:,} jobs, claim+complete, jobs/s first-to-last{runs} (dup = handed out twice)")
     print(header)
     for name, cells in table:
         text = " | ".join(

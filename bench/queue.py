@@ -30,7 +30,7 @@ sys.path[:] = [p for p in sys.path if str(Path(p or ".").resolve()) != _HERE] + 
 import queue_pg  # noqa: E402
 import queue_sqlite  # noqa: E402
 import taskloom  # noqa: E402
-from _drain import drain, print_tables, work, work_batched  # noqa: E402
+from _drain import Setup, Worker, drain, measure, print_tables, work, work_batched  # noqa: E402
 from queue_sqlite import BATCH  # noqa: E402
 
 
@@ -104,7 +104,7 @@ def enqueue_rates(tmp: Path, jobs: int) -> tuple[float, float]:
     return raw_rate, jobs / (time.perf_counter() - t0)
 
 
-def sqlite_tables(jobs: int, workers: list[int], only: list[str]) -> None:
+def sqlite_tables(jobs: int, workers: list[int], only: list[str], repeat: int) -> None:
     found, notes = queue_sqlite.systems()
     found = {**{name: (taskloom_setup, w) for name, w in TASKLOOM_ROWS.items()}, **found}
     found = select(found, only)
@@ -117,17 +117,15 @@ def sqlite_tables(jobs: int, workers: list[int], only: list[str]) -> None:
             f"enqueue, 1 process, one transaction per job: raw {raw_rate:,.0f}/s, "
             f"taskloom {tl_rate:,.0f}/s ({tl_rate / raw_rate:.2f}x)"
         )
-        table = []
-        for n, (name, (setup, worker)) in enumerate(found.items()):
-            cells = []
-            for w in workers:
-                path = str(tmp / f"{n}-{w}.db")
-                target = f"sqlite:///{path}" if name.startswith("taskloom") else path
-                setup(target, jobs)
-                cells.append(drain(target, worker, w, jobs))
-            print(f"  {name}: done", flush=True)
-            table.append((name, cells))
-    print_tables(jobs, workers, table, [queue_sqlite.RAW, queue_sqlite.RAW_BATCH])
+
+        def run_one(tag: str, name: str, setup: Setup, worker: Worker, w: int) -> dict[str, Any]:
+            path = str(tmp / f"{tag}.db")
+            target = f"sqlite:///{path}" if name.startswith("taskloom") else path
+            setup(target, jobs)
+            return drain(target, worker, w, jobs)
+
+        table = measure(found, workers, repeat, run_one)
+    print_tables(jobs, workers, table, [queue_sqlite.RAW, queue_sqlite.RAW_BATCH], repeat)
 
 
 def select(found: dict[str, Any], only: list[str]) -> dict[str, Any]:
@@ -141,6 +139,13 @@ def main() -> None:
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite")
     parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run every cell N times, systems taking turns, and show the median run",
+    )
+    parser.add_argument(
         "--only",
         action="append",
         default=[],
@@ -148,13 +153,17 @@ def main() -> None:
         help="run only the systems whose name contains TEXT (repeatable), e.g. --only raw",
     )
     args = parser.parse_args()
-    if args.jobs < 1 or any(w < 1 for w in args.workers):
-        parser.error("--jobs and --workers must be positive")
+    if args.jobs < 1 or args.repeat < 1 or any(w < 1 for w in args.workers):
+        parser.error("--jobs, --repeat and --workers must be positive")
     if args.backend == "sqlite":
-        sqlite_tables(args.jobs, args.workers, args.only)
+        sqlite_tables(args.jobs, args.workers, args.only, args.repeat)
     else:
         rows = {name: (queue_pg.taskloom_setup, w) for name, w in TASKLOOM_ROWS.items()}
-        queue_pg.run_table(args.jobs, args.workers, rows, lambda found: select(found, args.only))
+        found, notes = queue_pg.systems(rows)
+        for note in notes:
+            print(f"note: {note}")
+        found = select(found, args.only)
+        queue_pg.run_table(args.jobs, args.workers, found, args.repeat)
 
 
 if __name__ == "__main__":

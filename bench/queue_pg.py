@@ -22,7 +22,7 @@ import asyncio
 import contextlib
 import os
 import time
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Hashable, Iterator
 from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
@@ -30,7 +30,17 @@ from urllib.parse import urlsplit
 import psycopg
 from psycopg import sql
 
-from _drain import Systems, drain, installed, print_tables, work, work_batched
+from _drain import (
+    Setup,
+    Systems,
+    Worker,
+    drain,
+    installed,
+    measure,
+    print_tables,
+    work,
+    work_batched,
+)
 from taskloom.store.postgres import join_url
 
 
@@ -253,24 +263,14 @@ def systems(extra: Systems) -> tuple[Systems, list[str]]:
     return {**extra, **raw, **peers}, notes
 
 
-def run_table(
-    jobs: int,
-    workers: list[int],
-    extra: Systems,
-    select: Callable[[Systems], Systems] = lambda found: found,
-) -> None:
-    """Every (selected) system at every worker count, each in a fresh database."""
-    found, notes = systems(extra)
-    found = select(found)
-    for note in notes:
-        print(f"note: {note}")
-    table = []
-    for n, (name, (setup, worker)) in enumerate(found.items()):
-        cells = []
-        for w in workers:
-            with fresh_database(f"tl_bench_{n}_{w}") as dsn:
-                setup(dsn, jobs)
-                cells.append(drain(dsn, worker, w, jobs))
-        print(f"  {name}: done", flush=True)
-        table.append((name, cells))
-    print_tables(jobs, workers, table, [RAW, RAW_BATCH, PGQUEUER, PROCRASTINATE])
+def run_table(jobs: int, workers: list[int], found: Systems, repeat: int = 1) -> None:
+    """Every system in ``found`` (see :func:`systems`) at every worker count, each run in a
+    fresh database."""
+
+    def run_one(tag: str, name: str, setup: Setup, worker: Worker, w: int) -> dict[str, Any]:
+        with fresh_database(f"tl_bench_{tag}") as dsn:
+            setup(dsn, jobs)
+            return drain(dsn, worker, w, jobs)
+
+    table = measure(found, workers, repeat, run_one)
+    print_tables(jobs, workers, table, [RAW, RAW_BATCH, PGQUEUER, PROCRASTINATE], repeat)
