@@ -411,7 +411,7 @@ def test_a_completion_answers_the_task_as_stored(tl_fixed: Taskloom, clock: Fake
     q = tl_fixed.queue
     stranger = Queue(tl_fixed)  # the same database, none of q's memory
     for finisher in (q, stranger):
-        for chained in (False, True):
+        for how in ("done", "done_and_claim", "done_many"):
             task, _ = q.add("t", body="b", payload={"n": [1]}, target_agent="w", ttl_s=600)
             first = q.claim("w", lease=30)
             assert first is not None
@@ -420,10 +420,14 @@ def test_a_completion_answers_the_task_as_stored(tl_fixed: Taskloom, clock: Fake
             held = q.claim("w", lease=30)
             assert held is not None and held.attempts == 2
             clock.advance(1.0004)
-            if chained:
-                done, _ = finisher.done_and_claim(task.id, held.lease_token or "", "w", result="ok")
+            token = held.lease_token or ""
+            if how == "done_and_claim":
+                done, _ = finisher.done_and_claim(task.id, token, "w", result="ok")
+            elif how == "done_many":
+                (done,), lost = finisher.done_many([(task.id, token, "ok")])
+                assert lost == []
             else:
-                done = finisher.done(task.id, held.lease_token or "", "ok")
+                done = finisher.done(task.id, token, "ok")
             assert done == q.get(task.id)
             assert done.last_error == "flaky" and done.completed_at == clock().timestamp()
         with pytest.raises(LeaseLost):  # a finished lease stays finished, remembered or not

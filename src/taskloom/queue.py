@@ -129,11 +129,12 @@ DONE_MANY_CHUNK = 200
 
 
 @functools.lru_cache(maxsize=64)
-def done_many_sql(dialect: str, n: int) -> str:
+def done_many_sql(dialect: str, n: int, returning_tasks: bool = True) -> str:
     """Complete ``n`` tasks in one statement, each fenced by its own lease token. Parameters:
-    now, now, then ``(id, token, result)`` per task. Only the fenced matches are returned."""
+    now, now, then ``(id, token, result)`` per task. Only the fenced matches are returned
+    (just their ids without ``returning_tasks``)."""
     rows = ", ".join(["(?, ?, ?)"] * n)
-    returning = _RETURNING[dialect]
+    returning = _RETURNING[dialect] if returning_tasks else " RETURNING id"
     for name in FIELD_NAMES:  # ``b`` has an id and a result too
         returning = re.sub(rf"(?<![\w.]){name}\b", f"tasks.{name}", returning)
     return (
@@ -419,18 +420,23 @@ class Queue:
         now = self._now()
         dialect = self._tl.store.dialect
         todo = list(items.values())
+        held = {t[0]: self._holding(t[0], t[1]) for t in todo}
+        known = {i: task for i, task in held.items() if task is not None}
+        ids_only = len(known) == len(held)  # every task is one this queue holds
         chunks = [todo[i : i + DONE_MANY_CHUNK] for i in range(0, len(todo), DONE_MANY_CHUNK)]
         statements = [
-            (done_many_sql(dialect, len(c)), [now, now, *(v for t in c for v in t)]) for c in chunks
+            (done_many_sql(dialect, len(c), not ids_only), [now, now, *(v for t in c for v in t)])
+            for c in chunks
         ]
         if len(statements) == 1:
-            tasks = self._write(*statements[0])
+            rows, _ = self._tl.store.write_chain(*statements[0])
         else:
             with self._tl.store.write() as tx:
-                rows = [r for sql, params in statements for r in tx.query(sql, params)]
-            tasks = [_READ_TASK[dialect](tuple(r.values())) for r in rows]
-        for task_id in items:
-            self._held.pop(task_id, None)
+                rows = [tuple(r.values()) for sql, ps in statements for r in tx.query(sql, ps)]
+        if ids_only:
+            tasks = [known[r[0]].completed(now, items[r[0]][2]) for r in rows]
+        else:
+            tasks = [_READ_TASK[dialect](r) for r in rows]
         done = {t.id: t for t in tasks}
         return [done[i] for i in items if i in done], [i for i in items if i not in done]
 
