@@ -11,6 +11,7 @@ import dataclasses
 import enum
 import json
 import math
+import operator
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -216,15 +217,15 @@ class Task:
         """This task as a fenced completion under its current lease leaves it (the SQL of
         ``Queue.done``): a worker that holds the claimed task needs nothing back from the
         database but that the completion matched."""
+        values = list(_GET_ALL(self))
+        for at in _CLAIM_AT:
+            values[at] = None
+        values[_STATUS_AT] = TaskStatus.COMPLETED
+        values[_COMPLETED_AT] = values[_CHANGED_AT] = now
+        values[_RESULT_AT] = result
         task = _new(Task)
-        for put, name in zip(_PUT, FIELD_NAMES, strict=True):
-            put(task, getattr(self, name))
-        for name in _CLAIM_FIELDS:
-            _PUTS[name](task, None)
-        _PUT_STATUS(task, TaskStatus.COMPLETED)
-        _PUTS["completed_at"](task, now)
-        _PUTS["changed_at"](task, now)
-        _PUTS["result"](task, result)
+        for put, value in zip(_PUT, values, strict=True):
+            put(task, value)
         return task
 
     def to_dict(self, *, with_token: bool = False) -> dict[str, Any]:
@@ -261,7 +262,14 @@ _PUT_PACKED = tuple(_PUTS[name] for name in PACKED_FIELDS)
 _PUT_TIMES = tuple(_PUTS[name] for name in TIME_FIELDS)
 _PUT_STATUS = _PUTS["status"]
 _PUT_PAYLOAD = _PUTS["payload"]
-_CLAIM_FIELDS = ("claimed_by", "pid", "host", "claimed_at", "lease_expires_at", "lease_token")
+_GET_ALL = operator.attrgetter(*FIELD_NAMES)
+_CLAIM_AT = tuple(
+    FIELD_NAMES.index(name)
+    for name in ("claimed_by", "pid", "host", "claimed_at", "lease_expires_at", "lease_token")
+)
+_COMPLETED_AT = FIELD_NAMES.index("completed_at")
+_CHANGED_AT = FIELD_NAMES.index("changed_at")
+_RESULT_AT = FIELD_NAMES.index("result")
 _STATUS = {status.value: status for status in TaskStatus}
 
 
