@@ -380,7 +380,7 @@ def test_events_store_times_as_milliseconds_and_older_text_events_still_read(
 
 def test_a_change_is_stored_compactly_and_read_whole(tl_fixed: Taskloom, clock: FakeClock) -> None:
     """A change's event stores only what a change can alter (an array, times in ms); readers
-    add the fixed fields back from the task. A task deleted since reads with those ``None``."""
+    join the fixed fields back from the task. A change of a task deleted since is left out."""
     q = tl_fixed.queue
     clock.advance(0.0125)
     task, _ = q.add("t", body="b", payload={"n": 1}, source="cli")
@@ -388,20 +388,18 @@ def test_a_change_is_stored_compactly_and_read_whole(tl_fixed: Taskloom, clock: 
     assert held is not None
     with tl_fixed.store.read() as tx:
         rows = tx.query("SELECT data FROM events WHERE type = 'task_state' ORDER BY id")
+        shown = [e.data for e in tx.events_after(0) if e.type == TASK_STATE]
     change = json.loads(rows[-1]["data"])
     assert len(change) == len(CHANGE_FIELDS)
     stored = dict(zip(CHANGE_FIELDS, change, strict=True))
     assert stored["status"] == "in_progress" and stored["claimed_by"] == "w"
     assert stored["lease_expires_at"] == math.floor((held.lease_expires_at or 0) * 1000 + 0.5)
+    assert shown == [task.to_dict(), held.to_dict()]  # read whole, without the lease token
     with tl_fixed.store.write() as tx:
         tx.execute("DELETE FROM tasks WHERE id = ?", (task.id,))
     with tl_fixed.store.read() as tx:
         events = [e.data for e in tx.events_after(0) if e.type == TASK_STATE]
-    assert events[0]["title"] == "t"  # the insert's event is whole
-    orphan = events[-1]
-    assert orphan["id"] == task.id and orphan["status"] == "in_progress"
-    assert orphan["claimed_at"] == held.to_dict()["claimed_at"]
-    assert orphan["title"] is None and orphan["payload"] is None
+    assert events == [task.to_dict()]  # the insert's event is whole; the change is gone
 
 
 def test_a_completion_answers_the_task_as_stored(tl_fixed: Taskloom, clock: FakeClock) -> None:
@@ -457,6 +455,25 @@ def test_a_remembered_lease_taken_over_elsewhere_is_lost(
         assert q.get(task.id).claimed_by == "w2" and q.get(spare.id).status == "ready"
         other.done(task.id, theirs.lease_token or "")
         q.cancel(spare.id)
+
+
+def test_what_a_worker_does_to_its_task_does_not_leak_into_answers(tl: Taskloom) -> None:
+    """The task a claim hands out is the caller's: changing its payload changes nothing the
+    queue answers later; payload integers of any size come back exactly; a result must be
+    text, whichever way the completion goes."""
+    q = tl.queue
+    task, _ = q.add("t", payload={"big": 2**70, "n": 1})
+    held = q.claim("w")
+    assert held is not None and held.payload == {"big": 2**70, "n": 1} == q.get(task.id).payload
+    held.payload["n"] = 99
+    with pytest.raises(InvalidInput, match="text"):
+        q.done(task.id, held.lease_token or "", 5)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match="text"):
+        q.done_and_claim(task.id, held.lease_token or "", "w", result=5)  # type: ignore[arg-type]
+    assert q.get(task.id).status == "in_progress"
+    extended = q.extend(task.id, held.lease_token or "", 600)  # extend keeps it remembered
+    done = q.done(task.id, extended.lease_token or "", "ok")
+    assert done == q.get(task.id) and done.payload == {"big": 2**70, "n": 1}
 
 
 def test_surface_only_when_ready_set_changes(tl: Taskloom) -> None:

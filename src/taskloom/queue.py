@@ -16,6 +16,7 @@ import hashlib
 import os
 import re
 import socket
+import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -30,17 +31,18 @@ from taskloom.domain.queue import (
     TIME_FIELDS,
     Task,
     TaskStatus,
+    completed_task,
     surface_block,
     validate_new_task,
 )
 from taskloom.ids import new_token
-from taskloom.store.base import Row, Transaction
+from taskloom.store.base import Row, Transaction, Values
 
 if TYPE_CHECKING:
     from taskloom.client import Taskloom
 
 HOST = socket.gethostname()
-HELD_MAX = 10_000
+HELD_MAX = 1_000
 """How many claimed tasks a queue remembers for its completions (see ``Queue.done``)."""
 SWEEP_EVERY_S = 1.0
 """How often (at most) a process's claims also return expired leases to ready."""
@@ -57,13 +59,14 @@ _ELIGIBLE = (
 """A claimable task. A ready task never holds a lease (every way back to ready clears it);
 saying so lets SQLite read its work index, ``(status, lease_expires_at, priority, …)``, in
 the claim's order."""
-_PACKED = ", ".join("json(payload)" if f == "payload" else f for f in PACKED_FIELDS)
+_PACKED = f"json_array({', '.join(PACKED_FIELDS)}), payload, {', '.join(TIME_FIELDS)}"
 _RETURNING = {
-    "sqlite": f" RETURNING json_array({_PACKED}), {', '.join(TIME_FIELDS)}",
+    "sqlite": f" RETURNING {_PACKED}",
     "postgres": f" RETURNING {', '.join(FIELD_NAMES)}",
 }
-"""How a statement that changes tasks returns them: SQLite packs each into one JSON text plus
-its times (:meth:`Task.from_packed`), PostgreSQL names the columns (:meth:`Task.from_values`)."""
+"""How a statement that changes tasks returns them: SQLite packs each into one JSON text, its
+payload and its times (:meth:`Task.from_packed`), PostgreSQL names the columns
+(:meth:`Task.from_values`)."""
 _READ_TASK = {"sqlite": Task.from_packed, "postgres": Task.from_values}
 _RECLAIM = (
     "UPDATE tasks SET status = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'ready' END,"
@@ -180,9 +183,11 @@ class Queue:
         self._tl = tl
         self.max_active = max_active
         self._sweep_due = 0.0
-        # Tasks this queue claimed and still holds, by id: a completion under the same lease
-        # then knows the task it leaves and needs only the id back (see done).
-        self._held: dict[str, Task] = {}
+        # The rows of tasks this queue claimed and still holds, by id, with their lease token:
+        # a completion under the same lease then knows the task it leaves and needs only the
+        # id back (see done). Rows, not Task objects: a caller may change a task's payload.
+        self._held: dict[str, tuple[str, Values]] = {}
+        self._held_lock = threading.Lock()
         # The ready count this process trusts (see _make_room): the cap it was counted
         # for, the room left under it, and when to count again.
         self._counted_cap = max_active
@@ -193,20 +198,27 @@ class Queue:
         clock = self._tl.now
         return time.time() if clock is utcnow else clock().timestamp()
 
-    def _hold(self, tasks: list[Task]) -> list[Task]:
-        """Remember claimed tasks (at most :data:`HELD_MAX`, oldest forgotten first)."""
-        held = self._held
-        for task in tasks:
-            held[task.id] = task
-        while len(held) > HELD_MAX:
-            held.pop(next(iter(held)), None)
+    def _claimed(self, rows: list[Values]) -> list[Task]:
+        """The tasks a claim returned, remembered with their rows (at most :data:`HELD_MAX`,
+        oldest forgotten first)."""
+        tasks = [_READ_TASK[self._tl.store.dialect](r) for r in rows]
+        with self._held_lock:
+            held = self._held
+            for task, row in zip(tasks, rows, strict=True):
+                held[task.id] = (task.lease_token or "", row)
+            while len(held) > HELD_MAX:
+                del held[next(iter(held))]
         return tasks
 
-    def _holding(self, task_id: str, token: str) -> Task | None:
-        """The task as this queue claimed it, if ``token`` is that claim's lease; forgotten
-        either way, as the caller is finishing it."""
-        task = self._held.pop(task_id, None)
-        return task if task is not None and task.lease_token == token else None
+    def _holding(self, task_id: str, token: str) -> Values | None:
+        """The row this queue claimed the task with, if ``token`` is that claim's lease;
+        forgotten either way, as the caller is finishing or changing the task."""
+        with self._held_lock:
+            entry = self._held.pop(task_id, None)
+        return entry[1] if entry is not None and entry[0] == token else None
+
+    def _completed(self, row: Values, now: float, result: str | None) -> Task:
+        return completed_task(_READ_TASK[self._tl.store.dialect](row), now, result)
 
     # --- adding -------------------------------------------------------------------------------
 
@@ -313,7 +325,8 @@ class Queue:
         before an empty answer), so a busy queue does not pay for the sweep on every claim.
         """
         sql, params, swept = self._claim_statement(agent_id, n, lease, kinds)
-        tasks = self._hold(self._retry_after_sweep(self._write(sql, params), swept, sql, params))
+        rows = self._retry_after_sweep(self._write_rows(sql, params), swept, sql, params)
+        tasks = self._claimed(rows)
         return sorted(tasks, key=lambda t: (t.priority, t.created_at, t.id)) if n > 1 else tasks
 
     def _claim_statement(
@@ -335,42 +348,41 @@ class Queue:
         return claim_sql(self._tl.store.dialect, len(kinds), n), params, swept
 
     def _retry_after_sweep(
-        self, claimed: list[Task], swept: bool, sql: str, params: Sequence[Any]
-    ) -> list[Task]:
+        self, claimed: list[Values], swept: bool, sql: str, params: Sequence[Any]
+    ) -> list[Values]:
         """An empty claim that ran without a sweep sweeps and tries once more, so an expired
         lease never waits behind an empty answer."""
         if claimed or swept or not self._sweep(self._now()):
             return claimed
-        return self._write(sql, params)
+        return self._write_rows(sql, params)
 
     def _sweep(self, now: float) -> list[Task]:
         """Return expired leases to ready (or dead once ``max_attempts`` is reached)."""
         self._sweep_due = now + SWEEP_EVERY_S
         return self._write(sweep_sql(self._tl.store.dialect), (now, now, now))
 
-    def _write(self, sql: str, params: Sequence[Any]) -> list[Task]:
-        """Run one statement that changes tasks (with this dialect's ``_RETURNING``) as its
-        own transaction; the tasks it changed."""
-        return self._write_chain(sql, params, "", ())[0]
+    def _write_rows(self, sql: str, params: Sequence[Any]) -> list[Values]:
+        """Run one statement that changes tasks as its own transaction; its rows."""
+        return self._tl.store.write_chain(sql, params)[0]
 
-    def _write_chain(
-        self, sql: str, params: Sequence[Any], then_sql: str, then_params: Sequence[Any]
-    ) -> tuple[list[Task], list[Task]]:
-        """:meth:`Store.write_chain` for statements that return tasks."""
-        store = self._tl.store
-        first, then = store.write_chain(sql, params, then_sql, then_params)
-        read = _READ_TASK[store.dialect]
-        return [read(r) for r in first], [read(r) for r in then]
+    def _write(self, sql: str, params: Sequence[Any]) -> list[Task]:
+        """:meth:`_write_rows` for a statement with this dialect's ``_RETURNING``: the tasks."""
+        read = _READ_TASK[self._tl.store.dialect]
+        return [read(r) for r in self._write_rows(sql, params)]
 
     # --- finishing (all fenced by the lease token) ---------------------------------------------
 
-    def _fenced(self, task_id: str, token: str, change: str, params: Sequence[Any]) -> Task:
-        self._held.pop(task_id, None)
+    def _fenced(
+        self, task_id: str, token: str, change: str, params: Sequence[Any], *, hold: bool = False
+    ) -> Task:
+        """``change`` under the caller's lease; with ``hold`` the lease goes on and the task is
+        remembered again."""
+        self._holding(task_id, token)
         sql = fenced_sql(self._tl.store.dialect, change)
-        tasks = self._write(sql, (*params, task_id, token))
-        if not tasks:
+        rows = self._write_rows(sql, (*params, task_id, token))
+        if not rows:
             self._lease_lost(task_id)
-        return tasks[0]
+        return self._claimed(rows)[0] if hold else _READ_TASK[self._tl.store.dialect](rows[0])
 
     def _lease_lost(self, task_id: str) -> NoReturn:
         status = self._status(task_id)
@@ -387,14 +399,15 @@ class Queue:
         return str(current["status"])
 
     def done(self, task_id: str, lease_token: str, result: str | None = None) -> Task:
+        _check_result(result)
         now = self._now()
         held = self._holding(task_id, lease_token)
         if held is None:
             return self._fenced(task_id, lease_token, _DONE, (now, now, result))
         sql = fenced_sql(self._tl.store.dialect, _DONE, returning=False)
-        if not self._tl.store.write_chain(sql, (now, now, result, task_id, lease_token))[0]:
+        if not self._write_rows(sql, (now, now, result, task_id, lease_token)):
             self._lease_lost(task_id)
-        return held.completed(now, result)
+        return self._completed(held, now, result)
 
     def done_many(
         self, completions: Iterable[tuple[str, str] | tuple[str, str, str | None]]
@@ -412,8 +425,7 @@ class Queue:
             result = item[2] if len(item) == 3 else None
             if len(item) not in (2, 3) or not all(isinstance(v, str) for v in item[:2]):
                 raise InvalidInput("done_many takes (task_id, lease_token[, result]) tuples")
-            if result is not None and not isinstance(result, str):
-                raise InvalidInput("a task's result must be text (or None)")
+            _check_result(result)
             items[item[0]] = (item[0], item[1], result)
         if not items:
             return [], []
@@ -421,7 +433,7 @@ class Queue:
         dialect = self._tl.store.dialect
         todo = list(items.values())
         held = {t[0]: self._holding(t[0], t[1]) for t in todo}
-        known = {i: task for i, task in held.items() if task is not None}
+        known = {i: row for i, row in held.items() if row is not None}
         ids_only = len(known) == len(held)  # every task is one this queue holds
         chunks = [todo[i : i + DONE_MANY_CHUNK] for i in range(0, len(todo), DONE_MANY_CHUNK)]
         statements = [
@@ -434,7 +446,7 @@ class Queue:
             with self._tl.store.write() as tx:
                 rows = [tuple(r.values()) for sql, ps in statements for r in tx.query(sql, ps)]
         if ids_only:
-            tasks = [known[r[0]].completed(now, items[r[0]][2]) for r in rows]
+            tasks = [self._completed(known[r[0]], now, items[r[0]][2]) for r in rows]
         else:
             tasks = [_READ_TASK[dialect](r) for r in rows]
         done = {t.id: t for t in tasks}
@@ -453,33 +465,35 @@ class Queue:
         """Complete a task and claim the agent's next one in the same transaction: a worker
         loop pays for one commit per task instead of two. If the lease was lost, nothing is
         claimed and ``LeaseLost`` is raised, exactly as from :meth:`done`."""
+        _check_result(result)
         now = self._now()
         kinds = list(kinds or ())
         claim, claim_params, swept = self._claim_statement(agent_id, 1, lease, kinds)
         done_params = (now, now, result, task_id, lease_token)
         dialect = self._tl.store.dialect
         held = self._holding(task_id, lease_token)
+        nxt: list[Values]
         if dialect == "postgres":
             sql = done_and_claim_sql(len(kinds), returning=held is None)
             rows, _ = self._tl.store.write_chain(sql, (*done_params, *claim_params))
             if held is None:
                 done = [Task.from_values(r[1:]) for r in rows if r[0] == "done"]
-                nxt = [Task.from_values(r[1:]) for r in rows if r[0] == "next"]
+                nxt = [r[1:] for r in rows if r[0] == "next"]
             else:
-                done = [held.completed(now, result)] if rows[0][0] else []
-                nxt = [Task.from_values(rows[0][1:])] if rows[0][1] is not None else []
+                done = [self._completed(held, now, result)] if rows[0][0] else []
+                nxt = [rows[0][1:]] if rows[0][1] is not None else []
         elif held is not None:
             fenced = fenced_sql(dialect, _DONE, returning=False)
-            ids, rows = self._tl.store.write_chain(fenced, done_params, claim, claim_params)
-            done = [held.completed(now, result)] if ids else []
-            nxt = [_READ_TASK[dialect](r) for r in rows]
+            ids, nxt = self._tl.store.write_chain(fenced, done_params, claim, claim_params)
+            done = [self._completed(held, now, result)] if ids else []
         else:
             fenced = fenced_sql(dialect, _DONE)
-            done, nxt = self._write_chain(fenced, done_params, claim, claim_params)
+            rows, nxt = self._tl.store.write_chain(fenced, done_params, claim, claim_params)
+            done = [_READ_TASK[dialect](r) for r in rows]
         if not done:
             self._lease_lost(task_id)
-        nxt = self._hold(self._retry_after_sweep(nxt, swept, claim, claim_params))
-        return done[0], nxt[0] if nxt else None
+        claimed = self._claimed(self._retry_after_sweep(nxt, swept, claim, claim_params))
+        return done[0], claimed[0] if claimed else None
 
     def fail(self, task_id: str, lease_token: str, error: str, *, retry: bool = True) -> Task:
         """Record a failure: back to ready while attempts remain (and ``retry``), else dead."""
@@ -512,6 +526,7 @@ class Queue:
             lease_token,
             "UPDATE tasks SET lease_expires_at = ?, changed_at = ?",
             (now + lease, now),
+            hold=True,
         )
 
     def cancel(self, task_id: str, reason: str | None = None) -> Task:
@@ -652,6 +667,11 @@ class Queue:
                 self.cancel(task.id, f"doctor: poisoned after {task.attempts} attempts")
                 report["fixed"].append(task.id)
         return report
+
+
+def _check_result(result: object) -> None:
+    if result is not None and not isinstance(result, str):
+        raise InvalidInput("a task's result must be text (or None)")
 
 
 def _alive(pid: int) -> bool:

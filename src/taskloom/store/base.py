@@ -59,54 +59,55 @@ SAVE_DOC_SQL = (
 LIST_DOCS_SQL = "SELECT key, version, state, updated_at FROM documents WHERE kind = ? ORDER BY key"
 
 
-def events_query(after_id: int, thread_id: str | None, limit: int) -> tuple[str, tuple[Any, ...]]:
-    """The ``events_after`` query (``?`` placeholders) and its parameters, for every backend."""
-    sql = "SELECT id, type, thread_id, data, created_at FROM events WHERE id > ?"
+_FIXED_COLUMNS = ", ".join(f"t.{name} AS task_{name}" for name in FIXED_FIELDS)
+
+
+def events_query(
+    after_id: int, thread_id: str | None, limit: int, *, upto: bool = False
+) -> tuple[str, tuple[Any, ...]]:
+    """The ``events_after`` query (``?`` placeholders) and its parameters, for every backend.
+
+    Each row is an :data:`EventRow`: the event's columns, then the fixed fields of the task
+    a compact change event names (``task_id``; all null for other events). With ``upto`` the
+    query also takes an upper bound on the id, the parameter before the limit."""
+    sql = (
+        f"SELECT e.id, e.type, e.thread_id, e.data, e.created_at, {_FIXED_COLUMNS}"
+        " FROM events AS e LEFT JOIN tasks AS t ON t.id = e.task_id WHERE e.id > ?"
+    )
     params: tuple[Any, ...] = (after_id,)
     if thread_id is not None:
-        sql += " AND thread_id = ?"
+        sql += " AND e.thread_id = ?"
         params = (after_id, thread_id)
-    return sql + " ORDER BY id LIMIT ?", (*params, limit)
+    if upto:
+        sql += " AND e.id <= ?"
+    return sql + " ORDER BY e.id LIMIT ?", (*params, limit)
 
 
-FIXED_SQL = f"SELECT id, {', '.join(FIXED_FIELDS)} FROM tasks WHERE id IN ({{marks}})"
-"""The fixed fields of the tasks a batch of compact change events names (``{marks}``: one
-``?`` per id)."""
-EventRow = tuple[int, str, "str | None", "str | bytes | Any", str]
-"""``(id, type, thread_id, data, created_at)`` as ``events_query`` selects them."""
+EventRow = Sequence[Any]
+"""An ``events_query`` row: ``id, type, thread_id, data, created_at``, then FIXED_FIELDS."""
 
 
-def events_from_rows(
-    rows: Sequence[EventRow], query: Callable[[str, Sequence[Any]], list[Row]]
-) -> list[Event]:
-    """``events`` rows as :class:`Event` objects, in every backend the same way.
+def events_from_rows(rows: Sequence[EventRow]) -> list[Event]:
+    """``events_query`` rows as :class:`Event` objects, in every backend the same way.
 
     A queue task's change is stored compactly (see
-    :func:`~taskloom.domain.queue.task_event_data`); ``query`` (the reading transaction's)
-    fetches the fixed fields of the tasks those events name, one statement per batch.
+    :func:`~taskloom.domain.queue.task_event_data`) and read with its task's fixed fields.
+    A change of a task deleted since (``prune``) cannot be shown whole and is left out: it
+    describes a task that no longer exists, which is what its absence says too.
     """
-    decoded = [
-        (r[0], r[1], r[2], decode(r[3]) if isinstance(r[3], str | bytes) else r[3], r[4])
-        for r in rows
-    ]
-    ids = sorted({d[3][0] for d in decoded if d[1] == TASK_STATE and isinstance(d[3], list)})
-    fixed: dict[str, Row] = {}
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        sql = FIXED_SQL.format(marks=", ".join("?" * len(chunk)))
-        fixed.update((str(r["id"]), r) for r in query(sql, chunk))
-    return [
-        Event(
-            type_,
-            thread_id,
-            task_event_data(data, fixed.get(data[0]) if isinstance(data, list) else None)
-            if type_ == TASK_STATE
-            else data,
-            id=event_id,
-            created_at=created_at,
-        )
-        for event_id, type_, thread_id, data, created_at in decoded
-    ]
+    events = []
+    for row in rows:
+        event_id, type_, thread_id, data, created_at = row[:5]
+        payload = decode(data) if isinstance(data, str | bytes) else data
+        if type_ == TASK_STATE:
+            fixed = None
+            if isinstance(payload, list):
+                if row[5] is None:  # title is NOT NULL: the task is gone
+                    continue
+                fixed = dict(zip(FIXED_FIELDS, row[5:], strict=True))
+            payload = task_event_data(payload, fixed)
+        events.append(Event(type_, thread_id, payload, id=event_id, created_at=created_at))
+    return events
 
 
 class Transaction(abc.ABC):

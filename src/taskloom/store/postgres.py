@@ -52,7 +52,6 @@ from taskloom.store.base import (
     LIST_DOCS_SQL,
     SAVE_DOC_SQL,
     Document,
-    EventRow,
     Row,
     Store,
     Transaction,
@@ -140,10 +139,6 @@ def join_url(parts: SplitResult) -> str:
     if not parts.netloc:
         url = url.replace(f"{parts.scheme}:", f"{parts.scheme}://", 1)
     return url
-
-
-def _event_row(r: Row) -> EventRow:
-    return (r["id"], r["type"], r["thread_id"], r["data"], r["created_at"])
 
 
 class PgTransaction(Transaction):
@@ -283,8 +278,8 @@ class PgTransaction(Transaction):
     def events_after(
         self, after_id: int, *, thread_id: str | None = None, limit: int = 500
     ) -> list[Event]:
-        sql, params = events_query(after_id, thread_id, limit)
-        sql = translate(sql.replace(" ORDER BY", " AND id <= ? ORDER BY"))
+        sql, params = events_query(after_id, thread_id, limit, upto=True)
+        sql = translate(sql)
         before = params[:-1]
         if self.begun and not self.writable:
             # A repeatable-read snapshot already exists and may predate the horizon: read
@@ -292,23 +287,18 @@ class PgTransaction(Transaction):
             other = self.store.pool.getconn()
             try:
                 horizon = self._horizon(other.execute, after_id)
-                if horizon is None:
-                    return []
-                rows = other.execute(sql, (*before, horizon, limit)).fetchall()
-                return events_from_rows(
-                    [_event_row(r) for r in rows],
-                    lambda q, p: list(other.execute(translate(q), p).fetchall()),
-                )
+                rows = []
+                if horizon is not None:
+                    rows = other.execute(sql, (*before, horizon, limit)).fetchall()
             except BaseException:
                 release(other, rollback=False)
                 raise
             finally:
                 self.store.pool.putconn(other)
-        horizon = self._horizon(self._run if self.begun else self._first, after_id)
-        if horizon is None:
-            return []
-        rows = self._run(sql, (*before, horizon, limit)).fetchall()
-        return events_from_rows([_event_row(r) for r in rows], self.query)
+        else:
+            horizon = self._horizon(self._run if self.begun else self._first, after_id)
+            rows = [] if horizon is None else self._run(sql, (*before, horizon, limit)).fetchall()
+        return events_from_rows([tuple(r.values()) for r in rows])
 
     def event_head(self) -> int:
         if self.begun and not self.writable:

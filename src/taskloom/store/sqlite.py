@@ -125,7 +125,7 @@ class SqliteTransaction(Transaction):
         self, after_id: int, *, thread_id: str | None = None, limit: int = 500
     ) -> list[Event]:
         rows = self.conn.execute(*events_query(after_id, thread_id, limit)).fetchall()
-        return events_from_rows(rows, self.query)
+        return events_from_rows(rows)
 
     def event_head(self) -> int:
         # One writer at a time: whatever is committed is settled.
