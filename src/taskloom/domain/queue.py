@@ -103,7 +103,8 @@ FIXED_FIELDS = (
     "expires_at",
     "max_attempts",
 )
-"""Set when a task is added and never changed: a change's event leaves them to the task row."""
+"""Set when a task is added and never changed: a change's event leaves them to the task row.
+Code that ever changes one of them must write a whole event for that change."""
 
 
 def task_event_data(data: Any, fixed: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -112,8 +113,8 @@ def task_event_data(data: Any, fixed: Mapping[str, Any] | None = None) -> dict[s
     The database triggers that write these events store times as integer milliseconds
     (formatting them as text in SQL was the larger part of an event's cost), and a change
     stores only :data:`CHANGE_FIELDS` as an array; ``fixed`` is then the task's row (its
-    :data:`FIXED_FIELDS`), or ``None`` if the task was deleted since, which leaves those
-    fields ``None``. Times already text (events from before either change) are left alone.
+    :data:`FIXED_FIELDS`). Times already text (events from before either change) are left
+    alone.
     """
     out: dict[str, Any] = data
     if isinstance(data, list):
