@@ -92,16 +92,38 @@ TASKLOOM_ROWS = {
 }
 
 
-def enqueue_rates(tmp: Path, jobs: int) -> tuple[float, float]:
+ENQUEUE_BATCH = 100
+
+
+def enqueue_rates(tmp: Path, jobs: int) -> None:
+    """Print the enqueue rates, one process: one transaction per job, then batches of
+    :data:`ENQUEUE_BATCH` (taskloom ``add_many``; raw ``executemany`` in one transaction)."""
     raw = queue_sqlite.raw_conn(str(tmp / "enqueue-raw.db"))
     raw.executescript(queue_sqlite.RAW_SCHEMA)
     t0 = time.perf_counter()
     for i in range(jobs):
         queue_sqlite.raw_enqueue_one(raw, i)
-    raw_rate = jobs / (time.perf_counter() - t0)
+    raw_one = jobs / (time.perf_counter() - t0)
+    t0 = time.perf_counter()
+    for first in range(0, jobs, ENQUEUE_BATCH):
+        queue_sqlite.raw_enqueue_many(raw, range(first, min(jobs, first + ENQUEUE_BATCH)))
+    raw_many = jobs / (time.perf_counter() - t0)
     t0 = time.perf_counter()
     taskloom_setup(f"sqlite:///{tmp / 'enqueue-tl.db'}", jobs)
-    return raw_rate, jobs / (time.perf_counter() - t0)
+    tl_one = jobs / (time.perf_counter() - t0)
+    with taskloom.connect(f"sqlite:///{tmp / 'enqueue-tl-many.db'}") as tl:
+        tl.queue.stats()
+        t0 = time.perf_counter()
+        for first in range(0, jobs, ENQUEUE_BATCH):
+            tl.queue.add_many(
+                {"title": f"job {i}"} for i in range(first, min(jobs, first + ENQUEUE_BATCH))
+            )
+        tl_many = jobs / (time.perf_counter() - t0)
+    for what, r, t in (
+        ("one transaction per job", raw_one, tl_one),
+        (f"batches of {ENQUEUE_BATCH}", raw_many, tl_many),
+    ):
+        print(f"enqueue, 1 process, {what}: raw {r:,.0f}/s, taskloom {t:,.0f}/s ({t / r:.2f}x)")
 
 
 def sqlite_tables(jobs: int, workers: list[int], only: list[str], repeat: int) -> None:
@@ -112,11 +134,7 @@ def sqlite_tables(jobs: int, workers: list[int], only: list[str], repeat: int) -
         print(f"note: {note}")
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        raw_rate, tl_rate = enqueue_rates(tmp, jobs)
-        print(
-            f"enqueue, 1 process, one transaction per job: raw {raw_rate:,.0f}/s, "
-            f"taskloom {tl_rate:,.0f}/s ({tl_rate / raw_rate:.2f}x)"
-        )
+        enqueue_rates(tmp, jobs)
 
         def run_one(tag: str, name: str, setup: Setup, worker: Worker, w: int) -> dict[str, Any]:
             path = str(tmp / f"{tag}.db")

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 from typing import Any
 
 from _drain import Setup, Systems, Worker, installed, work, work_batched
@@ -77,6 +77,12 @@ def plain_setup(path: str, jobs: int) -> None:
 def raw_enqueue_one(conn: sqlite3.Connection, i: int) -> None:
     conn.execute("BEGIN IMMEDIATE")
     conn.execute("INSERT INTO jobs (payload) VALUES (?)", (f"job {i}",))
+    conn.execute("COMMIT")
+
+
+def raw_enqueue_many(conn: sqlite3.Connection, ids: Iterable[int]) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    conn.executemany("INSERT INTO jobs (payload) VALUES (?)", [(f"job {i}",) for i in ids])
     conn.execute("COMMIT")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import re
 from typing import Any
 
 import pytest
@@ -474,6 +475,60 @@ def test_what_a_worker_does_to_its_task_does_not_leak_into_answers(tl: Taskloom)
     extended = q.extend(task.id, held.lease_token or "", 600)  # extend keeps it remembered
     done = q.done(task.id, extended.lease_token or "", "ok")
     assert done == q.get(task.id) and done.payload == {"big": 2**70, "n": 1}
+
+
+def test_add_many_in_one_transaction_with_dedup_and_checks(tl: Taskloom) -> None:
+    """A batch is answered in order like ``add``; a live or repeated dedup key answers the
+    live (or first) task; one bad task adds none and is named by position."""
+    q = tl.queue
+    live, _ = q.add("already here", dedup_key="k1")
+    batch = [
+        {"title": "a", "priority": 5, "payload": {"n": 1}},
+        {"title": "dup of live", "dedup_key": "k1"},
+        {"title": "b", "dedup_key": "k2", "kind": "review", "target_agent": "w"},
+        {"title": "dup in batch", "dedup_key": "k2"},
+        {"title": "c", "delay_s": 60, "ttl_s": 600, "max_attempts": 5},
+    ]
+    answers = q.add_many(batch)
+    assert [added for _, added in answers] == [True, False, True, False, True]
+    a, dup_live, b, dup_batch, c = (task for task, _ in answers)
+    assert dup_live == live and dup_batch == b
+    assert (a.title, a.priority, a.payload) == ("a", 5, {"n": 1})
+    assert (b.kind, b.target_agent, b.dedup_key) == ("review", "w", "k2")
+    assert c.not_before == c.created_at + 60 and c.max_attempts == 5
+    assert all(task == q.get(task.id) for task, _ in answers)
+    with tl.store.read() as tx:
+        inserted = [e.data["id"] for e in tx.events_after(0) if e.type == TASK_STATE]
+    assert sorted(inserted) == sorted([live.id, a.id, b.id, c.id])  # one event per new task
+    before = q.stats()["total"]
+    for bad, message in (
+        ({"title": "x", "priority": "high"}, "task 2: 'priority' must be a whole number"),
+        ({"title": "x", "colour": "red"}, "task 2: unknown field 'colour'"),
+        ({"body": "no title"}, "task 2: a task needs a title"),
+        ({"title": "x", "payload": {"api_key": "s"}}, "task 2: payload key 'api_key'"),
+    ):
+        with pytest.raises(InvalidInput, match=re.escape(message)):
+            q.add_many([{"title": "fine"}, bad])
+    assert q.stats()["total"] == before  # nothing from a rejected batch
+    assert q.add_many([]) == []
+
+
+def test_add_many_makes_room_under_the_cap(tl: Taskloom) -> None:
+    q = Queue(tl, max_active=10)
+    q.add_many([{"title": f"old {i}", "priority": 200} for i in range(8)])
+    urgent = q.add_many([{"title": f"new {i}", "priority": 1} for i in range(5)])
+    assert q.stats()["ready"] == 10 and q.stats()["canceled"] == 3
+    assert all(q.get(t.id).status == "ready" for t, _ in urgent)
+    with pytest.raises(InvalidInput, match="more than the queue's cap of 10"):
+        q.add_many([{"title": "x"}] * 11)
+
+
+def test_add_many_beyond_one_statement(tl: Taskloom) -> None:
+    answers = tl.queue.add_many(
+        [{"title": f"t{i}", "dedup_key": f"k{i % 300}"} for i in range(450)]
+    )
+    assert sum(added for _, added in answers) == 300 and tl.queue.stats()["ready"] == 300
+    assert answers[449][0] == answers[149][0]
 
 
 def test_surface_only_when_ready_set_changes(tl: Taskloom) -> None:

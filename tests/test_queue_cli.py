@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -57,3 +58,29 @@ def test_hooks_and_doctor(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert "1 task(s) ready" in out
     code, out, _ = run(capsys, "doctor", *db)
     assert code == 0 and json.loads(out)["stuck"] == []
+
+
+def test_add_many_from_a_file_or_standard_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = ("--db", f"sqlite:///{tmp_path / 'q.db'}")
+    plan = tmp_path / "plan.jsonl"
+    plan.write_text(
+        '{"title": "lint", "priority": 1}\n\n{"title": "test", "dedup_key": "t"}\n'
+        '{"title": "test again", "dedup_key": "t"}\n'
+    )
+    code, out, _ = run(capsys, "tasks", "add-many", str(plan), *db)
+    assert code == 0 and out.strip().endswith("2 added, 1 already queued")
+    monkeypatch.setattr("sys.stdin", io.StringIO('[{"title": "docs"}, {"title": "lint"}]'))
+    code, out, _ = run(capsys, "tasks", "add-many", "-", *db, "--json")
+    assert code == 0 and [a["added"] for a in json.loads(out)] == [True, True]
+    plan.write_text('{"title": "fine"}\n{"title": "bad", "priority": "high"}\n')
+    code, _, err = run(capsys, "tasks", "add-many", str(plan), *db)
+    assert code == 1 and "task 2: 'priority' must be a whole number" in err
+    plan.write_text('{"title": "fine"}\nnot json\n')
+    code, _, err = run(capsys, "tasks", "add-many", str(plan), *db)
+    assert code == 1 and "line 2 is not JSON" in err
+    code, _, err = run(capsys, "tasks", "add-many", str(tmp_path / "missing.jsonl"), *db)
+    assert code == 1 and "cannot read" in err
+    code, out, _ = run(capsys, "tasks", "stats", *db)
+    assert json.loads(out)["ready"] == 4  # nothing from the rejected files

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -15,6 +17,7 @@ from taskloom.cli.common import (
     print_text,
 )
 from taskloom.domain.common import parse_json_object
+from taskloom.domain.errors import InvalidInput
 from taskloom.domain.queue import Task
 
 app = typer.Typer(help="The shared work queue.", no_args_is_help=True)
@@ -68,6 +71,61 @@ def add(
     if not added and not as_json:
         print_text("(already queued under that dedup key)")
     _one(task, as_json)
+
+
+@app.command("add-many")
+def add_many(
+    source: Annotated[
+        str,
+        typer.Argument(
+            help="A file of tasks, JSON lines (one object a line) or one JSON array; - reads"
+            " standard input."
+        ),
+    ],
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Enqueue many tasks in one transaction: all of them or, if one is wrong, none.
+
+    Fields: title (required), body, kind, priority, source,
+    target_agent, dedup_key, payload, delay_s, ttl_s, max_attempts.
+
+    Example: taskloom tasks add-many plan.jsonl
+    """
+    text = sys.stdin.read() if source == "-" else _read(source)
+    answers = open_db(db).queue.add_many(_task_objects(text))
+    if as_json:
+        print_json([{"added": added, "task": task.to_dict()} for task, added in answers])
+        return
+    for task, added in answers:
+        print_text(_line(task) + ("" if added else "  (already queued)"))
+    fresh = sum(added for _, added in answers)
+    print_text(f"{fresh} added, {len(answers) - fresh} already queued")
+
+
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"cannot read {path}: {exc}") from None
+
+
+def _task_objects(text: str) -> list[Any]:
+    """The tasks of a JSON array, or of JSON lines (blank lines skipped); errors name the line."""
+    if text.lstrip().startswith("["):
+        try:
+            tasks = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InvalidInput(f"not a JSON array of tasks: {exc}") from None
+        return list(tasks)
+    tasks = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            try:
+                tasks.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise InvalidInput(f"line {n} is not JSON: {exc}") from None
+    return tasks
 
 
 @app.command("list")

@@ -310,6 +310,89 @@ def validate_new_task(
     return title, body, kind, encoded
 
 
+NEW_TASK_FIELDS = (
+    "title",
+    "body",
+    "kind",
+    "priority",
+    "source",
+    "target_agent",
+    "dedup_key",
+    "payload",
+    "delay_s",
+    "ttl_s",
+    "max_attempts",
+)
+"""What a task to add may say: ``Queue.add``'s arguments (``title`` is required)."""
+
+
+@dataclass(frozen=True, slots=True)
+class NewTask:
+    """A task to add, checked (see :func:`new_task`); ``payload_json`` is its payload encoded."""
+
+    title: str
+    body: str
+    kind: str
+    priority: int
+    source: str | None
+    target_agent: str | None
+    dedup_key: str | None
+    payload_json: str
+    delay_s: float | None
+    ttl_s: float | None
+    max_attempts: int
+
+
+def new_task(fields: Mapping[str, Any]) -> NewTask:
+    """``fields`` (:data:`NEW_TASK_FIELDS`, ``title`` required) checked as ``Queue.add``
+    checks its arguments, plus their types, since they may come from a file."""
+    if not isinstance(fields, Mapping):
+        raise InvalidInput("a task must be an object of fields")
+    unknown = sorted(set(fields) - set(NEW_TASK_FIELDS))
+    if unknown:
+        raise InvalidInput(f"unknown field '{unknown[0]}' (known: {', '.join(NEW_TASK_FIELDS)})")
+    title = fields.get("title")
+    if not isinstance(title, str):
+        raise InvalidInput("a task needs a title (text)")
+    for name in ("body", "kind", "source", "target_agent", "dedup_key"):
+        value = fields.get(name)
+        if value is not None and not isinstance(value, str):
+            raise InvalidInput(f"'{name}' must be text")
+    for name, lowest in (("priority", None), ("max_attempts", 1)):
+        value = fields.get(name, 100 if name == "priority" else 3)
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise InvalidInput(f"'{name}' must be a whole number")
+        if lowest is not None and value < lowest:
+            raise InvalidInput(f"'{name}' must be at least {lowest}")
+    for name in ("delay_s", "ttl_s"):
+        value = fields.get(name)
+        if value is not None and (
+            not isinstance(value, int | float) or isinstance(value, bool) or value < 0
+        ):
+            raise InvalidInput(f"'{name}' must be a number of seconds, 0 or more")
+    body, kind = fields.get("body"), fields.get("kind")
+    title, body, kind, payload_json = validate_new_task(
+        title,
+        "" if body is None else body,
+        "task" if kind is None else kind,
+        fields.get("payload"),
+        fields.get("max_attempts", 3),
+    )
+    return NewTask(
+        title=title,
+        body=body,
+        kind=kind,
+        priority=fields.get("priority", 100),
+        source=fields.get("source"),
+        target_agent=fields.get("target_agent"),
+        dedup_key=fields.get("dedup_key") or None,
+        payload_json=payload_json,
+        delay_s=fields.get("delay_s"),
+        ttl_s=fields.get("ttl_s"),
+        max_attempts=fields.get("max_attempts", 3),
+    )
+
+
 def surface_block(agent_id: str, tasks: Sequence[Task], total: int) -> str:
     """The ready-task block for an agent's context: titles escaped, framed as data."""
     lines = [
