@@ -89,20 +89,9 @@ CHANGE_FIELDS = (
 )
 """What a change of a task can alter (and its id), in the order a change's event stores them:
 the triggers write a change as this JSON array instead of the whole task."""
-FIXED_FIELDS = (
-    "title",
-    "body",
-    "kind",
-    "priority",
-    "source",
-    "target_agent",
-    "dedup_key",
-    "payload",
-    "created_at",
-    "not_before",
-    "expires_at",
-    "max_attempts",
-)
+_GIVEN = ("title", "body", "kind", "priority", "source", "target_agent", "dedup_key", "payload")
+"""The fields a task is added with as they are stored."""
+FIXED_FIELDS = (*_GIVEN, "created_at", "not_before", "expires_at", "max_attempts")
 """Set when a task is added and never changed: a change's event leaves them to the task row.
 Code that ever changes one of them must write a whole event for that change."""
 
@@ -310,19 +299,7 @@ def validate_new_task(
     return title, body, kind, encoded
 
 
-NEW_TASK_FIELDS = (
-    "title",
-    "body",
-    "kind",
-    "priority",
-    "source",
-    "target_agent",
-    "dedup_key",
-    "payload",
-    "delay_s",
-    "ttl_s",
-    "max_attempts",
-)
+NEW_TASK_FIELDS = (*_GIVEN, "delay_s", "ttl_s", "max_attempts")
 """What a task to add may say: ``Queue.add``'s arguments (``title`` is required)."""
 
 
