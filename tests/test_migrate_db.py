@@ -16,6 +16,10 @@ def fill(url: str) -> dict[str, object]:
             cid = board.add("first", plan=["x"])["card"]["id"]
             board.update_status(cid, "in_progress")
             board.add("second")
+        task, _ = tl.queue.add("ship it", payload={"n": 1})
+        held = tl.queue.claim("w")
+        assert held is not None
+        tl.queue.done(task.id, held.lease_token or "", "shipped")
         with tl.store.read() as tx:
             events = [e.to_dict() for e in tx.events_after(0)]
         return {"a": tl.board("a").list(), "b": tl.board("b").list(), "events": events}
@@ -28,7 +32,7 @@ def test_migrate_db_copies_everything(
     before = fill(source)
     assert main(["migrate-db", "--from", source, "--to", db_url]) == 0
     captured = capsys.readouterr()
-    assert "events: 6/6 rows" in captured.err and "copied" in captured.out
+    assert "events: 9/9 rows" in captured.err and "copied" in captured.out
     with taskloom.connect(db_url) as tl:
         assert tl.board("a").list() == before["a"]
         assert tl.board("b").list() == before["b"]
@@ -37,9 +41,35 @@ def test_migrate_db_copies_everything(
             assert set(tables(tx)) >= {"documents", "events"}
         snap = tl.board("a").add("after the move")
         with tl.store.read() as tx:
-            newest = tx.events_after(6)
-    assert [e.id for e in newest] == [7]  # the id sequence continues past the copied ids
+            newest = tx.events_after(9)
+    assert [e.id for e in newest] == [10]  # the id sequence continues past the copied ids
     assert newest[0].data["version"] == snap["version"]
+
+
+def test_migrate_db_copies_back_into_sqlite(
+    db_url: str, sqlite_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Either backend moves into a new SQLite file (the backends number their migrations
+    differently; only migrations this taskloom does not know stop a copy)."""
+    before = fill(db_url)
+    target = sqlite_url.replace("taskloom.db", "back.db")
+    assert main(["migrate-db", "--from", db_url, "--to", target]) == 0
+    capsys.readouterr()
+    with taskloom.connect(target) as tl:
+        assert tl.board("a").list() == before["a"]
+        with tl.store.read() as tx:
+            assert [e.to_dict() for e in tx.events_after(0)] == before["events"]
+
+
+def test_migrate_db_refuses_a_database_from_a_newer_taskloom(
+    sqlite_url: str, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = sqlite_url.replace("taskloom.db", "source.db")
+    fill(source)
+    with taskloom.connect(source) as tl, tl.store.write() as tx:
+        tx.execute("INSERT INTO schema_migrations VALUES (9999, '9999_future.sql')")
+    assert main(["migrate-db", "--from", source, "--to", db_url]) == 1
+    assert "source has migrations [9999]" in capsys.readouterr().err
 
 
 def test_migrate_db_refuses_a_non_empty_destination(

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from taskloom.domain.errors import Conflict, InvalidInput
+from taskloom.store import migrations
 from taskloom.store.base import Row, Store, Transaction
 
 BATCH = 1000
@@ -110,11 +111,13 @@ def _advance_sequences(dst: Transaction, table: str) -> None:
 def copy_store(src: Store, dst: Store, progress: Progress) -> dict[str, int]:
     """Copy every table of ``src`` into the empty ``dst``; return rows copied per table."""
     with src.read() as stx, dst.write() as dtx:
-        missing = _migrations(stx) - _migrations(dtx)
-        if missing:
-            raise InvalidInput(
-                f"the destination lacks migrations {sorted(missing)}: upgrade taskloom there first"
-            )
+        for side, tx in (("source", stx), ("destination", dtx)):
+            newer = _migrations(tx) - {number for number, _, _ in migrations.load(tx.dialect)}
+            if newer:
+                raise InvalidInput(
+                    f"the {side} has migrations {sorted(newer)} that this taskloom does not"
+                    " know (a newer taskloom wrote it): upgrade taskloom first"
+                )
         dst_tables = set(tables(dtx))
         # The outbox goes last: copying tasks fires the destination's event triggers, and
         # those echoes are dropped before the source's own events are copied.
