@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import secrets
 import time
-import uuid
 
 
 def new_id() -> str:
@@ -21,7 +20,8 @@ def new_id() -> str:
     value |= ((rand >> 62) & 0xFFF) << 64
     value |= 0b10 << 62
     value |= rand & 0x3FFF_FFFF_FFFF_FFFF
-    return str(uuid.UUID(int=value))
+    h = f"{value:032x}"  # uuid.UUID's own formatting, without building the object
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def new_token() -> str:

@@ -301,6 +301,8 @@ def validate_new_task(
 
 NEW_TASK_FIELDS = (*_GIVEN, "delay_s", "ttl_s", "max_attempts")
 """What a task to add may say: ``Queue.add``'s arguments (``title`` is required)."""
+_NEW_TASK_KEYS = frozenset(NEW_TASK_FIELDS)
+_TEXT_FIELDS = ("body", "kind", "source", "target_agent", "dedup_key")
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,29 +325,28 @@ class NewTask:
 def new_task(fields: Mapping[str, Any]) -> NewTask:
     """``fields`` (:data:`NEW_TASK_FIELDS`, ``title`` required) checked as ``Queue.add``
     checks its arguments, plus their types, since they may come from a file."""
-    if not isinstance(fields, Mapping):
+    if not isinstance(fields, dict | Mapping):
         raise InvalidInput("a task must be an object of fields")
-    unknown = sorted(set(fields) - set(NEW_TASK_FIELDS))
-    if unknown:
-        raise InvalidInput(f"unknown field '{unknown[0]}' (known: {', '.join(NEW_TASK_FIELDS)})")
-    title = fields.get("title")
+    if not fields.keys() <= _NEW_TASK_KEYS:
+        unknown = sorted(fields.keys() - _NEW_TASK_KEYS)[0]
+        raise InvalidInput(f"unknown field '{unknown}' (known: {', '.join(NEW_TASK_FIELDS)})")
+    get = fields.get
+    title = get("title")
     if not isinstance(title, str):
         raise InvalidInput("a task needs a title (text)")
-    for name in ("body", "kind", "source", "target_agent", "dedup_key"):
-        value = fields.get(name)
-        if value is not None and not isinstance(value, str):
+    for name in _TEXT_FIELDS:
+        value = get(name)
+        if value is not None and type(value) is not str:
             raise InvalidInput(f"'{name}' must be text")
-    for name, lowest in (("priority", None), ("max_attempts", 1)):
-        value = fields.get(name, 100 if name == "priority" else 3)
-        if not isinstance(value, int) or isinstance(value, bool):
+    for name, default, lowest in (("priority", 100, None), ("max_attempts", 3, 1)):
+        value = get(name, default)
+        if type(value) is not int:
             raise InvalidInput(f"'{name}' must be a whole number")
         if lowest is not None and value < lowest:
             raise InvalidInput(f"'{name}' must be at least {lowest}")
     for name in ("delay_s", "ttl_s"):
-        value = fields.get(name)
-        if value is not None and (
-            not isinstance(value, int | float) or isinstance(value, bool) or value < 0
-        ):
+        value = get(name)
+        if value is not None and (type(value) not in (int, float) or value < 0):
             raise InvalidInput(f"'{name}' must be a number of seconds, 0 or more")
     body, kind = fields.get("body"), fields.get("kind")
     title, body, kind, payload_json = validate_new_task(

@@ -1,11 +1,10 @@
--- A change of a queued task stores only what a change can alter, as a JSON array in the order
--- of taskloom.domain.queue.CHANGE_FIELDS (times in integer milliseconds), not the whole task
--- again: the title, body, payload and the other fields fixed at insert are in the insert's
--- event and in the task's row, and readers join them back through `task_id`
--- (store.base.events_query), so every reader still sees Task.to_dict()'s shape. Inserts keep
--- taskloom_task_event (0007); changes get a trigger and function of their own, as on SQLite.
+-- A task's event stores only what a change can alter, as a JSON array in the order of
+-- taskloom.domain.queue.CHANGE_FIELDS (times in integer milliseconds), and the task's id in
+-- `events.task_id`; readers join the fields fixed at insert (title, body, payload, …) back
+-- from the task's row (store.base.events_query), so every reader still sees Task.to_dict()'s
+-- shape. Events written whole before this migration are read as they are.
 ALTER TABLE events ADD COLUMN task_id TEXT;
-CREATE FUNCTION taskloom_task_change() RETURNS trigger
+CREATE FUNCTION taskloom_task_state() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
     PERFORM pg_advisory_xact_lock_shared(1953234946, hashtext(current_schema()));
@@ -20,7 +19,6 @@ END
 $$;
 
 DROP TRIGGER tasks_event ON tasks;
-CREATE TRIGGER tasks_event_insert AFTER INSERT ON tasks
-    FOR EACH ROW EXECUTE FUNCTION taskloom_task_event();
-CREATE TRIGGER tasks_event_update AFTER UPDATE ON tasks
-    FOR EACH ROW EXECUTE FUNCTION taskloom_task_change();
+DROP FUNCTION taskloom_task_event();
+CREATE TRIGGER tasks_event AFTER INSERT OR UPDATE ON tasks
+    FOR EACH ROW EXECUTE FUNCTION taskloom_task_state();
