@@ -301,12 +301,14 @@ class Queue:
                 if key is None or (key not in live and first.setdefault(key, at) == at):
                     fresh.append((self._tl.new_id(), task))
             self._make_room(tx, now, len(fresh))
+            dialect = tx.dialect
             rows = [
                 r
                 for start in range(0, len(fresh), ADD_CHUNK)
-                for r in tx.query(*_insert(fresh[start : start + ADD_CHUNK], now))
+                for r in tx.query(*_insert(fresh[start : start + ADD_CHUNK], now, dialect))
             ]
-        added = {str(r["id"]): Task.from_row(r) for r in rows}
+        read = _READ_TASK[dialect]
+        added = {t.id: t for t in (read(tuple(r.values())) for r in rows)}
         new = iter(added[task_id] for task_id, _ in fresh)
         answers: list[tuple[Task, bool]] = []
         for at, task in enumerate(tasks):
@@ -720,8 +722,11 @@ _INSERT = (
 )
 
 
-def _insert(fresh: Sequence[tuple[str, NewTask]], now: float) -> tuple[str, list[Any]]:
-    """One ``INSERT … RETURNING *`` of ``fresh`` tasks (id, checked task), and its parameters."""
+def _insert(
+    fresh: Sequence[tuple[str, NewTask]], now: float, dialect: str
+) -> tuple[str, list[Any]]:
+    """One ``INSERT`` of ``fresh`` tasks (id, checked task) returning them the dialect's way
+    (``_RETURNING``), and its parameters."""
     params: list[Any] = []
     for task_id, t in fresh:
         not_before = now + t.delay_s if t.delay_s else None
@@ -729,7 +734,7 @@ def _insert(fresh: Sequence[tuple[str, NewTask]], now: float) -> tuple[str, list
         params += [task_id, t.title, t.body, t.kind, t.priority, t.source, t.target_agent]
         params += [t.dedup_key, t.payload_json, now, not_before, expires_at, t.max_attempts, now]
     values = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(fresh))
-    return f"{_INSERT}{values} RETURNING *", params
+    return f"{_INSERT}{values}{_RETURNING[dialect]}", params
 
 
 def _check_result(result: object) -> None:
