@@ -332,6 +332,6 @@ def test_one_thread_keeps_to_one_server_connection(pg_url: str) -> None:
             task = tl.queue.claim("a", lease=60)
             assert task is not None
             tl.queue.done(task.id, task.lease_token or "")
-            pids |= {r["pid"] for r in tl.store.write_one("SELECT pg_backend_pid() AS pid")}
+            pids |= {r[0] for r in tl.store.write_chain("SELECT pg_backend_pid()", ())[0]}
             time.sleep(0.06)  # let the notifier send between rounds
     assert len(pids) == 1, pids

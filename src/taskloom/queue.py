@@ -14,12 +14,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-import re
 import socket
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from taskloom.clock import utcnow
 from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound
@@ -42,6 +41,7 @@ from taskloom.store.base import Row, Transaction, Values
 if TYPE_CHECKING:
     from taskloom.client import Taskloom
 
+T = TypeVar("T")
 HOST = socket.gethostname()
 HELD_MAX = 1_000
 """How many claimed tasks a queue remembers for its completions (see ``Queue.done``)."""
@@ -60,14 +60,20 @@ _ELIGIBLE = (
 """A claimable task. A ready task never holds a lease (every way back to ready clears it);
 saying so lets SQLite read its work index, ``(status, lease_expires_at, priority, …)``, in
 the claim's order."""
-_PACKED = f"json_array({', '.join(PACKED_FIELDS)}), payload, {', '.join(TIME_FIELDS)}"
-_RETURNING = {
-    "sqlite": f" RETURNING {_PACKED}",
-    "postgres": f" RETURNING {', '.join(FIELD_NAMES)}",
-}
-"""How a statement that changes tasks returns them: SQLite packs each into one JSON text, its
-payload and its times (:meth:`Task.from_packed`), PostgreSQL names the columns
-(:meth:`Task.from_values`)."""
+
+
+def _returning(dialect: str, table: str = "") -> str:
+    """How a statement that changes tasks returns them: SQLite packs each into one JSON text,
+    its payload and its times (:meth:`Task.from_packed`), PostgreSQL names the columns
+    (:meth:`Task.from_values`). ``table``: a qualifier for the columns (``"tasks."``)."""
+    if dialect == "postgres":
+        return f" RETURNING {', '.join(table + name for name in FIELD_NAMES)}"
+    packed = ", ".join(table + name for name in PACKED_FIELDS)
+    times = ", ".join(table + name for name in TIME_FIELDS)
+    return f" RETURNING json_array({packed}), {table}payload, {times}"
+
+
+_RETURNING = {dialect: _returning(dialect) for dialect in ("sqlite", "postgres")}
 _READ_TASK = {"sqlite": Task.from_packed, "postgres": Task.from_values}
 _RECLAIM = (
     "UPDATE tasks SET status = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'ready' END,"
@@ -140,9 +146,8 @@ def done_many_sql(dialect: str, n: int, returning_tasks: bool = True) -> str:
     now, now, then ``(id, token, result)`` per task. Only the fenced matches are returned
     (just their ids without ``returning_tasks``)."""
     rows = ", ".join(["(?, ?, ?)"] * n)
-    returning = _RETURNING[dialect] if returning_tasks else " RETURNING id"
-    for name in FIELD_NAMES:  # ``b`` has an id and a result too
-        returning = re.sub(rf"(?<![\w.]){name}\b", f"tasks.{name}", returning)
+    # Columns qualified: ``b`` has an id and a result too.
+    returning = _returning(dialect, "tasks.") if returning_tasks else " RETURNING tasks.id"
     return (
         f"{_COMPLETE.format(result='b.result')} FROM (SELECT column1 AS id, column2 AS token,"
         f" column3 AS result FROM (VALUES {rows}) AS v) AS b WHERE tasks.id = b.id"
@@ -288,11 +293,11 @@ class Queue:
                 tx.lock("dedup", each)
             live = {
                 r["dedup_key"]: Task.from_row(r)
-                for start in range(0, len(keys), ADD_CHUNK)
+                for chunk in _chunks(keys, ADD_CHUNK)
                 for r in tx.query(
                     "SELECT * FROM tasks WHERE status IN ('ready', 'in_progress')"
-                    f" AND dedup_key IN ({', '.join('?' * len(keys[start : start + ADD_CHUNK]))})",
-                    keys[start : start + ADD_CHUNK],
+                    f" AND dedup_key IN ({', '.join('?' * len(chunk))})",
+                    chunk,
                 )
             }
             fresh = []
@@ -303,9 +308,7 @@ class Queue:
             self._make_room(tx, now, len(fresh))
             dialect = tx.dialect
             rows = [
-                r
-                for start in range(0, len(fresh), ADD_CHUNK)
-                for r in tx.query(*_insert(fresh[start : start + ADD_CHUNK], now, dialect))
+                r for c in _chunks(fresh, ADD_CHUNK) for r in tx.query(*_insert(c, now, dialect))
             ]
         read = _READ_TASK[dialect]
         added = {t.id: t for t in (read(tuple(r.values())) for r in rows)}
@@ -482,10 +485,9 @@ class Queue:
         held = {t[0]: self._holding(t[0], t[1]) for t in todo}
         known = {i: row for i, row in held.items() if row is not None}
         ids_only = len(known) == len(held)  # every task is one this queue holds
-        chunks = [todo[i : i + DONE_MANY_CHUNK] for i in range(0, len(todo), DONE_MANY_CHUNK)]
         statements = [
             (done_many_sql(dialect, len(c), not ids_only), [now, now, *(v for t in c for v in t)])
-            for c in chunks
+            for c in _chunks(todo, DONE_MANY_CHUNK)
         ]
         if len(statements) == 1:
             rows, _ = self._tl.store.write_chain(*statements[0])
@@ -735,6 +737,10 @@ def _insert(
         params += [t.dedup_key, t.payload_json, now, not_before, expires_at, t.max_attempts, now]
     values = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(fresh))
     return f"{_INSERT}{values}{_RETURNING[dialect]}", params
+
+
+def _chunks(items: Sequence[T], size: int) -> list[Sequence[T]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
 
 
 def _check_result(result: object) -> None:

@@ -206,13 +206,6 @@ class Store(abc.ABC):
     def read(self) -> contextlib.AbstractContextManager[Transaction]:
         """A read-only transaction over one consistent snapshot."""
 
-    def write_one(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        """Run one statement as a write transaction of its own and return its rows (its
-        ``RETURNING``), in as few round trips as the backend allows: the queue's claims and
-        completions are each one statement."""
-        with self.write() as tx:
-            return tx.query(sql, params)
-
     def write_chain(
         self, sql: str, params: Sequence[Any], then_sql: str = "", then_params: Sequence[Any] = ()
     ) -> tuple[list[Values], list[Values]]:

@@ -42,7 +42,7 @@ from urllib.parse import SplitResult, parse_qsl, urlencode, urlsplit, urlunsplit
 import psycopg
 import psycopg_pool
 from psycopg import sql as pgsql
-from psycopg.rows import RowFactory, dict_row, tuple_row
+from psycopg.rows import dict_row, tuple_row
 from psycopg.types.string import TextLoader
 
 from taskloom.domain.errors import InvalidInput, StoreBusy, StoreError
@@ -477,23 +477,17 @@ class PostgresStore(Store):
     def read(self) -> contextlib.AbstractContextManager[Transaction]:
         return self._transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", writable=False)
 
-    def write_one(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        """One round trip: on an autocommit connection a lone statement is its own
-        transaction."""
-        return self._autocommit(sql, params, dict_row)
-
     def write_chain(
         self, sql: str, params: Sequence[Any], then_sql: str = "", then_params: Sequence[Any] = ()
     ) -> tuple[list[Values], list[Values]]:
+        """A lone statement is one round trip: on an autocommit connection it is its own
+        transaction."""
         if then_sql:
             return super().write_chain(sql, params, then_sql, then_params)
-        return self._autocommit(sql, params, tuple_row), []
-
-    def _autocommit(self, sql: str, params: Sequence[Any], row_factory: RowFactory[T]) -> list[T]:
         query = translate(sql) if params else sql
 
-        def run(conn: psycopg.Connection[Row]) -> list[T]:
-            return conn.cursor(row_factory=row_factory).execute(query, params).fetchall()
+        def run(conn: psycopg.Connection[Row]) -> list[Values]:
+            return list(conn.cursor(row_factory=tuple_row).execute(query, params).fetchall())
 
         with map_errors():
             self._ensure_ready()
@@ -502,7 +496,7 @@ class PostgresStore(Store):
                 conn, rows = first_statement(self.pool, conn, run)
                 if rows:  # every caller returns what it changed; an empty claim wakes no one
                     self._committed()
-                return rows
+                return rows, []
             except BaseException:
                 release(conn, rollback=True)
                 raise

@@ -12,9 +12,9 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from taskloom.domain.errors import StoreBusy, StoreError
 from taskloom.domain.events import Event
@@ -54,13 +54,6 @@ def store_error(exc: sqlite3.Error) -> StoreError:
     if isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text):
         return StoreBusy(f"database is busy: {text}")
     return StoreError(f"database error: {text}")
-
-
-_R = TypeVar("_R")
-
-
-def _values(cur: sqlite3.Cursor) -> list[Values]:
-    return cur.fetchall()
 
 
 def _rows(cur: sqlite3.Cursor) -> list[Row]:
@@ -241,30 +234,17 @@ class SqliteStore(Store):
                 raise
             conn.execute("COMMIT")
 
-    def write_one(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        """:meth:`write` for one statement without its context managers, whose cost showed
-        on the queue's hot path (every claim and completion is one statement)."""
-        return self._write_two(sql, params, "", (), _rows)[0]
-
     def write_chain(
         self, sql: str, params: Sequence[Any], then_sql: str = "", then_params: Sequence[Any] = ()
     ) -> tuple[list[Values], list[Values]]:
-        return self._write_two(sql, params, then_sql, then_params, _values)
-
-    def _write_two(
-        self,
-        sql: str,
-        params: Sequence[Any],
-        then_sql: str,
-        then_params: Sequence[Any],
-        fetch: Callable[[sqlite3.Cursor], list[_R]],
-    ) -> tuple[list[_R], list[_R]]:
+        """:meth:`write` for the queue's one or two statements without its context managers,
+        whose cost showed on the hot path (every claim and completion is one statement)."""
         try:
             conn = self._conn()
             conn.execute("BEGIN IMMEDIATE")
             try:
-                rows = fetch(conn.execute(sql, params))
-                then = fetch(conn.execute(then_sql, then_params)) if rows and then_sql else []
+                rows: list[Values] = conn.execute(sql, params).fetchall()
+                then = conn.execute(then_sql, then_params).fetchall() if rows and then_sql else []
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
