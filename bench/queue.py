@@ -143,7 +143,13 @@ def sqlite_tables(jobs: int, workers: list[int], only: list[str], repeat: int) -
             return drain(target, worker, w, jobs)
 
         table = measure(found, workers, repeat, run_one)
-    print_tables(jobs, workers, table, [queue_sqlite.RAW, queue_sqlite.RAW_BATCH], repeat)
+    print_tables(
+        jobs,
+        workers,
+        table,
+        [queue_sqlite.RAW, queue_sqlite.RAW_BATCH, queue_sqlite.RAW_EVENTS],
+        repeat,
+    )
 
 
 def select(found: dict[str, Any], only: list[str]) -> dict[str, Any]:

@@ -9,6 +9,10 @@ Every system drains the same pre-filled backlog with W worker processes (see ``_
 - ``raw …, batch(10)``: the same claiming ten jobs per statement and completing them in one
   (the like-for-like baseline for taskloom's ``claim_batch`` + ``done_many`` row, which
   ``bench/queue.py`` adds with its other taskloom rows).
+- ``raw … + event row``: the raw baseline whose claim and completion each also append an
+  event row (the job's changed fields as a JSON array, and a timestamp) from a data-modifying
+  CTE of the same statement, as taskloom's trigger does. Not the target's baseline; it shows
+  how much of the gap to raw is the event itself.
 - ``pgqueuer`` (when installed): ``QueueManager`` in drain mode with its default batch of 10.
 - ``procrastinate`` (when installed): one worker (concurrency 1) per process that exits when
   the queue is empty; its claim is a stored procedure with ``SKIP LOCKED``.
@@ -91,14 +95,34 @@ UPDATE jobs SET status = 1, lease_owner = %s, attempts = attempts + 1,
 RETURNING id, payload
 """
 RAW_DONE = "UPDATE jobs SET status = 2 WHERE id = %s AND lease_owner = %s"
+EVENTS_SCHEMA = """
+CREATE TABLE events (id BIGSERIAL PRIMARY KEY, job_id BIGINT NOT NULL, data JSON NOT NULL,
+                     created_at TIMESTAMPTZ NOT NULL);
+"""
+
+
+def with_event(statement: str, returning: str) -> str:
+    """``statement`` (an ``UPDATE jobs … RETURNING …``) that also appends the changed job's
+    event; the statement returns ``returning``."""
+    change = statement.split("RETURNING")[0]
+    return (
+        f"WITH c AS ({change} RETURNING id, status, lease_owner, attempts, available_at, payload),"
+        " e AS (INSERT INTO events (job_id, data, created_at) SELECT id,"
+        " json_build_array(status, lease_owner, attempts, available_at), now() FROM c)"
+        f" SELECT {returning} FROM c"
+    )
+
+
 RAW_CLAIM_MANY = RAW_CLAIM.replace("WHERE id = (", "WHERE id IN (").replace("LIMIT 1", "LIMIT %s")
 RAW_DONE_MANY = "UPDATE jobs SET status = 2 WHERE id = ANY(%s) AND lease_owner = %s"
+RAW_CLAIM_EVENT = with_event(RAW_CLAIM, "id, payload")
+RAW_DONE_EVENT = with_event(RAW_DONE, "id")
 BATCH = 10
 
 
-def raw_setup(dsn: str, jobs: int) -> None:
+def raw_setup(dsn: str, jobs: int, schema: str = RAW_SCHEMA) -> None:
     with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(RAW_SCHEMA)
+        conn.execute(schema)
         with conn.cursor() as cur:
             cur.executemany(
                 "INSERT INTO jobs (payload) VALUES (%s)", [(f'{{"n": {i}}}',) for i in range(jobs)]
@@ -106,19 +130,28 @@ def raw_setup(dsn: str, jobs: int) -> None:
         conn.execute("VACUUM ANALYZE jobs")
 
 
-def raw_worker(dsn: str, index: int, start: Any, results: Any) -> None:
+def events_setup(dsn: str, jobs: int) -> None:
+    raw_setup(dsn, jobs, RAW_SCHEMA + EVENTS_SCHEMA)
+
+
+def raw_worker(dsn: str, index: int, start: Any, results: Any, *, events: bool = False) -> None:
     owner = f"w{index}-{os.getpid()}"
     conn = psycopg.connect(dsn, autocommit=True)
+    claim_sql, done_sql = (RAW_CLAIM_EVENT, RAW_DONE_EVENT) if events else (RAW_CLAIM, RAW_DONE)
 
     def claim() -> int | None:
-        row = conn.execute(RAW_CLAIM, (owner,)).fetchone()
+        row = conn.execute(claim_sql, (owner,)).fetchone()
         return None if row is None else int(row[0])
 
     def complete(job: int) -> int:
-        conn.execute(RAW_DONE, (job, owner))
+        conn.execute(done_sql, (job, owner))
         return job
 
     work(start, results, claim, complete)
+
+
+def events_worker(dsn: str, index: int, start: Any, results: Any) -> None:
+    raw_worker(dsn, index, start, results, events=True)
 
 
 def raw_batch_worker(dsn: str, index: int, start: Any, results: Any) -> None:
@@ -246,6 +279,7 @@ def taskloom_setup(dsn: str, jobs: int) -> None:
 
 RAW = "raw psycopg SKIP LOCKED lease"
 RAW_BATCH = f"raw psycopg SKIP LOCKED lease, batch({BATCH})"
+RAW_EVENTS = "raw psycopg SKIP LOCKED lease + event row"
 PGQUEUER = "pgqueuer (batch 10)"
 PROCRASTINATE = "procrastinate"
 
@@ -259,7 +293,11 @@ def systems(extra: Systems) -> tuple[Systems, list[str]]:
             PROCRASTINATE: ("procrastinate", procrastinate_setup, procrastinate_worker),
         }
     )
-    raw = {RAW: (raw_setup, raw_worker), RAW_BATCH: (raw_setup, raw_batch_worker)}
+    raw = {
+        RAW: (raw_setup, raw_worker),
+        RAW_BATCH: (raw_setup, raw_batch_worker),
+        RAW_EVENTS: (events_setup, events_worker),
+    }
     return {**extra, **raw, **peers}, notes
 
 
@@ -273,4 +311,6 @@ def run_table(jobs: int, workers: list[int], found: Systems, repeat: int = 1) ->
             return drain(dsn, worker, w, jobs)
 
     table = measure(found, workers, repeat, run_one)
-    print_tables(jobs, workers, table, [RAW, RAW_BATCH, PGQUEUER, PROCRASTINATE], repeat)
+    print_tables(
+        jobs, workers, table, [RAW, RAW_BATCH, RAW_EVENTS, PGQUEUER, PROCRASTINATE], repeat
+    )

@@ -7,6 +7,10 @@
   two transactions per job, the same design as ``queue_pg.py``'s raw baseline.
   ``raw sqlite3 lease, batch(10)``: the same claiming ten jobs per transaction and completing
   them in one.
+- ``raw sqlite3 lease + event row``: the raw baseline whose every change also appends an
+  event row (the job's changed fields as a JSON array, and a timestamp) from a trigger, in the
+  same transaction, as taskloom does. Not the target's baseline; it shows how much of the gap
+  to raw is the event itself.
 - ``raw sqlite3, no lease expiry``: the plain claim of a ready row (index ``(id) WHERE
   status = 0``); a job whose worker dies is never handed out again. Shown as the ceiling,
   not as a baseline: it does less than the issue's lease-aware queue.
@@ -34,6 +38,15 @@ CREATE TABLE jobs (id INTEGER PRIMARY KEY, status INTEGER NOT NULL DEFAULT 0,
                    available_at REAL NOT NULL DEFAULT 0, lease_owner TEXT,
                    attempts INTEGER NOT NULL DEFAULT 0, payload TEXT NOT NULL);
 CREATE INDEX jobs_claim ON jobs (available_at, id) WHERE status < 2;
+"""
+EVENTS_SCHEMA = """
+CREATE TABLE events (id INTEGER PRIMARY KEY, job_id INTEGER NOT NULL, data TEXT NOT NULL,
+                     created_at TEXT NOT NULL);
+CREATE TRIGGER jobs_event AFTER UPDATE ON jobs BEGIN
+    INSERT INTO events (job_id, data, created_at) VALUES (NEW.id,
+        json_array(NEW.status, NEW.lease_owner, NEW.attempts, NEW.available_at),
+        strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
+END;
 """
 RAW_CLAIM = (
     "UPDATE jobs SET status = 1, lease_owner = ?, attempts = attempts + 1, available_at = ?"
@@ -68,6 +81,10 @@ def raw_setup(path: str, jobs: int, schema: str = RAW_SCHEMA) -> None:
     conn.executemany("INSERT INTO jobs (payload) VALUES (?)", [(f"job {i}",) for i in range(jobs)])
     conn.execute("COMMIT")
     conn.close()
+
+
+def events_setup(path: str, jobs: int) -> None:
+    raw_setup(path, jobs, RAW_SCHEMA + EVENTS_SCHEMA)
 
 
 def plain_setup(path: str, jobs: int) -> None:
@@ -213,6 +230,7 @@ def persistqueue_worker(path: str, index: int, start: Any, results: Any) -> None
 
 RAW = "raw sqlite3 lease"
 RAW_BATCH = f"raw sqlite3 lease, batch({BATCH})"
+RAW_EVENTS = "raw sqlite3 lease + event row"
 PLAIN = "raw sqlite3, no lease expiry"
 PEERS: dict[str, tuple[str, Setup, Worker]] = {
     "huey SqliteStorage (no lease)": ("huey", huey_setup, huey_worker),
@@ -227,6 +245,7 @@ def systems() -> tuple[Systems, list[str]]:
     raws: Systems = {
         RAW: (raw_setup, raw_worker),
         RAW_BATCH: (raw_setup, raw_batch_worker),
+        RAW_EVENTS: (events_setup, raw_worker),
         PLAIN: (plain_setup, plain_worker),
     }
     return {**raws, **peers}, notes

@@ -49,6 +49,7 @@ def test_sqlite_bench_drains_every_system_exactly_once() -> None:
             *TASKLOOM,
             "raw sqlite3 lease",
             "raw sqlite3 lease, batch(10)",
+            "raw sqlite3 lease + event row",
             "raw sqlite3, no lease expiry",
         }
     )
@@ -62,7 +63,7 @@ def test_postgres_bench_drains_every_system_exactly_once() -> None:
             pytest.fail(why)
         pytest.skip(why)
     _run(
-        {*TASKLOOM, RAW_PG, f"{RAW_PG}, batch(10)"},
+        {*TASKLOOM, RAW_PG, f"{RAW_PG}, batch(10)", f"{RAW_PG} + event row"},
         "--backend",
         "postgres",
         env={**os.environ, "TASKLOOM_BENCH_PG": server},
