@@ -147,10 +147,11 @@ def print_tables(
     jobs: int,
     workers: list[int],
     table: list[tuple[str, list[dict[str, Any]]]],
-    baselines: list[str],
+    ratios: dict[str, list[str]],
     repeat: int = 1,
 ) -> None:
-    """Throughput (with dup/lost marks), taskloom's ratios to each baseline, claim latency."""
+    """Throughput (with dup/lost marks), the ratios of each taskloom row to its baselines
+    (``ratios``: row name → baseline names), claim latency."""
     header = f"| system | {' | '.join(f'W={w}' for w in workers)} |\n|---|{'---|' * len(workers)}"
     runs = f", median of {repeat} runs" if repeat > 1 else ""
     print(f"\n{jobs:,} jobs, claim+complete, jobs/s first-to-last{runs} (dup = handed out twice)")
@@ -163,12 +164,12 @@ def print_tables(
         )
         print(f"| {name} | {text} |")
     rates = {name: [c["jobs_per_s"] for c in cells] for name, cells in table}
-    for name in [n for n in rates if n.startswith("taskloom")]:
+    for name, baselines in ratios.items():
         for base in baselines:
-            if base in rates:
+            if name in rates and base in rates:
                 pairs = zip(rates[name], rates[base], strict=True)
-                ratios = " | ".join(f"{t / b:.2f}x" if b else "-" for t, b in pairs)
-                print(f"| {name} / {base} | {ratios} |")
+                shares = " | ".join(f"{t / b:.2f}x" if b else "-" for t, b in pairs)
+                print(f"| {name} / {base} | {shares} |")
     print("\nclaim latency, ms p50 / p99 / max (over every claim call of every worker)")
     print(header)
     for name, cells in table:

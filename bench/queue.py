@@ -85,11 +85,19 @@ def taskloom_batch_worker(url: str, index: int, start: Any, results: Any) -> Non
         )
 
 
-TASKLOOM_ROWS = {
-    "taskloom": taskloom_worker,
-    "taskloom done_and_claim": taskloom_chained_worker,
-    f"taskloom claim_batch({BATCH}) + done_many": taskloom_batch_worker,
-}
+ONE_AT_A_TIME = {"taskloom": taskloom_worker, "taskloom done_and_claim": taskloom_chained_worker}
+BATCHED = f"taskloom claim_batch({BATCH}) + done_many"
+TASKLOOM_ROWS = {**ONE_AT_A_TIME, BATCHED: taskloom_batch_worker}
+
+
+def ratios(raw: str, raw_events: str, batched: list[str]) -> dict[str, list[str]]:
+    """Which baselines each taskloom row is divided by: the one-at-a-time rows by the raw
+    queue (the target's baseline) and by raw plus an event row; the batch row by the raw
+    queue and ``batched`` (the batch baselines and peers)."""
+    return {
+        **{name: [raw, raw_events] for name in ONE_AT_A_TIME},
+        BATCHED: [raw, *batched],
+    }
 
 
 ENQUEUE_BATCH = 100
@@ -143,13 +151,8 @@ def sqlite_tables(jobs: int, workers: list[int], only: list[str], repeat: int) -
             return drain(target, worker, w, jobs)
 
         table = measure(found, workers, repeat, run_one)
-    print_tables(
-        jobs,
-        workers,
-        table,
-        [queue_sqlite.RAW, queue_sqlite.RAW_BATCH, queue_sqlite.RAW_EVENTS],
-        repeat,
-    )
+    pairs = ratios(queue_sqlite.RAW, queue_sqlite.RAW_EVENTS, [queue_sqlite.RAW_BATCH])
+    print_tables(jobs, workers, table, pairs, repeat)
 
 
 def select(found: dict[str, Any], only: list[str]) -> dict[str, Any]:
@@ -187,7 +190,8 @@ def main() -> None:
         for note in notes:
             print(f"note: {note}")
         found = select(found, args.only)
-        queue_pg.run_table(args.jobs, args.workers, found, args.repeat)
+        pairs = ratios(queue_pg.RAW, queue_pg.RAW_EVENTS, [queue_pg.RAW_BATCH, *queue_pg.PEERS])
+        queue_pg.run_table(args.jobs, args.workers, found, pairs, args.repeat)
 
 
 if __name__ == "__main__":

@@ -282,6 +282,7 @@ RAW_BATCH = f"raw psycopg SKIP LOCKED lease, batch({BATCH})"
 RAW_EVENTS = "raw psycopg SKIP LOCKED lease + event row"
 PGQUEUER = "pgqueuer (batch 10)"
 PROCRASTINATE = "procrastinate"
+PEERS = [PGQUEUER, PROCRASTINATE]
 
 
 def systems(extra: Systems) -> tuple[Systems, list[str]]:
@@ -301,9 +302,11 @@ def systems(extra: Systems) -> tuple[Systems, list[str]]:
     return {**extra, **raw, **peers}, notes
 
 
-def run_table(jobs: int, workers: list[int], found: Systems, repeat: int = 1) -> None:
+def run_table(
+    jobs: int, workers: list[int], found: Systems, ratios: dict[str, list[str]], repeat: int = 1
+) -> None:
     """Every system in ``found`` (see :func:`systems`) at every worker count, each run in a
-    fresh database."""
+    fresh database; ``ratios`` as for :func:`_drain.print_tables`."""
 
     def run_one(tag: str, name: str, setup: Setup, worker: Worker, w: int) -> dict[str, Any]:
         with fresh_database(f"tl_bench_{tag}") as dsn:
@@ -311,6 +314,4 @@ def run_table(jobs: int, workers: list[int], found: Systems, repeat: int = 1) ->
             return drain(dsn, worker, w, jobs)
 
     table = measure(found, workers, repeat, run_one)
-    print_tables(
-        jobs, workers, table, [RAW, RAW_BATCH, RAW_EVENTS, PGQUEUER, PROCRASTINATE], repeat
-    )
+    print_tables(jobs, workers, table, ratios, repeat)
