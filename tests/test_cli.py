@@ -98,12 +98,11 @@ def test_demo_prints_a_board(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert "[~] Write the failing test" in text and "[?] Open the pull request" in text
 
 
-def test_every_command_has_help_with_an_example() -> None:
+def commands():  # type: ignore[no-untyped-def]
+    """Every leaf command of the CLI with its path, e.g. (["tasks", "add"], <command>)."""
     import typer.main
 
     from taskloom.cli import app
-
-    group = typer.main.get_command(app)
 
     def walk(cmd, path):  # type: ignore[no-untyped-def]
         subs = getattr(cmd, "commands", None)
@@ -113,5 +112,43 @@ def test_every_command_has_help_with_an_example() -> None:
         else:
             yield path, cmd
 
-    for path, cmd in walk(group, []):
+    return list(walk(typer.main.get_command(app), []))
+
+
+def test_every_command_has_help_with_an_example() -> None:
+    for path, cmd in commands():
         assert cmd.help and "Example:" in cmd.help, " ".join(path)
+
+
+def test_every_option_and_argument_has_help() -> None:
+    for path, cmd in commands():
+        for param in cmd.params:
+            assert getattr(param, "help", None), f"{' '.join(path)} {param.opts}"
+
+
+def test_queue_commands_take_json() -> None:
+    """Scripts pass ``--json`` to any queue command; none may answer "No such option"."""
+    queue = {"tasks", "doctor", "hook"}
+    for path, cmd in commands():
+        if path[0] in queue and path != ["hook", "prompt"]:  # prompt prints hook JSON always
+            assert any("--json" in p.opts for p in cmd.params), " ".join(path)
+
+
+def test_arguments_that_are_not_utf8_are_refused_cleanly(tmp_path: Path) -> None:
+    """Undecodable bytes reach Python as lone surrogates, which crashed deep in a command."""
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    for args in (
+        ("tasks", "add", "bad\udcffbyte", "--db", db),
+        ("board", "add", "t\udcff", "hi", "--db", db),
+        ("tasks", "show", "\udcff", "--db", db),
+    ):
+        bad = run(*args)  # subprocess passes the surrogate on as the raw byte 0xff
+        assert bad.returncode == 1 and "Traceback" not in bad.stderr, bad.stderr
+        shown = next(a for a in args if "\udcff" in a).replace("\udcff", "\\xff")
+        assert bad.stderr.strip() == f"Error: argument '{shown}' is not valid UTF-8"
+    assert not (tmp_path / "cli.db").exists()
+
+
+def test_main_refuses_surrogates_passed_directly(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tasks", "list", "--status", "\ud800"]) == 1
+    assert capsys.readouterr().err.strip() == "Error: argument '\\ud800' is not valid UTF-8"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import taskloom
@@ -83,3 +85,14 @@ def test_migrate_db_refuses_a_non_empty_destination(
     assert "not empty" in capsys.readouterr().err
     with taskloom.connect(db_url) as tl:
         assert [t["thread_id"] for t in tl.threads()] == ["z"]
+
+
+def test_migrate_db_refuses_a_missing_sqlite_source(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A typo in --from used to "copy 0 rows" and succeed; it must fail and create nothing."""
+    source, target = tmp_path / "nonexistent.db", tmp_path / "new.db"
+    code = main(["migrate-db", "--from", f"sqlite:///{source}", "--to", f"sqlite:///{target}"])
+    assert code == 1
+    assert f"Error: the source database {source} does not exist" in capsys.readouterr().err
+    assert not source.exists() and not target.exists()

@@ -562,7 +562,7 @@ def test_sqlite_queue_statements_read_one_work_index(sqlite_url: str) -> None:
     """The claim walks ``tasks_work`` in its own order (no sort of the ready set), the sweep
     reads leases from it, and fenced finishes go straight to the primary key."""
     import taskloom
-    from taskloom.queue import _DONE, claim_sql, fenced_sql, sweep_sql
+    from taskloom.queue_sql import DONE, claim_sql, fenced_sql, sweep_sql
 
     def plan(tx: Any, sql: str, params: list[Any]) -> str:
         return " | ".join(str(r["detail"]) for r in tx.query("EXPLAIN QUERY PLAN " + sql, params))
@@ -580,5 +580,182 @@ def test_sqlite_queue_statements_read_one_work_index(sqlite_url: str) -> None:
                 assert "TEMP B-TREE" not in claim, claim
             sweep = plan(tx, sweep_sql("sqlite"), [now, now, now])
             assert "INDEX tasks_work (status=? AND lease_expires_at<?)" in sweep, sweep
-            done = plan(tx, fenced_sql("sqlite", _DONE), [now, now, None, "t", "k"])
+            done = plan(tx, fenced_sql("sqlite", DONE), [now, now, None, "t", "k"])
             assert "sqlite_autoindex_tasks_1 (id=?)" in done, done
+
+
+BAD_ADDS: list[tuple[dict[str, Any], str]] = [
+    ({"title": "a\x00b"}, "NUL"),
+    ({"title": "bad\udcffbyte"}, "not valid UTF-8"),
+    ({"title": "t", "body": "\udcfe"}, "not valid UTF-8"),
+    ({"title": "t", "priority": 2**31}, "'priority' must be between"),
+    ({"title": "t", "priority": 10**20}, "'priority' must be between"),
+    ({"title": "t", "max_attempts": 3_000_000_000}, "'max_attempts' must be between"),
+    ({"title": "t", "delay_s": math.inf}, "'delay_s' must be a finite number"),
+    ({"title": "t", "delay_s": math.nan}, "'delay_s' must be a finite number"),
+    ({"title": "t", "delay_s": 1e300}, "'delay_s' must be at most"),
+    ({"title": "t", "ttl_s": -1}, "'ttl_s' must be at least 0"),
+    ({"title": "t", "payload": {"x": math.nan}}, "not JSON-serialisable"),
+    ({"title": "t", "payload": {"x": "\udcff"}}, "payload is not valid UTF-8"),
+    ({"title": "t", "target_agent": " "}, "'target_agent'"),
+    ({"title": "t", "dedup_key": "k\x00"}, "NUL"),
+]
+
+
+@pytest.mark.parametrize(("fields", "message"), BAD_ADDS)
+def test_a_task_one_backend_cannot_store_is_refused_on_every_backend(
+    tl: Taskloom, fields: dict[str, Any], message: str
+) -> None:
+    """The same input is refused the same way on SQLite and PostgreSQL, before anything is
+    written (a lease of ``inf`` used to be stored on SQLite and then break every listing)."""
+    with pytest.raises(InvalidInput, match=message):
+        tl.queue.add(**fields)
+    with pytest.raises(InvalidInput, match=message):
+        tl.queue.add_many([{"title": "fine"}, fields])
+    assert tl.queue.stats()["total"] == 0
+
+
+def test_bad_leases_ids_and_texts_are_refused_and_change_nothing(tl: Taskloom) -> None:
+    q = tl.queue
+    task, _ = q.add("t")
+    for lease in (math.inf, math.nan, 0, -100, 1e300):
+        with pytest.raises(InvalidInput, match="lease"):
+            q.claim("w", lease=lease)
+    for agent in (None, "", "   ", 5):
+        with pytest.raises(InvalidInput, match="agent id"):
+            q.claim(agent, lease=30)  # type: ignore[arg-type]
+    assert q.get(task.id).status == "ready"
+    claimed = q.claim("w", lease=30)
+    assert claimed is not None and claimed.lease_token
+    token = claimed.lease_token
+    for lease in (0, -100, math.inf, math.nan):
+        with pytest.raises(InvalidInput, match="lease"):
+            q.extend(task.id, token, lease)
+    with pytest.raises(InvalidInput, match="error must be text"):
+        q.fail(task.id, token, None)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match="result is longer than"):
+        q.done(task.id, token, "x" * 20_000)
+    with pytest.raises(InvalidInput, match="result must not contain NUL"):
+        q.done(task.id, token, "a\x00")
+    with pytest.raises(InvalidInput, match="task ids and lease tokens are text"):
+        q.get(5)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match="task ids and lease tokens are text"):
+        q.done(task.id, None)  # type: ignore[arg-type]
+    after = q.get(task.id)
+    assert after.status == "in_progress" and after.lease_expires_at == claimed.lease_expires_at
+    with pytest.raises(InvalidInput, match="cancel reason is longer than"):
+        q.cancel(task.id, "r" * 20_000)
+    assert q.done(task.id, token, "ok").status == "completed"
+
+
+def test_listing_and_pruning_refuse_what_they_cannot_mean(tl: Taskloom) -> None:
+    q = tl.queue
+    q.add("t")
+    with pytest.raises(InvalidInput, match="unknown status 'bogus' \\(one of: ready, in_progress"):
+        q.list(status="bogus")
+    with pytest.raises(InvalidInput, match="limit"):
+        q.list(limit=-1)
+    for window in (math.nan, -1.0, math.inf):
+        with pytest.raises(InvalidInput, match="retention window"):
+            q.prune(window)
+    assert [t.title for t in q.list(status="ready")] == ["t"]
+
+
+def test_kinds_given_as_one_string_is_one_kind_and_agents_are_trimmed(tl: Taskloom) -> None:
+    q = tl.queue
+    review, _ = q.add("r", kind="review", target_agent=" coder-1 ")
+    assert review.target_agent == "coder-1"
+    assert q.claim("other", kinds="review") is None
+    claimed = q.claim(" coder-1 ", kinds="review")
+    assert claimed is not None and claimed.id == review.id and claimed.claimed_by == "coder-1"
+
+
+def test_secret_guard_reads_key_words_not_substrings(tl: Taskloom) -> None:
+    for key in ("max_tokens", "author", "tokenizer", "passes"):
+        task, _ = tl.queue.add(f"with {key}", payload={key: 1})
+        assert task.payload == {key: 1}
+    for key in ("apiKey", "X-Api-Key", "AUTH_TOKEN", "refresh_token", "db_pass", "sessionId"):
+        with pytest.raises(InvalidInput, match=f"payload key '{key}' looks like a secret"):
+            tl.queue.add("t", payload={key: "v"})
+
+
+def test_a_full_queue_evicts_the_new_task_when_it_is_the_least_urgent(tl: Taskloom) -> None:
+    """Eviction weighs the task being added too: adding priorities 0 to 4 under a cap of 3
+    keeps 0, 1 and 2, and the add answers the evicted task as canceled."""
+    q = Queue(tl, max_active=3)
+    answers = [q.add(f"p{p}", priority=p)[0] for p in range(5)]
+    assert [t.status.value for t in answers] == ["ready"] * 3 + ["canceled"] * 2
+    assert answers[4].result == "evicted: queue is at its cap"
+    assert sorted(t.title for t in q.list(status="ready")) == ["p0", "p1", "p2"]
+    assert all(q.get(t.id).status == t.status for t in answers)
+
+
+def test_a_claim_not_bound_to_its_process_is_left_to_its_lease(tl: Taskloom) -> None:
+    """``taskloom tasks next`` exits right after claiming: its pid says nothing about the
+    agent still working, so doctor --fix must not treat the claim as a dead worker's."""
+    q = tl.queue
+    task, _ = q.add("t")
+    claimed = q.claim("coder-1", lease=600, bind_process=False)
+    assert claimed is not None and claimed.pid is None
+    assert q.doctor(fix=True)["fixed"] == []
+    assert q.done(task.id, claimed.lease_token or "").status == "completed"
+
+
+def test_doctor_cancels_a_poisoned_task_only_while_it_is_still_ready(tl: Taskloom) -> None:
+    q = tl.queue
+    task, _ = q.add("poison", max_attempts=10)
+    for _ in range(5):
+        c = q.claim("w")
+        assert c is not None
+        q.fail(task.id, c.lease_token or "", "crash")
+    other = Queue(tl)
+    reclaim = q.reclaim
+
+    def reclaim_while_a_worker_claims() -> list[Any]:
+        out = reclaim()
+        assert other.claim("w2") is not None  # between the report and the fix
+        return out
+
+    q.reclaim = reclaim_while_a_worker_claims  # type: ignore[method-assign]
+    report = q.doctor(fix=True)
+    assert report["poisoned"] == [task.id] and task.id not in report["fixed"]
+    assert q.get(task.id).status == "in_progress"
+
+
+def test_an_expired_lease_is_the_last_error_of_the_task_it_kills(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    q = tl_fixed.queue
+    task, _ = q.add("x", max_attempts=2)
+    first = q.claim("w", lease=5)
+    assert first is not None
+    q.fail(task.id, first.lease_token or "", "tests fail")
+    assert q.claim("w", lease=5) is not None
+    clock.advance(6)
+    (dead,) = q.reclaim()
+    assert dead.status == "dead" and dead.last_error == "lease expired"
+
+
+def test_ready_count_is_what_the_agent_could_claim(tl_fixed: Taskloom, clock: FakeClock) -> None:
+    q = tl_fixed.queue
+    q.add("now")
+    q.add("mine", target_agent="a")
+    q.add("theirs", target_agent="b")
+    q.add("later", delay_s=3600)
+    q.add("expiring", ttl_s=1)
+    clock.advance(2)
+    assert q.ready_count("a") == 2
+    block = q.surface("a")
+    assert block is not None and 'ready="2"' in block
+
+
+def test_a_wrong_token_on_a_held_task_says_so(tl: Taskloom) -> None:
+    task, _ = tl.queue.add("t")
+    assert tl.queue.claim("w") is not None
+    with pytest.raises(LeaseLost, match="held under another lease token"):
+        tl.queue.done(task.id, "not-the-token")
+
+
+def test_the_agent_id_is_escaped_wherever_the_block_shows_it() -> None:
+    block = surface_block('x"><evil>', [], 0)
+    assert "<evil>" not in block and "&lt;evil&gt;" in block

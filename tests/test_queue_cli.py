@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from taskloom.cli import main
+from tests.conftest import subprocess_env
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -40,7 +43,7 @@ def test_tasks_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert code == 0 and "[completed]" in out
     code, out, _ = run(capsys, "tasks", "next", "--agent", "coder", *db)
     assert code == 3 and "no task ready" in out
-    code, out, _ = run(capsys, "tasks", "stats", *db)
+    code, out, _ = run(capsys, "tasks", "stats", *db, "--json")
     assert json.loads(out)["completed"] == 1
     code, _, err = run(capsys, "tasks", "add", "x", "--payload", '{"password": "hunter2"}', *db)
     assert code == 1 and "looks like a secret" in err and "hunter2" not in err
@@ -56,7 +59,7 @@ def test_hooks_and_doctor(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert code == 0 and out == ""  # unchanged since last time: nothing to add
     code, out, _ = run(capsys, "hook", "session-start", "--agent", "claude-1", *db)
     assert "1 task(s) ready" in out
-    code, out, _ = run(capsys, "doctor", *db)
+    code, out, _ = run(capsys, "doctor", *db, "--json")
     assert code == 0 and json.loads(out)["stuck"] == []
 
 
@@ -82,5 +85,115 @@ def test_add_many_from_a_file_or_standard_input(
     assert code == 1 and "line 2 is not JSON" in err
     code, _, err = run(capsys, "tasks", "add-many", str(tmp_path / "missing.jsonl"), *db)
     assert code == 1 and "cannot read" in err
-    code, out, _ = run(capsys, "tasks", "stats", *db)
+    code, out, _ = run(capsys, "tasks", "stats", *db, "--json")
     assert json.loads(out)["ready"] == 4  # nothing from the rejected files
+
+
+def test_add_json_says_whether_the_task_was_added(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A dedup hit prints the existing task with exit 0: only ``added`` tells it apart."""
+    db = ("--db", f"sqlite:///{tmp_path / 'q.db'}")
+    code, out, _ = run(capsys, "tasks", "add", "t", "--dedup", "k", *db, "--json")
+    first = json.loads(out)
+    assert code == 0 and first["added"] is True and first["title"] == "t"
+    code, out, _ = run(capsys, "tasks", "add", "t again", "--dedup", "k", *db, "--json")
+    again = json.loads(out)
+    assert code == 0 and again["added"] is False and again["id"] == first["id"]
+    assert again["title"] == "t" and again["lease_token"] is None
+
+
+def test_every_reading_command_takes_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--json`` is accepted everywhere; without it these commands print text for people."""
+    db = ("--db", f"sqlite:///{tmp_path / 'q.db'}")
+    run(capsys, "tasks", "add", "Fix the bug", "--body", "see issue 7", *db)
+    code, out, _ = run(capsys, "tasks", "next", "--agent", "coder", *db, "--json")
+    claimed = json.loads(out)
+    token = ("--token", claimed["lease_token"])
+    run(capsys, "tasks", "fail", claimed["id"], *token, "--error", "tests fail", *db)
+
+    code, out, _ = run(capsys, "tasks", "stats", *db)
+    assert code == 0 and out.startswith("ready 1  in_progress 0  completed 0")
+    code, out, _ = run(capsys, "tasks", "stats", *db, "--json")
+    assert code == 0 and json.loads(out)["ready"] == 1
+
+    code, out, _ = run(capsys, "tasks", "show", claimed["id"], *db)
+    assert code == 0 and out.startswith(f"{claimed['id']}  [ready] p100 task: Fix the bug")
+    assert "body: see issue 7" in out and "last_error: tests fail" in out
+    code, out, _ = run(capsys, "tasks", "show", claimed["id"], *db, "--json")
+    assert code == 0 and json.loads(out)["last_error"] == "tests fail"
+
+    code, out, _ = run(capsys, "doctor", *db)
+    assert code == 0 and "stuck: 0" in out and "dead: 0" in out
+    code, out, _ = run(capsys, "doctor", *db, "--json")
+    assert code == 0 and json.loads(out)["dead"] == []
+
+    code, out, _ = run(capsys, "hook", "session-start", "--agent", "coder", *db, "--json")
+    assert code == 0 and json.loads(out) == {"agent": "coder", "ready": 1}
+
+    code, out, _ = run(capsys, "tasks", "prune", *db, "--json")
+    assert code == 0 and json.loads(out) == {"pruned": 0}
+    code, out, _ = run(capsys, "tasks", "prune", *db)
+    assert code == 0 and out.strip() == "pruned 0 tasks"
+
+
+def test_doctor_text_names_the_tasks_found(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = ("--db", f"sqlite:///{tmp_path / 'q.db'}")
+    run(capsys, "tasks", "add", "Flaky", *db)
+    code, out, _ = run(capsys, "tasks", "next", "--agent", "coder", *db, "--json")
+    claimed = json.loads(out)
+    run(
+        capsys,
+        "tasks",
+        "fail",
+        claimed["id"],
+        "--token",
+        claimed["lease_token"],
+        "--error",
+        "boom",
+        "--no-retry",
+        *db,
+    )
+    code, out, _ = run(capsys, "doctor", *db)
+    assert code == 0 and f"dead: 1  {claimed['id']}" in out
+
+
+def test_doctor_fix_leaves_a_task_claimed_from_the_shell_to_its_agent(tmp_path: Path) -> None:
+    """``tasks next`` exits as soon as it has claimed; the agent that ran it still works on the
+    task, so ``doctor --fix`` must not reclaim it as a dead worker's, and the agent's ``done``
+    with its token must still land."""
+    db = ("--db", f"sqlite:///{tmp_path / 'q.db'}")
+
+    def shell(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "taskloom", *args, *db],
+            capture_output=True,
+            text=True,
+            env=subprocess_env(),
+            timeout=60,
+        )
+
+    assert shell("tasks", "add", "w").returncode == 0
+    claimed = json.loads(shell("tasks", "next", "--agent", "coder-1", "--json").stdout)
+    fixed = json.loads(shell("doctor", "--fix", "--json").stdout)
+    assert fixed["fixed"] == []
+    done = shell("tasks", "done", claimed["id"], "--token", claimed["lease_token"], "--json")
+    assert done.returncode == 0 and json.loads(done.stdout)["status"] == "completed"
+
+
+def test_session_start_counts_only_what_the_agent_could_claim(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = ("--db", f"sqlite:///{tmp_path / 'q.db'}")
+    tasks = tmp_path / "plan.jsonl"
+    tasks.write_text(
+        '{"title": "now"}\n{"title": "later", "delay_s": 3600}\n'
+        '{"title": "theirs", "target_agent": "other"}\n'
+    )
+    run(capsys, "tasks", "add-many", str(tasks), *db)
+    code, out, _ = run(capsys, "hook", "session-start", "--agent", "claude-1", *db, "--json")
+    assert code == 0 and json.loads(out)["ready"] == 1

@@ -14,7 +14,7 @@ import pytest
 
 import taskloom
 from taskloom.domain.events import TODO_STATE, Event
-from taskloom.queue import _DONE, claim_sql, done_many_sql, fenced_sql
+from taskloom.queue_sql import DONE, claim_sql, done_many_sql, fenced_sql
 from taskloom.store.postgres import OUTBOX_LOCK, PostgresStore, split_url, translate
 from tests.backends import pg_required, pg_schema, pg_server
 
@@ -246,7 +246,7 @@ def test_finishing_a_lease_reads_one_row_whatever_the_statistics_say(pg_url: str
             conn.execute("ANALYZE tasks")
         held = tl.queue.claim_batch("a", 400, lease=600)
         fenced = {
-            "done": (fenced_sql("postgres", _DONE), [1.0, 1.0, None]),
+            "done": (fenced_sql("postgres", DONE), [1.0, 1.0, None]),
             "done_many": (done_many_sql("postgres", 1), [1.0, 1.0]),
         }
         with tl.store.read() as tx:

@@ -11,7 +11,6 @@ a ``task_state`` event in the same transaction.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 import socket
@@ -23,19 +22,35 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 from taskloom.clock import utcnow
 from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound
 from taskloom.domain.queue import (
-    FIELD_NAMES,
-    PACKED_FIELDS,
     SURFACE_ROWS,
     TERMINAL,
-    TIME_FIELDS,
     NewTask,
     Task,
     TaskStatus,
+    check_agent,
+    check_seconds,
+    check_text,
     completed_task,
     new_task,
     surface_block,
 )
 from taskloom.ids import new_token
+from taskloom.queue_sql import (
+    ADD_CHUNK,
+    CLEAR_CLAIM,
+    DONE,
+    DONE_MANY_CHUNK,
+    ELIGIBLE,
+    READ_TASK,
+    RECLAIM,
+    RETURNING,
+    claim_sql,
+    done_and_claim_sql,
+    done_many_sql,
+    fenced_sql,
+    insert_sql,
+    sweep_sql,
+)
 from taskloom.store.base import Row, Transaction, Values
 
 if TYPE_CHECKING:
@@ -49,135 +64,19 @@ SWEEP_EVERY_S = 1.0
 """How often (at most) a process's claims also return expired leases to ready."""
 COUNT_EVERY_S = 1.0
 """How long a process trusts its count of ready tasks when far below the cap."""
-_CLEAR_CLAIM = (
-    "claimed_by = NULL, pid = NULL, host = NULL, claimed_at = NULL, "
-    "lease_expires_at = NULL, lease_token = NULL"
-)
-_ELIGIBLE = (
-    "status = 'ready' AND lease_expires_at IS NULL AND (target_agent IS NULL OR target_agent = ?)"
-    " AND (not_before IS NULL OR not_before <= ?) AND (expires_at IS NULL OR expires_at > ?)"
-)
-"""A claimable task. A ready task never holds a lease (every way back to ready clears it);
-saying so lets SQLite read its work index, ``(status, lease_expires_at, priority, …)``, in
-the claim's order."""
-
-
-def _returning(dialect: str, table: str = "") -> str:
-    """How a statement that changes tasks returns them: SQLite packs each into one JSON text,
-    its payload and its times (:meth:`Task.from_packed`), PostgreSQL names the columns
-    (:meth:`Task.from_values`). ``table``: a qualifier for the columns (``"tasks."``)."""
-    if dialect == "postgres":
-        return f" RETURNING {', '.join(table + name for name in FIELD_NAMES)}"
-    packed = ", ".join(table + name for name in PACKED_FIELDS)
-    times = ", ".join(table + name for name in TIME_FIELDS)
-    return f" RETURNING json_array({packed}), {table}payload, {times}"
-
-
-_RETURNING = {dialect: _returning(dialect) for dialect in ("sqlite", "postgres")}
-_READ_TASK = {"sqlite": Task.from_packed, "postgres": Task.from_values}
-_RECLAIM = (
-    "UPDATE tasks SET status = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'ready' END,"
-    " completed_at = CASE WHEN attempts >= max_attempts THEN ? ELSE NULL END, changed_at = ?,"
-    f" {_CLEAR_CLAIM},"
-)
-
-
-@functools.lru_cache(maxsize=8)
-def sweep_sql(dialect: str) -> str:
-    """Expired leases back to ready (or dead). Parameters: now, now, now."""
-    return (
-        f"{_RECLAIM} last_error = COALESCE(last_error, 'lease expired')"
-        f" WHERE status = 'in_progress' AND lease_expires_at <= ?{_RETURNING[dialect]}"
-    )
-
-
-@functools.lru_cache(maxsize=64)
-def claim_sql(dialect: str, n_kinds: int, n: int, guard: str = "") -> str:
-    """The claim statement for up to ``n`` tasks. A single claim uses ``id = (…)``: SQLite
-    runs it several times faster than ``id IN (…)``, which a batch claim needs. Parameters:
-    agent, pid, host, now, lease expiry, token, now, then the eligibility's agent, now, now
-    and the kinds. ``guard``: an extra condition, ANDed first (see :func:`done_and_claim_sql`).
-
-    ``n`` is written into the statement, not bound: PostgreSQL costs a prepared statement's
-    ``LIMIT $n`` as a tenth of the table, so a claim's generic plan looked a hundred times
-    dearer than its custom plans and the server planned every claim afresh (~0.06 ms, a
-    quarter of a claim plus completion). With the limit written in, the generic plan costs
-    what the custom ones do and is reused."""
-    kinds = f" AND kind IN ({', '.join('?' * n_kinds)})" if n_kinds else ""
-    pick = (
-        f"SELECT id FROM tasks WHERE {guard}{_ELIGIBLE}{kinds}"
-        f" ORDER BY priority, created_at, id LIMIT {int(n)}"
-    )
-    if dialect == "postgres":
-        pick += " FOR UPDATE SKIP LOCKED"
-    return (
-        "UPDATE tasks SET status = 'in_progress', claimed_by = ?, pid = ?, host = ?,"
-        " claimed_at = ?, lease_expires_at = ?, lease_token = ?, attempts = attempts + 1,"
-        f" changed_at = ? WHERE id {'IN' if n > 1 else '='} ({pick}){_RETURNING[dialect]}"
-    )
-
-
-_COMPLETE = (
-    "UPDATE tasks SET status = 'completed', completed_at = ?, changed_at = ?,"
-    " result = {result}, " + _CLEAR_CLAIM
-)
-"""A completion's SET clause; ``{result}``: the result's SQL expression."""
-_DONE = _COMPLETE.format(result="?")
-
-
-@functools.lru_cache(maxsize=32)
-def fenced_sql(dialect: str, change: str, returning: bool = True) -> str:
-    """``change`` (an ``UPDATE … SET …``) applied only under the caller's lease. Parameters:
-    the change's, then the task id and the lease token. Without ``returning`` the statement
-    returns only the id: enough when the caller knows what the change leaves."""
-    fence = f"{change} WHERE id = ? AND status = 'in_progress' AND lease_token = ?"
-    return fence + (_RETURNING[dialect] if returning else " RETURNING id")
-
-
-ADD_CHUNK = 200
-"""Tasks per statement in :meth:`Queue.add_many` (fourteen parameters each)."""
-DONE_MANY_CHUNK = 200
-"""Completions per statement in :meth:`Queue.done_many` (three parameters each)."""
-
-
-@functools.lru_cache(maxsize=64)
-def done_many_sql(dialect: str, n: int, returning_tasks: bool = True) -> str:
-    """Complete ``n`` tasks in one statement, each fenced by its own lease token. Parameters:
-    now, now, then ``(id, token, result)`` per task. Only the fenced matches are returned
-    (just their ids without ``returning_tasks``)."""
-    rows = ", ".join(["(?, ?, ?)"] * n)
-    # Columns qualified: ``b`` has an id and a result too.
-    returning = _returning(dialect, "tasks.") if returning_tasks else " RETURNING tasks.id"
-    return (
-        f"{_COMPLETE.format(result='b.result')} FROM (SELECT column1 AS id, column2 AS token,"
-        f" column3 AS result FROM (VALUES {rows}) AS v) AS b WHERE tasks.id = b.id"
-        f" AND tasks.status = 'in_progress' AND tasks.lease_token = b.token{returning}"
-    )
-
-
-@functools.lru_cache(maxsize=16)
-def done_and_claim_sql(n_kinds: int, returning: bool = True) -> str:
-    """PostgreSQL's completion plus next claim as one statement: the claim only runs if the
-    fenced completion matched. Parameters: the completion's, then the claim's. Each row is
-    ``step`` (``done`` or ``next``) followed by the task's columns; without ``returning``
-    (the caller knows what the completion leaves) one row: whether the completion matched,
-    then the next task's columns (all null if there was none)."""
-    claim = claim_sql("postgres", n_kinds, 1, "EXISTS (SELECT 1 FROM done) AND ")
-    columns = ", ".join(FIELD_NAMES)
-    with_ = f"WITH done AS ({fenced_sql('postgres', _DONE, returning)}), next AS ({claim})"
-    if not returning:
-        return (
-            f"{with_} SELECT (SELECT count(*) FROM done) AS done, next.* FROM (SELECT 1) AS one"
-            " LEFT JOIN next ON true"
-        )
-    return (
-        f"{with_} SELECT 'done' AS step, {columns} FROM done"
-        f" UNION ALL SELECT 'next' AS step, {columns} FROM next"
-    )
 
 
 def _tasks(rows: Sequence[Row]) -> list[Task]:
     return [Task.from_row(r) for r in rows]
+
+
+def _select_ids(tx: Transaction, ids: Sequence[str]) -> list[Row]:
+    """The rows of tasks ``ids``, in chunks (each a statement's worth of parameters)."""
+    return [
+        r
+        for chunk in _chunks(ids, ADD_CHUNK)
+        for r in tx.query(f"SELECT * FROM tasks WHERE id IN ({', '.join('?' * len(chunk))})", chunk)
+    ]
 
 
 class Queue:
@@ -209,7 +108,7 @@ class Queue:
     def _claimed(self, rows: list[Values]) -> list[Task]:
         """The tasks a claim returned, remembered with their rows (at most :data:`HELD_MAX`,
         oldest forgotten first)."""
-        tasks = [_READ_TASK[self._tl.store.dialect](r) for r in rows]
+        tasks = [READ_TASK[self._tl.store.dialect](r) for r in rows]
         with self._held_lock:
             held = self._held
             for task, row in zip(tasks, rows, strict=True):
@@ -226,7 +125,7 @@ class Queue:
         return entry[1] if entry is not None and entry[0] == token else None
 
     def _completed(self, row: Values, now: float, result: str | None) -> Task:
-        return completed_task(_READ_TASK[self._tl.store.dialect](row), now, result)
+        return completed_task(READ_TASK[self._tl.store.dialect](row), now, result)
 
     # --- adding -------------------------------------------------------------------------------
 
@@ -305,13 +204,15 @@ class Queue:
                 key = task.dedup_key
                 if key is None or (key not in live and first.setdefault(key, at) == at):
                     fresh.append((self._tl.new_id(), task))
-            self._make_room(tx, now, len(fresh))
             dialect = tx.dialect
             rows = [
-                r for c in _chunks(fresh, ADD_CHUNK) for r in tx.query(*_insert(c, now, dialect))
+                r for c in _chunks(fresh, ADD_CHUNK) for r in tx.query(*insert_sql(c, now, dialect))
             ]
-        read = _READ_TASK[dialect]
+            evicted = self._make_room(tx, now, len(fresh)) & {task_id for task_id, _ in fresh}
+            gone = _tasks(_select_ids(tx, sorted(evicted))) if evicted else []
+        read = READ_TASK[dialect]
         added = {t.id: t for t in (read(tuple(r.values())) for r in rows)}
+        added.update((t.id, t) for t in gone)  # less urgent than a full queue: evicted at once
         new = iter(added[task_id] for task_id, _ in fresh)
         answers: list[tuple[Task, bool]] = []
         for at, task in enumerate(tasks):
@@ -324,8 +225,10 @@ class Queue:
                 answers.append((next(new), True))
         return answers
 
-    def _make_room(self, tx: Transaction, now: float, n: int = 1) -> None:
-        """Enforce the active cap by cancelling the least urgent, oldest ready tasks.
+    def _make_room(self, tx: Transaction, now: float, n: int = 1) -> set[str]:
+        """Enforce the active cap once ``n`` tasks were added: cancel the least urgent, oldest
+        ready tasks over it, the new ones among them (a task less urgent than everything in a
+        full queue is the one evicted). Returns the ids evicted.
 
         Counting ready tasks costs in proportion to the backlog (~0.7 ms at 10,000 on
         SQLite, more than the insert), so a process counts only when its last count left a
@@ -335,30 +238,42 @@ class Queue:
         """
         cap = self.max_active
         if n == 0:
-            return
+            return set()
         if self._counted_cap == cap and self._room - n >= cap // 10 and now < self._count_due:
             self._room -= n
-            return
+            return set()
         row = tx.query_one("SELECT count(*) AS n FROM tasks WHERE status = 'ready'")
-        ready = int(row["n"] if row else 0)
+        ready = int(row["n"] if row else 0)  # these adds included
         self._counted_cap, self._count_due = cap, now + COUNT_EVERY_S
-        self._room = max(cap - ready - n, 0)  # after these adds
-        excess = min(ready + n - cap, ready)
-        if excess > 0:
-            tx.execute(
-                "UPDATE tasks SET status = 'canceled', result = 'evicted: queue is at its cap',"
-                " completed_at = ?, changed_at = ? WHERE id IN (SELECT id FROM tasks"
-                " WHERE status = 'ready' ORDER BY priority DESC, created_at, id LIMIT ?)",
-                (now, now, excess),
-            )
+        self._room = max(cap - ready, 0)
+        if ready <= cap:
+            return set()
+        rows = tx.query(
+            "UPDATE tasks SET status = 'canceled', result = 'evicted: queue is at its cap',"
+            " completed_at = ?, changed_at = ? WHERE id IN (SELECT id FROM tasks"
+            " WHERE status = 'ready' ORDER BY priority DESC, created_at, id LIMIT ?) RETURNING id",
+            (now, now, ready - cap),
+        )
+        return {str(r["id"]) for r in rows}
 
     # --- claiming -----------------------------------------------------------------------------
 
     def claim(
-        self, agent_id: str, *, lease: float = 300.0, kinds: Sequence[str] | None = None
+        self,
+        agent_id: str,
+        *,
+        lease: float = 300.0,
+        kinds: str | Sequence[str] | None = None,
+        bind_process: bool = True,
     ) -> Task | None:
-        """Take the most urgent eligible task for ``agent_id``, or ``None`` if there is none."""
-        batch = self.claim_batch(agent_id, 1, lease=lease, kinds=kinds)
+        """Take the most urgent eligible task for ``agent_id``, or ``None`` if there is none.
+
+        ``bind_process``: record this process, so that if it dies the task returns to ready
+        before its lease ends (:meth:`reclaim`, ``taskloom doctor --fix``). Pass ``False``
+        when the claim is meant to outlive the process, as ``taskloom tasks next`` does for
+        the agent that runs it: only the lease then says when the work is abandoned.
+        """
+        batch = self.claim_batch(agent_id, 1, lease=lease, kinds=kinds, bind_process=bind_process)
         return batch[0] if batch else None
 
     def claim_batch(
@@ -367,33 +282,43 @@ class Queue:
         n: int,
         *,
         lease: float = 300.0,
-        kinds: Sequence[str] | None = None,
+        kinds: str | Sequence[str] | None = None,
+        bind_process: bool = True,
     ) -> list[Task]:
-        """Take up to ``n`` tasks in one statement, most urgent first.
+        """Take up to ``n`` tasks in one statement, most urgent first (``bind_process`` as
+        for :meth:`claim`).
 
         Expired leases go back to ready first, at most once a second per process (and always
         before an empty answer), so a busy queue does not pay for the sweep on every claim.
         """
-        sql, params, swept = self._claim_statement(agent_id, n, lease, kinds)
+        sql, params, swept = self._claim_statement(agent_id, n, lease, kinds, bind_process)
         rows = self._retry_after_sweep(self._write_rows(sql, params), swept, sql, params)
         tasks = self._claimed(rows)
         return sorted(tasks, key=lambda t: (t.priority, t.created_at, t.id)) if n > 1 else tasks
 
     def _claim_statement(
-        self, agent_id: str, n: int, lease: float, kinds: Sequence[str] | None
+        self,
+        agent_id: str,
+        n: int,
+        lease: float,
+        kinds: str | Sequence[str] | None,
+        bind_process: bool = True,
     ) -> tuple[str, list[Any], bool]:
         """The claim's SQL and parameters; sweeps expired leases first when one is due (the
         third value says whether it did)."""
-        if not agent_id.strip():
-            raise InvalidInput("an agent id is required to claim")
-        if not isinstance(n, int) or n < 1 or lease <= 0:
-            raise InvalidInput("claim needs a whole number n >= 1 and a positive lease")
-        kinds = list(kinds or ())
+        agent_id = check_agent(agent_id, "an agent id to claim for")
+        if type(n) is not int or n < 1:
+            raise InvalidInput("a batch claim takes a whole number of tasks, 1 or more")
+        lease = check_seconds(lease, "a lease", positive=True)
+        kinds = [kinds] if isinstance(kinds, str) else list(kinds or ())
+        if not all(isinstance(k, str) for k in kinds):
+            raise InvalidInput("kinds must be text")
         now = self._now()
         swept = now >= self._sweep_due
         if swept:
             self._sweep(now)
-        params = [agent_id, os.getpid(), HOST, now, now + lease, new_token(), now]
+        pid = os.getpid() if bind_process else None
+        params = [agent_id, pid, HOST, now, now + lease, new_token(), now]
         params += [agent_id, now, now, *kinds]
         return claim_sql(self._tl.store.dialect, len(kinds), n), params, swept
 
@@ -416,8 +341,8 @@ class Queue:
         return self._tl.store.write_chain(sql, params)[0]
 
     def _write(self, sql: str, params: Sequence[Any]) -> list[Task]:
-        """:meth:`_write_rows` for a statement with this dialect's ``_RETURNING``: the tasks."""
-        read = _READ_TASK[self._tl.store.dialect]
+        """:meth:`_write_rows` for a statement with this dialect's ``RETURNING``: the tasks."""
+        read = READ_TASK[self._tl.store.dialect]
         return [read(r) for r in self._write_rows(sql, params)]
 
     # --- finishing (all fenced by the lease token) ---------------------------------------------
@@ -427,15 +352,21 @@ class Queue:
     ) -> Task:
         """``change`` under the caller's lease; with ``hold`` the lease goes on and the task is
         remembered again."""
+        _check_ids(task_id, token)
         self._holding(task_id, token)
         sql = fenced_sql(self._tl.store.dialect, change)
         rows = self._write_rows(sql, (*params, task_id, token))
         if not rows:
             self._lease_lost(task_id)
-        return self._claimed(rows)[0] if hold else _READ_TASK[self._tl.store.dialect](rows[0])
+        return self._claimed(rows)[0] if hold else READ_TASK[self._tl.store.dialect](rows[0])
 
     def _lease_lost(self, task_id: str) -> NoReturn:
         status = self._status(task_id)
+        if status == "in_progress":
+            raise LeaseLost(
+                f"lease on task '{task_id}' is no longer yours (status: in_progress): it is"
+                " held under another lease token, a newer claim's or the token given is wrong"
+            )
         raise LeaseLost(
             f"lease on task '{task_id}' is no longer yours (status: {status});"
             " it was reclaimed or finished by someone else"
@@ -449,12 +380,13 @@ class Queue:
         return str(current["status"])
 
     def done(self, task_id: str, lease_token: str, result: str | None = None) -> Task:
-        _check_result(result)
+        _check_ids(task_id, lease_token)
+        check_text(result, "a task's result")
         now = self._now()
         held = self._holding(task_id, lease_token)
         if held is None:
-            return self._fenced(task_id, lease_token, _DONE, (now, now, result))
-        sql = fenced_sql(self._tl.store.dialect, _DONE, returning=False)
+            return self._fenced(task_id, lease_token, DONE, (now, now, result))
+        sql = fenced_sql(self._tl.store.dialect, DONE, returning=False)
         if not self._write_rows(sql, (now, now, result, task_id, lease_token)):
             self._lease_lost(task_id)
         return self._completed(held, now, result)
@@ -475,7 +407,7 @@ class Queue:
             result = item[2] if len(item) == 3 else None
             if len(item) not in (2, 3) or not all(isinstance(v, str) for v in item[:2]):
                 raise InvalidInput("done_many takes (task_id, lease_token[, result]) tuples")
-            _check_result(result)
+            check_text(result, "a task's result")
             items[item[0]] = (item[0], item[1], result)
         if not items:
             return [], []
@@ -497,7 +429,7 @@ class Queue:
         if ids_only:
             tasks = [self._completed(known[r[0]], now, items[r[0]][2]) for r in rows]
         else:
-            tasks = [_READ_TASK[dialect](r) for r in rows]
+            tasks = [READ_TASK[dialect](r) for r in rows]
         done = {t.id: t for t in tasks}
         return [done[i] for i in items if i in done], [i for i in items if i not in done]
 
@@ -514,7 +446,8 @@ class Queue:
         """Complete a task and claim the agent's next one in the same transaction: a worker
         loop pays for one commit per task instead of two. If the lease was lost, nothing is
         claimed and ``LeaseLost`` is raised, exactly as from :meth:`done`."""
-        _check_result(result)
+        _check_ids(task_id, lease_token)
+        check_text(result, "a task's result")
         now = self._now()
         kinds = list(kinds or ())
         claim, claim_params, swept = self._claim_statement(agent_id, 1, lease, kinds)
@@ -532,13 +465,13 @@ class Queue:
                 done = [self._completed(held, now, result)] if rows[0][0] else []
                 nxt = [rows[0][1:]] if rows[0][1] is not None else []
         elif held is not None:
-            fenced = fenced_sql(dialect, _DONE, returning=False)
+            fenced = fenced_sql(dialect, DONE, returning=False)
             ids, nxt = self._tl.store.write_chain(fenced, done_params, claim, claim_params)
             done = [self._completed(held, now, result)] if ids else []
         else:
-            fenced = fenced_sql(dialect, _DONE)
+            fenced = fenced_sql(dialect, DONE)
             rows, nxt = self._tl.store.write_chain(fenced, done_params, claim, claim_params)
-            done = [_READ_TASK[dialect](r) for r in rows]
+            done = [READ_TASK[dialect](r) for r in rows]
         if not done:
             self._lease_lost(task_id)
         claimed = self._claimed(self._retry_after_sweep(nxt, swept, claim, claim_params))
@@ -546,6 +479,7 @@ class Queue:
 
     def fail(self, task_id: str, lease_token: str, error: str, *, retry: bool = True) -> Task:
         """Record a failure: back to ready while attempts remain (and ``retry``), else dead."""
+        check_text(error, "a failure's error", required=True)
         status = (
             "CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'ready' END" if retry else "'dead'"
         )
@@ -554,7 +488,7 @@ class Queue:
             task_id,
             lease_token,
             f"UPDATE tasks SET status = {status}, last_error = ?, changed_at = ?,"
-            f" completed_at = CASE WHEN {status} = 'dead' THEN ? ELSE NULL END, {_CLEAR_CLAIM}",
+            f" completed_at = CASE WHEN {status} = 'dead' THEN ? ELSE NULL END, {CLEAR_CLAIM}",
             (error[:4096], now, now),
         )
 
@@ -564,11 +498,13 @@ class Queue:
             task_id,
             lease_token,
             f"UPDATE tasks SET status = 'ready', attempts = attempts - 1, changed_at = ?,"
-            f" {_CLEAR_CLAIM}",
+            f" {CLEAR_CLAIM}",
             (self._now(),),
         )
 
     def extend(self, task_id: str, lease_token: str, lease: float = 300.0) -> Task:
+        """Renew the lease: it now ends ``lease`` seconds from now."""
+        lease = check_seconds(lease, "a lease", positive=True)
         now = self._now()
         return self._fenced(
             task_id,
@@ -579,16 +515,21 @@ class Queue:
         )
 
     def cancel(self, task_id: str, reason: str | None = None) -> Task:
-        now = self._now()
-        tasks = self._write(
-            "UPDATE tasks SET status = 'canceled', result = ?, completed_at = ?, changed_at = ?,"
-            f" {_CLEAR_CLAIM} WHERE id = ? AND status IN ('ready', 'in_progress')"
-            f"{_RETURNING[self._tl.store.dialect]}",
-            (reason, now, now, task_id),
-        )
+        """Cancel a task that is not finished, claimed or not (its worker's lease ends)."""
+        _check_ids(task_id)
+        check_text(reason, "a cancel reason")
+        tasks = self._cancel(task_id, reason, "status IN ('ready', 'in_progress')")
         if not tasks:
             raise InvalidInput(f"task '{task_id}' is already {self._status(task_id)}")
         return tasks[0]
+
+    def _cancel(self, task_id: str, reason: str | None, only_if: str) -> list[Task]:
+        now = self._now()
+        return self._write(
+            "UPDATE tasks SET status = 'canceled', result = ?, completed_at = ?, changed_at = ?,"
+            f" {CLEAR_CLAIM} WHERE id = ? AND {only_if}{RETURNING[self._tl.store.dialect]}",
+            (reason, now, now, task_id),
+        )
 
     # --- recovery -----------------------------------------------------------------------------
 
@@ -609,7 +550,7 @@ class Queue:
                 if r["pid"] and not _alive(int(r["pid"])):
                     out += _tasks(
                         tx.query(
-                            f"{_RECLAIM} last_error = 'worker process died'"
+                            f"{RECLAIM} last_error = 'worker process died'"
                             " WHERE id = ? AND status = 'in_progress' RETURNING *",
                             (now, now, r["id"]),
                         )
@@ -618,6 +559,7 @@ class Queue:
 
     def prune(self, older_than_s: float = 7 * 86400) -> int:
         """Delete finished tasks older than the retention window."""
+        older_than_s = check_seconds(older_than_s, "the retention window")
         with self._tl.store.write() as tx:
             return tx.execute(
                 "DELETE FROM tasks WHERE status IN ('completed', 'canceled', 'dead')"
@@ -628,6 +570,7 @@ class Queue:
     # --- reading ------------------------------------------------------------------------------
 
     def get(self, task_id: str) -> Task:
+        _check_ids(task_id)
         with self._tl.store.read() as tx:
             row = tx.query_one("SELECT * FROM tasks WHERE id = ?", (task_id,))
         if row is None:
@@ -638,9 +581,13 @@ class Queue:
         self, *, status: str | None = None, agent: str | None = None, limit: int = 100
     ) -> list[Task]:
         where, params = ["1 = 1"], []
+        if type(limit) is not int or limit < 0:
+            raise InvalidInput("limit must be a whole number, 0 or more")
         if status:
+            if status not in _STATUSES:
+                raise InvalidInput(f"unknown status '{status}' (one of: {', '.join(_STATUSES)})")
             where.append("status = ?")
-            params.append(TaskStatus(status).value)
+            params.append(status)
         if agent:
             where.append("(claimed_by = ? OR target_agent = ?)")
             params += [agent, agent]
@@ -660,11 +607,22 @@ class Queue:
         counts["total"] = sum(counts.values())
         return counts
 
+    def ready_count(self, agent_id: str) -> int:
+        """How many tasks ``agent_id`` could claim now: the count :meth:`surface` shows."""
+        agent_id = check_agent(agent_id)
+        now = self._now()
+        with self._tl.store.read() as tx:
+            row = tx.query_one(
+                f"SELECT count(*) AS n FROM tasks WHERE {ELIGIBLE}", (agent_id, now, now)
+            )
+        return int(row["n"]) if row else 0
+
     def surface(self, agent_id: str) -> str | None:
         """The ready-task block for ``agent_id``, or ``None`` if nothing changed since the
         agent last saw it (the cursor lives in the database, shared by every process)."""
+        agent_id = check_agent(agent_id)
         now = self._now()
-        ready = f"FROM tasks WHERE {_ELIGIBLE} ORDER BY priority, created_at, id"
+        ready = f"FROM tasks WHERE {ELIGIBLE} ORDER BY priority, created_at, id"
         with self._tl.store.write() as tx:
             # Only ids for the digest: a hook runs this on every prompt, and mapping a large
             # backlog to tasks took ~0.4 s at 10,000 ready; five rows are shown.
@@ -713,39 +671,26 @@ class Queue:
         if fix:
             report["fixed"] = [t.id for t in self.reclaim()]
             for task in poisoned:
-                self.cancel(task.id, f"doctor: poisoned after {task.attempts} attempts")
-                report["fixed"].append(task.id)
+                # Only while still ready: a worker may have claimed it since it was listed.
+                why = f"doctor: poisoned after {task.attempts} attempts"
+                if self._cancel(task.id, why, "status = 'ready'"):
+                    report["fixed"].append(task.id)
         return report
-
-
-_INSERT = (
-    "INSERT INTO tasks (id, title, body, kind, priority, source, target_agent, dedup_key,"
-    " payload, created_at, not_before, expires_at, max_attempts, changed_at) VALUES "
-)
-
-
-def _insert(
-    fresh: Sequence[tuple[str, NewTask]], now: float, dialect: str
-) -> tuple[str, list[Any]]:
-    """One ``INSERT`` of ``fresh`` tasks (id, checked task) returning them the dialect's way
-    (``_RETURNING``), and its parameters."""
-    params: list[Any] = []
-    for task_id, t in fresh:
-        not_before = now + t.delay_s if t.delay_s else None
-        expires_at = now + t.ttl_s if t.ttl_s else None
-        params += [task_id, t.title, t.body, t.kind, t.priority, t.source, t.target_agent]
-        params += [t.dedup_key, t.payload_json, now, not_before, expires_at, t.max_attempts, now]
-    values = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(fresh))
-    return f"{_INSERT}{values}{_RETURNING[dialect]}", params
 
 
 def _chunks(items: Sequence[T], size: int) -> list[Sequence[T]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-def _check_result(result: object) -> None:
-    if result is not None and not isinstance(result, str):
-        raise InvalidInput("a task's result must be text (or None)")
+_STATUSES = tuple(s.value for s in TaskStatus)
+
+
+def _check_ids(*values: object) -> None:
+    """Task ids and lease tokens are text; anything else is the caller's mistake, said as
+    such rather than as a database type error."""
+    for value in values:
+        if not isinstance(value, str):
+            raise InvalidInput(f"task ids and lease tokens are text, not {type(value).__name__}")
 
 
 def _alive(pid: int) -> bool:

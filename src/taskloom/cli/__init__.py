@@ -9,7 +9,7 @@ import typer
 
 from taskloom.cli import board, goal, init, mcp, migrate, serve, stash, tasks, tool
 from taskloom.cli.common import DbOption, err, open_db, print_text
-from taskloom.domain.errors import TaskloomError
+from taskloom.domain.errors import InvalidInput, TaskloomError
 from taskloom.tools.board import render_board
 
 app = typer.Typer(
@@ -53,10 +53,30 @@ def demo(db: DbOption = None) -> None:
     print_text(f"thread '{DEMO_THREAD}' in {handle._tl.url}\n" + render_board(snap))
 
 
+def _shown(arg: str) -> str:
+    """An argument printable on any terminal: undecodable bytes as ``\\xff`` escapes."""
+    try:
+        return arg.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate no byte decodes to (passed in from Python)
+        return arg.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def check_utf8(args: Sequence[str]) -> None:
+    """Refuse an argument holding bytes that are not UTF-8 (Python keeps them as lone
+    surrogates), here once: deep in a command they crash the database driver or the printer."""
+    for arg in args:
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidInput(f"argument '{_shown(arg)}' is not valid UTF-8") from None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; map every taskloom error to ``Error: …`` and exit 1, never a traceback."""
+    args = list(argv) if argv is not None else sys.argv[1:]
     try:
-        app(args=list(argv) if argv is not None else None, prog_name="taskloom")
+        check_utf8(args)
+        app(args=args, prog_name="taskloom")
     except SystemExit as exc:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 1)

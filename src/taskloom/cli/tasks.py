@@ -68,9 +68,13 @@ def add(
         dedup_key=dedup,
         payload=data,
     )
-    if not added and not as_json:
+    if as_json:
+        # A dedup hit answers with the existing task and exit 0: ``added`` tells them apart.
+        print_json({**task.to_dict(), "added": added})
+        return
+    if not added:
         print_text("(already queued under that dedup key)")
-    _one(task, as_json)
+    print_text(_line(task))
 
 
 @app.command("add-many")
@@ -157,9 +161,14 @@ def next(
 ) -> None:
     """Claim the most urgent task and print it with its lease token (exit 3 if none).
 
+    The claim outlives this command: the agent that ran it holds the task until it is done,
+    failed, released, or the lease runs out.
+
     Example: taskloom tasks next --agent coder-1 --json
     """
-    task = open_db(db).queue.claim(agent, lease=lease, kinds=kind)
+    # Not bound to this process, which exits now: doctor --fix must not read its death as
+    # the agent's.
+    task = open_db(db).queue.claim(agent, lease=lease, kinds=kind, bind_process=False)
     if task is None:
         print_text("null" if as_json else "(no task ready)")
         raise typer.Exit(3)
@@ -170,7 +179,9 @@ def next(
 def done(
     task_id: TaskId,
     token: Token,
-    result: Annotated[str | None, typer.Option()] = None,
+    result: Annotated[
+        str | None, typer.Option(help="What came of it (kept as its result).")
+    ] = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -185,8 +196,10 @@ def done(
 def fail(
     task_id: TaskId,
     token: Token,
-    error: Annotated[str, typer.Option()],
-    no_retry: Annotated[bool, typer.Option("--no-retry")] = False,
+    error: Annotated[str, typer.Option(help="What went wrong (kept as last_error).")],
+    no_retry: Annotated[
+        bool, typer.Option("--no-retry", help="Mark it dead now instead of retrying.")
+    ] = False,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -212,7 +225,7 @@ def release(
 def extend(
     task_id: TaskId,
     token: Token,
-    lease: Annotated[float, typer.Option()] = 300.0,
+    lease: Annotated[float, typer.Option(help="New lease in seconds, counted from now.")] = 300.0,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -226,7 +239,9 @@ def extend(
 @app.command()
 def cancel(
     task_id: TaskId,
-    reason: Annotated[str | None, typer.Option()] = None,
+    reason: Annotated[
+        str | None, typer.Option(help="Why it was canceled (kept as its result).")
+    ] = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -238,44 +253,73 @@ def cancel(
 
 
 @app.command()
-def show(task_id: TaskId, db: DbOption = None) -> None:
-    """Print one task as JSON.
+def show(task_id: TaskId, db: DbOption = None, as_json: JsonOption = False) -> None:
+    """Print one task: its line, then its body, payload, result and last error.
 
     Example: taskloom tasks show 0193…
     """
-    print_json(open_db(db).queue.get(task_id).to_dict())
+    task = open_db(db).queue.get(task_id)
+    if as_json:
+        print_json(task.to_dict())
+        return
+    print_text(_line(task))
+    details = {
+        "body": task.body or None,
+        "payload": json.dumps(task.payload, ensure_ascii=False) if task.payload else None,
+        "result": task.result,
+        "last_error": task.last_error,
+    }
+    for name, value in details.items():
+        if value is not None:
+            print_text(f"{name}: {value}")
 
 
 @app.command()
-def stats(db: DbOption = None) -> None:
+def stats(db: DbOption = None, as_json: JsonOption = False) -> None:
     """Counts per status.
 
     Example: taskloom tasks stats
     """
-    print_json(open_db(db).queue.stats())
+    counts = open_db(db).queue.stats()
+    if as_json:
+        print_json(counts)
+    else:
+        print_text("  ".join(f"{status} {n}" for status, n in counts.items()))
 
 
 @app.command()
 def prune(
     days: Annotated[float, typer.Option(help="Keep finished tasks this long.")] = 7.0,
     db: DbOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Delete finished tasks older than the retention window.
 
     Example: taskloom tasks prune --days 30
     """
-    print_text(f"pruned {open_db(db).queue.prune(days * 86400)} tasks")
+    pruned = open_db(db).queue.prune(days * 86400)
+    if as_json:
+        print_json({"pruned": pruned})
+    else:
+        print_text(f"pruned {pruned} tasks")
 
 
 def doctor(
     fix: Annotated[bool, typer.Option("--fix", help="Repair what is found.")] = False,
     db: DbOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Report stuck, poisoned and dead tasks; --fix reclaims and cancels, never live work.
 
     Example: taskloom doctor --fix
     """
-    print_json(open_db(db).queue.doctor(fix=fix))
+    report = open_db(db).queue.doctor(fix=fix)
+    if as_json:
+        print_json(report)
+        return
+    for category, ids in report.items():
+        if category != "fixed" or fix:  # nothing is fixed without --fix: no line to read
+            print_text(f"{category}: {len(ids)}" + (f"  {' '.join(ids)}" if ids else ""))
 
 
 @hook_app.command()
@@ -293,13 +337,13 @@ def prompt(agent: Agent, db: DbOption = None) -> None:
 
 
 @hook_app.command("session-start")
-def session_start(agent: Agent, db: DbOption = None) -> None:
+def session_start(agent: Agent, db: DbOption = None, as_json: JsonOption = False) -> None:
     """Session-start hook: one line with the number of tasks ready for this agent.
 
     Example: taskloom hook session-start --agent claude-1
     """
-    tl = open_db(db)
-    ready = [
-        t for t in tl.queue.list(status="ready", limit=10_000) if t.target_agent in (None, agent)
-    ]
-    print_text(f"taskloom: {len(ready)} task(s) ready in the shared queue for {agent}.")
+    ready = open_db(db).queue.ready_count(agent)
+    if as_json:
+        print_json({"agent": agent, "ready": ready})
+    else:
+        print_text(f"taskloom: {ready} task(s) ready in the shared queue for {agent}.")

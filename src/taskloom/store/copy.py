@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from taskloom.domain.errors import Conflict, InvalidInput
+from taskloom.domain.errors import Conflict, InvalidInput, NotFound
 from taskloom.store import migrations
 from taskloom.store.base import Row, Store, Transaction
+from taskloom.store.sqlite import SqliteStore
 
 BATCH = 1000
 Progress = Callable[[str, int, int], None]
@@ -110,6 +111,10 @@ def _advance_sequences(dst: Transaction, table: str) -> None:
 
 def copy_store(src: Store, dst: Store, progress: Progress) -> dict[str, int]:
     """Copy every table of ``src`` into the empty ``dst``; return rows copied per table."""
+    if isinstance(src, SqliteStore) and not src.path.exists():
+        # Reading a missing SQLite file sees an empty schema: a mistyped --from would "copy
+        # 0 rows" and succeed.
+        raise NotFound(f"the source database {src.path} does not exist")
     with src.read() as stx, dst.write() as dtx:
         for side, tx in (("source", stx), ("destination", dtx)):
             newer = _migrations(tx) - {number for number, _, _ in migrations.load(tx.dialect)}

@@ -68,6 +68,8 @@ LOCK_TIMEOUT_MS = 10_000
 POOL_MIN = 1
 POOL_MAX = 10
 POOL_TIMEOUT_S = 30.0
+CONNECT_TIMEOUT_S = 10
+"""How long the first connection may take before a URL is reported as not answering."""
 LISTEN_RETRY_S = 1.0
 
 # Advisory lock classes (first int of the two-int form); the second int is the schema's hash.
@@ -433,6 +435,11 @@ class PostgresStore(Store):
         with self._lock:
             if self._ready:
                 return
+            # One plain connection first: a URL that cannot work (no such database, wrong
+            # password, no server) then fails at once with the server's reason, where the
+            # pool would retry in the background for POOL_TIMEOUT_S and report a timeout.
+            with psycopg.connect(self.conninfo, connect_timeout=CONNECT_TIMEOUT_S):
+                pass
             # Wait for the first connection: a request made while it is still being opened
             # makes the pool open a second one, and the pool hands its connections out in
             # turn, so a one-thread worker would alternate between two server processes.

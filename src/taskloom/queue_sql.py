@@ -1,0 +1,162 @@
+"""The queue's SQL: every statement that changes tasks, built once per shape and cached.
+
+Kept apart from :class:`taskloom.queue.Queue` so the statements can be read (and their plans
+checked, see tests) on their own. Each returns the tasks it changed the dialect's way
+(:data:`RETURNING`), read back by :data:`READ_TASK`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+from taskloom.domain.queue import FIELD_NAMES, PACKED_FIELDS, TIME_FIELDS, NewTask, Task
+
+CLEAR_CLAIM = (
+    "claimed_by = NULL, pid = NULL, host = NULL, claimed_at = NULL, "
+    "lease_expires_at = NULL, lease_token = NULL"
+)
+ELIGIBLE = (
+    "status = 'ready' AND lease_expires_at IS NULL AND (target_agent IS NULL OR target_agent = ?)"
+    " AND (not_before IS NULL OR not_before <= ?) AND (expires_at IS NULL OR expires_at > ?)"
+)
+"""A claimable task. A ready task never holds a lease (every way back to ready clears it);
+saying so lets SQLite read its work index, ``(status, lease_expires_at, priority, …)``, in
+the claim's order."""
+
+
+def returning_sql(dialect: str, table: str = "") -> str:
+    """How a statement that changes tasks returns them: SQLite packs each into one JSON text,
+    its payload and its times (:meth:`Task.from_packed`), PostgreSQL names the columns
+    (:meth:`Task.from_values`). ``table``: a qualifier for the columns (``"tasks."``)."""
+    if dialect == "postgres":
+        return f" RETURNING {', '.join(table + name for name in FIELD_NAMES)}"
+    packed = ", ".join(table + name for name in PACKED_FIELDS)
+    times = ", ".join(table + name for name in TIME_FIELDS)
+    return f" RETURNING json_array({packed}), {table}payload, {times}"
+
+
+RETURNING = {dialect: returning_sql(dialect) for dialect in ("sqlite", "postgres")}
+READ_TASK = {"sqlite": Task.from_packed, "postgres": Task.from_values}
+RECLAIM = (
+    "UPDATE tasks SET status = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'ready' END,"
+    " completed_at = CASE WHEN attempts >= max_attempts THEN ? ELSE NULL END, changed_at = ?,"
+    f" {CLEAR_CLAIM},"
+)
+
+
+@functools.lru_cache(maxsize=8)
+def sweep_sql(dialect: str) -> str:
+    """Expired leases back to ready (or dead). Parameters: now, now, now. The expiry is the
+    task's last error now, even after an earlier failure: it is why the task moved."""
+    return (
+        f"{RECLAIM} last_error = 'lease expired'"
+        f" WHERE status = 'in_progress' AND lease_expires_at <= ?{RETURNING[dialect]}"
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def claim_sql(dialect: str, n_kinds: int, n: int, guard: str = "") -> str:
+    """The claim statement for up to ``n`` tasks. A single claim uses ``id = (…)``: SQLite
+    runs it several times faster than ``id IN (…)``, which a batch claim needs. Parameters:
+    agent, pid, host, now, lease expiry, token, now, then the eligibility's agent, now, now
+    and the kinds. ``guard``: an extra condition, ANDed first (see :func:`done_and_claim_sql`).
+
+    ``n`` is written into the statement, not bound: PostgreSQL costs a prepared statement's
+    ``LIMIT $n`` as a tenth of the table, so a claim's generic plan looked a hundred times
+    dearer than its custom plans and the server planned every claim afresh (~0.06 ms, a
+    quarter of a claim plus completion). With the limit written in, the generic plan costs
+    what the custom ones do and is reused."""
+    kinds = f" AND kind IN ({', '.join('?' * n_kinds)})" if n_kinds else ""
+    pick = (
+        f"SELECT id FROM tasks WHERE {guard}{ELIGIBLE}{kinds}"
+        f" ORDER BY priority, created_at, id LIMIT {int(n)}"
+    )
+    if dialect == "postgres":
+        pick += " FOR UPDATE SKIP LOCKED"
+    return (
+        "UPDATE tasks SET status = 'in_progress', claimed_by = ?, pid = ?, host = ?,"
+        " claimed_at = ?, lease_expires_at = ?, lease_token = ?, attempts = attempts + 1,"
+        f" changed_at = ? WHERE id {'IN' if n > 1 else '='} ({pick}){RETURNING[dialect]}"
+    )
+
+
+COMPLETE = (
+    "UPDATE tasks SET status = 'completed', completed_at = ?, changed_at = ?,"
+    " result = {result}, " + CLEAR_CLAIM
+)
+"""A completion's SET clause; ``{result}``: the result's SQL expression."""
+DONE = COMPLETE.format(result="?")
+
+
+@functools.lru_cache(maxsize=32)
+def fenced_sql(dialect: str, change: str, returning: bool = True) -> str:
+    """``change`` (an ``UPDATE … SET …``) applied only under the caller's lease. Parameters:
+    the change's, then the task id and the lease token. Without ``returning`` the statement
+    returns only the id: enough when the caller knows what the change leaves."""
+    fence = f"{change} WHERE id = ? AND status = 'in_progress' AND lease_token = ?"
+    return fence + (RETURNING[dialect] if returning else " RETURNING id")
+
+
+ADD_CHUNK = 200
+"""Tasks per statement in :meth:`Queue.add_many` (fourteen parameters each)."""
+DONE_MANY_CHUNK = 200
+"""Completions per statement in :meth:`Queue.done_many` (three parameters each)."""
+
+
+@functools.lru_cache(maxsize=64)
+def done_many_sql(dialect: str, n: int, returning_tasks: bool = True) -> str:
+    """Complete ``n`` tasks in one statement, each fenced by its own lease token. Parameters:
+    now, now, then ``(id, token, result)`` per task. Only the fenced matches are returned
+    (just their ids without ``returning_tasks``)."""
+    rows = ", ".join(["(?, ?, ?)"] * n)
+    # Columns qualified: ``b`` has an id and a result too.
+    returning = returning_sql(dialect, "tasks.") if returning_tasks else " RETURNING tasks.id"
+    return (
+        f"{COMPLETE.format(result='b.result')} FROM (SELECT column1 AS id, column2 AS token,"
+        f" column3 AS result FROM (VALUES {rows}) AS v) AS b WHERE tasks.id = b.id"
+        f" AND tasks.status = 'in_progress' AND tasks.lease_token = b.token{returning}"
+    )
+
+
+@functools.lru_cache(maxsize=16)
+def done_and_claim_sql(n_kinds: int, returning: bool = True) -> str:
+    """PostgreSQL's completion plus next claim as one statement: the claim only runs if the
+    fenced completion matched. Parameters: the completion's, then the claim's. Each row is
+    ``step`` (``done`` or ``next``) followed by the task's columns; without ``returning``
+    (the caller knows what the completion leaves) one row: whether the completion matched,
+    then the next task's columns (all null if there was none)."""
+    claim = claim_sql("postgres", n_kinds, 1, "EXISTS (SELECT 1 FROM done) AND ")
+    columns = ", ".join(FIELD_NAMES)
+    with_ = f"WITH done AS ({fenced_sql('postgres', DONE, returning)}), next AS ({claim})"
+    if not returning:
+        return (
+            f"{with_} SELECT (SELECT count(*) FROM done) AS done, next.* FROM (SELECT 1) AS one"
+            " LEFT JOIN next ON true"
+        )
+    return (
+        f"{with_} SELECT 'done' AS step, {columns} FROM done"
+        f" UNION ALL SELECT 'next' AS step, {columns} FROM next"
+    )
+
+
+INSERT = (
+    "INSERT INTO tasks (id, title, body, kind, priority, source, target_agent, dedup_key,"
+    " payload, created_at, not_before, expires_at, max_attempts, changed_at) VALUES "
+)
+
+
+def insert_sql(
+    fresh: Sequence[tuple[str, NewTask]], now: float, dialect: str
+) -> tuple[str, list[Any]]:
+    """One ``INSERT`` of ``fresh`` tasks (id, checked task) returning them the dialect's way
+    (``RETURNING``), and its parameters."""
+    params: list[Any] = []
+    for task_id, t in fresh:
+        not_before = now + t.delay_s if t.delay_s else None
+        expires_at = now + t.ttl_s if t.ttl_s else None
+        params += [task_id, t.title, t.body, t.kind, t.priority, t.source, t.target_agent]
+        params += [t.dedup_key, t.payload_json, now, not_before, expires_at, t.max_attempts, now]
+    values = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(fresh))
+    return f"{INSERT}{values}{RETURNING[dialect]}", params
