@@ -311,7 +311,7 @@ class Queue:
             raise InvalidInput("a batch claim takes a whole number of tasks, 1 or more")
         lease = check_seconds(lease, "a lease", positive=True)
         kinds = [kinds] if isinstance(kinds, str) else list(kinds or ())
-        if not all(isinstance(k, str) for k in kinds):
+        if kinds and not all(isinstance(k, str) for k in kinds):
             raise InvalidInput("kinds must be text")
         now = self._now()
         swept = now >= self._sweep_due
@@ -685,12 +685,12 @@ def _chunks(items: Sequence[T], size: int) -> list[Sequence[T]]:
 _STATUSES = tuple(s.value for s in TaskStatus)
 
 
-def _check_ids(*values: object) -> None:
+def _check_ids(task_id: object, token: object = "") -> None:
     """Task ids and lease tokens are text; anything else is the caller's mistake, said as
     such rather than as a database type error."""
-    for value in values:
-        if not isinstance(value, str):
-            raise InvalidInput(f"task ids and lease tokens are text, not {type(value).__name__}")
+    if type(task_id) is not str or type(token) is not str:
+        wrong = token if type(task_id) is str else task_id
+        raise InvalidInput(f"task ids and lease tokens are text, not {type(wrong).__name__}")
 
 
 def _alive(pid: int) -> bool:
