@@ -16,7 +16,10 @@ app = typer.Typer(help="Call model-facing tools and print their schemas.", no_ar
 @app.command()
 def call(
     name: Annotated[str, typer.Argument(help="Tool name, e.g. todo.")],
-    thread: Annotated[str, typer.Option("--thread", help="Thread the call is bound to.")],
+    thread: Annotated[
+        str | None,
+        typer.Option("--thread", help="Thread the call is bound to (board, goal, stash tools)."),
+    ] = None,
     args: Annotated[str, typer.Option("--args", help="Tool arguments as a JSON object.")] = "{}",
     agent: Annotated[str | None, typer.Option("--agent", help="Calling agent id.")] = None,
     db: DbOption = None,
@@ -24,6 +27,8 @@ def call(
     """Dispatch one tool call and print the ToolResult as JSON (exit 1 if it is an error).
 
     Example: taskloom tool call todo --thread t1 --args '{"op": "add", "content": "Ship it"}'
+
+    Example: taskloom tool call task_next --agent coder-1
     """
     parsed = parse_json_object(args, "--args")
     result = open_db(db).tools.dispatch(name, parsed, ToolContext(thread_id=thread, agent_id=agent))

@@ -30,6 +30,7 @@ log = logging.getLogger("taskloom.tools")
 BUILTIN_MODULES: tuple[str, ...] = (
     "taskloom.tools.board",
     "taskloom.tools.goals",
+    "taskloom.tools.queue",
     "taskloom.tools.stash",
 )
 
