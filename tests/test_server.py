@@ -185,6 +185,29 @@ def test_fresh_stream_opens_with_snapshots_and_pruned_cursor_gets_them_too(
     assert prune_events(tl.store, tl.now(), keep=1) == 0  # nothing more to prune
 
 
+def test_a_cursor_past_the_head_gets_the_snapshots_not_silence(
+    tl: Taskloom, live_server: str
+) -> None:
+    """A browser's Last-Event-ID from another database (a restore, a switch) is past this
+    outbox's head: the stream starts from the current state instead of waiting for an id it
+    may never reach."""
+    tl.board("t").add("only")
+    frames = read_events(f"{live_server}/api/events?thread=t&tasks=0", 1, {"last-event-id": "9999"})
+    assert frames[0]["event"] == "todo_state"
+    assert json.loads(frames[0]["data"])["data"]["cards"][0]["title"] == "only"
+
+
+def test_a_stream_the_database_cannot_open_is_an_http_error(tl: Taskloom) -> None:
+    from taskloom.domain.errors import StoreBusy
+
+    def unavailable(*_: object, **__: object) -> object:
+        raise StoreBusy("database is busy: no free database connection")
+
+    tl.store.read = unavailable  # type: ignore[method-assign]
+    response = request(tl, "GET", "/api/events?thread=t")
+    assert response.status_code == 503 and response.json()["error"] == "store_busy"
+
+
 def test_prune_by_age_keeps_the_newest(tl_fixed: Taskloom, clock: FakeClock) -> None:
     tl_fixed.board("t").add("old")
     clock.advance(10 * 86400)
@@ -228,7 +251,7 @@ def test_stream_behind_the_shared_window_catches_up_from_the_table(tl: Taskloom)
     """A window of 3 frames and 8 events: a client resuming from 0 reads the table first,
     then joins the window, and sees every event once, in order."""
     from taskloom.server.hub import EventHub
-    from taskloom.server.sse import event_stream
+    from taskloom.server.sse import event_stream, open_stream
 
     async def go() -> list[int]:
         hub = EventHub(tl.store, poll_s=0.01, window=3)
@@ -238,7 +261,8 @@ def test_stream_behind_the_shared_window_catches_up_from_the_table(tl: Taskloom)
         while hub.last < 8 or hub.floor == 0:
             await asyncio.sleep(0.01)
         seen: list[int] = []
-        stream = event_stream(hub, after=0, thread_id="t")
+        opened = await open_stream(hub, after=0, thread_id="t")
+        stream = event_stream(hub, opened, thread_id="t")
         async for wire in stream:
             seen.append(int(wire.split(b"\r\n")[0].removeprefix(b"id: ")))
             if len(seen) == 8:

@@ -29,7 +29,7 @@ from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput, TaskloomError
 from taskloom.outbox import prune_events
 from taskloom.server.hub import EventHub
-from taskloom.server.sse import event_stream
+from taskloom.server.sse import event_stream, open_stream
 
 STATIC = Path(__file__).parent / "static"
 
@@ -160,12 +160,11 @@ def create_app(
         raw = request.headers.get("last-event-id") or request.query_params.get("after")
         if raw is not None and not raw.isdigit():
             raise InvalidInput("Last-Event-ID must be a non-negative integer")
-        stream = event_stream(
-            hub,
-            after=None if raw is None else int(raw),
-            thread_id=request.query_params.get("thread") or None,
-            tasks=request.query_params.get("tasks", "1") != "0",
-        )
+        thread_id = request.query_params.get("thread") or None
+        after = None if raw is None else int(raw)
+        opened = await open_stream(hub, after=after, thread_id=thread_id)
+        tasks = request.query_params.get("tasks", "1") != "0"
+        stream = event_stream(hub, opened, thread_id=thread_id, tasks=tasks)
         return EventSourceResponse(stream, ping=ping_s)
 
     async def on_error(request: Request, exc: Exception) -> Response:
