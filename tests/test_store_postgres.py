@@ -10,12 +10,20 @@ from collections.abc import Iterator
 from importlib.resources import files
 
 import psycopg
+import psycopg_pool
 import pytest
 
 import taskloom
 from taskloom.domain.events import TODO_STATE, Event
 from taskloom.queue_sql import DONE, claim_sql, done_many_sql, fenced_sql
-from taskloom.store.postgres import OUTBOX_LOCK, PostgresStore, split_url, translate
+from taskloom.store.postgres import (
+    OUTBOX_LOCK,
+    PostgresStore,
+    map_errors,
+    split_url,
+    translate,
+    unreachable,
+)
 from tests.backends import pg_required, pg_schema, pg_server
 
 pytestmark = pytest.mark.postgres
@@ -49,6 +57,42 @@ def test_pool_options_are_ours_not_libpq() -> None:
     url, ours = split_url("postgres://u@h/db?pool_max=3&sslmode=disable")
     assert url == "postgresql://u@h/db?sslmode=disable"
     assert ours == {"pool_max": "3"}
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("postgresql://u@h/db?pool_min=-1", "pool_min must be 0 or more"),
+        ("postgresql://u@h/db?pool_min=0&pool_max=0", "pool_max 1 or more"),
+        ("postgresql://u@h/db?pool_min=5&pool_max=2", "at least pool_min"),
+        ("postgresql://u@h/db?pool_max=x", "must be integers"),
+        ("postgresql://u@[::1/db", "not a valid PostgreSQL URL"),
+    ],
+)
+def test_a_url_that_cannot_work_is_refused_before_connecting(url: str, message: str) -> None:
+    with pytest.raises(taskloom.InvalidInput, match=message):
+        PostgresStore(url)
+
+
+def test_a_bad_libpq_option_fails_at_once_with_libpqs_reason() -> None:
+    """The first connection honours the URL's own connect_timeout (here a bad one) instead of
+    replacing it, so the pool never retries a URL that cannot work for 30 seconds."""
+    with (
+        taskloom.connect("postgresql://postgres@/postgres?connect_timeout=abc") as tl,
+        pytest.raises(taskloom.StoreError, match="bad value for connect_timeout"),
+    ):
+        tl.queue.stats()
+
+
+def test_a_pool_timeout_names_an_unreachable_servers_reason() -> None:
+    down = "postgresql://postgres@127.0.0.1:1/postgres"
+    reason = unreachable(down)
+    assert reason is not None and "127.0.0.1" in reason
+    with (
+        pytest.raises(taskloom.StoreBusy, match=r"database unreachable: .*127\.0\.0\.1"),
+        map_errors(down),
+    ):
+        raise psycopg_pool.PoolTimeout("couldn't get a connection after 30.00 sec")
 
 
 def test_queue_trigger_takes_the_same_outbox_lock_as_python() -> None:

@@ -42,6 +42,7 @@ from urllib.parse import SplitResult, parse_qsl, urlencode, urlsplit, urlunsplit
 import psycopg
 import psycopg_pool
 from psycopg import sql as pgsql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.rows import dict_row, tuple_row
 from psycopg.types.string import TextLoader
 
@@ -69,7 +70,10 @@ POOL_MIN = 1
 POOL_MAX = 10
 POOL_TIMEOUT_S = 30.0
 CONNECT_TIMEOUT_S = 10
-"""How long the first connection may take before a URL is reported as not answering."""
+"""How long the first connection may take before a URL is reported as not answering (unless
+the URL sets ``connect_timeout`` itself)."""
+PROBE_TIMEOUT_S = 5
+"""How long the check for an unreachable server may take after the pool timed out."""
 LISTEN_RETRY_S = 1.0
 
 # Advisory lock classes (first int of the two-int form); the second int is the schema's hash.
@@ -105,16 +109,32 @@ _BUSY = (
 
 
 @contextlib.contextmanager
-def map_errors() -> Iterator[None]:
-    """Translate ``psycopg``/pool exceptions into the package's own errors."""
+def map_errors(conninfo: str | None = None) -> Iterator[None]:
+    """Translate ``psycopg``/pool exceptions into the package's own errors. With
+    ``conninfo``, a pool that timed out is told apart from a server that cannot be reached
+    (see :func:`unreachable`)."""
     try:
         yield
     except _BUSY as exc:
         raise StoreBusy(f"database is busy: {str(exc).strip()}") from exc
     except psycopg_pool.PoolTimeout as exc:
+        reason = unreachable(conninfo) if conninfo else None
+        if reason is not None:
+            raise StoreBusy(f"database unreachable: {reason}") from exc
         raise StoreBusy(f"no free database connection: {exc}") from exc
     except (psycopg.Error, psycopg_pool.PoolClosed) as exc:
         raise StoreError(f"database error: {str(exc).strip()}") from exc
+
+
+def unreachable(conninfo: str) -> str | None:
+    """Why a new connection to ``conninfo`` fails, or ``None`` if one succeeds. A pool whose
+    server went away only reports that it timed out; this says whether the server is down,
+    refusing, or just that every connection is busy."""
+    try:
+        psycopg.connect(conninfo, connect_timeout=PROBE_TIMEOUT_S).close()
+    except psycopg.Error as exc:
+        return str(exc).strip()
+    return None
 
 
 def split_url(url: str) -> tuple[str, dict[str, str]]:
@@ -402,19 +422,27 @@ class PostgresStore(Store):
     dialect = "postgres"
 
     def __init__(self, url: str) -> None:
-        self.url = redact(url)
-        conninfo, ours = split_url(url)
+        try:
+            self.url = redact(url)
+            conninfo, ours = split_url(url)
+        except ValueError as exc:
+            raise InvalidInput(f"not a valid PostgreSQL URL: {exc}") from None
         try:
             min_size = int(ours.get("pool_min", POOL_MIN))
             max_size = int(ours.get("pool_max", POOL_MAX))
         except ValueError:
             raise InvalidInput("pool_min and pool_max must be integers") from None
+        if min_size < 0 or max_size < 1 or max_size < min_size:
+            raise InvalidInput(
+                f"pool_min must be 0 or more and pool_max 1 or more, at least pool_min"
+                f" (got pool_min={min_size}, pool_max={max_size})"
+            )
         self.conninfo = conninfo
         self.pool: psycopg_pool.ConnectionPool[psycopg.Connection[Row]] = (
             psycopg_pool.ConnectionPool(
                 conninfo,
                 min_size=min_size,
-                max_size=max(min_size, max_size),
+                max_size=max_size,
                 kwargs={"autocommit": True},
                 configure=_configure,
                 timeout=POOL_TIMEOUT_S,
@@ -438,12 +466,23 @@ class PostgresStore(Store):
             # One plain connection first: a URL that cannot work (no such database, wrong
             # password, no server) then fails at once with the server's reason, where the
             # pool would retry in the background for POOL_TIMEOUT_S and report a timeout.
-            with psycopg.connect(self.conninfo, connect_timeout=CONNECT_TIMEOUT_S):
+            first = self.conninfo
+            if "connect_timeout" not in conninfo_to_dict(first):
+                first = make_conninfo(first, connect_timeout=CONNECT_TIMEOUT_S)
+            with psycopg.connect(first):
                 pass
             # Wait for the first connection: a request made while it is still being opened
             # makes the pool open a second one, and the pool hands its connections out in
             # turn, so a one-thread worker would alternate between two server processes.
-            self.pool.open(wait=True, timeout=POOL_TIMEOUT_S)
+            try:
+                self.pool.open(wait=True, timeout=POOL_TIMEOUT_S)
+            except psycopg_pool.PoolTimeout:
+                self.pool.close()
+                raise StoreError(
+                    f"could not open the pool's {self.pool.min_size} connection(s) within"
+                    f" {POOL_TIMEOUT_S:.0f} s: lower pool_min, or raise the server's"
+                    " max_connections"
+                ) from None
             with self.pool.connection() as conn:
                 row = conn.execute(
                     "SELECT current_schema() AS s, hashtext(current_schema()) AS h"
@@ -458,7 +497,7 @@ class PostgresStore(Store):
 
     @contextlib.contextmanager
     def _transaction(self, begin: str, writable: bool) -> Iterator[Transaction]:
-        with map_errors():
+        with map_errors(self.conninfo):
             self._ensure_ready()
             tx = PgTransaction(self.pool.getconn(), self, begin, writable)
             try:
@@ -496,7 +535,7 @@ class PostgresStore(Store):
         def run(conn: psycopg.Connection[Row]) -> list[Values]:
             return list(conn.cursor(row_factory=tuple_row).execute(query, params).fetchall())
 
-        with map_errors():
+        with map_errors(self.conninfo):
             self._ensure_ready()
             conn = self.pool.getconn()
             try:
