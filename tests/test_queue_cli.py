@@ -63,14 +63,22 @@ def test_hooks_and_doctor(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert code == 0 and json.loads(out)["stuck"] == []
 
 
+def db_and_plan(tmp_path: Path, *lines: str) -> tuple[tuple[str, str], Path]:
+    """The ``--db`` option of a fresh database and a JSON-lines plan file of ``lines``."""
+    plan = tmp_path / "plan.jsonl"
+    plan.write_text("".join(f"{line}\n" for line in lines))
+    return ("--db", f"sqlite:///{tmp_path / 'q.db'}"), plan
+
+
 def test_add_many_from_a_file_or_standard_input(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    db = ("--db", f"sqlite:///{tmp_path / 'q.db'}")
-    plan = tmp_path / "plan.jsonl"
-    plan.write_text(
-        '{"title": "lint", "priority": 1}\n\n{"title": "test", "dedup_key": "t"}\n'
-        '{"title": "test again", "dedup_key": "t"}\n'
+    db, plan = db_and_plan(
+        tmp_path,
+        '{"title": "lint", "priority": 1}',
+        "",
+        '{"title": "test", "dedup_key": "t"}',
+        '{"title": "test again", "dedup_key": "t"}',
     )
     code, out, _ = run(capsys, "tasks", "add-many", str(plan), *db)
     assert code == 0 and out.strip().endswith("2 added, 1 already queued")
@@ -188,11 +196,11 @@ def test_doctor_fix_leaves_a_task_claimed_from_the_shell_to_its_agent(tmp_path: 
 def test_session_start_counts_only_what_the_agent_could_claim(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    db = ("--db", f"sqlite:///{tmp_path / 'q.db'}")
-    tasks = tmp_path / "plan.jsonl"
-    tasks.write_text(
-        '{"title": "now"}\n{"title": "later", "delay_s": 3600}\n'
-        '{"title": "theirs", "target_agent": "other"}\n'
+    db, tasks = db_and_plan(
+        tmp_path,
+        '{"title": "now"}',
+        '{"title": "later", "delay_s": 3600}',
+        '{"title": "theirs", "target_agent": "other"}',
     )
     run(capsys, "tasks", "add-many", str(tasks), *db)
     code, out, _ = run(capsys, "hook", "session-start", "--agent", "claude-1", *db, "--json")

@@ -265,10 +265,10 @@ def _todo_list(tl: Taskloom, args: HermesArgs, ctx: ToolContext) -> ToolResult:
     return ToolResult(content=json.dumps(payload, ensure_ascii=False), data=payload)
 
 
-for _spec in (
-    ToolSpec("todo", TODO_DESCRIPTION, TodoArgs, _todo),
-    ToolSpec("todo_write", TODO_WRITE_DESCRIPTION, TodoWriteArgs, _todo_write),
-    ToolSpec("todo_list", TODO_LIST_DESCRIPTION, HermesArgs, _todo_list),
-):
-    if REGISTRY.get(_spec.name) is None:
-        REGISTRY.register(_spec)
+REGISTRY.register_builtin(
+    [
+        ToolSpec("todo", TODO_DESCRIPTION, TodoArgs, _todo),
+        ToolSpec("todo_write", TODO_WRITE_DESCRIPTION, TodoWriteArgs, _todo_write),
+        ToolSpec("todo_list", TODO_LIST_DESCRIPTION, HermesArgs, _todo_list),
+    ]
+)

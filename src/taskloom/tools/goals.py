@@ -153,6 +153,4 @@ _SPECS = (
     ),
 )
 
-for _spec in _SPECS:
-    if REGISTRY.get(_spec.name) is None:
-        REGISTRY.register(_spec)
+REGISTRY.register_builtin(_SPECS)

@@ -80,6 +80,13 @@ class ToolRegistry:
         self._tools[spec.name] = spec
         return spec
 
+    def register_builtin(self, specs: Iterable[ToolSpec]) -> None:
+        """Register a built-in module's tools; a module imported again (a reload, a test)
+        registers nothing twice."""
+        for spec in specs:
+            if spec.name not in self._tools:
+                self.register(spec)
+
     def get(self, name: str) -> ToolSpec | None:
         return self._tools.get(name)
 

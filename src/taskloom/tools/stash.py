@@ -67,9 +67,9 @@ def _extract(tl: Taskloom, args: ExtractArgs, ctx: ToolContext) -> ToolResult:
     return ToolResult(content=tl.guard(ctx.thread_id or "").extract(args.result_id, args.query))
 
 
-for _spec in (
-    ToolSpec("read_result", READ_DESCRIPTION, ReadResultArgs, _read),
-    ToolSpec("extract_from_result", EXTRACT_DESCRIPTION, ExtractArgs, _extract),
-):
-    if REGISTRY.get(_spec.name) is None:
-        REGISTRY.register(_spec)
+REGISTRY.register_builtin(
+    [
+        ToolSpec("read_result", READ_DESCRIPTION, ReadResultArgs, _read),
+        ToolSpec("extract_from_result", EXTRACT_DESCRIPTION, ExtractArgs, _extract),
+    ]
+)
