@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from importlib.resources import files
 
 import psycopg
-import psycopg_pool
 import pytest
 
 import taskloom
@@ -19,7 +18,6 @@ from taskloom.queue_sql import DONE, claim_sql, done_many_sql, fenced_sql
 from taskloom.store.postgres import (
     OUTBOX_LOCK,
     PostgresStore,
-    map_errors,
     split_url,
     translate,
     unreachable,
@@ -84,15 +82,34 @@ def test_a_bad_libpq_option_fails_at_once_with_libpqs_reason() -> None:
         tl.queue.stats()
 
 
-def test_a_pool_timeout_names_an_unreachable_servers_reason() -> None:
-    down = "postgresql://postgres@127.0.0.1:1/postgres"
-    reason = unreachable(down)
-    assert reason is not None and "127.0.0.1" in reason
-    with (
-        pytest.raises(taskloom.StoreBusy, match=r"database unreachable: .*127\.0\.0\.1"),
-        map_errors(down),
-    ):
-        raise psycopg_pool.PoolTimeout("couldn't get a connection after 30.00 sec")
+def test_an_outage_is_reported_with_the_servers_reason_and_left_at_once(pg_url: str) -> None:
+    """The server goes away (its sessions killed, new connections refused), then comes back.
+    Calls during the outage get the reason a fresh connection fails with, not the pool's
+    timeout; the first call after it works, though the pool is still in its reconnect
+    backoff."""
+    url = pg_url + ("&" if "?" in pg_url else "?") + "pool_min=1&pool_max=1"
+    with taskloom.connect(url) as tl:
+        tl.queue.add("before")
+        with tl.store.read() as tx:
+            pid = tx.query_one("SELECT pg_backend_pid() AS pid")["pid"]  # type: ignore[index]
+        store = tl.store
+        assert isinstance(store, PostgresStore)
+        real = store.conninfo
+        store.conninfo = store.pool.conninfo = "postgresql://postgres@127.0.0.1:1/postgres"
+        with psycopg.connect(real, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        for _ in range(2):
+            with pytest.raises(taskloom.StoreBusy, match=r"database unreachable: .*127\.0\.0\.1"):
+                tl.queue.stats()
+        store.conninfo = store.pool.conninfo = real
+        assert tl.queue.stats()["ready"] == 1
+        tl.queue.add("after")
+        assert tl.queue.stats()["ready"] == 2
+
+
+def test_unreachable_names_the_reason_or_nothing(pg_url: str) -> None:
+    assert "127.0.0.1" in (unreachable("postgresql://postgres@127.0.0.1:1/postgres") or "")
+    assert unreachable(pg_url) is None
 
 
 def test_queue_trigger_takes_the_same_outbox_lock_as_python() -> None:

@@ -35,6 +35,7 @@ import contextlib
 import functools
 import re
 import threading
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 from urllib.parse import SplitResult, parse_qsl, urlencode, urlsplit, urlunsplit
@@ -74,6 +75,8 @@ CONNECT_TIMEOUT_S = 10
 the URL sets ``connect_timeout`` itself)."""
 PROBE_TIMEOUT_S = 5
 """How long the check for an unreachable server may take after the pool timed out."""
+RECOVER_WAIT_S = 2.0
+"""How long a call waits for the pool after an outage was seen (see PostgresStore.borrow)."""
 LISTEN_RETRY_S = 1.0
 
 # Advisory lock classes (first int of the two-int form); the second int is the schema's hash.
@@ -109,18 +112,13 @@ _BUSY = (
 
 
 @contextlib.contextmanager
-def map_errors(conninfo: str | None = None) -> Iterator[None]:
-    """Translate ``psycopg``/pool exceptions into the package's own errors. With
-    ``conninfo``, a pool that timed out is told apart from a server that cannot be reached
-    (see :func:`unreachable`)."""
+def map_errors() -> Iterator[None]:
+    """Translate ``psycopg``/pool exceptions into the package's own errors."""
     try:
         yield
     except _BUSY as exc:
         raise StoreBusy(f"database is busy: {str(exc).strip()}") from exc
     except psycopg_pool.PoolTimeout as exc:
-        reason = unreachable(conninfo) if conninfo else None
-        if reason is not None:
-            raise StoreBusy(f"database unreachable: {reason}") from exc
         raise StoreBusy(f"no free database connection: {exc}") from exc
     except (psycopg.Error, psycopg_pool.PoolClosed) as exc:
         raise StoreError(f"database error: {str(exc).strip()}") from exc
@@ -182,7 +180,7 @@ class PgTransaction(Transaction):
     def _first(self, sql: str | bytes, params: Sequence[Any] | None = None) -> Any:
         """Run the first statement on this connection (replaced if it turns out dead)."""
         self.conn, cur = first_statement(
-            self.store.pool, self.conn, lambda conn: conn.execute(sql, params)
+            self.store, self.conn, lambda conn: conn.execute(sql, params)
         )
         return cur
 
@@ -329,16 +327,17 @@ class PgTransaction(Transaction):
 
 
 def first_statement(
-    pool: psycopg_pool.ConnectionPool[psycopg.Connection[Row]],
+    store: PostgresStore,
     conn: psycopg.Connection[Row],
     run: Callable[[psycopg.Connection[Row]], T],
 ) -> tuple[psycopg.Connection[Row], T]:
-    """``run(conn)`` as the first thing on a pooled connection, on a fresh one if it turns
+    """``run(conn)`` as the first thing on a borrowed connection, on a fresh one if it turns
     out dead; returns the connection used and the result.
 
     A pooled connection can be dead (server restart, failover, idle timeout) without the
     pool knowing; nothing has run on it yet, so retrying on a fresh one is safe. The pool
-    discards the dead one when it is handed back.
+    discards the dead one when it is handed back, and the store takes it as a sign of an
+    outage (see :meth:`PostgresStore.borrow`).
     """
     for attempt in range(POOL_MAX + 1):
         try:
@@ -346,8 +345,9 @@ def first_statement(
         except psycopg.OperationalError:
             if not conn.broken or attempt == POOL_MAX:
                 raise
-            pool.putconn(conn)
-            conn = pool.getconn()
+            store.degraded = True
+            store.give_back(conn)
+            conn = store.borrow()
     raise AssertionError("unreachable")
 
 
@@ -452,6 +452,8 @@ class PostgresStore(Store):
         )
         self._lock = threading.Lock()
         self._ready = False
+        self.degraded = False
+        self._own: weakref.WeakSet[psycopg.Connection[Row]] = weakref.WeakSet()
         self.schema = ""
         self.schema_hash = 0
         self.channel = ""
@@ -497,9 +499,9 @@ class PostgresStore(Store):
 
     @contextlib.contextmanager
     def _transaction(self, begin: str, writable: bool) -> Iterator[Transaction]:
-        with map_errors(self.conninfo):
+        with map_errors():
             self._ensure_ready()
-            tx = PgTransaction(self.pool.getconn(), self, begin, writable)
+            tx = PgTransaction(self.borrow(), self, begin, writable)
             try:
                 yield tx
             except BaseException:
@@ -511,7 +513,7 @@ class PostgresStore(Store):
                     if writable:
                         self._committed()
             finally:
-                self.pool.putconn(tx.conn)
+                self.give_back(tx.conn)
 
     def _committed(self) -> None:
         if self.notifier is not None:
@@ -535,11 +537,11 @@ class PostgresStore(Store):
         def run(conn: psycopg.Connection[Row]) -> list[Values]:
             return list(conn.cursor(row_factory=tuple_row).execute(query, params).fetchall())
 
-        with map_errors(self.conninfo):
+        with map_errors():
             self._ensure_ready()
-            conn = self.pool.getconn()
+            conn = self.borrow()
             try:
-                conn, rows = first_statement(self.pool, conn, run)
+                conn, rows = first_statement(self, conn, run)
                 if rows:  # every caller returns what it changed; an empty claim wakes no one
                     self._committed()
                 return rows, []
@@ -547,7 +549,42 @@ class PostgresStore(Store):
                 release(conn, rollback=True)
                 raise
             finally:
-                self.pool.putconn(conn)
+                self.give_back(conn)
+
+    def borrow(self) -> psycopg.Connection[Row]:
+        """A connection for one transaction: the pool's, or during an outage's end one of
+        its own.
+
+        After a connection turned out dead or the pool timed out (``degraded``), the pool is
+        given :data:`RECOVER_WAIT_S`, not :data:`POOL_TIMEOUT_S`, then the server is asked
+        directly: if it does not answer, its own reason is raised at once, not after half a
+        minute per call; if it does while the pool is still waiting out its reconnect
+        backoff (tens of seconds after a long outage), this transaction gets a connection of
+        its own. A pool whose every connection is busy is a :class:`StoreBusy` as before.
+        """
+        try:
+            conn = self.pool.getconn(RECOVER_WAIT_S if self.degraded else POOL_TIMEOUT_S)
+        except psycopg_pool.PoolTimeout:
+            reason = unreachable(self.conninfo)
+            if reason is not None:
+                self.degraded = True
+                raise StoreBusy(f"database unreachable: {reason}") from None
+            if self.pool.get_stats().get("pool_size", 0) >= self.pool.max_size:
+                raise
+            self.degraded = True
+            own = psycopg.connect(self.conninfo, autocommit=True, row_factory=dict_row)
+            _configure(own)
+            self._own.add(own)
+            return own
+        self.degraded = False
+        return conn
+
+    def give_back(self, conn: psycopg.Connection[Row]) -> None:
+        if conn in self._own:
+            self._own.discard(conn)
+            conn.close()
+        else:
+            self.pool.putconn(conn)
 
     def listen(
         self, on_event: Callable[[int], None], *, ready: Callable[[], None] | None = None
