@@ -103,3 +103,43 @@ def test_the_cli_calls_queue_tools_with_an_agent_and_no_thread(tmp_path: Path) -
     done = tool("task_done", "--agent", "coder-1", "--args",
                 json.dumps({"task_id": task.id, "lease_token": data["lease_token"]}))  # fmt: skip
     assert done.returncode == 0 and json.loads(done.stdout)["data"]["status"] == "completed"
+
+
+def test_text_either_backend_cannot_store_is_a_tool_error_on_both(tl: Taskloom) -> None:
+    """A lone surrogate or a NUL in any argument is refused as bad input, the same way on
+    SQLite and PostgreSQL, never an internal error or a database error."""
+    task, _ = tl.queue.add("t")
+    token = call(tl, "task_next", {}, CODER).data["lease_token"]
+    for args in (
+        {"task_id": task.id, "lease_token": token, "result": "\ud800"},
+        {"task_id": task.id, "lease_token": token, "result": "a\x00b"},
+        {"task_id": "a\x00", "lease_token": token},
+        {"task_id": "\ud800", "lease_token": token},
+        {"task_id": task.id, "lease_token": "t\x00"},
+    ):
+        result = call(tl, "task_done", args, CODER)
+        assert result.is_error and "internal error" not in result.content, result.content
+        assert "database error" not in result.content, result.content
+    for kinds in (["a\x00b"], ["\ud800"], ["Bad Kind"], ["k"] * 101):
+        result = call(tl, "task_next", {"kinds": kinds}, CODER)
+        assert result.is_error and "database error" not in result.content, result.content
+    assert tl.queue.get(task.id).status == "in_progress"
+
+
+def test_arguments_are_taken_as_their_schema_types(tl: Taskloom) -> None:
+    task, _ = tl.queue.add("t")
+    for args, fragment in (
+        ({"lease_s": True}, "valid number"),
+        ({"lease_s": "600"}, "valid number"),
+        ({"lease_s": float("nan")}, "finite number"),
+    ):
+        result = call(tl, "task_next", args, CODER)
+        assert result.is_error and fragment in result.content, result.content
+    token = call(tl, "task_next", {}, CODER).data["lease_token"]
+    leased = {"task_id": task.id, "lease_token": token}
+    refused = call(tl, "task_fail", {**leased, "error": "e", "retry": "no"}, CODER)
+    assert refused.is_error and "valid boolean" in refused.content
+    dead = call(tl, "task_fail", {**leased, "error": "€" * 5000, "retry": False}, CODER)
+    assert "no retry asked for" in dead.content
+    stored = tl.queue.get(task.id).last_error or ""
+    assert len(stored.encode()) <= 4096 and set(stored) == {"€"}

@@ -28,9 +28,11 @@ from taskloom.domain.queue import (
     Task,
     TaskStatus,
     check_agent,
+    check_kinds,
     check_seconds,
     check_text,
     completed_task,
+    cut_bytes,
     new_task,
     surface_block,
 )
@@ -58,6 +60,9 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 HOST = socket.gethostname()
+MAX_ERROR_BYTES = 4096
+"""A failure's error is cut to this many bytes: tracebacks are long, and it goes into the
+failure's event."""
 HELD_MAX = 1_000
 """How many claimed tasks a queue remembers for its completions (see ``Queue.done``)."""
 SWEEP_EVERY_S = 1.0
@@ -311,8 +316,8 @@ class Queue:
             raise InvalidInput("a batch claim takes a whole number of tasks, 1 or more")
         lease = check_seconds(lease, "a lease", positive=True)
         kinds = [kinds] if isinstance(kinds, str) else list(kinds or ())
-        if kinds and not all(isinstance(k, str) for k in kinds):
-            raise InvalidInput("kinds must be text")
+        if kinds:
+            check_kinds(kinds)
         now = self._now()
         swept = now >= self._sweep_due
         if swept:
@@ -489,7 +494,7 @@ class Queue:
             lease_token,
             f"UPDATE tasks SET status = {status}, last_error = ?, changed_at = ?,"
             f" completed_at = CASE WHEN {status} = 'dead' THEN ? ELSE NULL END, {CLEAR_CLAIM}",
-            (error[:4096], now, now),
+            (cut_bytes(error, MAX_ERROR_BYTES), now, now),
         )
 
     def release(self, task_id: str, lease_token: str) -> Task:
@@ -686,11 +691,14 @@ _STATUSES = tuple(s.value for s in TaskStatus)
 
 
 def _check_ids(task_id: object, token: object = "") -> None:
-    """Task ids and lease tokens are text; anything else is the caller's mistake, said as
-    such rather than as a database type error."""
-    if type(task_id) is not str or type(token) is not str:
-        wrong = token if type(task_id) is str else task_id
-        raise InvalidInput(f"task ids and lease tokens are text, not {type(wrong).__name__}")
+    """Task ids and lease tokens are printable ASCII text (taskloom makes them so); anything
+    else is the caller's mistake, said as such on both backends rather than as a database
+    error on one (PostgreSQL text cannot hold a NUL)."""
+    for value in (task_id, token):
+        if type(value) is not str:
+            raise InvalidInput(f"task ids and lease tokens are text, not {type(value).__name__}")
+        if not (value.isascii() and value.isprintable()):
+            raise InvalidInput(f"{value!r} is not a task id or lease token")
 
 
 def _alive(pid: int) -> bool:

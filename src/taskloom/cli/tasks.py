@@ -343,6 +343,7 @@ def session_start(agent: Agent, db: DbOption = None, as_json: JsonOption = False
     Example: taskloom hook session-start --agent claude-1
     """
     ready = open_db(db).queue.ready_count(agent)
+    agent = agent.strip()
     if as_json:
         print_json({"agent": agent, "ready": ready})
     else:

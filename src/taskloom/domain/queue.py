@@ -36,6 +36,8 @@ INT_RANGE = (-(2**31), 2**31 - 1)
 """Whole-number fields are 32-bit on PostgreSQL; SQLite is held to the same range so a task
 that one backend accepts, the other does too."""
 SURFACE_ROWS = 5
+MAX_KINDS = 100
+"""The most kinds one claim may ask for."""
 _KIND = re.compile(r"^[a-z0-9][a-z0-9_.:-]{0,63}$")
 _SECRET_WORDS = frozenset(
     {
@@ -309,10 +311,26 @@ def check_text(value: object, name: str, *, required: bool = False) -> None:
         return
     if not isinstance(value, str):
         raise InvalidInput(f"{name} must be text")
-    if len(value) * 4 > MAX_TEXT_BYTES and _bytes(value, name) > MAX_TEXT_BYTES:
+    if _bytes(value, name) > MAX_TEXT_BYTES:
         raise InvalidInput(f"{name} is longer than {MAX_TEXT_BYTES} bytes")
-    if "\x00" in value:
-        _bytes(value, name)
+
+
+def check_kinds(kinds: Sequence[object]) -> None:
+    """The kinds a claim asks for: each a valid kind (no other can match a task), at most
+    :data:`MAX_KINDS` of them (one statement's worth of parameters on both backends)."""
+    if len(kinds) > MAX_KINDS:
+        raise InvalidInput(f"a claim takes at most {MAX_KINDS} kinds")
+    for kind in kinds:
+        if not isinstance(kind, str) or not _KIND.match(kind):
+            raise InvalidInput(
+                f"invalid task kind {kind!r} (lowercase letters, digits, . _ : -; at most 64)"
+            )
+
+
+def cut_bytes(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` UTF-8 bytes, never inside a character."""
+    data = text.encode("utf-8")
+    return text if len(data) <= limit else data[:limit].decode("utf-8", "ignore")
 
 
 def check_seconds(value: object, name: str, *, positive: bool = False) -> float:

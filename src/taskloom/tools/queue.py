@@ -20,7 +20,7 @@ from xml.sax.saxutils import escape
 from pydantic import BaseModel, ConfigDict, Field
 
 from taskloom.domain.errors import InvalidInput
-from taskloom.domain.queue import MAX_SECONDS, Task
+from taskloom.domain.queue import MAX_KINDS, MAX_SECONDS, Task
 from taskloom.tools.registry import REGISTRY, ToolContext, ToolResult, ToolSpec
 
 if TYPE_CHECKING:
@@ -30,7 +30,8 @@ DEFAULT_LEASE_S = 600.0
 
 
 class _Args(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Strict: `true` is not a 1-second lease and "no" is not false, as the schema says.
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class NextArgs(_Args):
@@ -38,11 +39,14 @@ class NextArgs(_Args):
         DEFAULT_LEASE_S,
         gt=0,
         le=MAX_SECONDS,
+        allow_inf_nan=False,
         description="How long the task is yours before it returns to the queue, in seconds; "
         "extend it with task_extend if the work takes longer.",
     )
     kinds: list[str] | None = Field(
-        None, description="Only tasks of these kinds (e.g. ['review']); omit for any kind."
+        None,
+        max_length=MAX_KINDS,
+        description="Only tasks of these kinds (e.g. ['review']); omit for any kind.",
     )
 
 
@@ -67,6 +71,7 @@ class ExtendArgs(_Leased):
         DEFAULT_LEASE_S,
         gt=0,
         le=MAX_SECONDS,
+        allow_inf_nan=False,
         description="The lease now ends this many seconds from now.",
     )
 
@@ -129,11 +134,12 @@ def _done(tl: Taskloom, args: DoneArgs, ctx: ToolContext) -> ToolResult:
 def _fail(tl: Taskloom, args: FailArgs, ctx: ToolContext) -> ToolResult:
     _mine(tl, args.task_id, _agent(ctx))
     task = tl.queue.fail(args.task_id, args.lease_token, args.error, retry=args.retry)
-    then = (
-        "it is dead (no attempts left)"
-        if task.status == "dead"
-        else "it is back in the queue for another attempt"
-    )
+    if task.status != "dead":
+        then = "it is back in the queue for another attempt"
+    elif args.retry:
+        then = "it is dead (no attempts left)"
+    else:
+        then = "it is dead (no retry asked for)"
     return ToolResult(content=f"Task {task.id} failed; {then}.", data=task.to_dict())
 
 
