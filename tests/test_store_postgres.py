@@ -20,7 +20,6 @@ from taskloom.store.postgres import (
     PostgresStore,
     split_url,
     translate,
-    unreachable,
 )
 from tests.backends import pg_required, pg_schema, pg_server
 
@@ -105,11 +104,6 @@ def test_an_outage_is_reported_with_the_servers_reason_and_left_at_once(pg_url: 
         assert tl.queue.stats()["ready"] == 1
         tl.queue.add("after")
         assert tl.queue.stats()["ready"] == 2
-
-
-def test_unreachable_names_the_reason_or_nothing(pg_url: str) -> None:
-    assert "127.0.0.1" in (unreachable("postgresql://postgres@127.0.0.1:1/postgres") or "")
-    assert unreachable(pg_url) is None
 
 
 def test_queue_trigger_takes_the_same_outbox_lock_as_python() -> None:

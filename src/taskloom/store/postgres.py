@@ -74,7 +74,7 @@ CONNECT_TIMEOUT_S = 10
 """How long the first connection may take before a URL is reported as not answering (unless
 the URL sets ``connect_timeout`` itself)."""
 PROBE_TIMEOUT_S = 5
-"""How long the check for an unreachable server may take after the pool timed out."""
+"""How long a connection of the store's own may take to open around an outage."""
 RECOVER_WAIT_S = 2.0
 """How long a call waits for the pool after an outage was seen (see PostgresStore.borrow)."""
 LISTEN_RETRY_S = 1.0
@@ -122,17 +122,6 @@ def map_errors() -> Iterator[None]:
         raise StoreBusy(f"no free database connection: {exc}") from exc
     except (psycopg.Error, psycopg_pool.PoolClosed) as exc:
         raise StoreError(f"database error: {str(exc).strip()}") from exc
-
-
-def unreachable(conninfo: str) -> str | None:
-    """Why a new connection to ``conninfo`` fails, or ``None`` if one succeeds. A pool whose
-    server went away only reports that it timed out; this says whether the server is down,
-    refusing, or just that every connection is busy."""
-    try:
-        psycopg.connect(conninfo, connect_timeout=PROBE_TIMEOUT_S).close()
-    except psycopg.Error as exc:
-        return str(exc).strip()
-    return None
 
 
 def split_url(url: str) -> tuple[str, dict[str, str]]:
@@ -552,32 +541,42 @@ class PostgresStore(Store):
                 self.give_back(conn)
 
     def borrow(self) -> psycopg.Connection[Row]:
-        """A connection for one transaction: the pool's, or during an outage's end one of
-        its own.
+        """A connection for one transaction: the pool's, or around an outage one of its own.
 
-        After a connection turned out dead or the pool timed out (``degraded``), the pool is
-        given :data:`RECOVER_WAIT_S`, not :data:`POOL_TIMEOUT_S`, then the server is asked
-        directly: if it does not answer, its own reason is raised at once, not after half a
-        minute per call; if it does while the pool is still waiting out its reconnect
-        backoff (tens of seconds after a long outage), this transaction gets a connection of
-        its own. A pool whose every connection is busy is a :class:`StoreBusy` as before.
+        Once a connection turned out dead or the pool timed out (``degraded``), a call that
+        finds no idle pooled connection goes to the server directly instead of waiting for
+        the pool: while the server is down it fails at once with the server's own reason,
+        not after half a minute with the pool's; once it is back the call runs on a
+        connection of its own while the pool waits out its reconnect backoff (tens of
+        seconds after a long outage). The first pooled connection handed out again ends
+        it. Outside an outage, a pool whose every connection is busy waits and is a
+        :class:`StoreBusy`, as before.
         """
+        if self.degraded and not self.pool.get_stats().get("pool_available"):
+            return self._own_connection()
         try:
             conn = self.pool.getconn(RECOVER_WAIT_S if self.degraded else POOL_TIMEOUT_S)
         except psycopg_pool.PoolTimeout:
-            reason = unreachable(self.conninfo)
-            if reason is not None:
-                self.degraded = True
-                raise StoreBusy(f"database unreachable: {reason}") from None
             if self.pool.get_stats().get("pool_size", 0) >= self.pool.max_size:
                 raise
             self.degraded = True
-            own = psycopg.connect(self.conninfo, autocommit=True, row_factory=dict_row)
-            _configure(own)
-            self._own.add(own)
-            return own
+            return self._own_connection()
         self.degraded = False
         return conn
+
+    def _own_connection(self) -> psycopg.Connection[Row]:
+        try:
+            own = psycopg.connect(
+                self.conninfo,
+                autocommit=True,
+                row_factory=dict_row,
+                connect_timeout=PROBE_TIMEOUT_S,
+            )
+        except psycopg.Error as exc:
+            raise StoreBusy(f"database unreachable: {str(exc).strip()}") from exc
+        _configure(own)
+        self._own.add(own)
+        return own
 
     def give_back(self, conn: psycopg.Connection[Row]) -> None:
         if conn in self._own:
