@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import escape
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -34,14 +34,17 @@ class _Args(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
+def _lease(description: str) -> Any:
+    """A lease in seconds: positive, finite, at most :data:`MAX_SECONDS`."""
+    return Field(
+        DEFAULT_LEASE_S, gt=0, le=MAX_SECONDS, allow_inf_nan=False, description=description
+    )
+
+
 class NextArgs(_Args):
-    lease_s: float = Field(
-        DEFAULT_LEASE_S,
-        gt=0,
-        le=MAX_SECONDS,
-        allow_inf_nan=False,
-        description="How long the task is yours before it returns to the queue, in seconds; "
-        "extend it with task_extend if the work takes longer.",
+    lease_s: float = _lease(
+        "How long the task is yours before it returns to the queue, in seconds; "
+        "extend it with task_extend if the work takes longer."
     )
     kinds: list[str] | None = Field(
         None,
@@ -67,13 +70,7 @@ class FailArgs(_Leased):
 
 
 class ExtendArgs(_Leased):
-    lease_s: float = Field(
-        DEFAULT_LEASE_S,
-        gt=0,
-        le=MAX_SECONDS,
-        allow_inf_nan=False,
-        description="The lease now ends this many seconds from now.",
-    )
+    lease_s: float = _lease("The lease now ends this many seconds from now.")
 
 
 def _agent(ctx: ToolContext) -> str:
