@@ -694,6 +694,15 @@ def _check_ids(task_id: object, token: object = "") -> None:
     """Task ids and lease tokens are printable ASCII text (taskloom makes them so); anything
     else is the caller's mistake, said as such on both backends rather than as a database
     error on one (PostgreSQL text cannot hold a NUL)."""
+    if (
+        type(task_id) is str
+        and type(token) is str
+        and task_id.isascii()
+        and token.isascii()
+        and task_id.isprintable()
+        and token.isprintable()
+    ):
+        return
     for value in (task_id, token):
         if type(value) is not str:
             raise InvalidInput(f"task ids and lease tokens are text, not {type(value).__name__}")
