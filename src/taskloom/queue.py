@@ -75,15 +75,6 @@ def _tasks(rows: Sequence[Row]) -> list[Task]:
     return [Task.from_row(r) for r in rows]
 
 
-def _select_ids(tx: Transaction, ids: Sequence[str]) -> list[Row]:
-    """The rows of tasks ``ids``, in chunks (each a statement's worth of parameters)."""
-    return [
-        r
-        for chunk in _chunks(ids, ADD_CHUNK)
-        for r in tx.query(f"SELECT * FROM tasks WHERE id IN ({', '.join('?' * len(chunk))})", chunk)
-    ]
-
-
 class Queue:
     """``tl.queue``: tasks shared by every agent on the database.
 
@@ -213,11 +204,11 @@ class Queue:
             rows = [
                 r for c in _chunks(fresh, ADD_CHUNK) for r in tx.query(*insert_sql(c, now, dialect))
             ]
-            evicted = self._make_room(tx, now, len(fresh)) & {task_id for task_id, _ in fresh}
-            gone = _tasks(_select_ids(tx, sorted(evicted))) if evicted else []
+            evicted = self._make_room(tx, now, len(fresh))
         read = READ_TASK[dialect]
         added = {t.id: t for t in (read(tuple(r.values())) for r in rows)}
-        added.update((t.id, t) for t in gone)  # less urgent than a full queue: evicted at once
+        # A new task less urgent than everything in a full queue was evicted at once.
+        added.update((i, t) for i, t in evicted.items() if i in added)
         new = iter(added[task_id] for task_id, _ in fresh)
         answers: list[tuple[Task, bool]] = []
         for at, task in enumerate(tasks):
@@ -230,10 +221,10 @@ class Queue:
                 answers.append((next(new), True))
         return answers
 
-    def _make_room(self, tx: Transaction, now: float, n: int = 1) -> set[str]:
+    def _make_room(self, tx: Transaction, now: float, n: int = 1) -> dict[str, Task]:
         """Enforce the active cap once ``n`` tasks were added: cancel the least urgent, oldest
         ready tasks over it, the new ones among them (a task less urgent than everything in a
-        full queue is the one evicted). Returns the ids evicted.
+        full queue is the one evicted). Returns the tasks evicted, by id.
 
         Counting ready tasks costs in proportion to the backlog (~0.7 ms at 10,000 on
         SQLite, more than the insert), so a process counts only when its last count left a
@@ -243,23 +234,25 @@ class Queue:
         """
         cap = self.max_active
         if n == 0:
-            return set()
+            return {}
         if self._counted_cap == cap and self._room - n >= cap // 10 and now < self._count_due:
             self._room -= n
-            return set()
+            return {}
         row = tx.query_one("SELECT count(*) AS n FROM tasks WHERE status = 'ready'")
         ready = int(row["n"] if row else 0)  # these adds included
         self._counted_cap, self._count_due = cap, now + COUNT_EVERY_S
         self._room = max(cap - ready, 0)
         if ready <= cap:
-            return set()
+            return {}
         rows = tx.query(
             "UPDATE tasks SET status = 'canceled', result = 'evicted: queue is at its cap',"
             " completed_at = ?, changed_at = ? WHERE id IN (SELECT id FROM tasks"
-            " WHERE status = 'ready' ORDER BY priority DESC, created_at, id LIMIT ?) RETURNING id",
+            " WHERE status = 'ready' ORDER BY priority DESC, created_at, id LIMIT ?)"
+            f"{RETURNING[tx.dialect]}",
             (now, now, ready - cap),
         )
-        return {str(r["id"]) for r in rows}
+        read = READ_TASK[tx.dialect]
+        return {t.id: t for t in (read(tuple(r.values())) for r in rows)}
 
     # --- claiming -----------------------------------------------------------------------------
 

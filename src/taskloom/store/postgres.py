@@ -75,8 +75,6 @@ CONNECT_TIMEOUT_S = 10
 the URL sets ``connect_timeout`` itself)."""
 PROBE_TIMEOUT_S = 5
 """How long a connection of the store's own may take to open around an outage."""
-RECOVER_WAIT_S = 2.0
-"""How long a call waits for the pool after an outage was seen (see PostgresStore.borrow)."""
 LISTEN_RETRY_S = 1.0
 
 # Advisory lock classes (first int of the two-int form); the second int is the schema's hash.
@@ -293,7 +291,7 @@ class PgTransaction(Transaction):
         if self.begun and not self.writable:
             # A repeatable-read snapshot already exists and may predate the horizon: read
             # through a fresh connection, whose statements each see the latest commits.
-            other = self.store.pool.getconn()
+            other = self.store.borrow()
             try:
                 horizon = self._horizon(other.execute, after_id)
                 rows = []
@@ -303,7 +301,7 @@ class PgTransaction(Transaction):
                 release(other, rollback=False)
                 raise
             finally:
-                self.store.pool.putconn(other)
+                self.store.give_back(other)
         else:
             horizon = self._horizon(self._run if self.begun else self._first, after_id)
             rows = [] if horizon is None else self._run(sql, (*before, horizon, limit)).fetchall()
@@ -555,7 +553,7 @@ class PostgresStore(Store):
         if self.degraded and not self.pool.get_stats().get("pool_available"):
             return self._own_connection()
         try:
-            conn = self.pool.getconn(RECOVER_WAIT_S if self.degraded else POOL_TIMEOUT_S)
+            conn = self.pool.getconn()
         except psycopg_pool.PoolTimeout:
             if self.pool.get_stats().get("pool_size", 0) >= self.pool.max_size:
                 raise
