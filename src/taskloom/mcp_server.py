@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+from types import TracebackType
 from typing import Any
 
+import anyio
 import mcp_types as types
 from mcp.server.lowlevel.server import Server
 from mcp.server.stdio import stdio_server
@@ -103,7 +105,107 @@ def build_server(tl: Taskloom, ctx: ToolContext | None) -> Server[Any]:
 async def serve_stdio(tl: Taskloom, ctx: ToolContext) -> None:
     server = build_server(tl, ctx)
     async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+        unanswered = _Unanswered()
+        await server.run(
+            _HoldEndOfInput(read, unanswered),
+            _NoteAnswers(write, unanswered),
+            server.create_initialization_options(),
+        )
+
+
+class _Unanswered:
+    """Ids of the requests read from stdin and not answered yet.
+
+    At the end of its input the SDK ends the session and cancels the requests still running,
+    so a client that writes its requests and closes stdin (``taskloom mcp < calls.jsonl``)
+    lost the last answers (modelcontextprotocol/python-sdk#2678). The end of input is held
+    back until this set is empty.
+    """
+
+    def __init__(self) -> None:
+        self._ids: set[types.RequestId] = set()
+        self._changed = anyio.Event()
+
+    def read(self, item: object) -> None:
+        message = getattr(item, "message", None)
+        if isinstance(message, types.JSONRPCRequest):
+            self._ids.add(message.id)
+        elif (
+            isinstance(message, types.JSONRPCNotification)
+            and message.method == "notifications/cancelled"  # no answer will come
+        ):
+            self._settle((message.params or {}).get("requestId"))
+
+    def sent(self, item: object) -> None:
+        message = getattr(item, "message", None)
+        if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+            self._settle(message.id)
+
+    def _settle(self, request_id: object) -> None:
+        if request_id in self._ids:
+            self._ids.discard(request_id)
+            self._changed.set()
+
+    async def drained(self) -> None:
+        while self._ids:
+            self._changed = anyio.Event()
+            await self._changed.wait()
+
+
+class _Proxy:
+    """A stream that passes everything to ``inner`` (``last_context`` and the like)."""
+
+    def __init__(self, inner: Any, unanswered: _Unanswered) -> None:
+        self._inner = inner
+        self._unanswered = unanswered
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> Any:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        return bool(await self._inner.__aexit__(exc_type, exc, tb))
+
+
+class _HoldEndOfInput(_Proxy):
+    """The read stream; its end comes once every request read has been answered."""
+
+    async def receive(self) -> Any:
+        try:
+            item = await self._inner.receive()
+        except anyio.EndOfStream:
+            await self._unanswered.drained()
+            raise
+        self._unanswered.read(item)
+        return item
+
+    def __aiter__(self) -> _HoldEndOfInput:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+
+class _NoteAnswers(_Proxy):
+    """The write stream; notes each answer it sends."""
+
+    async def send(self, item: Any, /) -> None:
+        await self._inner.send(item)
+        self._unanswered.sent(item)
 
 
 def http_session_manager(tl: Taskloom, *, loopback_only: bool) -> Any:
