@@ -759,3 +759,73 @@ def test_a_wrong_token_on_a_held_task_says_so(tl: Taskloom) -> None:
 def test_the_agent_id_is_escaped_wherever_the_block_shows_it() -> None:
     block = surface_block('x"><evil>', [], 0)
     assert "<evil>" not in block and "&lt;evil&gt;" in block
+
+
+def test_an_expired_task_is_canceled_frees_its_key_and_can_be_pruned(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    q = tl_fixed.queue
+    short, _ = q.add("short-lived", ttl_s=10, dedup_key="nightly")
+    kept, _ = q.add("no ttl")
+    clock.advance(11)
+    again, added = q.add("tonight's run", dedup_key="nightly")  # the key is free again
+    assert added and again.id != short.id
+    gone = q.get(short.id)
+    assert gone.status == "canceled" and gone.result is not None
+    assert gone.result.startswith("expired")
+    retried, _ = q.add("failed late", ttl_s=5, priority=1)
+    claimed = q.claim("w", lease=60)
+    assert claimed is not None and claimed.id == retried.id
+    clock.advance(6)
+    q.fail(claimed.id, claimed.lease_token or "", "boom")  # back to ready, but expired
+    assert q.get(retried.id).status == "ready"
+    clock.advance(2)
+    q.reclaim()  # the sweep every claim runs (at most once a second)
+    assert q.get(retried.id).status == "canceled"
+    assert q.get(kept.id).status == "ready"
+    clock.advance(100)
+    assert q.prune(50) == 2 and q.stats()["canceled"] == 0
+
+
+def test_tasks_added_together_are_claimed_in_the_order_given(tl: Taskloom) -> None:
+    q = tl.queue
+    q.add_many([{"title": f"step {i}"} for i in range(30)])
+    got = [q.claim("w").title for _ in range(30)]  # type: ignore[union-attr]
+    assert got == [f"step {i}" for i in range(30)]
+
+
+def test_done_and_claim_takes_kinds_as_claim_does(tl: Taskloom) -> None:
+    q = tl.queue
+    q.add("a", kind="review")
+    q.add("b", kind="review")
+    q.add("c", kind="r")
+    first = q.claim("w", kinds="review")
+    assert first is not None
+    _, nxt = q.done_and_claim(first.id, first.lease_token or "", "w", kinds="review")
+    assert nxt is not None and nxt.title == "b"
+
+
+def test_a_long_failure_is_cut_not_refused(tl: Taskloom) -> None:
+    q = tl.queue
+    q.add("t", max_attempts=1)
+    task = q.claim("w")
+    assert task is not None
+    dead = q.fail(
+        task.id, task.lease_token or "", "Traceback (most recent call last):\n" + "x" * 20_000
+    )
+    assert dead.status == "dead" and dead.last_error is not None
+    assert dead.last_error.startswith("Traceback") and len(dead.last_error.encode()) <= 4096
+
+
+def test_done_many_refuses_what_is_not_a_completion(tl: Taskloom) -> None:
+    q = tl.queue
+    q.add("t")
+    task = q.claim("w")
+    assert task is not None
+    token = task.lease_token or ""
+    for bad in ([task], ["abc"], [(task.id,)], [(task.id, token), (task.id, "wrong")]):
+        with pytest.raises(InvalidInput):
+            q.done_many(bad)  # type: ignore[arg-type]
+    assert q.get(task.id).status == "in_progress"
+    done, lost = q.done_many([(task.id, token), (task.id, token)])  # the same twice is once
+    assert [t.id for t in done] == [task.id] and lost == []

@@ -4,22 +4,44 @@ from __future__ import annotations
 
 import os
 import secrets
+import threading
 import time
+
+_last = 0
+_lock = threading.Lock()
+
+
+def _forget_last() -> None:
+    """A forked child starts from a random point of its own: counting on from its parent's
+    last id, both would make the same ids in the same millisecond."""
+    global _last
+    _last = 0
+
+
+os.register_at_fork(after_in_child=_forget_last)
 
 
 def new_id() -> str:
-    """A uuid7 (RFC 9562): 48-bit unix-ms timestamp, then 74 random bits.
+    """A uuid7 (RFC 9562): 48-bit unix-ms timestamp, then 74 bits that start random.
 
-    Sorting by id sorts by creation time, which keeps index inserts local, and no process
-    counter is involved, so ids never collide after a restart.
+    Sorting by id sorts by creation time, which keeps index inserts local and puts tasks
+    added together (one ``created_at``) in the order they were given. Within one process
+    ids only grow: one made in the same millisecond as the last (or after the clock stepped
+    back) is the last plus one (RFC 9562's monotonic random). No counter is stored, so ids
+    never collide after a restart.
     """
+    global _last
     ms = time.time_ns() // 1_000_000
-    rand = int.from_bytes(os.urandom(10), "big")
-    value = (ms & 0xFFFF_FFFF_FFFF) << 80
-    value |= 0x7 << 76
-    value |= ((rand >> 62) & 0xFFF) << 64
-    value |= 0b10 << 62
-    value |= rand & 0x3FFF_FFFF_FFFF_FFFF
+    fresh = (ms & 0xFFFF_FFFF_FFFF) << 74 | int.from_bytes(os.urandom(10), "big") >> 6
+    with _lock:
+        value = _last = fresh if fresh > _last else _last + 1
+    value = (
+        (value >> 74) << 80
+        | 0x7 << 76
+        | ((value >> 62) & 0xFFF) << 64
+        | 0b10 << 62
+        | (value & 0x3FFF_FFFF_FFFF_FFFF)
+    )
     h = f"{value:032x}"  # uuid.UUID's own formatting, without building the object
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 

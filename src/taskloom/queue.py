@@ -43,6 +43,7 @@ from taskloom.queue_sql import (
     DONE,
     DONE_MANY_CHUNK,
     ELIGIBLE,
+    EXPIRE,
     READ_TASK,
     RECLAIM,
     RETURNING,
@@ -186,6 +187,8 @@ class Queue:
         with self._tl.store.write() as tx:
             for each in keys:  # PostgreSQL: racing adds of one key take turns (in key order)
                 tx.lock("dedup", each)
+            if keys:  # an expired task no longer holds its key
+                tx.execute(EXPIRE, (now, now, now))
             live = {
                 r["dedup_key"]: Task.from_row(r)
                 for chunk in _chunks(keys, ADD_CHUNK)
@@ -330,9 +333,14 @@ class Queue:
         return self._write_rows(sql, params)
 
     def _sweep(self, now: float) -> list[Task]:
-        """Return expired leases to ready (or dead once ``max_attempts`` is reached)."""
+        """Return expired leases to ready (or dead once ``max_attempts`` is reached), and
+        cancel the ready tasks whose ``expires_at`` has passed."""
         self._sweep_due = now + SWEEP_EVERY_S
-        return self._write(sweep_sql(self._tl.store.dialect), (now, now, now))
+        with self._tl.store.write() as tx:
+            rows = tx.query(sweep_sql(tx.dialect), (now, now, now))
+            rows += tx.query(f"{EXPIRE}{RETURNING[tx.dialect]}", (now, now, now))
+        read = READ_TASK[tx.dialect]
+        return [read(tuple(r.values())) for r in rows]
 
     def _write_rows(self, sql: str, params: Sequence[Any]) -> list[Values]:
         """Run one statement that changes tasks as its own transaction; its rows."""
@@ -402,11 +410,14 @@ class Queue:
         """
         items: dict[str, tuple[str, str, str | None]] = {}
         for item in completions:
-            result = item[2] if len(item) == 3 else None
-            if len(item) not in (2, 3) or not all(isinstance(v, str) for v in item[:2]):
+            if not isinstance(item, tuple | list) or len(item) not in (2, 3):
                 raise InvalidInput("done_many takes (task_id, lease_token[, result]) tuples")
+            result = item[2] if len(item) == 3 else None
+            _check_ids(item[0], item[1])
             check_text(result, "a task's result")
-            items[item[0]] = (item[0], item[1], result)
+            entry = (item[0], item[1], result)
+            if items.setdefault(item[0], entry) != entry:  # the same one twice is one
+                raise InvalidInput(f"task '{item[0]}' is given twice, differently, to done_many")
         if not items:
             return [], []
         now = self._now()
@@ -439,7 +450,7 @@ class Queue:
         *,
         result: str | None = None,
         lease: float = 300.0,
-        kinds: Sequence[str] | None = None,
+        kinds: str | Sequence[str] | None = None,
     ) -> tuple[Task, Task | None]:
         """Complete a task and claim the agent's next one in the same transaction: a worker
         loop pays for one commit per task instead of two. If the lease was lost, nothing is
@@ -447,7 +458,7 @@ class Queue:
         _check_ids(task_id, lease_token)
         check_text(result, "a task's result")
         now = self._now()
-        kinds = list(kinds or ())
+        kinds = [kinds] if isinstance(kinds, str) else list(kinds or ())
         claim, claim_params, swept = self._claim_statement(agent_id, 1, lease, kinds)
         done_params = (now, now, result, task_id, lease_token)
         dialect = self._tl.store.dialect
@@ -476,8 +487,11 @@ class Queue:
         return done[0], claimed[0] if claimed else None
 
     def fail(self, task_id: str, lease_token: str, error: str, *, retry: bool = True) -> Task:
-        """Record a failure: back to ready while attempts remain (and ``retry``), else dead."""
-        check_text(error, "a failure's error", required=True)
+        """Record a failure: back to ready while attempts remain (and ``retry``), else dead.
+
+        A long ``error`` (a whole traceback) is cut to its first :data:`MAX_ERROR_BYTES`
+        bytes, not refused: refusing it would lose the failure itself."""
+        check_text(error, "a failure's error", required=True, limit=None)
         status = (
             "CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'ready' END" if retry else "'dead'"
         )
@@ -558,11 +572,13 @@ class Queue:
     def prune(self, older_than_s: float = 7 * 86400) -> int:
         """Delete finished tasks older than the retention window."""
         older_than_s = check_seconds(older_than_s, "the retention window")
+        now = self._now()
         with self._tl.store.write() as tx:
+            tx.execute(EXPIRE, (now, now, now))
             return tx.execute(
                 "DELETE FROM tasks WHERE status IN ('completed', 'canceled', 'dead')"
                 " AND completed_at < ?",
-                (self._now() - older_than_s,),
+                (now - older_than_s,),
             )
 
     # --- reading ------------------------------------------------------------------------------

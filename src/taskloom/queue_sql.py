@@ -56,6 +56,16 @@ def sweep_sql(dialect: str) -> str:
     )
 
 
+EXPIRED_RESULT = "expired: not claimed before its expires_at"
+EXPIRE = (
+    f"UPDATE tasks SET status = 'canceled', result = '{EXPIRED_RESULT}', completed_at = ?,"
+    " changed_at = ? WHERE status = 'ready' AND expires_at <= ?"
+)
+"""Cancel the ready tasks whose ``expires_at`` has passed (parameters: now, now, now): no one
+may claim them any more, and as ready tasks they would hold their dedup key and a place under
+the cap for ever. Read through the ``tasks_expiry`` index."""
+
+
 @functools.lru_cache(maxsize=64)
 def claim_sql(dialect: str, n_kinds: int, n: int, guard: str = "") -> str:
     """The claim statement for up to ``n`` tasks. A single claim uses ``id = (…)``: SQLite

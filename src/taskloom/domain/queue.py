@@ -303,16 +303,19 @@ def _bytes(text: str, name: str = "text") -> int:
     return size
 
 
-def check_text(value: object, name: str, *, required: bool = False) -> None:
+def check_text(
+    value: object, name: str, *, required: bool = False, limit: int | None = MAX_TEXT_BYTES
+) -> None:
     """A result, error or reason: text (or ``None`` unless ``required``), storable, and at
-    most :data:`MAX_TEXT_BYTES` (an over-long one is refused rather than cut, so nothing
-    is lost without the caller knowing)."""
+    most ``limit`` bytes (an over-long one is refused rather than cut, so nothing is lost
+    without the caller knowing; ``None`` for text the caller cuts itself)."""
     if value is None and not required:
         return
     if not isinstance(value, str):
         raise InvalidInput(f"{name} must be text")
-    if _bytes(value, name) > MAX_TEXT_BYTES:
-        raise InvalidInput(f"{name} is longer than {MAX_TEXT_BYTES} bytes")
+    size = _bytes(value, name)
+    if limit is not None and size > limit:
+        raise InvalidInput(f"{name} is longer than {limit} bytes")
 
 
 def check_kinds(kinds: Sequence[object]) -> None:
