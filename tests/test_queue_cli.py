@@ -205,3 +205,76 @@ def test_session_start_counts_only_what_the_agent_could_claim(
     run(capsys, "tasks", "add-many", str(tasks), *db)
     code, out, _ = run(capsys, "hook", "session-start", "--agent", "claude-1", *db, "--json")
     assert code == 0 and json.loads(out)["ready"] == 1
+
+
+def test_reading_an_empty_queue_creates_no_database(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Hooks run in every project directory: on one with no queue they print nothing and
+    leave nothing behind."""
+    db = ("--db", f"sqlite:///{tmp_path / 'never.db'}")
+    assert run(capsys, "hook", "prompt", "--agent", "a", *db) == (0, "", "")
+    assert run(capsys, "hook", "session-start", "--agent", "a", *db)[0] == 0
+    assert run(capsys, "tasks", "next", "--agent", "a", *db)[0] == 3
+    assert run(capsys, "tasks", "list", *db)[0] == 0
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_surfaced_claim_command_runs_as_shown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"sqlite:///{tmp_path / 'q.db'}"
+    run(capsys, "tasks", "add", "Fix it", "--db", url)
+    _, out, _ = run(capsys, "hook", "prompt", "--agent", "claude 1", "--db", url)
+    context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    command = context.split("Claim one with `")[1].split("`")[0]
+    assert command == f"taskloom tasks next --agent 'claude 1' --db {url}"
+    import shlex
+
+    code, out, _ = run(capsys, *shlex.split(command)[1:], "--json")
+    assert code == 0 and json.loads(out)["title"] == "Fix it"
+    assert json.loads(out)["claimed_by"] == "claude 1"
+
+
+def test_a_database_password_never_reaches_the_surfaced_block() -> None:
+    from taskloom.domain.queue import claim_command
+
+    assert claim_command("a", "postgresql://bob:s3cret@db/q") == "taskloom tasks next --agent a"
+    assert "s3cret" not in claim_command("a", "postgresql://db/q?password=s3cret")
+    assert claim_command("a", "postgresql://bob@db/q").endswith("--db postgresql://bob@db/q")
+
+
+def test_task_text_is_printed_as_stored_and_never_drives_the_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = ("--db", f"sqlite:///{tmp_path / 'q.db'}")
+    _, out, _ = run(capsys, "tasks", "add", "Fix :fire: [b]now[/b]", "--body", "\x1b[31mred", *db)
+    assert "Fix :fire: [b]now[/b]" in out
+    task_id = out.split()[0]
+    _, out, _ = run(capsys, "tasks", "show", task_id, *db)
+    assert "\x1b" not in out and "\\x1b[31mred" in out
+    _, _, err = run(capsys, "tasks", "show", "\x1b]0;pwned\x07", *db)
+    assert "\x1b" not in err and "\x07" not in err and err.startswith("Error:")
+
+
+def test_add_sets_delay_ttl_attempts_and_source(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = ("--db", f"sqlite:///{tmp_path / 'q.db'}")
+    args = ("--delay", "60", "--ttl", "3600", "--max-attempts", "5", "--source", "ci")
+    code, out, _ = run(capsys, "tasks", "add", "later", *args, *db, "--json")
+    task = json.loads(out)
+    assert code == 0 and task["max_attempts"] == 5 and task["source"] == "ci"
+    assert task["not_before"] and task["expires_at"] and task["not_before"] < task["expires_at"]
+    assert run(capsys, "tasks", "next", "--agent", "a", *db)[0] == 3  # not before a minute
+
+
+def test_add_many_reads_a_file_with_a_byte_order_mark(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = ("--db", f"sqlite:///{tmp_path / 'q.db'}")
+    plan = tmp_path / "plan.json"
+    plan.write_text('[{"title": "one"}, {"title": "two"}]', encoding="utf-8-sig")
+    code, out, err = run(capsys, "tasks", "add-many", str(plan), *db)
+    assert code == 0, err
+    assert "2 added" in out

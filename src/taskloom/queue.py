@@ -293,6 +293,8 @@ class Queue:
         before an empty answer), so a busy queue does not pay for the sweep on every claim.
         """
         sql, params, swept = self._claim_statement(agent_id, n, lease, kinds, bind_process)
+        if not self._tl.store.exists():
+            return []
         rows = self._retry_after_sweep(self._write_rows(sql, params), swept, sql, params)
         tasks = self._claimed(rows)
         return sorted(tasks, key=lambda t: (t.priority, t.created_at, t.id)) if n > 1 else tasks
@@ -336,6 +338,8 @@ class Queue:
         """Return expired leases to ready (or dead once ``max_attempts`` is reached), and
         cancel the ready tasks whose ``expires_at`` has passed."""
         self._sweep_due = now + SWEEP_EVERY_S
+        if not self._tl.store.exists():
+            return []
         with self._tl.store.write() as tx:
             rows = tx.query(sweep_sql(tx.dialect), (now, now, now))
             rows += tx.query(f"{EXPIRE}{RETURNING[tx.dialect]}", (now, now, now))
@@ -631,30 +635,35 @@ class Queue:
             )
         return int(row["n"]) if row else 0
 
-    def surface(self, agent_id: str) -> str | None:
+    def surface(self, agent_id: str, *, claim: str = "") -> str | None:
         """The ready-task block for ``agent_id``, or ``None`` if nothing changed since the
-        agent last saw it (the cursor lives in the database, shared by every process)."""
+        agent last saw it (the cursor lives in the database, shared by every process).
+        ``claim``: how the block tells the agent to claim a task (default: the CLI command,
+        :func:`~taskloom.domain.queue.claim_command`)."""
         agent_id = check_agent(agent_id)
         now = self._now()
         ready = f"FROM tasks WHERE {ELIGIBLE} ORDER BY priority, created_at, id"
-        with self._tl.store.write() as tx:
+        with self._tl.store.read() as tx:
             # Only ids for the digest: a hook runs this on every prompt, and mapping a large
             # backlog to tasks took ~0.4 s at 10,000 ready; five rows are shown.
             ids = [str(r["id"]) for r in tx.query(f"SELECT id {ready}", (agent_id, now, now))]
             digest = hashlib.sha256(",".join(ids).encode()).hexdigest()
             seen = tx.query_one("SELECT digest FROM agent_cursors WHERE agent_id = ?", (agent_id,))
-            if seen is not None and seen["digest"] == digest:
-                return None
+            if (seen is None and not ids) or (seen is not None and seen["digest"] == digest):
+                return None  # nothing new (nothing at all: no cursor is written, no file made)
             top = _tasks(tx.query(f"SELECT * {ready} LIMIT ?", (agent_id, now, now, SURFACE_ROWS)))
-            tx.execute(
+        with self._tl.store.write() as tx:
+            # Set only if still different: of two hooks racing for one agent, one shows the
+            # block. (If the ready set changed in between, the next prompt shows it again.)
+            changed = tx.execute(
                 "INSERT INTO agent_cursors (agent_id, digest, updated_at) VALUES (?, ?, ?)"
                 " ON CONFLICT (agent_id) DO UPDATE SET digest = excluded.digest,"
-                " updated_at = excluded.updated_at",
+                " updated_at = excluded.updated_at WHERE agent_cursors.digest <> excluded.digest",
                 (agent_id, digest, now),
             )
-        if not ids:
+        if not ids or not changed:
             return None
-        return surface_block(agent_id, top, len(ids))
+        return surface_block(agent_id, top, len(ids), claim)
 
     def doctor(
         self, *, fix: bool = False, stuck_after_s: float = 3600, poisoned_at: int = 5

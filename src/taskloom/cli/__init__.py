@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import typer
 
 from taskloom.cli import board, goal, init, mcp, migrate, serve, stash, tasks, tool
-from taskloom.cli.common import DbOption, err, open_db, print_text
+from taskloom.cli.common import DbOption, err, open_db, print_text, terminal_safe
 from taskloom.domain.errors import InvalidInput, TaskloomError
 from taskloom.tools.board import render_board
 
@@ -81,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 1)
     except TaskloomError as exc:
-        err.print(f"Error: {exc.message}", markup=False)
+        err.print(f"Error: {terminal_safe(exc.message)}", markup=False)
         return 1
     except KeyboardInterrupt:
         err.print("Interrupted.")

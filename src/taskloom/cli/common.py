@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Annotated, Any
 
@@ -11,8 +12,9 @@ from rich.console import Console
 
 from taskloom.client import Taskloom, connect
 
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+out = Console(highlight=False, soft_wrap=True, emoji=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 DbOption = Annotated[
     str | None,
@@ -34,6 +36,14 @@ def print_json(value: Any) -> None:
     sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
+def terminal_safe(text: str) -> str:
+    """``text`` with control characters (other than newline and tab) shown as ``\\xNN``:
+    text written by agents or other people must not move the cursor, recolour or retitle the
+    reader's terminal (ANSI escapes)."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def print_text(text: str) -> None:
-    """Print model/user text verbatim: no rich markup is interpreted inside it."""
-    out.print(text, markup=False)
+    """Print model/user text as stored: no rich markup or ``:emoji:`` codes are interpreted
+    inside it, and control characters are shown, not obeyed (:func:`terminal_safe`)."""
+    out.print(terminal_safe(text), markup=False)

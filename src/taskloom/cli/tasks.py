@@ -18,7 +18,7 @@ from taskloom.cli.common import (
 )
 from taskloom.domain.common import parse_json_object
 from taskloom.domain.errors import InvalidInput
-from taskloom.domain.queue import Task
+from taskloom.domain.queue import Task, claim_command
 
 app = typer.Typer(help="The shared work queue.", no_args_is_help=True)
 hook_app = typer.Typer(help="Output for coding agents' hooks.", no_args_is_help=True)
@@ -51,12 +51,24 @@ def add(
     agent: Annotated[str | None, typer.Option("--for", help="Only this agent may claim.")] = None,
     dedup: Annotated[str | None, typer.Option(help="At most one live task per key.")] = None,
     payload: Annotated[str | None, typer.Option(help="JSON object (≤8 KiB, no secrets).")] = None,
+    delay: Annotated[
+        float, typer.Option("--delay", help="Seconds before anyone may claim it.")
+    ] = 0.0,
+    ttl: Annotated[
+        float, typer.Option("--ttl", help="Seconds after which, unclaimed, it is canceled.")
+    ] = 0.0,
+    max_attempts: Annotated[
+        int, typer.Option("--max-attempts", help="Claims before it goes dead.")
+    ] = 3,
+    source: Annotated[
+        str | None, typer.Option("--source", help="Who or what asked for it.")
+    ] = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Enqueue a task.
 
-    Example: taskloom tasks add "Review PR 12" --kind review --priority 10
+    Example: taskloom tasks add "Review PR 12" --kind review --priority 10 --ttl 3600
     """
     data = parse_json_object(payload, "--payload") if payload else None
     task, added = open_db(db).queue.add(
@@ -67,6 +79,10 @@ def add(
         target_agent=agent,
         dedup_key=dedup,
         payload=data,
+        delay_s=delay,
+        ttl_s=ttl,
+        max_attempts=max_attempts,
+        source=source,
     )
     if as_json:
         # A dedup hit answers with the existing task and exit 0: ``added`` tells them apart.
@@ -96,7 +112,7 @@ def add_many(
 
     Example: taskloom tasks add-many plan.jsonl
     """
-    text = sys.stdin.read() if source == "-" else _read(source)
+    text = sys.stdin.read().removeprefix("\ufeff") if source == "-" else _read(source)
     answers = open_db(db).queue.add_many(_task_objects(text))
     if as_json:
         print_json([{"added": added, "task": task.to_dict()} for task, added in answers])
@@ -109,7 +125,7 @@ def add_many(
 
 def _read(path: str) -> str:
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8-sig")  # a byte order mark is not text
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidInput(f"cannot read {path}: {exc}") from None
 
@@ -328,12 +344,12 @@ def prompt(agent: Agent, db: DbOption = None) -> None:
 
     Example: taskloom hook prompt --agent claude-1
     """
-    block = open_db(db).queue.surface(agent)
+    block = open_db(db).queue.surface(agent, claim=claim_command(agent.strip(), db))
     if block:
         out: dict[str, Any] = {
             "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": block}
         }
-        print_text(json.dumps(out, ensure_ascii=False))
+        sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")  # exactly, for the agent
 
 
 @hook_app.command("session-start")

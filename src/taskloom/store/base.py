@@ -206,6 +206,12 @@ class Store(abc.ABC):
     def read(self) -> contextlib.AbstractContextManager[Transaction]:
         """A read-only transaction over one consistent snapshot."""
 
+    def exists(self) -> bool:
+        """Whether the database exists yet. An embedded file is created by the first write, so
+        what only looks (a claim or a hook on an empty queue) can answer without making one
+        in whatever directory it runs in."""
+        return True
+
     def write_chain(
         self, sql: str, params: Sequence[Any], then_sql: str = "", then_params: Sequence[Any] = ()
     ) -> tuple[list[Values], list[Values]]:

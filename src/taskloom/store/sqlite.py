@@ -213,6 +213,9 @@ class SqliteStore(Store):
             self._prepare(conn)
         return conn
 
+    def exists(self) -> bool:
+        return self._ready or self.path.exists()
+
     def _empty_conn(self) -> sqlite3.Connection:
         """An in-memory database with the schema, for reads before the file exists."""
         with self._lock:
