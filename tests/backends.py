@@ -16,7 +16,7 @@ import functools
 import os
 import uuid
 from collections.abc import Iterator
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 import psycopg
 from psycopg import sql
@@ -54,7 +54,7 @@ def with_schema(url: str, schema: str) -> str:
     query = parse_qsl(parts.query, keep_blank_values=True)
     options = " ".join([v for k, v in query if k == "options"] + [f"-csearch_path={schema}"])
     query = [(k, v) for k, v in query if k != "options"] + [("options", options)]
-    return join_url(parts._replace(query=urlencode(query)))
+    return join_url(parts._replace(query=urlencode(query, quote_via=quote)))
 
 
 @contextlib.contextmanager

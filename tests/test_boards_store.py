@@ -135,6 +135,20 @@ def test_bad_urls_are_clear_errors() -> None:
         taskloom.connect("user=postgres dbname=app")
     with pytest.raises(InvalidInput, match="in-memory"):
         taskloom.connect("sqlite:///:memory:")
+    for half_url in ("postgresql:/postgres@localhost/db", "postgresql:db", "postgres:db"):
+        with pytest.raises(InvalidInput, match="not a valid PostgreSQL URL"):
+            taskloom.connect(half_url)
+    with pytest.raises(InvalidInput, match="three slashes"):
+        taskloom.connect("sqlite://relative.db")
+
+
+def test_url_schemes_are_not_case_sensitive(tmp_path: Path) -> None:
+    with taskloom.connect(f"SQLite:///{tmp_path / 'x.db'}") as tl:
+        tl.board("t").add("x")
+    assert (tmp_path / "x.db").exists()
+    store = taskloom.connect("POSTGRESQL://u@h/db").store
+    assert store.dialect == "postgres"
+    store.close()
 
 
 def test_corrupt_file_is_a_store_error(tmp_path: Path) -> None:

@@ -132,3 +132,29 @@ def test_concurrent_adds_with_one_dedup_key_make_one_task(db_url: str) -> None:
     assert errors == []
     assert len({tid for tid, _ in results}) == 1
     assert [created for _, created in results].count(True) == 1
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda tl: tl.board("a\x00b").add("x"),
+        lambda tl: tl.board("a\x00b").list(),
+        lambda tl: tl.goal("g\x00").get(),
+        lambda tl: tl.guard("t").wrap("to\x00ol", "output"),
+        lambda tl: tl.queue.list(agent="a\x00"),
+        lambda tl: tl.board("bad \udcff").list(),
+    ],
+)
+def test_text_no_backend_can_store_is_refused_alike(tl: Taskloom, call) -> None:  # type: ignore[no-untyped-def]
+    """A NUL (PostgreSQL text cannot hold one) or an undecodable byte is the caller's mistake
+    on every backend, never a database error on one."""
+    with pytest.raises(taskloom.InvalidInput):
+        call(tl)
+
+
+def test_the_event_head_can_be_read_at_any_point_of_a_read(tl: Taskloom) -> None:
+    tl.board("t").add("one")
+    with tl.store.read() as tx:
+        events = tx.events_after(0)
+        head = tx.event_head()
+    assert head == events[-1].id

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import queue
+import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -10,6 +12,7 @@ from collections.abc import Iterator
 from importlib.resources import files
 
 import psycopg
+import psycopg.sql
 import pytest
 
 import taskloom
@@ -21,7 +24,8 @@ from taskloom.store.postgres import (
     split_url,
     translate,
 )
-from tests.backends import pg_required, pg_schema, pg_server
+from tests.backends import pg_required, pg_schema, pg_server, with_schema
+from tests.conftest import subprocess_env
 
 pytestmark = pytest.mark.postgres
 
@@ -390,3 +394,87 @@ def test_one_thread_keeps_to_one_server_connection(pg_url: str) -> None:
             pids |= {r[0] for r in tl.store.write_chain("SELECT pg_backend_pid()", ())[0]}
             time.sleep(0.06)  # let the notifier send between rounds
     assert len(pids) == 1, pids
+
+
+def test_url_options_reach_libpq_exactly_as_written(pg_url: str) -> None:
+    """libpq decodes ``%20`` but not ``+``: the URL's query must not be re-encoded."""
+    url, ours = split_url(
+        "postgresql://u@h/db?options=-c%20x%3D1&pool_min=2&application_name=a%20b"
+    )
+    assert url == "postgresql://u@h/db?options=-c%20x%3D1&application_name=a%20b"
+    assert ours == {"pool_min": "2"}
+    with taskloom.connect(pg_url + "&application_name=my%20app") as tl, tl.store.read() as tx:
+        row = tx.query_one("SELECT current_setting('application_name') AS name")
+    assert row is not None and row["name"] == "my app"
+
+
+def test_a_closed_store_opens_again_on_its_next_call(pg_url: str) -> None:
+    tl = taskloom.connect(pg_url)
+    tl.board("t").add("before")
+    tl.close()
+    tl.board("t").add("after")  # a closed pool cannot reopen: the store makes a new one
+    assert [c["title"] for c in tl.board("t").list()["cards"]] == ["before", "after"]
+    tl.close()
+
+
+def test_a_long_non_ascii_schema_still_gets_wake_ups() -> None:
+    """A channel name holds 63 bytes, not characters."""
+    server, why = pg_server()
+    if server is None:
+        pytest.fail(why) if pg_required() else pytest.skip(why)
+    schema = "é" * 30 + uuid.uuid4().hex[:4]
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(psycopg.sql.SQL("CREATE SCHEMA {}").format(psycopg.sql.Identifier(schema)))
+    try:
+        url = with_schema(server, schema)
+        woken: queue.Queue[int] = queue.Queue()
+        with taskloom.connect(url) as writer, taskloom.connect(url) as server_tl:
+            writer.board("t").add("schema first")
+            assert isinstance(server_tl.store, PostgresStore)
+            assert len(server_tl.store.channel.encode()) <= 63
+            ready = threading.Event()
+            stop = server_tl.store.listen(woken.put, ready=ready.set)
+            try:
+                assert ready.wait(10)
+                writer.board("t").add("hello")
+                assert woken.get(timeout=10) > 0
+            finally:
+                stop()
+    finally:
+        with psycopg.connect(server, autocommit=True) as conn:
+            drop = psycopg.sql.SQL("DROP SCHEMA {} CASCADE")
+            conn.execute(drop.format(psycopg.sql.Identifier(schema)))
+
+
+def test_a_cli_write_wakes_listeners_before_the_command_exits(pg_url: str) -> None:
+    """A CLI command never closes its store: its last notification is sent at exit."""
+    woken: queue.Queue[int] = queue.Queue()
+    with taskloom.connect(pg_url) as setup:
+        setup.board("t").add("schema first")  # its own notification is sent by the close
+    with taskloom.connect(pg_url) as server_tl:
+        assert isinstance(server_tl.store, PostgresStore)
+        ready = threading.Event()
+        stop = server_tl.store.listen(woken.put, ready=ready.set)
+        try:
+            assert ready.wait(10)
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "taskloom",
+                    "board",
+                    "add",
+                    "t",
+                    "from a shell",
+                    "--db",
+                    pg_url,
+                ],
+                capture_output=True,
+                text=True,
+                env=subprocess_env(),
+                timeout=60,
+            )
+            assert done.returncode == 0, done.stderr
+            assert woken.get(timeout=10) > 0
+        finally:
+            stop()

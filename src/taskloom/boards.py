@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from taskloom.domain import board as ops
 from taskloom.domain.board import Board, Card, CardPatch, CardStatus
-from taskloom.domain.common import UNSET, Unset, iso
+from taskloom.domain.common import UNSET, Unset, iso, storable_size
 from taskloom.domain.errors import InvalidInput
 from taskloom.domain.events import TODO_STATE
 from taskloom.store.base import Transaction
@@ -35,6 +35,7 @@ def check_thread_id(thread_id: str | None) -> str:
     if thread_id is None or not str(thread_id).strip():
         raise InvalidInput("a thread id is required")
     thread_id = str(thread_id).strip()
+    storable_size(thread_id, "thread id")
     if len(thread_id) > MAX_THREAD_ID:
         raise InvalidInput(f"thread id is longer than {MAX_THREAD_ID} characters")
     return thread_id

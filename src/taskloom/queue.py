@@ -607,6 +607,7 @@ class Queue:
             where.append("status = ?")
             params.append(status)
         if agent:
+            agent = check_agent(agent, "the agent to list for")
             where.append("(claimed_by = ? OR target_agent = ?)")
             params += [agent, agent]
         with self._tl.store.read() as tx:

@@ -53,8 +53,10 @@ def serve(
         raise InvalidInput(f"refusing to bind {host} without a token (--token or $TASKLOOM_TOKEN)")
     if retain_events < 0 or retain_days < 0:
         raise InvalidInput("--retain-events and --retain-days must not be negative")
+    tl = open_db(db)
+    tl.queue.stats()  # a database that cannot answer (no such database…) stops us here, once
     app = create_app(
-        open_db(db),
+        tl,
         token=token,
         loopback_only=_loopback(host),
         retain_events=retain_events or None,

@@ -58,3 +58,16 @@ def parse_json_object(text: str, what: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InvalidInput(f"{what} must be a JSON object")
     return value
+
+
+def storable_size(text: str, name: str = "text") -> int:
+    """The UTF-8 size of ``text``, which must be storable on both backends: no NUL (PostgreSQL
+    text cannot hold one) and no lone surrogates (what undecodable bytes of a command line
+    become). Checked before any statement, so both backends refuse it the same way."""
+    try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise InvalidInput(f"{name} is not valid UTF-8 text") from None
+    if "\x00" in text:
+        raise InvalidInput(f"{name} must not contain NUL characters")
+    return size

@@ -24,6 +24,7 @@ from xml.sax.saxutils import escape
 
 import orjson
 
+from taskloom.domain.common import storable_size
 from taskloom.domain.errors import InvalidInput
 
 MAX_TITLE_BYTES = 200
@@ -292,19 +293,6 @@ _PUT_CLAIM = tuple(
 _STATUS = {status.value: status for status in TaskStatus}
 
 
-def _bytes(text: str, name: str = "text") -> int:
-    """The UTF-8 size of ``text``, which must be storable on both backends: no NUL (PostgreSQL
-    text cannot hold one) and no lone surrogates (what undecodable bytes of a command line
-    become)."""
-    try:
-        size = len(text.encode("utf-8"))
-    except UnicodeEncodeError:
-        raise InvalidInput(f"{name} is not valid UTF-8 text") from None
-    if "\x00" in text:
-        raise InvalidInput(f"{name} must not contain NUL characters")
-    return size
-
-
 def check_text(
     value: object, name: str, *, required: bool = False, limit: int | None = MAX_TEXT_BYTES
 ) -> None:
@@ -315,7 +303,7 @@ def check_text(
         return
     if not isinstance(value, str):
         raise InvalidInput(f"{name} must be text")
-    size = _bytes(value, name)
+    size = storable_size(value, name)
     if limit is not None and size > limit:
         raise InvalidInput(f"{name} is longer than {limit} bytes")
 
@@ -367,7 +355,7 @@ def _agent(agent_id: str, what: str) -> str:
     agent = agent_id.strip()
     if not agent:
         raise InvalidInput(f"{what} is required (non-empty text)")
-    _bytes(agent, what)
+    storable_size(agent, what)
     return agent
 
 
@@ -392,9 +380,9 @@ def validate_new_task(
     title = " ".join(title.split())
     if not title:
         raise InvalidInput("task title must not be empty")
-    if _bytes(title, "task title") > MAX_TITLE_BYTES:
+    if storable_size(title, "task title") > MAX_TITLE_BYTES:
         raise InvalidInput(f"task title is longer than {MAX_TITLE_BYTES} bytes")
-    if _bytes(body, "task body") > MAX_BODY_BYTES:
+    if storable_size(body, "task body") > MAX_BODY_BYTES:
         raise InvalidInput(f"task body is longer than {MAX_BODY_BYTES} bytes")
     if not _KIND.match(kind):
         raise InvalidInput(
@@ -414,7 +402,7 @@ def validate_new_task(
         encoded = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise InvalidInput(f"payload is not JSON-serialisable: {exc}") from None
-    if _bytes(encoded, "payload") > MAX_PAYLOAD_BYTES:
+    if storable_size(encoded, "payload") > MAX_PAYLOAD_BYTES:
         raise InvalidInput(f"payload is larger than {MAX_PAYLOAD_BYTES} bytes")
     return title, body, kind, encoded
 
@@ -459,7 +447,7 @@ def new_task(fields: Mapping[str, Any]) -> NewTask:
         if value is not None:
             if type(value) is not str:
                 raise InvalidInput(f"'{name}' must be text")
-            _bytes(value, f"'{name}'")
+            storable_size(value, f"'{name}'")
     for name, default, lowest in (("priority", 100, INT_RANGE[0]), ("max_attempts", 3, 1)):
         value = get(name, default)
         if type(value) is not int:

@@ -24,7 +24,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from taskloom.boards import check_thread_id
-from taskloom.domain.common import parse_iso
+from taskloom.domain.common import parse_iso, storable_size
 from taskloom.domain.errors import InvalidInput, NotFound, ProviderError
 from taskloom.domain.stash import StashFacts, json_shape, placeholder, result_id, text_shape
 from taskloom.guard import stash as sql
@@ -123,6 +123,7 @@ class Guard:
         """Like :meth:`wrap`, with the decision and the result id."""
         if not tool_name or not tool_name.strip():
             raise InvalidInput("tool_name is required")
+        storable_size(tool_name, "tool_name")
         value = output if isinstance(output, dict | list) else None
         if value is None:
             text = output if isinstance(output, str) else str(output)

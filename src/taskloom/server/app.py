@@ -25,6 +25,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from taskloom.boards import check_thread_id
 from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput, TaskloomError
 from taskloom.outbox import prune_events
@@ -161,6 +162,8 @@ def create_app(
         if raw is not None and not raw.isdigit():
             raise InvalidInput("Last-Event-ID must be a non-negative integer")
         thread_id = request.query_params.get("thread") or None
+        if thread_id is not None:
+            thread_id = check_thread_id(thread_id)
         after = None if raw is None else int(raw)
         opened = await open_stream(hub, after=after, thread_id=thread_id)
         tasks = request.query_params.get("tasks", "1") != "0"

@@ -22,7 +22,14 @@ def open_store(url: str | None = None) -> Store:
     """Open a store. Accepts ``sqlite:///relative/or/absolute.db``, a bare file path, or a
     ``postgresql://`` URL (needs the ``postgres`` extra)."""
     url = resolve_url(url)
-    if url.startswith(("postgresql://", "postgres://")):
+    scheme, _, rest = url.partition(":")
+    if scheme.lower() in ("postgresql", "postgres"):
+        if not rest.startswith("//"):
+            raise InvalidInput(
+                f"not a valid PostgreSQL URL: write {scheme}://user@host/dbname"
+                f" ({scheme}:///dbname for the local socket)"
+            )
+        url = "postgresql:" + rest  # the scheme is not case-sensitive
         try:
             from taskloom.store.postgres import PostgresStore
         except ImportError as exc:
@@ -30,8 +37,10 @@ def open_store(url: str | None = None) -> Store:
                 f"PostgreSQL needs the postgres extra: pip install 'taskloom[postgres]' ({exc})"
             ) from None
         return PostgresStore(url)
-    if url.startswith("sqlite:///"):
-        path = url.removeprefix("sqlite:///")
+    if scheme.lower() == "sqlite":
+        if not rest.startswith("///"):
+            raise InvalidInput("a SQLite URL is sqlite:///path/to/file.db (three slashes)")
+        path = rest.removeprefix("///")
     elif "://" in url:
         scheme = url.split("://", 1)[0]
         raise InvalidInput(f"unsupported database URL scheme '{scheme}' (use sqlite or postgresql)")

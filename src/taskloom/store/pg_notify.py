@@ -18,8 +18,10 @@ cost the worker ~30 µs of CPU per statement.
 
 from __future__ import annotations
 
+import atexit
 import threading
 import time
+import weakref
 from typing import Any
 
 import psycopg
@@ -33,6 +35,18 @@ NOTIFY_SQL = (
     " FROM events_id_seq)::text)"
 )
 """The payload is a hint: the newest event id drawn when the notification was sent."""
+
+
+_pending: weakref.WeakSet[CommitNotifier] = weakref.WeakSet()
+
+
+@atexit.register
+def _flush_at_exit() -> None:
+    """Send what a process's last commits owe before it exits: a CLI command or a script
+    that never closes its store would otherwise leave with its notification unsent (the
+    thread is a daemon), and listeners would only find the change at their next poll."""
+    for notifier in list(_pending):
+        notifier.close()
 
 
 class CommitNotifier:
@@ -57,6 +71,7 @@ class CommitNotifier:
                         target=self._run, name="taskloom-notify", daemon=True
                     )
                     self._thread.start()
+                    _pending.add(self)
         self._dirty = True
         self._wake.set()
 

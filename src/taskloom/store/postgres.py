@@ -38,7 +38,7 @@ import threading
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
-from urllib.parse import SplitResult, parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import SplitResult, parse_qsl, urlsplit, urlunsplit
 
 import psycopg
 import psycopg_pool
@@ -125,10 +125,15 @@ def map_errors() -> Iterator[None]:
 def split_url(url: str) -> tuple[str, dict[str, str]]:
     """The libpq URL without taskloom's own ``pool_min``/``pool_max`` query parameters."""
     parts = urlsplit(url)
-    query = parse_qsl(parts.query, keep_blank_values=True)
-    ours = {k: v for k, v in query if k in {"pool_min", "pool_max"}}
-    theirs = [(k, v) for k, v in query if k not in ours]
-    return join_url(parts._replace(scheme="postgresql", query=urlencode(theirs))), ours
+    ours: dict[str, str] = {}
+    theirs = []  # kept exactly as written: libpq decodes %XX but not "+" (urlencode's space)
+    for piece in parts.query.split("&") if parts.query else []:
+        pairs = parse_qsl(piece, keep_blank_values=True)
+        if pairs and pairs[0][0] in {"pool_min", "pool_max"}:
+            ours[pairs[0][0]] = pairs[0][1]
+        else:
+            theirs.append(piece)
+    return join_url(parts._replace(scheme="postgresql", query="&".join(theirs))), ours
 
 
 def redact(url: str) -> str:
@@ -289,19 +294,12 @@ class PgTransaction(Transaction):
         sql = translate(sql)
         before = params[:-1]
         if self.begun and not self.writable:
-            # A repeatable-read snapshot already exists and may predate the horizon: read
-            # through a fresh connection, whose statements each see the latest commits.
-            other = self.store.borrow()
-            try:
-                horizon = self._horizon(other.execute, after_id)
-                rows = []
-                if horizon is not None:
-                    rows = other.execute(sql, (*before, horizon, limit)).fetchall()
-            except BaseException:
-                release(other, rollback=False)
-                raise
-            finally:
-                self.store.give_back(other)
+            # A repeatable-read snapshot already exists and may predate the horizon.
+            def fetch(run: Callable[..., Any]) -> list[Row]:
+                horizon = self._horizon(run, after_id)
+                return [] if horizon is None else run(sql, (*before, horizon, limit)).fetchall()
+
+            rows = self._on_fresh_connection(fetch)
         else:
             horizon = self._horizon(self._run if self.begun else self._first, after_id)
             rows = [] if horizon is None else self._run(sql, (*before, horizon, limit)).fetchall()
@@ -309,8 +307,21 @@ class PgTransaction(Transaction):
 
     def event_head(self) -> int:
         if self.begun and not self.writable:
-            raise RuntimeError("event_head must be the first statement of a read")
+            return self._on_fresh_connection(lambda run: self._horizon(run, -1)) or 0
         return self._horizon(self._run if self.begun else self._first, -1) or 0
+
+    def _on_fresh_connection(self, read: Callable[[Callable[..., Any]], T]) -> T:
+        """``read(execute)`` on a connection of its own, whose statements each see the latest
+        commits: for a read whose repeatable-read snapshot already exists and may predate
+        them."""
+        other = self.store.borrow()
+        try:
+            return read(other.execute)
+        except BaseException:
+            release(other, rollback=False)
+            raise
+        finally:
+            self.store.give_back(other)
 
 
 def first_statement(
@@ -425,18 +436,8 @@ class PostgresStore(Store):
                 f" (got pool_min={min_size}, pool_max={max_size})"
             )
         self.conninfo = conninfo
-        self.pool: psycopg_pool.ConnectionPool[psycopg.Connection[Row]] = (
-            psycopg_pool.ConnectionPool(
-                conninfo,
-                min_size=min_size,
-                max_size=max_size,
-                kwargs={"autocommit": True},
-                configure=_configure,
-                timeout=POOL_TIMEOUT_S,
-                open=False,
-                name="taskloom",
-            )
-        )
+        self._sizes = (min_size, max_size)
+        self.pool = self._new_pool()
         self._lock = threading.Lock()
         self._ready = False
         self.degraded = False
@@ -445,6 +446,20 @@ class PostgresStore(Store):
         self.schema_hash = 0
         self.channel = ""
         self.notifier: CommitNotifier | None = None
+
+    def _new_pool(self) -> psycopg_pool.ConnectionPool[psycopg.Connection[Row]]:
+        """An unopened pool: a closed one cannot be opened again, so a store whose pool
+        failed to open, or that was closed, starts over with a new one on its next call."""
+        return psycopg_pool.ConnectionPool(
+            self.conninfo,
+            min_size=self._sizes[0],
+            max_size=self._sizes[1],
+            kwargs={"autocommit": True},
+            configure=_configure,
+            timeout=POOL_TIMEOUT_S,
+            open=False,
+            name="taskloom",
+        )
 
     def _ensure_ready(self) -> None:
         if self._ready:
@@ -467,6 +482,7 @@ class PostgresStore(Store):
                 self.pool.open(wait=True, timeout=POOL_TIMEOUT_S)
             except psycopg_pool.PoolTimeout:
                 self.pool.close()
+                self.pool = self._new_pool()
                 raise StoreError(
                     f"could not open the pool's {self.pool.min_size} connection(s) within"
                     f" {POOL_TIMEOUT_S:.0f} s: lower pool_min, or raise the server's"
@@ -479,7 +495,9 @@ class PostgresStore(Store):
                 if row is None or row["s"] is None:
                     raise StoreError("no schema: the URL's search_path names none that exists")
                 self.schema, self.schema_hash = row["s"], int(row["h"])
-                self.channel = f"taskloom_events:{self.schema}"[:63]
+                # A channel name is at most 63 bytes (NAMEDATALEN - 1), not characters.
+                channel = f"taskloom_events:{self.schema}".encode()[:63]
+                self.channel = channel.decode("utf-8", "ignore")
                 self.notifier = CommitNotifier(self.conninfo, self.channel)
                 _migrate(conn, self.schema_hash)
             self._ready = True
@@ -639,5 +657,7 @@ class PostgresStore(Store):
         with self._lock:
             if self.notifier is not None:
                 self.notifier.close()
+                self.notifier = None
             self.pool.close()
+            self.pool = self._new_pool()
             self._ready = False
