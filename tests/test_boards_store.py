@@ -142,6 +142,16 @@ def test_bad_urls_are_clear_errors() -> None:
         taskloom.connect("sqlite://relative.db")
 
 
+def test_a_bare_path_named_like_a_scheme_is_a_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name in ("sqlite", "postgres"):
+        with taskloom.connect(name) as tl:
+            tl.board("t").add("x")
+        assert (tmp_path / name).is_file()
+
+
 def test_url_schemes_are_not_case_sensitive(tmp_path: Path) -> None:
     with taskloom.connect(f"SQLite:///{tmp_path / 'x.db'}") as tl:
         tl.board("t").add("x")
@@ -194,3 +204,44 @@ def test_connect_async(db_url: str) -> None:
         return len(threads)
 
     assert asyncio.run(main()) == 1
+
+
+def test_ids_grow_and_a_forked_child_makes_its_own() -> None:
+    """Ids made by one process sort in the order made; a child forked while another thread
+    held the id lock can still make ids, and never its parent's."""
+    import os
+    import select
+    import signal
+    import threading
+
+    from taskloom import ids
+
+    made = [ids.new_id() for _ in range(2000)]
+    assert made == sorted(made) and len(set(made)) == len(made)
+    held = threading.Event()
+    release = threading.Event()
+
+    def hold() -> None:
+        with ids._lock:
+            held.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert held.wait(10)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: an id at once, or the parent's test times out
+        os.write(write, ids.new_id().encode())
+        os._exit(0)
+    release.set()
+    holder.join()
+    os.close(write)
+    answered, _, _ = select.select([read], [], [], 10)
+    if not answered:
+        os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    assert answered, "the forked child could not make an id"
+    child_id = os.read(read, 64).decode()
+    parent_id = ids.new_id()
+    assert len(child_id) == 36 and child_id != parent_id

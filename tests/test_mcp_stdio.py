@@ -158,3 +158,36 @@ def test_mcp_streamable_http_on_serve_binds_threads_from_headers(tmp_path: Path)
     assert "only in a" in str(a["board"]) and "only in b" not in str(a["board"])
     assert unbound["added"].is_error  # type: ignore[attr-defined]
     assert "needs a thread" in unbound["added"].content[0].text  # type: ignore[attr-defined]
+
+
+def test_the_end_of_input_waits_only_for_requests_that_will_be_answered() -> None:
+    """A request cancelled by the client (its id sent back as text, as clients may) gets no
+    answer and is not waited for; a reused id waits for both answers."""
+    import anyio
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
+
+    from taskloom.mcp_server import _Unanswered
+
+    def request(request_id: int) -> SessionMessage:
+        return SessionMessage(types.JSONRPCRequest(jsonrpc="2.0", id=request_id, method="ping"))
+
+    cancel = types.JSONRPCNotification(
+        jsonrpc="2.0", method="notifications/cancelled", params={"requestId": "7"}
+    )
+    answer = SessionMessage(types.JSONRPCResponse(jsonrpc="2.0", id=8, result={}))
+
+    async def scenario() -> bool:
+        unanswered = _Unanswered()
+        for item in (request(7), request(8), request(8), SessionMessage(cancel), answer):
+            unanswered.read(item)
+            unanswered.sent(item)
+        with anyio.move_on_after(0.2):
+            await unanswered.drained()
+            return False  # drained while one answer for 8 is still owed
+        unanswered.sent(answer)
+        with anyio.fail_after(5):
+            await unanswered.drained()
+        return True
+
+    assert anyio.run(scenario)

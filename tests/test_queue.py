@@ -562,7 +562,7 @@ def test_sqlite_queue_statements_read_one_work_index(sqlite_url: str) -> None:
     """The claim walks ``tasks_work`` in its own order (no sort of the ready set), the sweep
     reads leases from it, and fenced finishes go straight to the primary key."""
     import taskloom
-    from taskloom.queue_sql import DONE, claim_sql, fenced_sql, sweep_sql
+    from taskloom.queue_sql import DONE, claim_sql, expire_sql, fenced_sql, sweep_sql
 
     def plan(tx: Any, sql: str, params: list[Any]) -> str:
         return " | ".join(str(r["detail"]) for r in tx.query("EXPLAIN QUERY PLAN " + sql, params))
@@ -582,6 +582,8 @@ def test_sqlite_queue_statements_read_one_work_index(sqlite_url: str) -> None:
             assert "INDEX tasks_work (status=? AND lease_expires_at<?)" in sweep, sweep
             done = plan(tx, fenced_sql("sqlite", DONE), [now, now, None, "t", "k"])
             assert "sqlite_autoindex_tasks_1 (id=?)" in done, done
+            expire = plan(tx, expire_sql("sqlite"), [now, now, now])
+            assert "INDEX tasks_expiry (expires_at<?)" in expire, expire
 
 
 BAD_ADDS: list[tuple[dict[str, Any], str]] = [

@@ -241,18 +241,26 @@ def test_a_database_password_never_reaches_the_surfaced_block() -> None:
 
     assert claim_command("a", "postgresql://bob:s3cret@db/q") == "taskloom tasks next --agent a"
     assert "s3cret" not in claim_command("a", "postgresql://db/q?password=s3cret")
+    assert "s3cret" not in claim_command("a", "postgresql://db/q?pass%77ord=s3cret")
+    assert "s3cret" not in claim_command("a", "postgresql://db/q?sslpassword=s3cret")
     assert claim_command("a", "postgresql://bob@db/q").endswith("--db postgresql://bob@db/q")
 
 
 def test_task_text_is_printed_as_stored_and_never_drives_the_terminal(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from taskloom.cli import common
+
     db = ("--db", f"sqlite:///{tmp_path / 'q.db'}")
     _, out, _ = run(capsys, "tasks", "add", "Fix :fire: [b]now[/b]", "--body", "\x1b[31mred", *db)
     assert "Fix :fire: [b]now[/b]" in out
     task_id = out.split()[0]
     _, out, _ = run(capsys, "tasks", "show", task_id, *db)
-    assert "\x1b" not in out and "\\x1b[31mred" in out
+    assert "\x1b[31mred" in out  # into a pipe: exactly as stored
+    for console in (common.out, common.err):
+        monkeypatch.setattr(console, "_force_terminal", True)
+    _, out, _ = run(capsys, "tasks", "show", task_id, *db)
+    assert "\x1b" not in out and "\\x1b[31mred" in out  # on a terminal: shown, not obeyed
     _, _, err = run(capsys, "tasks", "show", "\x1b]0;pwned\x07", *db)
     assert "\x1b" not in err and "\x07" not in err and err.startswith("Error:")
 

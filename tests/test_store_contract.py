@@ -152,9 +152,14 @@ def test_text_no_backend_can_store_is_refused_alike(tl: Taskloom, call) -> None:
         call(tl)
 
 
-def test_the_event_head_can_be_read_at_any_point_of_a_read(tl: Taskloom) -> None:
+def test_the_event_head_comes_first_in_a_read(tl: Taskloom) -> None:
+    """First in a read it matches the read's snapshot on every backend; later, PostgreSQL
+    (whose snapshot then exists) refuses it with a clear error instead of a later head."""
     tl.board("t").add("one")
     with tl.store.read() as tx:
-        events = tx.events_after(0)
         head = tx.event_head()
+        events = tx.events_after(0)
+        if tl.store.dialect == "postgres":
+            with pytest.raises(taskloom.InvalidInput, match="must come first"):
+                tx.event_head()
     assert head == events[-1].id

@@ -478,3 +478,33 @@ def test_a_cli_write_wakes_listeners_before_the_command_exits(pg_url: str) -> No
             assert woken.get(timeout=10) > 0
         finally:
             stop()
+
+
+def test_workers_polling_an_empty_queue_wake_no_listener(pg_url: str) -> None:
+    """An empty claim, and the sweep it runs, change nothing: no notification is sent."""
+    woken: queue.Queue[int] = queue.Queue()
+    with taskloom.connect(pg_url) as setup:  # its notifications are sent by the close
+        setup.queue.add("leased", ttl_s=3600)  # a TTL: the expiry sweep has work to look at
+        assert setup.queue.claim("w", lease=600) is not None
+    with taskloom.connect(pg_url) as server_tl, taskloom.connect(pg_url) as worker:
+        assert isinstance(server_tl.store, PostgresStore)
+        ready = threading.Event()
+        stop = server_tl.store.listen(woken.put, ready=ready.set)
+        try:
+            assert ready.wait(10)
+            for _ in range(5):
+                worker.queue._sweep_due = 0.0  # every poll sweeps, as after a quiet second
+                assert worker.queue.claim("w") is None
+            assert _drain(woken, quiet_s=0.5) == []
+        finally:
+            stop()
+
+
+def test_closing_while_a_transaction_is_open_ends_it_cleanly(pg_url: str) -> None:
+    tl = taskloom.connect(pg_url)
+    tl.board("t").add("x")
+    with tl.store.read() as tx:
+        assert tx.query("SELECT 1 AS one")[0]["one"] == 1
+        tl.close()  # another thread closing the store under this one
+    assert [c["title"] for c in tl.board("t").list()["cards"]] == ["x"]
+    tl.close()

@@ -12,10 +12,12 @@ _lock = threading.Lock()
 
 
 def _forget_last() -> None:
-    """A forked child starts from a random point of its own: counting on from its parent's
-    last id, both would make the same ids in the same millisecond."""
-    global _last
+    """A forked child starts from a random point of its own (counting on from its parent's
+    last id, both would make the same ids in the same millisecond), with a lock of its own
+    (one held by another thread at the fork would never be let go)."""
+    global _last, _lock
     _last = 0
+    _lock = threading.Lock()
 
 
 os.register_at_fork(after_in_child=_forget_last)

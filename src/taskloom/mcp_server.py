@@ -15,6 +15,7 @@ a thread header gets a tool error for every tool that needs one.
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
 from types import TracebackType
 from typing import Any
@@ -114,22 +115,24 @@ async def serve_stdio(tl: Taskloom, ctx: ToolContext) -> None:
 
 
 class _Unanswered:
-    """Ids of the requests read from stdin and not answered yet.
+    """The requests read from stdin and not answered yet, by id.
 
     At the end of its input the SDK ends the session and cancels the requests still running,
     so a client that writes its requests and closes stdin (``taskloom mcp < calls.jsonl``)
     lost the last answers (modelcontextprotocol/python-sdk#2678). The end of input is held
-    back until this set is empty.
+    back until every request has its answer, or was cancelled (which gets none). Ids are
+    compared as text, as the SDK does (a cancellation may name request 7 as ``"7"``), and
+    counted, so a client that reuses an id still gets both answers.
     """
 
     def __init__(self) -> None:
-        self._ids: set[types.RequestId] = set()
+        self._ids: collections.Counter[str] = collections.Counter()
         self._changed = anyio.Event()
 
     def read(self, item: object) -> None:
         message = getattr(item, "message", None)
         if isinstance(message, types.JSONRPCRequest):
-            self._ids.add(message.id)
+            self._ids[str(message.id)] += 1
         elif (
             isinstance(message, types.JSONRPCNotification)
             and message.method == "notifications/cancelled"  # no answer will come
@@ -142,12 +145,13 @@ class _Unanswered:
             self._settle(message.id)
 
     def _settle(self, request_id: object) -> None:
-        if request_id in self._ids:
-            self._ids.discard(request_id)
+        key = str(request_id)
+        if self._ids[key] > 0:
+            self._ids[key] -= 1
             self._changed.set()
 
     async def drained(self) -> None:
-        while self._ids:
+        while +self._ids:  # the ids still counted above zero
             self._changed = anyio.Event()
             await self._changed.wait()
 

@@ -43,15 +43,16 @@ from taskloom.queue_sql import (
     DONE,
     DONE_MANY_CHUNK,
     ELIGIBLE,
-    EXPIRE,
     READ_TASK,
     RECLAIM,
     RETURNING,
     claim_sql,
     done_and_claim_sql,
     done_many_sql,
+    expire_sql,
     fenced_sql,
     insert_sql,
+    sweep_all_sql,
     sweep_sql,
 )
 from taskloom.store.base import Row, Transaction, Values
@@ -188,7 +189,7 @@ class Queue:
             for each in keys:  # PostgreSQL: racing adds of one key take turns (in key order)
                 tx.lock("dedup", each)
             if keys:  # an expired task no longer holds its key
-                tx.execute(EXPIRE, (now, now, now))
+                tx.execute(expire_sql(tx.dialect, returning=False), (now, now, now))
             live = {
                 r["dedup_key"]: Task.from_row(r)
                 for chunk in _chunks(keys, ADD_CHUNK)
@@ -338,13 +339,17 @@ class Queue:
         """Return expired leases to ready (or dead once ``max_attempts`` is reached), and
         cancel the ready tasks whose ``expires_at`` has passed."""
         self._sweep_due = now + SWEEP_EVERY_S
-        if not self._tl.store.exists():
+        store = self._tl.store
+        if not store.exists():
             return []
-        with self._tl.store.write() as tx:
-            rows = tx.query(sweep_sql(tx.dialect), (now, now, now))
-            rows += tx.query(f"{EXPIRE}{RETURNING[tx.dialect]}", (now, now, now))
-        read = READ_TASK[tx.dialect]
-        return [read(tuple(r.values())) for r in rows]
+        if store.dialect == "postgres":
+            rows = self._write_rows(sweep_all_sql(), (now,) * 6)
+        else:
+            with store.write() as tx:
+                rows = [tuple(r.values()) for r in tx.query(sweep_sql("sqlite"), (now,) * 3)]
+                rows += [tuple(r.values()) for r in tx.query(expire_sql("sqlite"), (now,) * 3)]
+        read = READ_TASK[store.dialect]
+        return [read(r) for r in rows]
 
     def _write_rows(self, sql: str, params: Sequence[Any]) -> list[Values]:
         """Run one statement that changes tasks as its own transaction; its rows."""
@@ -578,7 +583,7 @@ class Queue:
         older_than_s = check_seconds(older_than_s, "the retention window")
         now = self._now()
         with self._tl.store.write() as tx:
-            tx.execute(EXPIRE, (now, now, now))
+            tx.execute(expire_sql(tx.dialect, returning=False), (now, now, now))
             return tx.execute(
                 "DELETE FROM tasks WHERE status IN ('completed', 'canceled', 'dead')"
                 " AND completed_at < ?",

@@ -56,14 +56,31 @@ def sweep_sql(dialect: str) -> str:
     )
 
 
-EXPIRED_RESULT = "expired: not claimed before its expires_at"
-EXPIRE = (
-    f"UPDATE tasks SET status = 'canceled', result = '{EXPIRED_RESULT}', completed_at = ?,"
-    " changed_at = ? WHERE status = 'ready' AND expires_at <= ?"
-)
-"""Cancel the ready tasks whose ``expires_at`` has passed (parameters: now, now, now): no one
-may claim them any more, and as ready tasks they would hold their dedup key and a place under
-the cap for ever. Read through the ``tasks_expiry`` index."""
+EXPIRED_RESULT = "expired: its expires_at passed while it was ready"
+
+
+@functools.lru_cache(maxsize=8)
+def expire_sql(dialect: str, returning: bool = True) -> str:
+    """Cancel the ready tasks whose ``expires_at`` has passed (parameters: now, now, now): no
+    one may claim them any more, and as ready tasks they would hold their dedup key and a
+    place under the cap for ever. Read through the ``tasks_expiry`` index, which SQLite has
+    to be told about: without statistics it guessed the work index, and read every ready
+    task (1 ms at 10,000, on every add with a dedup key)."""
+    table = "tasks INDEXED BY tasks_expiry" if dialect == "sqlite" else "tasks"
+    return (
+        f"UPDATE {table} SET status = 'canceled', result = '{EXPIRED_RESULT}', completed_at = ?,"
+        " changed_at = ? WHERE status = 'ready' AND expires_at <= ?"
+    ) + (RETURNING[dialect] if returning else "")
+
+
+def sweep_all_sql() -> str:
+    """PostgreSQL's sweep as one statement, so a sweep that finds nothing is one round trip
+    that wakes no listener: the expired leases (:func:`sweep_sql`), then the expired ready
+    tasks (:func:`expire_sql`). Parameters: now six times."""
+    return (
+        f"WITH leases AS ({sweep_sql('postgres')}), expired AS ({expire_sql('postgres')})"
+        " SELECT * FROM leases UNION ALL SELECT * FROM expired"
+    )
 
 
 @functools.lru_cache(maxsize=64)

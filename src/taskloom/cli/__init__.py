@@ -81,7 +81,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 1)
     except TaskloomError as exc:
-        err.print(f"Error: {terminal_safe(exc.message)}", markup=False)
+        message = terminal_safe(exc.message) if err.is_terminal else exc.message
+        err.print(f"Error: {message}", markup=False)
         return 1
     except KeyboardInterrupt:
         err.print("Interrupted.")

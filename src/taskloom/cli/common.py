@@ -45,5 +45,7 @@ def terminal_safe(text: str) -> str:
 
 def print_text(text: str) -> None:
     """Print model/user text as stored: no rich markup or ``:emoji:`` codes are interpreted
-    inside it, and control characters are shown, not obeyed (:func:`terminal_safe`)."""
-    out.print(terminal_safe(text), markup=False)
+    inside it. On a terminal, control characters are shown, not obeyed
+    (:func:`terminal_safe`); into a pipe or a file the text goes exactly as stored (an exact
+    slice of a stashed result stays exact)."""
+    out.print(terminal_safe(text) if out.is_terminal else text, markup=False)

@@ -496,7 +496,8 @@ def claim_command(agent_id: str, db: str | None = None) -> str:
 def _has_password(url: str) -> bool:
     try:
         parts = urllib.parse.urlsplit(url)
-        return parts.password is not None or "password" in parts.query.lower()
+        keys = [k.lower() for k, _ in urllib.parse.parse_qsl(parts.query)]  # as libpq decodes
+        return parts.password is not None or any("pass" in k for k in keys)
     except ValueError:
         return True  # unreadable: assume the worst
 

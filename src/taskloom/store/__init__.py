@@ -22,8 +22,9 @@ def open_store(url: str | None = None) -> Store:
     """Open a store. Accepts ``sqlite:///relative/or/absolute.db``, a bare file path, or a
     ``postgresql://`` URL (needs the ``postgres`` extra)."""
     url = resolve_url(url)
-    scheme, _, rest = url.partition(":")
-    if scheme.lower() in ("postgresql", "postgres"):
+    scheme, colon, rest = url.partition(":")
+    scheme = scheme.lower() if colon else ""  # a bare file path named "sqlite" is a file
+    if scheme in ("postgresql", "postgres"):
         if not rest.startswith("//"):
             raise InvalidInput(
                 f"not a valid PostgreSQL URL: write {scheme}://user@host/dbname"
@@ -37,7 +38,7 @@ def open_store(url: str | None = None) -> Store:
                 f"PostgreSQL needs the postgres extra: pip install 'taskloom[postgres]' ({exc})"
             ) from None
         return PostgresStore(url)
-    if scheme.lower() == "sqlite":
+    if scheme == "sqlite":
         if not rest.startswith("///"):
             raise InvalidInput("a SQLite URL is sqlite:///path/to/file.db (three slashes)")
         path = rest.removeprefix("///")

@@ -25,7 +25,11 @@ import weakref
 from typing import Any
 
 import psycopg
+from psycopg.conninfo import conninfo_to_dict
 
+CONNECT_TIMEOUT_S = 2
+"""How long the notifier waits to connect (unless the URL says): a notification is a hint,
+and an exiting process waits for its last one (``close()`` at exit)."""
 COALESCE_S = 0.05
 """After a notification, pokes within this long are folded into the next one. Listeners poll
 about this often anyway; notifying more often cost queue workers throughput."""
@@ -55,6 +59,10 @@ class CommitNotifier:
     def __init__(self, conninfo: str, channel: str) -> None:
         self._conninfo = conninfo
         self._channel = channel
+        # An unreachable server must not hold a process's exit for long (see close()).
+        self._connect_options: dict[str, Any] = {"autocommit": True}
+        if "connect_timeout" not in conninfo_to_dict(conninfo):
+            self._connect_options["connect_timeout"] = CONNECT_TIMEOUT_S
         self._conn: psycopg.Connection[Any] | None = None  # only the thread uses it
         self._dirty = False  # a commit happened since the last notification was sent
         self._closing = False
@@ -107,7 +115,7 @@ class CommitNotifier:
             if self._conn is None or self._conn.closed or self._conn.broken:
                 if self._conn is not None:
                     self._conn.close()
-                self._conn = psycopg.connect(self._conninfo, autocommit=True)
+                self._conn = psycopg.connect(self._conninfo, **self._connect_options)
                 self._conn.execute("SET synchronous_commit = off")
             self._conn.execute(NOTIFY_SQL, (self._channel,))
         except psycopg.Error:

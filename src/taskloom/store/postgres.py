@@ -307,7 +307,12 @@ class PgTransaction(Transaction):
 
     def event_head(self) -> int:
         if self.begun and not self.writable:
-            return self._on_fresh_connection(lambda run: self._horizon(run, -1)) or 0
+            # Its snapshot exists: the head now may be past it, and a reader resuming from
+            # there would skip what the snapshot missed.
+            raise InvalidInput(
+                "event_head must come first in a read on PostgreSQL: call it before reading"
+                " anything else, so it matches the read's snapshot"
+            )
         return self._horizon(self._run if self.begun else self._first, -1) or 0
 
     def _on_fresh_connection(self, read: Callable[[Callable[..., Any]], T]) -> T:
@@ -598,8 +603,11 @@ class PostgresStore(Store):
         if conn in self._own:
             self._own.discard(conn)
             conn.close()
-        else:
+            return
+        try:
             self.pool.putconn(conn)
+        except ValueError:  # from the pool ``close()`` replaced while it was out
+            conn.close()
 
     def listen(
         self, on_event: Callable[[int], None], *, ready: Callable[[], None] | None = None
