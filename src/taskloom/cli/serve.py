@@ -49,6 +49,8 @@ def serve(
     from taskloom.server.app import create_app
 
     token = token or os.environ.get("TASKLOOM_TOKEN") or None
+    if token is not None and (not token.strip() or token != token.strip()):
+        raise InvalidInput("the token must not be blank or start or end with spaces")
     if not _loopback(host) and token is None:
         raise InvalidInput(f"refusing to bind {host} without a token (--token or $TASKLOOM_TOKEN)")
     if retain_events < 0 or retain_days < 0:

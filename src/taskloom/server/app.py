@@ -1,7 +1,8 @@
 """``create_app(tl)``: the JSON API and the SSE stream, routes listed explicitly.
 
 Errors from the library map to JSON with their ``http_status``; bad input is a 4xx that says
-what is wrong, never a 500. With a token configured, every request must carry it
+what is wrong, never a 500. Who may ask, and from where, is checked in front of every route
+(:mod:`taskloom.server.security`): with a token configured every data request carries it
 (``Authorization: Bearer …``, or ``?token=`` for EventSource), compared in constant time.
 """
 
@@ -9,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import timedelta
@@ -18,8 +18,8 @@ from typing import Any
 
 from sse_starlette.sse import EventSourceResponse
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -30,6 +30,7 @@ from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput, TaskloomError
 from taskloom.outbox import prune_events
 from taskloom.server.hub import EventHub
+from taskloom.server.security import RequestGuard
 from taskloom.server.sse import event_stream, open_stream
 
 STATIC = Path(__file__).parent / "static"
@@ -37,9 +38,22 @@ STATIC = Path(__file__).parent / "static"
 Endpoint = Callable[[Request], Awaitable[Response]]
 
 
+MAX_BODY_BYTES = 1024 * 1024
+"""A request body larger than this is refused before it is read whole (every action's body
+is a few bytes)."""
+MAX_BUDGET = 2**53
+"""The largest token budget the API takes: any real budget, and every JSON reader's exact
+integers."""
+
+
 async def _body(request: Request) -> dict[str, Any]:
+    raw = b""
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > MAX_BODY_BYTES:
+            raise InvalidInput(f"request body is larger than {MAX_BODY_BYTES} bytes")
     try:
-        data = json.loads(await request.body() or b"{}")
+        data = json.loads(raw or b"{}")
     except json.JSONDecodeError as exc:
         raise InvalidInput(f"request body is not valid JSON: {exc}") from None
     if not isinstance(data, dict):
@@ -123,9 +137,13 @@ def create_app(
         action = request.path_params["action"]
         if action == "budget":
             body = await _body(request)
-            budget = body.get("token_budget")
-            if budget is not None and (not isinstance(budget, int) or isinstance(budget, bool)):
-                raise InvalidInput("`token_budget` must be an integer or null")
+            if "token_budget" not in body:  # a misspelt key must not clear the budget
+                raise InvalidInput("`token_budget` is required: an integer, or null for none")
+            budget = body["token_budget"]
+            if budget is not None and (
+                not isinstance(budget, int) or isinstance(budget, bool) or abs(budget) > MAX_BUDGET
+            ):
+                raise InvalidInput(f"`token_budget` must be an integer up to {MAX_BUDGET}, or null")
             return JSONResponse(await act(handle.set_budget, budget))
         if action not in ("pause", "resume"):
             raise InvalidInput(f"unknown goal action '{action}' (pause, resume, budget)")
@@ -177,15 +195,10 @@ def create_app(
     async def on_value_error(request: Request, exc: Exception) -> Response:
         return JSONResponse({"error": "invalid_input", "message": str(exc)}, 400)
 
-    class TokenAuth(BaseHTTPMiddleware):
-        async def dispatch(self, request: Request, call_next: Any) -> Response:
-            if token is not None:
-                given = request.headers.get("authorization", "").removeprefix("Bearer ")
-                given = given or request.query_params.get("token", "")
-                if not hmac.compare_digest(given.encode(), token.encode()):
-                    return JSONResponse({"error": "unauthorized", "message": "token required"}, 401)
-            response: Response = await call_next(request)
-            return response
+    async def on_http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return JSONResponse({"error": code, "message": exc.detail}, exc.status_code)
 
     async def retention() -> None:
         while True:
@@ -217,12 +230,12 @@ def create_app(
         Route("/", index),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
         Route("/api/threads", threads),
-        Route("/api/threads/{thread}/board", board),
-        Route("/api/threads/{thread}/goal", goal),
-        Route("/api/threads/{thread}/stash", stash),
-        Route("/api/threads/{thread}/goal/{action}", goal_action, methods=["POST"]),
-        Route("/api/threads/{thread}/cards/{card}/decision", card_decision, methods=["POST"]),
-        Route("/api/threads/{thread}/cards/{card}/status", card_status, methods=["POST"]),
+        Route("/api/threads/{thread:path}/board", board),
+        Route("/api/threads/{thread:path}/goal", goal),
+        Route("/api/threads/{thread:path}/stash", stash),
+        Route("/api/threads/{thread:path}/goal/{action}", goal_action, methods=["POST"]),
+        Route("/api/threads/{thread:path}/cards/{card}/decision", card_decision, methods=["POST"]),
+        Route("/api/threads/{thread:path}/cards/{card}/status", card_status, methods=["POST"]),
         Route("/api/tasks", tasks),
         Route("/api/tasks/stats", task_stats),
         Route("/api/tasks/{task}", task),
@@ -237,6 +250,10 @@ def create_app(
     return Starlette(
         routes=routes,
         lifespan=lifespan,
-        middleware=[Middleware(TokenAuth)],
-        exception_handlers={TaskloomError: on_error, ValueError: on_value_error},
+        middleware=[Middleware(RequestGuard, token=token, loopback_only=loopback_only)],
+        exception_handlers={
+            TaskloomError: on_error,
+            ValueError: on_value_error,
+            HTTPException: on_http_error,
+        },
     )

@@ -1,0 +1,109 @@
+"""The checks in front of every route: who may ask (the token), from where (Host, Origin),
+and how (JSON bodies); and the headers that keep the panel out of other sites' frames.
+
+A loopback server has no token by default, so the browser it runs in is the way in for any
+web page the user visits. Three things close it: a page's request names the page's origin
+(refused unless it is this server's own), a request through a rebound DNS name carries that
+name as its Host (refused unless it is a loopback name), and a cross-site page cannot send
+``application/json`` without a CORS preflight, which this server never grants (every body
+sent to the API must be JSON). A pure ASGI middleware, so event streams pass through untouched.
+"""
+
+from __future__ import annotations
+
+import hmac
+from urllib.parse import urlsplit
+
+from starlette.datastructures import Headers, QueryParams
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+SECURITY_HEADERS = [
+    (b"x-frame-options", b"DENY"),
+    (b"content-security-policy", b"frame-ancestors 'none'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+]
+
+
+def _hostname(host: str) -> str | None:
+    try:
+        return urlsplit(f"//{host}").hostname
+    except ValueError:
+        return None
+
+
+def _netloc(url: str) -> str | None:
+    try:
+        return urlsplit(url).netloc.lower() or None
+    except ValueError:
+        return None
+
+
+def _is_public(path: str) -> bool:
+    """The panel's shell and assets hold no data: they load before it has sent the token."""
+    return path == "/" or path.startswith("/static/")
+
+
+def _given_token(headers: Headers, query: QueryParams) -> str:
+    scheme, _, value = headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and value.strip():
+        return value.strip()
+    return query.get("token", "")  # EventSource cannot send headers
+
+
+class RequestGuard:
+    """Refuse what the server must not answer; add the security headers to the rest."""
+
+    def __init__(self, app: ASGIApp, *, token: str | None, loopback_only: bool) -> None:
+        self.app = app
+        self.token = token
+        self.loopback_only = loopback_only
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        refusal = self._refusal(scope)
+        if refusal is not None:
+            status, code, message = refusal
+            response = JSONResponse({"error": code, "message": message}, status)
+            await response(scope, receive, self._with_headers(send))
+            return
+        await self.app(scope, receive, self._with_headers(send))
+
+    @staticmethod
+    def _with_headers(send: Send) -> Send:
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
+            await send(message)
+
+        return sending
+
+    def _refusal(self, scope: Scope) -> tuple[int, str, str] | None:
+        headers = Headers(scope=scope)
+        host = headers.get("host", "")
+        if self.loopback_only and _hostname(host) not in LOCAL_HOSTS:
+            return (
+                421,
+                "misdirected_request",
+                "this server answers only to localhost names (DNS rebinding protection);"
+                " open it as http://127.0.0.1:PORT/",
+            )
+        path: str = scope["path"]
+        if scope["method"] not in SAFE_METHODS:
+            origin = headers.get("origin")
+            if origin is not None and _netloc(origin) != host.lower():
+                return 403, "cross_origin", f"requests from {origin} may not change anything here"
+            content_type = headers.get("content-type", "").split(";")[0].strip().lower()
+            has_body = headers.get("content-length", "0") != "0" or "transfer-encoding" in headers
+            if path.startswith("/api/") and has_body and content_type != "application/json":
+                return 415, "unsupported_media_type", "send the request body as application/json"
+        if self.token is not None and not _is_public(path):
+            given = _given_token(headers, QueryParams(scope.get("query_string", b"")))
+            if not hmac.compare_digest(given.encode(), self.token.encode()):
+                return 401, "unauthorized", "token required"
+        return None

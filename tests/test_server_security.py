@@ -1,0 +1,126 @@
+"""What the server refuses, in front of every route: other sites, rebound DNS names, bodies
+that are not JSON, missing tokens; and what it always answers as JSON."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+import pytest
+
+from taskloom.cli import main
+from taskloom.client import Taskloom
+from taskloom.server.app import MAX_BODY_BYTES, create_app
+
+LOCAL = "http://127.0.0.1:8765"
+
+
+def request(
+    tl: Taskloom,
+    method: str,
+    path: str,
+    *,
+    token: str | None = None,
+    loopback_only: bool = True,
+    base: str = LOCAL,
+    **kw: Any,
+) -> httpx.Response:
+    async def go() -> httpx.Response:
+        app = create_app(tl, token=token, loopback_only=loopback_only, mcp=False)
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url=base) as client:
+            return await client.request(method, path, **kw)
+
+    return asyncio.run(go())
+
+
+def awaiting_card(tl: Taskloom) -> str:
+    snap = tl.board("t").add("Deploy", status="awaiting_approval", approval_mode="required")
+    return str(snap["card"]["id"])
+
+
+def test_another_site_cannot_act_through_the_users_browser(tl: Taskloom) -> None:
+    card = awaiting_card(tl)
+    path = f"/api/threads/t/cards/{card}/decision"
+    evil = {"Origin": "http://evil.example"}
+    r = request(tl, "POST", path, headers=evil, json={"approve": True})
+    assert r.status_code == 403 and r.json()["error"] == "cross_origin"
+    plain = {"Content-Type": "text/plain"}  # what a no-cors fetch or a form can send
+    r = request(tl, "POST", path, headers=plain, content=b'{"approve": true}')
+    assert r.status_code == 415
+    assert tl.board("t").list()["cards"][0]["status"] == "awaiting_approval"
+    r = request(tl, "POST", path, headers={"Origin": LOCAL}, json={"approve": True})
+    assert r.status_code == 200 and r.json()["cards"][0]["status"] == "ready"
+
+
+def test_a_rebound_dns_name_is_refused_on_a_loopback_server(tl: Taskloom) -> None:
+    tl.board("t").add("secret plan")
+    for path in ("/api/threads", "/api/threads/t/board", "/api/events", "/"):
+        r = request(tl, "GET", path, base="http://evil.example:8765")
+        assert r.status_code == 421 and r.json()["error"] == "misdirected_request", path
+    for base in ("http://localhost:8765", "http://[::1]:8765", LOCAL):
+        assert request(tl, "GET", "/api/threads", base=base).status_code == 200
+    key = {"Authorization": "Bearer " + "k" * 20}
+    served = request(
+        tl, "GET", "/api/threads", base="http://tl.example", token="k" * 20, loopback_only=False,
+        headers=key,
+    )  # fmt: skip
+    assert served.status_code == 200  # a server behind a token answers to its own name
+
+
+def test_the_panel_loads_with_a_token_and_data_needs_it(tl: Taskloom) -> None:
+    token = "s3cret-token"
+    for path in ("/", "/static/app.js", "/static/app.css"):
+        assert request(tl, "GET", path, token=token).status_code == 200, path
+    assert request(tl, "GET", "/api/threads", token=token).status_code == 401
+    for header in (f"Bearer {token}", f"bearer {token}", f"BEARER  {token} "):
+        r = request(tl, "GET", "/api/threads", token=token, headers={"Authorization": header})
+        assert r.status_code == 200, header
+    r = request(tl, "GET", f"/api/threads?token={token}", token=token,
+                headers={"Authorization": "Bearer"})  # fmt: skip
+    assert r.status_code == 200
+
+
+def test_thread_ids_with_slashes_are_reachable(tl: Taskloom) -> None:
+    thread = "org/repo#12"
+    tl.board(thread).add("fix it")
+    tl.goal(thread).set("Ship", token_budget=100)
+    r = request(tl, "GET", "/api/threads/org%2Frepo%2312/board")
+    assert r.status_code == 200 and r.json()["cards"][0]["title"] == "fix it"
+    r = request(tl, "POST", "/api/threads/org%2Frepo%2312/goal/pause")
+    assert r.status_code == 200 and tl.goal(thread).get()["goal"]["status"] == "paused"
+
+
+def test_a_budget_is_changed_only_when_named(tl: Taskloom) -> None:
+    tl.goal("t").set("Ship", token_budget=100)
+    for body in ({}, {"tokenBudget": 5000}, {"token_budget": 10**30}, {"token_budget": "5"}):
+        r = request(tl, "POST", "/api/threads/t/goal/budget", json=body)
+        assert r.status_code == 400 and r.json()["error"] == "invalid_input", body
+    assert tl.goal("t").get()["goal"]["token_budget"] == 100
+    r = request(tl, "POST", "/api/threads/t/goal/budget", json={"token_budget": 500})
+    assert r.status_code == 200 and tl.goal("t").get()["goal"]["token_budget"] == 500
+
+
+def test_every_answer_is_json_with_the_security_headers(tl: Taskloom) -> None:
+    missing = request(tl, "GET", "/api/nothing-here")
+    assert missing.status_code == 404 and missing.json()["error"] == "not_found"
+    wrong = request(tl, "GET", "/api/threads/t/goal/pause")
+    assert wrong.status_code == 405 and wrong.json()["error"] == "method_not_allowed"
+    for r in (missing, request(tl, "GET", "/"), request(tl, "GET", "/api/threads")):
+        assert r.headers["x-frame-options"] == "DENY"
+        assert "frame-ancestors 'none'" in r.headers["content-security-policy"]
+        assert r.headers["x-content-type-options"] == "nosniff"
+
+
+def test_a_huge_body_is_refused(tl: Taskloom) -> None:
+    tl.board("t").add("x")
+    body = b'{"reason": "' + b"x" * (MAX_BODY_BYTES + 10) + b'"}'
+    r = request(tl, "POST", "/api/tasks/none/cancel", content=body,
+                headers={"Content-Type": "application/json"})  # fmt: skip
+    assert r.status_code == 400 and "larger than" in r.json()["message"]
+
+
+def test_serve_refuses_a_blank_token(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["serve", "--host", "0.0.0.0", "--token", "   "])
+    assert code == 1 and "token must not be blank" in capsys.readouterr().err
