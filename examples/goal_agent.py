@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 
 import taskloom
-from taskloom.continuation import StopReason, TurnOutcome, run_goal_loop
+from taskloom.continuation import StopReason, TurnOutcome, note_user_turn, run_goal_loop
 from taskloom.domain.goals import Goal
 from taskloom.tools.adapters import run_tool_calls
 
@@ -52,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     tl = taskloom.connect(args.db)
     tl.goal(args.thread).set(args.objective, token_budget=args.budget)
+    note_user_turn(tl, args.thread)  # the command line is a user turn: lifts a no-progress stop
     ctx = taskloom.ToolContext(thread_id=args.thread, agent_id="goal-agent")
     key = os.environ.get("OPENAI_API_KEY", "")
     http = httpx.Client(

@@ -245,3 +245,37 @@ def test_ids_grow_and_a_forked_child_makes_its_own() -> None:
     child_id = os.read(read, 64).decode()
     parent_id = ids.new_id()
     assert len(child_id) == 36 and child_id != parent_id
+
+
+@pytest.mark.parametrize("text", ["a\x00b", "\ud800"])
+def test_unstorable_text_is_refused_the_same_on_every_backend(tl: Taskloom, text: str) -> None:
+    b = tl.board("t")
+    cid = b.add("one")["card"]["id"]
+    attempts = [
+        lambda: b.add(text),
+        lambda: b.edit(cid, notes=text),
+        lambda: b.edit(cid, plan=["ok", text]),
+        lambda: b.add("x", source_metadata={"from": text}),
+        lambda: b.replace([{"title": "x", "evidence": [text]}]),
+        lambda: b.set_session_thread(cid, text),
+    ]
+    for attempt in attempts:
+        with pytest.raises(InvalidInput):
+            attempt()
+    assert b.list()["version"] == 1
+    assert len(events(tl, "t")) == 1
+
+
+def test_the_model_gate_is_only_on_the_model_handle(tl: Taskloom) -> None:
+    host = tl.board("t")
+    cid = host.add("Deploy", approval_mode="required", status="awaiting_approval")["card"]["id"]
+    model = host.as_model()
+    with pytest.raises(InvariantViolation, match="waiting for a person"):
+        model.update_status(cid, "approved")
+    with pytest.raises(InvariantViolation, match="waiting for a person"):
+        model.claim_card(cid, ["awaiting_approval"], "in_progress")
+    with pytest.raises(InvariantViolation, match="waiting for a person"):
+        model.decide_plan(cid, True)
+    assert host.list()["version"] == 1
+    assert host.decide_plan(cid, True)["cards"][0]["status"] == "ready"
+    assert model.update_status(cid, "in_progress")["cards"][0]["status"] == "in_progress"

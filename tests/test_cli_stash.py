@@ -52,3 +52,18 @@ def test_guard_wrap_in_a_real_process_then_stash_commands(
     monkeypatch.setattr(sys, "stdin", io.StringIO("<b>small</b> output"))
     assert main(["guard", "wrap", "t1", "--tool", "web", "--db", db]) == 0
     assert capsys.readouterr().out.strip() == "small output"
+
+
+def test_stash_read_reports_bad_filters_and_pages_as_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    with taskloom.connect(db) as tl:
+        rid = tl.guard("t1").stash("gh", PAYLOAD).result_id or ""
+    assert main(["stash", "read", "t1", rid, "--path", "$[?(@.number==x)]", "--db", db]) == 1
+    err = capsys.readouterr().err
+    assert "Error: JSONPath filter value 'x'" in err and "Traceback" not in err
+    assert main(["stash", "read", "t1", rid, "--page", "0", "--db", db]) == 1
+    assert "Error: pages are numbered from 1 (got 0)" in capsys.readouterr().err
+    assert main(["stash", "read", "t1", rid, "--page", "1", "--db", db]) == 0
+    assert capsys.readouterr().out.startswith("[lines 1-")

@@ -283,3 +283,89 @@ def test_summary_counts() -> None:
     b = ops.update_status(board_with("a", "b", "c"), "c1", "done", now=T1)
     s = b.summary()
     assert (s["done"], s["todo"], s["total"]) == (1, 2, 3)
+
+
+def awaiting_board(**fields) -> Board:
+    return board_with("Deploy", "Other", status="awaiting_approval", **fields)
+
+
+@pytest.mark.parametrize("status", ["ready", "in_progress", "blocked", "done"])
+def test_model_change_refuses_approving_or_starting(status: str) -> None:
+    before = awaiting_board(approval_mode="required")
+    after = ops.update_status(before, "c1", status, now=T1)
+    with pytest.raises(InvariantViolation, match="waiting for a person"):
+        ops.check_model_change(before, after)
+
+
+def test_model_change_refuses_dropping_the_requirement() -> None:
+    before = board_with("Deploy", approval_mode="required")
+    for mode in ("not_required", None):
+        after = ops.edit(before, "c1", CardPatch(approval_mode=mode), now=T1)
+        with pytest.raises(InvariantViolation, match="only a person can change"):
+            ops.check_model_change(before, after)
+
+
+def test_model_change_refuses_a_new_approved_card_that_requires_approval() -> None:
+    before = Board("t")
+    after, _ = ops.add(
+        before, "x", CardPatch(approval_mode="required", status="ready"), now=T0, new_id=ids()
+    )
+    with pytest.raises(InvariantViolation, match="waiting for a person"):
+        ops.check_model_change(before, after)
+
+
+def test_model_change_allows_what_a_model_may_do() -> None:
+    before = awaiting_board(approval_mode="required")
+    allowed = [
+        ops.update_status(before, "c1", "rejected", now=T1),
+        ops.update_status(before, "c1", "todo", now=T1),
+        ops.edit(before, "c1", CardPatch(plan=["revised"]), now=T1),
+        ops.revise_plan(before, now=T1),
+        ops.remove(before, "c1", now=T1),
+        ops.update_status(before, "c2", "in_progress", now=T1),
+    ]
+    for after in allowed:
+        ops.check_model_change(before, after)
+    approved = ops.decide_plan(before, "c1", True, now=T1)
+    ops.check_model_change(approved, ops.update_status(approved, "c1", "in_progress", now=T1))
+
+
+def test_awaiting_card_without_requirement_cannot_slip_back_to_todo() -> None:
+    before = awaiting_board()
+    after = ops.update_status(before, "c1", "todo", now=T1)
+    with pytest.raises(InvariantViolation, match="waiting for a person"):
+        ops.check_model_change(before, after)
+
+
+@pytest.mark.parametrize(
+    ("patch", "message"),
+    [
+        (CardPatch(title="a\x00b"), "todo content must not contain NUL"),
+        (CardPatch(title="\ud800"), "todo content is not valid UTF-8"),
+        (CardPatch(objective="\x00"), "objective must not contain NUL"),
+        (CardPatch(notes="\udfff"), "notes is not valid UTF-8"),
+        (CardPatch(blocker="\x00"), "blocker must not"),
+        (CardPatch(assigned_agent="\x00"), "assigned_agent must not"),
+        (CardPatch(plan=["ok", "\x00"]), "plan must not"),
+        (CardPatch(allowed_tools=["\ud800"]), "allowed_tools is not valid"),
+        (CardPatch(acceptance_criteria=["\x00"]), "acceptance_criteria must not"),
+        (CardPatch(source_metadata={"k": ["\x00"]}), "source_metadata must not"),
+        (CardPatch(source_metadata={"\ud800": 1}), "source_metadata is not valid"),
+    ],
+)
+def test_unstorable_card_text_is_invalid_input(patch: CardPatch, message: str) -> None:
+    b = board_with("one")
+    with pytest.raises(InvalidInput, match=message):
+        ops.edit(b, "c1", patch, now=T1)
+
+
+def test_unstorable_title_and_ids_refused_by_every_op() -> None:
+    b = board_with("one")
+    with pytest.raises(InvalidInput, match="NUL"):
+        ops.add(b, "a\x00", now=T1, new_id=ids())
+    with pytest.raises(InvalidInput, match="todo id must not"):
+        ops.replace(b, [CardPatch(id="x\x00", title="x")], now=T1, new_id=ids())
+    with pytest.raises(InvalidInput, match="todo id is not valid"):
+        ops.upsert(b, [CardPatch(id="\ud800", title="x")], prune=False, now=T1, new_id=ids())
+    with pytest.raises(InvalidInput, match="session_thread_id must not"):
+        ops.set_session_thread(b, "c1", "run\x00", now=T1)

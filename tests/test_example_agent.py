@@ -66,11 +66,30 @@ def scripted_reply(request: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def idle_reply(request: dict[str, Any]) -> dict[str, Any]:
+    """A model that only talks: no tool call, so no turn makes progress."""
+    return {
+        "id": "chatcmpl-idle",
+        "object": "chat.completion",
+        "model": request["model"],
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": "Hmm."},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
+
+
 class FakeOpenAI(BaseHTTPRequestHandler):
+    reply = staticmethod(scripted_reply)
+
     def do_POST(self) -> None:
         assert self.path == "/v1/chat/completions"
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        payload = json.dumps(scripted_reply(body)).encode()
+        payload = json.dumps(self.reply(body)).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))
@@ -81,27 +100,44 @@ class FakeOpenAI(BaseHTTPRequestHandler):
         pass
 
 
-@pytest.fixture
-def openai_server() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
+class IdleOpenAI(FakeOpenAI):
+    reply = staticmethod(idle_reply)
+
+
+def serve(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}/v1"
     server.shutdown()
 
 
-def test_example_agent_completes_its_goal(openai_server: str, tmp_path: Path) -> None:
-    db = f"sqlite:///{tmp_path / 'agent.db'}"
-    run = subprocess.run(
+@pytest.fixture
+def openai_server() -> Iterator[str]:
+    yield from serve(FakeOpenAI)
+
+
+@pytest.fixture
+def idle_openai_server() -> Iterator[str]:
+    yield from serve(IdleOpenAI)
+
+
+def run_example(server: str, db: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [
             *(sys.executable, str(EXAMPLE), "Ship the release notes", "--thread", "release"),
-            *("--base-url", openai_server, "--model", "test-model", "--db", db),
+            *("--base-url", server, "--model", "test-model", "--db", db),
         ],
         env={**subprocess_env(), "OPENAI_API_KEY": "sk-test"},
         capture_output=True,
         text=True,
         timeout=120,
     )
+
+
+def test_example_agent_completes_its_goal(openai_server: str, tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'agent.db'}"
+    run = run_example(openai_server, db)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "stopped: complete after 1 turn(s)" in run.stdout
     tl = taskloom.connect(db)
@@ -112,3 +148,16 @@ def test_example_agent_completes_its_goal(openai_server: str, tmp_path: Path) ->
         ("Publish the notes", "done"),
     ]
     tl.close()
+
+
+def test_example_agent_reruns_after_a_no_progress_stop(
+    idle_openai_server: str, tmp_path: Path
+) -> None:
+    """Running the example again is a user turn: it lifts the one-shot suppression."""
+    db = f"sqlite:///{tmp_path / 'agent.db'}"
+    for _ in range(2):
+        run = run_example(idle_openai_server, db)
+        assert run.returncode == 1, run.stdout + run.stderr
+        assert "stopped: no_progress after 2 turn(s)" in run.stdout, run.stdout + run.stderr
+    with taskloom.connect(db) as tl:
+        assert tl.goal("release").get()["goal"]["tokens_used"] == 4 * 15

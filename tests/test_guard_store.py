@@ -87,7 +87,7 @@ def test_ttl_expiry(tl_fixed: Taskloom, clock: FakeClock) -> None:
     assert any(h["action"] == "expired" and h["result_id"] == rid for h in g.history())
 
 
-def test_quota_evicts_oldest_first_and_logs_it(tl_fixed: Taskloom, clock: FakeClock) -> None:
+def test_quota_evicts_in_order_and_logs_it(tl_fixed: Taskloom, clock: FakeClock) -> None:
     cfg = GuardConfig(threshold_tokens=200, max_entries=2)
     g = tl_fixed.guard("t1", cfg)
     rids = []
@@ -95,7 +95,7 @@ def test_quota_evicts_oldest_first_and_logs_it(tl_fixed: Taskloom, clock: FakeCl
         rids.append(g.stash("api", json.dumps(issues(40, offset=100 * i))).result_id)
         clock.advance(1)
     assert [r["result_id"] for r in g.results()] == rids[1:]
-    with pytest.raises(NotFound, match=r"evicted .*oldest first"):
+    with pytest.raises(NotFound, match=r"evicted .*least recently stored first"):
         g.read(rids[0] or "")
     assert tl_fixed.guard("t2", cfg).results() == []
 
@@ -175,3 +175,112 @@ def test_async_twin(tl: Taskloom) -> None:
 
     text = asyncio.run(go())
     assert text == tl.guard("t1", SMALL).wrap("api", json.dumps(issues(40)))
+
+
+def pages(read: Callable[[int], str]) -> list[str]:
+    """Every page of a read, until the guard says it is past the end."""
+    out: list[str] = []
+    while True:
+        try:
+            out.append(read(len(out) + 1))
+        except InvalidInput as exc:
+            assert "past the end" in str(exc)
+            return out
+
+
+def joined(replies: list[str]) -> str:
+    """The bodies of consecutive replies, rejoined: a newline unless a line was split between."""
+    text = ""
+    for i, reply in enumerate(replies):
+        if i and "the rest of line" not in replies[i - 1].split("\n", 1)[0]:
+            text += "\n"
+        text += reply.split("\n", 1)[1]
+    return text
+
+
+def test_a_line_longer_than_the_cap_is_split_without_breaking_characters(tl: Taskloom) -> None:
+    cap = 300
+    g = tl.guard("t1", GuardConfig(threshold_tokens=200, read_cap_tokens=cap))
+    line = " ".join(f"tok{i} 日本語🎉é" for i in range(3000))
+    text = "short one\nshort two\n" + line + "\nshort four"
+    rid = g.stash("logs", text).result_id or ""
+    replies = pages(lambda n: g.read(rid, page=n))
+    assert len(replies) > 10 and max(g.count(r) for r in replies) <= cap
+    assert joined(replies) == text
+    assert replies[0].startswith("[lines 1-2 of 4; 2 more lines: read_result(..., page=2)]")
+    assert replies[1].startswith("[lines 3-3 of 4, chars 1-")
+    assert "the rest of line 3 (" in replies[1] and "page=3)]" in replies[1]
+
+    head, body = g.read(rid, lines="3-3").split("\n", 1)
+    assert g.count(head + "\n" + body) <= cap and body == replies[1].split("\n", 1)[1]
+    assert "line 3 is longer than the token cap, so it is split" in head
+    assert head.endswith(": read_result(..., page=3)]")
+
+
+def test_a_long_value_read_by_path_is_paged(tl: Taskloom) -> None:
+    cap = 300
+    g = tl.guard("t1", GuardConfig(threshold_tokens=200, read_cap_tokens=cap))
+    blob = "a b " * 6000
+    rid = g.stash("api", {"blob": blob, "n": 1}).result_id or ""
+    first = g.read(rid, path="$.blob")
+    assert g.count(first) <= cap
+    assert 'read_result(..., path="$.blob", page=2)' in first.split("\n", 1)[0]
+    replies = pages(lambda n: g.read(rid, path="$.blob", page=n))
+    assert replies[0] == first and max(g.count(r) for r in replies) <= cap
+    assert joined(replies) == "$.blob: " + json.dumps(blob)
+
+
+def test_unquoted_filter_value_says_how_to_write_it(tl: Taskloom) -> None:
+    g = tl.guard("t1", SMALL)
+    rid = g.stash("api", json.dumps(issues(40))).result_id or ""
+    for query in ["$[?(@.state==open)]", "$.nope[?(@.id==x)]"]:
+        with pytest.raises(
+            InvalidInput, match=r"quote a string, e\.g\. \[\?\(@\.state=='open'\)\]"
+        ):
+            g.read(rid, path=query)
+        with pytest.raises(InvalidInput, match="not a number, true, false or null"):
+            g.extract(rid, query)
+    assert "14 match(es)" in g.read(rid, path='$[?(@.state=="closed")].number')
+    assert "1 match(es)" in g.read(rid, path="$[?(@.number==5)].title")
+
+
+def test_quota_evicts_the_least_recently_stored(tl_fixed: Taskloom, clock: FakeClock) -> None:
+    g = tl_fixed.guard("t1", GuardConfig(threshold_tokens=200, max_entries=2))
+    payloads = [json.dumps(issues(40, offset=100 * i)) for i in range(3)]
+    a = g.stash("api", payloads[0]).result_id or ""
+    clock.advance(1)
+    b = g.stash("api", payloads[1]).result_id or ""
+    clock.advance(1)
+    assert g.stash("api", payloads[0]).result_id == a  # seen again: its TTL is refreshed
+    clock.advance(1)
+    c = g.stash("api", payloads[2]).result_id or ""
+    assert {r["result_id"] for r in g.results()} == {a, c}
+    with pytest.raises(NotFound, match=r"evicted .*least recently stored first"):
+        g.read(b)
+
+
+def test_json_line_count_is_the_one_read_result_numbers(tl: Taskloom) -> None:
+    g = tl.guard("t1", SMALL)
+    for output in (issues(300), json.dumps(issues(300)), json.dumps(issues(300), indent=4)):
+        out = g.stash("api", output)
+        total = len(json.dumps(issues(300), indent=2, ensure_ascii=False).split("\n"))
+        assert f" · {total:,} lines]" in out.text.split("\n", 1)[0]
+        assert g.read(out.result_id or "", lines=f"{total}-").startswith(
+            f"[lines {total}-{total} of {total} "
+        )
+        assert g.show(out.result_id or "")["lines"] == total
+
+
+def test_read_errors_name_the_end_and_the_expiry(tl_fixed: Taskloom, clock: FakeClock) -> None:
+    g = tl_fixed.guard("t1", GuardConfig(threshold_tokens=200, ttl=timedelta(hours=1)))
+    rid = g.stash("log", "\n".join(f"line {i} of the log, with words" for i in range(200)))
+    assert rid.result_id is not None
+    with pytest.raises(
+        InvalidInput, match=r"line 201 is past the end \(the result has 200 lines\)"
+    ):
+        g.read(rid.result_id, lines="201-")
+    with pytest.raises(InvalidInput, match="pages are numbered from 1"):
+        g.read(rid.result_id, page=0)
+    clock.advance(3601)
+    with pytest.raises(NotFound, match=r"It expired at 2026-01-01T13:00:00\.000Z \(TTL reached\)"):
+        g.read(rid.result_id)

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -103,14 +104,20 @@ def test_plan_approved_in_the_browser_changes_the_store(server: Server, page: ob
     tl.close()
 
 
+def _goal_shown(server: Server, page: Any, *, budget: int, used: int) -> taskloom.Taskloom:
+    """Thread ``t`` with a goal that has used ``used`` of ``budget`` tokens, open in ``page``."""
+    tl = taskloom.connect(server.db_url)
+    goal_id = tl.goal("t").set("Ship the release", token_budget=budget)["goal"]["goal_id"]
+    tl.goal("t").account_usage(goal_id, tokens=used)
+    page.goto(f"{server.url}/#t")
+    return tl
+
+
 def test_goal_budget_and_pause_from_the_browser(server: Server, page: object) -> None:
     from playwright.sync_api import Page, expect
 
     assert isinstance(page, Page)
-    tl = taskloom.connect(server.db_url)
-    goal_id = tl.goal("t").set("Ship the release", token_budget=1000)["goal"]["goal_id"]
-    tl.goal("t").account_usage(goal_id, tokens=900)
-    page.goto(f"{server.url}/#t")
+    tl = _goal_shown(server, page, budget=1000, used=900)
     expect(page.locator(".goal .usage")).to_have_text("900 / 1,000 tokens")
     page.get_by_role("button", name="Pause").click()
     expect(page.get_by_role("button", name="Resume")).to_be_visible()
@@ -188,3 +195,147 @@ def test_reload_and_server_restart_recover_the_live_view(server: Server, page: o
     cli(server, "board", "add", "t", "After restart")
     expect(page.locator(".card .title", has_text="After restart")).to_be_visible()
     expect(page.locator(".card")).to_have_count(4)
+
+
+def _errors(page: object) -> list[str]:
+    """Uncaught exceptions in the page, collected from now on."""
+    from playwright.sync_api import Page
+
+    assert isinstance(page, Page)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    return errors
+
+
+def test_queue_resyncs_from_the_api_after_a_reconnect_past_pruned_events(
+    server: Server, page: object
+) -> None:
+    """The stream resumes with snapshots once its cursor is pruned, and tasks have none: the
+    task list loaded on reconnect must replace the panel's (a canceled task is not left Ready,
+    a deleted one does not linger)."""
+    import time
+
+    from playwright.sync_api import Page, expect
+
+    from taskloom.outbox import prune_events
+
+    assert isinstance(page, Page)
+    tl = taskloom.connect(server.db_url)
+    tl.board("t").add("one")
+    gone, _ = tl.queue.add("Deleted while away")
+    stale, _ = tl.queue.add("Canceled while away")
+    page.goto(f"{server.url}/#t")
+    expect(page.locator(f'[data-task="{stale.id}"] .status')).to_have_attribute(
+        "data-status", "ready"
+    )
+    expect(page.locator(f'[data-task="{gone.id}"]')).to_have_count(1)
+    server.kill()
+    expect(page.locator("#live")).to_have_attribute("data-state", "reconnecting")
+    tl.queue.cancel(gone.id)
+    time.sleep(0.01)
+    assert tl.queue.prune(older_than_s=0.001) == 1
+    tl.queue.cancel(stale.id, "no longer needed")
+    for i in range(3):
+        tl.board("t").add(f"card {i}")
+    assert prune_events(tl.store, tl.now(), keep=1) > 0
+    server.start()
+    expect(page.locator("#live")).to_have_attribute("data-state", "live")
+    expect(page.locator(".card")).to_have_count(4)
+    expect(page.locator(f'[data-task="{stale.id}"] .status')).to_have_attribute(
+        "data-status", "canceled"
+    )
+    expect(page.locator(f'[data-task="{gone.id}"]')).to_have_count(0)
+    expect(page.locator("table.tasks tbody tr")).to_have_count(1)
+    tl.close()
+
+
+def test_goal_buttons_follow_the_goal_status(server: Server, page: object) -> None:
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    tl = _goal_shown(server, page, budget=100, used=150)
+    assert tl.goal("t").get()["goal"]["status"] == "budget_limited"
+    goal = page.locator(".goal")
+    expect(goal.locator(".status")).to_have_attribute("data-status", "budget_limited")
+    # Pausing a budget-limited goal always fails: no Pause, no Resume; the budget form stays.
+    expect(goal.get_by_role("button", name="Pause")).to_have_count(0)
+    expect(goal.get_by_role("button", name="Resume")).to_have_count(0)
+    expect(goal.get_by_role("button", name="Set budget")).to_be_visible()
+    tl.goal("t").block("waiting for credentials")
+    expect(goal.locator(".status")).to_have_attribute("data-status", "blocked")
+    # A blocked goal can be resumed (and paused); Resume makes it active, then Pause shows.
+    expect(goal.get_by_role("button", name="Pause")).to_have_count(1)
+    goal.get_by_role("button", name="Resume").click()
+    expect(goal.locator(".status")).to_have_attribute("data-status", "budget_limited")
+    tl.goal("t").set_budget(1000)
+    expect(goal.locator(".status")).to_have_attribute("data-status", "active")
+    expect(goal.get_by_role("button", name="Resume")).to_have_count(0)
+    goal.get_by_role("button", name="Pause").click()
+    expect(goal.locator(".status")).to_have_attribute("data-status", "paused")
+    expect(goal.get_by_role("button", name="Pause")).to_have_count(0)
+    expect(goal.get_by_role("button", name="Resume")).to_have_count(1)
+    tl.goal("t").complete("shipped")
+    expect(goal.locator(".status")).to_have_attribute("data-status", "complete")
+    expect(goal.locator("button", has_text="Resume")).to_have_count(0)
+    expect(page.locator("#toast")).to_be_hidden()
+    tl.close()
+
+
+def test_no_threads_shows_the_hint(server: Server, page: object) -> None:
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    errors = _errors(page)
+    page.goto(f"{server.url}/")
+    expect(page.locator("#threads-empty")).to_be_visible()
+    expect(page.locator("#board")).to_contain_text("Pick a thread.")
+    cli(server, "board", "add", "t", "First step")
+    expect(page.locator(".threads .name")).to_have_text("t")
+    expect(page.locator("#threads-empty")).to_be_hidden()
+    assert errors == []
+
+
+def test_a_malformed_hash_names_no_thread(server: Server, page: object) -> None:
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    cli(server, "board", "add", "t", "First step")
+    errors = _errors(page)
+    page.goto(f"{server.url}/#100%")
+    # Not a thread: the panel starts as with no hash, picking the first thread.
+    expect(page.locator(".card .title", has_text="First step")).to_be_visible()
+    expect(page.locator("#live")).to_have_attribute("data-state", "live")
+    page.evaluate("location.hash = '%E0%A4%A'")
+    page.wait_for_timeout(300)
+    cli(server, "board", "add", "t", "Still live")
+    expect(page.locator(".card .title", has_text="Still live")).to_be_visible()
+    assert errors == []
+
+
+def test_bidi_controls_in_user_text_are_isolated_and_shown(server: Server, page: object) -> None:
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    tl = taskloom.connect(server.db_url)
+    spoof = "\u202eevil\u200b"
+    tl.board(spoof).add("\u202etitle", assigned_agent="\u202eagent")
+    tl.queue.add("\u202etask")
+    page.goto(f"{server.url}/")
+    name = page.locator(".threads .name")
+    # The thread id shows its controls instead of obeying them: it cannot pass for "live".
+    expect(name).to_have_text("\u27e8U+202E\u27e9evil\u27e8U+200B\u27e9")
+    expect(page.locator("#thread-title")).to_have_text("\u27e8U+202E\u27e9evil\u27e8U+200B\u27e9")
+    expect(page.locator(".card .sub")).to_have_text("@\u27e8U+202E\u27e9agent")
+    # Free text keeps its characters (they may be legitimate), each in its own isolate.
+    expect(page.locator(".card .title")).to_have_text("\u202etitle")
+    user_text = [
+        name,
+        page.locator("#thread-title"),
+        page.locator(".card .title"),
+        page.locator(".card .sub [dir]"),
+        page.locator("table.tasks .title"),
+    ]
+    for element in user_text:
+        expect(element).to_have_attribute("dir", "auto")
+        assert element.evaluate("e => getComputedStyle(e).unicodeBidi") == "isolate"
+    tl.close()

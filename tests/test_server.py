@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Iterator
 from datetime import timedelta
+from typing import Any
 
 import httpx
 import pytest
@@ -28,7 +29,7 @@ def request(
 ) -> httpx.Response:
     async def go() -> httpx.Response:
         transport = httpx.ASGITransport(app=create_app(tl, token=token))
-        async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
             return await client.request(method, path, **kw)  # type: ignore[arg-type]
 
     return asyncio.run(go())
@@ -251,7 +252,6 @@ def test_stream_behind_the_shared_window_catches_up_from_the_table(tl: Taskloom)
     """A window of 3 frames and 8 events: a client resuming from 0 reads the table first,
     then joins the window, and sees every event once, in order."""
     from taskloom.server.hub import EventHub
-    from taskloom.server.sse import event_stream, open_stream
 
     async def go() -> list[int]:
         hub = EventHub(tl.store, poll_s=0.01, window=3)
@@ -260,15 +260,57 @@ def test_stream_behind_the_shared_window_catches_up_from_the_table(tl: Taskloom)
             await asyncio.to_thread(tl.board("t").add, f"card {i}")
         while hub.last < 8 or hub.floor == 0:
             await asyncio.sleep(0.01)
-        seen: list[int] = []
-        opened = await open_stream(hub, after=0, thread_id="t")
-        stream = event_stream(hub, opened, thread_id="t")
-        async for wire in stream:
-            seen.append(int(wire.split(b"\r\n")[0].removeprefix(b"id: ")))
-            if len(seen) == 8:
-                break
-        await stream.aclose()
+        seen = await _ids_from_the_start(hub, "t", 8)
         await hub.stop()
         return seen
 
     assert asyncio.run(go()) == list(range(1, 9))
+
+
+def test_hub_window_is_capped_by_bytes_and_readers_behind_it_catch_up(tl: Taskloom) -> None:
+    """Big events (a board with long notes) fill a byte-capped window long before its frame
+    cap: the hub keeps only the newest that fit, and a reader from 0 still gets every event
+    once, in order (the older ones from the table, in byte-bounded reads)."""
+    from taskloom.server.hub import WINDOW_BYTES, EventHub, read_frames
+
+    board = tl.board("big")
+    card = board.add("card", notes="x" * 20_000)["card"]["id"]
+    edits = 30
+
+    async def go() -> tuple[list[int], EventHub]:
+        hub = EventHub(tl.store, poll_s=0.01, window_bytes=100_000)
+        await hub.start()
+        for i in range(edits):
+            await asyncio.to_thread(board.edit, card, notes=f"{i:03d}" + "y" * 20_000)
+        while hub.last < edits + 1:
+            await asyncio.sleep(0.01)
+        seen = await _ids_from_the_start(hub, "big", edits + 1)
+        await hub.stop()
+        return seen, hub
+
+    seen, hub = asyncio.run(go())
+    assert seen == list(range(1, edits + 2))
+    # Each frame is over 20 KB: at most four fit in 100,000 bytes, far below the frame cap.
+    assert 1 <= hub.held_frames <= 4 and hub.held_bytes <= 100_000
+    assert hub.floor == hub.last - hub.held_frames and hub.floor > 0
+    assert EventHub(tl.store).window_bytes == WINDOW_BYTES == 32 * 1024 * 1024
+    # A read from the table stops at about its byte budget, not at its frame limit.
+    assert 1 <= len(read_frames(tl.store, 0, max_bytes=60_000)) < edits
+    assert len(read_frames(tl.store, 0)) == edits + 1
+    with pytest.raises(ValueError, match="at least one frame"):
+        EventHub(tl.store, window_bytes=0)
+
+
+async def _ids_from_the_start(hub: Any, thread_id: str, n: int) -> list[int]:
+    """The ids of the first ``n`` events a stream opened at cursor 0 delivers."""
+    from taskloom.server.sse import event_stream, open_stream
+
+    seen: list[int] = []
+    opened = await open_stream(hub, after=0, thread_id=thread_id)
+    stream = event_stream(hub, opened, thread_id=thread_id)
+    async for wire in stream:
+        seen.append(int(wire.split(b"\r\n")[0].removeprefix(b"id: ")))
+        if len(seen) == n:
+            break
+    await stream.aclose()
+    return seen

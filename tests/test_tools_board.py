@@ -86,6 +86,7 @@ def test_revise_plan_via_tool(tl: Taskloom) -> None:
         ("todo", {"op": "add", "content": "x", "plan": "not a list"}, "plan"),
         ("todo", {"op": "add", "content": "x", "approval_mode": "maybe"}, "approval_mode"),
         ("todo", {"op": "replace"}, "needs `cards`"),
+        ("todo", {"op": "add", "content": "x", "id": "mine"}, "op 'add' does not take `id`"),
         ("todo", {"op": "list", "thread_id": "other"}, "bound by the host"),
         ("todo", {"op": "decide_plan", "id": "x", "approve": True}, "op: Input should be"),
         ("todo", "{not json", "not valid JSON"),
@@ -254,3 +255,209 @@ def test_unknown_format_is_an_error(tl: Taskloom) -> None:
 
     with pytest.raises(InvalidInput, match="unknown tool format 'gemini'"):
         tl.tools.schemas("gemini")
+
+
+def awaiting_card(tl: Taskloom) -> str:
+    """A card the host added for a person to approve, as `board add --needs-approval` does."""
+    snap = tl.board("thread-1").add(
+        "Deploy", approval_mode="required", status="awaiting_approval", plan=["push"]
+    )
+    return str(snap["card"]["id"])
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"op": "update_status", "status": "approved"},
+        {"op": "update_status", "status": "in_progress"},
+        {"op": "update_status", "status": "done"},
+        {"op": "update_status", "status": "blocked", "blocker": "x"},
+        {"op": "edit", "status": "ready"},
+        {"op": "edit", "approval_mode": "not_required"},
+        {"op": "edit", "approval_mode": "not_required", "status": "todo"},
+    ],
+)
+def test_model_cannot_approve_start_or_ungate_a_plan(tl: Taskloom, args: dict) -> None:
+    cid = awaiting_card(tl)
+    r = call(tl, "todo", {**args, "id": cid})
+    assert r.is_error
+    assert "person" in r.content
+    card = tl.board("thread-1").list()["cards"][0]
+    assert (card["status"], card["approval_mode"]) == ("awaiting_approval", "required")
+
+
+def test_model_cannot_bypass_approval_through_other_ops(tl: Taskloom) -> None:
+    cid = awaiting_card(tl)
+    bypasses = [
+        ("todo", {"op": "replace", "cards": [{"id": cid, "content": "Deploy", "status": "ready"}]}),
+        ("todo", {"op": "add", "content": "Mine", "approval_mode": "required", "status": "ready"}),
+        (
+            "todo_write",
+            {"todos": [{"content": "Deploy", "status": "in_progress", "activeForm": "Deploying"}]},
+        ),
+        ("todo_list", {"todos": [{"id": cid, "status": "completed"}], "merge": True}),
+    ]
+    for name, args in bypasses:
+        r = call(tl, name, args)
+        assert r.is_error and "person" in r.content, (name, args, r.content)
+    assert tl.board("thread-1").list()["version"] == 1
+
+
+def test_an_unapproved_card_stays_gated_in_todo(tl: Taskloom) -> None:
+    cid = awaiting_card(tl)
+    ok(tl, "todo", {"op": "update_status", "id": cid, "status": "todo"})
+    r = call(tl, "todo", {"op": "update_status", "id": cid, "status": "in_progress"})
+    assert r.is_error and "person" in r.content
+    own = ok(tl, "todo", {"op": "add", "content": "Mine", "status": "awaiting_approval"})
+    mine = own.data["card"]["id"]
+    r = call(tl, "todo", {"op": "update_status", "id": mine, "status": "todo"})
+    assert r.is_error and "person" in r.content
+
+
+def test_person_approves_then_model_may_start(tl: Taskloom) -> None:
+    cid = awaiting_card(tl)
+    ok(tl, "todo", {"op": "edit", "id": cid, "plan": ["push", "tag"]})
+    tl.board("thread-1").decide_plan(cid, True)
+    r = ok(tl, "todo", {"op": "update_status", "id": cid, "status": "in_progress"})
+    assert r.data["cards"][0]["status"] == "in_progress"
+
+
+def test_model_may_withdraw_or_resubmit_a_plan(tl: Taskloom) -> None:
+    cid = awaiting_card(tl)
+    r = ok(tl, "todo", {"op": "update_status", "id": cid, "status": "rejected"})
+    assert r.data["cards"][0]["status"] == "rejected"
+    r = ok(tl, "todo", {"op": "update_status", "id": cid, "status": "awaiting_approval"})
+    assert r.data["cards"][0]["status"] == "awaiting_approval"
+    assert ok(tl, "todo", {"op": "revise_plan"}).data["summary"]["rejected"] == 1
+    ok(tl, "todo", {"op": "remove", "id": cid})
+
+
+def test_host_is_not_gated(tl: Taskloom) -> None:
+    cid = awaiting_card(tl)
+    board = tl.board("thread-1")
+    board.edit(cid, approval_mode="not_required")
+    assert board.update_status(cid, "in_progress")["cards"][0]["status"] == "in_progress"
+
+
+def test_todo_write_keeps_statuses_it_cannot_express(tl: Taskloom) -> None:
+    board = tl.board("thread-1")
+    board.add("Write tests", plan=["unit"])
+    deploy = board.add("Deploy", approval_mode="required", status="awaiting_approval")
+    board.add("Get creds", status="blocked", blocker="waiting for ops")
+    board.add("Old idea", status="rejected")
+    todos = [
+        {"content": "Write tests", "status": "in_progress", "activeForm": "Writing tests"},
+        {"content": "Deploy", "status": "pending", "activeForm": "Deploying"},
+        {"content": "Get creds", "status": "pending", "activeForm": "Getting creds"},
+        {"content": "Old idea", "status": "pending", "activeForm": "Thinking"},
+    ]
+    r = ok(tl, "todo_write", {"todos": todos})
+    got = [(c["title"], c["status"], c["blocker"]) for c in r.data["cards"]]
+    assert got == [
+        ("Write tests", "in_progress", None),
+        ("Deploy", "awaiting_approval", None),
+        ("Get creds", "blocked", "waiting for ops"),
+        ("Old idea", "rejected", None),
+    ]
+    assert r.data["cards"][1]["active_form"] == "Deploying"
+    todos[0]["status"] = "completed"
+    todos[1]["status"] = "in_progress"
+    r = call(tl, "todo_write", {"todos": todos})
+    assert r.is_error and deploy["card"]["id"] in r.content
+    todos[3]["status"] = "completed"
+    todos[1]["status"] = "pending"
+    r = ok(tl, "todo_write", {"todos": todos})
+    assert [c["status"] for c in r.data["cards"]] == [
+        "done",
+        "awaiting_approval",
+        "blocked",
+        "done",
+    ]
+
+
+def test_hermes_pending_keeps_awaiting_and_blocked(tl: Taskloom) -> None:
+    board = tl.board("thread-1")
+    cid = awaiting_card(tl)
+    bid = board.add("Get creds", status="blocked", blocker="ops")["card"]["id"]
+    todos = [{"id": cid, "status": "pending"}, {"id": bid, "status": "pending"}]
+    r = ok(tl, "todo_list", {"todos": todos, "merge": True})
+    assert [t["status"] for t in json.loads(r.content)["todos"]] == ["pending", "pending"]
+    cards = board.list()["cards"]
+    assert [(c["status"], c["blocker"]) for c in cards] == [
+        ("awaiting_approval", None),
+        ("blocked", "ops"),
+    ]
+
+
+def test_explicit_nulls_leave_fields_alone(tl: Taskloom) -> None:
+    snap = tl.board("thread-1").add(
+        "Second", plan=["a"], notes="n", objective="o", acceptance_criteria=["green"]
+    )
+    cid = snap["card"]["id"]
+    nulls = dict.fromkeys(
+        [
+            "content",
+            "objective",
+            "plan",
+            "notes",
+            "acceptance_criteria",
+            "evidence",
+            "assigned_agent",
+            "allowed_tools",
+            "approval_mode",
+            "blocker",
+            "status",
+            "cards",
+        ],
+    )
+    r = ok(tl, "todo", {**nulls, "op": "edit", "id": cid, "active_form": "Doing second"})
+    card = r.data["cards"][0]
+    assert (card["title"], card["plan"], card["notes"], card["objective"]) == (
+        "Second",
+        ["a"],
+        "n",
+        "o",
+    )
+    assert card["acceptance_criteria"] == ["green"] and card["active_form"] == "Doing second"
+    r = ok(tl, "todo", {**nulls, "op": "update_status", "id": cid, "status": "in_progress"})
+    assert r.data["cards"][0]["plan"] == ["a"]
+    r = ok(tl, "todo", {"op": "edit", "id": cid, "plan": [], "notes": "", "objective": ""})
+    card = r.data["cards"][0]
+    assert (card["plan"], card["notes"], card["objective"]) == ([], None, None)
+
+
+def test_null_blocker_keeps_the_blocker(tl: Taskloom) -> None:
+    cid = tl.board("thread-1").add("x", status="blocked", blocker="ops")["card"]["id"]
+    r = ok(tl, "todo", {"op": "update_status", "id": cid, "status": "blocked", "blocker": None})
+    assert r.data["cards"][0]["blocker"] == "ops"
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "fragment"),
+    [
+        ("todo", {"op": "add", "content": "a\u0000b"}, "todo content must not contain NUL"),
+        ("todo", {"op": "add", "content": "\ud800"}, "todo content is not valid UTF-8"),
+        ("todo", {"op": "add", "content": "ok", "notes": "x\u0000"}, "notes must not"),
+        ("todo", {"op": "add", "content": "ok", "plan": ["\ud800"]}, "plan is not valid"),
+        ("todo", {"op": "add", "content": "ok", "evidence": ["\u0000"]}, "evidence must not"),
+        ("todo", {"op": "add", "content": "ok", "active_form": "\ud800"}, "active_form is not"),
+        (
+            "todo",
+            {"op": "replace", "cards": [{"id": "a\u0000", "content": "x"}]},
+            "todo id must not",
+        ),
+        (
+            "todo_write",
+            {"todos": [{"content": "a\u0000", "status": "pending", "activeForm": "x"}]},
+            "todo content must not",
+        ),
+        ("todo_list", {"todos": [{"id": "a\u0000", "content": "x"}]}, "todo id must not"),
+    ],
+)
+def test_unstorable_card_text_is_refused(
+    tl: Taskloom, name: str, args: dict, fragment: str
+) -> None:
+    r = call(tl, name, args)
+    assert r.is_error and "internal error" not in r.content
+    assert fragment in r.content
+    assert tl.board("thread-1").list()["version"] == 0

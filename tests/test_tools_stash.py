@@ -52,3 +52,22 @@ def test_error_paths_come_back_as_text(tl: Taskloom) -> None:
         result = tl.tools.dispatch(name, args, ctx)
         assert result.is_error, (name, args)
         assert result.content.startswith("error: ") and expected in result.content, result.content
+
+
+def test_unquoted_filter_value_is_an_invalid_input_not_an_internal_error(tl: Taskloom) -> None:
+    rid = stash(tl)
+    for name, key in [("extract_from_result", "query"), ("read_result", "path")]:
+        result = tl.tools.dispatch(name, {"result_id": rid, key: "$[?(@.number==x)]"}, T1)
+        assert result.is_error and "internal error" not in result.content
+        assert result.content.startswith("error: JSONPath filter value 'x' is not a number")
+        assert "quote a string" in result.content
+
+
+def test_read_result_stays_under_its_cap_on_one_long_line(tl: Taskloom) -> None:
+    tl.guard_config = GuardConfig(threshold_tokens=100, read_cap_tokens=400)
+    g = tl.guard("t1")
+    rid = g.stash("logs", "x" * 2000 + " " + " ".join(f"tok{i}" for i in range(4000))).result_id
+    for args in ({"page": 1}, {"lines": "1-1"}, {"page": 3}):
+        result = tl.tools.dispatch("read_result", {"result_id": rid, **args}, T1)
+        assert not result.is_error and g.count(result.content) <= 400, args
+        assert "the rest of line 1" in result.content.split("\n", 1)[0]

@@ -88,9 +88,16 @@ def _snapshot(board: Board, card: Card | None = None) -> Snapshot:
 class BoardHandle:
     """One thread's todo board. Get it with ``tl.board(thread_id)``."""
 
-    def __init__(self, tl: Taskloom, thread_id: str) -> None:
+    def __init__(self, tl: Taskloom, thread_id: str, *, by_model: bool = False) -> None:
         self._tl = tl
         self.thread_id = check_thread_id(thread_id)
+        self.by_model = by_model
+
+    def as_model(self) -> BoardHandle:
+        """This board as the model's tools see it: writes that would approve a plan, start a
+        card waiting for approval or drop its approval requirement are refused (a person's act).
+        """
+        return BoardHandle(self._tl, self.thread_id, by_model=True)
 
     def _mutate(self, op: BoardOp) -> Snapshot:
         now = self._tl.now()
@@ -98,6 +105,8 @@ class BoardHandle:
         with self._tl.store.write() as tx:
             board = cache.load(tx, self.thread_id)
             new, card = op(board, now)
+            if self.by_model:
+                ops.check_model_change(board, new)
             if new is board:
                 return _snapshot(board, card)
             new = dataclasses.replace(new, version=board.version + 1)

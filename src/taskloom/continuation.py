@@ -17,8 +17,9 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from taskloom.domain.common import iso
+from taskloom.domain.errors import InvariantViolation, NotFound
 from taskloom.domain.goals import Goal, GoalStatus
-from taskloom.goals import GOAL_KIND, GoalHandle
+from taskloom.goals import GOAL_KIND, GoalHandle, load_goal
 
 if TYPE_CHECKING:
     from taskloom.client import Taskloom
@@ -149,6 +150,8 @@ def note_user_turn(tl: Taskloom, thread_id: str) -> dict[str, Any]:
 
 
 TURN_KIND = "goal_turn"
+MAX_REASON = 500
+"""The failure text kept as a paused goal's reason is cut to this many characters."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,8 +163,35 @@ class TickItem:
     paused: bool = False
 
 
-def _claim_turn(tl: Taskloom, thread_id: str, lease_s: float) -> dict[str, Any] | None:
-    """Take the thread's turn lease (in the database, so it holds across processes)."""
+@dataclass(frozen=True, slots=True)
+class _Claim:
+    goal: Goal
+    failures: int
+
+
+def _is_due(goal: Goal, cutoff: str) -> bool:
+    return (
+        goal.status is GoalStatus.ACTIVE
+        and not goal.continuation_suppressed
+        and goal.last_activity_at <= cutoff
+    )
+
+
+def _idle_cutoff(tl: Taskloom, idle_s: float) -> str:
+    return iso(tl.now() - timedelta(seconds=idle_s))
+
+
+def _claim_turn(
+    tl: Taskloom,
+    thread_id: str,
+    lease_s: float,
+    eligible: Callable[[Goal], bool] = lambda goal: True,
+) -> _Claim | None:
+    """Take the thread's turn lease (in the database, so it holds across processes).
+
+    ``eligible`` sees the goal as it is in the same transaction: a goal paused, suppressed or
+    run by another scheduler since the tick listed it is not run again on a stale snapshot.
+    """
     now = tl.now()
     with tl.store.write() as tx:
         doc = tx.load_doc(TURN_KIND, thread_id)
@@ -169,9 +199,12 @@ def _claim_turn(tl: Taskloom, thread_id: str, lease_s: float) -> dict[str, Any] 
         until = state.get("lease_until")
         if until is not None and until > now.timestamp():
             return None
+        goal = load_goal(tx, thread_id)[0]
+        if goal is None or not eligible(goal):
+            return None
         state["lease_until"] = now.timestamp() + lease_s
         tx.save_doc(TURN_KIND, thread_id, (doc.version if doc else 0) + 1, state, iso(now))
-    return state
+    return _Claim(goal, int(state.get("failures", 0)))
 
 
 def _end_turn(tl: Taskloom, thread_id: str, failures: int) -> None:
@@ -184,18 +217,76 @@ def _end_turn(tl: Taskloom, thread_id: str, failures: int) -> None:
 
 def due_goals(tl: Taskloom, idle_s: float) -> list[Goal]:
     """Active, unsuppressed goals idle for at least ``idle_s``, oldest activity first."""
-    cutoff = iso(tl.now() - timedelta(seconds=idle_s))
+    cutoff = _idle_cutoff(tl, idle_s)
     with tl.store.read() as tx:
         docs = tx.list_docs(GOAL_KIND)
     goals = [Goal.from_dict(d.state["goal"]) for d in docs if d.state.get("goal")]
-    due = [
-        g
-        for g in goals
-        if g.status is GoalStatus.ACTIVE
-        and not g.continuation_suppressed
-        and g.last_activity_at <= cutoff
-    ]
-    return sorted(due, key=lambda g: g.last_activity_at)
+    return sorted((g for g in goals if _is_due(g, cutoff)), key=lambda g: g.last_activity_at)
+
+
+def _still_due(tl: Taskloom, listed: Goal, idle_s: float) -> Callable[[Goal], bool]:
+    """Due now, and no turn was accounted since the tick listed it (nobody else just ran it)."""
+
+    def check(goal: Goal) -> bool:
+        return (
+            _is_due(goal, _idle_cutoff(tl, idle_s))
+            and goal.last_activity_at == listed.last_activity_at
+        )
+
+    return check
+
+
+def _failure_reason(failures: int, exc: Exception) -> str:
+    """The paused goal's reason: storable text (no NUL, no lone surrogate), bounded."""
+    text = str(exc).replace("\x00", "").encode("utf-8", "replace").decode("utf-8")
+    return f"continuation failed {failures} times in a row: {text}"[:MAX_REASON]
+
+
+def _pause_failing(handle: GoalHandle, reason: str) -> bool:
+    """Pause after too many failures. A goal the turn completed or cleared before raising
+    cannot be paused and needs no retry limit: it is left as the turn left it."""
+    try:
+        handle.pause(reason)
+    except (InvariantViolation, NotFound):
+        return False
+    return True
+
+
+def _turn_failed(
+    handle: GoalHandle, goal: Goal, exc: Exception, failures: int, max_failures: int
+) -> tuple[TickItem, int]:
+    """Stamp activity, count the failure, pause at the limit; return the item and the count."""
+    handle.account_usage(goal.goal_id, 0, 0.0)
+    failures += 1
+    paused = failures >= max_failures and _pause_failing(handle, _failure_reason(failures, exc))
+    item = TickItem(goal.thread_id, ran=True, error=str(exc), paused=paused)
+    return item, 0 if failures >= max_failures else failures
+
+
+def _turn_done(handle: GoalHandle, goal: Goal, outcome: TurnOutcome) -> TickItem:
+    """Charge the turn; suppress only the goal that ran, never one that replaced it since."""
+    snap = handle.account_usage(goal.goal_id, outcome.tokens_used, outcome.elapsed_s)
+    if snap["applied"] and not outcome.made_progress:
+        handle.suppress(True)
+    return TickItem(goal.thread_id, ran=True, outcome=outcome)
+
+
+def _tick_one(
+    tl: Taskloom, claim: _Claim, run_turn: Callable[[Goal], TurnOutcome], max_failures: int
+) -> TickItem:
+    """Run one leased turn; the lease is released whatever happens."""
+    goal, failures = claim.goal, claim.failures
+    handle = tl.goal(goal.thread_id)
+    try:
+        try:
+            outcome = run_turn(goal)
+        except Exception as exc:  # a failing turn must not stop the scheduler
+            item, failures = _turn_failed(handle, goal, exc, failures, max_failures)
+            return item
+        failures = 0
+        return _turn_done(handle, goal, outcome)
+    finally:
+        _end_turn(tl, goal.thread_id, failures)
 
 
 def continuation_tick(
@@ -210,36 +301,19 @@ def continuation_tick(
     """One pass of an external scheduler (cron, a worker loop).
 
     Runs at most ``max_per_tick`` turns on due goals, oldest first, skipping threads whose turn
-    is in flight (a lease in the database). A turn that raises stamps activity (so the goal is
-    not picked again at once) and counts as a failure; after ``max_failures`` failures in a
-    row the goal is paused with the error as its reason. A turn without progress sets one-shot
-    suppression, cleared by the next user turn.
+    is in flight (a lease in the database) and goals no longer due when their lease is taken
+    (paused, suppressed, or just run by another scheduler since the tick listed them). A turn
+    that raises stamps activity (so the goal is not picked again at once) and counts as a
+    failure; after ``max_failures`` failures in a row the goal is paused with the error as its
+    reason. A turn without progress sets one-shot suppression, cleared by the next user turn.
     """
     items: list[TickItem] = []
-    for goal in due_goals(tl, idle_s):
+    for listed in due_goals(tl, idle_s):
         if len([i for i in items if i.ran]) >= max_per_tick:
             break
-        lease = _claim_turn(tl, goal.thread_id, lease_s)
-        if lease is None:
-            items.append(TickItem(goal.thread_id, ran=False))
+        claim = _claim_turn(tl, listed.thread_id, lease_s, _still_due(tl, listed, idle_s))
+        if claim is None:
+            items.append(TickItem(listed.thread_id, ran=False))
             continue
-        failures = int(lease.get("failures", 0))
-        handle = tl.goal(goal.thread_id)
-        try:
-            outcome = run_turn(goal)
-        except Exception as exc:  # a failing turn must not stop the scheduler
-            failures += 1
-            handle.account_usage(goal.goal_id, 0, 0.0)
-            paused = failures >= max_failures
-            if paused:
-                handle.pause(f"continuation failed {failures} times in a row: {exc}")
-                failures = 0
-            _end_turn(tl, goal.thread_id, failures)
-            items.append(TickItem(goal.thread_id, ran=True, error=str(exc), paused=paused))
-            continue
-        handle.account_usage(goal.goal_id, outcome.tokens_used, outcome.elapsed_s)
-        if not outcome.made_progress:
-            handle.suppress(True)
-        _end_turn(tl, goal.thread_id, 0)
-        items.append(TickItem(goal.thread_id, ran=True, outcome=outcome))
+        items.append(_tick_one(tl, claim, run_turn, max_failures))
     return items

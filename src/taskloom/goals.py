@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from taskloom.boards import check_thread_id
 from taskloom.domain import goals as ops
-from taskloom.domain.common import iso
+from taskloom.domain.common import UNSET, Unset, iso
 from taskloom.domain.errors import NotFound
 from taskloom.domain.events import GOAL_STATE
 from taskloom.domain.goals import Goal
@@ -26,7 +26,8 @@ Snapshot = dict[str, Any]
 GoalOp = Callable[[Goal | None, datetime], Goal | None]
 
 
-def _load(tx: Transaction, thread_id: str) -> tuple[Goal | None, int]:
+def load_goal(tx: Transaction, thread_id: str) -> tuple[Goal | None, int]:
+    """The thread's goal and its document version, read inside the caller's transaction."""
     doc = tx.load_doc(GOAL_KIND, thread_id)
     if doc is None or doc.state.get("goal") is None:
         return None, 0 if doc is None else doc.version
@@ -58,7 +59,7 @@ class GoalHandle:
     def _mutate(self, op: GoalOp) -> Snapshot:
         now = self._tl.now()
         with self._tl.store.write() as tx:
-            goal, version = _load(tx, self.thread_id)
+            goal, version = load_goal(tx, self.thread_id)
             new = op(goal, now)
             if new is goal or new == goal:
                 return _snapshot(self.thread_id, version, goal)
@@ -68,12 +69,12 @@ class GoalHandle:
 
     def get(self) -> Snapshot:
         with self._tl.store.read() as tx:
-            goal, version = _load(tx, self.thread_id)
+            goal, version = load_goal(tx, self.thread_id)
         return _snapshot(self.thread_id, version, goal)
 
     def goal(self) -> Goal | None:
         with self._tl.store.read() as tx:
-            return _load(tx, self.thread_id)[0]
+            return load_goal(tx, self.thread_id)[0]
 
     def set(
         self,
@@ -114,8 +115,12 @@ class GoalHandle:
         return self._mutate(lambda g, now: None)
 
     def set_budget(
-        self, token_budget: int | None, *, time_budget_s: float | None = None
+        self,
+        token_budget: int | Unset | None = UNSET,
+        *,
+        time_budget_s: float | Unset | None = UNSET,
     ) -> Snapshot:
+        """Host control: ``None`` removes a budget; a budget not given is left as it is."""
         return self._mutate(
             lambda g, now: ops.set_budget(
                 _need(g), token_budget, now=now, time_budget_s=time_budget_s

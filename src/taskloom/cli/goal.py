@@ -78,7 +78,7 @@ def budget(
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Set, raise or remove the token budget.
+    """Set, raise or remove the token budget (a time budget is kept).
 
     Example: taskloom goal budget my-thread 500000
     """

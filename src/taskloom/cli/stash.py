@@ -68,7 +68,9 @@ def read(
     result_id: ResultId,
     path: Annotated[str | None, typer.Option(help="JSONPath, e.g. '$.items[0]'.")] = None,
     lines: Annotated[str | None, typer.Option(help="Line range, e.g. '120-180'.")] = None,
-    page: Annotated[int | None, typer.Option(help="Page number (1-based).")] = None,
+    page: Annotated[
+        int | None, typer.Option(help="Page number (1-based); with --path, of the matches.")
+    ] = None,
     db: DbOption = None,
 ) -> None:
     """Print an exact slice of a stashed result, as the `read_result` tool would.

@@ -10,7 +10,9 @@ Rules kept here (and bugs of the seed fixed here):
 - at most one card is ``in_progress``; breaking that is an error, never silently repaired;
 - a card that is not ``blocked`` has no blocker (leaving ``blocked`` clears it);
 - ``updated_at`` moves only on the cards that actually changed;
-- ``replace`` drops empty-title cards *before* checking the invariant.
+- ``replace`` drops empty-title cards *before* checking the invariant;
+- card text must be storable on every backend (no NUL, no lone surrogates);
+- a model never approves a plan: :func:`check_model_change` gates the model's writes.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from taskloom.domain.common import UNSET, Unset, clean_list, iso, non_empty
+from taskloom.domain.common import UNSET, Unset, clean_list, iso, non_empty, storable_size
 from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound
 
 IdFactory = Callable[[], str]
@@ -282,11 +284,42 @@ _TEXT_FIELDS = ("objective", "assigned_agent", "notes", "blocker", "active_form"
 _LIST_FIELDS = ("plan", "allowed_tools", "acceptance_criteria", "evidence")
 
 
+def _storable(value: str, name: str) -> str:
+    """Refuse text neither backend can hold the same way, before it reaches a statement."""
+    storable_size(value, name)
+    return value
+
+
+def _storable_json(value: Any, name: str) -> None:
+    """Every string (keys included) of host-supplied JSON such as ``source_metadata``."""
+    if isinstance(value, str):
+        _storable(value, name)
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            _storable_json(key, name)
+            _storable_json(item, name)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _storable_json(item, name)
+
+
 def _clean_title(title: str) -> str:
-    title = " ".join(title.split())
+    title = " ".join(_storable(title, "todo content").split())
     if not title:
         raise InvalidInput("todo content must not be empty")
     return title
+
+
+def _clean_text(value: str | None, name: str) -> str | None:
+    return non_empty(None if value is None else _storable(value, name))
+
+
+def _clean_items(items: Sequence[str] | None, name: str) -> tuple[str, ...]:
+    return clean_list([_storable(i, name) for i in items or ()])
+
+
+def _clean_id(value: str | Unset | None) -> str | None:
+    return None if isinstance(value, Unset) else _clean_text(value, "todo id")
 
 
 def _apply_patch(card: Card, patch: CardPatch) -> Card:
@@ -298,14 +331,15 @@ def _apply_patch(card: Card, patch: CardPatch) -> Card:
     for name in _TEXT_FIELDS:
         value = getattr(patch, name)
         if not isinstance(value, Unset):
-            changes[name] = non_empty(value)
+            changes[name] = _clean_text(value, name)
     for name in _LIST_FIELDS:
         value = getattr(patch, name)
         if not isinstance(value, Unset):
-            changes[name] = clean_list(value)
+            changes[name] = _clean_items(value, name)
     if not isinstance(patch.approval_mode, Unset):
         changes["approval_mode"] = parse_approval_mode(patch.approval_mode)
     if not isinstance(patch.source_metadata, Unset):
+        _storable_json(patch.source_metadata, "source_metadata")
         changes["source_metadata"] = patch.source_metadata
     new = dataclasses.replace(card, **changes)
     if new.status is not CardStatus.BLOCKED and new.blocker is not None:
@@ -438,8 +472,7 @@ def replace(board: Board, items: Sequence[CardPatch], *, now: datetime, new_id: 
         title = "" if isinstance(item.title, Unset) else " ".join(item.title.split())
         if not title:
             continue
-        given = None if isinstance(item.id, Unset) else non_empty(item.id)
-        card_id = given or new_id()
+        card_id = _clean_id(item.id) or new_id()
         base = Card(id=card_id, title=title)
         old = before.get(card_id)
         if old is not None:
@@ -467,7 +500,7 @@ def upsert(
     named: dict[str, Card] = {}
     order: list[str] = []
     for item in items:
-        given = None if isinstance(item.id, Unset) else non_empty(item.id)
+        given = _clean_id(item.id)
         old = named.get(given) if given else None
         old = old or (by_id.get(given) if given else None)
         if old is None:
@@ -520,8 +553,55 @@ def set_session_thread(
     board: Board, card_id: str, session_thread_id: str | None, *, now: datetime
 ) -> Board:
     i = _index(board, card_id)
-    card = dataclasses.replace(board.cards[i], session_thread_id=non_empty(session_thread_id))
+    thread = _clean_text(session_thread_id, "session_thread_id")
+    card = dataclasses.replace(board.cards[i], session_thread_id=thread)
     return _commit(board, _with_card(board, i, card), now)
+
+
+# --- the model's gate -------------------------------------------------------------------------
+
+_APPROVED_STATUSES = frozenset(
+    {CardStatus.READY, CardStatus.IN_PROGRESS, CardStatus.BLOCKED, CardStatus.DONE}
+)
+
+
+def _waits_for_person(card: Card) -> bool:
+    """Awaiting approval, or an approval-required card that a person has not approved yet."""
+    return card.status is CardStatus.AWAITING_APPROVAL or (
+        card.approval_mode is ApprovalMode.REQUIRED and card.status not in _APPROVED_STATUSES
+    )
+
+
+def _check_model_card(old: Card | None, new: Card) -> None:
+    required = old is not None and old.approval_mode is ApprovalMode.REQUIRED
+    if required and new.approval_mode is not ApprovalMode.REQUIRED:
+        raise InvariantViolation(
+            f"card '{new.id}' requires a person's approval; only a person can change "
+            "its approval_mode"
+        )
+    before = old if old is not None else dataclasses.replace(new, status=CardStatus.TODO)
+    if not _waits_for_person(before) or new.status is CardStatus.REJECTED:
+        return
+    if not _waits_for_person(new):
+        raise InvariantViolation(
+            f"card '{new.id}' is waiting for a person to approve its plan; a model cannot "
+            f"approve or start it (status '{new.status.value}' refused). Keep it "
+            "awaiting_approval and ask the user, or withdraw it with revise_plan"
+        )
+
+
+def check_model_change(before: Board, after: Board) -> None:
+    """Refuse a model's write that does what only a person may: approve a plan, start or
+    finish a card still waiting for approval, or drop a card's approval requirement.
+
+    Hosts (CLI, API, panel) are not gated; ``decide_plan`` is their way to approve. A model may
+    still withdraw a waiting card (rejected, ``revise_plan``) or remove it.
+    """
+    old = {c.id: c for c in before.cards}
+    for card in after.cards:
+        previous = old.get(card.id)
+        if previous is not card:
+            _check_model_card(previous, card)
 
 
 # --- rendering --------------------------------------------------------------------------------

@@ -10,23 +10,30 @@ Pure transitions, ``now`` and ids injected. The budget rules close the seed's es
   tokens) but only an active goal flips to budget_limited; every accounted turn stamps
   ``last_activity_at`` (zero-usage turns included), so an idle filter never picks the same
   goal forever;
-- ``account_usage`` is a compare-and-set on ``goal_id``: a stale id changes nothing.
+- the model's ``goal_set`` never undoes a host control: a paused or blocked goal stays so and
+  continuation suppression stays set (only the host or a user turn lifts them);
+- ``account_usage`` is a compare-and-set on ``goal_id``: a stale id changes nothing. The ids a
+  goal had before its objective was rephrased still count as current (``replaced_goal_ids``), so
+  a turn that rephrased the objective is charged in full; after a clear they are gone.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import enum
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from xml.sax.saxutils import escape
 
-from taskloom.domain.common import iso, non_empty
+from taskloom.domain.common import UNSET, Unset, iso, non_empty, storable_size
 from taskloom.domain.errors import InvalidInput, InvariantViolation
 
 MAX_OBJECTIVE = 4000
+MAX_REPLACED_IDS = 256
+"""How many earlier goal ids (one per objective change) still accept usage."""
 
 
 class GoalStatus(enum.StrEnum):
@@ -53,6 +60,7 @@ class Goal:
     created_at: str = ""
     updated_at: str = ""
     last_activity_at: str = ""
+    replaced_goal_ids: tuple[str, ...] = ()
 
     @property
     def tokens_remaining(self) -> int | None:
@@ -74,7 +82,12 @@ class Goal:
         names = {f.name for f in dataclasses.fields(cls)}
         fields = {k: v for k, v in data.items() if k in names}
         fields["status"] = GoalStatus(fields.get("status", "active"))
+        fields["replaced_goal_ids"] = tuple(fields.get("replaced_goal_ids", ()))
         return cls(**fields)
+
+    def answers_to(self, goal_id: str) -> bool:
+        """Whether usage reported for ``goal_id`` belongs to this goal (current or rephrased)."""
+        return goal_id == self.goal_id or goal_id in self.replaced_goal_ids
 
 
 def _check_budget(token_budget: int | None) -> int | None:
@@ -83,8 +96,23 @@ def _check_budget(token_budget: int | None) -> int | None:
     return token_budget
 
 
+def _check_time_budget(time_budget_s: float | None) -> float | None:
+    if time_budget_s is not None and (
+        isinstance(time_budget_s, bool) or not math.isfinite(time_budget_s) or time_budget_s <= 0
+    ):
+        raise InvalidInput(f"time_budget_s must be a positive number (got {time_budget_s})")
+    return time_budget_s
+
+
+def _text(value: str | None, name: str) -> str | None:
+    """Trimmed text that both backends can store (no NUL, no lone surrogate), or ``None``."""
+    if value is not None:
+        storable_size(value, name)
+    return non_empty(value)
+
+
 def _objective(text: str) -> str:
-    objective = non_empty(text)
+    objective = _text(text, "objective")
     if objective is None:
         raise InvalidInput("objective must not be empty")
     if len(objective) > MAX_OBJECTIVE:
@@ -120,8 +148,7 @@ def set_goal(
     """
     text = _objective(objective)
     _check_budget(token_budget)
-    if time_budget_s is not None and time_budget_s <= 0:
-        raise InvalidInput(f"time_budget_s must be positive (got {time_budget_s})")
+    _check_time_budget(time_budget_s)
     stamp = iso(now)
     if current is None:
         goal = Goal(
@@ -150,31 +177,47 @@ def set_goal(
         and (time_budget == current.time_budget_s)
     ):
         return current
-    limited = current.status is GoalStatus.BUDGET_LIMITED and not host
-    status = GoalStatus.BUDGET_LIMITED if limited else GoalStatus.ACTIVE
+    status = _status_after_set(current, host)
     goal = dataclasses.replace(
         current,
-        goal_id=new_id() if text != current.objective else current.goal_id,
         objective=text,
         status=status,
         token_budget=budget,
         time_budget_s=time_budget,
-        reason=None,
+        reason=current.reason if status is current.status else None,
         evidence=None,
-        continuation_suppressed=False,
+        continuation_suppressed=current.continuation_suppressed and not host,
         updated_at=stamp,
     )
+    if text != current.objective:
+        goal = _new_version(goal, new_id())
     return _settle(goal)
+
+
+_HELD = (GoalStatus.PAUSED, GoalStatus.BLOCKED, GoalStatus.BUDGET_LIMITED)
+"""Statuses a model's ``goal_set`` keeps: lifting them is the host's (or a user turn's) call."""
+
+
+def _status_after_set(current: Goal, host: bool) -> GoalStatus:
+    if not host and current.status in _HELD:
+        return current.status
+    return GoalStatus.ACTIVE
+
+
+def _new_version(goal: Goal, goal_id: str) -> Goal:
+    """A new objective gets a new id; the old one keeps accepting the usage of turns in flight."""
+    replaced = (*goal.replaced_goal_ids, goal.goal_id)[-MAX_REPLACED_IDS:]
+    return dataclasses.replace(goal, goal_id=goal_id, replaced_goal_ids=replaced)
 
 
 def complete(goal: Goal, evidence: str | None, *, now: datetime) -> Goal:
     if goal.status is GoalStatus.COMPLETE:
         return goal
-    return _touch(goal, now, status=GoalStatus.COMPLETE, evidence=non_empty(evidence))
+    return _touch(goal, now, status=GoalStatus.COMPLETE, evidence=_text(evidence, "evidence"))
 
 
 def block(goal: Goal, reason: str, *, now: datetime) -> Goal:
-    why = non_empty(reason)
+    why = _text(reason, "reason")
     if why is None:
         raise InvalidInput("a blocked goal needs a reason")
     if goal.status is GoalStatus.COMPLETE:
@@ -186,7 +229,7 @@ def pause(goal: Goal, *, now: datetime, reason: str | None = None) -> Goal:
     """Host control: stop auto-continuation until resumed."""
     if goal.status not in (GoalStatus.ACTIVE, GoalStatus.BLOCKED):
         raise InvariantViolation(f"only an active or blocked goal can be paused ({goal.status})")
-    return _touch(goal, now, status=GoalStatus.PAUSED, reason=non_empty(reason))
+    return _touch(goal, now, status=GoalStatus.PAUSED, reason=_text(reason, "reason"))
 
 
 def resume(goal: Goal, *, now: datetime) -> Goal:
@@ -198,11 +241,22 @@ def resume(goal: Goal, *, now: datetime) -> Goal:
 
 
 def set_budget(
-    goal: Goal, token_budget: int | None, *, now: datetime, time_budget_s: float | None = None
+    goal: Goal,
+    token_budget: int | Unset | None = UNSET,
+    *,
+    now: datetime,
+    time_budget_s: float | Unset | None = UNSET,
 ) -> Goal:
-    """Host control: set, raise or remove (``None``) the budget; lifts budget_limited if room."""
-    _check_budget(token_budget)
-    goal = _touch(goal, now, token_budget=token_budget, time_budget_s=time_budget_s)
+    """Host control: set, raise or remove (``None``) a budget; a budget not given is kept.
+
+    Lifts budget_limited only when no budget (token or time) is still exceeded.
+    """
+    changes: dict[str, Any] = {}
+    if not isinstance(token_budget, Unset):
+        changes["token_budget"] = _check_budget(token_budget)
+    if not isinstance(time_budget_s, Unset):
+        changes["time_budget_s"] = _check_time_budget(time_budget_s)
+    goal = _touch(goal, now, **changes)
     if goal.status is GoalStatus.BUDGET_LIMITED and not goal.over_budget():
         goal = dataclasses.replace(goal, status=GoalStatus.ACTIVE)
     return _settle(goal)
@@ -217,10 +271,14 @@ def suppress(goal: Goal, suppressed: bool, *, now: datetime) -> Goal:
 def account_usage(
     goal: Goal, goal_id: str, tokens: int, seconds: float, *, now: datetime
 ) -> tuple[Goal, bool]:
-    """Charge one turn. Returns ``(goal, applied)``; a stale ``goal_id`` changes nothing."""
+    """Charge one turn. Returns ``(goal, applied)``; a stale ``goal_id`` changes nothing.
+
+    An id replaced by an objective change is not stale: the turn ran for this goal, and
+    dropping its usage would let a rephrase buy free tokens.
+    """
     if tokens < 0 or seconds < 0:
         raise InvalidInput("usage cannot be negative")
-    if goal_id != goal.goal_id:
+    if not goal.answers_to(goal_id):
         return goal, False
     stamp = iso(now)
     charged = dataclasses.replace(
@@ -233,8 +291,13 @@ def account_usage(
     return _settle(charged), True
 
 
+def framed(tag: str, text: str) -> str:
+    """User or model text as XML-escaped data inside ``<tag>``, so it cannot close the frame."""
+    return f"<{tag}>{escape(text)}</{tag}>"
+
+
 def _objective_element(goal: Goal) -> str:
-    return f"<objective>{escape(goal.objective)}</objective>"
+    return framed("objective", goal.objective)
 
 
 def context_block(goal: Goal) -> str | None:

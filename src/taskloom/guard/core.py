@@ -30,7 +30,7 @@ from taskloom.domain.stash import StashFacts, json_shape, placeholder, result_id
 from taskloom.guard import stash as sql
 from taskloom.guard.clean import clean
 from taskloom.guard.compact import compact, dumps
-from taskloom.guard.retrieve import Extraction, extract_local, read_slice
+from taskloom.guard.retrieve import Extraction, extract_local, read_slice, view_text
 from taskloom.guard.summarize import cache_key, map_reduce, summarize
 from taskloom.guard.tokens import DEFAULT_ENCODING, Counter, counter
 
@@ -139,6 +139,7 @@ class Guard:
             return Wrapped(minified, "pass", tokens)
         original = output if isinstance(output, str) else minified
         rid = result_id(tool, original)
+        lines = view_text(original, True).count("\n") + 1  # as read_result numbers them
         comp = compact(value)
         comp_tokens = self.count(comp.text)
         if comp_tokens <= self.config.compacted_max_tokens:
@@ -147,7 +148,7 @@ class Guard:
                 f"→ {comp_tokens:,}; {comp.report()}; the exact original: "
                 f'read_result(result_id="{rid}", path="$…")]\n{comp.text}'
             )
-            self._put(tool, rid, original, True, tokens, shown)
+            self._put(tool, rid, original, True, tokens, shown, lines=lines)
             return Wrapped(shown, "compacted", self.count(shown), rid)
         facts = StashFacts(
             result_id=rid,
@@ -155,7 +156,7 @@ class Guard:
             tokens=self.count(original) if original is not minified else tokens,
             encoding=self.config.encoding,
             bytes=len(original.encode()),
-            lines=original.count("\n") + 1,
+            lines=lines,
             shape=json_shape(value),
             preview=comp.text[: self.config.preview_chars],
             is_json=True,
@@ -296,10 +297,13 @@ class Guard:
             raise InvalidInput("result_id is required")
         with self._tl.store.read() as tx:
             row = sql.get(tx, self.thread_id, rid, self._tl.now())
+            expired = None if row is not None else sql.expired_at(tx, self.thread_id, rid)
             gone = None if row is not None else sql.last_event(tx, self.thread_id, rid)
         if row is None:
             why = ""
-            if gone is not None and gone["action"] in ("evicted", "expired"):
+            if expired is not None:
+                why = f" It expired at {expired} (TTL reached)."
+            elif gone is not None and gone["action"] in ("evicted", "expired"):
                 why = f" It was {gone['action']} at {gone['created_at']} ({gone['detail']})."
             raise NotFound(
                 f"no stashed result '{rid}' in this thread.{why} "
@@ -340,7 +344,7 @@ class Guard:
             return self._render_local(rid, query, local)
         content = row["content"]
         if is_json:
-            content = json.dumps(json.loads(content), indent=1, ensure_ascii=False)
+            content = view_text(content, True)  # chunk line numbers are read_result's
         result = map_reduce(
             self.config.llm,
             row["tool_name"],

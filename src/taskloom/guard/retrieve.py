@@ -100,6 +100,8 @@ _LINES_ARG = re.compile(r"^\s*(\d+)\s*(?:[-:]\s*(\d+)?)?\s*$")
 MAX_FRAGMENTS = 3
 MAX_FIELDS = 14
 MAX_SCALAR_CHARS = 300
+HEADER_TOKENS = 100
+PRETTY_NOTE = " (of the JSON pretty-printed with 2-space indent)"
 
 
 def view_text(content: str, is_json: bool) -> str:
@@ -111,17 +113,127 @@ def view_text(content: str, is_json: bool) -> str:
 
 # --- exact reads --------------------------------------------------------------------------------
 
+Pos = tuple[int, int]
+"""A place in a list of lines: (line index, character offset in that line)."""
 
-def _cut_lines(lines: list[str], start: int, cap: int, count: Callable[[str], int]) -> int:
-    """How many lines from ``start`` fit under ``cap`` tokens (at least one)."""
-    used, end = 0, start
-    while end < len(lines):
-        cost = count(lines[end]) + 1
-        if end > start and used + cost > cap:
+
+def _header_reserve(cap: int) -> int:
+    """Tokens kept back from a slice's body for its header, so the whole reply fits the cap."""
+    return min(HEADER_TOKENS, cap // 4)
+
+
+def _fit(text: str, budget: int, count: Callable[[str], int]) -> tuple[int, int]:
+    """The longest prefix of ``text`` costing at most ``budget`` tokens, as (chars, tokens).
+
+    The probe grows from a guess rather than counting the whole text, so a 300 KB line costs a
+    few counts of cap-sized strings. A ``str`` slice falls between code points, so a multi-byte
+    UTF-8 character is never split.
+    """
+    lo, lo_cost, hi = 0, 0, max(16, budget * 4)
+    while hi < len(text):
+        cost = count(text[:hi])
+        if cost > budget:
             break
-        used += cost
-        end += 1
-    return end
+        lo, lo_cost, hi = hi, cost, hi * 2
+    else:
+        cost = count(text)
+        if cost <= budget:
+            return len(text), cost
+        hi = len(text)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        cost = count(text[:mid])
+        if cost <= budget:
+            lo, lo_cost = mid, cost
+        else:
+            hi = mid
+    return lo, lo_cost
+
+
+def _split_point(text: str, fits: int) -> int:
+    """Where to split an over-long line: after a space in the last quarter of what fits, so
+    words stay whole, else where the budget ends (always at least one character)."""
+    space = text.rfind(" ", fits - fits // 4, fits)
+    return space + 1 if space > 0 else max(1, fits)
+
+
+def _cut(lines: list[str], start: Pos, stop: int, budget: int, count: Callable[[str], int]) -> Pos:
+    """Where a slice from ``start`` ends under ``budget`` tokens, reading up to line ``stop``.
+
+    Whole lines are taken while they fit. A line that does not fit in what is left starts the
+    next slice; a line longer than the whole budget is split, so a slice never exceeds the cap
+    and every slice makes progress. Pages and line reads share this, so the rest of a split
+    line always begins a page.
+    """
+    line, col = start
+    used = 0
+    while line < stop:
+        rest = lines[line][col:]
+        room = budget - used - 1  # one for the newline
+        if room < 0:
+            break
+        fits, cost = _fit(rest, room, count)
+        if fits == len(rest):
+            used += cost + 1
+            line, col = line + 1, 0
+            continue
+        if used:
+            break
+        return line, col + _split_point(rest, fits)
+    return line, col
+
+
+def _page_start(lines: list[str], page: int, budget: int, count: Callable[[str], int]) -> Pos:
+    if page < 1:
+        raise InvalidInput(f"pages are numbered from 1 (got {page})")
+    start: Pos = (0, 0)
+    for done in range(1, page):
+        start = _cut(lines, start, len(lines), budget, count)
+        if start >= (len(lines), 0):
+            raise InvalidInput(f"page {page} is past the end (there are {done} page(s))")
+    return start
+
+
+def _page_at(lines: list[str], pos: Pos, budget: int, count: Callable[[str], int]) -> int:
+    """The number of the page that starts at ``pos`` (the first one at or after it)."""
+    page, start = 1, (0, 0)
+    while start < pos:
+        start = _cut(lines, start, len(lines), budget, count)
+        page += 1
+    return page
+
+
+def _span(lines: list[str], start: Pos, end: Pos) -> str:
+    """'lines 5-7 of 200', saying where a split line begins or stops."""
+    (first, c0), (l1, c1) = start, end
+    last = l1 + 1 if c1 else l1
+    text = f"lines {first + 1}-{last} of {len(lines)}"
+    if first + 1 == last and (c0 or c1):
+        return text + f", chars {c0 + 1}-{c1 or len(lines[first])} of {len(lines[first])}"
+    if c0:
+        text += f" (line {first + 1} from char {c0 + 1})"
+    if c1:
+        text += f" (line {last} up to char {c1} of {len(lines[l1])})"
+    return text
+
+
+def _remaining(lines: list[str], end: Pos) -> str:
+    """What follows ``end``: '12 more lines', 'the rest of line 3 (900 more chars)', or both."""
+    line, col = end
+    after = len(lines) - line - (1 if col else 0)
+    parts = [f"the rest of line {line + 1} ({len(lines[line]) - col} more chars)"] if col else []
+    if after:
+        parts.append(f"{after} more lines")
+    return " and ".join(parts)
+
+
+def _text(lines: list[str], start: Pos, end: Pos) -> str:
+    (l0, c0), (l1, c1) = start, end
+    shown = lines[l0 : l1 + 1] if c1 else lines[l0:l1]
+    if c1:
+        shown[-1] = shown[-1][:c1]
+    shown[0] = shown[0][c0:]
+    return "\n".join(shown)
 
 
 def read_slice(
@@ -134,46 +246,70 @@ def read_slice(
     cap: int,
     count: Callable[[str], int],
 ) -> str:
-    """An exact slice with a header naming it and what remains."""
-    chosen = [name for name, v in (("path", path), ("lines", lines), ("page", page)) if v]
-    if len(chosen) > 1:
-        raise InvalidInput(f"give one of path, lines or page (got {', '.join(chosen)})")
+    """An exact slice under ``cap`` tokens (header included), naming what it shows and how to
+    read what remains. ``page`` goes alone or pages through what ``path`` matched."""
+    if path and lines:
+        raise InvalidInput("give one of path, lines or page (got path, lines)")
+    if lines and page is not None:
+        raise InvalidInput("give one of path, lines or page (got lines, page)")
+    budget = max(1, cap - _header_reserve(cap))
+    number = 1 if page is None else page
     if path:
-        if not is_json:
-            raise InvalidInput("`path` works on JSON results; this one is text: use `lines`")
-        matches = json_path(json.loads(content), path)
-        if not matches:
-            raise InvalidInput(f"JSONPath {path!r} matches nothing in this result")
-        body = "\n".join(f"{p}: {json.dumps(v, indent=2, ensure_ascii=False)}" for p, v in matches)
-        text_lines = body.split("\n")
-        end = _cut_lines(text_lines, 0, cap, count)
-        head = f"[{path} · {len(matches)} match(es)]"
-        if end < len(text_lines):
-            head += (
-                f" — first {end} of {len(text_lines)} lines shown (token cap {cap}); "
-                "narrow the path to see the rest"
-            )
-        return head + "\n" + "\n".join(text_lines[:end])
+        return _read_path(content, is_json, path, number, budget, count)
     all_lines = view_text(content, is_json).split("\n")
-    total = len(all_lines)
-    if page:
-        start = 0
-        for _ in range(page - 1):
-            start = _cut_lines(all_lines, start, cap, count)
-            if start >= total:
-                raise InvalidInput(f"page {page} is past the end ({total} lines)")
-        end = _cut_lines(all_lines, start, cap, count)
-    else:
-        first, last = _parse_lines(lines or "1", total)
-        start = first - 1
-        end = min(_cut_lines(all_lines, start, cap, count), last)
-    note = f"lines {start + 1}-{end} of {total}"
-    if is_json:
-        note += " (of the JSON pretty-printed with 2-space indent)"
-    if end < total:
-        nxt = f"page={page + 1}" if page else f'lines="{end + 1}-{min(total, end + end - start)}"'
-        note += f"; {total - end} more lines: read_result(..., {nxt})"
-    return f"[{note}]\n" + "\n".join(all_lines[start:end])
+    if page is not None or not lines:
+        return _read_page(all_lines, is_json, number, budget, count)
+    return _read_lines(all_lines, is_json, lines, budget, count)
+
+
+def _read_path(
+    content: str, is_json: bool, path: str, page: int, budget: int, count: Callable[[str], int]
+) -> str:
+    if not is_json:
+        raise InvalidInput("`path` works on JSON results; this one is text: use `lines`")
+    matches = json_path(json.loads(content), path)
+    if not matches:
+        raise InvalidInput(f"JSONPath {path!r} matches nothing in this result")
+    body = "\n".join(f"{p}: {json.dumps(v, indent=2, ensure_ascii=False)}" for p, v in matches)
+    body_lines = body.split("\n")
+    start = _page_start(body_lines, page, budget, count)
+    end = _cut(body_lines, start, len(body_lines), budget, count)
+    head = f"[{path} · {len(matches)} match(es)"
+    if (start, end) != ((0, 0), (len(body_lines), 0)):
+        head += f" · shown: {_span(body_lines, start, end)}"
+    if end < (len(body_lines), 0):
+        nxt = f"path={json.dumps(path)}, page={page + 1}"
+        head += f"; {_remaining(body_lines, end)}: read_result(..., {nxt}) or narrow the path"
+    return head + "]\n" + _text(body_lines, start, end)
+
+
+def _read_page(
+    lines: list[str], is_json: bool, page: int, budget: int, count: Callable[[str], int]
+) -> str:
+    start = _page_start(lines, page, budget, count)
+    end = _cut(lines, start, len(lines), budget, count)
+    note = _span(lines, start, end) + (PRETTY_NOTE if is_json else "")
+    if end < (len(lines), 0):
+        note += f"; {_remaining(lines, end)}: read_result(..., page={page + 1})"
+    return f"[{note}]\n" + _text(lines, start, end)
+
+
+def _read_lines(
+    lines: list[str], is_json: bool, spec: str, budget: int, count: Callable[[str], int]
+) -> str:
+    first, last = _parse_lines(spec, len(lines))
+    start: Pos = (first - 1, 0)
+    end = _cut(lines, start, last, budget, count)
+    note = _span(lines, start, end) + (PRETTY_NOTE if is_json else "")
+    line, col = end
+    if col:
+        nxt = f"page={_page_at(lines, end, budget, count)}"
+        note += f"; line {line + 1} is longer than the token cap, so it is split"
+        note += f"; {_remaining(lines, end)}: read_result(..., {nxt})"
+    elif line < len(lines):
+        nxt = f'lines="{line + 1}-{min(len(lines), 2 * line - start[0])}"'
+        note += f"; {len(lines) - line} more lines: read_result(..., {nxt})"
+    return f"[{note}]\n" + _text(lines, start, end)
 
 
 def _parse_lines(spec: str, total: int) -> tuple[int, int]:
@@ -182,10 +318,12 @@ def _parse_lines(spec: str, total: int) -> tuple[int, int]:
         raise InvalidInput(f"`lines` must look like '120-180' or '120-' (got {spec!r})")
     first = int(match.group(1))
     last = int(match.group(2)) if match.group(2) else total
-    if first < 1 or last < first:
-        raise InvalidInput(f"`lines` range {spec!r} is empty or starts before line 1")
+    if first < 1:
+        raise InvalidInput(f"`lines` range {spec!r} starts before line 1")
     if first > total:
-        raise InvalidInput(f"line {first} is past the end ({total} lines)")
+        raise InvalidInput(f"line {first} is past the end (the result has {total} lines)")
+    if last < first:
+        raise InvalidInput(f"`lines` range {spec!r} is empty (it ends before it starts)")
     return first, min(last, total)
 
 
@@ -220,9 +358,25 @@ def _children(value: Any, path: str) -> Iterator[tuple[str, Any]]:
             yield child_path(path, i), v
 
 
-def _compare(left: Any, op: str, raw: str) -> bool:
+def _filter_value(raw: str) -> Any:
+    """The right-hand side of a filter: a quoted string, or a JSON number, true, false or null.
+
+    Parsed once, before any node is compared, so a bad value is an error even when no node
+    has the key.
+    """
     raw = raw.strip()
-    right: Any = raw[1:-1] if raw[:1] in "'\"" and raw[-1:] == raw[:1] else json.loads(raw)
+    if len(raw) >= 2 and raw[0] in "'\"" and raw[-1] == raw[0]:
+        return raw[1:-1]
+    try:
+        return json.loads(raw)
+    except ValueError:
+        raise InvalidInput(
+            f"JSONPath filter value {raw!r} is not a number, true, false or null: "
+            f"quote a string, e.g. [?(@.state=='open')] or [?(@.login==\"{raw}\")]"
+        ) from None
+
+
+def _compare(left: Any, op: str, right: Any) -> bool:
     try:
         return bool(
             {
@@ -251,6 +405,7 @@ def json_path(value: Any, expr: str) -> list[tuple[str, Any]]:
         if m is None:
             raise InvalidInput(f"cannot parse JSONPath {expr!r} at {expr[pos:]!r}")
         pos = m.end()
+        right = _filter_value(m.group("fval")) if m.group("fkey") is not None else None
         nxt: list[tuple[str, Any]] = []
         for path, node in current:
             if m.group("deep") is not None:
@@ -273,11 +428,11 @@ def json_path(value: Any, expr: str) -> list[tuple[str, Any]]:
             elif m.group("star") is not None:
                 nxt.extend(_children(node, path))
             else:
-                fkey, op, fval = m.group("fkey"), m.group("op"), m.group("fval")
+                fkey, op = m.group("fkey"), m.group("op")
                 nxt.extend(
                     (p, v)
                     for p, v in _children(node, path)
-                    if isinstance(v, dict) and fkey in v and _compare(v[fkey], op, fval)
+                    if isinstance(v, dict) and fkey in v and _compare(v[fkey], op, right)
                 )
         current = nxt
     return current

@@ -4,8 +4,10 @@ Everything here takes an open :class:`~taskloom.store.base.Transaction` and uses
 with ``?`` placeholders, so SQLite and PostgreSQL behave the same. Every query is scoped by
 ``thread_id``: a result stashed in one thread does not exist for another.
 
-Eviction is oldest-first (by ``created_at``, then id) and logged, both to ``stash_log`` (so
+Eviction takes the least recently stored first, and is logged, both to ``stash_log`` (so
 ``taskloom stash list`` can say why a handle is gone) and to the ``taskloom.guard`` logger.
+Recency is read from ``expires_at``: storing or re-wrapping a result sets it to now + TTL, while
+``created_at`` never moves, so ordering by it would evict a result the model just saw again.
 """
 
 from __future__ import annotations
@@ -46,11 +48,11 @@ def _log(tx: Transaction, thread: str, rid: str, action: str, detail: str, now: 
 def purge_expired(tx: Transaction, thread: str, now: datetime) -> int:
     stamp = iso(now)
     gone = tx.query(
-        "SELECT result_id FROM stash_results WHERE thread_id = ? AND expires_at <= ?",
+        "SELECT result_id, expires_at FROM stash_results WHERE thread_id = ? AND expires_at <= ?",
         (thread, stamp),
     )
     for row in gone:
-        _log(tx, thread, row["result_id"], "expired", "TTL reached", stamp)
+        _log(tx, thread, row["result_id"], "expired", f"TTL reached {row['expires_at']}", stamp)
     tx.execute("DELETE FROM stash_results WHERE thread_id = ? AND expires_at <= ?", (thread, stamp))
     return len(gone)
 
@@ -59,7 +61,8 @@ def put(tx: Transaction, row: Row, now: datetime, limits: Limits) -> str:
     """Store a result (or refresh its TTL if the same one is there); return its placeholder.
 
     A placeholder never changes once written: re-stashing identical output returns the
-    stored text. Then the oldest results are evicted until the thread is within quota.
+    stored text. Then the least recently stored results are evicted until the thread is
+    within quota.
     """
     thread, rid, stamp = row["thread_id"], row["result_id"], iso(now)
     tx.lock("stash", thread)  # PostgreSQL: one writer per thread, like SQLite's write lock
@@ -89,7 +92,7 @@ def put(tx: Transaction, row: Row, now: datetime, limits: Limits) -> str:
 def _evict(tx: Transaction, thread: str, keep: str, stamp: str, limits: Limits) -> None:
     rows = tx.query(
         "SELECT result_id, bytes FROM stash_results WHERE thread_id = ?"
-        " ORDER BY created_at, result_id",
+        " ORDER BY expires_at, created_at, result_id",
         (thread,),
     )
     total = sum(int(r["bytes"]) for r in rows)
@@ -108,7 +111,9 @@ def _evict(tx: Transaction, thread: str, keep: str, stamp: str, limits: Limits) 
             "DELETE FROM stash_results WHERE thread_id = ? AND result_id = ?",
             (thread, r["result_id"]),
         )
-        _log(tx, thread, r["result_id"], "evicted", reason + " (oldest first)", stamp)
+        _log(
+            tx, thread, r["result_id"], "evicted", reason + " (least recently stored first)", stamp
+        )
         total -= int(r["bytes"])
         count -= 1
 
@@ -119,6 +124,15 @@ def get(tx: Transaction, thread: str, rid: str, now: datetime) -> Row | None:
         " WHERE thread_id = ? AND result_id = ? AND expires_at > ?",
         (thread, rid, iso(now)),
     )
+
+
+def expired_at(tx: Transaction, thread: str, rid: str) -> str | None:
+    """When a result that is still in the table (not yet purged) expired, if it did."""
+    row = tx.query_one(
+        "SELECT expires_at FROM stash_results WHERE thread_id = ? AND result_id = ?",
+        (thread, rid),
+    )
+    return None if row is None else str(row["expires_at"])
 
 
 def list_results(tx: Transaction, thread: str, now: datetime) -> list[Row]:

@@ -7,6 +7,10 @@ NOTIFY from any process) and otherwise every ``poll_s`` seconds, which is how ch
 other processes on SQLite arrive: an indexed ``id > cursor`` range read is cheap enough to run
 twenty times a second. A client whose cursor is older than the window catches up from the
 table itself, then joins the shared window.
+
+The window is bounded by frame count and by total bytes: one event can be a whole board
+(hundreds of KB for a big one), so a count alone would let memory grow with event size. Reads
+from the table are sized the same way, in batches that grow only while the frames are small.
 """
 
 from __future__ import annotations
@@ -24,6 +28,13 @@ from taskloom.domain.events import TASK_STATE, Event
 from taskloom.store.base import Store
 
 READ_LIMIT = 1000
+"""The most frames one read returns."""
+READ_BYTES = 8 * 1024 * 1024
+"""About the most wire bytes one read returns (it stops after the batch that passes this)."""
+FIRST_BATCH = 16
+"""The first batch of a read: frame sizes are unknown until some have been seen."""
+WINDOW_FRAMES = 4096
+WINDOW_BYTES = 32 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,18 +59,57 @@ def to_frame(event: Event) -> Frame:
     return Frame(int(event.id or 0), event.type, event.thread_id, wire)
 
 
-def read_frames(store: Store, after: int, limit: int = READ_LIMIT) -> list[Frame]:
-    with store.read() as tx:
-        return [to_frame(e) for e in tx.events_after(after, limit=limit)]
+def read_frames(
+    store: Store, after: int, limit: int = READ_LIMIT, max_bytes: int = READ_BYTES
+) -> list[Frame]:
+    """Frames after ``after``, in id order: at most ``limit`` of them and about ``max_bytes``."""
+    return _read(store, after, limit, max_bytes)[0]
+
+
+def _read(store: Store, after: int, limit: int, max_bytes: int) -> tuple[list[Frame], bool]:
+    """Frames after ``after`` and whether a read stopped by a limit may have left more.
+
+    Each batch is its own short read; the next batch doubles at most, and only as far as the
+    largest frame seen so far still fits in what is left of ``max_bytes``, so a run of large
+    events is read a few at a time instead of ``limit`` at once."""
+    frames: list[Frame] = []
+    size = largest = 0
+    want = min(FIRST_BATCH, limit)
+    while True:
+        with store.read() as tx:
+            got = [to_frame(e) for e in tx.events_after(after, limit=want)]
+        frames += got
+        if len(got) < want:
+            return frames, False
+        for frame in got:
+            size += len(frame.wire)
+            largest = max(largest, len(frame.wire))
+        after = got[-1].id
+        want = min(2 * want, limit - len(frames), (max_bytes - size) // largest)
+        if want < 1:
+            return frames, True
 
 
 class EventHub:
-    def __init__(self, store: Store, *, poll_s: float = 0.05, window: int = 4096) -> None:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        poll_s: float = 0.05,
+        window: int = WINDOW_FRAMES,
+        window_bytes: int = WINDOW_BYTES,
+    ) -> None:
+        """``window`` frames and ``window_bytes`` of their wire bytes at most stay in memory
+        (the oldest go first; the newest frame stays even if it alone is larger)."""
+        if window < 1 or window_bytes < 1:
+            raise ValueError("the hub's window needs room for at least one frame")
         self.store = store
         self.poll_s = poll_s
         self.window = window
+        self.window_bytes = window_bytes
         self._ids: list[int] = []
         self._frames: list[Frame] = []
+        self._bytes = 0
         self.floor = 0  # the window holds every event with floor < id <= last
         self.last = 0
         self._tick = asyncio.Event()
@@ -98,6 +148,15 @@ class EventHub:
         """Read now: something was just written (call from the event loop)."""
         self._wake.set()
 
+    @property
+    def held_bytes(self) -> int:
+        """The wire bytes of the frames in the window."""
+        return self._bytes
+
+    @property
+    def held_frames(self) -> int:
+        return len(self._frames)
+
     def since(self, cursor: int) -> list[Frame] | None:
         """Frames after ``cursor`` from the window, or ``None`` if the window starts later."""
         if cursor < self.floor:
@@ -119,7 +178,9 @@ class EventHub:
                 await asyncio.wait_for(self._wake.wait(), self.poll_s)
             self._wake.clear()
             try:
-                frames = await asyncio.to_thread(read_frames, self.store, self.last)
+                frames, more = await asyncio.to_thread(
+                    _read, self.store, self.last, READ_LIMIT, READ_BYTES
+                )
             except Exception:  # a database hiccup must not kill every stream: retry next tick
                 await asyncio.sleep(self.poll_s)
                 continue
@@ -127,12 +188,21 @@ class EventHub:
                 continue
             self._ids += [f.id for f in frames]
             self._frames += frames
+            self._bytes += sum(len(f.wire) for f in frames)
             self.last = frames[-1].id
-            if len(self._frames) > self.window:
-                cut = len(self._frames) - self.window
-                self.floor = self._ids[cut - 1]
-                del self._ids[:cut], self._frames[:cut]
+            self._trim()
             tick, self._tick = self._tick, asyncio.Event()
             tick.set()
-            if len(frames) == READ_LIMIT:
+            if more:
                 self._wake.set()
+
+    def _trim(self) -> None:
+        """Drop the oldest frames until the window fits both limits (keeping the newest)."""
+        cut, held, size = 0, len(self._frames), self._bytes
+        while held - cut > 1 and (held - cut > self.window or size > self.window_bytes):
+            size -= len(self._frames[cut].wire)
+            cut += 1
+        if cut:
+            self.floor = self._ids[cut - 1]
+            self._bytes = size
+            del self._ids[:cut], self._frames[:cut]

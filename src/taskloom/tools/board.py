@@ -2,23 +2,25 @@
 
 The two compatibility tools exist for models trained on other harnesses; all three act on the
 same board. Plan approval (``decide_plan``) is deliberately not a model op: a plan that needs
-approval is approved by a person (CLI, API, web panel), not by the model that wrote it.
+approval is approved by a person (CLI, API, web panel), not by the model that wrote it, and
+every tool writes through ``BoardHandle.as_model()`` so no other op can do it either.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from taskloom.domain.board import CardPatch, CardStatus, parse_status
-from taskloom.domain.common import UNSET
+from taskloom.domain.board import Card, CardPatch, CardStatus, parse_status
+from taskloom.domain.common import UNSET, Unset
 from taskloom.domain.errors import InvalidInput
 from taskloom.tools.registry import REGISTRY, ToolContext, ToolResult, ToolSpec
 
 if TYPE_CHECKING:
-    from taskloom.boards import Snapshot
+    from taskloom.boards import BoardHandle, Snapshot
     from taskloom.client import Taskloom
 
 TODO_OPS = ("add", "edit", "update_status", "revise_plan", "remove", "replace", "clear", "list")
@@ -60,7 +62,9 @@ class TodoArgs(CardFields):
     op: Literal[
         "add", "edit", "update_status", "revise_plan", "remove", "replace", "clear", "list"
     ] = Field(description="Which board operation to run.")
-    id: str | None = Field(None, description="Card id (edit, update_status, remove).")
+    id: str | None = Field(
+        None, description="Card id (edit, update_status, remove); not for add: ids are assigned."
+    )
     content: str | None = Field(None, description="Card title (add; edit to rename).")
     status: str | None = Field(
         None, description=f"New status (add, edit, update_status): {STATUS_HELP}."
@@ -78,7 +82,11 @@ TODO_DESCRIPTION = (
     "current thread automatically: never pass a thread id. "
     "Ops: add(content, fields…) · edit(id, fields…) · update_status(id, status, blocker?) · "
     "revise_plan() rejects every card awaiting approval · remove(id) · replace(cards) · "
-    "clear() · list(). Every op returns the whole board with card ids."
+    "clear() · list(). Every op returns the whole board with card ids. In add and edit, "
+    'omitted or null fields are left as they are; send "" (text) or [] (list) to clear '
+    "one. A card `awaiting_approval` or with approval_mode `required` waits for a person "
+    "to approve its plan: you cannot approve, start or finish it, nor change its "
+    "approval_mode; ask the user, or withdraw it with revise_plan."
 )
 
 
@@ -96,11 +104,10 @@ def _board_result(snap: Snapshot) -> ToolResult:
 
 
 def _fields(args: CardFields) -> dict[str, Any]:
-    return {
-        name: getattr(args, name)
-        for name in CardFields.model_fields
-        if name in args.model_fields_set
-    }
+    """The card fields the model gave. An explicit null counts as not given: many models send
+    every parameter, null when unused, and that must not wipe a card (`""`/`[]` clear)."""
+    values = {name: getattr(args, name) for name in CardFields.model_fields}
+    return {name: value for name, value in values.items() if value is not None}
 
 
 def _need(value: str | None, op: str, name: str) -> str:
@@ -109,8 +116,13 @@ def _need(value: str | None, op: str, name: str) -> str:
     return value
 
 
+def _model_board(tl: Taskloom, ctx: ToolContext) -> BoardHandle:
+    """The thread's board, gated so the model cannot approve its own plans."""
+    return tl.board(ctx.thread_id or "").as_model()
+
+
 def _todo(tl: Taskloom, args: TodoArgs, ctx: ToolContext) -> ToolResult:
-    board = tl.board(ctx.thread_id or "")
+    board = _model_board(tl, ctx)
     fields = _fields(args)
     if args.status is not None:
         fields["status"] = parse_status(args.status)
@@ -118,6 +130,8 @@ def _todo(tl: Taskloom, args: TodoArgs, ctx: ToolContext) -> ToolResult:
     if op == "list":
         snap = board.list()
     elif op == "add":
+        if args.id is not None:
+            raise InvalidInput("op 'add' does not take `id`: the board assigns card ids")
         snap = board.add(_need(args.content, op, "content"), **fields)
     elif op == "edit":
         if args.content is not None:
@@ -174,8 +188,32 @@ TODO_WRITE_DESCRIPTION = (
 )
 
 
+_TODO_WRITE_STATUS = {
+    CardStatus.TODO: "pending",
+    CardStatus.AWAITING_APPROVAL: "pending",
+    CardStatus.READY: "pending",
+    CardStatus.BLOCKED: "pending",
+    CardStatus.REJECTED: "pending",
+    CardStatus.IN_PROGRESS: "in_progress",
+    CardStatus.DONE: "completed",
+}
+
+
+def _status_change(
+    card: Card | None, status: str, vocabulary: Mapping[CardStatus, str]
+) -> CardStatus | Unset:
+    """A compatibility tool's status, or UNSET when it already describes the card.
+
+    These vocabularies are coarser than the board's: resending an awaiting-approval, blocked
+    or rejected card as "pending" must keep that status (and its blocker), not reset it.
+    """
+    if card is not None and vocabulary[card.status] == status:
+        return UNSET
+    return parse_status(status)
+
+
 def _todo_write(tl: Taskloom, args: TodoWriteArgs, ctx: ToolContext) -> ToolResult:
-    board = tl.board(ctx.thread_id or "")
+    board = _model_board(tl, ctx)
     current = board.get()
     unused = {c.id: " ".join(c.title.split()) for c in current.cards}
     patches = []
@@ -184,11 +222,12 @@ def _todo_write(tl: Taskloom, args: TodoWriteArgs, ctx: ToolContext) -> ToolResu
         match = next((cid for cid, t in unused.items() if t == title), None)
         if match is not None:
             del unused[match]
+        card = current.find(match) if match is not None else None
         patches.append(
             CardPatch(
                 id=match,
                 title=title,
-                status=parse_status(item.status),
+                status=_status_change(card, item.status, _TODO_WRITE_STATUS),
                 active_form=item.activeForm,
             )
         )
@@ -241,15 +280,18 @@ TODO_LIST_DESCRIPTION = (
 
 
 def _todo_list(tl: Taskloom, args: HermesArgs, ctx: ToolContext) -> ToolResult:
-    board = tl.board(ctx.thread_id or "")
+    board = _model_board(tl, ctx)
     if args.todos is None:
         snap = board.list()
     else:
+        current = board.get()
         patches = [
             CardPatch(
                 id=item.id,
                 title=item.content if item.content and item.content.strip() else UNSET,
-                status=parse_status(item.status) if item.status else UNSET,
+                status=_status_change(current.find(item.id), item.status, _HERMES_STATUS)
+                if item.status
+                else UNSET,
             )
             for item in args.todos
         ]

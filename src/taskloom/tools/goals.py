@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from taskloom.domain.goals import framed
 from taskloom.tools.registry import REGISTRY, ToolContext, ToolResult, ToolSpec
 
 if TYPE_CHECKING:
@@ -44,6 +45,8 @@ class BudgetArgs(_Args):
 
 
 def render_goal(snap: dict[str, Any]) -> ToolResult:
+    """The goal as text. Objective and reason are written by users and models, so they appear
+    only XML-escaped inside their own elements, as in the prompt blocks, never as bare text."""
     goal = snap["goal"]
     if goal is None:
         return ToolResult(content="This thread has no goal.", data=snap)
@@ -52,11 +55,10 @@ def render_goal(snap: dict[str, Any]) -> ToolResult:
         if goal["token_budget"] is not None
         else f"{goal['tokens_used']} tokens, no budget"
     )
-    lines = [f"Goal ({goal['status']}; {budget}): {goal['objective']}"]
+    lines = [f"Goal ({goal['status']}; {budget})"]
+    lines.append(snap.get("context") or framed("objective", goal["objective"]))
     if goal.get("reason"):
-        lines.append(f"reason: {goal['reason']}")
-    if snap.get("context"):
-        lines.append(snap["context"])
+        lines.append(framed("reason", goal["reason"]))
     return ToolResult(content="\n".join(lines), data=snap)
 
 

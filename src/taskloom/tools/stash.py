@@ -31,7 +31,12 @@ class ReadResultArgs(_Args):
     lines: str | None = Field(
         None, description="Line range such as '120-180' or '500-' (JSON: of the pretty view)."
     )
-    page: int | None = Field(None, ge=1, description="Page number; pages are cut by token cap.")
+    page: int | None = Field(
+        None,
+        ge=1,
+        description="Page number; pages are cut by token cap. With `path`, pages through the "
+        "matches.",
+    )
 
 
 class ExtractArgs(_Args):
@@ -46,8 +51,9 @@ class ExtractArgs(_Args):
 READ_DESCRIPTION = (
     "Read an exact slice of a stashed tool output (one that was too large for the context and "
     "was replaced by a placeholder with a result_id). Give ONE of: `path` (JSONPath into a JSON "
-    "result), `lines` ('120-180'), or `page` (1, 2, …); with none, returns page 1. The reply "
-    "is capped in tokens and says what remains."
+    "result), `lines` ('120-180'), or `page` (1, 2, …); with none, returns page 1. `page` also "
+    "goes with `path` to page through a long match. The reply is capped in tokens; a line too "
+    "long for the cap is split, and the reply says how to read what remains."
 )
 EXTRACT_DESCRIPTION = (
     "Find the facts you need in a stashed tool output without loading all of it. Returns "

@@ -1,6 +1,8 @@
 // The taskloom panel: one thread's board and goal, and the shared queue, kept live from SSE.
 // Every piece of user or model text reaches the page through textContent (see h()), never
-// as HTML. Snapshots carry versions: an older one than shown is dropped, so a replay after a
+// as HTML, and in its own bidi-isolated element (see iso()), so a right-to-left override in
+// one title cannot reorder what is shown around it; identifiers also show their invisible and
+// direction-control characters (see ident()). Snapshots carry versions: an older one than shown is dropped, so a replay after a
 // reconnect can never move the view backwards. Repaints are batched to one per frame.
 
 const params = new URLSearchParams(location.search);
@@ -8,7 +10,7 @@ const token = params.get("token");
 
 const state = {
   thread: null,
-  threads: [],
+  threads: null, // null until the first load: "no threads yet" only once we know
   board: null,
   goal: null,
   tasks: new Map(),
@@ -39,6 +41,19 @@ function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+// User or model text in its own element: dir="auto" takes its direction from its first strong
+// character, and class "u" (unicode-bidi: isolate) keeps its controls from leaking out.
+function iso(tag, attrs, value) {
+  const cls = attrs.class ? `u ${attrs.class}` : "u";
+  return h(tag, { ...attrs, class: cls, dir: "auto" }, value);
+}
+
+// An identifier (thread, agent) as shown: invisible and bidi-control characters become
+// visible marks, so "\u202eevil" cannot pass for "live" nor "a\u200b" for "a".
+const HIDDEN = /[\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\u3164\ufeff\uffa0]/gu;
+const ident = (value) => String(value).replace(HIDDEN,
+  (c) => `\u27e8U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}\u27e9`);
+
 const $ = (id) => document.getElementById(id);
 const statusChip = (status) => h("span", { class: `status s-${status}`, "data-status": status }, LABEL[status] || status);
 
@@ -62,7 +77,7 @@ async function act(path, body) {
 let toastTimer;
 function toast(message, bad = false) {
   const el = $("toast");
-  el.textContent = message;
+  el.textContent = ident(message); // may quote user text: show its controls, not obey them
   el.className = bad ? "toast bad" : "toast";
   el.hidden = false;
   clearTimeout(toastTimer);
@@ -88,15 +103,16 @@ function schedule(...parts) {
 
 function renderThreads() {
   const list = $("threads");
-  $("threads-empty").hidden = state.threads.length > 0;
-  list.replaceChildren(...state.threads.map((t) => {
+  const threads = state.threads || [];
+  $("threads-empty").hidden = state.threads === null || threads.length > 0;
+  list.replaceChildren(...threads.map((t) => {
     const counts = Object.entries(t.cards || {}).map(([s, n]) => `${n} ${LABEL[s] ? LABEL[s].toLowerCase() : s}`);
     return h("li", {},
       h("a", { href: `#${encodeURIComponent(t.thread_id)}`, "aria-current": t.thread_id === state.thread ? "page" : null },
-        h("span", { class: "name" }, t.thread_id),
+        iso("span", { class: "name", title: ident(t.thread_id) }, ident(t.thread_id)),
         h("span", { class: "meta" }, counts.join(" · ") || "no cards", t.goal_status ? ` · goal ${LABEL[t.goal_status] || t.goal_status}` : "")));
   }));
-  $("thread-title").textContent = state.thread || "";
+  $("thread-title").textContent = state.thread === null ? "" : ident(state.thread);
 }
 
 function cardActions(card) {
@@ -115,11 +131,11 @@ function cardActions(card) {
 
 function cardDetail(card) {
   return [
-    card.status === "in_progress" && card.active_form ? h("div", { class: "sub" }, card.active_form) : null,
-    card.objective ? h("div", { class: "sub" }, card.objective) : null,
-    card.blocker ? h("div", { class: "sub" }, `Blocked: ${card.blocker}`) : null,
-    card.notes ? h("div", { class: "sub" }, card.notes) : null,
-    card.assigned_agent ? h("div", { class: "sub" }, `@${card.assigned_agent}`) : null,
+    card.status === "in_progress" && card.active_form ? iso("div", { class: "sub" }, card.active_form) : null,
+    card.objective ? iso("div", { class: "sub" }, card.objective) : null,
+    card.blocker ? h("div", { class: "sub" }, "Blocked: ", iso("span", {}, card.blocker)) : null,
+    card.notes ? iso("div", { class: "sub" }, card.notes) : null,
+    card.assigned_agent ? h("div", { class: "sub" }, "@", iso("span", {}, ident(card.assigned_agent))) : null,
   ];
 }
 
@@ -142,17 +158,26 @@ function renderBoard() {
       return h("div", { class: "col", "data-column": status },
         h("h3", {}, statusChip(status), " ", h("span", { class: "n" }, String(inColumn.length))),
         inColumn.map((card) => h("div", { class: "kcard", "data-card": card.id },
-          h("div", { class: "title" }, card.title), cardDetail(card), cardActions(card))));
+          iso("div", { class: "title" }, card.title), cardDetail(card), cardActions(card))));
     })));
     return;
   }
   root.replaceChildren(h("ul", { class: "cards" }, cards.map((card) => h("li",
     { class: `card ${card.status}`, "data-card": card.id },
     statusChip(card.status),
-    h("div", {}, h("div", { class: "title" }, card.title), cardDetail(card),
-      card.plan && card.plan.length ? h("ol", {}, card.plan.map((step) => h("li", {}, step))) : null),
+    h("div", {}, iso("div", { class: "title" }, card.title), cardDetail(card),
+      card.plan && card.plan.length ? h("ol", {}, card.plan.map((step) => iso("li", {}, step))) : null),
     cardActions(card)))));
 }
+
+// The host controls each goal status allows (domain/goals.py): pause takes an active or a
+// blocked goal, resume a paused or blocked one; a budget-limited goal continues when its
+// budget is raised (the form below), and a complete one is done.
+const GOAL_ACTIONS = {
+  active: [["pause", "Pause"]],
+  blocked: [["resume", "Resume"], ["pause", "Pause"]],
+  paused: [["resume", "Resume"]],
+};
 
 function renderGoal() {
   const root = $("goal-panel");
@@ -167,10 +192,8 @@ function renderGoal() {
   const share = budget ? Math.min(1, used / budget) : 0;
   const bar = h("div", { class: `bar${share >= 1 ? " over" : share >= 0.8 ? " high" : ""}`, role: "progressbar",
     "aria-valuenow": String(used), "aria-valuemax": budget === null ? null : String(budget) }, h("i", { style: `width:${(share * 100).toFixed(1)}%` }));
-  const toggle = goal.status === "paused"
-    ? h("button", { class: "btn", type: "button", onclick: () => act(`${path}/resume`) }, "Resume")
-    : goal.status === "complete" ? null
-      : h("button", { class: "btn", type: "button", onclick: () => act(`${path}/pause`) }, "Pause");
+  const button = (action, label) => h("button", { class: "btn", type: "button", onclick: () => act(`${path}/${action}`) }, label);
+  const toggles = (GOAL_ACTIONS[goal.status] || []).map(([action, label]) => button(action, label));
   const input = h("input", { type: "number", min: "1", step: "1", placeholder: "new budget", "aria-label": "New token budget" });
   const form = h("form", { onsubmit: (event) => {
     event.preventDefault();
@@ -181,11 +204,11 @@ function renderGoal() {
   } }, input, h("button", { class: "btn", type: "submit" }, "Set budget"));
   root.replaceChildren(h("div", { class: "goal" },
     h("div", { class: "row" }, h("h2", {}, "Goal"), statusChip(goal.status)),
-    h("div", { class: "objective" }, goal.objective),
-    goal.reason ? h("div", { class: "sub" }, goal.reason) : null,
+    iso("div", { class: "objective" }, goal.objective),
+    goal.reason ? iso("div", { class: "sub" }, goal.reason) : null,
     h("div", { class: "row" }, bar,
       h("span", { class: "usage" }, budget ? `${used.toLocaleString()} / ${budget.toLocaleString()} tokens` : `${used.toLocaleString()} tokens · no budget`)),
-    h("div", { class: "row" }, toggle, form)));
+    h("div", { class: "row" }, toggles, form)));
 }
 
 function renderQueue() {
@@ -195,7 +218,7 @@ function renderQueue() {
   const all = [...state.tasks.values()];
   const counts = {};
   for (const t of all) counts[t.status] = (counts[t.status] || 0) + 1;
-  $("queue-stats").textContent = Object.entries(counts).map(([s, n]) => `${n} ${LABEL[s].toLowerCase()}`).join(" · ");
+  $("queue-stats").textContent = Object.entries(counts).map(([s, n]) => `${n} ${(LABEL[s] || s).toLowerCase()}`).join(" · ");
   const rows = all
     .filter((t) => (!status || t.status === status)
       && (!agent || (t.claimed_by || t.target_agent || "").toLowerCase().includes(agent))
@@ -210,9 +233,10 @@ function renderQueue() {
     h("thead", {}, h("tr", {}, ["Status", "Title", "Kind", "Agent", "Prio", "Tries", ""].map((c) => h("th", {}, c)))),
     h("tbody", {}, rows.map((t) => h("tr", { "data-task": t.id },
       h("td", {}, statusChip(t.status)),
-      h("td", {}, t.title, t.last_error ? h("div", { class: "err" }, t.last_error) : null),
-      h("td", {}, t.kind || ""),
-      h("td", {}, t.claimed_by || (t.target_agent ? `→ ${t.target_agent}` : "")),
+      h("td", {}, iso("div", { class: "title" }, t.title), t.last_error ? iso("div", { class: "err" }, t.last_error) : null),
+      h("td", {}, iso("span", {}, t.kind || "")),
+      h("td", {}, t.claimed_by ? iso("span", {}, ident(t.claimed_by))
+        : t.target_agent ? ["→ ", iso("span", {}, ident(t.target_agent))] : null),
       h("td", { class: "num" }, String(t.priority)),
       h("td", { class: "num" }, `${t.attempts}/${t.max_attempts}`),
       h("td", {}, t.status === "ready" || t.status === "in_progress"
@@ -226,6 +250,7 @@ function apply(type, event) {
   const data = event.data;
   if (type === "task_state") {
     state.tasks.set(data.id, data);
+    if (tasksLoading) tasksLoading.add(data.id);
     schedule("queue");
   } else if (event.thread_id !== state.thread) {
     // another thread's event: not ours to show
@@ -269,20 +294,49 @@ function connect() {
   });
 }
 
+// The queue as the API lists it replaces what the panel holds (after a reconnect the stream
+// may have resumed past pruned events, so only the list knows what changed meanwhile): listed
+// tasks are updated, and tasks it no longer lists are dropped, wherever the list is complete:
+// all of it if shorter than the limit, else up to its last task in the API's order. A task
+// the stream changed while the request was out keeps the stream's state unless the list's is
+// newer; a later load (another reconnect) supersedes an earlier one still in flight.
+const TASK_LIMIT = 500;
+let tasksLoading = null; // ids the stream changed since the newest loadTasks() started
+let tasksLoad = 0;
+const taskOrder = (a, b) => a.priority - b.priority
+  || (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0)
+  || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
 async function loadTasks() {
+  const load = ++tasksLoad;
+  const touched = new Set();
+  tasksLoading = touched;
   try {
-    const tasks = await api("/api/tasks?limit=500");
-    for (const task of tasks) if (!state.tasks.has(task.id)) state.tasks.set(task.id, task);
+    const tasks = await api(`/api/tasks?limit=${TASK_LIMIT}`);
+    if (load !== tasksLoad) return;
+    const last = tasks.length >= TASK_LIMIT ? tasks[tasks.length - 1] : null;
+    const listed = new Set(tasks.map((t) => t.id));
+    for (const [id, task] of state.tasks) {
+      if (!listed.has(id) && !touched.has(id) && (!last || taskOrder(task, last) <= 0)) state.tasks.delete(id);
+    }
+    for (const task of tasks) {
+      const held = state.tasks.get(task.id);
+      if (!touched.has(task.id) || !held || (task.changed_at && held.changed_at && task.changed_at > held.changed_at)) {
+        state.tasks.set(task.id, task);
+      }
+    }
     schedule("queue");
   } catch (error) {
-    toast(error.message, true);
+    if (load === tasksLoad) toast(error.message, true);
+  } finally {
+    if (load === tasksLoad) tasksLoading = null;
   }
 }
 
 async function loadThreads() {
   try {
     const threads = await api("/api/threads");
-    const changed = JSON.stringify(threads) !== JSON.stringify(state.threads);
+    const changed = JSON.stringify(threads) !== JSON.stringify(state.threads); // true on the first load
     state.threads = threads;
     if (!state.thread && threads.length) selectThread(threads[0].thread_id);
     else if (changed) schedule("threads");
@@ -301,6 +355,16 @@ function selectThread(thread) {
   schedule();
 }
 
+// The thread named by the URL's hash, or null: a hash that is not valid percent-encoding
+// ("#100%") names no thread rather than stopping the panel.
+function hashThread() {
+  try {
+    return decodeURIComponent(location.hash.slice(1)) || null;
+  } catch {
+    return null;
+  }
+}
+
 function start() {
   for (const button of document.querySelectorAll(".seg button")) {
     button.addEventListener("click", () => {
@@ -311,12 +375,15 @@ function start() {
   }
   for (const id of ["queue-status", "queue-agent", "queue-text"]) $(id).addEventListener("input", () => schedule("queue"));
   window.addEventListener("hashchange", () => {
-    const thread = decodeURIComponent(location.hash.slice(1));
+    const thread = hashThread();
     if (thread) selectThread(thread);
   });
-  const initial = decodeURIComponent(location.hash.slice(1));
+  const initial = hashThread();
   if (initial) selectThread(initial);
-  else connect();
+  else {
+    connect();
+    schedule();
+  }
   loadThreads();
   setInterval(loadThreads, 3000);
 }
