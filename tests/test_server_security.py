@@ -124,3 +124,23 @@ def test_a_huge_body_is_refused(tl: Taskloom) -> None:
 def test_serve_refuses_a_blank_token(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["serve", "--host", "0.0.0.0", "--token", "   "])
     assert code == 1 and "token must not be blank" in capsys.readouterr().err
+
+
+def test_a_local_mcp_client_on_another_port_is_not_refused(tl: Taskloom) -> None:
+    """The MCP Inspector (a page on its own localhost port) may call /mcp, whose own rules
+    accept local origins; an outside origin is still refused there."""
+
+    async def go(origin: str) -> int:
+        app = create_app(tl)
+        body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "inspector", "version": "1"}}}  # fmt: skip
+        headers = {"Origin": origin, "Accept": "application/json, text/event-stream"}
+        async with app.router.lifespan_context(app):
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url=LOCAL) as client:
+                r = await client.post("/mcp", json=body, headers=headers)
+        return r.status_code
+
+    assert asyncio.run(go("http://localhost:6274")) == 200
+    assert asyncio.run(go("http://evil.example")) == 403

@@ -94,7 +94,9 @@ class RequestGuard:
                 " open it as http://127.0.0.1:PORT/",
             )
         path: str = scope["path"]
-        if scope["method"] not in SAFE_METHODS:
+        # /mcp applies the MCP SDK's own Origin rules (any local origin: the MCP Inspector
+        # runs on a port of its own) and needs the token like the rest.
+        if scope["method"] not in SAFE_METHODS and path != "/mcp":
             origin = headers.get("origin")
             if origin is not None and _netloc(origin) != host.lower():
                 return 403, "cross_origin", f"requests from {origin} may not change anything here"
