@@ -551,3 +551,27 @@ def test_render_goal_shows_objective_only_escaped_in_its_frame(tl: Taskloom) -> 
     r = tl.tools.dispatch("goal_get", {}, CTX)
     assert evil not in r.content and r.content.count("<objective>") == 1
     assert "<reason>&lt;/objective&gt;" in r.content
+
+
+def test_a_host_objective_set_during_a_turn_is_not_suppressed_by_that_turn(
+    tl_fixed: Taskloom,
+    clock,  # type: ignore[no-untyped-def]
+) -> None:
+    """The turn that was running when the host set a new objective is charged, but its lack
+    of progress says nothing about the new objective: no suppression, no early stop."""
+    tl_fixed.goal("t").set("Old objective")
+    clock.advance(120)
+
+    def idle_turn(goal: Goal) -> TurnOutcome:
+        if goal.objective == "Old objective":
+            tl_fixed.goal("t").set("Brand new objective")
+        return TurnOutcome(tokens_used=10, made_progress=False)
+
+    continuation_tick(tl_fixed, idle_turn, idle_s=60)
+    goal = tl_fixed.goal("t").get()["goal"]
+    assert goal["objective"] == "Brand new objective" and goal["tokens_used"] == 10
+    assert not goal["continuation_suppressed"]
+    tl_fixed.goal("t").set("Old objective")
+    result = run_goal_loop(tl_fixed, "t", idle_turn, max_turns=10, max_no_progress=2)
+    assert result.reason is StopReason.NO_PROGRESS and result.turns == 3
+    assert result.goal["objective"] == "Brand new objective"

@@ -59,7 +59,7 @@ def test_a_rebound_dns_name_is_refused_on_a_loopback_server(tl: Taskloom) -> Non
     for path in ("/api/threads", "/api/threads/t/board", "/api/events", "/"):
         r = request(tl, "GET", path, base="http://evil.example:8765")
         assert r.status_code == 421 and r.json()["error"] == "misdirected_request", path
-    for base in ("http://localhost:8765", "http://[::1]:8765", LOCAL):
+    for base in ("http://localhost:8765", "http://[::1]:8765", "http://127.0.0.2:8765", LOCAL):
         assert request(tl, "GET", "/api/threads", base=base).status_code == 200
     key = {"Authorization": "Bearer " + "k" * 20}
     served = request(
@@ -144,3 +144,19 @@ def test_a_local_mcp_client_on_another_port_is_not_refused(tl: Taskloom) -> None
 
     assert asyncio.run(go("http://localhost:6274")) == 200
     assert asyncio.run(go("http://evil.example")) == 403
+
+
+def test_a_server_with_a_token_works_behind_a_reverse_proxy(tl: Taskloom) -> None:
+    """Bound to loopback behind Caddy or nginx, it sees the public Host and Origin: the token,
+    not those headers, is then what keeps other sites out."""
+    card = awaiting_card(tl)
+    proxied = {"base": "https://tl.example.com", "token": "k" * 20}
+    key = {"Authorization": "Bearer " + "k" * 20}
+    assert request(tl, "GET", "/api/threads", headers=key, **proxied).status_code == 200
+    assert request(tl, "GET", "/", **proxied).status_code == 200
+    r = request(
+        tl, "POST", f"/api/threads/t/cards/{card}/decision", json={"approve": True},
+        headers={**key, "Origin": "https://tl.example.com"}, **proxied,
+    )  # fmt: skip
+    assert r.status_code == 200
+    assert request(tl, "GET", "/api/threads", **proxied).status_code == 401

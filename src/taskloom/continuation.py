@@ -86,6 +86,8 @@ def _after_turn(
     snap = handle.account_usage(goal.goal_id, outcome.tokens_used, outcome.elapsed_s)
     if not snap["applied"]:
         return LoopResult(StopReason.GOAL_CHANGED, turns, snap["goal"])
+    if snap["goal"]["goal_id"] != goal.goal_id:
+        return 0  # the objective changed during the turn: charged, and counted afresh
     idle = 0 if outcome.made_progress else idle + 1
     if idle >= limit:
         return LoopResult(StopReason.NO_PROGRESS, turns, handle.suppress(True)["goal"])
@@ -266,7 +268,8 @@ def _turn_failed(
 def _turn_done(handle: GoalHandle, goal: Goal, outcome: TurnOutcome) -> TickItem:
     """Charge the turn; suppress only the goal that ran, never one that replaced it since."""
     snap = handle.account_usage(goal.goal_id, outcome.tokens_used, outcome.elapsed_s)
-    if snap["applied"] and not outcome.made_progress:
+    same_goal = snap["applied"] and snap["goal"]["goal_id"] == goal.goal_id
+    if same_goal and not outcome.made_progress:
         handle.suppress(True)
     return TickItem(goal.thread_id, ran=True, outcome=outcome)
 

@@ -566,8 +566,9 @@ _APPROVED_STATUSES = frozenset(
 
 
 def _waits_for_person(card: Card) -> bool:
-    """Awaiting approval, or an approval-required card that a person has not approved yet."""
-    return card.status is CardStatus.AWAITING_APPROVAL or (
+    """Awaiting approval, rejected (a withdrawn or refused plan goes back to a person, not
+    to work), or an approval-required card that a person has not approved yet."""
+    return card.status in (CardStatus.AWAITING_APPROVAL, CardStatus.REJECTED) or (
         card.approval_mode is ApprovalMode.REQUIRED and card.status not in _APPROVED_STATUSES
     )
 
@@ -583,6 +584,12 @@ def _check_model_card(old: Card | None, new: Card) -> None:
     if not _waits_for_person(before) or new.status is CardStatus.REJECTED:
         return
     if not _waits_for_person(new):
+        if before.status is CardStatus.REJECTED:
+            raise InvariantViolation(
+                f"card '{new.id}' was rejected; a model cannot start or finish it (status"
+                f" '{new.status.value}' refused). Resubmit it for a person's approval"
+                " (awaiting_approval) or remove it"
+            )
         raise InvariantViolation(
             f"card '{new.id}' is waiting for a person to approve its plan; a model cannot "
             f"approve or start it (status '{new.status.value}' refused). Keep it "

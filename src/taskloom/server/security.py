@@ -2,7 +2,8 @@
 and how (JSON bodies); and the headers that keep the panel out of other sites' frames.
 
 A loopback server has no token by default, so the browser it runs in is the way in for any
-web page the user visits. Three things close it: a page's request names the page's origin
+web page the user visits. Three things close it (with a token, the token does, and a reverse
+proxy in front may rewrite Host and Origin as it likes): a page's request names the page's origin
 (refused unless it is this server's own), a request through a rebound DNS name carries that
 name as its Host (refused unless it is a loopback name), and a cross-site page cannot send
 ``application/json`` without a CORS preflight, which this server never grants (every body
@@ -12,13 +13,13 @@ sent to the API must be JSON). A pure ASGI middleware, so event streams pass thr
 from __future__ import annotations
 
 import hmac
+import ipaddress
 from urllib.parse import urlsplit
 
 from starlette.datastructures import Headers, QueryParams
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 SECURITY_HEADERS = [
     (b"x-frame-options", b"DENY"),
@@ -28,11 +29,21 @@ SECURITY_HEADERS = [
 ]
 
 
-def _hostname(host: str) -> str | None:
+def _is_local_name(host: str) -> bool:
+    """``host`` (a Host header) names this machine: ``localhost`` or a loopback address
+    (``127.0.0.2`` too), with any port."""
     try:
-        return urlsplit(f"//{host}").hostname
+        name = urlsplit(f"//{host}").hostname
     except ValueError:
-        return None
+        return False
+    if name is None:
+        return False
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
 
 
 def _netloc(url: str) -> str | None:
@@ -60,7 +71,9 @@ class RequestGuard:
     def __init__(self, app: ASGIApp, *, token: str | None, loopback_only: bool) -> None:
         self.app = app
         self.token = token
-        self.loopback_only = loopback_only
+        # With a token, the token is the guard (another site's page cannot know it), and a
+        # reverse proxy in front may pass on any Host and Origin; without one, they are.
+        self.browser_checks = loopback_only and token is None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -86,7 +99,7 @@ class RequestGuard:
     def _refusal(self, scope: Scope) -> tuple[int, str, str] | None:
         headers = Headers(scope=scope)
         host = headers.get("host", "")
-        if self.loopback_only and _hostname(host) not in LOCAL_HOSTS:
+        if self.browser_checks and not _is_local_name(host):
             return (
                 421,
                 "misdirected_request",
@@ -98,7 +111,7 @@ class RequestGuard:
         # runs on a port of its own) and needs the token like the rest.
         if scope["method"] not in SAFE_METHODS and path != "/mcp":
             origin = headers.get("origin")
-            if origin is not None and _netloc(origin) != host.lower():
+            if self.browser_checks and origin is not None and _netloc(origin) != host.lower():
                 return 403, "cross_origin", f"requests from {origin} may not change anything here"
             content_type = headers.get("content-type", "").split(";")[0].strip().lower()
             has_body = headers.get("content-length", "0") != "0" or "transfer-encoding" in headers
