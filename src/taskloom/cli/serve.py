@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import os
 from datetime import timedelta
 from typing import Annotated
@@ -11,15 +10,6 @@ import typer
 
 from taskloom.cli.common import DbOption, err, open_db
 from taskloom.domain.errors import InvalidInput
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def serve(
@@ -47,11 +37,12 @@ def serve(
     import uvicorn
 
     from taskloom.server.app import create_app
+    from taskloom.server.security import is_loopback_name
 
     token = token or os.environ.get("TASKLOOM_TOKEN") or None
     if token is not None and (not token.strip() or token != token.strip()):
         raise InvalidInput("the token must not be blank or start or end with spaces")
-    if not _loopback(host) and token is None:
+    if not is_loopback_name(host) and token is None:
         raise InvalidInput(f"refusing to bind {host} without a token (--token or $TASKLOOM_TOKEN)")
     if retain_events < 0 or retain_days < 0:
         raise InvalidInput("--retain-events and --retain-days must not be negative")
@@ -60,7 +51,7 @@ def serve(
     app = create_app(
         tl,
         token=token,
-        loopback_only=_loopback(host),
+        loopback_only=is_loopback_name(host),
         retain_events=retain_events or None,
         retain_age=timedelta(days=retain_days) if retain_days else None,
     )

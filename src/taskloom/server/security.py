@@ -29,21 +29,24 @@ SECURITY_HEADERS = [
 ]
 
 
-def _is_local_name(host: str) -> bool:
-    """``host`` (a Host header) names this machine: ``localhost`` or a loopback address
-    (``127.0.0.2`` too), with any port."""
-    try:
-        name = urlsplit(f"//{host}").hostname
-    except ValueError:
-        return False
-    if name is None:
-        return False
+def is_loopback_name(name: str) -> bool:
+    """``name`` (no port) is this machine: ``localhost`` or a loopback address (``127.0.0.2``
+    and ``::1`` too)."""
     if name == "localhost":
         return True
     try:
         return ipaddress.ip_address(name).is_loopback
     except ValueError:
         return False
+
+
+def _is_local_name(host: str) -> bool:
+    """``host`` (a Host header, with any port) names this machine."""
+    try:
+        name = urlsplit(f"//{host}").hostname
+    except ValueError:
+        return False
+    return name is not None and is_loopback_name(name)
 
 
 def _netloc(url: str) -> str | None:
