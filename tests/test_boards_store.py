@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ import pytest
 import taskloom
 from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound
+from tests.conftest import subprocess_env
 
 
 def events(tl: Taskloom, thread: str | None = None) -> list[taskloom.Event]:
@@ -279,3 +282,37 @@ def test_the_model_gate_is_only_on_the_model_handle(tl: Taskloom) -> None:
     assert host.list()["version"] == 1
     assert host.decide_plan(cid, True)["cards"][0]["status"] == "ready"
     assert model.update_status(cid, "in_progress")["cards"][0]["status"] == "in_progress"
+
+
+def test_closing_a_store_another_thread_is_using_never_crashes(tmp_path: Path) -> None:
+    """Run in a child process: closing a connection under a running statement used to kill
+    the interpreter (a segfault), which no assertion in this process could report."""
+    script = f"""
+import threading, time, taskloom
+tl = taskloom.connect("sqlite:///{tmp_path / "busy.db"}")
+tl.queue.add("warm")
+stop = time.monotonic() + 1.5
+errors = []
+def reader():
+    while time.monotonic() < stop:
+        try:
+            tl.queue.list()
+            tl.board("t").add("x")
+        except taskloom.TaskloomError as exc:
+            errors.append(exc)
+threads = [threading.Thread(target=reader) for _ in range(2)]
+for t in threads:
+    t.start()
+while time.monotonic() < stop:
+    tl.store.close()
+    time.sleep(0.005)
+for t in threads:
+    t.join()
+print("survived", len(errors))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+        env=subprocess_env(),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("survived 0"), done.stdout

@@ -578,7 +578,7 @@ def test_sqlite_queue_statements_read_one_work_index(sqlite_url: str) -> None:
                 )
                 assert "USING INDEX tasks_work (status=? AND lease_expires_at=?)" in claim, claim
                 assert "TEMP B-TREE" not in claim, claim
-            sweep = plan(tx, sweep_sql("sqlite"), [now, now, now])
+            sweep = plan(tx, sweep_sql("sqlite"), [now] * 6)
             assert "INDEX tasks_work (status=? AND lease_expires_at<?)" in sweep, sweep
             done = plan(tx, fenced_sql("sqlite", DONE), [now, now, None, "t", "k"])
             assert "sqlite_autoindex_tasks_1 (id=?)" in done, done
@@ -597,6 +597,7 @@ BAD_ADDS: list[tuple[dict[str, Any], str]] = [
     ({"title": "t", "delay_s": math.nan}, "'delay_s' must be a finite number"),
     ({"title": "t", "delay_s": 1e300}, "'delay_s' must be at most"),
     ({"title": "t", "ttl_s": -1}, "'ttl_s' must be at least 0"),
+    ({"title": "t", "delay_s": 10, "ttl_s": 5}, "'ttl_s' .* must be longer than 'delay_s'"),
     ({"title": "t", "payload": {"x": math.nan}}, "not JSON-serialisable"),
     ({"title": "t", "payload": {"x": "\udcff"}}, "payload is not valid UTF-8"),
     ({"title": "t", "target_agent": " "}, "'target_agent'"),
@@ -831,3 +832,18 @@ def test_done_many_refuses_what_is_not_a_completion(tl: Taskloom) -> None:
     assert q.get(task.id).status == "in_progress"
     done, lost = q.done_many([(task.id, token), (task.id, token)])  # the same twice is once
     assert [t.id for t in done] == [task.id] and lost == []
+
+
+def test_a_lease_that_runs_out_past_the_tasks_expiry_cancels_it(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    """The same on both backends: PostgreSQL's one-statement sweep must not leave it ready."""
+    q = tl_fixed.queue
+    task, _ = q.add("short", ttl_s=10, dedup_key="k")
+    assert q.claim("w", lease=5) is not None
+    clock.advance(12)
+    assert q.claim("w2") is None
+    gone = q.get(task.id)
+    assert gone.status == "canceled" and gone.result is not None
+    assert gone.result.startswith("expired") and gone.last_error == "lease expired"
+    assert q.add("again", dedup_key="k")[1]

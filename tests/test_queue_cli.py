@@ -286,3 +286,22 @@ def test_add_many_reads_a_file_with_a_byte_order_mark(
     code, out, err = run(capsys, "tasks", "add-many", str(plan), *db)
     assert code == 0, err
     assert "2 added" in out
+
+
+def test_a_surfaced_command_keeps_the_urls_ampersands() -> None:
+    from taskloom.domain.queue import Task, surface_block
+
+    url = "postgresql://db/q?options=-csearch_path%3Dteam&application_name=hook"
+    from taskloom.domain.queue import claim_command
+
+    block = surface_block("a", [Task(id="t1", title="x")], 1, claim_command("a", url))
+    assert f"--db '{url}'" in block and "&amp;" not in block
+
+
+def test_text_into_a_pipe_is_byte_for_byte_what_was_stored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = ("--db", f"sqlite:///{tmp_path / 'q.db'}")
+    _, out, _ = run(capsys, "tasks", "add", "t", "--body", "a\tb\r\nc\x0bd", *db)
+    _, out, _ = run(capsys, "tasks", "show", out.split()[0], *db)
+    assert "a\tb\r\nc\x0bd" in out

@@ -130,7 +130,7 @@ def test_a_local_mcp_client_on_another_port_is_not_refused(tl: Taskloom) -> None
     """The MCP Inspector (a page on its own localhost port) may call /mcp, whose own rules
     accept local origins; an outside origin is still refused there."""
 
-    async def go(origin: str) -> int:
+    async def go(origin: str, base: str = LOCAL) -> int:
         app = create_app(tl)
         body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
@@ -138,12 +138,15 @@ def test_a_local_mcp_client_on_another_port_is_not_refused(tl: Taskloom) -> None
         headers = {"Origin": origin, "Accept": "application/json, text/event-stream"}
         async with app.router.lifespan_context(app):
             transport = httpx.ASGITransport(app=app)
-            async with httpx.AsyncClient(transport=transport, base_url=LOCAL) as client:
+            async with httpx.AsyncClient(transport=transport, base_url=base) as client:
                 r = await client.post("/mcp", json=body, headers=headers)
         return r.status_code
 
     assert asyncio.run(go("http://localhost:6274")) == 200
     assert asyncio.run(go("http://evil.example")) == 403
+    for base in ("http://127.0.0.2:8765", "http://localhost"):  # any loopback name, as /api
+        assert asyncio.run(go("http://localhost:6274", base)) == 200, base
+    assert asyncio.run(go("http://localhost:6274", "http://evil.example:8765")) == 421
 
 
 def test_a_server_with_a_token_works_behind_a_reverse_proxy(tl: Taskloom) -> None:

@@ -52,6 +52,9 @@ def test_passwords_are_not_displayed() -> None:
     store = PostgresStore("postgresql://app:s3cret@db.example/tl?sslmode=require")
     assert store.url == "postgresql://app:***@db.example/tl?sslmode=require"
     store.close()
+    store = PostgresStore("postgresql://db.example/tl?password=s3cret&pass%77ord=x&sslmode=off")
+    assert store.url == "postgresql://db.example/tl?password=***&pass%77ord=***&sslmode=off"
+    store.close()
 
 
 def test_pool_options_are_ours_not_libpq() -> None:
@@ -157,8 +160,9 @@ def test_migrations_once_under_concurrent_opens(pg_url: str) -> None:
 def test_listen_wakes_another_store(pg_url: str) -> None:
     """Two stores stand in for two server processes: a write through one wakes the other."""
     woken: queue.Queue[int] = queue.Queue()
+    with taskloom.connect(pg_url) as setup:  # its notification is sent by the close
+        setup.board("t").add("schema first")
     with taskloom.connect(pg_url) as writer, taskloom.connect(pg_url) as server:
-        writer.board("t").add("schema first")
         assert isinstance(server.store, PostgresStore)
         ready = threading.Event()
         stop = server.store.listen(woken.put, ready=ready.set)

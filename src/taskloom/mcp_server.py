@@ -212,19 +212,15 @@ class _NoteAnswers(_Proxy):
         self._unanswered.sent(item)
 
 
-def http_session_manager(tl: Taskloom, *, loopback_only: bool) -> Any:
+def http_session_manager(tl: Taskloom) -> Any:
     """The streamable-HTTP MCP endpoint for ``taskloom serve`` (run it in the app lifespan).
 
-    On a loopback-only server, Host and Origin must be local: a web page elsewhere cannot
-    reach the tools through the user's browser (DNS rebinding).
+    Which Host and Origin may reach it is the server's request guard's to say, as for every
+    route (:mod:`taskloom.server.security`: on a loopback server, local names and pages only,
+    so a web page elsewhere cannot reach the tools through the user's browser).
     """
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from mcp.server.transport_security import TransportSecuritySettings
 
-    local = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
-    security = TransportSecuritySettings(
-        enable_dns_rebinding_protection=loopback_only,
-        allowed_hosts=local,
-        allowed_origins=[f"http://{h}" for h in local],
-    )
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     return StreamableHTTPSessionManager(build_server(tl, None), security_settings=security)

@@ -343,10 +343,10 @@ class Queue:
         if not store.exists():
             return []
         if store.dialect == "postgres":
-            rows = self._write_rows(sweep_all_sql(), (now,) * 6)
+            rows = self._write_rows(sweep_all_sql(), (now,) * 9)
         else:
             with store.write() as tx:
-                rows = [tuple(r.values()) for r in tx.query(sweep_sql("sqlite"), (now,) * 3)]
+                rows = [tuple(r.values()) for r in tx.query(sweep_sql("sqlite"), (now,) * 6)]
                 rows += [tuple(r.values()) for r in tx.query(expire_sql("sqlite"), (now,) * 3)]
         read = READ_TASK[store.dialect]
         return [read(r) for r in rows]

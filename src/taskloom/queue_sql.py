@@ -46,17 +46,26 @@ RECLAIM = (
 )
 
 
+EXPIRED_RESULT = "expired: its expires_at passed before it was done"
+
+
 @functools.lru_cache(maxsize=8)
 def sweep_sql(dialect: str) -> str:
-    """Expired leases back to ready (or dead). Parameters: now, now, now. The expiry is the
-    task's last error now, even after an earlier failure: it is why the task moved."""
+    """Expired leases back to ready, or dead once ``max_attempts`` is reached, or canceled if
+    the task's own ``expires_at`` has passed meanwhile (as :func:`expire_sql` would, and in
+    this statement: PostgreSQL's one-statement sweep, :func:`sweep_all_sql`, reads one
+    snapshot, where a task this sets ready is not yet ready). Parameters: now six times. The
+    lease's expiry is the task's last error, even after an earlier failure: it is why the
+    task moved."""
     return (
-        f"{RECLAIM} last_error = 'lease expired'"
+        "UPDATE tasks SET status = CASE WHEN attempts >= max_attempts THEN 'dead'"
+        " WHEN expires_at <= ? THEN 'canceled' ELSE 'ready' END,"
+        " completed_at = CASE WHEN attempts >= max_attempts OR expires_at <= ? THEN ? END,"
+        " result = CASE WHEN attempts < max_attempts AND expires_at <= ?"
+        f" THEN '{EXPIRED_RESULT}' ELSE result END, changed_at = ?, {CLEAR_CLAIM},"
+        " last_error = 'lease expired'"
         f" WHERE status = 'in_progress' AND lease_expires_at <= ?{RETURNING[dialect]}"
     )
-
-
-EXPIRED_RESULT = "expired: its expires_at passed while it was ready"
 
 
 @functools.lru_cache(maxsize=8)
@@ -76,7 +85,7 @@ def expire_sql(dialect: str, returning: bool = True) -> str:
 def sweep_all_sql() -> str:
     """PostgreSQL's sweep as one statement, so a sweep that finds nothing is one round trip
     that wakes no listener: the expired leases (:func:`sweep_sql`), then the expired ready
-    tasks (:func:`expire_sql`). Parameters: now six times."""
+    tasks (:func:`expire_sql`). Parameters: now nine times."""
     return (
         f"WITH leases AS ({sweep_sql('postgres')}), expired AS ({expire_sql('postgres')})"
         " SELECT * FROM leases UNION ALL SELECT * FROM expired"

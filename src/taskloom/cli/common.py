@@ -48,4 +48,7 @@ def print_text(text: str) -> None:
     inside it. On a terminal, control characters are shown, not obeyed
     (:func:`terminal_safe`); into a pipe or a file the text goes exactly as stored (an exact
     slice of a stashed result stays exact)."""
-    out.print(terminal_safe(text) if out.is_terminal else text, markup=False)
+    if out.is_terminal:
+        out.print(terminal_safe(text), markup=False)
+    else:  # rich would expand tabs and drop carriage returns
+        sys.stdout.write(text + "\n")

@@ -55,5 +55,6 @@ def serve(
         retain_events=retain_events or None,
         retain_age=timedelta(days=retain_days) if retain_days else None,
     )
-    err.print(f"taskloom panel on http://{host}:{port}/  (Ctrl+C stops)", markup=False)
+    shown = f"[{host}]" if ":" in host else host  # an IPv6 address in a URL
+    err.print(f"taskloom panel on http://{shown}:{port}/  (Ctrl+C stops)", markup=False)
     uvicorn.run(app, host=host, port=port, log_level="warning")

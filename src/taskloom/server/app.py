@@ -88,8 +88,7 @@ def create_app(
     if mcp:
         from taskloom.mcp_server import http_session_manager
 
-        # With a token, the token guards /mcp too, whatever Host a proxy passes on.
-        mcp_manager = http_session_manager(tl, loopback_only=loopback_only and token is None)
+        mcp_manager = http_session_manager(tl)
 
     async def call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         return await asyncio.to_thread(fn, *args, **kwargs)

@@ -56,6 +56,15 @@ def _netloc(url: str) -> str | None:
         return None
 
 
+def _origin_ok(origin: str, host: str, path: str) -> bool:
+    """The page's own origin; for ``/mcp``, any local one too (the MCP Inspector is a page on a
+    port of its own)."""
+    netloc = _netloc(origin)
+    if netloc == host.lower():
+        return True
+    return path == "/mcp" and netloc is not None and _is_local_name(netloc)
+
+
 def _is_public(path: str) -> bool:
     """The panel's shell and assets hold no data: they load before it has sent the token."""
     return path == "/" or path.startswith("/static/")
@@ -110,11 +119,9 @@ class RequestGuard:
                 " open it as http://127.0.0.1:PORT/",
             )
         path: str = scope["path"]
-        # /mcp applies the MCP SDK's own Origin rules (any local origin: the MCP Inspector
-        # runs on a port of its own) and needs the token like the rest.
-        if scope["method"] not in SAFE_METHODS and path != "/mcp":
+        if scope["method"] not in SAFE_METHODS:
             origin = headers.get("origin")
-            if self.browser_checks and origin is not None and _netloc(origin) != host.lower():
+            if self.browser_checks and origin is not None and not _origin_ok(origin, host, path):
                 return 403, "cross_origin", f"requests from {origin} may not change anything here"
             content_type = headers.get("content-type", "").split(";")[0].strip().lower()
             has_body = headers.get("content-length", "0") != "0" or "transfer-encoding" in headers

@@ -139,10 +139,22 @@ def split_url(url: str) -> tuple[str, dict[str, str]]:
 def redact(url: str) -> str:
     """The URL for display (``tl.url``, CLI output): any password replaced by ``***``."""
     parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return join_url(parts._replace(netloc=netloc))
+    netloc = parts.netloc
+    if parts.password is not None:
+        netloc = netloc.replace(f":{parts.password}@", ":***@", 1)
+    query = (
+        "&".join(_redact_param(piece) for piece in parts.query.split("&")) if parts.query else ""
+    )
+    return join_url(parts._replace(netloc=netloc, query=query))
+
+
+def _redact_param(piece: str) -> str:
+    """``key=value`` from a URL's query, its value hidden if the key names a password (as
+    libpq decodes it: ``pass%77ord`` too)."""
+    pairs = parse_qsl(piece, keep_blank_values=True)
+    if pairs and "pass" in pairs[0][0].lower():
+        return f"{piece.split('=', 1)[0]}=***"
+    return piece
 
 
 def join_url(parts: SplitResult) -> str:

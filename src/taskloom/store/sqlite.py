@@ -173,7 +173,6 @@ class SqliteStore(Store):
         self.url = f"sqlite:///{self.path}"
         self._local = threading.local()
         self._lock = threading.RLock()
-        self._conns: list[sqlite3.Connection] = []
         self._ready = False
         self._empty: sqlite3.Connection | None = None
 
@@ -185,8 +184,6 @@ class SqliteStore(Store):
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
-        with self._lock:
-            self._conns.append(conn)
         return conn
 
     def _prepare(self, conn: sqlite3.Connection) -> None:
@@ -272,11 +269,15 @@ class SqliteStore(Store):
                 conn.execute("COMMIT")
 
     def close(self) -> None:
+        """Close this thread's connection now; other threads' connections close as soon as
+        they let go of them (with the thread-local that held them, dropped here). Closing a
+        connection another thread is running a statement on crashed the interpreter; this
+        way its transaction finishes, and its next call opens a fresh connection."""
+        own = getattr(self._local, "conn", None)
         with self._lock:
-            for conn in self._conns:
+            if own is not None:
                 with contextlib.suppress(sqlite3.Error):
-                    conn.close()
-            self._conns.clear()
+                    own.close()
             if self._empty is not None:
                 self._empty.close()
                 self._empty = None
