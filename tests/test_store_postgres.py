@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import subprocess
 import sys
@@ -159,22 +160,32 @@ def test_migrations_once_under_concurrent_opens(pg_url: str) -> None:
 
 def test_listen_wakes_another_store(pg_url: str) -> None:
     """Two stores stand in for two server processes: a write through one wakes the other."""
-    woken: queue.Queue[int] = queue.Queue()
     with taskloom.connect(pg_url) as setup:  # its notification is sent by the close
         setup.board("t").add("schema first")
-    with taskloom.connect(pg_url) as writer, taskloom.connect(pg_url) as server:
-        assert isinstance(server.store, PostgresStore)
-        ready = threading.Event()
-        stop = server.store.listen(woken.put, ready=ready.set)
-        try:
-            assert ready.wait(10)
-            event_id = writer.board("t").add("hello")["version"]
-            got = woken.get(timeout=10)
-            with server.store.read() as tx:
-                events = tx.events_after(got - 1, thread_id="t")
-        finally:
-            stop()
+    with (
+        taskloom.connect(pg_url) as writer,
+        taskloom.connect(pg_url) as server,
+        _listening(server) as woken,
+    ):
+        event_id = writer.board("t").add("hello")["version"]
+        got = woken.get(timeout=10)
+        with server.store.read() as tx:
+            events = tx.events_after(got - 1, thread_id="t")
     assert events[0].id == got and events[0].data["version"] == event_id
+
+
+@contextlib.contextmanager
+def _listening(tl: taskloom.Taskloom) -> Iterator[queue.Queue[int]]:
+    """The wake-ups ``tl``'s store hears, from when its LISTEN is in place until the end."""
+    assert isinstance(tl.store, PostgresStore)
+    woken: queue.Queue[int] = queue.Queue()
+    ready = threading.Event()
+    stop = tl.store.listen(woken.put, ready=ready.set)
+    try:
+        assert ready.wait(10)
+        yield woken
+    finally:
+        stop()
 
 
 def _drain(woken: queue.Queue[int], quiet_s: float = 1.0) -> list[int]:
@@ -486,22 +497,18 @@ def test_a_cli_write_wakes_listeners_before_the_command_exits(pg_url: str) -> No
 
 def test_workers_polling_an_empty_queue_wake_no_listener(pg_url: str) -> None:
     """An empty claim, and the sweep it runs, change nothing: no notification is sent."""
-    woken: queue.Queue[int] = queue.Queue()
     with taskloom.connect(pg_url) as setup:  # its notifications are sent by the close
         setup.queue.add("leased", ttl_s=3600)  # a TTL: the expiry sweep has work to look at
         assert setup.queue.claim("w", lease=600) is not None
-    with taskloom.connect(pg_url) as server_tl, taskloom.connect(pg_url) as worker:
-        assert isinstance(server_tl.store, PostgresStore)
-        ready = threading.Event()
-        stop = server_tl.store.listen(woken.put, ready=ready.set)
-        try:
-            assert ready.wait(10)
-            for _ in range(5):
-                worker.queue._sweep_due = 0.0  # every poll sweeps, as after a quiet second
-                assert worker.queue.claim("w") is None
-            assert _drain(woken, quiet_s=0.5) == []
-        finally:
-            stop()
+    with (
+        taskloom.connect(pg_url) as server_tl,
+        taskloom.connect(pg_url) as worker,
+        _listening(server_tl) as woken,
+    ):
+        for _ in range(5):
+            worker.queue._sweep_due = 0.0  # every poll sweeps, as after a quiet second
+            assert worker.queue.claim("w") is None
+        assert _drain(woken, quiet_s=0.5) == []
 
 
 def test_closing_while_a_transaction_is_open_ends_it_cleanly(pg_url: str) -> None:
