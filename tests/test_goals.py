@@ -575,3 +575,28 @@ def test_a_host_objective_set_during_a_turn_is_not_suppressed_by_that_turn(
     result = run_goal_loop(tl_fixed, "t", idle_turn, max_turns=10, max_no_progress=2)
     assert result.reason is StopReason.NO_PROGRESS and result.turns == 3
     assert result.goal["objective"] == "Brand new objective"
+
+
+def test_a_new_objective_set_right_after_the_charge_is_not_suppressed(
+    tl_fixed: Taskloom,
+    clock,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Charging and suppressing are two transactions: a host set landing between them must
+    not be suppressed for the turn of the goal it replaced."""
+    from taskloom.goals import GoalHandle
+
+    charge = GoalHandle.account_usage
+
+    def charge_then_host_sets(self: GoalHandle, *args: object, **kw: object) -> object:
+        snap = charge(self, *args, **kw)  # type: ignore[arg-type]
+        tl_fixed.goal("t").set("Brand new objective")
+        return snap
+
+    tl_fixed.goal("t").set("Old objective")
+    clock.advance(120)
+    monkeypatch.setattr(GoalHandle, "account_usage", charge_then_host_sets)
+    idle = TurnOutcome(tokens_used=5, made_progress=False)
+    continuation_tick(tl_fixed, lambda goal: idle, idle_s=60)
+    goal = tl_fixed.goal("t").get()["goal"]
+    assert goal["objective"] == "Brand new objective" and not goal["continuation_suppressed"]

@@ -364,17 +364,14 @@ def test_todo_write_keeps_statuses_it_cannot_express(tl: Taskloom) -> None:
     todos[1]["status"] = "in_progress"
     r = call(tl, "todo_write", {"todos": todos})
     assert r.is_error and deploy["card"]["id"] in r.content
-    todos[3]["status"] = "completed"  # a rejected plan is not the model's to carry out
+    todos[3]["status"] = "completed"  # a cancelled todo, never gated, is the model's own
     todos[1]["status"] = "pending"
-    r = call(tl, "todo_write", {"todos": todos})
-    assert r.is_error and "rejected" in r.content
-    todos[3]["status"] = "pending"
     r = ok(tl, "todo_write", {"todos": todos})
     assert [c["status"] for c in r.data["cards"]] == [
         "done",
         "awaiting_approval",
         "blocked",
-        "rejected",
+        "done",
     ]
 
 
@@ -468,15 +465,24 @@ def test_unstorable_card_text_is_refused(
 
 def test_a_withdrawn_plan_goes_back_to_a_person_not_to_work(tl: Taskloom) -> None:
     """Rejecting its own awaiting card (revise_plan) is no way around the person: a card
-    awaiting approval without an explicit approval_mode included."""
+    awaiting approval without an explicit approval_mode included. A plain todo the model
+    cancelled was never gated and stays the model's."""
     snap = tl.board("thread-1").add("Deploy prod", status="awaiting_approval")
     cid = str(snap["card"]["id"])
     ok(tl, "todo", {"op": "revise_plan"})
-    for status in ("ready", "in_progress", "done", "todo"):
+    for status in ("ready", "in_progress", "done"):
         r = call(tl, "todo", {"op": "update_status", "id": cid, "status": status})
-        assert r.is_error and "person's approval" in r.content, status
+        assert r.is_error and "was rejected" in r.content, status
     r = call(tl, "todo_list", {"todos": [{"id": cid, "status": "in_progress"}], "merge": True})
     assert r.is_error and "was rejected" in r.content
-    assert tl.board("thread-1").list()["cards"][0]["status"] == "rejected"
+    ok(tl, "todo", {"op": "update_status", "id": cid, "status": "todo"})  # still gated there
+    r = call(tl, "todo", {"op": "update_status", "id": cid, "status": "in_progress"})
+    assert r.is_error and "person" in r.content
     r = ok(tl, "todo", {"op": "update_status", "id": cid, "status": "awaiting_approval"})
     assert r.data["cards"][0]["status"] == "awaiting_approval"  # resubmitting is fine
+    plain = {"id": "p1", "content": "docs", "status": "pending"}
+    ok(tl, "todo_list", {"todos": [plain], "merge": True})
+    ok(tl, "todo_list", {"todos": [{"id": "p1", "status": "cancelled"}], "merge": True})
+    ok(tl, "todo_list", {"todos": [{"id": "p1", "status": "pending"}], "merge": True})
+    cards = {c["id"]: c["status"] for c in tl.board("thread-1").list()["cards"]}
+    assert cards["p1"] == "todo"

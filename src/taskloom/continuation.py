@@ -90,7 +90,8 @@ def _after_turn(
         return 0  # the objective changed during the turn: charged, and counted afresh
     idle = 0 if outcome.made_progress else idle + 1
     if idle >= limit:
-        return LoopResult(StopReason.NO_PROGRESS, turns, handle.suppress(True)["goal"])
+        suppressed = handle.suppress(True, goal_id=goal.goal_id)["goal"]
+        return LoopResult(StopReason.NO_PROGRESS, turns, suppressed)
     return idle
 
 
@@ -267,10 +268,9 @@ def _turn_failed(
 
 def _turn_done(handle: GoalHandle, goal: Goal, outcome: TurnOutcome) -> TickItem:
     """Charge the turn; suppress only the goal that ran, never one that replaced it since."""
-    snap = handle.account_usage(goal.goal_id, outcome.tokens_used, outcome.elapsed_s)
-    same_goal = snap["applied"] and snap["goal"]["goal_id"] == goal.goal_id
-    if same_goal and not outcome.made_progress:
-        handle.suppress(True)
+    handle.account_usage(goal.goal_id, outcome.tokens_used, outcome.elapsed_s)
+    if not outcome.made_progress:
+        handle.suppress(True, goal_id=goal.goal_id)
     return TickItem(goal.thread_id, ran=True, outcome=outcome)
 
 

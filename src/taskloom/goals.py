@@ -127,8 +127,17 @@ class GoalHandle:
             )
         )
 
-    def suppress(self, suppressed: bool = True) -> Snapshot:
-        return self._mutate(lambda g, now: ops.suppress(_need(g), suppressed, now=now))
+    def suppress(self, suppressed: bool = True, *, goal_id: str | None = None) -> Snapshot:
+        """Set continuation suppression; with ``goal_id``, only if that goal is still the
+        thread's current one (a turn suppresses the goal it ran, never one set since)."""
+
+        def op(g: Goal | None, now: datetime) -> Goal:
+            goal = _need(g)
+            if goal_id is not None and goal.goal_id != goal_id:
+                return goal
+            return ops.suppress(goal, suppressed, now=now)
+
+        return self._mutate(op)
 
     def account_usage(self, goal_id: str, tokens: int = 0, seconds: float = 0.0) -> Snapshot:
         """Charge one turn to the goal if ``goal_id`` is still current (compare-and-set)."""

@@ -380,13 +380,26 @@ def _commit(board: Board, cards: Sequence[Card], now: datetime) -> Board:
             changed = changed or old.order != index
         else:
             card = dataclasses.replace(
-                card, order=index, created_at=old.created_at, updated_at=stamp
+                _keeps_its_gate(old, card), order=index, created_at=old.created_at, updated_at=stamp
             )
             changed = True
         out.append(card)
     if not changed:
         return board
     return dataclasses.replace(board, cards=tuple(out), updated_at=stamp)
+
+
+def _keeps_its_gate(old: Card, card: Card) -> Card:
+    """A plan rejected or withdrawn while awaiting approval stays a person's to approve
+    (``approval_mode`` becomes required), whichever op rejected it; a plain todo the model
+    cancelled (also ``rejected``) was never gated and stays free."""
+    if (
+        old.status is CardStatus.AWAITING_APPROVAL
+        and card.status is CardStatus.REJECTED
+        and card.approval_mode is None
+    ):
+        return dataclasses.replace(card, approval_mode=ApprovalMode.REQUIRED)
+    return card
 
 
 def _index(board: Board, card_id: str) -> int:
@@ -566,9 +579,9 @@ _APPROVED_STATUSES = frozenset(
 
 
 def _waits_for_person(card: Card) -> bool:
-    """Awaiting approval, rejected (a withdrawn or refused plan goes back to a person, not
-    to work), or an approval-required card that a person has not approved yet."""
-    return card.status in (CardStatus.AWAITING_APPROVAL, CardStatus.REJECTED) or (
+    """Awaiting approval, or an approval-required card that a person has not approved yet
+    (a rejected or withdrawn plan among them: see ``_keeps_its_gate``)."""
+    return card.status is CardStatus.AWAITING_APPROVAL or (
         card.approval_mode is ApprovalMode.REQUIRED and card.status not in _APPROVED_STATUSES
     )
 
