@@ -573,7 +573,7 @@ class Queue:
                         tx.query(
                             f"{RECLAIM} last_error = 'worker process died'"
                             " WHERE id = ? AND status = 'in_progress' RETURNING *",
-                            (now, now, r["id"]),
+                            (*(now,) * 5, r["id"]),
                         )
                     )
         return out

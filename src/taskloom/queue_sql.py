@@ -39,31 +39,28 @@ def returning_sql(dialect: str, table: str = "") -> str:
 
 RETURNING = {dialect: returning_sql(dialect) for dialect in ("sqlite", "postgres")}
 READ_TASK = {"sqlite": Task.from_packed, "postgres": Task.from_values}
-RECLAIM = (
-    "UPDATE tasks SET status = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'ready' END,"
-    " completed_at = CASE WHEN attempts >= max_attempts THEN ? ELSE NULL END, changed_at = ?,"
-    f" {CLEAR_CLAIM},"
-)
-
-
 EXPIRED_RESULT = "expired: its expires_at passed before it was done"
+RECLAIM = (
+    "UPDATE tasks SET status = CASE WHEN attempts >= max_attempts THEN 'dead'"
+    " WHEN expires_at <= ? THEN 'canceled' ELSE 'ready' END,"
+    " completed_at = CASE WHEN attempts >= max_attempts OR expires_at <= ? THEN ? END,"
+    " result = CASE WHEN attempts < max_attempts AND expires_at <= ?"
+    f" THEN '{EXPIRED_RESULT}' ELSE result END, changed_at = ?, {CLEAR_CLAIM},"
+)
+"""A leased task given up (its lease ran out, its worker died): back to ready, or dead once
+``max_attempts`` is reached, or canceled if its own ``expires_at`` has passed meanwhile (as
+:func:`expire_sql` would, and in this statement: PostgreSQL's one-statement sweep,
+:func:`sweep_all_sql`, reads one snapshot, where a task this sets ready is not yet ready).
+Parameters: now five times; the caller adds ``last_error`` and the WHERE clause."""
 
 
 @functools.lru_cache(maxsize=8)
 def sweep_sql(dialect: str) -> str:
-    """Expired leases back to ready, or dead once ``max_attempts`` is reached, or canceled if
-    the task's own ``expires_at`` has passed meanwhile (as :func:`expire_sql` would, and in
-    this statement: PostgreSQL's one-statement sweep, :func:`sweep_all_sql`, reads one
-    snapshot, where a task this sets ready is not yet ready). Parameters: now six times. The
-    lease's expiry is the task's last error, even after an earlier failure: it is why the
-    task moved."""
+    """Expired leases given up (:data:`RECLAIM`). Parameters: now six times. The lease's
+    expiry is the task's last error, even after an earlier failure: it is why the task
+    moved."""
     return (
-        "UPDATE tasks SET status = CASE WHEN attempts >= max_attempts THEN 'dead'"
-        " WHEN expires_at <= ? THEN 'canceled' ELSE 'ready' END,"
-        " completed_at = CASE WHEN attempts >= max_attempts OR expires_at <= ? THEN ? END,"
-        " result = CASE WHEN attempts < max_attempts AND expires_at <= ?"
-        f" THEN '{EXPIRED_RESULT}' ELSE result END, changed_at = ?, {CLEAR_CLAIM},"
-        " last_error = 'lease expired'"
+        f"{RECLAIM} last_error = 'lease expired'"
         f" WHERE status = 'in_progress' AND lease_expires_at <= ?{RETURNING[dialect]}"
     )
 

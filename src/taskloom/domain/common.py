@@ -71,3 +71,9 @@ def storable_size(text: str, name: str = "text") -> int:
     if "\x00" in text:
         raise InvalidInput(f"{name} must not contain NUL characters")
     return size
+
+
+def names_password(key: str) -> bool:
+    """A URL query key (as libpq decodes it) that carries a password: ``password``,
+    ``sslpassword``… One rule for what is masked on display and kept out of a model's view."""
+    return "pass" in key.lower()

@@ -24,7 +24,7 @@ from xml.sax.saxutils import escape
 
 import orjson
 
-from taskloom.domain.common import storable_size
+from taskloom.domain.common import names_password, storable_size
 from taskloom.domain.errors import InvalidInput
 
 MAX_TITLE_BYTES = 200
@@ -502,8 +502,8 @@ def claim_command(agent_id: str, db: str | None = None) -> str:
 def _has_password(url: str) -> bool:
     try:
         parts = urllib.parse.urlsplit(url)
-        keys = [k.lower() for k, _ in urllib.parse.parse_qsl(parts.query)]  # as libpq decodes
-        return parts.password is not None or any("pass" in k for k in keys)
+        keys = [k for k, _ in urllib.parse.parse_qsl(parts.query)]  # as libpq decodes them
+        return parts.password is not None or any(names_password(k) for k in keys)
     except ValueError:
         return True  # unreadable: assume the worst
 

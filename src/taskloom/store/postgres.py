@@ -47,6 +47,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.rows import dict_row, tuple_row
 from psycopg.types.string import TextLoader
 
+from taskloom.domain.common import names_password
 from taskloom.domain.errors import InvalidInput, StoreBusy, StoreError
 from taskloom.domain.events import Event
 from taskloom.store import migrations
@@ -152,7 +153,7 @@ def _redact_param(piece: str) -> str:
     """``key=value`` from a URL's query, its value hidden if the key names a password (as
     libpq decodes it: ``pass%77ord`` too)."""
     pairs = parse_qsl(piece, keep_blank_values=True)
-    if pairs and "pass" in pairs[0][0].lower():
+    if pairs and names_password(pairs[0][0]):
         return f"{piece.split('=', 1)[0]}=***"
     return piece
 
