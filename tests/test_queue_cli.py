@@ -55,7 +55,7 @@ def test_hooks_and_doctor(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     code, out, _ = run(capsys, "hook", "prompt", "--agent", "claude-1", *db)
     context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert code == 0 and "Fix &lt;the&gt; bug" in context
-    code, out, _ = run(capsys, "hook", "prompt", "--agent", "claude-1", *db)
+    code, out, _ = run(capsys, "hook", "prompt", "--agent", "claude-1", *db, "--json")
     assert code == 0 and out == ""  # unchanged since last time: nothing to add
     code, out, _ = run(capsys, "hook", "session-start", "--agent", "claude-1", *db)
     assert "1 task(s) ready" in out

@@ -322,6 +322,29 @@ def test_person_approves_then_model_may_start(tl: Taskloom) -> None:
     assert r.data["cards"][0]["status"] == "in_progress"
 
 
+@pytest.mark.parametrize(
+    "change",
+    [{"plan": ["push", "tag", "delete prod"]}, {"objective": "other"}, {"allowed_tools": ["rm"]}],
+)
+def test_model_cannot_change_an_approved_plan_without_asking_again(
+    tl: Taskloom, change: dict
+) -> None:
+    cid = awaiting_card(tl)
+    ok(tl, "todo", {"op": "edit", "id": cid, "plan": ["push", "tag"]})
+    board = tl.board("thread-1")
+    board.decide_plan(cid, True)
+    ok(tl, "todo", {"op": "update_status", "id": cid, "status": "in_progress"})
+    r = call(tl, "todo", {"op": "edit", "id": cid, **change})
+    assert r.is_error and "a person approved" in r.content
+    card = board.list()["cards"][0]
+    assert (card["status"], card["plan"]) == ("in_progress", ["push", "tag"])
+    ok(tl, "todo", {"op": "edit", "id": cid, "notes": "halfway"})  # not the plan: fine
+    r = ok(tl, "todo", {"op": "edit", "id": cid, **change, "status": "awaiting_approval"})
+    assert r.data["cards"][0]["status"] == "awaiting_approval"
+    r = call(tl, "todo", {"op": "update_status", "id": cid, "status": "in_progress"})
+    assert r.is_error and "person" in r.content
+
+
 def test_model_may_withdraw_or_resubmit_a_plan(tl: Taskloom) -> None:
     cid = awaiting_card(tl)
     r = ok(tl, "todo", {"op": "update_status", "id": cid, "status": "rejected"})

@@ -339,11 +339,15 @@ def doctor(
 
 
 @hook_app.command()
-def prompt(agent: Agent, db: DbOption = None) -> None:
+def prompt(agent: Agent, db: DbOption = None, as_json: JsonOption = False) -> None:
     """Prompt-submit hook: add the ready-task block to the agent's context when it changed.
+
+    The output is JSON either way (the shape prompt-submit hooks read), and nothing at all
+    when the block is unchanged; ``--json`` is accepted like everywhere else.
 
     Example: taskloom hook prompt --agent claude-1
     """
+    del as_json  # already JSON
     block = open_db(db).queue.surface(agent, claim=claim_command(agent.strip(), db))
     if block:
         out: dict[str, Any] = {

@@ -586,12 +586,33 @@ def _waits_for_person(card: Card) -> bool:
     )
 
 
+_APPROVED_CONTENT = ("plan", "objective", "allowed_tools")
+"""What a person approves with a plan: a model changing any of it after approval would carry
+the approval over to something the person never saw."""
+
+
+def _changes_what_was_approved(old: Card, new: Card) -> bool:
+    """An approved card (by a person: see ``_waits_for_person``) whose approved content a
+    change alters, other than by resubmitting it (awaiting approval) or withdrawing it."""
+    return (
+        old.status in _APPROVED_STATUSES
+        and new.status not in (CardStatus.AWAITING_APPROVAL, CardStatus.REJECTED)
+        and any(getattr(old, name) != getattr(new, name) for name in _APPROVED_CONTENT)
+    )
+
+
 def _check_model_card(old: Card | None, new: Card) -> None:
     required = old is not None and old.approval_mode is ApprovalMode.REQUIRED
     if required and new.approval_mode is not ApprovalMode.REQUIRED:
         raise InvariantViolation(
             f"card '{new.id}' requires a person's approval; only a person can change "
             "its approval_mode"
+        )
+    if required and old is not None and _changes_what_was_approved(old, new):
+        raise InvariantViolation(
+            f"card '{new.id}' has a plan a person approved; a model cannot change its "
+            "plan, objective or allowed_tools on its own. Resubmit it with the change "
+            "(status awaiting_approval) for a person to approve again"
         )
     before = old if old is not None else dataclasses.replace(new, status=CardStatus.TODO)
     if not _waits_for_person(before) or new.status is CardStatus.REJECTED:
