@@ -159,6 +159,9 @@ def test_tools_model_rules_and_host_only(tl: Taskloom) -> None:
     assert not r.is_error and "active" in r.content
     r = tl.tools.dispatch("goal_set", {"objective": "Ship", "token_budget": 0}, CTX)
     assert r.is_error and "token_budget" in r.content
+    for loose in (True, "50", 50.0):  # typed as the schema says: not a 1-token budget
+        r = tl.tools.dispatch("goal_set", {"objective": "Ship", "token_budget": loose}, CTX)
+        assert r.is_error and "token_budget" in r.content
     r = tl.tools.dispatch("goal_set", {"objective": "Ship", "token_budget": 10**6}, CTX)
     assert r.data["goal"]["token_budget"] == 100
     r = tl.tools.dispatch("goal_set_budget", {"token_budget": 10**6}, CTX)

@@ -12,12 +12,12 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from taskloom.domain.board import Card, CardPatch, CardStatus, parse_status
 from taskloom.domain.common import UNSET, Unset
 from taskloom.domain.errors import InvalidInput
-from taskloom.tools.registry import REGISTRY, ToolContext, ToolResult, ToolSpec
+from taskloom.tools.registry import REGISTRY, ToolArgs, ToolContext, ToolResult, ToolSpec
 
 if TYPE_CHECKING:
     from taskloom.boards import BoardHandle, Snapshot
@@ -31,11 +31,7 @@ STATUS_HELP = (
 )
 
 
-class _Args(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class CardFields(_Args):
+class CardFields(ToolArgs):
     objective: str | None = Field(None, description="What finishing this card achieves.")
     plan: list[str] | None = Field(None, description="Ordered steps for this card.")
     assigned_agent: str | None = Field(None, description="Agent responsible for the card.")
@@ -168,7 +164,7 @@ def _replace_patch(card: ReplaceCard) -> CardPatch:
 # --- todo_write: Claude Code's TodoWrite shape --------------------------------------------------
 
 
-class TodoWriteItem(_Args):
+class TodoWriteItem(ToolArgs):
     content: str = Field(min_length=1, description="Imperative form: 'Run the tests'.")
     status: Literal["pending", "in_progress", "completed"] = Field(description="Item status.")
     activeForm: str = Field(
@@ -176,7 +172,7 @@ class TodoWriteItem(_Args):
     )
 
 
-class TodoWriteArgs(_Args):
+class TodoWriteArgs(ToolArgs):
     todos: list[TodoWriteItem] = Field(description="The complete, updated todo list.")
 
 
@@ -252,7 +248,7 @@ _HERMES_STATUS = {
 }
 
 
-class HermesItem(_Args):
+class HermesItem(ToolArgs):
     id: str = Field(min_length=1, description="Your id for the item, e.g. '1'.")
     content: str | None = Field(None, description="What to do.")
     status: Literal["pending", "in_progress", "completed", "cancelled"] | None = Field(
@@ -260,7 +256,7 @@ class HermesItem(_Args):
     )
 
 
-class HermesArgs(_Args):
+class HermesArgs(ToolArgs):
     todos: list[HermesItem] | None = Field(
         None, description="Items to write; omit to read the current list."
     )

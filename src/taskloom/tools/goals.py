@@ -5,40 +5,36 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from taskloom.domain.goals import framed
-from taskloom.tools.registry import REGISTRY, ToolContext, ToolResult, ToolSpec
+from taskloom.tools.registry import REGISTRY, ToolArgs, ToolContext, ToolResult, ToolSpec
 
 if TYPE_CHECKING:
     from taskloom.client import Taskloom
     from taskloom.goals import GoalHandle
 
 
-class _Args(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class NoArgs(_Args):
+class NoArgs(ToolArgs):
     pass
 
 
-class GoalSetArgs(_Args):
+class GoalSetArgs(ToolArgs):
     objective: str = Field(description="The objective for this thread, one or two sentences.")
     token_budget: int | None = Field(
         None, gt=0, description="Optional token budget; can only lower an existing budget."
     )
 
 
-class GoalCompleteArgs(_Args):
+class GoalCompleteArgs(ToolArgs):
     evidence: str | None = Field(None, description="How you verified the objective is met.")
 
 
-class GoalBlockArgs(_Args):
+class GoalBlockArgs(ToolArgs):
     reason: str = Field(description="Why the goal cannot proceed without a person.")
 
 
-class BudgetArgs(_Args):
+class BudgetArgs(ToolArgs):
     token_budget: int | None = Field(
         None, gt=0, description="New token budget; omit or null to remove the budget."
     )

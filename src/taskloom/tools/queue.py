@@ -17,21 +17,16 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import escape
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from taskloom.domain.errors import InvalidInput
 from taskloom.domain.queue import MAX_KINDS, MAX_SECONDS, Task
-from taskloom.tools.registry import REGISTRY, ToolContext, ToolResult, ToolSpec
+from taskloom.tools.registry import REGISTRY, ToolArgs, ToolContext, ToolResult, ToolSpec
 
 if TYPE_CHECKING:
     from taskloom.client import Taskloom
 
 DEFAULT_LEASE_S = 600.0
-
-
-class _Args(BaseModel):
-    # Strict: `true` is not a 1-second lease and "no" is not false, as the schema says.
-    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 def _lease(description: str) -> Any:
@@ -41,7 +36,7 @@ def _lease(description: str) -> Any:
     )
 
 
-class NextArgs(_Args):
+class NextArgs(ToolArgs):
     lease_s: float = _lease(
         "How long the task is yours before it returns to the queue, in seconds; "
         "extend it with task_extend if the work takes longer."
@@ -53,7 +48,7 @@ class NextArgs(_Args):
     )
 
 
-class _Leased(_Args):
+class _Leased(ToolArgs):
     task_id: str = Field(description="The task's id, from task_next.")
     lease_token: str = Field(description="The lease token task_next returned with the task.")
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from taskloom.domain.errors import InvalidInput, TaskloomError
 
@@ -33,6 +33,14 @@ BUILTIN_MODULES: tuple[str, ...] = (
     "taskloom.tools.queue",
     "taskloom.tools.stash",
 )
+
+
+class ToolArgs(BaseModel):
+    """The base of every tool's arguments: strict, as each schema says (``true`` is not a
+    1-token budget, ``"5"`` is not a number), and no unknown fields (a misspelt one would be
+    ignored in silence)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 @dataclass(frozen=True, slots=True)

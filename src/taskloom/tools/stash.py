@@ -9,19 +9,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from taskloom.tools.registry import REGISTRY, ToolContext, ToolResult, ToolSpec
+from taskloom.tools.registry import REGISTRY, ToolArgs, ToolContext, ToolResult, ToolSpec
 
 if TYPE_CHECKING:
     from taskloom.client import Taskloom
 
 
-class _Args(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ReadResultArgs(_Args):
+class ReadResultArgs(ToolArgs):
     result_id: str = Field(
         min_length=1, description='The id from the stashed-output placeholder, e.g. "res_1a2b…".'
     )
@@ -39,7 +35,7 @@ class ReadResultArgs(_Args):
     )
 
 
-class ExtractArgs(_Args):
+class ExtractArgs(ToolArgs):
     result_id: str = Field(min_length=1, description="The id from the stashed-output placeholder.")
     query: str = Field(
         min_length=1,
