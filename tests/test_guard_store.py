@@ -217,6 +217,19 @@ def test_a_line_longer_than_the_cap_is_split_without_breaking_characters(tl: Tas
     assert head.endswith(": read_result(..., page=3)]")
 
 
+def test_the_smallest_cap_still_fits_its_header(tl: Taskloom) -> None:
+    with pytest.raises(InvalidInput, match="read_cap_tokens must be at least 200"):
+        GuardConfig(read_cap_tokens=20)
+    g = tl.guard("t1", GuardConfig(threshold_tokens=200, read_cap_tokens=200))
+    rid = g.stash("api", {"a_rather_long_key_name": "a b " * 3000}).result_id or ""
+    for path in ("$.a_rather_long_key_name", "$..a_rather_long_key_name"):
+        replies = pages(lambda n, path=path: g.read(rid, path=path, page=n))
+        assert max(g.count(r) for r in replies) <= 200
+    assert max(g.count(r) for r in pages(lambda n: g.read(rid, page=n))) <= 200
+    with pytest.raises(InvalidInput, match="a cap of at least 200 tokens"):
+        g.read(rid, max_tokens=50)
+
+
 def test_a_long_value_read_by_path_is_paged(tl: Taskloom) -> None:
     cap = 300
     g = tl.guard("t1", GuardConfig(threshold_tokens=200, read_cap_tokens=cap))

@@ -30,7 +30,13 @@ from taskloom.domain.stash import StashFacts, json_shape, placeholder, result_id
 from taskloom.guard import stash as sql
 from taskloom.guard.clean import clean
 from taskloom.guard.compact import compact, dumps
-from taskloom.guard.retrieve import Extraction, extract_local, read_slice, view_text
+from taskloom.guard.retrieve import (
+    MIN_READ_TOKENS,
+    Extraction,
+    extract_local,
+    read_slice,
+    view_text,
+)
 from taskloom.guard.summarize import cache_key, map_reduce, summarize
 from taskloom.guard.tokens import DEFAULT_ENCODING, Counter, counter
 
@@ -72,6 +78,11 @@ class GuardConfig:
     def __post_init__(self) -> None:
         if self.threshold_tokens < 1 or self.read_cap_tokens < 1 or self.chunk_tokens < 1:
             raise InvalidInput("guard token limits must be positive")
+        if self.read_cap_tokens < MIN_READ_TOKENS:
+            raise InvalidInput(
+                f"read_cap_tokens must be at least {MIN_READ_TOKENS}: a slice needs room for"
+                " its header"
+            )
         if self.concurrency < 1:
             raise InvalidInput("guard concurrency must be at least 1")
 

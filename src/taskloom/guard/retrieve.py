@@ -101,6 +101,9 @@ MAX_FRAGMENTS = 3
 MAX_FIELDS = 14
 MAX_SCALAR_CHARS = 300
 HEADER_TOKENS = 100
+"""Tokens kept back from a slice's body for its header, so the whole reply fits the cap."""
+MIN_READ_TOKENS = 2 * HEADER_TOKENS
+"""The smallest read cap: below it the header would crowd out the slice it describes."""
 PRETTY_NOTE = " (of the JSON pretty-printed with 2-space indent)"
 
 
@@ -115,11 +118,6 @@ def view_text(content: str, is_json: bool) -> str:
 
 Pos = tuple[int, int]
 """A place in a list of lines: (line index, character offset in that line)."""
-
-
-def _header_reserve(cap: int) -> int:
-    """Tokens kept back from a slice's body for its header, so the whole reply fits the cap."""
-    return min(HEADER_TOKENS, cap // 4)
 
 
 def _fit(text: str, budget: int, count: Callable[[str], int]) -> tuple[int, int]:
@@ -252,7 +250,9 @@ def read_slice(
         raise InvalidInput("give one of path, lines or page (got path, lines)")
     if lines and page is not None:
         raise InvalidInput("give one of path, lines or page (got lines, page)")
-    budget = max(1, cap - _header_reserve(cap))
+    if cap < MIN_READ_TOKENS:
+        raise InvalidInput(f"a read needs a cap of at least {MIN_READ_TOKENS} tokens (got {cap})")
+    budget = cap - HEADER_TOKENS
     number = 1 if page is None else page
     if path:
         return _read_path(content, is_json, path, number, budget, count)
