@@ -171,6 +171,59 @@ def test_corrupt_file_is_a_store_error(tmp_path: Path) -> None:
         tl.board("t").add("x")
 
 
+def test_a_database_that_cannot_be_created_is_a_store_error_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a directory")
+    path = tmp_path / "file" / "sub" / "x.db"
+    with (
+        taskloom.connect(f"sqlite:///{path}") as tl,
+        pytest.raises(taskloom.StoreError, match=f"cannot open the database {path}: "),
+    ):
+        tl.queue.add("x")
+    with (
+        taskloom.connect(f"sqlite:///{tmp_path}") as tl,  # a directory
+        pytest.raises(taskloom.StoreError, match=f"cannot open the database {tmp_path}"),
+    ):
+        tl.board("t").add("x")
+
+
+def damaged(path: Path) -> None:
+    """A database whose index of task ids is overwritten: the rest still reads."""
+    with taskloom.connect(f"sqlite:///{path}") as tl:
+        tl.queue.add_many([{"title": f"task {i}"} for i in range(50)])
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    (root,) = conn.execute(
+        "SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_tasks_1'"
+    ).fetchone()
+    size = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    with path.open("r+b") as f:
+        f.seek((root - 1) * size + 8)  # past the page's header: its cells point nowhere
+        f.write(b"\xff" * (size - 8))
+
+
+def test_a_damaged_small_file_is_refused_when_opened(tmp_path: Path) -> None:
+    path = tmp_path / "x.db"
+    damaged(path)
+    with (
+        taskloom.connect(f"sqlite:///{path}") as tl,
+        pytest.raises(taskloom.StoreError, match="integrity check failed"),
+    ):
+        tl.board("t").list()
+
+
+def test_a_large_file_is_checked_on_request_not_on_every_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "x.db"
+    damaged(path)
+    monkeypatch.setattr("taskloom.store.sqlite.CHECK_ON_OPEN_BYTES", 4096)  # "large"
+    with taskloom.connect(f"sqlite:///{path}") as tl:
+        assert tl.board("t").list()["cards"] == []  # opens: what it reads is intact
+        with pytest.raises(taskloom.StoreError, match="integrity check failed"):
+            tl.store.check()
+
+
 def test_busy_database_maps_to_store_busy(sqlite_url: str, monkeypatch) -> None:
     with taskloom.connect(sqlite_url) as tl:
         tl.board("t").add("x")

@@ -5,16 +5,21 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
 import re
+import socket
+import subprocess
+import sys
 from typing import Any
 
 import pytest
 
+from taskloom import queue as queue_module
 from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound
 from taskloom.domain.events import TASK_STATE, Event
 from taskloom.domain.queue import CHANGE_FIELDS, surface_block, validate_new_task
-from taskloom.queue import Queue
+from taskloom.queue import INIT_PID_NAMESPACE, Queue, host_name
 from tests.conftest import FakeClock
 
 
@@ -702,6 +707,64 @@ def test_a_claim_not_bound_to_its_process_is_left_to_its_lease(tl: Taskloom) -> 
     assert claimed is not None and claimed.pid is None
     assert q.doctor(fix=True)["fixed"] == []
     assert q.done(task.id, claimed.lease_token or "").status == "completed"
+
+
+def test_doctor_lists_and_fixes_claims_of_dead_processes_seen_from_their_namespace(
+    tl: Taskloom, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    q = tl.queue
+    task, _ = q.add("orphan")
+    assert q.claim("w", lease=3600) is not None
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    with tl.store.write() as tx:  # the claim's worker has died
+        tx.execute("UPDATE tasks SET pid = ? WHERE id = ?", (gone.pid, task.id))
+    with monkeypatch.context() as m:  # a sandbox with pids of its own, under the same name
+        m.setattr(queue_module, "HOST", f"{socket.gethostname()} (pid:[4026532999])")
+        assert q.doctor(fix=True)["orphaned"] == [] and q.get(task.id).status == "in_progress"
+    report = q.doctor()
+    assert report["orphaned"] == [task.id] and report["fixed"] == []
+    assert q.doctor(fix=True)["fixed"] == [task.id]
+    assert q.get(task.id).status == "ready" and q.get(task.id).last_error == "worker process died"
+
+
+def test_a_claim_records_the_pid_namespace_when_it_is_not_the_machines(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(os, "readlink", lambda path: "pid:[4026532999]")
+    assert host_name() == f"{socket.gethostname()} (pid:[4026532999])"
+    monkeypatch.setattr(os, "readlink", lambda path: INIT_PID_NAMESPACE)
+    assert host_name() == socket.gethostname()
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"source": "s" * 201}, "'source' is longer than 200 bytes"),
+        ({"dedup_key": "k" * 513}, "'dedup_key' is longer than 512 bytes"),
+        ({"target_agent": "a" * 201}, "longer than 200 bytes"),
+    ],
+)
+def test_names_and_keys_are_bounded_alike_on_both_backends(
+    tl: Taskloom, fields: dict[str, str], message: str
+) -> None:
+    with pytest.raises(InvalidInput, match=message):
+        tl.queue.add("x", **fields)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match="longer than 200 bytes"):
+        tl.queue.claim("a" * 201)
+    task, added = tl.queue.add("x", dedup_key="k" * 512, source="s" * 200)
+    assert added and task.dedup_key == "k" * 512
+
+
+def test_a_failure_must_say_what_failed(tl: Taskloom) -> None:
+    q = tl.queue
+    q.add("x")
+    claimed = q.claim("w")
+    assert claimed is not None
+    for blank in ("", "  \n"):
+        with pytest.raises(InvalidInput, match="must say something"):
+            q.fail(claimed.id, claimed.lease_token or "", blank)
+    assert q.get(claimed.id).status == "in_progress"
 
 
 def test_doctor_cancels_a_poisoned_task_only_while_it_is_still_ready(tl: Taskloom) -> None:

@@ -61,7 +61,24 @@ if TYPE_CHECKING:
     from taskloom.client import Taskloom
 
 T = TypeVar("T")
-HOST = socket.gethostname()
+INIT_PID_NAMESPACE = "pid:[4026531836]"
+"""Linux's first PID namespace (``PROC_PID_INIT_INO``): the machine's own, outside containers."""
+
+
+def host_name() -> str:
+    """This host as claims record it: its name, plus its PID namespace when that is not the
+    machine's own. A pid names one process only within its namespace, and a container or
+    sandbox sharing the host name has pids of its own: a claim is reclaimed for a dead pid
+    only by a process that sees the same pids (:meth:`Queue.reclaim`)."""
+    name = socket.gethostname()
+    try:
+        namespace = os.readlink("/proc/self/ns/pid")
+    except OSError:  # not Linux, or /proc hidden: the name alone, as before
+        return name
+    return name if namespace == INIT_PID_NAMESPACE else f"{name} ({namespace})"
+
+
+HOST = host_name()
 MAX_ERROR_BYTES = 4096
 """A failure's error is cut to this many bytes: tracebacks are long, and it goes into the
 failure's event."""
@@ -560,22 +577,14 @@ class Queue:
         now = self._now()
         out = self._sweep(now)
         with self._tl.store.write() as tx:
-            # ``lease_expires_at IS NOT NULL`` (set exactly while leased) lets PostgreSQL read
-            # the lease index instead of the whole table.
-            mine = tx.query(
-                "SELECT id, pid FROM tasks WHERE status = 'in_progress'"
-                " AND lease_expires_at IS NOT NULL AND host = ?",
-                (HOST,),
-            )
-            for r in mine:
-                if r["pid"] and not _alive(int(r["pid"])):
-                    out += _tasks(
-                        tx.query(
-                            f"{RECLAIM} last_error = 'worker process died'"
-                            " WHERE id = ? AND status = 'in_progress' RETURNING *",
-                            (*(now,) * 5, r["id"]),
-                        )
+            for task_id in _orphaned(tx):
+                out += _tasks(
+                    tx.query(
+                        f"{RECLAIM} last_error = 'worker process died'"
+                        " WHERE id = ? AND status = 'in_progress' RETURNING *",
+                        (*(now,) * 5, task_id),
                     )
+                )
         return out
 
     def prune(self, older_than_s: float = 7 * 86400) -> int:
@@ -674,9 +683,9 @@ class Queue:
     def doctor(
         self, *, fix: bool = False, stuck_after_s: float = 3600, poisoned_at: int = 5
     ) -> dict[str, Any]:
-        """Find stuck (lease long expired), poisoned (many attempts) and dead tasks. With
-        ``fix``, reclaim stuck ones and cancel poisoned ready ones; live leases are never
-        touched."""
+        """Find stuck (lease long expired), orphaned (claimed by a process of this host that
+        has died), poisoned (many attempts) and dead tasks. With ``fix``, reclaim stuck and
+        orphaned ones and cancel poisoned ready ones; live leases are never touched."""
         now = self._now()
         with self._tl.store.read() as tx:
             stuck = _tasks(
@@ -691,8 +700,10 @@ class Queue:
                 )
             )
             dead = _tasks(tx.query("SELECT * FROM tasks WHERE status = 'dead'"))
+            orphaned = _orphaned(tx)
         report: dict[str, Any] = {
             "stuck": [t.id for t in stuck],
+            "orphaned": orphaned,
             "poisoned": [t.id for t in poisoned],
             "dead": [t.id for t in dead],
             "fixed": [],
@@ -732,6 +743,19 @@ def _check_ids(task_id: object, token: object = "") -> None:
             raise InvalidInput(f"task ids and lease tokens are text, not {type(value).__name__}")
         if not (value.isascii() and value.isprintable()):
             raise InvalidInput(f"{value!r} is not a task id or lease token")
+
+
+def _orphaned(tx: Transaction) -> list[str]:
+    """The tasks claimed by processes of this host (as :func:`host_name` says) that have
+    died: their leases may run for hours yet, but no one will finish them."""
+    # ``lease_expires_at IS NOT NULL`` (set exactly while leased) lets PostgreSQL read the
+    # lease index instead of the whole table.
+    mine = tx.query(
+        "SELECT id, pid FROM tasks WHERE status = 'in_progress'"
+        " AND lease_expires_at IS NOT NULL AND host = ?",
+        (HOST,),
+    )
+    return [str(r["id"]) for r in mine if r["pid"] and not _alive(int(r["pid"]))]
 
 
 def _alive(pid: int) -> bool:

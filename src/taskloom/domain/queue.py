@@ -31,6 +31,11 @@ MAX_TITLE_BYTES = 200
 MAX_BODY_BYTES = 4096
 MAX_PAYLOAD_BYTES = 8192
 MAX_TEXT_BYTES = 16_384
+MAX_NAME_BYTES = 200
+"""Agent ids and a task's ``source``: names, copied into every claim and its event."""
+MAX_DEDUP_KEY_BYTES = 512
+"""Well under PostgreSQL's limit for a unique index entry (about 2.7 KB), so a key one
+backend takes the other takes too."""
 """A result, a failure's error or a cancel reason; each is copied into the change's event."""
 MAX_SECONDS = 100 * 365.25 * 86400
 """The longest lease, delay or time to live: a longer one is a mistake (``inf``, ``1e300``)
@@ -303,6 +308,8 @@ def check_text(
         return
     if not isinstance(value, str):
         raise InvalidInput(f"{name} must be text")
+    if required and not value.strip():
+        raise InvalidInput(f"{name} must say something (got blank text)")
     size = storable_size(value, name)
     if limit is not None and size > limit:
         raise InvalidInput(f"{name} is longer than {limit} bytes")
@@ -355,7 +362,8 @@ def _agent(agent_id: str, what: str) -> str:
     agent = agent_id.strip()
     if not agent:
         raise InvalidInput(f"{what} is required (non-empty text)")
-    storable_size(agent, what)
+    if storable_size(agent, what) > MAX_NAME_BYTES:
+        raise InvalidInput(f"{what} is longer than {MAX_NAME_BYTES} bytes")
     return agent
 
 
@@ -411,6 +419,9 @@ NEW_TASK_FIELDS = (*_GIVEN, "delay_s", "ttl_s", "max_attempts")
 """What a task to add may say: ``Queue.add``'s arguments (``title`` is required)."""
 _NEW_TASK_KEYS = frozenset(NEW_TASK_FIELDS)
 _TEXT_FIELDS = ("body", "kind", "source", "target_agent", "dedup_key")
+_TEXT_LIMITS = {"source": MAX_NAME_BYTES, "dedup_key": MAX_DEDUP_KEY_BYTES}
+"""Limits checked here; the body's and the kind's are checked with the title's, the target
+agent's as an agent id's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -447,7 +458,9 @@ def new_task(fields: Mapping[str, Any]) -> NewTask:
         if value is not None:
             if type(value) is not str:
                 raise InvalidInput(f"'{name}' must be text")
-            storable_size(value, f"'{name}'")
+            limit = _TEXT_LIMITS.get(name)
+            if storable_size(value, f"'{name}'") > (limit or MAX_TEXT_BYTES):
+                raise InvalidInput(f"'{name}' is longer than {limit} bytes")
     for name, default, lowest in (("priority", 100, INT_RANGE[0]), ("max_attempts", 3, 1)):
         value = get(name, default)
         if type(value) is not int:

@@ -212,6 +212,11 @@ class Store(abc.ABC):
         in whatever directory it runs in."""
         return True
 
+    def check(self) -> None:
+        """Check the database's integrity, raising ``StoreError`` if it is damaged. A server
+        (PostgreSQL) keeps its own: nothing to do."""
+        return None
+
     def write_chain(
         self, sql: str, params: Sequence[Any], then_sql: str = "", then_params: Sequence[Any] = ()
     ) -> tuple[list[Values], list[Values]]:

@@ -35,6 +35,10 @@ from taskloom.store.base import (
 
 BUSY_TIMEOUT_MS = 10_000
 MMAP_BYTES = 256 * 1024 * 1024
+CHECK_ON_OPEN_BYTES = 8 * 1024 * 1024
+"""Files up to this size are checked (``PRAGMA quick_check``) whenever a process opens them:
+a few milliseconds. A larger file's check grows with it (0.6 s at 290 MB), too slow for
+a prompt hook on every prompt, so it is left to ``taskloom doctor`` (:meth:`check`)."""
 """Pages are read through a memory map: after another process commits, a reader re-reads
 changed pages from the map instead of with a system call each."""
 
@@ -187,27 +191,51 @@ class SqliteStore(Store):
         return conn
 
     def _prepare(self, conn: sqlite3.Connection) -> None:
-        """First connection of this store: WAL, integrity check, migrations."""
+        """First connection of this store: WAL, integrity check (a small file's), migrations."""
         with self._lock:
             if self._ready:
                 return
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
                 raise StoreError(f"could not switch {self.path} to WAL mode (got {mode})")
-            result = conn.execute("PRAGMA integrity_check").fetchone()[0]
-            if result != "ok":
-                raise StoreError(f"integrity check failed for {self.path}: {result}")
+            if self.path.stat().st_size <= CHECK_ON_OPEN_BYTES:
+                self._check(conn, "quick_check")
             _migrate(conn)
             self._ready = True
 
+    def _check(self, conn: sqlite3.Connection, pragma: str) -> None:
+        try:
+            result = conn.execute(f"PRAGMA {pragma}").fetchone()[0]
+        except sqlite3.OperationalError:  # busy, not damaged
+            raise
+        except sqlite3.DatabaseError as exc:  # too damaged to say how
+            result = str(exc)
+        if result != "ok":
+            raise StoreError(f"integrity check failed for {self.path}: {result}")
+
+    def check(self) -> None:
+        """The whole file's integrity check, indexes included, whatever its size."""
+        with map_errors():
+            self._check(self._conn(), "integrity_check")
+
     def _conn(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = self._open(str(self.path))
-            self._local.conn = conn
-        if not self._ready:
+        if conn is not None and self._ready:
+            return conn
+        try:
+            if conn is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                conn = self._open(str(self.path))
+                self._local.conn = conn
             self._prepare(conn)
+        except OSError as exc:
+            why = exc.strerror or exc
+            raise StoreError(f"cannot open the database {self.path}: {why}") from exc
+        except sqlite3.Error as exc:
+            error = store_error(exc)
+            if isinstance(error, StoreBusy):
+                raise error from exc
+            raise StoreError(f"cannot open the database {self.path}: {exc}") from exc
         return conn
 
     def exists(self) -> bool:
