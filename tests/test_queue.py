@@ -313,6 +313,33 @@ def test_cancel_prune_stats(tl_fixed: Taskloom, clock) -> None:  # type: ignore[
     assert q.stats()["total"] == 0
 
 
+def test_prune_deletes_the_tasks_events_but_never_the_newest_event(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    q = tl_fixed.queue
+
+    def events_of(*tasks: Any) -> list[int]:
+        with tl_fixed.store.read() as tx:
+            return [
+                len(tx.query("SELECT id FROM events WHERE task_id = ?", (t.id,))) for t in tasks
+            ]
+
+    gone, _ = q.add("gone")
+    q.cancel(gone.id)
+    kept, _ = q.add("kept")
+    last, _ = q.add("last")
+    q.cancel(last.id)  # the newest event of all
+    clock.advance(8 * 86400)
+    assert events_of(gone, kept, last) == [2, 1, 2]
+    assert q.prune() == 2
+    assert events_of(gone, kept, last) == [0, 1, 1]
+    with tl_fixed.store.read() as tx:
+        newest = tx.event_head()
+    q.add("next")
+    with tl_fixed.store.read() as tx:
+        assert tx.event_head() > newest  # ids go on: no cursor sees an id twice
+
+
 def test_every_change_emits_task_state(tl: Taskloom) -> None:
     q = tl.queue
     task, _ = q.add("x")
@@ -435,6 +462,7 @@ def test_a_completion_answers_the_task_as_stored(tl_fixed: Taskloom, clock: Fake
                 done = finisher.done(task.id, token, "ok")
             assert done == q.get(task.id)
             assert done.last_error == "flaky" and done.completed_at == clock().timestamp()
+            assert (done.claimed_by, done.lease_token, done.pid) == ("w", None, None)
         with pytest.raises(LeaseLost):  # a finished lease stays finished, remembered or not
             finisher.done(task.id, held.lease_token or "", "again")
 
@@ -754,6 +782,19 @@ def test_names_and_keys_are_bounded_alike_on_both_backends(
         tl.queue.claim("a" * 201)
     task, added = tl.queue.add("x", dedup_key="k" * 512, source="s" * 200)
     assert added and task.dedup_key == "k" * 512
+
+
+def test_a_completed_task_keeps_who_claimed_it(tl: Taskloom) -> None:
+    q = tl.queue
+    for title in ("kept", "retried"):
+        q.add(title)
+    kept, retried = q.claim("coder-1"), q.claim("coder-1")
+    assert kept is not None and retried is not None
+    q.done(kept.id, kept.lease_token or "", "ok")
+    back = q.fail(retried.id, retried.lease_token or "", "flaky")
+    assert (back.status, back.claimed_by, back.claimed_at) == ("ready", None, None)
+    finished = q.list(agent="coder-1", status="completed")
+    assert [(t.id, t.claimed_at) for t in finished] == [(kept.id, kept.claimed_at)]
 
 
 def test_a_failure_must_say_what_failed(tl: Taskloom) -> None:

@@ -588,16 +588,21 @@ class Queue:
         return out
 
     def prune(self, older_than_s: float = 7 * 86400) -> int:
-        """Delete finished tasks older than the retention window."""
+        """Delete finished tasks older than the retention window, and their events: a task's
+        events cannot be read whole without its row (they are left out of reads), so they
+        would only take space until the event log's own retention (``taskloom serve``). The
+        newest event stays, whatever it is: event ids are cursors and must never be reused."""
         older_than_s = check_seconds(older_than_s, "the retention window")
         now = self._now()
+        old = "status IN ('completed', 'canceled', 'dead') AND completed_at < ?"
         with self._tl.store.write() as tx:
             tx.execute(expire_sql(tx.dialect, returning=False), (now, now, now))
-            return tx.execute(
-                "DELETE FROM tasks WHERE status IN ('completed', 'canceled', 'dead')"
-                " AND completed_at < ?",
+            tx.execute(
+                f"DELETE FROM events WHERE task_id IN (SELECT id FROM tasks WHERE {old})"
+                " AND id < (SELECT MAX(id) FROM events)",
                 (now - older_than_s,),
             )
+            return tx.execute(f"DELETE FROM tasks WHERE {old}", (now - older_than_s,))
 
     # --- reading ------------------------------------------------------------------------------
 

@@ -13,10 +13,11 @@ from typing import Any
 
 from taskloom.domain.queue import FIELD_NAMES, PACKED_FIELDS, TIME_FIELDS, NewTask, Task
 
-CLEAR_CLAIM = (
-    "claimed_by = NULL, pid = NULL, host = NULL, claimed_at = NULL, "
-    "lease_expires_at = NULL, lease_token = NULL"
-)
+CLEAR_LEASE = "pid = NULL, host = NULL, lease_expires_at = NULL, lease_token = NULL"
+"""A lease ended. A completion ends only this: the task keeps who claimed it and when, the
+worker that finished it (``list(agent=…, status="completed")``)."""
+CLEAR_CLAIM = f"claimed_by = NULL, claimed_at = NULL, {CLEAR_LEASE}"
+"""A claim undone: the task goes back to ready, or ends unfinished."""
 ELIGIBLE = (
     "status = 'ready' AND lease_expires_at IS NULL AND (target_agent IS NULL OR target_agent = ?)"
     " AND (not_before IS NULL OR not_before <= ?) AND (expires_at IS NULL OR expires_at > ?)"
@@ -117,7 +118,7 @@ def claim_sql(dialect: str, n_kinds: int, n: int, guard: str = "") -> str:
 
 COMPLETE = (
     "UPDATE tasks SET status = 'completed', completed_at = ?, changed_at = ?,"
-    " result = {result}, " + CLEAR_CLAIM
+    " result = {result}, " + CLEAR_LEASE
 )
 """A completion's SET clause; ``{result}``: the result's SQL expression."""
 DONE = COMPLETE.format(result="?")

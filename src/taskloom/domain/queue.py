@@ -291,10 +291,7 @@ _PUT_PACKED = tuple(_PUTS[name] for name in PACKED_FIELDS)
 _PUT_TIMES = tuple(_PUTS[name] for name in TIME_FIELDS)
 _PUT_STATUS = _PUTS["status"]
 _PUT_PAYLOAD = _PUTS["payload"]
-_PUT_CLAIM = tuple(
-    _PUTS[name]
-    for name in ("claimed_by", "pid", "host", "claimed_at", "lease_expires_at", "lease_token")
-)
+_PUT_LEASE = tuple(_PUTS[name] for name in ("pid", "host", "lease_expires_at", "lease_token"))
 _STATUS = {status.value: status for status in TaskStatus}
 
 
@@ -555,7 +552,7 @@ def completed_task(fresh: Task, now: float, result: str | None) -> Task:
     SQL of ``Queue.done``. Under a lease a task changes only through that lease, so a worker
     completing what it claimed needs nothing back from the database but that the completion
     matched."""
-    for put in _PUT_CLAIM:
+    for put in _PUT_LEASE:
         put(fresh, None)
     _PUT_STATUS(fresh, TaskStatus.COMPLETED)
     _PUTS["completed_at"](fresh, now)
