@@ -6,6 +6,7 @@ import contextlib
 import itertools
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -173,3 +174,19 @@ class Server:
         if self.proc is not None:
             self.proc.kill()
             self.proc.wait(10)
+
+
+def damaged(path: Path) -> None:
+    """A database whose index of task ids is overwritten: the rest still reads."""
+    with taskloom.connect(f"sqlite:///{path}") as tl:
+        tl.queue.add_many([{"title": f"task {i}"} for i in range(50)])
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    (root,) = conn.execute(
+        "SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_tasks_1'"
+    ).fetchone()
+    size = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    with path.open("r+b") as f:
+        f.seek((root - 1) * size + 8)  # past the page's header: its cells point nowhere
+        f.write(b"\xff" * (size - 8))

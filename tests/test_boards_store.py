@@ -13,7 +13,7 @@ import pytest
 import taskloom
 from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound
-from tests.conftest import subprocess_env
+from tests.conftest import damaged, subprocess_env
 
 
 def events(tl: Taskloom, thread: str | None = None) -> list[taskloom.Event]:
@@ -184,22 +184,6 @@ def test_a_database_that_cannot_be_created_is_a_store_error_naming_it(tmp_path: 
         pytest.raises(taskloom.StoreError, match=f"cannot open the database {tmp_path}"),
     ):
         tl.board("t").add("x")
-
-
-def damaged(path: Path) -> None:
-    """A database whose index of task ids is overwritten: the rest still reads."""
-    with taskloom.connect(f"sqlite:///{path}") as tl:
-        tl.queue.add_many([{"title": f"task {i}"} for i in range(50)])
-    conn = sqlite3.connect(path)
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    (root,) = conn.execute(
-        "SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_tasks_1'"
-    ).fetchone()
-    size = conn.execute("PRAGMA page_size").fetchone()[0]
-    conn.close()
-    with path.open("r+b") as f:
-        f.seek((root - 1) * size + 8)  # past the page's header: its cells point nowhere
-        f.write(b"\xff" * (size - 8))
 
 
 def test_a_damaged_small_file_is_refused_when_opened(tmp_path: Path) -> None:

@@ -120,6 +120,20 @@ def test_every_command_has_help_with_an_example() -> None:
         assert cmd.help and "Example:" in cmd.help, " ".join(path)
 
 
+def test_help_texts_show_as_written(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--help`` reads help texts as rich markup: ``[default: …]`` was taken for a tag and
+    dropped, hiding where the database is by default."""
+    from rich.text import Text
+
+    for path, cmd in commands():
+        for param in cmd.params:
+            text = getattr(param, "help", None) or ""
+            assert Text.from_markup(text).plain == text, f"{' '.join(path)} {param.opts}"
+    assert main(["tasks", "list", "--help"]) == 0
+    shown = capsys.readouterr().out
+    assert "$TASKLOOM_URL, else" in shown and "sqlite:///./.taskloom/taskloom.db" in shown
+
+
 def test_every_option_and_argument_has_help() -> None:
     for path, cmd in commands():
         for param in cmd.params:
@@ -152,3 +166,33 @@ def test_arguments_that_are_not_utf8_are_refused_cleanly(tmp_path: Path) -> None
 def test_main_refuses_surrogates_passed_directly(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["tasks", "list", "--status", "\ud800"]) == 1
     assert capsys.readouterr().err.strip() == "Error: argument '\\ud800' is not valid UTF-8"
+
+
+def run_unread(*args: str, closed: bool = False) -> subprocess.CompletedProcess[str]:
+    """Run ``taskloom ARGS`` with nobody reading its output: the reader gone before the
+    first line (``| head -0``) or, ``closed``, standard output closed (``>&-``)."""
+    command = [sys.executable, "-m", "taskloom", *args]
+    if closed:
+        command = ["sh", "-c", 'exec "$@" >&-', "sh", *command]
+    proc = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=subprocess_env()
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    stderr = proc.stderr.read()
+    return subprocess.CompletedProcess(command, proc.wait(timeout=60), "", stderr)
+
+
+def test_output_nobody_reads_is_dropped_quietly_after_the_work_is_saved(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    plan = tmp_path / "plan.jsonl"
+    plan.write_text("".join(f'{{"title": "task {n}"}}\n' for n in range(300)))  # > a buffer
+    for args, closed in (
+        (("tasks", "add", "one"), True),
+        (("tasks", "add", "two"), False),
+        (("tasks", "add-many", str(plan)), False),
+        (("tasks", "list", "--limit", "1000"), False),
+    ):
+        done = run_unread(*args, "--db", db, closed=closed)
+        assert (done.returncode, done.stderr) == (0, ""), args
+    assert json.loads(run("tasks", "stats", "--db", db, "--json").stdout)["ready"] == 302

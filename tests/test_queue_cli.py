@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from taskloom.cli import main
-from tests.conftest import subprocess_env
+from tests.conftest import damaged, subprocess_env
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -145,6 +145,21 @@ def test_every_reading_command_takes_json(
     assert code == 0 and json.loads(out) == {"pruned": 0}
     code, out, _ = run(capsys, "tasks", "prune", *db)
     assert code == 0 and out.strip() == "pruned 0 tasks"
+
+
+def test_doctor_checks_the_whole_database(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "q.db"
+    db = ("--db", f"sqlite:///{path}")
+    code, out, _ = run(capsys, "doctor", *db)
+    assert code == 0 and out.startswith("database: ok\n") and not path.exists()
+    damaged(path)
+    monkeypatch.setattr("taskloom.store.sqlite.CHECK_ON_OPEN_BYTES", 4096)  # a large file
+    code, out, _ = run(capsys, "tasks", "stats", *db)
+    assert code == 0  # opening does not read the whole of a large file
+    code, _, err = run(capsys, "doctor", *db, "--json")
+    assert code == 1 and "integrity check failed" in err
 
 
 def test_doctor_text_names_the_tasks_found(
@@ -305,3 +320,77 @@ def test_text_into_a_pipe_is_byte_for_byte_what_was_stored(
     _, out, _ = run(capsys, "tasks", "add", "t", "--body", "a\tb\r\nc\x0bd", *db)
     _, out, _ = run(capsys, "tasks", "show", out.split()[0], *db)
     assert "a\tb\r\nc\x0bd" in out
+
+
+def test_commands_on_what_a_database_holds_refuse_a_missing_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A mistyped ``--db`` is an error, not a new empty database (and directory) left behind."""
+    path = tmp_path / "typo" / "q.db"
+    db = ("--db", f"sqlite:///{path}")
+    token = ("--token", "t")
+    for args in (
+        ("tasks", "done", "t1", *token),
+        ("tasks", "fail", "t1", *token, "--error", "e"),
+        ("tasks", "release", "t1", *token),
+        ("tasks", "extend", "t1", *token),
+        ("tasks", "cancel", "t1"),
+        ("tasks", "show", "t1"),
+        ("tasks", "prune"),
+        ("doctor", "--fix"),
+    ):
+        code, _, err = run(capsys, *args, *db)
+        assert code == 1, args
+        assert err == f"Error: no taskloom database at {path} (check --db or $TASKLOOM_URL)\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_numbers_out_of_range_are_refused_before_the_database(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = ("--db", f"sqlite:///{tmp_path / 'q.db'}")
+    for args, message in (
+        (("tasks", "list", "--limit", str(2**63)), "--limit must be from 0 to 2147483647"),
+        (("tasks", "list", "--limit", "-1"), "--limit must be from 0 to 2147483647"),
+        (("tasks", "prune", "--days", "1e300"), "--days must be from 0 to 36525"),
+        (("tasks", "prune", "--days", "nan"), "--days must be from 0 to 36525"),
+    ):
+        assert run(capsys, *args, *db) == (1, "", f"Error: {message}\n"), args
+
+
+def test_list_says_how_many_tasks_its_limit_left_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db, plan = db_and_plan(
+        tmp_path, '{"title": "a"}', '{"title": "b", "target_agent": "x"}', '{"title": "c"}'
+    )
+    run(capsys, "tasks", "add-many", str(plan), *db)
+
+    def last_line(*args: str) -> str:
+        code, out, _ = run(capsys, "tasks", "list", *args, *db)
+        assert code == 0
+        return out.splitlines()[-1]
+
+    assert last_line("--limit", "2") == "… and 1 more (use --limit)"
+    assert last_line("--status", "ready", "--limit", "0") == "… and 3 more (use --limit)"
+    assert last_line("--agent", "x", "--limit", "0") == "… and more (use --limit)"
+    assert last_line("--limit", "3").endswith("task: c")
+    _, out, _ = run(capsys, "tasks", "list", "--limit", "2", *db, "--json")
+    assert [t["title"] for t in json.loads(out)] == ["a", "b"]
+
+
+def test_bidirectional_controls_are_shown_on_a_terminal_and_kept_in_a_pipe(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """U+202E (right-to-left override) before "txt.exe" shows it as "exe.txt": a title must
+    not disguise itself, so a terminal is shown the control instead."""
+    from taskloom.cli import common
+
+    db = ("--db", f"sqlite:///{tmp_path / 'q.db'}")
+    title = "invoice\u202etxt.exe \u202a\u2066\u2069\u200e\u200f\u061c"
+    _, out, _ = run(capsys, "tasks", "add", title, *db)
+    assert title in out  # into a pipe: exactly as stored
+    monkeypatch.setattr(common.out, "_force_terminal", True)
+    _, out, _ = run(capsys, "tasks", "list", *db)
+    shown = "invoice\\u202etxt.exe \\u202a\\u2066\\u2069\\u200e\\u200f\\u061c"
+    assert out.rstrip("\n").endswith(shown)

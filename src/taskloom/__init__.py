@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from taskloom.client import AsyncTaskloom, Taskloom, connect, connect_async
 from taskloom.domain.board import ApprovalMode, Board, Card, CardPatch, CardStatus
 from taskloom.domain.errors import (
@@ -22,7 +24,22 @@ from taskloom.domain.errors import (
     TaskloomError,
 )
 from taskloom.domain.events import Event
-from taskloom.tools.registry import ToolContext, ToolResult, ToolSpec
+
+if TYPE_CHECKING:
+    from taskloom.tools.registry import ToolContext, ToolResult, ToolSpec
+
+_TOOL_NAMES = ("ToolContext", "ToolResult", "ToolSpec")
+
+
+def __getattr__(name: str) -> Any:
+    """The tool types, imported on first use: they bring pydantic, which a hook, a worker or
+    a CLI command that never hands tools to a model does without."""
+    if name in _TOOL_NAMES:
+        from taskloom.tools import registry
+
+        return getattr(registry, name)
+    raise AttributeError(f"module 'taskloom' has no attribute {name!r}")
+
 
 __version__ = "0.1.0"
 

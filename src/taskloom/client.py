@@ -6,12 +6,11 @@ injected here (``clock=``, ``new_id=``) so tests can be exact.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 from collections.abc import Callable
 from datetime import datetime
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from taskloom import ids
 from taskloom.boards import BOARD_KIND, BoardCache, BoardHandle
@@ -19,10 +18,13 @@ from taskloom.clock import utcnow
 from taskloom.goals import GOAL_KIND, GoalHandle
 from taskloom.queue import Queue
 from taskloom.store import Store, open_store
-from taskloom.tools.registry import Toolbox
 
 if TYPE_CHECKING:
     from taskloom.guard.core import Guard, GuardConfig
+    from taskloom.tools.registry import Toolbox
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 class Taskloom:
@@ -90,7 +92,11 @@ class Taskloom:
 
     @functools.cached_property
     def tools(self) -> Toolbox:
-        """Model-facing tools: ``tl.tools.schemas("openai")``, ``tl.tools.dispatch(...)``."""
+        """Model-facing tools: ``tl.tools.schemas("openai")``, ``tl.tools.dispatch(...)``.
+        Imported on first use, as pydantic is: a hook or a worker that never hands tools to
+        a model starts without them."""
+        from taskloom.tools.registry import Toolbox
+
         return Toolbox(self)
 
     @functools.cached_property
@@ -113,6 +119,14 @@ class Taskloom:
         self.close()
 
 
+async def _in_thread(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+    """``fn`` run on a worker thread. asyncio is imported here, where it is already loaded
+    (this runs on an event loop), not by ``import taskloom``, which sync code pays for."""
+    import asyncio
+
+    return await asyncio.to_thread(fn, *args, **kwargs)
+
+
 class AsyncProxy:
     """Wraps a sync object so each method call becomes an awaitable run in a worker thread.
 
@@ -129,7 +143,7 @@ class AsyncProxy:
             return attr
 
         async def call(*args: Any, **kwargs: Any) -> Any:
-            return await asyncio.to_thread(attr, *args, **kwargs)
+            return await _in_thread(attr, *args, **kwargs)
 
         return call
 
@@ -152,10 +166,10 @@ class AsyncTaskloom:
         return AsyncProxy(self.sync.guard(thread_id, config))
 
     async def threads(self) -> list[dict[str, Any]]:
-        return await asyncio.to_thread(self.sync.threads)
+        return await _in_thread(self.sync.threads)
 
     async def close(self) -> None:
-        await asyncio.to_thread(self.sync.close)
+        await _in_thread(self.sync.close)
 
 
 def connect(
@@ -170,5 +184,5 @@ def connect(
 
 async def connect_async(url: str | None = None, **kwargs: Any) -> AsyncTaskloom:
     """Like :func:`connect`, for asyncio code."""
-    tl = await asyncio.to_thread(connect, url, **kwargs)
+    tl = await _in_thread(connect, url, **kwargs)
     return tl.aio

@@ -8,9 +8,8 @@ from collections.abc import Sequence
 import typer
 
 from taskloom.cli import board, goal, init, mcp, migrate, serve, stash, tasks, tool
-from taskloom.cli.common import DbOption, err, open_db, print_text, terminal_safe
+from taskloom.cli.common import DbOption, err, flush_out, open_db, print_text, terminal_safe
 from taskloom.domain.errors import InvalidInput, TaskloomError
-from taskloom.tools.board import render_board
 
 app = typer.Typer(
     name="taskloom",
@@ -50,6 +49,8 @@ def demo(db: DbOption = None) -> None:
         snap = handle.add(
             "Open the pull request", approval_mode="required", status="awaiting_approval"
         )
+    from taskloom.tools.board import render_board
+
     print_text(f"thread '{DEMO_THREAD}' in {handle._tl.url}\n" + render_board(snap))
 
 
@@ -72,7 +73,10 @@ def check_utf8(args: Sequence[str]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; map every taskloom error to ``Error: …`` and exit 1, never a traceback."""
+    """Run the CLI; map every taskloom error to ``Error: …`` and exit 1, never a traceback.
+
+    Output that cannot be written (standard output closed, its reader gone) is dropped
+    quietly: the command's work is saved before it prints (see ``common.write_out``)."""
     args = list(argv) if argv is not None else sys.argv[1:]
     try:
         check_utf8(args)
@@ -87,6 +91,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         err.print("Interrupted.")
         return 130
+    finally:
+        flush_out()
     return 0
 
 

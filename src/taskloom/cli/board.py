@@ -8,7 +8,6 @@ import typer
 
 from taskloom.boards import Snapshot
 from taskloom.cli.common import DbOption, JsonOption, open_db, print_json, print_text
-from taskloom.tools.board import render_board
 
 app = typer.Typer(help="Read and change a thread's todo board.", no_args_is_help=True)
 
@@ -20,6 +19,8 @@ def _show(snap: Snapshot, as_json: bool) -> None:
     if as_json:
         print_json(snap)
     else:
+        from taskloom.tools.board import render_board  # with pydantic: only when shown
+
         print_text(render_board(snap))
 
 

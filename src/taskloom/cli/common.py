@@ -2,26 +2,34 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
 import sys
+from collections.abc import Iterator
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 
 from taskloom.client import Taskloom, connect
+from taskloom.domain.errors import InvalidInput, NotFound
 
 out = Console(highlight=False, soft_wrap=True, emoji=False)
 err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Control characters (but newline and tab), and the bidirectional controls that let a title
+# show its text in another order than it is stored (U+202E makes "exe.txt" read "txt.exe").
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
+# Help texts are rich markup: no square brackets in them, or rich takes them for tags and
+# drops them (with the default they held).
 DbOption = Annotated[
     str | None,
     typer.Option(
         "--db",
         help="Database URL: sqlite:///path.db or postgresql://… "
-        "[default: $TASKLOOM_URL, else sqlite:///./.taskloom/taskloom.db]",
+        "(default: $TASKLOOM_URL, else sqlite:///./.taskloom/taskloom.db)",
         show_default=False,
     ),
 ]
@@ -32,15 +40,39 @@ def open_db(db: str | None) -> Taskloom:
     return connect(db)
 
 
+def open_existing(db: str | None) -> Taskloom:
+    """:func:`open_db` for commands that act on what a database already holds (a task, old
+    tasks, a repair): a mistyped ``--db`` is refused instead of leaving a new empty database
+    (and its directory) behind."""
+    tl = connect(db)
+    if not tl.store.exists():  # only an embedded file can be missing
+        where = tl.url.removeprefix("sqlite:///")
+        raise NotFound(f"no taskloom database at {where} (check --db or $TASKLOOM_URL)")
+    return tl
+
+
+def check_range(value: float, name: str, low: int, high: int) -> None:
+    """Refuse an option outside ``low..high`` (``NaN`` included) before it reaches the
+    database, whose integers stop at 64 bits."""
+    if not low <= value <= high:
+        raise InvalidInput(f"{name} must be from {low} to {high}")
+
+
 def print_json(value: Any) -> None:
-    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False, default=str) + "\n")
+    write_out(json.dumps(value, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
 def terminal_safe(text: str) -> str:
-    """``text`` with control characters (other than newline and tab) shown as ``\\xNN``:
-    text written by agents or other people must not move the cursor, recolour or retitle the
-    reader's terminal (ANSI escapes)."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """``text`` with control characters (other than newline and tab) shown as ``\\xNN`` and
+    bidirectional controls as ``\\uNNNN``: text written by agents or other people must not
+    move the cursor, recolour or retitle the reader's terminal (ANSI escapes), nor show its
+    characters in another order than they are stored."""
+    return _CONTROL.sub(_escaped, text)
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
 def print_text(text: str) -> None:
@@ -49,6 +81,38 @@ def print_text(text: str) -> None:
     (:func:`terminal_safe`); into a pipe or a file the text goes exactly as stored (an exact
     slice of a stashed result stays exact)."""
     if out.is_terminal:
-        out.print(terminal_safe(text), markup=False)
+        with _reader_may_leave():
+            out.print(terminal_safe(text), markup=False)
     else:  # rich would expand tabs and drop carriage returns
-        sys.stdout.write(text + "\n")
+        write_out(text + "\n")
+
+
+def write_out(text: str) -> None:
+    """Write ``text`` to standard output exactly; with standard output closed (``>&-``),
+    nothing. A command prints after its work is saved, so output that cannot be written
+    must not turn it into a failure."""
+    with _reader_may_leave():
+        if sys.stdout is not None:
+            sys.stdout.write(text)
+
+
+def flush_out() -> None:
+    """Flush standard output while the CLI can still handle a reader gone away: left to the
+    interpreter's exit, the failed flush prints "Exception ignored … BrokenPipeError"."""
+    with _reader_may_leave():
+        if sys.stdout is not None:
+            sys.stdout.flush()
+
+
+@contextlib.contextmanager
+def _reader_may_leave() -> Iterator[None]:
+    """When the reader of standard output is gone (``| head -1``), send the rest of the
+    output, including what is still buffered, to the null device: quietly, exit status
+    unchanged."""
+    try:
+        yield
+    except BrokenPipeError:
+        with contextlib.suppress(OSError, ValueError, AttributeError):  # no real descriptor
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)

@@ -7,7 +7,6 @@ from typing import Annotated, Any
 import typer
 
 from taskloom.cli.common import DbOption, JsonOption, open_db, print_json, print_text
-from taskloom.tools.goals import render_goal
 
 app = typer.Typer(help="Read and steer a thread's goal.", no_args_is_help=True)
 Thread = Annotated[str, typer.Argument(help="Thread id.")]
@@ -17,6 +16,8 @@ def _show(snap: dict[str, Any], as_json: bool) -> None:
     if as_json:
         print_json(snap)
     else:
+        from taskloom.tools.goals import render_goal  # with pydantic: only when shown
+
         print_text(render_goal(snap).content)
 
 

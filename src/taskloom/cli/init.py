@@ -87,7 +87,7 @@ def codex(
 ) -> None:
     """Add taskloom to Codex's config.toml and its hooks to hooks.json.
 
-    An existing [mcp_servers.taskloom] table is left as it is; running it again changes
+    An existing mcp_servers.taskloom table is left as it is; running it again changes
     nothing.
 
     Example: taskloom init codex --thread my-project --agent codex-1

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated
 
 import typer
 
 from taskloom.cli.common import DbOption, open_db
-from taskloom.tools.registry import ToolContext
 
 
 def mcp(
@@ -20,8 +18,11 @@ def mcp(
 
     Example: taskloom mcp --thread my-thread --agent claude-1
     """
+    import asyncio
+
     from taskloom.boards import check_thread_id
     from taskloom.mcp_server import serve_stdio
+    from taskloom.tools.registry import ToolContext
 
     ctx = ToolContext(thread_id=check_thread_id(thread), agent_id=agent)
     asyncio.run(serve_stdio(open_db(db), ctx))

@@ -12,13 +12,17 @@ import typer
 from taskloom.cli.common import (
     DbOption,
     JsonOption,
+    check_range,
     open_db,
+    open_existing,
     print_json,
     print_text,
+    write_out,
 )
 from taskloom.domain.common import parse_json_object
 from taskloom.domain.errors import InvalidInput
 from taskloom.domain.queue import Task, claim_command
+from taskloom.queue import Queue
 
 app = typer.Typer(help="The shared work queue.", no_args_is_help=True)
 hook_app = typer.Typer(help="Output for coding agents' hooks.", no_args_is_help=True)
@@ -26,6 +30,8 @@ hook_app = typer.Typer(help="Output for coding agents' hooks.", no_args_is_help=
 TaskId = Annotated[str, typer.Argument(help="Task id.")]
 Token = Annotated[str, typer.Option("--token", help="The lease token from `tasks next`.")]
 Agent = Annotated[str, typer.Option("--agent", help="Agent id.")]
+MAX_LIMIT = 2**31 - 1  # a 32-bit whole number, as priorities are
+MAX_DAYS = 36525  # 100 years, the longest duration the queue takes
 
 
 def _line(task: Task) -> str:
@@ -156,15 +162,30 @@ def list_(
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """List tasks, most urgent first.
+    """List tasks, most urgent first; a last line says how many more --limit left out.
 
     Example: taskloom tasks list --status ready
     """
-    tasks = open_db(db).queue.list(status=status, agent=agent, limit=limit)
+    check_range(limit, "--limit", 0, MAX_LIMIT)
+    queue = open_db(db).queue
+    tasks = queue.list(status=status, agent=agent, limit=limit + 1)  # one more: are there?
+    shown = tasks[:limit]
     if as_json:
-        print_json([t.to_dict() for t in tasks])
-    else:
-        print_text("\n".join(_line(t) for t in tasks) or "(no tasks)")
+        print_json([t.to_dict() for t in shown])
+        return
+    lines = [_line(t) for t in shown]
+    if len(tasks) > limit:
+        lines.append(_more(queue, status, agent, limit))
+    print_text("\n".join(lines) or "(no tasks)")
+
+
+def _more(queue: Queue, status: str | None, agent: str | None, shown: int) -> str:
+    """The last line of a list cut short by its limit. The counts per status say how many
+    rows are left out, except under --agent, which they do not count by."""
+    if agent:
+        return "… and more (use --limit)"
+    left = queue.stats()[status or "total"] - shown
+    return f"… and {max(left, 1)} more (use --limit)"  # max: tasks pruned in between
 
 
 @app.command()
@@ -205,7 +226,7 @@ def done(
 
     Example: taskloom tasks done 0193… --token abc… --result "merged"
     """
-    _one(open_db(db).queue.done(task_id, token, result), as_json)
+    _one(open_existing(db).queue.done(task_id, token, result), as_json)
 
 
 @app.command()
@@ -223,7 +244,7 @@ def fail(
 
     Example: taskloom tasks fail 0193… --token abc… --error "tests fail"
     """
-    _one(open_db(db).queue.fail(task_id, token, error, retry=not no_retry), as_json)
+    _one(open_existing(db).queue.fail(task_id, token, error, retry=not no_retry), as_json)
 
 
 @app.command()
@@ -234,7 +255,7 @@ def release(
 
     Example: taskloom tasks release 0193… --token abc…
     """
-    _one(open_db(db).queue.release(task_id, token), as_json)
+    _one(open_existing(db).queue.release(task_id, token), as_json)
 
 
 @app.command()
@@ -249,7 +270,7 @@ def extend(
 
     Example: taskloom tasks extend 0193… --token abc… --lease 600
     """
-    _one(open_db(db).queue.extend(task_id, token, lease), as_json)
+    _one(open_existing(db).queue.extend(task_id, token, lease), as_json)
 
 
 @app.command()
@@ -265,7 +286,7 @@ def cancel(
 
     Example: taskloom tasks cancel 0193… --reason "duplicate"
     """
-    _one(open_db(db).queue.cancel(task_id, reason), as_json)
+    _one(open_existing(db).queue.cancel(task_id, reason), as_json)
 
 
 @app.command()
@@ -274,7 +295,7 @@ def show(task_id: TaskId, db: DbOption = None, as_json: JsonOption = False) -> N
 
     Example: taskloom tasks show 0193…
     """
-    task = open_db(db).queue.get(task_id)
+    task = open_existing(db).queue.get(task_id)
     if as_json:
         print_json(task.to_dict())
         return
@@ -313,7 +334,8 @@ def prune(
 
     Example: taskloom tasks prune --days 30
     """
-    pruned = open_db(db).queue.prune(days * 86400)
+    check_range(days, "--days", 0, MAX_DAYS)
+    pruned = open_existing(db).queue.prune(days * 86400)
     if as_json:
         print_json({"pruned": pruned})
     else:
@@ -325,14 +347,20 @@ def doctor(
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Report stuck, poisoned and dead tasks; --fix reclaims and cancels, never live work.
+    """Check the database, and report stuck, orphaned, poisoned and dead tasks; --fix
+    reclaims and cancels, never live work.
 
     Example: taskloom doctor --fix
     """
-    report = open_db(db).queue.doctor(fix=fix)
+    tl = open_existing(db) if fix else open_db(db)
+    if tl.store.exists():  # a damaged file is an error here, whatever its size
+        tl.store.check()
+    report = {"database": "ok", **tl.queue.doctor(fix=fix)}
     if as_json:
         print_json(report)
         return
+    print_text("database: ok")
+    del report["database"]
     for category, ids in report.items():
         if category != "fixed" or fix:  # nothing is fixed without --fix: no line to read
             print_text(f"{category}: {len(ids)}" + (f"  {' '.join(ids)}" if ids else ""))
@@ -353,7 +381,7 @@ def prompt(agent: Agent, db: DbOption = None, as_json: JsonOption = False) -> No
         out: dict[str, Any] = {
             "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": block}
         }
-        sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")  # exactly, for the agent
+        write_out(json.dumps(out, ensure_ascii=False) + "\n")  # exactly, for the agent
 
 
 @hook_app.command("session-start")

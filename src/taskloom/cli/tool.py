@@ -8,7 +8,6 @@ import typer
 
 from taskloom.cli.common import DbOption, open_db, print_json
 from taskloom.domain.common import parse_json_object
-from taskloom.tools.registry import ToolContext
 
 app = typer.Typer(help="Call model-facing tools and print their schemas.", no_args_is_help=True)
 
@@ -30,6 +29,8 @@ def call(
 
     Example: taskloom tool call task_next --agent coder-1
     """
+    from taskloom.tools.registry import ToolContext
+
     parsed = parse_json_object(args, "--args")
     result = open_db(db).tools.dispatch(name, parsed, ToolContext(thread_id=thread, agent_id=agent))
     print_json(result.to_dict())

@@ -26,9 +26,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
-from xml.sax.saxutils import escape
 
-from taskloom.domain.common import UNSET, Unset, iso, non_empty, storable_size
+from taskloom.domain.common import UNSET, Unset, escape_xml, iso, non_empty, storable_size
 from taskloom.domain.errors import InvalidInput, InvariantViolation
 
 MAX_OBJECTIVE = 4000
@@ -293,7 +292,7 @@ def account_usage(
 
 def framed(tag: str, text: str) -> str:
     """User or model text as XML-escaped data inside ``<tag>``, so it cannot close the frame."""
-    return f"<{tag}>{escape(text)}</{tag}>"
+    return f"<{tag}>{escape_xml(text)}</{tag}>"
 
 
 def _objective_element(goal: Goal) -> str:

@@ -20,11 +20,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
-from xml.sax.saxutils import escape
 
 import orjson
 
-from taskloom.domain.common import names_password, storable_size
+from taskloom.domain.common import escape_xml, names_password, storable_size
 from taskloom.domain.errors import InvalidInput
 
 MAX_TITLE_BYTES = 200
@@ -527,7 +526,7 @@ def _no_tags(command: str) -> str:
 def surface_block(agent_id: str, tasks: Sequence[Task], total: int, claim: str = "") -> str:
     """The ready-task block for an agent's context: titles, the agent id and the claim
     command (``claim``, else :func:`claim_command`'s) escaped, framed as data."""
-    agent = escape(agent_id, {chr(34): "&quot;"})
+    agent = escape_xml(agent_id, quote=True)
     command = _no_tags(claim or claim_command(agent_id))
     lines = [
         f'<taskloom_queue agent="{agent}" ready="{total}">',
@@ -537,8 +536,8 @@ def surface_block(agent_id: str, tasks: Sequence[Task], total: int, claim: str =
     ]
     for task in tasks[:SURFACE_ROWS]:
         lines.append(
-            f'<task id="{task.id}" priority="{task.priority}" kind="{escape(task.kind)}">'
-            f"{escape(task.title)}</task>"
+            f'<task id="{task.id}" priority="{task.priority}" kind="{escape_xml(task.kind)}">'
+            f"{escape_xml(task.title)}</task>"
         )
     if total > SURFACE_ROWS:
         lines.append(f"… and {total - SURFACE_ROWS} more")

@@ -15,10 +15,10 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
-from xml.sax.saxutils import escape
 
 from pydantic import Field
 
+from taskloom.domain.common import escape_xml
 from taskloom.domain.errors import InvalidInput
 from taskloom.domain.queue import MAX_KINDS, MAX_SECONDS, Task
 from taskloom.tools.registry import REGISTRY, ToolArgs, ToolContext, ToolResult, ToolSpec
@@ -82,13 +82,14 @@ def _when(ts: float | None) -> str:
 
 def _task_data(task: Task) -> str:
     """The task's own text, framed and escaped as data: other agents or people wrote it."""
-    payload = escape(json.dumps(task.payload, ensure_ascii=False)) if task.payload else ""
+    payload = escape_xml(json.dumps(task.payload, ensure_ascii=False)) if task.payload else ""
     parts = [
-        f'<task id="{escape(task.id)}" kind="{escape(task.kind)}" priority="{task.priority}">',
-        f"<title>{escape(task.title)}</title>",
+        f'<task id="{escape_xml(task.id)}" kind="{escape_xml(task.kind)}"'
+        f' priority="{task.priority}">',
+        f"<title>{escape_xml(task.title)}</title>",
     ]
     if task.body:
-        parts.append(f"<body>{escape(task.body)}</body>")
+        parts.append(f"<body>{escape_xml(task.body)}</body>")
     if payload:
         parts.append(f"<payload>{payload}</payload>")
     parts.append("</task>")
