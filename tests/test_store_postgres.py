@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import queue
+import socket
 import subprocess
 import sys
 import threading
@@ -11,10 +12,13 @@ import time
 import uuid
 from collections.abc import Iterator
 from importlib.resources import files
+from typing import Any
+from urllib.parse import urlsplit
 
 import psycopg
 import psycopg.sql
 import pytest
+from psycopg.conninfo import conninfo_to_dict
 
 import taskloom
 from taskloom.domain.events import TODO_STATE, Event
@@ -22,6 +26,7 @@ from taskloom.queue_sql import DONE, claim_sql, done_many_sql, fenced_sql
 from taskloom.store.postgres import (
     OUTBOX_LOCK,
     PostgresStore,
+    join_url,
     split_url,
     translate,
 )
@@ -269,6 +274,94 @@ def test_survives_server_side_disconnects(pg_url: str) -> None:
         assert row is not None and row[0] >= 1
         assert tl.board("t").add("after")["version"] == 2
         assert tl.board("t").list()["version"] == 2
+
+
+class CuttingProxy:
+    """A TCP proxy to the test server that, once armed with a marker, passes on the
+    statement holding it and then breaks the connection as the server's answer comes back:
+    the statement ran (and, on its own, committed), and the client never hears of it."""
+
+    def __init__(self, server_url: str) -> None:
+        info = conninfo_to_dict(server_url)
+        host, port = info.get("host") or "/var/run/postgresql", info.get("port") or "5432"
+        self.target: tuple[int, Any] = (
+            (socket.AF_UNIX, f"{host}/.s.PGSQL.{port}")
+            if host.startswith("/")
+            else (socket.AF_INET, (host, int(port)))
+        )
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.marker: bytes | None = None
+        parts = urlsplit(server_url)
+        user = parts.netloc.rpartition("@")[0]
+        netloc = f"{user}@127.0.0.1:{self.listener.getsockname()[1]}"
+        self.url = join_url(parts._replace(netloc=netloc, query=f"{parts.query}&sslmode=disable"))
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                client, _ = self.listener.accept()
+                server = socket.socket(self.target[0])
+                server.connect(self.target[1])
+                cut = threading.Event()
+                for src, dst, up in ((client, server, True), (server, client, False)):
+                    args = (src, dst, up, cut, (client, server))
+                    threading.Thread(target=self._pipe, args=args, daemon=True).start()
+
+    def _pipe(self, src: Any, dst: Any, up: bool, cut: threading.Event, pair: Any) -> None:
+        with contextlib.suppress(OSError):
+            while data := src.recv(65536):
+                if up and self.marker and self.marker in data:
+                    self.marker = None
+                    cut.set()
+                if not up and cut.is_set():
+                    break  # the answer is dropped, with the connection
+                dst.sendall(data)
+        for sock in pair:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
+
+
+def test_a_queue_write_whose_answer_is_lost_is_never_run_twice(pg_url: str) -> None:
+    """A claim or a completion is one statement, its own transaction: once sent it may have
+    committed, so a connection lost before its answer is an error saying so, never a second
+    run (which claimed a second task, or called a completed task "finished by someone
+    else")."""
+    proxy = CuttingProxy(pg_url)
+    with taskloom.connect(proxy.url) as tl:
+        q = tl.queue
+        q.add_many([{"title": "a"}, {"title": "b"}])
+        first = q.claim("w1")
+        assert first is not None
+        proxy.marker = b"status = 'completed'"
+        with pytest.raises(taskloom.StoreError, match="whether it was applied is unknown"):
+            q.done(first.id, first.lease_token or "", "ok")
+        assert q.get(first.id).status == "completed"  # applied, once
+        proxy.marker = b"SET status = 'in_progress'"
+        with pytest.raises(taskloom.StoreError, match="whether it was applied is unknown"):
+            q.claim("w2")
+        (second,) = q.list(status="in_progress")
+        assert (second.claimed_by, second.attempts) == ("w2", 1)
+        assert q.claim("w3") is None  # nothing was claimed twice, nothing is left over
+
+
+def test_queue_writes_survive_server_side_disconnects(pg_url: str) -> None:
+    """A connection the server closed while it sat in the pool is found before a lone
+    statement is sent on it, and replaced."""
+    name = f"tl-kill-{uuid.uuid4().hex[:12]}"
+    with taskloom.connect(f"{pg_url}&application_name={name}&pool_min=2") as tl:
+        tl.queue.add("before")
+        with psycopg.connect(pg_url, autocommit=True) as admin:
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE application_name = %s",
+                (name,),
+            )
+        time.sleep(0.2)  # the farewell reaches the pooled connections
+        claimed = tl.queue.claim("w")
+        assert claimed is not None and claimed.title == "before"
+        assert tl.queue.done(claimed.id, claimed.lease_token or "").status == "completed"
 
 
 def test_reader_waits_for_a_late_committing_smaller_id(pg_url: str) -> None:

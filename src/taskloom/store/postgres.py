@@ -34,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
+import select
 import threading
 import weakref
 from collections.abc import Callable, Iterator, Sequence
@@ -342,6 +343,13 @@ class PgTransaction(Transaction):
             self.store.give_back(other)
 
 
+UNKNOWN_OUTCOME = (
+    "the connection to PostgreSQL broke before the write's answer arrived, so whether it was"
+    " applied is unknown (look with get or list; a lost claim or completion is settled when"
+    " its lease ends)"
+)
+
+
 def first_statement(
     store: PostgresStore,
     conn: psycopg.Connection[Row],
@@ -564,7 +572,13 @@ class PostgresStore(Store):
             self._ensure_ready()
             conn = self.borrow()
             try:
-                conn, rows = first_statement(self, conn, run)
+                conn = self._alive(conn)
+                try:
+                    rows = run(conn)
+                except psycopg.OperationalError as exc:
+                    if conn.broken:  # it may have committed: running it again could claim twice
+                        raise StoreError(f"{UNKNOWN_OUTCOME}: {str(exc).strip()}") from exc
+                    raise
                 if rows:  # every caller returns what it changed; an empty claim wakes no one
                     self._committed()
                 return rows, []
@@ -573,6 +587,16 @@ class PostgresStore(Store):
                 raise
             finally:
                 self.give_back(conn)
+
+    def _alive(self, conn: psycopg.Connection[Row]) -> psycopg.Connection[Row]:
+        """``conn``, or a fresh connection if the server has closed it while it sat in the
+        pool. A lone statement is its own transaction: once sent it may commit, so it is
+        never sent twice (see :data:`UNKNOWN_OUTCOME`), and a dead connection must be found
+        before. An idle connection has nothing to read; one that has (the server's farewell,
+        or its end of stream) is probed with a statement that is safe to repeat."""
+        if select.select([conn.fileno()], [], [], 0)[0]:
+            conn, _ = first_statement(self, conn, lambda c: c.execute("SELECT 1"))
+        return conn
 
     def borrow(self) -> psycopg.Connection[Row]:
         """A connection for one transaction: the pool's, or around an outage one of its own.
