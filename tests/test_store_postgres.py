@@ -63,6 +63,26 @@ def test_passwords_are_not_displayed() -> None:
     store.close()
 
 
+@pytest.mark.parametrize(
+    ("credentials", "query", "secret"),
+    [
+        ("app:my%pass1", "", "my%pass1"),  # a % left unencoded: libpq quotes the token
+        ("app:s3cret@pw", "", "pw"),  # an @ left unencoded: libpq reads "pw@…" as the host
+        ("app", "?password=hunter22", "hunter22"),
+    ],
+)
+def test_connection_errors_never_echo_the_password(
+    credentials: str, query: str, secret: str
+) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        port = probe.getsockname()[1]  # closed below: nothing listens there
+    url = f"postgresql://{credentials}@127.0.0.1:{port}/tl{query}"
+    with taskloom.connect(url) as tl, pytest.raises(taskloom.StoreError) as caught:
+        tl.queue.add("x")
+    assert str(caught.value).startswith("cannot connect to postgresql://app")
+    assert secret not in str(caught.value) and "***" in str(caught.value)
+
+
 def test_pool_options_are_ours_not_libpq() -> None:
     url, ours = split_url("postgres://u@h/db?pool_max=3&sslmode=disable")
     assert url == "postgresql://u@h/db?sslmode=disable"

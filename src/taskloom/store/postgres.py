@@ -39,7 +39,7 @@ import threading
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
-from urllib.parse import SplitResult, parse_qsl, urlsplit, urlunsplit
+from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit, urlunsplit
 
 import psycopg
 import psycopg_pool
@@ -148,6 +148,30 @@ def redact(url: str) -> str:
         "&".join(_redact_param(piece) for piece in parts.query.split("&")) if parts.query else ""
     )
     return join_url(parts._replace(netloc=netloc, query=query))
+
+
+def url_secrets(url: str) -> tuple[str, ...]:
+    """The password of ``url`` (as written and decoded, and in the pieces an unencoded ``@``
+    splits it into, since libpq splits at the first ``@`` and reports the rest as a host
+    name) and password query values: what :func:`scrub` takes out of libpq's messages."""
+    try:
+        parts = urlsplit(url)
+        query = parse_qsl(parts.query, keep_blank_values=True)
+    except ValueError:
+        return ()
+    userinfo = parts.netloc.rpartition("@")[0]
+    found = [value for key, value in query if names_password(key)]
+    if ":" in userinfo:
+        password = userinfo.split(":", 1)[1]
+        found += [password, unquote(password), *password.split("@")]
+    return tuple(sorted({s for s in found if len(s) > 1}, key=len, reverse=True))
+
+
+def scrub(text: str, secrets: Sequence[str]) -> str:
+    """``text`` with every secret replaced by ``***``."""
+    for secret in secrets:
+        text = text.replace(secret, "***")
+    return text
 
 
 def _redact_param(piece: str) -> str:
@@ -462,6 +486,7 @@ class PostgresStore(Store):
                 f" (got pool_min={min_size}, pool_max={max_size})"
             )
         self.conninfo = conninfo
+        self._secrets = url_secrets(url)
         self._sizes = (min_size, max_size)
         self.pool = self._new_pool()
         self._lock = threading.Lock()
@@ -496,11 +521,15 @@ class PostgresStore(Store):
             # One plain connection first: a URL that cannot work (no such database, wrong
             # password, no server) then fails at once with the server's reason, where the
             # pool would retry in the background for POOL_TIMEOUT_S and report a timeout.
-            first = self.conninfo
-            if "connect_timeout" not in conninfo_to_dict(first):
-                first = make_conninfo(first, connect_timeout=CONNECT_TIMEOUT_S)
-            with psycopg.connect(first):
-                pass
+            try:
+                first = self.conninfo
+                if "connect_timeout" not in conninfo_to_dict(first):
+                    first = make_conninfo(first, connect_timeout=CONNECT_TIMEOUT_S)
+                with psycopg.connect(first):
+                    pass
+            except psycopg.Error as exc:  # libpq quotes what it could not read: the password too
+                why = scrub(str(exc).strip(), self._secrets)
+                raise StoreError(f"cannot connect to {self.url}: {why}") from None
             # Wait for the first connection: a request made while it is still being opened
             # makes the pool open a second one, and the pool hands its connections out in
             # turn, so a one-thread worker would alternate between two server processes.
