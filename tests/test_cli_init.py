@@ -45,6 +45,32 @@ def test_claude_code_merges_keeps_user_settings_and_is_idempotent(
     assert {p: p.read_text() for p in tmp_path.rglob("*.json")} == before
 
 
+def test_running_it_again_with_another_database_replaces_the_hooks(tmp_path: Path) -> None:
+    args = ["init", "claude-code", "--thread", "proj", "--agent", "c1", "--project", str(tmp_path)]
+    assert main(args) == 0
+    assert main([*args, "--db", "postgresql://app@db/taskloom"]) == 0
+    settings = json.loads((tmp_path / ".claude" / "settings.json").read_text())
+    for event, name in (("UserPromptSubmit", "prompt"), ("SessionStart", "session-start")):
+        commands = [h["command"] for g in settings["hooks"][event] for h in g["hooks"]]
+        assert commands == [f"taskloom hook {name} --agent c1 --db postgresql://app@db/taskloom"], (
+            event
+        )
+
+
+@pytest.mark.parametrize(
+    "url", ["postgresql://app:s3cret@db/tl", "postgresql://app@db/tl?password=s3cret"]
+)
+def test_a_database_url_with_a_password_is_never_written_into_project_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], url: str
+) -> None:
+    args = ["init", "claude-code", "--thread", "proj", "--project", str(tmp_path), "--db", url]
+    for extra in ([], ["--print"]):
+        assert main([*args, *extra]) == 1
+        captured = capsys.readouterr()
+        assert "TASKLOOM_URL" in captured.err and "s3cret" not in captured.out + captured.err
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_print_writes_nothing_and_bad_json_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -13,7 +13,7 @@ import shlex
 import tomllib
 from typing import Any
 
-from taskloom.domain.common import parse_json_object
+from taskloom.domain.common import parse_json_object, url_has_password
 from taskloom.domain.errors import InvalidInput
 
 SERVER_NAME = "taskloom"
@@ -21,7 +21,15 @@ HOOK_EVENTS = {"UserPromptSubmit": "prompt", "SessionStart": "session-start"}
 
 
 def mcp_command(thread: str, agent: str, db: str | None) -> list[str]:
-    """The argv of the stdio MCP server for this thread and agent."""
+    """The argv of the stdio MCP server for this thread and agent. A ``db`` with a password
+    is refused: these files are often committed, and a hook's command line is on show in
+    ``ps`` every time it runs."""
+    if db and url_has_password(db):
+        raise InvalidInput(
+            "--db holds a password, which would be written in clear into the agent's files"
+            " and command lines: set TASKLOOM_URL in the agent's environment instead, and"
+            " leave --db out"
+        )
     args = ["taskloom", "mcp", "--thread", thread, "--agent", agent]
     return args + (["--db", db] if db else [])
 
@@ -53,8 +61,9 @@ def merge_mcp_json(text: str, name: str, argv: list[str]) -> tuple[str, bool]:
 
 
 def merge_hooks_json(text: str, name: str, agent: str, db: str | None) -> tuple[str, bool]:
-    """Add taskloom's prompt and session-start hooks to a hooks settings file (the shape
-    Claude Code's settings.json and Codex's hooks.json share), once each."""
+    """Put taskloom's prompt and session-start hooks in a hooks settings file (the shape
+    Claude Code's settings.json and Codex's hooks.json share), once each: a taskloom hook
+    already there for another agent or database is replaced, not joined by a second one."""
     data = _load_json(text, name)
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
@@ -65,16 +74,36 @@ def merge_hooks_json(text: str, name: str, agent: str, db: str | None) -> tuple[
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
             raise InvalidInput(f"{name}: `hooks.{event}` must be a list")
-        present = any(
-            isinstance(h, dict) and h.get("command") == command
-            for g in groups
-            if isinstance(g, dict)
-            for h in g.get("hooks", [])
-        )
-        if not present:
-            groups.append({"hooks": [{"type": "command", "command": command}]})
-            changed = True
+        ours = [h["command"] for g in groups for h in _entries(g) if _is_ours(h, event)]
+        if ours == [command]:
+            continue
+        kept = []
+        for group in groups:
+            entries = _entries(group)
+            others = [h for h in entries if not _is_ours(h, event)]
+            if len(others) < len(entries):
+                if not others:
+                    continue  # the group held only taskloom's hook
+                group = {**group, "hooks": others}
+            kept.append(group)
+        hooks[event] = [*kept, {"hooks": [{"type": "command", "command": command}]}]
+        changed = True
     return (_dump_json(data), True) if changed else (text, False)
+
+
+def _entries(group: object) -> list[Any]:
+    hooks = group.get("hooks") if isinstance(group, dict) else None
+    return hooks if isinstance(hooks, list) else []
+
+
+def _is_ours(hook: object, event: str) -> bool:
+    """A hook taskloom wrote for ``event``: ``taskloom hook <name> …``."""
+    command = hook.get("command") if isinstance(hook, dict) else None
+    try:
+        args = shlex.split(command) if isinstance(command, str) else []
+    except ValueError:
+        return False
+    return args[:3] == ["taskloom", "hook", HOOK_EVENTS[event]]
 
 
 def merge_codex_toml(text: str, name: str, argv: list[str]) -> tuple[str, bool]:

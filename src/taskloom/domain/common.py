@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import html
 import json
+import urllib.parse
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -72,6 +73,17 @@ def storable_size(text: str, name: str = "text") -> int:
     if "\x00" in text:
         raise InvalidInput(f"{name} must not contain NUL characters")
     return size
+
+
+def url_has_password(url: str) -> bool:
+    """Whether a database URL carries a password (``user:pw@``, ``?password=``…), which
+    must not be written where others read it: a model's context, a project's files."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        keys = [k for k, _ in urllib.parse.parse_qsl(parts.query)]  # as libpq decodes them
+        return parts.password is not None or any(names_password(k) for k in keys)
+    except ValueError:
+        return True  # unreadable: assume the worst
 
 
 def names_password(key: str) -> bool:

@@ -15,7 +15,6 @@ import json
 import math
 import re
 import shlex
-import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -23,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from taskloom.domain.common import escape_xml, names_password, storable_size
+from taskloom.domain.common import escape_xml, storable_size, url_has_password
 from taskloom.domain.errors import InvalidInput
 
 MAX_TITLE_BYTES = 200
@@ -503,18 +502,9 @@ def claim_command(agent_id: str, db: str | None = None) -> str:
     the database the hook was given, unless its URL holds a password (which must not reach a
     model's context: the agent's environment, ``$TASKLOOM_URL``, has to say it then)."""
     args = ["taskloom", "tasks", "next", "--agent", agent_id]
-    if db and not _has_password(db):
+    if db and not url_has_password(db):
         args += ["--db", db]
     return shlex.join(args)
-
-
-def _has_password(url: str) -> bool:
-    try:
-        parts = urllib.parse.urlsplit(url)
-        keys = [k for k, _ in urllib.parse.parse_qsl(parts.query)]  # as libpq decodes them
-        return parts.password is not None or any(names_password(k) for k in keys)
-    except ValueError:
-        return True  # unreadable: assume the worst
 
 
 def _no_tags(command: str) -> str:
