@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 import taskloom
 from taskloom.cli import main
+from taskloom.domain.events import Event
 from taskloom.store.copy import tables
 
 
@@ -46,6 +48,27 @@ def test_migrate_db_copies_everything(
             newest = tx.events_after(9)
     assert [e.id for e in newest] == [10]  # the id sequence continues past the copied ids
     assert newest[0].data["version"] == snap["version"]
+
+
+def test_event_ids_go_on_where_the_sources_would(
+    fresh_url: Callable[[str], str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Even past ids the source drew for writes that rolled back (PostgreSQL's sequence):
+    a browser resuming from the source's head must see the next event."""
+    source, target = fresh_url("source.db"), fresh_url("target.db")
+    fill(source)
+    with taskloom.connect(source) as tl, pytest.raises(RuntimeError), tl.store.write() as tx:
+        tx.append_event(Event("todo_state", "a", {}))
+        raise RuntimeError("rolled back")
+    assert main(["migrate-db", "--from", source, "--to", target]) == 0
+    capsys.readouterr()
+    ids = []
+    for url in (source, target):
+        with taskloom.connect(url) as tl:
+            tl.board("a").add("after the move")
+            with tl.store.read() as tx:
+                ids.append(tx.events_after(0)[-1].id)
+    assert ids[0] == ids[1]
 
 
 def test_migrate_db_copies_back_into_sqlite(

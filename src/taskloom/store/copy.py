@@ -140,4 +140,20 @@ def copy_store(src: Store, dst: Store, progress: Progress) -> dict[str, int]:
             copied[table] = _copy_table(stx, dtx, table, dst_types, progress)
             if dtx.dialect == "postgres":
                 _advance_sequences(dtx, table)
+        if stx.dialect == "postgres" and dtx.dialect == "postgres":
+            _continue_event_ids(stx, dtx)
     return copied
+
+
+def _continue_event_ids(src: Transaction, dst: Transaction) -> None:
+    """Start the destination's event ids where the source's sequence stands, past ids it
+    drew for writes that rolled back: a browser resuming from the source's head (SSE's
+    ``Last-Event-ID``) must see the next event. (SQLite's head is its largest id, which the
+    copy carries over; an SQLite destination cannot be told to skip ids.)"""
+    row = src.query_one("SELECT last_value AS v FROM events_id_seq WHERE is_called")
+    if row is not None:
+        dst.query(
+            "SELECT setval(pg_get_serial_sequence('events', 'id'), ?) AS v"
+            " WHERE ? > (SELECT COALESCE(max(id), 0) FROM events)",
+            (row["v"], row["v"]),
+        )
