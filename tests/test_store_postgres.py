@@ -384,6 +384,32 @@ def test_queue_writes_survive_server_side_disconnects(pg_url: str) -> None:
         assert tl.queue.done(claimed.id, claimed.lease_token or "").status == "completed"
 
 
+def test_a_role_that_may_not_create_tables_uses_a_schema_its_owner_set_up(pg_url: str) -> None:
+    with taskloom.connect(pg_url) as owner:
+        owner.queue.add("set up by the owner")
+        schema = psycopg.sql.Identifier(owner.store.schema)  # type: ignore[attr-defined]
+    role = f"tl_user_{uuid.uuid4().hex[:12]}"
+    grants = [
+        "CREATE ROLE {r} NOLOGIN",
+        "GRANT USAGE ON SCHEMA {s} TO {r}",
+        "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {s} TO {r}",
+        "GRANT USAGE ON ALL SEQUENCES IN SCHEMA {s} TO {r}",
+    ]
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        for grant in grants:
+            admin.execute(psycopg.sql.SQL(grant).format(r=psycopg.sql.Identifier(role), s=schema))
+        try:
+            as_role = pg_url.replace("options=", f"options=-crole%3D{role}%20", 1)
+            with taskloom.connect(as_role) as tl:
+                claimed = tl.queue.claim("w")
+                assert claimed is not None and claimed.title == "set up by the owner"
+                tl.queue.done(claimed.id, claimed.lease_token or "")
+                assert tl.board("t").add("works")["version"] == 1
+        finally:
+            drop = "DROP OWNED BY {r}; DROP ROLE {r}"
+            admin.execute(psycopg.sql.SQL(drop).format(r=psycopg.sql.Identifier(role)))
+
+
 def test_reader_waits_for_a_late_committing_smaller_id(pg_url: str) -> None:
     """Appender A draws id 1 and stays open; B draws id 2 and commits. A reader must not
     deliver 2 and move its cursor past 1: it waits for A, then returns both in order."""

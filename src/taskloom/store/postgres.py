@@ -446,6 +446,15 @@ def _configure(conn: psycopg.Connection[Any]) -> None:
 
 
 def _migrate(conn: psycopg.Connection[Any], schema_hash: int) -> None:
+    """Apply the migrations this schema lacks, under a lock. A schema already up to date is
+    only read, so a role allowed to read and write rows, but not to create tables, can
+    use a schema its owner set up."""
+    wanted = {number for number, _, _ in migrations.load("postgres")}
+    exists = conn.execute("SELECT to_regclass('schema_migrations') IS NOT NULL AS t").fetchone()
+    if exists and exists["t"]:
+        applied = {r["version"] for r in conn.execute("SELECT version FROM schema_migrations")}
+        if wanted <= applied:
+            return
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (MIGRATE_LOCK, schema_hash))
         conn.execute(
@@ -548,7 +557,10 @@ class PostgresStore(Store):
                     "SELECT current_schema() AS s, hashtext(current_schema()) AS h"
                 ).fetchone()
                 if row is None or row["s"] is None:
-                    raise StoreError("no schema: the URL's search_path names none that exists")
+                    raise StoreError(
+                        "no schema: the URL's search_path names none that exists, or none"
+                        " this role may use (it needs USAGE on the schema)"
+                    )
                 self.schema, self.schema_hash = row["s"], int(row["h"])
                 # A channel name is at most 63 bytes (NAMEDATALEN - 1), not characters.
                 channel = f"taskloom_events:{self.schema}".encode()[:63]
