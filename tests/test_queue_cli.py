@@ -183,6 +183,16 @@ def test_doctor_text_names_the_tasks_found(
     )
     code, out, _ = run(capsys, "doctor", *db)
     assert code == 0 and f"dead: 1  {claimed['id']}" in out
+    run(capsys, "tasks", "add", "Retried", "--max-attempts", "9", *db)
+    for _ in range(2):
+        code, out, _ = run(capsys, "tasks", "next", "--agent", "coder", *db, "--json")
+        retried = json.loads(out)
+        fail = ("tasks", "fail", retried["id"], "--token", retried["lease_token"], "--error", "x")
+        assert run(capsys, *fail, *db)[0] == 0
+    code, out, _ = run(capsys, "doctor", *db, "--poisoned-at", "2", "--fix", "--json")
+    assert code == 0 and json.loads(out)["fixed"] == [retried["id"]]
+    code, _, err = run(capsys, "doctor", *db, "--poisoned-at", "0")
+    assert code == 1 and "--poisoned-at must be from 1" in err
 
 
 def test_doctor_fix_leaves_a_task_claimed_from_the_shell_to_its_agent(tmp_path: Path) -> None:

@@ -344,6 +344,13 @@ def prune(
 
 def doctor(
     fix: Annotated[bool, typer.Option("--fix", help="Repair what is found.")] = False,
+    poisoned_at: Annotated[
+        int,
+        typer.Option(
+            "--poisoned-at",
+            help="Attempts after which a ready task counts as poisoned (--fix cancels it).",
+        ),
+    ] = 5,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -355,7 +362,8 @@ def doctor(
     tl = open_existing(db) if fix else open_db(db)
     if tl.store.exists():  # a damaged file is an error here, whatever its size
         tl.store.check()
-    report = {"database": "ok", **tl.queue.doctor(fix=fix)}
+    check_range(poisoned_at, "--poisoned-at", 1, MAX_LIMIT)
+    report = {"database": "ok", **tl.queue.doctor(fix=fix, poisoned_at=poisoned_at)}
     if as_json:
         print_json(report)
         return
