@@ -146,6 +146,16 @@ def test_extract_local_methods_name_their_source(tl: Taskloom) -> None:
     assert "no match" in nothing
 
 
+def test_a_regex_that_backtracks_without_end_is_stopped(tl: Taskloom) -> None:
+    """A model's ``(a+)+$`` on a long line held the interpreter, and with it every thread
+    of the server, for good; it now stops after a second with an error the model can act on."""
+    g = tl.guard("t1", SMALL)
+    rid = g.stash("api", json.dumps([{"title": "a" * 30000 + "b"}, *issues(40)])).result_id
+    with pytest.raises(InvalidInput, match=r"took over 1 s on this result: simplify it"):
+        g.extract(rid or "", "/(a+)+$/")
+    assert "method: regex" in g.extract(rid or "", "/Bug report 1[0-2]:/i")
+
+
 def test_text_results_are_cleaned_stashed_and_searchable(tl: Taskloom) -> None:
     log_lines = [
         f"2026-01-01 12:00:{i % 60:02d} INFO worker-{i % 7} step {i} ok" for i in range(300)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -586,6 +587,39 @@ def _bm25(records: list[Record], query: list[str]) -> list[tuple[float, float, R
     return scored
 
 
+REGEX_SECONDS = 1.0
+"""How long a model's regex may search one result. A pattern that backtracks without end
+(``(a+)+$`` on a long line) would otherwise hold the interpreter, and every thread of the
+server with it: ``re`` keeps the GIL and cannot be stopped."""
+
+
+def _regex_hits(source: str, flag_letters: str, text: str) -> list[tuple[int, str]]:
+    """The lines of ``text`` that ``source`` matches, numbered from 1, searched with the
+    ``regex`` module: it takes a time limit and lets other threads run meanwhile."""
+    import regex  # only for regex queries
+
+    flags = sum(getattr(regex, letter.upper()) for letter in flag_letters)
+    try:
+        pattern = regex.compile(source, flags)
+    except regex.error as exc:
+        raise InvalidInput(f"bad regex {source!r}: {exc}") from None
+    deadline = time.monotonic() + REGEX_SECONDS
+    hits = []
+    try:
+        for number, line in enumerate(text.split("\n"), 1):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            if pattern.search(line, concurrent=True, timeout=left):
+                hits.append((number, line))
+    except TimeoutError:
+        raise InvalidInput(
+            f"regex {source!r} took over {REGEX_SECONDS:g} s on this result: simplify it"
+            " (nested repeats such as (a+)+ can backtrack without end)"
+        ) from None
+    return hits
+
+
 def extract_local(content: str, is_json: bool, query: str) -> Extraction:
     """Verbatim fragments for ``query``; ``coverage`` is the share of query terms matched."""
     query = query.strip()
@@ -595,15 +629,9 @@ def extract_local(content: str, is_json: bool, query: str) -> Extraction:
         out = Extraction("jsonpath", total_matches=len(matches), coverage=1.0 if matches else 0)
         out.fragments = [(p, dumps(v)) for p, v in matches]
         return out
-    regex = re.fullmatch(r"/(.+)/([imsx]*)", query, re.S)
-    if regex:
-        flags = sum(getattr(re, f.upper()) for f in regex.group(2))
-        try:
-            pattern = re.compile(regex.group(1), flags)
-        except re.error as exc:
-            raise InvalidInput(f"bad regex {regex.group(1)!r}: {exc}") from None
-        lines = view_text(content, is_json).split("\n")
-        hits = [(i + 1, line) for i, line in enumerate(lines) if pattern.search(line)]
+    written = re.fullmatch(r"/(.+)/([imsx]*)", query, re.S)
+    if written:
+        hits = _regex_hits(written.group(1), written.group(2), view_text(content, is_json))
         out = Extraction("regex", total_matches=len(hits), coverage=1.0 if hits else 0.0)
         out.fragments = [(f"line {n}", line.strip()) for n, line in hits]
         return out
