@@ -392,6 +392,27 @@ def test_model_set_keeps_suppression(tl: Taskloom) -> None:
     assert tl.goal("t").get()["goal"]["continuation_suppressed"] is False
 
 
+def test_model_cannot_end_a_paused_goal_to_start_another(tl: Taskloom) -> None:
+    goal = tl.goal("t")
+    goal.set("host goal", token_budget=5000)
+    goal.pause()
+    for name, args in (("goal_complete", {}), ("goal_block", {"reason": "stuck"})):
+        r = tl.tools.dispatch(name, args, CTX)
+        assert r.is_error and "paused by the host" in r.content
+    r = tl.tools.dispatch("goal_set", {"objective": "model goal"}, CTX)
+    assert r.data["goal"]["status"] == "paused"
+    goal.resume()
+    assert tl.tools.dispatch("goal_complete", {}, CTX).data["goal"]["status"] == "complete"
+
+
+def test_a_budget_beyond_64_bits_is_an_input_error(tl: Taskloom) -> None:
+    r = tl.tools.dispatch("goal_set", {"objective": "x", "token_budget": 10**30}, CTX)
+    assert r.is_error and "token_budget must be a positive integer up to" in r.content
+    assert "internal error" not in r.content
+    with pytest.raises(InvalidInput, match="up to 9223372036854775807"):
+        tl.goal("t").set("x", token_budget=2**63)
+
+
 def test_model_set_through_the_tool_cannot_unpause(tl: Taskloom) -> None:
     tl.goal("t").set("Ship", token_budget=1000)
     tl.goal("t").pause()

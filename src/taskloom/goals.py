@@ -99,11 +99,14 @@ class GoalHandle:
             )
         )
 
-    def complete(self, evidence: str | None = None) -> Snapshot:
-        return self._mutate(lambda g, now: ops.complete(_need(g), evidence, now=now))
+    def complete(self, evidence: str | None = None, *, host: bool = True) -> Snapshot:
+        """Mark the goal complete; ``host=False`` (the model's tool) leaves a paused goal
+        alone, so completing it cannot be the model's way round the host's pause."""
+        return self._mutate(lambda g, now: ops.complete(_need(g), evidence, now=now, host=host))
 
-    def block(self, reason: str) -> Snapshot:
-        return self._mutate(lambda g, now: ops.block(_need(g), reason, now=now))
+    def block(self, reason: str, *, host: bool = True) -> Snapshot:
+        """Mark the goal blocked on a person; ``host=False`` as for :meth:`complete`."""
+        return self._mutate(lambda g, now: ops.block(_need(g), reason, now=now, host=host))
 
     def pause(self, reason: str | None = None) -> Snapshot:
         return self._mutate(lambda g, now: ops.pause(_need(g), now=now, reason=reason))

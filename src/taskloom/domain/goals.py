@@ -89,9 +89,17 @@ class Goal:
         return goal_id == self.goal_id or goal_id in self.replaced_goal_ids
 
 
+MAX_TOKEN_BUDGET = 2**63 - 1
+"""The largest budget both backends store (a 64-bit integer)."""
+
+
 def _check_budget(token_budget: int | None) -> int | None:
-    if token_budget is not None and (isinstance(token_budget, bool) or token_budget <= 0):
-        raise InvalidInput(f"token_budget must be a positive integer (got {token_budget})")
+    if token_budget is not None and (
+        isinstance(token_budget, bool) or not 0 < token_budget <= MAX_TOKEN_BUDGET
+    ):
+        raise InvalidInput(
+            f"token_budget must be a positive integer up to {MAX_TOKEN_BUDGET} (got {token_budget})"
+        )
     return token_budget
 
 
@@ -209,18 +217,29 @@ def _new_version(goal: Goal, goal_id: str) -> Goal:
     return dataclasses.replace(goal, goal_id=goal_id, replaced_goal_ids=replaced)
 
 
-def complete(goal: Goal, evidence: str | None, *, now: datetime) -> Goal:
+def _not_paused(goal: Goal, host: bool, verb: str) -> None:
+    """A model may not end a goal the host paused: completing or blocking it, then setting
+    a new one (which starts active), would undo the pause."""
+    if not host and goal.status is GoalStatus.PAUSED:
+        raise InvariantViolation(
+            f"the goal is paused by the host; it cannot be {verb} until the host resumes it"
+        )
+
+
+def complete(goal: Goal, evidence: str | None, *, now: datetime, host: bool = True) -> Goal:
     if goal.status is GoalStatus.COMPLETE:
         return goal
+    _not_paused(goal, host, "completed")
     return _touch(goal, now, status=GoalStatus.COMPLETE, evidence=_text(evidence, "evidence"))
 
 
-def block(goal: Goal, reason: str, *, now: datetime) -> Goal:
+def block(goal: Goal, reason: str, *, now: datetime, host: bool = True) -> Goal:
     why = _text(reason, "reason")
     if why is None:
         raise InvalidInput("a blocked goal needs a reason")
     if goal.status is GoalStatus.COMPLETE:
         raise InvariantViolation("the goal is already complete")
+    _not_paused(goal, host, "blocked")
     return _touch(goal, now, status=GoalStatus.BLOCKED, reason=why)
 
 

@@ -73,11 +73,11 @@ def _set(tl: Taskloom, args: GoalSetArgs, ctx: ToolContext) -> ToolResult:
 
 
 def _complete(tl: Taskloom, args: GoalCompleteArgs, ctx: ToolContext) -> ToolResult:
-    return render_goal(_thread(tl, ctx).complete(args.evidence))
+    return render_goal(_thread(tl, ctx).complete(args.evidence, host=False))
 
 
 def _block(tl: Taskloom, args: GoalBlockArgs, ctx: ToolContext) -> ToolResult:
-    return render_goal(_thread(tl, ctx).block(args.reason))
+    return render_goal(_thread(tl, ctx).block(args.reason, host=False))
 
 
 def _pause(tl: Taskloom, args: NoArgs, ctx: ToolContext) -> ToolResult:
