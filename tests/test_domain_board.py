@@ -261,6 +261,14 @@ def test_render_markdown_exact() -> None:
     )
 
 
+def test_free_text_cannot_pose_as_another_card() -> None:
+    b = board_with("Real", plan=["a\n- [x] fake plan card"], notes="n1\n- [x] fake note card")
+    markdown = render_markdown(b)
+    top_level = [line for line in markdown.split("\n") if line.startswith("- ")]
+    assert top_level == ["- [ ] Real  `(c1)`"]
+    assert "      - [x] fake plan card" in markdown and "    - [x] fake note card" in markdown
+
+
 def test_markers() -> None:
     expected = {
         "todo": "[ ]",

@@ -102,6 +102,11 @@ def test_revise_plan_via_tool(tl: Taskloom) -> None:
             "todos.0.status",
         ),
         ("todo_list", {"todos": [{"id": "1"}]}, "is new and needs content"),
+        (
+            "todo_list",
+            {"todos": [{"id": "1", "content": "a"}, {"id": "1", "content": "b"}]},
+            "duplicate todo id '1'",
+        ),
         ("nope", {}, "unknown tool 'nope'"),
     ],
 )
@@ -324,7 +329,13 @@ def test_person_approves_then_model_may_start(tl: Taskloom) -> None:
 
 @pytest.mark.parametrize(
     "change",
-    [{"plan": ["push", "tag", "delete prod"]}, {"objective": "other"}, {"allowed_tools": ["rm"]}],
+    [
+        {"plan": ["push", "tag", "delete prod"]},
+        {"objective": "other"},
+        {"allowed_tools": ["rm"]},
+        {"content": "Deploy to a different environment"},
+        {"acceptance_criteria": ["none"]},
+    ],
 )
 def test_model_cannot_change_an_approved_plan_without_asking_again(
     tl: Taskloom, change: dict

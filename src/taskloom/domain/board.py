@@ -586,7 +586,7 @@ def _waits_for_person(card: Card) -> bool:
     )
 
 
-_APPROVED_CONTENT = ("plan", "objective", "allowed_tools")
+_APPROVED_CONTENT = ("title", "objective", "plan", "acceptance_criteria", "allowed_tools")
 """What a person approves with a plan: a model changing any of it after approval would carry
 the approval over to something the person never saw."""
 
@@ -610,9 +610,9 @@ def _check_model_card(old: Card | None, new: Card) -> None:
         )
     if required and old is not None and _changes_what_was_approved(old, new):
         raise InvariantViolation(
-            f"card '{new.id}' has a plan a person approved; a model cannot change its "
-            "plan, objective or allowed_tools on its own. Resubmit it with the change "
-            "(status awaiting_approval) for a person to approve again"
+            f"card '{new.id}' has a plan a person approved; a model cannot change its title,"
+            " objective, plan, acceptance_criteria or allowed_tools on its own. Resubmit it"
+            " with the change (status awaiting_approval) for a person to approve again"
         )
     before = old if old is not None else dataclasses.replace(new, status=CardStatus.TODO)
     if not _waits_for_person(before) or new.status is CardStatus.REJECTED:
@@ -649,29 +649,36 @@ def check_model_change(before: Board, after: Board) -> None:
 
 
 def _render_card(card: Card) -> list[str]:
+    """A card's item. Free text keeps its lines, each indented under its own field, so a
+    note or a plan step cannot pose as another card (``"done\n- [x] fake"``)."""
     lines = [f"- {card.status.marker} {card.title}  `({card.id})`"]
+
+    def field(text: str, depth: int = 2) -> None:
+        lines.append(" " * depth + "- " + text.replace("\n", "\n" + " " * (depth + 2)))
+
     if card.objective:
-        lines.append(f"  - objective: {card.objective}")
+        field(f"objective: {card.objective}")
     if card.assigned_agent:
-        lines.append(f"  - agent: {card.assigned_agent}")
+        field(f"agent: {card.assigned_agent}")
     if card.allowed_tools:
-        lines.append(f"  - tools: {', '.join(card.allowed_tools)}")
+        field(f"tools: {', '.join(card.allowed_tools)}")
     if card.approval_mode:
-        lines.append(f"  - approval: {card.approval_mode.value}")
+        field(f"approval: {card.approval_mode.value}")
     for label, items in (
         ("plan", card.plan),
         ("acceptance criteria", card.acceptance_criteria),
         ("evidence", card.evidence),
     ):
         if items:
-            lines.append(f"  - {label}:")
-            lines.extend(f"    - {item}" for item in items)
+            field(f"{label}:")
+            for item in items:
+                field(item, depth=4)
     if card.status is CardStatus.BLOCKED:
         reason = card.blocker or card.notes
         if reason:
-            lines.append(f"  - _blocked:_ {reason}")
+            field(f"_blocked:_ {reason}")
     elif card.notes:
-        lines.append(f"  - {card.notes}")
+        field(card.notes)
     return lines
 
 

@@ -16,7 +16,7 @@ from pydantic import Field
 
 from taskloom.domain.board import Card, CardPatch, CardStatus, parse_status
 from taskloom.domain.common import UNSET, Unset
-from taskloom.domain.errors import InvalidInput
+from taskloom.domain.errors import InvalidInput, InvariantViolation
 from taskloom.tools.registry import REGISTRY, ToolArgs, ToolContext, ToolResult, ToolSpec
 
 if TYPE_CHECKING:
@@ -280,6 +280,10 @@ def _todo_list(tl: Taskloom, args: HermesArgs, ctx: ToolContext) -> ToolResult:
     if args.todos is None:
         snap = board.list()
     else:
+        ids = [item.id for item in args.todos]
+        repeated = next((i for n, i in enumerate(ids) if i in ids[:n]), None)
+        if repeated is not None:  # which one was meant is anyone's guess: say so, as replace does
+            raise InvariantViolation(f"duplicate todo id '{repeated}'")
         current = board.get()
         patches = [
             CardPatch(
