@@ -367,6 +367,16 @@ class PgTransaction(Transaction):
             self.store.give_back(other)
 
 
+def _readable(fd: int) -> bool:
+    """Whether ``fd`` has something to read now. ``poll``, where there is one: ``select``
+    refuses descriptors past 1023, which a server with many streams open soon reaches."""
+    if hasattr(select, "poll"):
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        return bool(poller.poll(0))
+    return bool(select.select([fd], [], [], 0)[0])
+
+
 UNKNOWN_OUTCOME = (
     "the connection to PostgreSQL broke before the write's answer arrived, so whether it was"
     " applied is unknown (look with get or list; a lost claim or completion is settled when"
@@ -635,7 +645,7 @@ class PostgresStore(Store):
         never sent twice (see :data:`UNKNOWN_OUTCOME`), and a dead connection must be found
         before. An idle connection has nothing to read; one that has (the server's farewell,
         or its end of stream) is probed with a statement that is safe to repeat."""
-        if select.select([conn.fileno()], [], [], 0)[0]:
+        if _readable(conn.fileno()):
             conn, _ = first_statement(self, conn, lambda c: c.execute("SELECT 1"))
         return conn
 
