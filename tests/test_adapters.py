@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from taskloom.cli import main
 from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput
 from taskloom.tools.adapters import result_messages, run_tool_calls, tool_calls
@@ -80,3 +81,72 @@ def test_no_tool_calls_means_no_messages_and_unknown_format_is_refused(tl: Taskl
     assert result_messages([], "anthropic") == []
     with pytest.raises(InvalidInput, match="unknown format"):
         tool_calls({}, "gemini")
+
+
+DEEP = "[" * 1000 + "]" * 1000
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "expected"),
+    [
+        (
+            "todo",
+            '{"op":"list","cards":' + DEEP + "}",
+            "error: the arguments object of tool 'todo' is not valid JSON (nested too deeply)",
+        ),
+        (
+            "todo",
+            '{"op":"add","content":' + "1" * 5000 + "}",
+            "error: the arguments object of tool 'todo' is not valid JSON (a number is too long)",
+        ),
+        (["todo"], {}, "error: unknown tool: a tool name is a string, not list (available: "),
+        ({"name": "todo"}, {}, "error: unknown tool: a tool name is a string, not dict"),
+        (None, {}, "error: unknown tool: a tool name is a string, not null"),
+    ],
+    ids=["deep-args", "long-number", "list-name", "dict-name", "null-name"],
+)
+def test_dispatch_never_raises_on_what_a_model_sends(
+    tl: Taskloom, name: object, args: object, expected: str
+) -> None:
+    result = tl.tools.dispatch(name, args, CTX)  # type: ignore[arg-type]
+    assert result.is_error and result.content.startswith(expected), result.content
+    assert titles(tl) == []
+
+
+def test_run_tool_calls_answers_malformed_calls_with_errors(tl: Taskloom) -> None:
+    """A response whose call names a list, or whose arguments nest too deeply, gets an error
+    message for that call; the other calls still run."""
+    calls = [
+        {"id": "a", "type": "function", "function": {"name": ["todo"], "arguments": "{}"}},
+        {"id": "b", "type": "function", "function": {"name": "todo", "arguments": DEEP}},
+        {
+            "id": "c",
+            "type": "function",
+            "function": {"name": "todo", "arguments": '{"op": "add", "content": "still runs"}'},
+        },
+    ]
+    response = {"choices": [{"message": {"role": "assistant", "tool_calls": calls}}]}
+    messages = run_tool_calls(tl.tools, response, "openai", CTX)
+    assert [m["tool_call_id"] for m in messages] == ["a", "b", "c"]
+    assert messages[0]["content"].startswith("error: unknown tool: a tool name is a string")
+    assert "nested too deeply" in messages[1]["content"]
+    assert titles(tl) == ["still runs"]
+
+
+def test_tool_call_cli_refuses_too_deep_args_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    deep = "[" * 3000 + "]" * 3000
+    assert main(["tool", "call", "todo", "--thread", "t", "--db", db, "--args", deep]) == 1
+    assert capsys.readouterr().err.strip() == "Error: --args is not valid JSON (nested too deeply)"
+
+
+def test_responses_schemas_say_strict_false_and_chat_schemas_leave_it_out(tl: Taskloom) -> None:
+    """The Responses API takes a function without ``strict`` as strict, which wants every
+    property required; chat completions default to non-strict, and some compatible servers
+    refuse the key."""
+    responses = tl.tools.schemas("openai-responses")
+    assert responses and all(t["strict"] is False for t in responses)
+    chat = tl.tools.schemas("openai")
+    assert chat and all("strict" not in t and "strict" not in t["function"] for t in chat)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -191,3 +192,115 @@ def test_the_end_of_input_waits_only_for_requests_that_will_be_answered() -> Non
         return True
 
     assert anyio.run(scenario)
+
+
+def _pipe(db: str, thread: str, requests: list[dict[str, object]]) -> tuple[dict[int, dict], str]:
+    """Pipe ``initialize`` and ``requests`` (ids 1, 2, …) to ``taskloom mcp`` in one go, as a
+    script does; the answers by id, and what the server wrote on stderr."""
+    init = {"protocolVersion": "2025-06-18", "capabilities": {}}
+    init["clientInfo"] = {"name": "script", "version": "1"}
+    lines: list[dict[str, object]] = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+    lines += [{"jsonrpc": "2.0", "id": i, **r} for i, r in enumerate(requests, start=1)]
+    done = subprocess.run(
+        [sys.executable, "-m", "taskloom", "mcp", "--thread", thread, "--db", db],
+        input="".join(json.dumps(line) + "\n" for line in lines),
+        capture_output=True,
+        text=True,
+        env=subprocess_env(),
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    answers = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    return {a["id"]: a for a in answers}, done.stderr
+
+
+def _call(name: str, arguments: dict[str, object]) -> dict[str, object]:
+    return {"method": "tools/call", "params": {"name": name, "arguments": arguments}}
+
+
+def test_mcp_stdio_applies_piped_tool_calls_in_the_order_received(tmp_path: Path) -> None:
+    """The SDK runs each request as its own task; tool calls (and resource reads) of one
+    session still take effect one at a time, in order, so a later one sees every earlier."""
+    adds = [_call("todo", {"op": "add", "content": f"item {i}"}) for i in range(1, 11)]
+    board = {"method": "resources/read", "params": {"uri": "taskloom://board"}}
+    db = f"sqlite:///{tmp_path / 'ordered.db'}"
+    answers, _ = _pipe(db, "ordered", [*adds, _call("todo", {"op": "list"}), board])
+    assert not any(a.get("error") or a["result"].get("isError") for a in answers.values())
+    in_order = [f"item {i}" for i in range(1, 11)]
+    listed = answers[11]["result"]["content"][0]["text"]
+    assert re.findall(r"item \d+", listed) == in_order, listed
+    read = answers[12]["result"]["contents"][0]["text"]
+    assert re.findall(r"item \d+", read) == in_order, read
+    with taskloom.connect(db) as tl:
+        assert [c["title"] for c in tl.board("ordered").list()["cards"]] == in_order
+
+
+def test_mcp_stdio_unknown_resource_is_a_resource_not_found_error(tmp_path: Path) -> None:
+    read = {"method": "resources/read", "params": {"uri": "taskloom://nope"}}
+    board = {"method": "resources/read", "params": {"uri": "taskloom://board"}}
+    answers, stderr = _pipe(f"sqlite:///{tmp_path / 'res.db'}", "res", [read, board])
+    error = answers[1]["error"]
+    assert error["code"] == -32002  # the MCP spec's "resource not found" (2025-11-25)
+    assert "taskloom://nope" in error["message"] and error["data"] == {"uri": "taskloom://nope"}
+    assert "Traceback" not in stderr
+    assert answers[2]["result"]["contents"][0]["uri"] == "taskloom://board"
+
+
+async def _http_header_session(url: str, thread: bytes | None) -> dict[str, object]:
+    """One MCP session over HTTP whose thread header is raw bytes (as a client sends it)."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared.exceptions import MCPError
+
+    headers = {"X-Taskloom-Thread": thread, "X-Taskloom-Agent": "agent-é".encode()}
+    async with (
+        httpx2.AsyncClient(headers=headers if thread else {}, timeout=30) as http,
+        streamable_http_client(f"{url}/mcp", http_client=http) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        added = await session.call_tool("todo", {"op": "add", "content": "accented"})
+        got: dict[str, object] = {"added": added.content[0].text, "error": added.is_error}  # type: ignore[union-attr]
+        for uri in ("taskloom://board", "taskloom://nope"):
+            try:
+                got[uri] = (await session.read_resource(uri)).contents[0].text  # type: ignore[union-attr]
+            except MCPError as exc:
+                got[uri] = (exc.code, exc.message)
+        return got
+
+
+def test_mcp_http_headers_are_utf8_and_resource_errors_have_codes(tmp_path: Path) -> None:
+    """``X-Taskloom-Thread: é-thread`` sent as UTF-8 is the same board as
+    ``taskloom mcp --thread é-thread``; bytes that are not UTF-8 are refused, not misread.
+    Reading a resource with no thread bound, or an unknown one, is a JSON-RPC error with
+    the code the spec gives."""
+    server = Server(f"sqlite:///{tmp_path / 'mcp-utf8.db'}")
+    server.start()
+    try:
+
+        async def three() -> list[dict[str, object]]:
+            return list(
+                await asyncio.gather(
+                    _http_header_session(server.url, "é-thread".encode()),
+                    _http_header_session(server.url, b"caf\xe9"),  # Latin-1, not UTF-8
+                    _http_header_session(server.url, None),
+                )
+            )
+
+        utf8, latin1, unbound = asyncio.run(asyncio.wait_for(three(), 120))
+    finally:
+        server.kill()
+    assert not utf8["error"] and "accented" in str(utf8["taskloom://board"])
+    with taskloom.connect(server.db_url) as tl:
+        assert [c["title"] for c in tl.board("é-thread").list()["cards"]] == ["accented"]
+        assert [t["thread_id"] for t in tl.threads()] == ["é-thread"]
+    assert utf8["taskloom://nope"] == (-32002, "unknown resource taskloom://nope")
+    assert latin1["error"] and "X-Taskloom-Thread header is not valid UTF-8" in str(latin1["added"])
+    code, message = latin1["taskloom://board"]  # type: ignore[misc]
+    assert code == -32602 and "not valid UTF-8" in message
+    assert unbound["error"] and "needs a thread" in str(unbound["added"])
+    code, message = unbound["taskloom://board"]  # type: ignore[misc]
+    assert code == -32602 and "X-Taskloom-Thread" in message

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import json
+import weakref
 from types import TracebackType
 from typing import Any
 
@@ -24,9 +25,12 @@ import anyio
 import mcp_types as types
 from mcp.server.lowlevel.server import Server
 from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+from mcp_types.version import is_version_at_least
 
 from taskloom.client import Taskloom
-from taskloom.tools.registry import ToolContext
+from taskloom.domain.errors import InvalidInput, TaskloomError
+from taskloom.tools.registry import ToolContext, error_result
 
 BOARD_URI = "taskloom://board"
 GOAL_URI = "taskloom://goal"
@@ -34,20 +38,61 @@ GOAL_URI = "taskloom://goal"
 
 THREAD_HEADER = "x-taskloom-thread"
 AGENT_HEADER = "x-taskloom-agent"
+SESSION_HEADER = "mcp-session-id"
+
+# ``resources/read`` of a URI the server does not have: -32002 up to protocol 2025-11-25;
+# from 2026-07-28 the spec says invalid params (SEP-2164) and clients accept both.
+RESOURCE_NOT_FOUND = -32002
+
+
+def _header(headers: Any, name: str, title: str) -> str | None:
+    """A header's value as UTF-8 text, trimmed (``None`` if absent or blank).
+
+    Starlette decodes header bytes as Latin-1, so ``é`` sent as UTF-8 would read as ``Ã©``,
+    another thread than ``taskloom mcp --thread é``; Latin-1 gives the bytes back unchanged."""
+    value = headers.get(name)
+    if value is None:
+        return None
+    try:
+        value = value.encode("latin-1").decode("utf-8")
+    except UnicodeError:
+        raise InvalidInput(f"the {title} header is not valid UTF-8") from None
+    return value.strip() or None
 
 
 def context_from_headers(request: Any) -> ToolContext:
-    """The binding of an HTTP request: its thread and agent headers (never tool arguments)."""
+    """The binding of an HTTP request: its thread and agent headers (never tool arguments).
+    Raises :class:`InvalidInput` if either is not UTF-8 text."""
     headers = getattr(request, "headers", None) or {}
     return ToolContext(
-        thread_id=(headers.get(THREAD_HEADER) or "").strip() or None,
-        agent_id=(headers.get(AGENT_HEADER) or "").strip() or None,
+        thread_id=_header(headers, THREAD_HEADER, "X-Taskloom-Thread"),
+        agent_id=_header(headers, AGENT_HEADER, "X-Taskloom-Agent"),
     )
 
 
 def build_server(tl: Taskloom, ctx: ToolContext | None) -> Server[Any]:
     """An MCP server bound to one thread (``ctx``), or, with ``ctx=None``, to whatever each
-    HTTP request's headers name."""
+    HTTP request's headers name.
+
+    The SDK runs every request as its own task, so tool calls piped in together would run
+    at once and land in any order. Each session's tool calls and resource reads take its
+    lock first, before any ``await``: asyncio's lock is first come, first served, so they
+    apply in the order received. Over stdio the session is the process; over HTTP it is the
+    ``Mcp-Session-Id``, so sessions (other agents) never wait for each other."""
+    stdio_lock = asyncio.Lock()
+    session_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+    def session_lock(request_ctx: Any) -> asyncio.Lock:
+        if ctx is not None:
+            return stdio_lock
+        headers = getattr(request_ctx.request, "headers", None) or {}
+        session = headers.get(SESSION_HEADER)
+        if session is None:  # stateless: each request is its own session
+            return asyncio.Lock()
+        lock = session_locks.get(session)
+        if lock is None:  # held only while a call of the session runs or waits
+            lock = session_locks[session] = asyncio.Lock()
+        return lock
 
     def bound(request_ctx: Any) -> ToolContext:
         return ctx if ctx is not None else context_from_headers(request_ctx.request)
@@ -63,9 +108,15 @@ def build_server(tl: Taskloom, ctx: ToolContext | None) -> Server[Any]:
     async def call_tool(
         request_ctx: Any, params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        result = await asyncio.to_thread(
-            tl.tools.dispatch, params.name, params.arguments or {}, bound(request_ctx)
-        )
+        async with session_lock(request_ctx):  # first: no await may come before it
+            try:
+                call_ctx = bound(request_ctx)
+            except InvalidInput as exc:
+                result = error_result(exc.message)
+            else:
+                result = await asyncio.to_thread(
+                    tl.tools.dispatch, params.name, params.arguments or {}, call_ctx
+                )
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=result.content)],
             is_error=result.is_error,
@@ -80,15 +131,33 @@ def build_server(tl: Taskloom, ctx: ToolContext | None) -> Server[Any]:
         )
 
     async def read_resource(request_ctx: Any, params: types.ReadResourceRequestParams) -> Any:
-        thread = bound(request_ctx).thread_id or ""
-        if str(params.uri) == BOARD_URI:
-            snap = await asyncio.to_thread(tl.board(thread).list)
-            text, mime = snap["markdown"], "text/markdown"
-        elif str(params.uri) == GOAL_URI:
-            goal = await asyncio.to_thread(tl.goal(thread).get)
-            text, mime = json.dumps(goal["goal"]), "application/json"
-        else:
-            raise ValueError(f"unknown resource {params.uri}")
+        async with session_lock(request_ctx):  # after the session's earlier calls, in order
+            return await _read_resource(request_ctx, params)
+
+    async def _read_resource(request_ctx: Any, params: types.ReadResourceRequestParams) -> Any:
+        # Errors are JSON-RPC errors with the spec's codes (MCPError: no traceback logged).
+        uri = str(params.uri)
+        if uri not in (BOARD_URI, GOAL_URI):
+            modern = is_version_at_least(request_ctx.protocol_version, "2026-07-28")
+            code = types.INVALID_PARAMS if modern else RESOURCE_NOT_FOUND
+            raise MCPError(code, f"unknown resource {uri}", {"uri": uri})
+        try:
+            thread = bound(request_ctx).thread_id
+        except InvalidInput as exc:
+            raise MCPError(types.INVALID_PARAMS, exc.message) from None
+        if thread is None:
+            missing = f"reading {uri} needs a thread: send the X-Taskloom-Thread header"
+            raise MCPError(types.INVALID_PARAMS, missing)
+        try:
+            if uri == BOARD_URI:
+                snap = await asyncio.to_thread(tl.board(thread).list)
+                text, mime = snap["markdown"], "text/markdown"
+            else:
+                goal = await asyncio.to_thread(tl.goal(thread).get)
+                text, mime = json.dumps(goal["goal"]), "application/json"
+        except TaskloomError as exc:
+            code = types.INVALID_PARAMS if isinstance(exc, InvalidInput) else types.INTERNAL_ERROR
+            raise MCPError(code, exc.message) from None
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=params.uri, mime_type=mime, text=text)]
         )

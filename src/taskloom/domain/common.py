@@ -55,8 +55,12 @@ def parse_json_object(text: str, what: str) -> dict[str, Any]:
     """``text`` as a JSON object, or an error naming ``what`` and the problem."""
     try:
         value = json.loads(text)
+    except RecursionError:
+        raise InvalidInput(f"{what} is not valid JSON (nested too deeply)") from None
     except json.JSONDecodeError as exc:
         raise InvalidInput(f"{what} is not valid JSON: {exc}") from None
+    except ValueError:  # Python's cap on the digits of an integer
+        raise InvalidInput(f"{what} is not valid JSON (a number is too long)") from None
     if not isinstance(value, dict):
         raise InvalidInput(f"{what} must be a JSON object")
     return value

@@ -18,7 +18,11 @@ def neutral(spec: ToolSpec) -> dict[str, Any]:
 
 
 def openai_chat(spec: ToolSpec) -> dict[str, Any]:
-    """OpenAI chat-completions ``tools=[...]`` entry."""
+    """OpenAI chat-completions ``tools=[...]`` entry.
+
+    No ``strict`` key: chat completions default it to false already, and several
+    OpenAI-compatible servers (NVIDIA NIM, Together, Moonshot…) refuse a request whose
+    function carries ``strict`` at all, even ``false``."""
     return {
         "type": "function",
         "function": {
@@ -30,12 +34,16 @@ def openai_chat(spec: ToolSpec) -> dict[str, Any]:
 
 
 def openai_responses(spec: ToolSpec) -> dict[str, Any]:
-    """OpenAI Responses API ``tools=[...]`` entry (flat, no ``function`` wrapper)."""
+    """OpenAI Responses API ``tools=[...]`` entry (flat, no ``function`` wrapper).
+
+    ``strict`` is false, and said: the Responses API takes a function without it as strict,
+    and strict mode wants every property required, which optional arguments are not."""
     return {
         "type": "function",
         "name": spec.name,
         "description": spec.description,
         "parameters": spec.input_schema(),
+        "strict": False,
     }
 
 

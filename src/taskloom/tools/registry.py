@@ -11,7 +11,6 @@ and recover, and the agent's run goes on.
 from __future__ import annotations
 
 import importlib
-import json
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from taskloom.domain.common import parse_json_object
 from taskloom.domain.errors import InvalidInput, TaskloomError
 
 if TYPE_CHECKING:
@@ -164,24 +164,51 @@ def error_result(message: str) -> ToolResult:
 def dispatch(
     tl: Taskloom,
     registry: ToolRegistry,
-    name: str,
-    args: str | dict[str, Any] | None,
+    name: object,
+    args: object,
     ctx: ToolContext,
     *,
     allow_host: bool = False,
 ) -> ToolResult:
-    """Run one tool call. Never raises; failures are ``ToolResult(is_error=True)``."""
+    """Run one tool call. Never raises; failures are ``ToolResult(is_error=True)``.
+
+    ``name`` and ``args`` come from a model's response, untrusted: anything JSON can hold."""
+    try:
+        return _dispatch(tl, registry, name, args, ctx, allow_host=allow_host)
+    except Exception as exc:  # a gap in the checks below: still the model's error, not ours
+        log.exception("tool call %.80r failed", name)
+        return error_result(f"internal error in tool call: {type(exc).__name__}: {exc}")
+
+
+def _dispatch(
+    tl: Taskloom,
+    registry: ToolRegistry,
+    name: object,
+    args: object,
+    ctx: ToolContext,
+    *,
+    allow_host: bool,
+) -> ToolResult:
+    known = ", ".join(registry.names(include_host=allow_host))
+    if not isinstance(name, str):  # a provider's JSON may hold a list or an object here
+        what = "null" if name is None else type(name).__name__
+        return error_result(
+            f"unknown tool: a tool name is a string, not {what} (available: {known})"
+        )
     spec = registry.get(name)
     if spec is None or (spec.host_only and not allow_host):
-        known = ", ".join(registry.names(include_host=allow_host))
         return error_result(f"unknown tool '{name}' (available: {known})")
     if spec.needs_thread and not (ctx.thread_id and ctx.thread_id.strip()):
         return error_result(f"tool '{name}' needs a thread, and this call has none bound")
     if isinstance(args, str):
         try:
-            args = json.loads(args) if args.strip() else {}
-        except json.JSONDecodeError as exc:
-            return error_result(f"arguments for tool '{name}' are not valid JSON: {exc}")
+            args = (
+                parse_json_object(args, f"the arguments object of tool '{name}'")
+                if args.strip()
+                else {}
+            )
+        except InvalidInput as exc:
+            return error_result(exc.message)
     if args is None:
         args = {}
     if not isinstance(args, dict):
