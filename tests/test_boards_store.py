@@ -186,6 +186,24 @@ def test_a_database_that_cannot_be_created_is_a_store_error_naming_it(tmp_path: 
         tl.board("t").add("x")
 
 
+def test_a_file_deleted_or_replaced_under_a_process_is_an_error_not_lost_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("taskloom.store.sqlite.FILE_CHECK_S", 0.0)  # check on every call
+    url = f"sqlite:///{tmp_path / 'x.db'}"
+    with taskloom.connect(url) as tl:
+        tl.board("t").add("one")
+        for name in ("x.db", "x.db-wal", "x.db-shm"):
+            (tmp_path / name).unlink(missing_ok=True)
+        with taskloom.connect(url) as other:
+            other.board("t").add("two, in the new file")
+        for call in (lambda: tl.board("t").add("would be lost"), tl.board("t").list):
+            with pytest.raises(taskloom.StoreError, match="was deleted or replaced while"):
+                call()
+    with taskloom.connect(url) as fresh:
+        assert [c["title"] for c in fresh.board("t").list()["cards"]] == ["two, in the new file"]
+
+
 def test_a_damaged_small_file_is_refused_when_opened(tmp_path: Path) -> None:
     path = tmp_path / "x.db"
     damaged(path)

@@ -10,8 +10,10 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,6 +37,8 @@ from taskloom.store.base import (
 
 BUSY_TIMEOUT_MS = 10_000
 MMAP_BYTES = 256 * 1024 * 1024
+FILE_CHECK_S = 1.0
+"""How often (per thread, at most) a store checks that its file is still the one at its path."""
 CHECK_ON_OPEN_BYTES = 8 * 1024 * 1024
 """Files up to this size are checked (``PRAGMA quick_check``) whenever a process opens them:
 a few milliseconds. A larger file's check grows with it (0.6 s at 290 MB), too slow for
@@ -219,14 +223,18 @@ class SqliteStore(Store):
             self._check(self._conn(), "integrity_check")
 
     def _conn(self) -> sqlite3.Connection:
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        local = self._local
+        conn: sqlite3.Connection | None = getattr(local, "conn", None)
         if conn is not None and self._ready:
+            if time.monotonic() >= local.check_due:
+                self._check_same_file()
             return conn
         try:
             if conn is None:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 conn = self._open(str(self.path))
-                self._local.conn = conn
+                local.conn, local.file_id = conn, self._file_id()
+                local.check_due = time.monotonic() + FILE_CHECK_S
             self._prepare(conn)
         except OSError as exc:
             why = exc.strerror or exc
@@ -237,6 +245,24 @@ class SqliteStore(Store):
                 raise error from exc
             raise StoreError(f"cannot open the database {self.path}: {exc}") from exc
         return conn
+
+    def _file_id(self) -> tuple[int, int] | None:
+        try:
+            found = os.stat(self.path)
+        except OSError:
+            return None
+        return found.st_dev, found.st_ino
+
+    def _check_same_file(self) -> None:
+        """Refuse to go on with a file that was deleted or replaced (a restore) under this
+        process: its connection still reads and writes the old one, where writes are lost
+        and other processes' changes never show."""
+        if self._file_id() != self._local.file_id:
+            raise StoreError(
+                f"the database file {self.path} was deleted or replaced while this process"
+                " had it open: restart the process to use the file now at that path"
+            )
+        self._local.check_due = time.monotonic() + FILE_CHECK_S
 
     def exists(self) -> bool:
         return self._ready or self.path.exists()
