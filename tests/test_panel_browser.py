@@ -207,6 +207,21 @@ def _errors(page: object) -> list[str]:
     return errors
 
 
+def _streams(page: Any) -> list[dict[str, list[str]]]:
+    """The query of every event stream the page opens, from now on."""
+    from urllib.parse import parse_qs, urlsplit
+
+    streams: list[dict[str, list[str]]] = []
+
+    def seen(request: Any) -> None:
+        url = urlsplit(request.url)
+        if url.path == "/api/events":
+            streams.append(parse_qs(url.query))
+
+    page.on("request", seen)
+    return streams
+
+
 def test_queue_resyncs_from_the_api_after_a_reconnect_past_pruned_events(
     server: Server, page: object
 ) -> None:
@@ -286,12 +301,18 @@ def test_no_threads_shows_the_hint(server: Server, page: object) -> None:
 
     assert isinstance(page, Page)
     errors = _errors(page)
+    streams = _streams(page)
     page.goto(f"{server.url}/")
     expect(page.locator("#threads-empty")).to_be_visible()
     expect(page.locator("#board")).to_contain_text("Pick a thread.")
+    expect(page.locator("#live")).to_have_attribute("data-state", "live")
+    # No thread to follow: the queue's events (and any thread's, to notice the first one).
+    assert streams == [{"tasks": ["1"]}]
     cli(server, "board", "add", "t", "First step")
     expect(page.locator(".threads .name")).to_have_text("t")
     expect(page.locator("#threads-empty")).to_be_hidden()
+    expect(page.locator(".card .title", has_text="First step")).to_be_visible()
+    assert streams == [{"tasks": ["1"]}, {"thread": ["t"], "tasks": ["1"]}]
     assert errors == []
 
 
@@ -338,4 +359,121 @@ def test_bidi_controls_in_user_text_are_isolated_and_shown(server: Server, page:
     for element in user_text:
         expect(element).to_have_attribute("dir", "auto")
         assert element.evaluate("e => getComputedStyle(e).unicodeBidi") == "isolate"
+    tl.close()
+
+
+def test_a_restored_older_database_replaces_the_view(
+    tmp_path: Path, server: Server, page: object
+) -> None:
+    """After a restore the server's outbox is behind the panel's last event id: it opens with
+    fresh snapshots, older than the ones shown, which must replace the view all the same."""
+    import sqlite3
+
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    db = tmp_path / "panel.db"
+    backup = tmp_path / "backup.db"
+    tl = taskloom.connect(server.db_url)
+    tl.board("t").add("Kept in the backup")
+    with sqlite3.connect(db) as src, sqlite3.connect(backup) as dst:
+        src.backup(dst)
+    page.goto(f"{server.url}/#t")
+    expect(page.locator(".card")).to_have_count(1)
+    for i in range(3):
+        tl.board("t").add(f"Lost in the restore {i}")
+    expect(page.locator(".card")).to_have_count(4)
+    tl.close()
+    server.kill()
+    expect(page.locator("#live")).to_have_attribute("data-state", "reconnecting")
+    with sqlite3.connect(backup) as src, sqlite3.connect(db) as dst:
+        src.backup(dst)
+    server.start()
+    expect(page.locator("#live")).to_have_attribute("data-state", "live")
+    expect(page.locator(".card")).to_have_count(1)
+    expect(page.locator(".card .title")).to_have_text("Kept in the backup")
+    cli(server, "board", "add", "t", "Written after the restore")
+    expect(page.locator(".card .title", has_text="Written after the restore")).to_be_visible()
+    expect(page.locator(".card")).to_have_count(2)
+
+
+def test_queue_counts_and_status_filter_cover_tasks_beyond_the_loaded_ones(
+    server: Server, page: object
+) -> None:
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    tl = taskloom.connect(server.db_url)
+    tl.queue.add_many([{"title": f"task {i}"} for i in range(600)])
+    late, _ = tl.queue.add("The least urgent one")
+    tl.queue.cancel(late.id)
+    page.goto(f"{server.url}/")
+    expect(page.locator("#queue-stats")).to_have_text("600 ready · 1 canceled")
+    expect(page.locator("#queue .more")).to_have_text("Showing the 200 most urgent of 601 tasks.")
+    page.get_by_label("Status filter").select_option("canceled")
+    rows = page.locator("table.tasks tbody tr")
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_contain_text("The least urgent one")
+    expect(page.locator("#queue .more")).to_have_count(0)
+    # Live changes keep the counts from the server, not from the tasks held.
+    tl.queue.add("One more")
+    expect(page.locator("#queue-stats")).to_have_text("601 ready · 1 canceled")
+    tl.close()
+
+
+def test_a_page_without_a_hash_connects_once_to_the_first_thread(
+    server: Server, page: object
+) -> None:
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    cli(server, "board", "add", "t", "First step")
+    streams = _streams(page)
+    page.goto(f"{server.url}/")
+    expect(page.locator(".card .title", has_text="First step")).to_be_visible()
+    expect(page.locator("#live")).to_have_attribute("data-state", "live")
+    assert streams == [{"thread": ["t"], "tasks": ["1"]}]
+
+
+def test_budget_field_takes_exact_whole_numbers_only(server: Server, page: object) -> None:
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    posts: list[str] = []
+    page.on("request", lambda r: r.method == "POST" and posts.append(r.post_data or ""))
+    tl = _goal_shown(server, page, budget=1000, used=900)
+    usage = page.locator(".goal .usage")
+    expect(usage).to_have_text("900 / 1,000 tokens")
+    field = page.get_by_label("New token budget")
+    field.fill("1e6")
+    page.get_by_role("button", name="Set budget").click()
+    expect(usage).to_have_text("900 / 1,000,000 tokens")
+    assert posts == ['{"token_budget":1000000}']
+    for bad in ("1.5", "9007199254740993", "0"):
+        field.fill(bad)
+        page.get_by_role("button", name="Set budget").click()
+        expect(page.locator("#toast")).to_contain_text("Budget must be a whole number")
+    assert len(posts) == 1 and tl.goal("t").get()["goal"]["token_budget"] == 1_000_000
+    # A budget past 2^53 (the CLI takes them) is shown with its own digits, not rounded ones.
+    tl.goal("t").set_budget(2**60 + 1)
+    expect(usage).to_have_text("900 / 1,152,921,504,606,846,977 tokens")
+    tl.close()
+
+
+def test_a_long_plan_step_keeps_the_buttons_on_screen(server: Server, page: object) -> None:
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    url = "https://example.com/" + "a" * 300
+    tl = taskloom.connect(server.db_url)
+    tl.board("t").add(
+        "Deploy", status="awaiting_approval", approval_mode="required", plan=["Open", url]
+    )
+    page.goto(f"{server.url}/#t")
+    approve = page.get_by_role("button", name="Approve")
+    expect(approve).to_be_visible()
+    box = approve.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= 1280
+    width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1], width
     tl.close()

@@ -2,8 +2,10 @@
 // Every piece of user or model text reaches the page through textContent (see h()), never
 // as HTML, and in its own bidi-isolated element (see iso()), so a right-to-left override in
 // one title cannot reorder what is shown around it; identifiers also show their invisible and
-// direction-control characters (see ident()). Snapshots carry versions: an older one than shown is dropped, so a replay after a
-// reconnect can never move the view backwards. Repaints are batched to one per frame.
+// direction-control characters (see ident()). Snapshots carry versions: an older one than shown
+// is dropped, so a replay after a reconnect can never move the view backwards, except when the
+// stream starts over (a fresh opening, e.g. after a database restore: see connect()), whose
+// snapshots replace the view. Repaints are batched to one per frame.
 
 const params = new URLSearchParams(location.search);
 const token = params.get("token");
@@ -14,6 +16,8 @@ const state = {
   board: null,
   goal: null,
   tasks: new Map(),
+  tasksFor: "", // the status filter the held tasks were loaded for ("" for all)
+  stats: null, // task counts by status, from /api/tasks/stats
   view: localStorage.getItem("taskloom.view") || "list",
   source: null,
 };
@@ -57,11 +61,22 @@ const ident = (value) => String(value).replace(HIDDEN,
 const $ = (id) => document.getElementById(id);
 const statusChip = (status) => h("span", { class: `status s-${status}`, "data-status": status }, LABEL[status] || status);
 
+// Token budgets and usages may pass 2^53 (the CLI takes up to 2^63-1), where a JSON number
+// loses digits: those fields are read from their source text as BigInt (JSON.parse source
+// text access); where the browser cannot, tokens() says "over 9,007,199,254,740,991".
+const BIG_FIELDS = new Set(["token_budget", "tokens_used"]);
+function parse(text) {
+  return JSON.parse(text, (key, value, context) => (BIG_FIELDS.has(key) && typeof value === "number"
+    && !Number.isSafeInteger(value) && /^\d+$/.test(context?.source ?? "") ? BigInt(context.source) : value));
+}
+const tokens = (n) => (typeof n === "bigint" || Number.isSafeInteger(n)
+  ? n.toLocaleString() : `over ${Number.MAX_SAFE_INTEGER.toLocaleString()}`);
+
 async function api(path, options = {}) {
   const headers = { "Content-Type": "application/json" };
   if (token) headers.Authorization = `Bearer ${token}`;
   const response = await fetch(path, { ...options, headers });
-  const body = await response.json().catch(() => ({}));
+  const body = await response.text().then(parse).catch(() => ({}));
   if (!response.ok) throw new Error(body.message || `HTTP ${response.status}`);
   return body;
 }
@@ -189,16 +204,19 @@ function renderGoal() {
   const path = `/api/threads/${encodeURIComponent(state.thread)}/goal`;
   const budget = goal.token_budget;
   const used = goal.tokens_used || 0;
-  const share = budget ? Math.min(1, used / budget) : 0;
+  const share = budget ? Math.min(1, Number(used) / Number(budget)) : 0;
   const bar = h("div", { class: `bar${share >= 1 ? " over" : share >= 0.8 ? " high" : ""}`, role: "progressbar",
     "aria-valuenow": String(used), "aria-valuemax": budget === null ? null : String(budget) }, h("i", { style: `width:${(share * 100).toFixed(1)}%` }));
   const button = (action, label) => h("button", { class: "btn", type: "button", onclick: () => act(`${path}/${action}`) }, label);
   const toggles = (GOAL_ACTIONS[goal.status] || []).map(([action, label]) => button(action, label));
   const input = h("input", { type: "number", min: "1", step: "1", placeholder: "new budget", "aria-label": "New token budget" });
-  const form = h("form", { onsubmit: (event) => {
+  // novalidate: every bad value gets the same message from here, not the browser's bubble.
+  const form = h("form", { novalidate: true, onsubmit: (event) => {
     event.preventDefault();
-    const value = Number.parseInt(input.value, 10);
-    if (!Number.isFinite(value) || value < 1) return toast("Budget must be a positive whole number", true);
+    const value = input.value.trim() ? Number(input.value) : Number.NaN; // "1e6" is a million
+    if (!Number.isSafeInteger(value) || value < 1) {
+      return toast(`Budget must be a whole number from 1 to ${Number.MAX_SAFE_INTEGER.toLocaleString()}`, true);
+    }
     act(`${path}/budget`, { token_budget: value });
     input.value = "";
   } }, input, h("button", { class: "btn", type: "submit" }, "Set budget"));
@@ -207,26 +225,41 @@ function renderGoal() {
     iso("div", { class: "objective" }, goal.objective),
     goal.reason ? iso("div", { class: "sub" }, goal.reason) : null,
     h("div", { class: "row" }, bar,
-      h("span", { class: "usage" }, budget ? `${used.toLocaleString()} / ${budget.toLocaleString()} tokens` : `${used.toLocaleString()} tokens · no budget`)),
+      h("span", { class: "usage" }, budget ? `${tokens(used)} / ${tokens(budget)} tokens` : `${tokens(used)} tokens · no budget`)),
     h("div", { class: "row" }, toggles, form)));
 }
 
+// The counts come from the server (all tasks); the rows are the most urgent TASK_LIMIT of the
+// chosen status, loaded from the server, and the view says when more exist than it shows.
+const SHOWN = 200;
 function renderQueue() {
   const status = $("queue-status").value;
   const agent = $("queue-agent").value.trim().toLowerCase();
   const text = $("queue-text").value.trim().toLowerCase();
-  const all = [...state.tasks.values()];
-  const counts = {};
-  for (const t of all) counts[t.status] = (counts[t.status] || 0) + 1;
-  $("queue-stats").textContent = Object.entries(counts).map(([s, n]) => `${n} ${(LABEL[s] || s).toLowerCase()}`).join(" · ");
-  const rows = all
-    .filter((t) => (!status || t.status === status)
-      && (!agent || (t.claimed_by || t.target_agent || "").toLowerCase().includes(agent))
+  const stats = state.stats;
+  $("queue-stats").textContent = stats ? Object.entries(stats)
+    .filter(([s, n]) => s !== "total" && n > 0)
+    .map(([s, n]) => `${n} ${(LABEL[s] || s).toLowerCase()}`).join(" · ") : "";
+  const held = [...state.tasks.values()].filter((t) => !status || t.status === status);
+  const matched = held
+    .filter((t) => (!agent || (t.claimed_by || t.target_agent || "").toLowerCase().includes(agent))
       && (!text || t.title.toLowerCase().includes(text)))
-    .sort((a, b) => a.priority - b.priority || a.created_at.localeCompare(b.created_at))
-    .slice(0, 200);
+    .sort(taskOrder);
+  const rows = matched.slice(0, SHOWN);
+  const total = stats ? (status ? stats[status] ?? 0 : stats.total) : held.length;
+  const kind = status ? ` ${(LABEL[status] || status).toLowerCase()}` : "";
+  let more = null;
+  if (!agent && !text) {
+    if (rows.length && total > rows.length) more = `Showing the ${rows.length} most urgent of ${total}${kind} tasks.`;
+  } else if (total > held.length) {
+    more = `Only the ${held.length} most urgent of ${total}${kind} tasks are searched`
+      + `${matched.length > rows.length ? ` (${rows.length} of ${matched.length} matches shown)` : ""}.`;
+  } else if (matched.length > rows.length) {
+    more = `Showing the ${rows.length} most urgent of ${matched.length} matching tasks.`;
+  }
+  const note = more ? h("p", { class: "more" }, more) : null;
   if (!rows.length) {
-    $("queue").replaceChildren(h("p", { class: "empty" }, all.length ? "No task matches the filters." : "The queue is empty."));
+    $("queue").replaceChildren(h("p", { class: "empty" }, total || held.length ? "No task matches the filters." : "The queue is empty."), note);
     return;
   }
   $("queue").replaceChildren(h("table", { class: "tasks" },
@@ -241,25 +274,31 @@ function renderQueue() {
       h("td", { class: "num" }, `${t.attempts}/${t.max_attempts}`),
       h("td", {}, t.status === "ready" || t.status === "in_progress"
         ? h("button", { class: "btn danger", type: "button", onclick: () => act(`/api/tasks/${encodeURIComponent(t.id)}/cancel`, { reason: "canceled from the panel" }) }, "Cancel")
-        : null))))));
+        : null))))), note);
 }
 
 // ---- live data ----
 
-function apply(type, event) {
+// A snapshot is shown if newer than the one held, or if `fresh`: part of a stream's opening,
+// which is the server's current state even when its versions are lower (a restored database).
+function apply(type, event, fresh = false) {
   const data = event.data;
   if (type === "task_state") {
     state.tasks.set(data.id, data);
     if (tasksLoading) tasksLoading.add(data.id);
+    loadStatsSoon();
     schedule("queue");
+  } else if (state.thread === null) {
+    // no thread picked yet (there was none): a thread's first event means one exists now
+    loadThreads();
   } else if (event.thread_id !== state.thread) {
     // another thread's event: not ours to show
   } else if (type === "todo_state") {
-    if (state.board && data.version <= state.board.version) return;
+    if (!fresh && state.board && data.version <= state.board.version) return;
     state.board = data;
     schedule("board");
   } else if (type === "goal_state") {
-    if (state.goal && data.version <= state.goal.version) return;
+    if (!fresh && state.goal && data.version <= state.goal.version) return;
     state.goal = data;
     schedule("goal");
   }
@@ -271,15 +310,33 @@ function setLive(mode) {
   el.querySelector("span").textContent = mode;
 }
 
+// One stream: the selected thread's events and the queue's, or (no thread yet, because there
+// is none) the queue's and any thread's, whose first event makes the panel pick that thread.
+//
+// Every frame carries its outbox id, and a stream's opening snapshots all carry the head. A
+// reconnect with Last-Event-ID normally resumes after it (higher ids); if the server's outbox
+// no longer goes that far (the database was restored from an older copy) it opens afresh, with
+// ids lower than the last one seen: the view is then cleared (a board absent from the restored
+// database must not stay) and the opening's snapshots replace it, whatever their versions.
 function connect() {
   if (state.source) state.source.close();
-  const query = new URLSearchParams({ thread: state.thread || "" });
+  const query = new URLSearchParams();
+  if (state.thread !== null) query.set("thread", state.thread);
+  query.set("tasks", "1");
   if (token) query.set("token", token);
   const source = new EventSource(`/api/events?${query}`);
   state.source = source;
+  let lastId = null; // the id of this stream's last frame
+  let opening = null; // the id the snapshots of the opening being read carry
   for (const type of ["todo_state", "goal_state", "task_state"]) {
     source.addEventListener(type, (message) => {
-      if (source === state.source) apply(type, JSON.parse(message.data));
+      if (source !== state.source) return;
+      const id = Number(message.lastEventId);
+      if (lastId !== null && id < lastId) restarted();
+      if (lastId === null || id < lastId) opening = id;
+      else if (id > lastId) opening = null;
+      lastId = id;
+      apply(type, parse(message.data), id === opening);
     });
   }
   source.addEventListener("open", () => {
@@ -294,12 +351,22 @@ function connect() {
   });
 }
 
+// The stream started over at an older point: what is shown came from another database.
+function restarted() {
+  state.board = null;
+  state.goal = null;
+  schedule("board", "goal");
+  loadThreads(); // the queue is reloaded by the stream's "open"
+}
+
 // The queue as the API lists it replaces what the panel holds (after a reconnect the stream
 // may have resumed past pruned events, so only the list knows what changed meanwhile): listed
 // tasks are updated, and tasks it no longer lists are dropped, wherever the list is complete:
 // all of it if shorter than the limit, else up to its last task in the API's order. A task
 // the stream changed while the request was out keeps the stream's state unless the list's is
-// newer; a later load (another reconnect) supersedes an earlier one still in flight.
+// newer; a later load (another reconnect, another status filter) supersedes an earlier one
+// still in flight. The list is of the status filter's tasks (all when none is chosen), so a
+// status with few tasks is listed whole however many others are more urgent.
 const TASK_LIMIT = 500;
 let tasksLoading = null; // ids the stream changed since the newest loadTasks() started
 let tasksLoad = 0;
@@ -309,11 +376,19 @@ const taskOrder = (a, b) => a.priority - b.priority
 
 async function loadTasks() {
   const load = ++tasksLoad;
+  const status = $("queue-status").value;
   const touched = new Set();
   tasksLoading = touched;
+  loadStats();
   try {
-    const tasks = await api(`/api/tasks?limit=${TASK_LIMIT}`);
+    const query = new URLSearchParams({ limit: String(TASK_LIMIT) });
+    if (status) query.set("status", status);
+    const tasks = await api(`/api/tasks?${query}`);
     if (load !== tasksLoad) return;
+    if (status !== state.tasksFor) { // held for another filter: only the stream's news stay
+      for (const id of [...state.tasks.keys()]) if (!touched.has(id)) state.tasks.delete(id);
+      state.tasksFor = status;
+    }
     const last = tasks.length >= TASK_LIMIT ? tasks[tasks.length - 1] : null;
     const listed = new Set(tasks.map((t) => t.id));
     for (const [id, task] of state.tasks) {
@@ -333,13 +408,35 @@ async function loadTasks() {
   }
 }
 
+// The counts by status, for all tasks; reloaded (at most a few times a second) as tasks change.
+let statsLoad = 0;
+let statsTimer = null;
+async function loadStats() {
+  const load = ++statsLoad;
+  try {
+    const stats = await api("/api/tasks/stats");
+    if (load !== statsLoad) return;
+    state.stats = stats;
+    schedule("queue");
+  } catch {
+    // the server is away; the next load catches up
+  }
+}
+function loadStatsSoon() {
+  if (statsTimer === null) statsTimer = setTimeout(() => { statsTimer = null; loadStats(); }, 250);
+}
+
+let threadsLoad = 0;
 async function loadThreads() {
+  const load = ++threadsLoad;
   try {
     const threads = await api("/api/threads");
+    if (load !== threadsLoad) return;
     const changed = JSON.stringify(threads) !== JSON.stringify(state.threads); // true on the first load
     state.threads = threads;
     if (!state.thread && threads.length) selectThread(threads[0].thread_id);
     else if (changed) schedule("threads");
+    if (!state.source) connect(); // no thread to pick: follow the queue (and new threads)
   } catch {
     // the server is away; the live indicator already says so
   }
@@ -373,17 +470,19 @@ function start() {
       schedule("board");
     });
   }
-  for (const id of ["queue-status", "queue-agent", "queue-text"]) $(id).addEventListener("input", () => schedule("queue"));
+  for (const id of ["queue-agent", "queue-text"]) $(id).addEventListener("input", () => schedule("queue"));
+  $("queue-status").addEventListener("change", () => {
+    schedule("queue");
+    loadTasks();
+  });
   window.addEventListener("hashchange", () => {
     const thread = hashThread();
     if (thread) selectThread(thread);
   });
+  // The stream opens once the thread is known: from the hash, else the first thread listed.
   const initial = hashThread();
   if (initial) selectThread(initial);
-  else {
-    connect();
-    schedule();
-  }
+  else schedule();
   loadThreads();
   setInterval(loadThreads, 3000);
 }
