@@ -7,11 +7,13 @@ sees a change made through the other (and through any other writer), on both bac
 from __future__ import annotations
 
 import json
+import signal
 import socket
 import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -25,6 +27,17 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def wait_until_serving(proc: subprocess.Popen[bytes], base: str) -> None:
+    """Until ``taskloom serve`` answers at ``base`` (or fail if it died)."""
+    while True:
+        assert proc.poll() is None, "taskloom serve exited"
+        try:
+            httpx.get(f"{base}/api/threads", timeout=1)
+            return
+        except httpx.TransportError:
+            threading.Event().wait(0.1)
 
 
 @pytest.fixture
@@ -43,13 +56,7 @@ def two_servers(db_url: str) -> Iterator[list[str]]:
     ]
     try:
         for proc, port in zip(procs, ports, strict=True):
-            while True:  # wait until it answers (or fail if it died)
-                assert proc.poll() is None, "taskloom serve exited"
-                try:
-                    httpx.get(f"http://127.0.0.1:{port}/api/threads", timeout=1)
-                    break
-                except httpx.TransportError:
-                    threading.Event().wait(0.1)
+            wait_until_serving(proc, f"http://127.0.0.1:{port}")
         yield [f"http://127.0.0.1:{p}" for p in ports]
     finally:
         for proc in procs:
@@ -83,3 +90,58 @@ def test_each_server_streams_what_the_other_wrote(two_servers: list[str], db_url
         assert len(got) == 1 and int(got[0]["id"]) > int(cursor)
         assert json.loads(got[0]["data"])["data"]["cards"][0]["status"] == status
         cursor = got[0]["id"]
+
+
+@pytest.mark.slow
+def test_sigint_ends_open_streams_cleanly(tmp_path: Path) -> None:
+    """Ctrl+C with streams open: each stream's response is completed (the client sees the
+    end of the body, not a cut connection) and uvicorn logs no ``ERROR`` for it."""
+    url = f"sqlite:///{tmp_path / 'taskloom.db'}"
+    with taskloom.connect(url) as tl:
+        tl.board("t").add("first")
+    port = free_port()
+    stderr = (tmp_path / "stderr.txt").open("w+")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "taskloom", "serve", "--port", str(port), "--db", url],
+        env=subprocess_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=stderr,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        wait_until_serving(proc, base)
+        opened = threading.Barrier(3, timeout=30)
+        ended: list[str] = []
+
+        def watch(path: str) -> None:
+            try:
+                with httpx.stream("GET", f"{base}{path}", timeout=30) as response:
+                    lines = response.iter_lines()
+                    next(lines)  # the opening snapshot has arrived: the stream is open
+                    opened.wait()
+                    for _ in lines:
+                        pass
+                ended.append("clean")
+            except httpx.HTTPError as exc:
+                ended.append(f"{type(exc).__name__}: {exc}")
+
+        watchers = [
+            threading.Thread(target=watch, args=(path,), daemon=True)
+            for path in ("/api/events", "/api/events?thread=t")
+        ]
+        for watcher in watchers:
+            watcher.start()
+        opened.wait()
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(20) == 0
+        for watcher in watchers:
+            watcher.join(10)
+        assert ended == ["clean", "clean"]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+    stderr.seek(0)
+    logged = stderr.read()
+    stderr.close()
+    assert "ERROR" not in logged and "Traceback" not in logged, logged

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import subprocess
@@ -314,3 +315,168 @@ async def _ids_from_the_start(hub: Any, thread_id: str, n: int) -> list[int]:
             break
     await stream.aclose()
     return seen
+
+
+def test_retention_survives_a_failed_prune_and_warns(
+    tl: Taskloom, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A prune that fails (the database locked by another writer) is logged as a warning with
+    its reason and tried again next time; it does not end pruning until a restart."""
+    import logging
+
+    from taskloom.domain.errors import StoreBusy
+
+    for title in ("a", "b", "c"):
+        tl.board("t").add(title)
+    write = tl.store.write
+    failures = []
+
+    def busy_once() -> object:
+        if not failures:
+            failures.append(1)
+            raise StoreBusy("database is busy: database is locked")
+        return write()
+
+    tl.store.write = busy_once  # type: ignore[method-assign]
+    app = create_app(tl, retain_events=1, prune_every_s=0.05, mcp=False)
+
+    async def go() -> None:
+        async with app.router.lifespan_context(app):
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                with tl.store.read() as tx:
+                    if len(tx.events_after(0)) == 1:
+                        return
+                await asyncio.sleep(0.05)
+
+    with caplog.at_level(logging.WARNING, logger="taskloom.server"):
+        asyncio.run(go())
+    with tl.store.read() as tx:
+        assert [e.id for e in tx.events_after(0)] == [3]  # pruned on the retry
+    warnings = [r.getMessage() for r in caplog.records if r.name == "taskloom.server"]
+    assert len(warnings) == 1
+    assert "pruning the event log failed" in warnings[0] and "database is locked" in warnings[0]
+
+
+def test_a_retention_window_beyond_the_calendar_is_refused(tl: Taskloom) -> None:
+    """``now - timedelta(days=1_000_000)`` overflows: refused up front, not a dead pruner."""
+    with pytest.raises(ValueError, match="retain_age"):
+        create_app(tl, retain_age=timedelta(days=1_000_000), mcp=False)
+    with pytest.raises(ValueError, match="retain_age"):
+        create_app(tl, retain_age=timedelta(0), mcp=False)
+    with pytest.raises(ValueError, match="retain_events"):
+        create_app(tl, retain_events=0, mcp=False)
+    create_app(tl, retain_age=timedelta(days=36525), mcp=False)
+    with pytest.raises(ValueError, match="calendar"):
+        prune_events(tl.store, tl.now(), older_than=timedelta(days=1_000_000))
+
+
+@pytest.mark.parametrize("days", ["nan", "inf", "-inf", "1e12", "1000000", "36526", "-1"])
+def test_serve_refuses_a_retention_window_it_cannot_hold(
+    days: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def never(*_: object, **__: object) -> None:
+        raise AssertionError("the server started")
+
+    monkeypatch.setattr(uvicorn, "run", never)
+    assert main(["serve", "--retain-days", days]) == 1
+    err = capsys.readouterr().err
+    assert err.strip() == "Error: --retain-days must be from 0 to 36525"
+
+
+def test_prune_in_batches_each_its_own_transaction(tl: Taskloom) -> None:
+    """The server prunes a batch at a time, so neither other writers nor a server stopping
+    mid-prune wait for a whole backlog; readers see progress after every batch."""
+    from taskloom.outbox import pruned_through
+
+    for i in range(10):
+        tl.board("t").add(f"card {i}")
+    with pytest.raises(ValueError, match="batch"):
+        prune_events(tl.store, tl.now(), keep=1, batch=0)
+    deleted = []
+    while n := prune_events(tl.store, tl.now(), keep=1, batch=4):
+        deleted.append(n)
+        with tl.store.read() as tx:
+            assert pruned_through(tx) == sum(deleted)
+    assert deleted == [4, 4, 1]
+    with tl.store.read() as tx:
+        assert [e.id for e in tx.events_after(0)] == [10]
+
+
+def test_after_zero_replays_what_retention_kept(tl: Taskloom, live_server: str) -> None:
+    """``after=0`` means "from the oldest event kept", pruned or not; a pruned cursor other
+    than 0 still gets the current snapshots."""
+    for title in ("a", "b", "c"):
+        tl.board("t").add(title)
+    tl.goal("t").set("Ship it")  # events 1-3 are the board's, 4 the goal's
+    assert prune_events(tl.store, tl.now(), keep=2) == 2
+    replay = read_events(f"{live_server}/api/events?tasks=0&after=0", 2)
+    assert [(e["event"], e["id"]) for e in replay] == [("todo_state", "3"), ("goal_state", "4")]
+    stale = read_events(f"{live_server}/api/events?tasks=0", 2, {"last-event-id": "1"})
+    assert [(e["event"], e["id"]) for e in stale] == [("todo_state", "4"), ("goal_state", "4")]
+
+
+def test_a_fresh_stream_reads_the_snapshots_a_page_at_a_time(
+    tl: Taskloom, live_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no thread filter, every board is in the opening: it is read and sent in pages,
+    so the first frame leaves before most boards are read, and a stream never holds them all."""
+    from taskloom.server import sse
+    from taskloom.server.hub import EventHub
+    from taskloom.store.base import Document
+
+    monkeypatch.setattr(sse, "SNAPSHOT_PAGE", 8, raising=False)
+    boards = 40
+    for i in range(boards):
+        tl.board(f"b{i:02d}").add(f"card {i}")
+    tl.goal("b00").set("Ship it")
+    # Over HTTP: every board, then the goal, each at the head.
+    frames = read_events(f"{live_server}/api/events?tasks=0", boards + 1)
+    assert [json.loads(f["data"])["thread_id"] for f in frames[:boards]] == [
+        f"b{i:02d}" for i in range(boards)
+    ]
+    assert frames[-1]["event"] == "goal_state" and {f["id"] for f in frames} == {str(boards + 1)}
+
+    loaded = [0]  # documents read from the database so far
+    read = tl.store.read
+
+    class Counted:
+        def __init__(self, tx: Any) -> None:
+            self.tx = tx
+
+        def __getattr__(self, name: str) -> Any:
+            found = getattr(self.tx, name)
+            if not callable(found):
+                return found
+
+            def counted(*args: Any, **kwargs: Any) -> Any:
+                out = found(*args, **kwargs)
+                rows = out if isinstance(out, list) else [out]
+                loaded[0] += sum(
+                    isinstance(r, Document) or (isinstance(r, dict) and "state" in r) for r in rows
+                )
+                return out
+
+            return counted
+
+    @contextlib.contextmanager
+    def counting() -> Iterator[Any]:
+        with read() as tx:
+            yield Counted(tx)
+
+    async def go() -> tuple[int, int]:
+        hub = EventHub(tl.store, poll_s=0.01)
+        await hub.start()
+        tl.store.read = counting  # type: ignore[method-assign]
+        opened = await sse.open_stream(hub, after=None, thread_id=None)
+        stream = sse.event_stream(hub, opened, thread_id=None)
+        await anext(stream)
+        at_first = loaded[0]
+        for _ in range(boards):
+            await anext(stream)
+        await stream.aclose()
+        await hub.stop()
+        return at_first, loaded[0]
+
+    at_first, at_end = asyncio.run(go())
+    assert at_first <= 8 and at_end == boards + 1

@@ -2,9 +2,12 @@
 
 Events carry full snapshots, so a reader that has nothing to resume from (a fresh page, or a
 ``Last-Event-ID`` whose events were pruned) loses nothing by being handed the current
-documents instead: :func:`fresh_snapshots` returns them tagged with the outbox head, from which
-the reader then follows live. Retention records the highest id it deleted, which is how a
-stale cursor is told apart from a gap left by a rolled-back transaction.
+documents instead: :func:`snapshot_page` returns them a page at a time (a server with
+thousands of boards never holds them all for one reader), tagged with the outbox head, from
+which the reader then follows live. Retention records the highest id it deleted, which is how
+a stale cursor is told apart from a gap left by a rolled-back transaction; it deletes in
+batches, each its own short write transaction, so other writers are never locked out for
+long and a server stopping mid-prune waits for one batch at most.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from taskloom.boards import BOARD_KIND
 from taskloom.domain.common import iso
 from taskloom.domain.events import GOAL_STATE, TODO_STATE, Event
 from taskloom.goals import GOAL_KIND
-from taskloom.store.base import Store, Transaction
+from taskloom.store.base import Store, Transaction, decode
 
 META_KIND = "meta"
 RETENTION_KEY = "events_retention"
@@ -27,15 +30,70 @@ def pruned_through(tx: Transaction) -> int:
     return int(doc.state.get("pruned_through", 0)) if doc else 0
 
 
+SNAPSHOTS = ((BOARD_KIND, TODO_STATE), (GOAL_KIND, GOAL_STATE))
+"""The document kinds a fresh reader is sent, in the order it gets them, with their event."""
+_DOCS = "SELECT key, version, state, updated_at FROM documents WHERE kind = ?"
+
+SnapshotPosition = tuple[int, str | None]
+"""Where a run of :func:`snapshot_page` calls goes on: an index into :data:`SNAPSHOTS` and
+the last key sent of that kind (``None``: none yet)."""
+
+
+def snapshot_page(
+    tx: Transaction,
+    head: int,
+    thread_id: str | None,
+    start: SnapshotPosition = (0, None),
+    limit: int = 32,
+) -> tuple[list[Event], SnapshotPosition | None]:
+    """Up to ``limit`` current board and goal snapshots (boards first, each kind by key) from
+    ``start``, each as an event at ``head``, and where the next page starts (``None``: no
+    more). One thread's are a single page.
+
+    ``head`` is read before the first page: a document read later is at least as new as its
+    state at ``head``, and every change after ``head`` (to a document already sent, or one
+    created behind the position) is also delivered live, as a newer snapshot readers keep.
+    """
+    if limit < 1:
+        raise ValueError("a page holds at least one snapshot")
+    if thread_id is not None:
+        events = []
+        for kind, event_type in SNAPSHOTS:
+            doc = tx.load_doc(kind, thread_id)
+            if doc is not None:
+                events.append(
+                    Event(event_type, doc.key, doc.state, id=head, created_at=doc.updated_at)
+                )
+        return events, None
+    events = []
+    index, key = start
+    while index < len(SNAPSHOTS):
+        kind, event_type = SNAPSHOTS[index]
+        want = limit - len(events)
+        if key is None:
+            rows = tx.query(f"{_DOCS} ORDER BY key LIMIT ?", (kind, want))
+        else:
+            rows = tx.query(f"{_DOCS} AND key > ? ORDER BY key LIMIT ?", (kind, key, want))
+        events += [
+            Event(event_type, r["key"], decode(r["state"]), id=head, created_at=r["updated_at"])
+            for r in rows
+        ]
+        if len(rows) == want:
+            return events, (index, rows[-1]["key"])
+        index, key = index + 1, None
+    return events, None
+
+
 def fresh_snapshots(tx: Transaction, thread_id: str | None) -> tuple[int, list[Event]]:
     """The outbox head and the current board and goal snapshots, each as an event at it.
 
     ``tx`` must be a fresh read: the head is fixed before the documents are read, so anything
     committed after the head is also delivered live (a newer snapshot, which readers keep).
+    This holds every document at once: a server streams :func:`snapshot_page` instead.
     """
     head = tx.event_head()
     events = []
-    for kind, event_type in ((BOARD_KIND, TODO_STATE), (GOAL_KIND, GOAL_STATE)):
+    for kind, event_type in SNAPSHOTS:
         if thread_id is None:
             docs = tx.list_docs(kind)
         else:
@@ -53,27 +111,47 @@ def prune_events(
     *,
     keep: int | None = 10_000,
     older_than: timedelta | None = None,
+    batch: int | None = None,
 ) -> int:
     """Delete events beyond the newest ``keep`` (``None``: no count limit), and (if given)
     those older than ``older_than``; the newest event always stays. Returns how many were
-    deleted."""
+    deleted.
+
+    With ``batch``, one call deletes at most the oldest ``batch`` of them, in one short
+    write transaction; call again until it returns 0 (a long-running caller can stop
+    between calls)."""
     if keep is not None and keep < 1:
         raise ValueError("keep must be at least 1")
+    if batch is not None and batch < 1:
+        raise ValueError("batch must be at least 1")
+    before = None
+    if older_than is not None:
+        try:
+            before = iso(now - older_than)
+        except OverflowError:
+            raise ValueError(f"older_than {older_than} reaches beyond the calendar") from None
     with store.write() as tx:
         cutoff = 0
         if keep is not None:
             sql = "SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET ?"
             row = tx.query_one(sql, (keep,))
             cutoff = int(row["id"]) if row else 0
-        if older_than is not None:
-            newest = tx.query_one(
-                "SELECT MAX(id) AS id FROM events WHERE created_at < ?", (iso(now - older_than),)
-            )
+        if before is not None:
+            sql = "SELECT MAX(id) AS id FROM events WHERE created_at < ?"
+            newest = tx.query_one(sql, (before,))
             head = tx.event_head()
             if newest and newest["id"] is not None:
                 cutoff = max(cutoff, min(int(newest["id"]), head - 1))
-        if cutoff <= pruned_through(tx):
+        done = pruned_through(tx)
+        if cutoff <= done:
             return 0
+        if batch is not None:
+            row = tx.query_one(
+                "SELECT id FROM events WHERE id > ? AND id <= ? ORDER BY id LIMIT 1 OFFSET ?",
+                (done, cutoff, batch - 1),
+            )
+            if row is not None:
+                cutoff = int(row["id"])
         deleted = tx.execute("DELETE FROM events WHERE id <= ?", (cutoff,))
         version = tx.doc_version(META_KIND, RETENTION_KEY) or 0
         tx.save_doc(META_KIND, RETENTION_KEY, version + 1, {"pruned_through": cutoff}, iso(now))

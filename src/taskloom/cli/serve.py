@@ -8,8 +8,11 @@ from typing import Annotated
 
 import typer
 
-from taskloom.cli.common import DbOption, err, open_db
+from taskloom.cli.common import DbOption, check_range, err, open_db
 from taskloom.domain.errors import InvalidInput
+
+MAX_RETAIN_DAYS = 36525  # 100 years, the longest duration the queue takes
+MAX_RETAIN_EVENTS = 2**63 - 1  # the database's largest integer
 
 
 def serve(
@@ -23,7 +26,11 @@ def serve(
         int, typer.Option(help="Keep at most this many events in the outbox (0: keep all).")
     ] = 100_000,
     retain_days: Annotated[
-        float, typer.Option(help="Also drop events older than this many days (0: no age limit).")
+        float,
+        typer.Option(
+            help=f"Also drop events older than this many days, up to {MAX_RETAIN_DAYS}"
+            " (0: no age limit)."
+        ),
     ] = 0,
     db: DbOption = None,
 ) -> None:
@@ -44,8 +51,8 @@ def serve(
         raise InvalidInput("the token must not be blank or start or end with spaces")
     if not is_loopback_name(host) and token is None:
         raise InvalidInput(f"refusing to bind {host} without a token (--token or $TASKLOOM_TOKEN)")
-    if retain_events < 0 or retain_days < 0:
-        raise InvalidInput("--retain-events and --retain-days must not be negative")
+    check_range(retain_events, "--retain-events", 0, MAX_RETAIN_EVENTS)
+    check_range(retain_days, "--retain-days", 0, MAX_RETAIN_DAYS)  # NaN and inf fail too
     tl = open_db(db)
     tl.queue.stats()  # a database that cannot answer (no such database…) stops us here, once
     app = create_app(
@@ -53,7 +60,8 @@ def serve(
         token=token,
         loopback_only=is_loopback_name(host),
         retain_events=retain_events or None,
-        retain_age=timedelta(days=retain_days) if retain_days else None,
+        # (a tiny positive age rounds up to the smallest a timedelta holds, not to "none")
+        retain_age=max(timedelta(days=retain_days), timedelta.resolution) if retain_days else None,
     )
     shown = f"[{host}]" if ":" in host else host  # an IPv6 address in a URL
     err.print(f"taskloom panel on http://{shown}:{port}/  (Ctrl+C stops)", markup=False)

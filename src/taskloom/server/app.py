@@ -11,11 +11,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import anyio
 from sse_starlette.sse import EventSourceResponse
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -37,6 +39,8 @@ STATIC = Path(__file__).parent / "static"
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 
+log = logging.getLogger("taskloom.server")
+
 
 MAX_BODY_BYTES = 1024 * 1024
 """A request body larger than this is refused before it is read whole (every action's body
@@ -44,6 +48,13 @@ is a few bytes)."""
 MAX_BUDGET = 2**53
 """The largest token budget the API takes: any real budget, and every JSON reader's exact
 integers."""
+MAX_RETAIN_AGE = timedelta(days=36525)
+"""The longest age limit retention takes (100 years, the queue's longest duration)."""
+PRUNE_BATCH = 5000
+"""The most events one prune transaction deletes: other writers wait for one batch at most,
+and so does a server that stops while it prunes."""
+SHUTDOWN_GRACE_S = 5.0
+"""How long an open stream has to end its response when the server shuts down."""
 
 
 async def _body(request: Request) -> dict[str, Any]:
@@ -74,15 +85,21 @@ def create_app(
     ping_s: float = 15,
     retain_events: int | None = None,
     retain_age: timedelta | None = None,
+    prune_every_s: float = 60,
     mcp: bool = True,
     loopback_only: bool = True,
 ) -> Starlette:
     """The panel, the JSON API and ``/api/events``.
 
-    ``retain_events``/``retain_age`` turn on a minute-by-minute pruning of the outbox while
-    the server runs (readers whose cursor was pruned get fresh snapshots). ``mcp`` mounts the
-    streamable-HTTP MCP endpoint at ``/mcp`` (it runs in the app's lifespan).
+    ``retain_events``/``retain_age`` turn on a pruning of the outbox every ``prune_every_s``
+    while the server runs (readers whose cursor was pruned get fresh snapshots); a prune
+    that fails (a busy database) is logged as a warning and tried again next time. ``mcp``
+    mounts the streamable-HTTP MCP endpoint at ``/mcp`` (it runs in the app's lifespan).
     """
+    if retain_events is not None and retain_events < 1:
+        raise ValueError("retain_events must be at least 1 (or None: no count limit)")
+    if retain_age is not None and not timedelta(0) < retain_age <= MAX_RETAIN_AGE:
+        raise ValueError(f"retain_age must be more than 0 and at most {MAX_RETAIN_AGE.days} days")
     hub = EventHub(tl.store, poll_s=poll_s)
     mcp_manager = None
     if mcp:
@@ -185,8 +202,12 @@ def create_app(
         after = None if raw is None else int(raw)
         opened = await open_stream(hub, after=after, thread_id=thread_id)
         tasks = request.query_params.get("tasks", "1") != "0"
-        stream = event_stream(hub, opened, thread_id=thread_id, tasks=tasks)
-        return EventSourceResponse(stream, ping=ping_s)
+        # Set on server shutdown: the stream then ends and its response completes.
+        stop = anyio.Event()
+        stream = event_stream(hub, opened, thread_id=thread_id, tasks=tasks, stop=stop)
+        return EventSourceResponse(
+            stream, ping=ping_s, shutdown_event=stop, shutdown_grace_period=SHUTDOWN_GRACE_S
+        )
 
     async def on_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, TaskloomError)
@@ -201,15 +222,26 @@ def create_app(
         return JSONResponse({"error": code, "message": exc.detail}, exc.status_code)
 
     async def retention() -> None:
+        """Prune in batches (a stop waits for one at most), survive any failure."""
         while True:
-            await call(
-                prune_events,
-                tl.store,
-                tl.now(),
-                keep=retain_events,
-                older_than=retain_age,
-            )
-            await asyncio.sleep(60)
+            try:
+                while await call(
+                    prune_events,
+                    tl.store,
+                    tl.now(),
+                    keep=retain_events,
+                    older_than=retain_age,
+                    batch=PRUNE_BATCH,
+                ):
+                    pass
+            except Exception as exc:  # a locked database, say: try again next time
+                log.warning(
+                    "pruning the event log failed, retrying in %gs: %s: %s",
+                    prune_every_s,
+                    type(exc).__name__,
+                    exc,
+                )
+            await asyncio.sleep(prune_every_s)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -224,6 +256,8 @@ def create_app(
             finally:
                 if pruner is not None:
                     pruner.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await pruner
                 await hub.stop()
 
     routes = [

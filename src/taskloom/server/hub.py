@@ -22,6 +22,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import anyio
 from sse_starlette.event import ServerSentEvent
 
 from taskloom.domain.events import TASK_STATE, Event
@@ -163,10 +164,19 @@ class EventHub:
             return None
         return self._frames[bisect.bisect_right(self._ids, cursor) :]
 
-    async def wait(self, cursor: int) -> None:
-        """Until an event newer than ``cursor`` is in the window."""
-        if self.last <= cursor:
+    async def wait(self, cursor: int, stop: anyio.Event | None = None) -> None:
+        """Until an event newer than ``cursor`` is in the window, or ``stop`` is set."""
+        if self.last > cursor:
+            return
+        if stop is None:
             await self._tick.wait()
+            return
+        waits = [asyncio.ensure_future(self._tick.wait()), asyncio.ensure_future(stop.wait())]
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiting in waits:
+                waiting.cancel()
 
     def _head(self) -> int:
         with self.store.read() as tx:

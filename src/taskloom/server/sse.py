@@ -1,74 +1,121 @@
 """SSE from the outbox: every event committed by any process, in id order, resumable.
 
 A stream opened without a cursor (a fresh page), or with one whose events retention has
-pruned, starts with the current snapshots tagged with the outbox head, then follows live. A
-``Last-Event-ID`` that is still covered resumes exactly after it: no gap, no duplicate. The
-events of one thread are selected with ``thread``; queue events (``task_state``) belong to no
-thread and go to every stream unless ``tasks=0``.
+pruned, starts with the current snapshots tagged with the outbox head, then follows live. The
+snapshots are read and sent a page at a time, so a stream costs one page of memory however
+many boards there are, and its first bytes leave after the first page. A ``Last-Event-ID``
+that is still covered resumes exactly after it: no gap, no duplicate; ``after=0`` replays
+every event still kept. The events of one thread are selected with ``thread``; queue events
+(``task_state``) belong to no thread and go to every stream unless ``tasks=0``.
+
+A stream ends (its response completed, not cut) when its ``stop`` event is set: the server is
+shutting down.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import anyio
 
 from taskloom.domain.errors import TaskloomError
-from taskloom.outbox import fresh_snapshots, pruned_through
+from taskloom.outbox import SnapshotPosition, pruned_through, snapshot_page
 from taskloom.server.hub import EventHub, Frame, read_frames, to_frame
 from taskloom.store.base import Store
 
 RETRY_S = 1.0
 """How long a stream waits before reading again when the database could not answer."""
+SNAPSHOT_PAGE = 32
+"""The most snapshots a stream reads (and holds) at once while it opens."""
 
 
-def _opening(store: Store, after: int | None, thread_id: str | None) -> tuple[int, list[Frame]]:
-    """Where a stream starts: right after ``after`` if the outbox still covers it, else (no
-    cursor, a pruned one, or one past the head: another database's, after a restore) at the
-    head, with the current snapshots."""
-    if after is not None:
-        with store.read() as tx:
-            head = tx.event_head()
-            if pruned_through(tx) <= after <= head:
-                return after, []
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """Where a stream starts: its cursor, the first page of snapshots (if it starts with
+    them), and where the rest of them are read from (``None``: no more)."""
+
+    cursor: int
+    frames: list[Frame]
+    rest: SnapshotPosition | None = None
+
+
+def _snapshots(
+    store: Store, head: int, thread_id: str | None, start: SnapshotPosition
+) -> tuple[list[Frame], SnapshotPosition | None]:
     with store.read() as tx:
-        head, events = fresh_snapshots(tx, thread_id)
-    return head, [to_frame(e) for e in events]
+        events, rest = snapshot_page(tx, head, thread_id, start, SNAPSHOT_PAGE)
+    return [to_frame(e) for e in events], rest
 
 
-async def open_stream(
-    hub: EventHub, *, after: int | None, thread_id: str | None
-) -> tuple[int, list[Frame]]:
-    """The cursor and opening frames of a stream, read before the response starts, so a
-    database that cannot answer is an HTTP error rather than a stream cut short."""
+def _opening(store: Store, after: int | None, thread_id: str | None) -> Opening:
+    """Where a stream starts: right after ``after`` if the outbox still covers it (``0``:
+    from the oldest event kept), else (no cursor, a pruned one, or one past the head: another
+    database's, after a restore) at the head, with the current snapshots."""
+    with store.read() as tx:
+        head = tx.event_head()
+        if after is not None and (after == 0 or pruned_through(tx) <= after <= head):
+            return Opening(after, [])
+    frames, rest = _snapshots(store, head, thread_id, (0, None))
+    return Opening(head, frames, rest)
+
+
+async def open_stream(hub: EventHub, *, after: int | None, thread_id: str | None) -> Opening:
+    """The cursor and first opening frames of a stream, read before the response starts, so
+    a database that cannot answer is an HTTP error rather than a stream cut short."""
     await hub.start()
     return await asyncio.to_thread(_opening, hub.store, after, thread_id)
 
 
+async def _pause(seconds: float, stop: anyio.Event | None) -> None:
+    """Sleep ``seconds``, or less if ``stop`` is set meanwhile."""
+    if stop is None:
+        await asyncio.sleep(seconds)
+        return
+    with anyio.move_on_after(seconds):
+        await stop.wait()
+
+
 async def event_stream(
     hub: EventHub,
-    opened: tuple[int, list[Frame]],
+    opened: Opening,
     *,
     thread_id: str | None,
     tasks: bool = True,
+    stop: anyio.Event | None = None,
 ) -> AsyncIterator[bytes]:
-    """The frames of an opened stream (:func:`open_stream`), then every later one. While the
-    database cannot be read the stream stays open (pings go on) and catches up afterwards."""
-    cursor, opening = opened
-    for frame in opening:
+    """The frames of an opened stream (:func:`open_stream`): the rest of its snapshots, a
+    page at a time, then every later event. While the database cannot be read the stream
+    stays open (pings go on) and catches up afterwards. It ends when ``stop`` is set."""
+
+    def stopped() -> bool:
+        return stop is not None and stop.is_set()
+
+    cursor, rest = opened.cursor, opened.rest
+    for frame in opened.frames:
         yield frame.wire
+    while rest is not None and not stopped():
+        try:
+            page, rest = await asyncio.to_thread(_snapshots, hub.store, cursor, thread_id, rest)
+        except TaskloomError:
+            await _pause(RETRY_S, stop)
+            continue
+        for frame in page:
+            yield frame.wire
 
     def wanted(frame: Frame) -> bool:
         if frame.thread_id is None:
             return tasks
         return thread_id is None or frame.thread_id == thread_id
 
-    while True:
+    while not stopped():
         frames = hub.since(cursor)
         if frames is None:  # behind the shared window: catch up from the table
             try:
                 frames = await asyncio.to_thread(read_frames, hub.store, cursor)
             except TaskloomError:
-                await asyncio.sleep(RETRY_S)
+                await _pause(RETRY_S, stop)
                 continue
             if not frames:
                 cursor = max(cursor, hub.floor)
@@ -78,4 +125,4 @@ async def event_stream(
             if wanted(frame):
                 yield frame.wire
         if not frames:
-            await hub.wait(cursor)
+            await hub.wait(cursor, stop)
