@@ -70,28 +70,11 @@ def test_mcp_stdio_tools_errors_and_thread_isolation(tmp_path: Path) -> None:
 def test_mcp_stdio_answers_every_request_when_input_ends_early(tmp_path: Path) -> None:
     """A client that writes all its requests and closes stdin (a script, ``< calls.jsonl``)
     still gets every answer: the end of input waits for the requests in flight."""
-    init = {"protocolVersion": "2025-06-18", "capabilities": {}}
-    init["clientInfo"] = {"name": "script", "version": "1"}
-    lines = [
-        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-    ]
-    for i in range(1, 21):
-        call = {"name": "todo", "arguments": {"op": "add", "content": f"item {i}"}}
-        lines.append({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": call})
     db = f"sqlite:///{tmp_path / 'piped.db'}"
-    done = subprocess.run(
-        [sys.executable, "-m", "taskloom", "mcp", "--thread", "piped", "--db", db],
-        input="".join(json.dumps(line) + "\n" for line in lines),
-        capture_output=True,
-        text=True,
-        env=subprocess_env(),
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    answers = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
-    assert sorted(a["id"] for a in answers) == list(range(21))
-    assert not any(a.get("error") or a["result"].get("isError") for a in answers)
+    adds = [_call("todo", {"op": "add", "content": f"item {i}"}) for i in range(1, 21)]
+    answers, _ = _pipe(db, "piped", adds)
+    assert sorted(answers) == list(range(21))
+    assert not any(a.get("error") or a["result"].get("isError") for a in answers.values())
     with taskloom.connect(db) as tl:
         cards = tl.board("piped").list()["cards"]
         assert sorted(c["title"] for c in cards) == sorted(f"item {i}" for i in range(1, 21))

@@ -70,14 +70,21 @@ def cli(server: Server, *args: str) -> None:
     )
 
 
+def open_first_step(server: Server, page: Any, where: str) -> None:
+    """A thread ``t`` with one card, the panel opened at ``where`` and live."""
+    from playwright.sync_api import expect
+
+    cli(server, "board", "add", "t", "First step")
+    page.goto(f"{server.url}{where}")
+    expect(page.locator(".card .title", has_text="First step")).to_be_visible()
+    expect(page.locator("#live")).to_have_attribute("data-state", "live")
+
+
 def test_card_added_from_the_cli_appears_live(server: Server, page: object) -> None:
     from playwright.sync_api import Page, expect
 
     assert isinstance(page, Page)
-    cli(server, "board", "add", "t", "First step")
-    page.goto(f"{server.url}/#t")
-    expect(page.locator(".card .title", has_text="First step")).to_be_visible()
-    expect(page.locator("#live")).to_have_attribute("data-state", "live")
+    open_first_step(server, page, "/#t")
     cli(server, "board", "add", "t", "Added while watching")
     expect(page.locator(".card .title", has_text="Added while watching")).to_be_visible()
     # Kanban puts it in the To do column; the thread list counts it.
@@ -320,12 +327,9 @@ def test_a_malformed_hash_names_no_thread(server: Server, page: object) -> None:
     from playwright.sync_api import Page, expect
 
     assert isinstance(page, Page)
-    cli(server, "board", "add", "t", "First step")
     errors = _errors(page)
-    page.goto(f"{server.url}/#100%")
     # Not a thread: the panel starts as with no hash, picking the first thread.
-    expect(page.locator(".card .title", has_text="First step")).to_be_visible()
-    expect(page.locator("#live")).to_have_attribute("data-state", "live")
+    open_first_step(server, page, "/#100%")
     page.evaluate("location.hash = '%E0%A4%A'")
     page.wait_for_timeout(300)
     cli(server, "board", "add", "t", "Still live")
@@ -424,14 +428,11 @@ def test_queue_counts_and_status_filter_cover_tasks_beyond_the_loaded_ones(
 def test_a_page_without_a_hash_connects_once_to_the_first_thread(
     server: Server, page: object
 ) -> None:
-    from playwright.sync_api import Page, expect
+    from playwright.sync_api import Page
 
     assert isinstance(page, Page)
-    cli(server, "board", "add", "t", "First step")
     streams = _streams(page)
-    page.goto(f"{server.url}/")
-    expect(page.locator(".card .title", has_text="First step")).to_be_visible()
-    expect(page.locator("#live")).to_have_attribute("data-state", "live")
+    open_first_step(server, page, "/")
     assert streams == [{"thread": ["t"], "tasks": ["1"]}]
 
 
