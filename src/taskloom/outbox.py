@@ -84,27 +84,6 @@ def snapshot_page(
     return events, None
 
 
-def fresh_snapshots(tx: Transaction, thread_id: str | None) -> tuple[int, list[Event]]:
-    """The outbox head and the current board and goal snapshots, each as an event at it.
-
-    ``tx`` must be a fresh read: the head is fixed before the documents are read, so anything
-    committed after the head is also delivered live (a newer snapshot, which readers keep).
-    This holds every document at once: a server streams :func:`snapshot_page` instead.
-    """
-    head = tx.event_head()
-    events = []
-    for kind, event_type in SNAPSHOTS:
-        if thread_id is None:
-            docs = tx.list_docs(kind)
-        else:
-            doc = tx.load_doc(kind, thread_id)
-            docs = [doc] if doc else []
-        events += [
-            Event(event_type, d.key, d.state, id=head, created_at=d.updated_at) for d in docs
-        ]
-    return head, events
-
-
 def prune_events(
     store: Store,
     now: datetime,
