@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import queue
 import socket
 import subprocess
@@ -81,6 +82,24 @@ def test_connection_errors_never_echo_the_password(
         tl.queue.add("x")
     assert str(caught.value).startswith("cannot connect to postgresql://app")
     assert secret not in str(caught.value) and "***" in str(caught.value)
+
+
+def test_the_pools_background_log_never_carries_the_password(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The pool connects in the background and logs libpq's reason as a warning, which goes
+    to the application's log handlers: the password libpq quotes from the URL is masked."""
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        port = probe.getsockname()[1]
+    store = PostgresStore(f"postgresql://app:my%pass1@127.0.0.1:{port}/tl")
+    with caplog.at_level(logging.WARNING, logger="psycopg.pool"):
+        store.pool.open(wait=False)
+        deadline = time.monotonic() + 10
+        while "error connecting" not in caplog.text and time.monotonic() < deadline:
+            time.sleep(0.05)
+        store.close()
+    assert "error connecting" in caplog.text
+    assert "my%pass1" not in caplog.text and "***" in caplog.text
 
 
 def test_pool_options_are_ours_not_libpq() -> None:

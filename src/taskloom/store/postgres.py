@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import re
 import select
 import threading
@@ -172,6 +173,36 @@ def scrub(text: str, secrets: Sequence[str]) -> str:
     for secret in secrets:
         text = text.replace(secret, "***")
     return text
+
+
+class ScrubSecrets(logging.Filter):
+    """Takes the passwords of every store's URL out of psycopg's and its pool's log records.
+
+    The pool reconnects in the background and logs libpq's reason as a warning, and libpq
+    quotes what it could not read of a URL: an unencoded ``%`` token, or the part of a
+    password after an unencoded ``@`` (as a host name). Errors the store raises are scrubbed
+    where it raises them; these records reach the application's log handlers directly."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.secrets: set[str] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not self.secrets:
+            return True
+        try:
+            message = record.getMessage()
+        except (TypeError, ValueError):  # a malformed record: leave it to logging
+            return True
+        scrubbed = scrub(message, sorted(self.secrets, key=len, reverse=True))
+        if scrubbed != message:
+            record.msg, record.args = scrubbed, None
+        return True
+
+
+LOG_SCRUBBER = ScrubSecrets()
+for _name in ("psycopg", "psycopg.pool"):  # a filter applies to its own logger's records only
+    logging.getLogger(_name).addFilter(LOG_SCRUBBER)
 
 
 def _redact_param(piece: str) -> str:
@@ -506,6 +537,7 @@ class PostgresStore(Store):
             )
         self.conninfo = conninfo
         self._secrets = url_secrets(url)
+        LOG_SCRUBBER.secrets.update(self._secrets)
         self._sizes = (min_size, max_size)
         self.pool = self._new_pool()
         self._lock = threading.Lock()
