@@ -102,3 +102,39 @@ def test_codex_appends_toml_once_and_keeps_the_rest(tmp_path: Path) -> None:
     assert config.read_text() == text
     config.write_text("model = \n")
     assert main(args) == 1
+
+
+def test_codex_run_again_points_the_mcp_server_at_the_new_database(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The MCP server follows the hooks to another database; keys and comments the user put
+    in the table stay."""
+    config = tmp_path / "config.toml"
+    args = ["init", "codex", "--thread", "proj", "--agent", "cx", "--codex-home", str(tmp_path)]
+    assert main([*args, "--db", "sqlite:///tmp/old.db"]) == 0
+    config.write_text(
+        config.read_text().replace("args =", '# mine\nenv = { A = "1" }\nargs =')
+        + '\n[mcp_servers.docs]\ncommand = "docs-mcp"\n'
+    )
+    assert main([*args, "--db", "sqlite:///tmp/né.db"]) == 0
+    text = config.read_text()
+    data = tomllib.loads(text)
+    entry = data["mcp_servers"]["taskloom"]
+    assert entry["args"][-2:] == ["--db", "sqlite:///tmp/né.db"]
+    assert entry["env"] == {"A": "1"} and "# mine" in text and "old.db" not in text
+    assert data["mcp_servers"]["docs"] == {"command": "docs-mcp"}
+    hooks = json.loads((tmp_path / "hooks.json").read_text())["hooks"]
+    assert "né.db" in hooks["SessionStart"][0]["hooks"][0]["command"]
+
+
+def test_codex_refuses_to_rewrite_a_table_it_cannot_edit_safely(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "config.toml"
+    mine = 'mcp_servers.taskloom = { command = "taskloom", args = ["mcp", "--thread", "a"] }\n'
+    config.write_text(mine)
+    args = ["init", "codex", "--thread", "proj", "--codex-home", str(tmp_path)]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "args = [" in err and "--thread" in err and "proj" in err
+    assert config.read_text() == mine and not (tmp_path / "hooks.json").exists()

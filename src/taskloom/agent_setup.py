@@ -9,6 +9,7 @@ updated; an existing file that cannot be parsed is an error, never overwritten.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import tomllib
 from typing import Any
@@ -107,20 +108,69 @@ def _is_ours(hook: object, event: str) -> bool:
 
 
 def merge_codex_toml(text: str, name: str, argv: list[str]) -> tuple[str, bool]:
-    """Append ``[mcp_servers.taskloom]`` to Codex's config.toml unless it is already there
-    (an existing entry is the user's to edit: TOML is rewritten by hand, not by us)."""
+    """Add ``[mcp_servers.taskloom]`` to Codex's config.toml, or point the one there at
+    ``argv``: run again with another ``--db`` or agent, the MCP server must follow the hooks
+    (which are replaced) rather than keep using the old database. Only its ``command`` and
+    ``args`` lines are rewritten, so keys a user added (``env``…) stay; an entry written in
+    another shape is refused with what to change, before any file is written."""
+    data = _load_toml(text, name)
+    entry = (data.get("mcp_servers") or {}).get(SERVER_NAME)
+    ours: dict[str, str | list[str]] = {"command": argv[0], "args": argv[1:]}
+    lines = {key: f"{key} = {_toml_value(value)}" for key, value in ours.items()}
+    if isinstance(entry, dict) and {k: entry.get(k) for k in ours} == ours:
+        return text, False
+    if entry is None:
+        block = f"[mcp_servers.{SERVER_NAME}]\n" + "".join(f"{line}\n" for line in lines.values())
+        separator = (
+            "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
+        )
+        return text + separator + block, True
+    updated = _rewrite_table(text, lines)
+    if updated is not None:
+        after = _load_toml(updated, name)
+        table = after["mcp_servers"][SERVER_NAME]
+        rest = {**after, "mcp_servers": {**after["mcp_servers"], SERVER_NAME: entry}}
+        if {k: table.get(k) for k in ours} == ours and rest == data:
+            return updated, True
+    raise InvalidInput(
+        f"{name} already has [mcp_servers.{SERVER_NAME}] for another setup, in a shape taskloom"
+        " does not rewrite: set its lines to\n  "
+        + "\n  ".join(lines.values())
+        + "\nor remove the table and run this again"
+    )
+
+
+_TABLE = re.compile(
+    rf"\s*\[\s*mcp_servers\s*\.\s*(?:{SERVER_NAME}|\"{SERVER_NAME}\")\s*\]\s*(#.*)?"
+)
+_KEY = re.compile(r"\s*(command|args)\s*=")
+
+
+def _rewrite_table(text: str, lines: dict[str, str]) -> str | None:
+    """``text`` with the ``command`` and ``args`` lines of taskloom's table replaced (added if
+    missing), or ``None`` if the table has no header of its own."""
+    rows = text.splitlines(keepends=True)
+    start = next((i for i, row in enumerate(rows) if _TABLE.fullmatch(row.rstrip("\r\n"))), None)
+    if start is None:
+        return None
+    end = next(
+        (i for i in range(start + 1, len(rows)) if rows[i].lstrip().startswith("[")), len(rows)
+    )
+    body = [row for row in rows[start + 1 : end] if not _KEY.match(row)]
+    head = rows[start] if rows[start].endswith("\n") else rows[start] + "\n"
+    fresh = [f"{line}\n" for line in lines.values()]
+    return "".join([*rows[:start], head, *fresh, *body, *rows[end:]])
+
+
+def _toml_value(value: str | list[str]) -> str:
+    """A TOML string or array of strings (JSON's escapes are valid TOML basic strings)."""
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # TOML refuses JSON's surrogate escapes
+    return f"[{', '.join(_toml_value(item) for item in value)}]"
+
+
+def _load_toml(text: str, name: str) -> dict[str, Any]:
     try:
-        data = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InvalidInput(f"{name} is not valid TOML ({exc}); fix or move it first") from None
-    if SERVER_NAME in (data.get("mcp_servers") or {}):
-        return text, False
-    block = (
-        f"[mcp_servers.{SERVER_NAME}]\n"
-        f"command = {json.dumps(argv[0])}\n"
-        f"args = [{', '.join(json.dumps(a) for a in argv[1:])}]\n"
-    )
-    separator = (
-        "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
-    )
-    return text + separator + block, True

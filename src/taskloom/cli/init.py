@@ -87,8 +87,8 @@ def codex(
 ) -> None:
     """Add taskloom to Codex's config.toml and its hooks to hooks.json.
 
-    An existing mcp_servers.taskloom table is left as it is; running it again changes
-    nothing.
+    Keys you added to an existing mcp_servers.taskloom table stay; its command and args
+    follow this run's options, as the hooks do. Running it again changes nothing.
 
     Example: taskloom init codex --thread my-project --agent codex-1
     """
