@@ -951,3 +951,17 @@ def test_a_lease_that_runs_out_past_the_tasks_expiry_cancels_it(
     assert gone.status == "canceled" and gone.result is not None
     assert gone.result.startswith("expired") and gone.last_error == "lease expired"
     assert q.add("again", dedup_key="k")[1]
+
+
+def test_limits_name_the_limit_they_checked(tl: Taskloom) -> None:
+    """The same field over its limit gets the same message, whatever its size, on both
+    backends; a batch beyond any sensible size is an input error, not a database error."""
+    for size in (5000, 20_000):
+        with pytest.raises(InvalidInput, match="'body' is longer than 4096 bytes"):
+            tl.queue.add_many([{"title": "t", "body": "x" * size}])
+    with pytest.raises(InvalidInput, match="'target_agent' is longer than 200 bytes"):
+        tl.queue.add_many([{"title": "t", "target_agent": "a" * 20_000}])
+    for n in (2**63, 1001, 0):
+        with pytest.raises(InvalidInput, match="from 1 to 1000"):
+            tl.queue.claim_batch("w", n)
+    assert tl.queue.stats()["total"] == 0

@@ -90,7 +90,14 @@ def test_add_many_from_a_file_or_standard_input(
     assert code == 1 and "task 2: 'priority' must be a whole number" in err
     plan.write_text('{"title": "fine"}\nnot json\n')
     code, _, err = run(capsys, "tasks", "add-many", str(plan), *db)
-    assert code == 1 and "line 2 is not JSON" in err
+    assert code == 1 and "line 2 is not valid JSON" in err
+    for text, why in (
+        ("[" * 5000, "nested too deeply"),
+        ('[{"title": "a", "priority": 1%s}]' % ("0" * 5000), "a number is too long"),
+    ):
+        plan.write_text(text)
+        code, _, err = run(capsys, "tasks", "add-many", str(plan), *db)
+        assert code == 1 and why in err and "Traceback" not in err
     code, _, err = run(capsys, "tasks", "add-many", str(tmp_path / "missing.jsonl"), *db)
     assert code == 1 and "cannot read" in err
     code, out, _ = run(capsys, "tasks", "stats", *db, "--json")

@@ -22,7 +22,9 @@ import pytest
 from psycopg.conninfo import conninfo_to_dict
 
 import taskloom
+import taskloom.queue as queue_module
 from taskloom.domain.events import TODO_STATE, Event
+from taskloom.domain.queue import TaskStatus
 from taskloom.queue_sql import DONE, claim_sql, done_many_sql, fenced_sql
 from taskloom.store.postgres import (
     OUTBOX_LOCK,
@@ -677,3 +679,102 @@ def test_closing_while_a_transaction_is_open_ends_it_cleanly(pg_url: str) -> Non
         tl.close()  # another thread closing the store under this one
     assert [c["title"] for c in tl.board("t").list()["cards"]] == ["x"]
     tl.close()
+
+
+@contextlib.contextmanager
+def _holding_row(
+    pg_url: str, sql: str, params: tuple[Any, ...], *, release_after: float
+) -> Iterator[dict[str, bool]]:
+    """Another session changes or locks a task and keeps its transaction open (as a worker
+    whose claim is still committing), then commits after ``release_after`` seconds:
+    ``state["open"]`` says whether it still held the row."""
+    conn = psycopg.connect(pg_url)
+    conn.execute(sql, params)
+    state = {"open": True}
+
+    def commit() -> None:
+        state["open"] = False
+        conn.commit()
+
+    timer = threading.Timer(release_after, commit)
+    timer.start()
+    try:
+        yield state
+    finally:
+        timer.join()
+        conn.close()
+
+
+def test_eviction_never_cancels_a_task_whose_claim_is_committing(pg_url: str) -> None:
+    """A task picked for eviction from the statement's snapshot may be claimed meanwhile: it
+    stays with its worker, and exactly the excess is evicted (not one task more)."""
+    with taskloom.connect(pg_url) as tl:
+        tl.queue.max_active = 2
+        oldest, _ = tl.queue.add("oldest")
+        second, _ = tl.queue.add("second")
+        claim = (
+            "UPDATE tasks SET status = 'in_progress', claimed_by = 'w1', lease_token = 'tok',"
+            " lease_expires_at = 4e9, attempts = attempts + 1 WHERE id = %s"
+        )
+        with _holding_row(pg_url, claim, (oldest.id,), release_after=1.0):
+            third, added = tl.queue.add("third")
+        assert added and third.status is TaskStatus.READY
+        kept = tl.queue.get(oldest.id)
+        assert kept.status is TaskStatus.IN_PROGRESS and kept.lease_token == "tok"
+        evicted = tl.queue.get(second.id)
+        assert evicted.status is TaskStatus.CANCELED and "evicted" in (evicted.result or "")
+        assert tl.queue.stats()["canceled"] == 1
+
+
+def test_sweeps_skip_a_task_another_transaction_holds(pg_url: str) -> None:
+    """Expiry and lease sweeps never wait for a row lock, so they cannot deadlock with each
+    other or with an add (the caller's claim or add failed with 'deadlock detected')."""
+    with taskloom.connect(pg_url) as tl:
+        expired, _ = tl.queue.add("expires", ttl_s=0.05)
+        leased, _ = tl.queue.add("leased")
+        tl.queue.claim("w", lease=0.05)  # the older task: "expires"
+        tl.queue.claim("w", lease=0.05)
+        time.sleep(0.1)
+        lock = "SELECT id FROM tasks WHERE id IN (%s, %s) FOR UPDATE"
+        with _holding_row(pg_url, lock, (expired.id, leased.id), release_after=3.0) as held:
+            tl.queue._sweep_due = 0.0
+            assert tl.queue.claim("w2") is None
+            assert held["open"], "the sweep waited for the other transaction"
+        tl.queue._sweep_due = 0.0
+        tl.queue.claim("w3")  # sweeps again, now that they are free
+        assert {tl.queue.get(expired.id).status, tl.queue.get(leased.id).status} != {
+            TaskStatus.IN_PROGRESS
+        }
+
+
+def test_reclaim_keeps_a_claim_made_after_it_found_the_worker_dead(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``reclaim`` (``doctor --fix``) finds a dead worker's claim, and while it checks the pid
+    the lease runs out and another worker claims the task: the new claim stays."""
+    with taskloom.connect(pg_url) as tl:
+        task, _ = tl.queue.add("t")
+        dead = subprocess.run(
+            [sys.executable, "-c", "import os; print(os.getpid())"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        claimed = tl.queue.claim("a", lease=600)
+        assert claimed is not None
+        with tl.store.write() as tx:
+            tx.execute("UPDATE tasks SET pid = ? WHERE id = ?", (int(dead.stdout), task.id))
+
+        def checking(pid: int) -> bool:
+            with psycopg.connect(pg_url, autocommit=True) as other:  # meanwhile, elsewhere
+                other.execute(
+                    "UPDATE tasks SET claimed_by = 'b', pid = NULL, lease_token = 'new'"
+                    " WHERE id = %s",
+                    (task.id,),
+                )
+            return False
+
+        monkeypatch.setattr(queue_module, "_alive", checking)
+        assert tl.queue.reclaim() == []
+        now = tl.queue.get(task.id)
+        assert now.status is TaskStatus.IN_PROGRESS and now.lease_token == "new"

@@ -49,6 +49,7 @@ from taskloom.queue_sql import (
     claim_sql,
     done_and_claim_sql,
     done_many_sql,
+    evict_sql,
     expire_sql,
     fenced_sql,
     insert_sql,
@@ -82,6 +83,9 @@ HOST = host_name()
 MAX_ERROR_BYTES = 4096
 """A failure's error is cut to this many bytes: tracebacks are long, and it goes into the
 failure's event."""
+MAX_CLAIM_BATCH = 1_000
+"""The most tasks one ``claim_batch`` takes: each is leased at once, and a batch far larger
+than a worker gets through within its lease only returns them late."""
 HELD_MAX = 1_000
 """How many claimed tasks a queue remembers for its completions (see ``Queue.done``)."""
 SWEEP_EVERY_S = 1.0
@@ -205,8 +209,9 @@ class Queue:
         with self._tl.store.write() as tx:
             for each in keys:  # PostgreSQL: racing adds of one key take turns (in key order)
                 tx.lock("dedup", each)
-            if keys:  # an expired task no longer holds its key
-                tx.execute(expire_sql(tx.dialect, returning=False), (now, now, now))
+            for chunk in _chunks(keys, ADD_CHUNK):  # an expired task no longer holds its key
+                sql = expire_sql(tx.dialect, returning=False, n_keys=len(chunk))
+                tx.execute(sql, (now, now, now, *chunk))
             live = {
                 r["dedup_key"]: Task.from_row(r)
                 for chunk in _chunks(keys, ADD_CHUNK)
@@ -265,13 +270,7 @@ class Queue:
         self._room = max(cap - ready, 0)
         if ready <= cap:
             return {}
-        rows = tx.query(
-            "UPDATE tasks SET status = 'canceled', result = 'evicted: queue is at its cap',"
-            " completed_at = ?, changed_at = ? WHERE id IN (SELECT id FROM tasks"
-            " WHERE status = 'ready' ORDER BY priority DESC, created_at, id LIMIT ?)"
-            f"{RETURNING[tx.dialect]}",
-            (now, now, ready - cap),
-        )
+        rows = tx.query(evict_sql(tx.dialect), (now, now, ready - cap))
         read = READ_TASK[tx.dialect]
         return {t.id: t for t in (read(tuple(r.values())) for r in rows)}
 
@@ -328,8 +327,10 @@ class Queue:
         """The claim's SQL and parameters; sweeps expired leases first when one is due (the
         third value says whether it did)."""
         agent_id = check_agent(agent_id, "an agent id to claim for")
-        if type(n) is not int or n < 1:
-            raise InvalidInput("a batch claim takes a whole number of tasks, 1 or more")
+        if type(n) is not int or not 1 <= n <= MAX_CLAIM_BATCH:
+            raise InvalidInput(
+                f"a batch claim takes a whole number of tasks, from 1 to {MAX_CLAIM_BATCH}"
+            )
         lease = check_seconds(lease, "a lease", positive=True)
         kinds = [kinds] if isinstance(kinds, str) else list(kinds or ())
         if kinds:
@@ -400,8 +401,9 @@ class Queue:
                 " held under another lease token, a newer claim's or the token given is wrong"
             )
         raise LeaseLost(
-            f"lease on task '{task_id}' is no longer yours (status: {status});"
-            " it was reclaimed or finished by someone else"
+            f"lease on task '{task_id}' is no longer yours (status: {status}): the lease ended"
+            " (the task was finished, failed, released or canceled, or its lease ran out and it"
+            " was reclaimed)"
         )
 
     def _status(self, task_id: str) -> str:
@@ -577,12 +579,14 @@ class Queue:
         now = self._now()
         out = self._sweep(now)
         with self._tl.store.write() as tx:
-            for task_id in _orphaned(tx):
+            for task_id, token in _orphaned(tx).items():
+                # Under the lease found dead only: on PostgreSQL another worker may have
+                # swept and claimed the task since (SQLite holds its lock throughout).
                 out += _tasks(
                     tx.query(
-                        f"{RECLAIM} last_error = 'worker process died'"
-                        " WHERE id = ? AND status = 'in_progress' RETURNING *",
-                        (*(now,) * 5, task_id),
+                        f"{RECLAIM} last_error = 'worker process died' WHERE id = ?"
+                        " AND status = 'in_progress' AND lease_token = ? RETURNING *",
+                        (*(now,) * 5, task_id, token),
                     )
                 )
         return out
@@ -708,7 +712,7 @@ class Queue:
             orphaned = _orphaned(tx)
         report: dict[str, Any] = {
             "stuck": [t.id for t in stuck],
-            "orphaned": orphaned,
+            "orphaned": list(orphaned),
             "poisoned": [t.id for t in poisoned],
             "dead": [t.id for t in dead],
             "fixed": [],
@@ -750,17 +754,19 @@ def _check_ids(task_id: object, token: object = "") -> None:
             raise InvalidInput(f"{value!r} is not a task id or lease token")
 
 
-def _orphaned(tx: Transaction) -> list[str]:
+def _orphaned(tx: Transaction) -> dict[str, str]:
     """The tasks claimed by processes of this host (as :func:`host_name` says) that have
-    died: their leases may run for hours yet, but no one will finish them."""
+    died, with the lease token of that claim: their leases may run for hours yet, but no one
+    will finish them."""
     # ``lease_expires_at IS NOT NULL`` (set exactly while leased) lets PostgreSQL read the
     # lease index instead of the whole table.
     mine = tx.query(
-        "SELECT id, pid FROM tasks WHERE status = 'in_progress'"
+        "SELECT id, pid, lease_token FROM tasks WHERE status = 'in_progress'"
         " AND lease_expires_at IS NOT NULL AND host = ?",
         (HOST,),
     )
-    return [str(r["id"]) for r in mine if r["pid"] and not _alive(int(r["pid"]))]
+    dead = (r for r in mine if r["pid"] and not _alive(int(r["pid"])))
+    return {str(r["id"]): str(r["lease_token"]) for r in dead}
 
 
 def _alive(pid: int) -> bool:

@@ -55,29 +55,75 @@ RECLAIM = (
 Parameters: now five times; the caller adds ``last_error`` and the WHERE clause."""
 
 
+def picked(dialect: str, pick: str) -> str:
+    """``id`` among the tasks ``pick`` (a ``SELECT id …``) selects, on PostgreSQL locking
+    them and skipping those another transaction holds. There the pick is an array built once
+    (an InitPlan): as the inner side of a join, ``id IN (…)`` was run again for each outer
+    row, and each run after the first skipped the rows the statement had just changed and
+    went on to the next ones, so a ``LIMIT 1`` eviction cancelled two tasks."""
+    if dialect == "postgres":
+        return f"id = ANY(ARRAY({pick} FOR UPDATE SKIP LOCKED))"
+    return f"id IN ({pick})"
+
+
+def housekeeping_where(dialect: str, condition: str) -> str:
+    """The WHERE clause of a statement that tidies up many tasks (expired leases, expired
+    ready tasks). On PostgreSQL it skips the tasks another transaction holds (:func:`picked`):
+    such a statement never waits for a row, so it is never part of a deadlock. Two of them,
+    or one and an add, locking expired tasks in different orders deadlocked, and the caller's
+    add or claim failed. A task skipped is being changed by someone else; the next sweep sees
+    it again if it still needs one."""
+    if dialect == "postgres":
+        return f" WHERE {picked(dialect, f'SELECT id FROM tasks WHERE {condition}')}"
+    return f" WHERE {condition}"
+
+
 @functools.lru_cache(maxsize=8)
 def sweep_sql(dialect: str) -> str:
     """Expired leases given up (:data:`RECLAIM`). Parameters: now six times. The lease's
     expiry is the task's last error, even after an earlier failure: it is why the task
     moved."""
+    picked = housekeeping_where(dialect, "status = 'in_progress' AND lease_expires_at <= ?")
+    return f"{RECLAIM} last_error = 'lease expired'{picked}{RETURNING[dialect]}"
+
+
+@functools.lru_cache(maxsize=16)
+def expire_sql(dialect: str, returning: bool = True, n_keys: int = 0) -> str:
+    """Cancel the ready tasks whose ``expires_at`` has passed (parameters: now, now, now,
+    then ``n_keys`` dedup keys): no one may claim them any more, and as ready tasks they
+    would hold their dedup key and a place under the cap for ever. Read through the
+    ``tasks_expiry`` index, which SQLite has to be told about: without statistics it guessed
+    the work index, and read every ready task (1 ms at 10,000, on every add with a dedup key).
+
+    With ``n_keys``, only the tasks holding those keys: an add frees the keys it is about to
+    use. That one waits for a row another transaction holds, rather than skip it, so that it
+    sees how the row ends: the add holds its keys' locks, and what holds such a row never
+    waits."""
+    table = "tasks INDEXED BY tasks_expiry" if dialect == "sqlite" else "tasks"
+    condition = "status = 'ready' AND expires_at <= ?"
+    if n_keys:
+        picked = f" WHERE {condition} AND dedup_key IN ({', '.join('?' * n_keys)})"
+    else:
+        picked = housekeeping_where(dialect, condition)
     return (
-        f"{RECLAIM} last_error = 'lease expired'"
-        f" WHERE status = 'in_progress' AND lease_expires_at <= ?{RETURNING[dialect]}"
-    )
+        f"UPDATE {table} SET status = 'canceled', result = '{EXPIRED_RESULT}', completed_at = ?,"
+        f" changed_at = ?{picked}"
+    ) + (RETURNING[dialect] if returning else "")
 
 
 @functools.lru_cache(maxsize=8)
-def expire_sql(dialect: str, returning: bool = True) -> str:
-    """Cancel the ready tasks whose ``expires_at`` has passed (parameters: now, now, now): no
-    one may claim them any more, and as ready tasks they would hold their dedup key and a
-    place under the cap for ever. Read through the ``tasks_expiry`` index, which SQLite has
-    to be told about: without statistics it guessed the work index, and read every ready
-    task (1 ms at 10,000, on every add with a dedup key)."""
-    table = "tasks INDEXED BY tasks_expiry" if dialect == "sqlite" else "tasks"
+def evict_sql(dialect: str) -> str:
+    """Cancel the least urgent, oldest ready tasks over the active cap. Parameters: now, now,
+    how many. On PostgreSQL they are picked under a lock (:func:`picked`), which checks them
+    again as they stand: a task picked from the statement's snapshot may have been claimed
+    since, and was cancelled under its worker."""
+    pick = (
+        "SELECT id FROM tasks WHERE status = 'ready' ORDER BY priority DESC, created_at, id LIMIT ?"
+    )
     return (
-        f"UPDATE {table} SET status = 'canceled', result = '{EXPIRED_RESULT}', completed_at = ?,"
-        " changed_at = ? WHERE status = 'ready' AND expires_at <= ?"
-    ) + (RETURNING[dialect] if returning else "")
+        "UPDATE tasks SET status = 'canceled', result = 'evicted: queue is at its cap',"
+        f" completed_at = ?, changed_at = ? WHERE {picked(dialect, pick)}{RETURNING[dialect]}"
+    )
 
 
 def sweep_all_sql() -> str:
@@ -93,7 +139,8 @@ def sweep_all_sql() -> str:
 @functools.lru_cache(maxsize=64)
 def claim_sql(dialect: str, n_kinds: int, n: int, guard: str = "") -> str:
     """The claim statement for up to ``n`` tasks. A single claim uses ``id = (…)``: SQLite
-    runs it several times faster than ``id IN (…)``, which a batch claim needs. Parameters:
+    runs it several times faster than ``id IN (…)``, which a batch claim needs (on
+    PostgreSQL an array built once, see :func:`picked`). Parameters:
     agent, pid, host, now, lease expiry, token, now, then the eligibility's agent, now, now
     and the kinds. ``guard``: an extra condition, ANDed first (see :func:`done_and_claim_sql`).
 
@@ -107,12 +154,14 @@ def claim_sql(dialect: str, n_kinds: int, n: int, guard: str = "") -> str:
         f"SELECT id FROM tasks WHERE {guard}{ELIGIBLE}{kinds}"
         f" ORDER BY priority, created_at, id LIMIT {int(n)}"
     )
-    if dialect == "postgres":
-        pick += " FOR UPDATE SKIP LOCKED"
+    if n > 1:
+        where = picked(dialect, pick)
+    else:
+        where = f"id = ({pick}{' FOR UPDATE SKIP LOCKED' if dialect == 'postgres' else ''})"
     return (
         "UPDATE tasks SET status = 'in_progress', claimed_by = ?, pid = ?, host = ?,"
         " claimed_at = ?, lease_expires_at = ?, lease_token = ?, attempts = attempts + 1,"
-        f" changed_at = ? WHERE id {'IN' if n > 1 else '='} ({pick}){RETURNING[dialect]}"
+        f" changed_at = ? WHERE {where}{RETURNING[dialect]}"
     )
 
 

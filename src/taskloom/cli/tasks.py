@@ -19,7 +19,7 @@ from taskloom.cli.common import (
     print_text,
     write_out,
 )
-from taskloom.domain.common import parse_json_object
+from taskloom.domain.common import parse_json, parse_json_object
 from taskloom.domain.errors import InvalidInput
 from taskloom.domain.queue import Task, claim_command
 from taskloom.queue import Queue
@@ -139,19 +139,10 @@ def _read(path: str) -> str:
 def _task_objects(text: str) -> list[Any]:
     """The tasks of a JSON array, or of JSON lines (blank lines skipped); errors name the line."""
     if text.lstrip().startswith("["):
-        try:
-            tasks = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InvalidInput(f"not a JSON array of tasks: {exc}") from None
-        return list(tasks)
-    tasks = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if line.strip():
-            try:
-                tasks.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise InvalidInput(f"line {n} is not JSON: {exc}") from None
-    return tasks
+        return list(parse_json(text, "the JSON array of tasks"))
+    return [
+        parse_json(line, f"line {n}") for n, line in enumerate(text.splitlines(), 1) if line.strip()
+    ]
 
 
 @app.command("list")

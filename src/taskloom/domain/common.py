@@ -51,16 +51,22 @@ def clean_list(items: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
     return tuple(s for s in (i.strip() for i in items) if s)
 
 
-def parse_json_object(text: str, what: str) -> dict[str, Any]:
-    """``text`` as a JSON object, or an error naming ``what`` and the problem."""
+def parse_json(text: str, what: str) -> Any:
+    """``text`` as JSON, or an error naming ``what`` and the problem: whatever the input (too
+    deep, a number too long), never a Python exception of another kind."""
     try:
-        value = json.loads(text)
+        return json.loads(text)
     except RecursionError:
         raise InvalidInput(f"{what} is not valid JSON (nested too deeply)") from None
     except json.JSONDecodeError as exc:
         raise InvalidInput(f"{what} is not valid JSON: {exc}") from None
     except ValueError:  # Python's cap on the digits of an integer
         raise InvalidInput(f"{what} is not valid JSON (a number is too long)") from None
+
+
+def parse_json_object(text: str, what: str) -> dict[str, Any]:
+    """``text`` as a JSON object, or an error naming ``what`` and the problem."""
+    value = parse_json(text, what)
     if not isinstance(value, dict):
         raise InvalidInput(f"{what} must be a JSON object")
     return value

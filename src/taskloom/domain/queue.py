@@ -414,7 +414,13 @@ NEW_TASK_FIELDS = (*_GIVEN, "delay_s", "ttl_s", "max_attempts")
 """What a task to add may say: ``Queue.add``'s arguments (``title`` is required)."""
 _NEW_TASK_KEYS = frozenset(NEW_TASK_FIELDS)
 _TEXT_FIELDS = ("body", "kind", "source", "target_agent", "dedup_key")
-_TEXT_LIMITS = {"source": MAX_NAME_BYTES, "dedup_key": MAX_DEDUP_KEY_BYTES}
+_TEXT_LIMITS = {
+    "body": MAX_BODY_BYTES,
+    "source": MAX_NAME_BYTES,
+    "target_agent": MAX_NAME_BYTES,
+    "dedup_key": MAX_DEDUP_KEY_BYTES,
+}
+"""Each text field's limit (others: :data:`MAX_TEXT_BYTES`), checked before the rest."""
 """Limits checked here; the body's and the kind's are checked with the title's, the target
 agent's as an agent id's."""
 
@@ -453,8 +459,8 @@ def new_task(fields: Mapping[str, Any]) -> NewTask:
         if value is not None:
             if type(value) is not str:
                 raise InvalidInput(f"'{name}' must be text")
-            limit = _TEXT_LIMITS.get(name)
-            if storable_size(value, f"'{name}'") > (limit or MAX_TEXT_BYTES):
+            limit = _TEXT_LIMITS.get(name, MAX_TEXT_BYTES)
+            if storable_size(value, f"'{name}'") > limit:
                 raise InvalidInput(f"'{name}' is longer than {limit} bytes")
     for name, default, lowest in (("priority", 100, INT_RANGE[0]), ("max_attempts", 3, 1)):
         value = get(name, default)
