@@ -138,3 +138,13 @@ def test_codex_refuses_to_rewrite_a_table_it_cannot_edit_safely(
     err = capsys.readouterr().err
     assert "args = [" in err and "--thread" in err and "proj" in err
     assert config.read_text() == mine and not (tmp_path / "hooks.json").exists()
+
+
+def test_a_password_with_a_hash_is_still_a_password(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = "postgresql://app:ab#cd@db/tl"  # libpq reads the password up to the "@"
+    args = ["init", "claude-code", "--thread", "proj", "--project", str(tmp_path), "--db", url]
+    assert main(args) == 1
+    assert "TASKLOOM_URL" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []

@@ -32,6 +32,7 @@ from taskloom.store.postgres import (
     join_url,
     split_url,
     translate,
+    url_secrets,
 )
 from tests.backends import pg_required, pg_schema, pg_server, with_schema
 from tests.conftest import subprocess_env
@@ -332,6 +333,7 @@ class CuttingProxy:
         )
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.marker: bytes | None = None
+        self.down = False  # set: every new connection is closed at once, as in an outage
         parts = urlsplit(server_url)
         user = parts.netloc.rpartition("@")[0]
         netloc = f"{user}@127.0.0.1:{self.listener.getsockname()[1]}"
@@ -342,6 +344,9 @@ class CuttingProxy:
         with contextlib.suppress(OSError):
             while True:
                 client, _ = self.listener.accept()
+                if self.down:
+                    client.close()
+                    continue
                 server = socket.socket(self.target[0])
                 server.connect(self.target[1])
                 cut = threading.Event()
@@ -385,6 +390,56 @@ def test_a_queue_write_whose_answer_is_lost_is_never_run_twice(pg_url: str) -> N
         (second,) = q.list(status="in_progress")
         assert (second.claimed_by, second.attempts) == ("w2", 1)
         assert q.claim("w3") is None  # nothing was claimed twice, nothing is left over
+
+
+def test_a_board_write_whose_commit_answer_is_lost_says_its_outcome_is_unknown(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write whose connection breaks at its COMMIT may have committed: a plain failure
+    invited a retry that added the card twice. The broken connection also marks an outage,
+    so while the server cannot be reached each call fails at once with the reason, rather
+    than after waiting out the pool (whose connections are all gone)."""
+    monkeypatch.setattr("taskloom.store.postgres.POOL_TIMEOUT_S", 3.0)
+    proxy = CuttingProxy(pg_url)
+    with taskloom.connect(f"{proxy.url}&pool_max=1") as tl:
+        tl.board("t").add("first")
+        proxy.marker = b"COMMIT"
+        with pytest.raises(taskloom.StoreError, match="whether it was applied is unknown"):
+            tl.board("t").add("second")
+        proxy.down = True
+        with pytest.raises(taskloom.StoreBusy, match="database unreachable"):
+            tl.board("t").list()
+        proxy.down = False
+        titles = [c["title"] for c in tl.board("t").list()["cards"]]
+        assert titles == ["first", "second"]  # it had committed, once
+
+
+def test_errors_are_one_line_without_the_statements_echo(pg_url: str) -> None:
+    with (
+        taskloom.connect(pg_url) as tl,
+        pytest.raises(taskloom.StoreError) as caught,
+        tl.store.read() as tx,
+    ):
+        tx.query("SELECT no_such_column FROM tasks")
+    message = str(caught.value)
+    assert "no_such_column" in message and "\n" not in message and "LINE 1" not in message
+
+
+@pytest.mark.parametrize("password", ["ab#cd", "ab?cd", "ab#c%ZZd"])
+def test_a_password_holding_hash_or_question_mark_is_found_as_libpq_finds_it(
+    password: str,
+) -> None:
+    """libpq reads the user info up to the first ``@``; Python's URL parser stopped at the
+    ``#`` or ``?``, saw no password, and showed it (and wrote it into agents' files)."""
+    url = f"postgresql://app:{password}@db.example:5499/tl?pool_max=2&sslmode=disable"
+    store = PostgresStore(url)
+    assert store.url == "postgresql://app:***@db.example:5499/tl?pool_max=2&sslmode=disable"
+    conninfo, ours = split_url(url)
+    assert ours == {"pool_max": "2"} and "pool_max" not in conninfo
+    if "%ZZ" not in password:  # libpq refuses that one, quoting it (scrubbed: url_secrets)
+        assert conninfo_to_dict(conninfo)["password"] == password
+    assert password in url_secrets(url)
+    store.close()
 
 
 def test_queue_writes_survive_server_side_disconnects(pg_url: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Sequence
 
@@ -72,12 +73,19 @@ def check_utf8(args: Sequence[str]) -> None:
             raise InvalidInput(f"argument '{_shown(arg)}' is not valid UTF-8") from None
 
 
+QUIET = logging.NullHandler()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; map every taskloom error to ``Error: …`` and exit 1, never a traceback.
 
     Output that cannot be written (standard output closed, its reader gone) is dropped
     quietly: the command's work is saved before it prints (see ``common.write_out``)."""
     args = list(argv) if argv is not None else sys.argv[1:]
+    # The PostgreSQL pool's own warnings (a connection discarded, a reconnect failing) would
+    # reach stderr through logging's last resort, next to the one ``Error:`` line that says
+    # the same; ``serve`` shows them, as a long-running server's log.
+    logging.getLogger("psycopg").addHandler(QUIET)
     try:
         check_utf8(args)
         app(args=args, prog_name="taskloom")

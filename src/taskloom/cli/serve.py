@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from datetime import timedelta
 from typing import Annotated
@@ -13,6 +14,10 @@ from taskloom.domain.errors import InvalidInput
 
 MAX_RETAIN_DAYS = 36525  # 100 years, the longest duration the queue takes
 MAX_RETAIN_EVENTS = 2**63 - 1  # the database's largest integer
+
+
+POOL_LOG = logging.StreamHandler()
+"""The PostgreSQL pool's warnings (connections lost, reconnects failing) on stderr."""
 
 
 def serve(
@@ -65,4 +70,5 @@ def serve(
     )
     shown = f"[{host}]" if ":" in host else host  # an IPv6 address in a URL
     err.print(f"taskloom panel on http://{shown}:{port}/  (Ctrl+C stops)", markup=False)
+    logging.getLogger("psycopg").addHandler(POOL_LOG)  # a server's log shows outages
     uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -85,11 +85,24 @@ def storable_size(text: str, name: str = "text") -> int:
     return size
 
 
+def quote_userinfo(url: str) -> str:
+    """``url`` with the ``#`` and ``?`` of its user and password percent-encoded, which
+    libpq decodes back. libpq reads the user info up to the first ``@`` (unless a ``/`` comes
+    first), so ``postgresql://app:ab#cd@host/db`` connects; Python's URL parser ends the
+    host part at ``#`` (a fragment) or ``?`` (the query), and saw no password there at all:
+    it was shown in clear and written into the agent's files."""
+    scheme, sep, rest = url.partition("://")
+    userinfo, at, after = rest.partition("@")
+    if not sep or not at or "/" in userinfo:
+        return url
+    return f"{scheme}://{userinfo.replace('#', '%23').replace('?', '%3F')}@{after}"
+
+
 def url_has_password(url: str) -> bool:
     """Whether a database URL carries a password (``user:pw@``, ``?password=``…), which
     must not be written where others read it: a model's context, a project's files."""
     try:
-        parts = urllib.parse.urlsplit(url)
+        parts = urllib.parse.urlsplit(quote_userinfo(url))
         keys = [k for k, _ in urllib.parse.parse_qsl(parts.query)]  # as libpq decodes them
         return parts.password is not None or any(names_password(k) for k in keys)
     except ValueError:

@@ -49,7 +49,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.rows import dict_row, tuple_row
 from psycopg.types.string import TextLoader
 
-from taskloom.domain.common import names_password
+from taskloom.domain.common import names_password, quote_userinfo
 from taskloom.domain.errors import InvalidInput, StoreBusy, StoreError
 from taskloom.domain.events import Event
 from taskloom.store import migrations
@@ -118,16 +118,25 @@ def map_errors() -> Iterator[None]:
     try:
         yield
     except _BUSY as exc:
-        raise StoreBusy(f"database is busy: {str(exc).strip()}") from exc
+        raise StoreBusy(f"database is busy: {reason(exc)}") from exc
     except psycopg_pool.PoolTimeout as exc:
         raise StoreBusy(f"no free database connection: {exc}") from exc
     except (psycopg.Error, psycopg_pool.PoolClosed) as exc:
-        raise StoreError(f"database error: {str(exc).strip()}") from exc
+        raise StoreError(f"database error: {reason(exc)}") from exc
+
+
+def reason(exc: BaseException) -> str:
+    """What the server or libpq said, on one line and without any known password: its
+    lines joined, the statement's echo (``LINE 1: …`` and its caret) left out, since an
+    error is printed as one ``Error: …`` line and the statement is ours, not the user's."""
+    lines = [line.strip() for line in str(exc).strip().splitlines()]
+    text = " ".join(line for line in lines if line and line != "^" and not line.startswith("LINE "))
+    return scrub(text, KNOWN_SECRETS)
 
 
 def split_url(url: str) -> tuple[str, dict[str, str]]:
     """The libpq URL without taskloom's own ``pool_min``/``pool_max`` query parameters."""
-    parts = urlsplit(url)
+    parts = urlsplit(quote_userinfo(url))
     ours: dict[str, str] = {}
     theirs = []  # kept exactly as written: libpq decodes %XX but not "+" (urlencode's space)
     for piece in parts.query.split("&") if parts.query else []:
@@ -141,7 +150,7 @@ def split_url(url: str) -> tuple[str, dict[str, str]]:
 
 def redact(url: str) -> str:
     """The URL for display (``tl.url``, CLI output): any password replaced by ``***``."""
-    parts = urlsplit(url)
+    parts = urlsplit(quote_userinfo(url))
     netloc = parts.netloc
     if parts.password is not None:
         netloc = netloc.replace(f":{parts.password}@", ":***@", 1)
@@ -156,7 +165,7 @@ def url_secrets(url: str) -> tuple[str, ...]:
     splits it into, since libpq splits at the first ``@`` and reports the rest as a host
     name) and password query values: what :func:`scrub` takes out of libpq's messages."""
     try:
-        parts = urlsplit(url)
+        parts = urlsplit(quote_userinfo(url))
         query = parse_qsl(parts.query, keep_blank_values=True)
     except ValueError:
         return ()
@@ -183,26 +192,30 @@ class ScrubSecrets(logging.Filter):
     password after an unencoded ``@`` (as a host name). Errors the store raises are scrubbed
     where it raises them; these records reach the application's log handlers directly."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.secrets: set[str] = set()
-
     def filter(self, record: logging.LogRecord) -> bool:
-        if not self.secrets:
+        if not KNOWN_SECRETS:
             return True
         try:
             message = record.getMessage()
         except (TypeError, ValueError):  # a malformed record: leave it to logging
             return True
-        scrubbed = scrub(message, sorted(self.secrets, key=len, reverse=True))
+        scrubbed = scrub(message, KNOWN_SECRETS)
         if scrubbed != message:
             record.msg, record.args = scrubbed, None
         return True
 
 
-LOG_SCRUBBER = ScrubSecrets()
+KNOWN_SECRETS: list[str] = []
+"""The passwords of every store's URL (:func:`url_secrets`) this process opened, longest
+first: a message from libpq or the pool may quote any of them."""
 for _name in ("psycopg", "psycopg.pool"):  # a filter applies to its own logger's records only
-    logging.getLogger(_name).addFilter(LOG_SCRUBBER)
+    logging.getLogger(_name).addFilter(ScrubSecrets())
+
+
+def remember_secrets(secrets: Sequence[str]) -> None:
+    """Add a URL's passwords to :data:`KNOWN_SECRETS`."""
+    known = set(KNOWN_SECRETS) | set(secrets)
+    KNOWN_SECRETS[:] = sorted(known, key=len, reverse=True)
 
 
 def _redact_param(piece: str) -> str:
@@ -440,6 +453,18 @@ def first_statement(
     raise AssertionError("unreachable")
 
 
+def _commit(conn: psycopg.Connection[Any]) -> None:
+    """``COMMIT``. A connection that breaks while it runs may have committed: saying the
+    write failed would invite a retry that applies it twice (a second card), so the outcome
+    is said to be unknown, as for the queue's one-statement writes."""
+    try:
+        conn.execute("COMMIT")
+    except psycopg.OperationalError as exc:
+        if conn.broken:
+            raise StoreError(f"{UNKNOWN_OUTCOME}: {reason(exc)}") from exc
+        raise
+
+
 def release(conn: psycopg.Connection[Any], *, rollback: bool) -> None:
     """After a failure: roll back, and drop any session advisory lock a failed horizon
     statement may have left (session locks outlive transactions)."""
@@ -536,8 +561,7 @@ class PostgresStore(Store):
                 f" (got pool_min={min_size}, pool_max={max_size})"
             )
         self.conninfo = conninfo
-        self._secrets = url_secrets(url)
-        LOG_SCRUBBER.secrets.update(self._secrets)
+        remember_secrets(url_secrets(url))
         self._sizes = (min_size, max_size)
         self.pool = self._new_pool()
         self._lock = threading.Lock()
@@ -579,7 +603,7 @@ class PostgresStore(Store):
                 with psycopg.connect(first):
                     pass
             except psycopg.Error as exc:  # libpq quotes what it could not read: the password too
-                why = scrub(str(exc).strip(), self._secrets)
+                why = reason(exc)
                 raise StoreError(f"cannot connect to {self.url}: {why}") from None
             # Wait for the first connection: a request made while it is still being opened
             # makes the pool open a second one, and the pool hands its connections out in
@@ -623,7 +647,7 @@ class PostgresStore(Store):
                 raise
             else:
                 if tx.begun:
-                    tx.conn.execute("COMMIT")
+                    _commit(tx.conn)
                     if writable:
                         self._committed()
             finally:
@@ -660,7 +684,7 @@ class PostgresStore(Store):
                     rows = run(conn)
                 except psycopg.OperationalError as exc:
                     if conn.broken:  # it may have committed: running it again could claim twice
-                        raise StoreError(f"{UNKNOWN_OUTCOME}: {str(exc).strip()}") from exc
+                        raise StoreError(f"{UNKNOWN_OUTCOME}: {reason(exc)}") from exc
                     raise
                 if rows:  # every caller returns what it changed; an empty claim wakes no one
                     self._committed()
@@ -714,12 +738,18 @@ class PostgresStore(Store):
                 connect_timeout=PROBE_TIMEOUT_S,
             )
         except psycopg.Error as exc:
-            raise StoreBusy(f"database unreachable: {str(exc).strip()}") from exc
+            raise StoreBusy(f"database unreachable: {reason(exc)}") from exc
         _configure(own)
         self._own.add(own)
         return own
 
     def give_back(self, conn: psycopg.Connection[Row]) -> None:
+        """Return a borrowed connection. One that broke, wherever it broke (before a
+        statement, during one, at its commit), marks an outage (``degraded``, see
+        :meth:`borrow`): the calls after it then fail at once with the server's reason
+        instead of each waiting out the pool's timeout."""
+        if conn.broken:
+            self.degraded = True
         if conn in self._own:
             self._own.discard(conn)
             conn.close()
