@@ -20,7 +20,7 @@ import pytest
 
 import taskloom
 from tests.conftest import subprocess_env
-from tests.test_server import read_events
+from tests.test_server import body_id, read_events
 
 
 def free_port() -> int:
@@ -69,7 +69,7 @@ def test_each_server_streams_what_the_other_wrote(two_servers: list[str], db_url
     with taskloom.connect(db_url) as tl:
         card = tl.board("t").list()["cards"][0]["id"]
     first = read_events(f"{two_servers[0]}/api/events?thread=t", 1)[0]
-    cursor = first["id"]
+    cursor = body_id(first)  # the head, which the opening's snapshots were at
     for writer, reader in [(0, 1), (1, 0)]:
         got: list[dict[str, str]] = []
         url = f"{two_servers[reader]}/api/events?thread=t"

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import socket
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import timedelta
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 import uvicorn
@@ -111,21 +113,42 @@ def live_server(tl: Taskloom) -> Iterator[str]:
     thread.join(10)
 
 
-def read_events(url: str, n: int, headers: dict[str, str] | None = None) -> list[dict[str, str]]:
-    events: list[dict[str, str]] = []
+def sse_frames(lines: Iterator[str]) -> Iterator[dict[str, str]]:
+    """The fields of each SSE frame in ``lines``, as they come (comments, such as pings,
+    skipped): an event has ``data``, an id-only frame just ``id``."""
     current: dict[str, str] = {}
-    with httpx.stream("GET", url, headers=headers or {}, timeout=30) as response:
-        for line in response.iter_lines():
-            if not line:
-                if "data" in current:
-                    events.append(current)
-                current = {}
-                if len(events) >= n:
-                    break
-                continue
+    for line in lines:
+        if not line:
+            if current:
+                yield current
+            current = {}
+        elif not line.startswith(":"):
             key, _, value = line.partition(":")
             current[key] = value.strip()
-    return events
+
+
+def browser_events(frames: Iterable[dict[str, str]], last_id: str) -> Iterator[dict[str, str]]:
+    """The events of ``frames`` as a browser dispatches them: each ``id`` is the stream's last
+    event id at that point, which any frame with an ``id:`` sets (data or not) and which
+    starts as the ``Last-Event-ID`` sent (``last_id``, "" if none). So an opening's snapshots
+    have the id from before it; their body has the head."""
+    for frame in frames:
+        last_id = frame.get("id", last_id)
+        if "data" in frame:
+            yield {**frame, "id": last_id}
+
+
+def read_events(url: str, n: int, headers: dict[str, str] | None = None) -> list[dict[str, str]]:
+    """The first ``n`` events of a stream, as a browser sees them (:func:`browser_events`)."""
+    headers = headers or {}
+    with httpx.stream("GET", url, headers=headers, timeout=30) as response:
+        frames = sse_frames(response.iter_lines())
+        return list(itertools.islice(browser_events(frames, headers.get("last-event-id", "")), n))
+
+
+def body_id(event: dict[str, str]) -> str:
+    """The outbox id in an event's JSON body: an opening snapshot's is the head."""
+    return str(json.loads(event["data"])["id"])
 
 
 def test_sse_streams_changes_from_another_process_and_resumes(
@@ -136,13 +159,12 @@ def test_sse_streams_changes_from_another_process_and_resumes(
     first = read_events(f"{live_server}/api/events?thread=t", 1)
     assert first[0]["event"] == "todo_state"
     assert json.loads(first[0]["data"])["data"]["cards"][0]["title"] == "first"
+    head = body_id(first[0])
     # A different OS process (the CLI) writes; the open stream must deliver it.
     got: list[dict[str, str]] = []
     reader = threading.Thread(
         target=lambda: got.extend(
-            read_events(
-                f"{live_server}/api/events?thread=t", 1, headers={"last-event-id": first[0]["id"]}
-            )
+            read_events(f"{live_server}/api/events?thread=t", 1, headers={"last-event-id": head})
         )
     )
     reader.start()
@@ -154,14 +176,14 @@ def test_sse_streams_changes_from_another_process_and_resumes(
         timeout=60,
     )
     reader.join(30)
-    assert len(got) == 1 and int(got[0]["id"]) > int(first[0]["id"])
+    assert len(got) == 1 and int(got[0]["id"]) > int(head)
     titles = [c["title"] for c in json.loads(got[0]["data"])["data"]["cards"]]
     assert titles == ["first", "from the cli"]
     # Resume from the very start replays both, in order, with no duplicates.
     replay = read_events(f"{live_server}/api/events?thread=t&after=0", 2)
     sizes = [len(json.loads(e["data"])["data"]["cards"]) for e in replay]
     assert sizes == [1, 2] and replay[1]["id"] == got[0]["id"]
-    assert int(replay[0]["id"]) < int(first[0]["id"])  # the opening snapshot was at the head
+    assert int(replay[0]["id"]) < int(head)  # the opening snapshot was at the head
 
 
 def test_fresh_stream_opens_with_snapshots_and_pruned_cursor_gets_them_too(
@@ -174,8 +196,11 @@ def test_fresh_stream_opens_with_snapshots_and_pruned_cursor_gets_them_too(
     opening = read_events(f"{live_server}/api/events?thread=t&tasks=0", 2)
     assert [e["event"] for e in opening] == ["todo_state", "goal_state"]
     assert len(json.loads(opening[0]["data"])["data"]["cards"]) == 3
-    head = opening[0]["id"]
-    assert opening[1]["id"] == head
+    # Both at the head, in their bodies only: the stream's last event id is not set yet.
+    with tl.store.read() as tx:
+        head = str(tx.event_head())
+    assert [body_id(e) for e in opening] == [head, head]
+    assert [e["id"] for e in opening] == ["", ""]
     # A cursor still covered resumes exactly: after event 1 come the 2nd and 3rd board states.
     resumed = read_events(f"{live_server}/api/events?thread=t&tasks=0", 2, {"last-event-id": "1"})
     assert [len(json.loads(e["data"])["data"]["cards"]) for e in resumed] == [2, 3]
@@ -413,7 +438,8 @@ def test_after_zero_replays_what_retention_kept(tl: Taskloom, live_server: str) 
     replay = read_events(f"{live_server}/api/events?tasks=0&after=0", 2)
     assert [(e["event"], e["id"]) for e in replay] == [("todo_state", "3"), ("goal_state", "4")]
     stale = read_events(f"{live_server}/api/events?tasks=0", 2, {"last-event-id": "1"})
-    assert [(e["event"], e["id"]) for e in stale] == [("todo_state", "4"), ("goal_state", "4")]
+    assert [(e["event"], body_id(e)) for e in stale] == [("todo_state", "4"), ("goal_state", "4")]
+    assert {e["id"] for e in stale} == {"1"}  # the cursor stays until the opening is whole
 
 
 def test_a_fresh_stream_reads_the_snapshots_a_page_at_a_time(
@@ -435,7 +461,8 @@ def test_a_fresh_stream_reads_the_snapshots_a_page_at_a_time(
     assert [json.loads(f["data"])["thread_id"] for f in frames[:boards]] == [
         f"b{i:02d}" for i in range(boards)
     ]
-    assert frames[-1]["event"] == "goal_state" and {f["id"] for f in frames} == {str(boards + 1)}
+    assert frames[-1]["event"] == "goal_state" and {body_id(f) for f in frames} == {str(boards + 1)}
+    assert {f["id"] for f in frames} == {""}
 
     loaded = [0]  # documents read from the database so far
     read = tl.store.read
@@ -480,3 +507,112 @@ def test_a_fresh_stream_reads_the_snapshots_a_page_at_a_time(
 
     at_first, at_end = asyncio.run(go())
     assert at_first <= 8 and at_end == boards + 1
+
+
+def _head(tl: Taskloom) -> str:
+    with tl.store.read() as tx:
+        return str(tx.event_head())
+
+
+def test_an_opening_cut_off_midway_is_sent_whole_again(tl: Taskloom, live_server: str) -> None:
+    """The snapshots of an opening carry no SSE id, and a frame of only the head's id follows
+    the last of them: a browser cut off mid-opening has no Last-Event-ID to resume from past
+    the snapshots it missed, so it gets the whole opening again; one that saw the opening
+    whole resumes live after the head, repeating none of it."""
+    from taskloom.server.sse import SNAPSHOT_PAGE
+
+    boards = 80
+    assert boards > 2 * SNAPSHOT_PAGE  # three pages
+    names = [f"b{i:02d}" for i in range(boards)]
+    for name in names:
+        tl.board(name).add("card")
+    url = f"{live_server}/api/events?tasks=0"
+
+    def opening() -> tuple[list[dict[str, str]], dict[str, str]]:
+        """The frames of a fresh stream up to the first with an SSE id, and that frame."""
+        with httpx.stream("GET", url, timeout=30) as response:
+            snapshots = []
+            for frame in sse_frames(response.iter_lines()):
+                if "data" not in frame or "id" in frame:
+                    return snapshots, frame
+                snapshots.append(frame)
+        raise AssertionError("the stream ended")
+
+    def reconnect(last_id: str, thread: str) -> list[dict[str, str]]:
+        """The frames of a stream reopened as a browser does (with ``last_id`` unless it has
+        none), up to the first event of ``thread``, written to once the stream is open (so
+        this ends whether or not the stream opens with snapshots)."""
+        headers = {"last-event-id": last_id} if last_id else {}
+        frames = []
+        with httpx.stream("GET", url, headers=headers, timeout=30) as response:
+            tl.board(thread).add("written once the stream is open")
+            for frame in sse_frames(response.iter_lines()):
+                frames.append(frame)
+                if "data" in frame and json.loads(frame["data"])["thread_id"] == thread:
+                    return frames
+        raise AssertionError("the stream ended")
+
+    def threads(events: Iterable[dict[str, str]]) -> list[str]:
+        return [json.loads(e["data"])["thread_id"] for e in events]
+
+    head = _head(tl)
+    snapshots, end = opening()
+    assert threads(snapshots) == names and {body_id(f) for f in snapshots} == {head}
+    assert end == {"id": head}
+    # Cut off after 40 boards: the browser has no last event id, and reconnects without one.
+    cut = read_events(url, 40)
+    last_id = cut[-1]["id"]
+    again = list(browser_events(reconnect(last_id, "later"), last_id))
+    assert last_id == "" and threads(again[:-1]) == names  # every board, then the write
+    # A whole opening ends with the head's id: reconnecting with it resumes after it.
+    snapshots, end = opening()
+    assert len(snapshots) == boards + 1 and end == {"id": _head(tl)}  # with "later"
+    resumed = reconnect(end["id"], "b00")  # the write only: no snapshot, no id-only frame
+    assert [(f["id"], f["event"]) for f in resumed] == [(str(int(end["id"]) + 1), "todo_state")]
+    assert len(json.loads(resumed[0]["data"])["data"]["cards"]) == 2
+
+
+def test_a_fresh_stream_without_snapshots_still_gets_the_head(
+    tl: Taskloom, live_server: str
+) -> None:
+    """No board or goal to open with: the id-only frame comes first, so the client knows
+    where to resume from at once."""
+    tl.queue.add("job")  # an event, but no snapshot
+    for query in ("", "?thread=nobody"):
+        head = _head(tl)
+        with httpx.stream("GET", f"{live_server}/api/events{query}", timeout=30) as response:
+            tl.queue.add("written once the stream is open")  # so this ends on any server
+            first = next(sse_frames(response.iter_lines()))
+        assert first == {"id": head}, query
+
+
+def test_a_stream_stopped_mid_opening_ends_without_the_head(
+    tl: Taskloom, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shutdown mid-opening ends the stream without the head's id (the client reconnects
+    for a whole opening); one that comes after the opening was whole does not hold it back."""
+    from taskloom.server import sse
+    from taskloom.server.hub import EventHub
+
+    monkeypatch.setattr(sse, "SNAPSHOT_PAGE", 2)
+    for i in range(5):
+        tl.board(f"b{i}").add("card")
+
+    async def go(stop_after: int) -> list[bytes]:
+        hub = EventHub(tl.store, poll_s=0.01)
+        await hub.start()
+        stop = anyio.Event()
+        opened = await sse.open_stream(hub, after=None, thread_id=None)
+        sent = []
+        async for wire in sse.event_stream(hub, opened, thread_id=None, stop=stop):
+            sent.append(wire)
+            if len(sent) == stop_after:
+                stop.set()
+        await hub.stop()
+        return sent
+
+    cut = asyncio.run(go(3))  # stopped in the second page: it is sent, the third is not
+    assert len(cut) == 4 and not any(b"id:" in wire for wire in cut)
+    whole = asyncio.run(go(6))
+    assert len(whole) == 6 and not any(b"id:" in wire for wire in whole[:5])
+    assert whole[5] == b"id: 5\r\n\r\n"

@@ -49,15 +49,22 @@ class Frame:
     wire: bytes
 
 
-def to_frame(event: Event) -> Frame:
-    """Encode an event for the wire. Lease tokens are capabilities for a worker, not something
+def to_frame(event: Event, *, tagged: bool = True) -> Frame:
+    """Encode an event for the wire, with its id as the SSE ``id:`` unless not ``tagged``
+    (its body has it all the same). Lease tokens are capabilities for a worker, not something
     to broadcast to every viewer, so they are blanked here."""
     body = event.to_dict()
     if event.type == TASK_STATE and body["data"].get("lease_token"):
         body["data"] = {**body["data"], "lease_token": None}
     data = json.dumps(body)
-    wire = ServerSentEvent(data, event=event.type, id=str(event.id)).encode()
+    wire = ServerSentEvent(data, event=event.type, id=str(event.id) if tagged else None).encode()
     return Frame(int(event.id or 0), event.type, event.thread_id, wire)
+
+
+def id_only(event_id: int) -> bytes:
+    """A frame with nothing but an SSE ``id:``: it sets the client's last event id (what it
+    resumes from after a reconnect) without dispatching a message."""
+    return ServerSentEvent(id=str(event_id)).encode()
 
 
 def read_frames(

@@ -1,15 +1,19 @@
 """SSE from the outbox: every event committed by any process, in id order, resumable.
 
 A stream opened without a cursor (a fresh page), or with one whose events retention has
-pruned, starts with the current snapshots tagged with the outbox head, then follows live. The
-snapshots are read and sent a page at a time, so a stream costs one page of memory however
-many boards there are, and its first bytes leave after the first page. A ``Last-Event-ID``
-that is still covered resumes exactly after it: no gap, no duplicate; ``after=0`` replays
-every event still kept. The events of one thread are selected with ``thread``; queue events
+pruned, starts with an opening: the current snapshots, each an event at the outbox head. They
+are read and sent a page at a time, so a stream costs one page of memory however many boards
+there are, and its first bytes leave after the first page. Their frames carry no SSE ``id:``
+(their body holds the head); one frame of only ``id: <head>`` follows the last of them. A
+client cut off mid-opening therefore reconnects with the cursor it had (none, or one the
+outbox no longer covers) and gets the whole opening again, instead of resuming after the head
+without the snapshots it missed. The stream then follows live. A ``Last-Event-ID`` that is
+still covered resumes exactly after it: no gap, no duplicate; ``after=0`` replays every event
+still kept. The events of one thread are selected with ``thread``; queue events
 (``task_state``) belong to no thread and go to every stream unless ``tasks=0``.
 
 A stream ends (its response completed, not cut) when its ``stop`` event is set: the server is
-shutting down.
+shutting down. One stopped mid-opening ends without the head's id, so it opens afresh later.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import anyio
 
 from taskloom.domain.errors import TaskloomError
 from taskloom.outbox import SnapshotPosition, pruned_through, snapshot_page
-from taskloom.server.hub import EventHub, Frame, read_frames, to_frame
+from taskloom.server.hub import EventHub, Frame, id_only, read_frames, to_frame
 from taskloom.store.base import Store
 
 RETRY_S = 1.0
@@ -33,12 +37,14 @@ SNAPSHOT_PAGE = 32
 
 @dataclass(frozen=True, slots=True)
 class Opening:
-    """Where a stream starts: its cursor, the first page of snapshots (if it starts with
-    them), and where the rest of them are read from (``None``: no more)."""
+    """Where a stream starts: its cursor, the first page of snapshots, where the rest of
+    them are read from (``None``: no more), and whether it opens with them (``fresh``, even
+    if there are none: its cursor, the head, is sent once they all are)."""
 
     cursor: int
     frames: list[Frame]
     rest: SnapshotPosition | None = None
+    fresh: bool = False
 
 
 def _snapshots(
@@ -46,7 +52,7 @@ def _snapshots(
 ) -> tuple[list[Frame], SnapshotPosition | None]:
     with store.read() as tx:
         events, rest = snapshot_page(tx, head, thread_id, start, SNAPSHOT_PAGE)
-    return [to_frame(e) for e in events], rest
+    return [to_frame(e, tagged=False) for e in events], rest
 
 
 def _opening(store: Store, after: int | None, thread_id: str | None) -> Opening:
@@ -58,7 +64,7 @@ def _opening(store: Store, after: int | None, thread_id: str | None) -> Opening:
         if after is not None and (after == 0 or pruned_through(tx) <= after <= head):
             return Opening(after, [])
     frames, rest = _snapshots(store, head, thread_id, (0, None))
-    return Opening(head, frames, rest)
+    return Opening(head, frames, rest, fresh=True)
 
 
 async def open_stream(hub: EventHub, *, after: int | None, thread_id: str | None) -> Opening:
@@ -86,8 +92,9 @@ async def event_stream(
     stop: anyio.Event | None = None,
 ) -> AsyncIterator[bytes]:
     """The frames of an opened stream (:func:`open_stream`): the rest of its snapshots, a
-    page at a time, then every later event. While the database cannot be read the stream
-    stays open (pings go on) and catches up afterwards. It ends when ``stop`` is set."""
+    page at a time, and then (the opening complete) the head as an id-only frame, then every
+    later event. While the database cannot be read the stream stays open (pings go on) and
+    catches up afterwards. It ends when ``stop`` is set."""
 
     def stopped() -> bool:
         return stop is not None and stop.is_set()
@@ -103,6 +110,8 @@ async def event_stream(
             continue
         for frame in page:
             yield frame.wire
+    if opened.fresh and rest is None:
+        yield id_only(cursor)
 
     def wanted(frame: Frame) -> bool:
         if frame.thread_id is None:

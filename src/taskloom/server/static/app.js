@@ -313,8 +313,10 @@ function setLive(mode) {
 // One stream: the selected thread's events and the queue's, or (no thread yet, because there
 // is none) the queue's and any thread's, whose first event makes the panel pick that thread.
 //
-// Every frame carries its outbox id, and a stream's opening snapshots all carry the head. A
-// reconnect with Last-Event-ID normally resumes after it (higher ids); if the server's outbox
+// Every event's body carries its outbox id, and a stream's opening snapshots all carry the
+// head. Their frames have no SSE id: only once the whole opening is sent does an id-only frame
+// set the head as the stream's Last-Event-ID, so a stream cut off mid-opening reopens afresh.
+// A reconnect with Last-Event-ID normally resumes after it (higher ids); if the server's outbox
 // no longer goes that far (the database was restored from an older copy) it opens afresh, with
 // ids lower than the last one seen: the view is then cleared (a board absent from the restored
 // database must not stay) and the opening's snapshots replace it, whatever their versions.
@@ -326,17 +328,18 @@ function connect() {
   if (token) query.set("token", token);
   const source = new EventSource(`/api/events?${query}`);
   state.source = source;
-  let lastId = null; // the id of this stream's last frame
+  let lastId = null; // the id of this stream's last event
   let opening = null; // the id the snapshots of the opening being read carry
   for (const type of ["todo_state", "goal_state", "task_state"]) {
     source.addEventListener(type, (message) => {
       if (source !== state.source) return;
-      const id = Number(message.lastEventId);
+      const event = parse(message.data);
+      const id = Number(event.id);
       if (lastId !== null && id < lastId) restarted();
       if (lastId === null || id < lastId) opening = id;
       else if (id > lastId) opening = null;
       lastId = id;
-      apply(type, parse(message.data), id === opening);
+      apply(type, event, id === opening);
     });
   }
   source.addEventListener("open", () => {
