@@ -45,7 +45,7 @@ from _drain import (
     work,
     work_batched,
 )
-from taskloom.store.postgres import join_url
+from taskloom.store.pg_url import join_url
 
 
 def admin_dsn() -> str:

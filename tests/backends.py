@@ -21,7 +21,7 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 import psycopg
 from psycopg import sql
 
-from taskloom.store.postgres import join_url
+from taskloom.store.pg_url import join_url
 
 PG_ENV = "TASKLOOM_TEST_PG"
 FALLBACK_URLS = ("postgresql:///postgres", "postgresql://postgres@/postgres")

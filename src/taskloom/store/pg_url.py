@@ -1,0 +1,117 @@
+"""PostgreSQL URLs: read the way libpq reads them, and their passwords kept out of sight.
+
+A URL holds taskloom's own pool options besides libpq's, and often a password. The password
+must never be shown (``tl.url``, CLI output), written where others read it, echoed in an
+error (libpq quotes what it cannot read of a URL) or logged (psycopg's pool logs libpq's
+reasons). Python's URL parser and libpq disagree on where a password ends, so the user info
+is first made readable to the former as the latter reads it (:func:`quote_userinfo`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit, urlunsplit
+
+from taskloom.domain.common import names_password, quote_userinfo
+
+
+def split_url(url: str) -> tuple[str, dict[str, str]]:
+    """The libpq URL without taskloom's own ``pool_min``/``pool_max`` query parameters."""
+    parts = urlsplit(quote_userinfo(url))
+    ours: dict[str, str] = {}
+    theirs = []  # kept exactly as written: libpq decodes %XX but not "+" (urlencode's space)
+    for piece in parts.query.split("&") if parts.query else []:
+        pairs = parse_qsl(piece, keep_blank_values=True)
+        if pairs and pairs[0][0] in {"pool_min", "pool_max"}:
+            ours[pairs[0][0]] = pairs[0][1]
+        else:
+            theirs.append(piece)
+    return join_url(parts._replace(scheme="postgresql", query="&".join(theirs))), ours
+
+
+def redact(url: str) -> str:
+    """The URL for display (``tl.url``, CLI output): any password replaced by ``***``."""
+    parts = urlsplit(quote_userinfo(url))
+    netloc = parts.netloc
+    if parts.password is not None:
+        netloc = netloc.replace(f":{parts.password}@", ":***@", 1)
+    query = (
+        "&".join(_redact_param(piece) for piece in parts.query.split("&")) if parts.query else ""
+    )
+    return join_url(parts._replace(netloc=netloc, query=query))
+
+
+def url_secrets(url: str) -> tuple[str, ...]:
+    """The password of ``url`` (as written and decoded, and in the pieces an unencoded ``@``
+    splits it into, since libpq splits at the first ``@`` and reports the rest as a host
+    name) and password query values: what :func:`scrub` takes out of libpq's messages."""
+    try:
+        parts = urlsplit(quote_userinfo(url))
+        query = parse_qsl(parts.query, keep_blank_values=True)
+    except ValueError:
+        return ()
+    userinfo = parts.netloc.rpartition("@")[0]
+    found = [value for key, value in query if names_password(key)]
+    if ":" in userinfo:
+        password = userinfo.split(":", 1)[1]
+        found += [password, unquote(password), *password.split("@")]
+    return tuple(sorted({s for s in found if len(s) > 1}, key=len, reverse=True))
+
+
+def scrub(text: str, secrets: Sequence[str]) -> str:
+    """``text`` with every secret replaced by ``***``."""
+    for secret in secrets:
+        text = text.replace(secret, "***")
+    return text
+
+
+class ScrubSecrets(logging.Filter):
+    """Takes the passwords of every store's URL out of psycopg's and its pool's log records.
+
+    The pool reconnects in the background and logs libpq's reason as a warning, and libpq
+    quotes what it could not read of a URL: an unencoded ``%`` token, or the part of a
+    password after an unencoded ``@`` (as a host name). Errors the store raises are scrubbed
+    where it raises them; these records reach the application's log handlers directly."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not KNOWN_SECRETS:
+            return True
+        try:
+            message = record.getMessage()
+        except (TypeError, ValueError):  # a malformed record: leave it to logging
+            return True
+        scrubbed = scrub(message, KNOWN_SECRETS)
+        if scrubbed != message:
+            record.msg, record.args = scrubbed, None
+        return True
+
+
+KNOWN_SECRETS: list[str] = []
+"""The passwords of every store's URL (:func:`url_secrets`) this process opened, longest
+first: a message from libpq or the pool may quote any of them."""
+for _name in ("psycopg", "psycopg.pool"):  # a filter applies to its own logger's records only
+    logging.getLogger(_name).addFilter(ScrubSecrets())
+
+
+def remember_secrets(secrets: Sequence[str]) -> None:
+    """Add a URL's passwords to :data:`KNOWN_SECRETS`."""
+    known = set(KNOWN_SECRETS) | set(secrets)
+    KNOWN_SECRETS[:] = sorted(known, key=len, reverse=True)
+
+
+def _redact_param(piece: str) -> str:
+    """``key=value`` from a URL's query, its value hidden if the key names a password (as
+    libpq decodes it: ``pass%77ord`` too)."""
+    pairs = parse_qsl(piece, keep_blank_values=True)
+    if pairs and names_password(pairs[0][0]):
+        return f"{piece.split('=', 1)[0]}=***"
+    return piece
+
+
+def join_url(parts: SplitResult) -> str:
+    """``urlunsplit`` that keeps the ``//`` of a host-less URL (``postgresql:///db``)."""
+    url = urlunsplit(parts)
+    if not parts.netloc:
+        url = url.replace(f"{parts.scheme}:", f"{parts.scheme}://", 1)
+    return url
