@@ -616,3 +616,38 @@ def test_a_stream_stopped_mid_opening_ends_without_the_head(
     whole = asyncio.run(go(6))
     assert len(whole) == 6 and not any(b"id:" in wire for wire in whole[:5])
     assert whole[5] == b"id: 5\r\n\r\n"
+
+
+def test_a_stream_behind_what_retention_pruned_gets_snapshots_not_a_hole(tl: Taskloom) -> None:
+    """A slow stream catching up from the table, whose next events retention deletes before
+    it reads them, is sent the current snapshots (then the head), never a silent jump: the
+    one change of board "b" among them would otherwise stay missing from its view."""
+    from taskloom.server import sse
+    from taskloom.server.hub import EventHub
+
+    for i in range(20):
+        tl.board("a").add(f"a{i}")
+    tl.board("b").add("the only change of b")
+    for i in range(20):
+        tl.board("a").add(f"a{i + 20}")
+
+    async def go() -> list[bytes]:
+        hub = EventHub(tl.store, poll_s=0.01, window=1)  # the stream reads from the table
+        await hub.start()
+        stop = anyio.Event()
+        opened = await sse.open_stream(hub, after=1, thread_id=None)  # covered, so far
+        prune_events(tl.store, tl.now(), keep=5)
+        sent = []
+        async for wire in sse.event_stream(hub, opened, thread_id=None, stop=stop):
+            sent.append(wire)
+            if wire.startswith(b"id:"):
+                stop.set()
+        await hub.stop()
+        return sent
+
+    sent = asyncio.run(go())
+    frames = [next(sse_frames(iter([*w.decode().splitlines(), ""]))) for w in sent]
+    snapshots = {json.loads(f["data"])["thread_id"]: f for f in frames if "data" in f}
+    assert set(snapshots) == {"a", "b"} and all("id" not in f for f in snapshots.values())
+    assert "the only change of b" in snapshots["b"]["data"]
+    assert frames[-1] == {"id": str(_head(tl))}

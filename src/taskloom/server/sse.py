@@ -99,32 +99,43 @@ async def event_stream(
     def stopped() -> bool:
         return stop is not None and stop.is_set()
 
-    cursor, rest = opened.cursor, opened.rest
-    for frame in opened.frames:
-        yield frame.wire
-    while rest is not None and not stopped():
-        try:
-            page, rest = await asyncio.to_thread(_snapshots, hub.store, cursor, thread_id, rest)
-        except TaskloomError:
-            await _pause(RETRY_S, stop)
-            continue
-        for frame in page:
+    async def send(opened: Opening) -> AsyncIterator[bytes]:
+        rest = opened.rest
+        for frame in opened.frames:
             yield frame.wire
-    if opened.fresh and rest is None:
-        yield id_only(cursor)
+        while rest is not None and not stopped():
+            try:
+                page, rest = await asyncio.to_thread(
+                    _snapshots, hub.store, opened.cursor, thread_id, rest
+                )
+            except TaskloomError:
+                await _pause(RETRY_S, stop)
+                continue
+            for frame in page:
+                yield frame.wire
+        if opened.fresh and rest is None:
+            yield id_only(opened.cursor)
 
     def wanted(frame: Frame) -> bool:
         if frame.thread_id is None:
             return tasks
         return thread_id is None or frame.thread_id == thread_id
 
+    async for wire in send(opened):
+        yield wire
+    cursor = opened.cursor
     while not stopped():
         frames = hub.since(cursor)
         if frames is None:  # behind the shared window: catch up from the table
             try:
-                frames = await asyncio.to_thread(read_frames, hub.store, cursor)
+                frames, reopened = await asyncio.to_thread(_catch_up, hub.store, cursor, thread_id)
             except TaskloomError:
                 await _pause(RETRY_S, stop)
+                continue
+            if reopened is not None:
+                async for wire in send(reopened):
+                    yield wire
+                cursor = reopened.cursor
                 continue
             if not frames:
                 cursor = max(cursor, hub.floor)
@@ -135,3 +146,19 @@ async def event_stream(
                 yield frame.wire
         if not frames:
             await hub.wait(cursor, stop)
+
+
+def _catch_up(
+    store: Store, cursor: int, thread_id: str | None
+) -> tuple[list[Frame], Opening | None]:
+    """The events after ``cursor`` from the table, or, if retention has pruned some of them
+    meanwhile (the stream was slow, or fell behind the window), an opening at the head
+    instead: a hole in the events would leave the boards they changed stale, with no sign.
+    The check follows the read, so a prune that committed before it is always seen (one
+    that commits during it only costs an opening the stream did not need)."""
+    frames = read_frames(store, cursor)
+    with store.read() as tx:
+        pruned = pruned_through(tx) > cursor
+    if not pruned:
+        return frames, None
+    return [], _opening(store, None, thread_id)
