@@ -371,3 +371,25 @@ print("survived", len(errors))
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.startswith("survived 0"), done.stdout
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"title": 5}, "must be text"),
+        ({"title": "t", "plan": "abc"}, "list of text, not one text"),
+        ({"title": "t", "source_metadata": {1: "x"}}, "keys must be text"),
+        ({"title": "t", "source_metadata": {"x": {1, 2}}}, "not JSON"),
+        ({"title": "t", "source_metadata": {"x": 2**70}}, "beyond 64 bits"),
+        ({"title": "t", "source_metadata": {"x": float("nan")}}, "JSON cannot store"),
+        ({"title": "t", "source_metadata": ["not", "an", "object"]}, "must be an object"),
+    ],
+)
+def test_values_of_the_wrong_kind_are_input_errors(
+    tl: Taskloom, fields: dict[str, object], message: str
+) -> None:
+    """The same refusal on both backends, before anything is stored: a raw AttributeError or
+    TypeError used to escape, or a plan of one text was stored as its letters."""
+    with pytest.raises(InvalidInput, match=message):
+        tl.board("t").add(**fields)  # type: ignore[arg-type]
+    assert tl.board("t").list()["cards"] == []

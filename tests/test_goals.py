@@ -624,3 +624,28 @@ def test_a_new_objective_set_right_after_the_charge_is_not_suppressed(
     continuation_tick(tl_fixed, lambda goal: idle, idle_s=60)
     goal = tl_fixed.goal("t").get()["goal"]
     assert goal["objective"] == "Brand new objective" and not goal["continuation_suppressed"]
+
+
+@pytest.mark.parametrize("seconds", [float("nan"), float("inf"), -1.0, "5", True, 1e10])
+def test_usage_that_is_not_a_finite_duration_is_refused(
+    tl: Taskloom, db_url: str, seconds: object
+) -> None:
+    """NaN or infinity was stored as null, and every other process then failed to add to
+    the goal's time (a TypeError on each turn, for good)."""
+    handle = tl.goal("t")
+    gid = handle.set("ship it", token_budget=1000)["goal"]["goal_id"]
+    with pytest.raises(InvalidInput, match="seconds"):
+        handle.account_usage(gid, 10, seconds)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match="tokens"):
+        handle.account_usage(gid, "5", 1.0)  # type: ignore[arg-type]
+    handle.account_usage(gid, 10, 1.5)
+    with taskloom.connect(db_url) as other:  # another process's view: a number, not null
+        assert other.goal("t").get()["goal"]["time_used_s"] == 1.5
+
+
+def test_a_token_count_past_64_bits_stays_at_the_top(tl: Taskloom) -> None:
+    handle = tl.goal("t")
+    gid = handle.set("ship it")["goal"]["goal_id"]
+    for _ in range(3):
+        handle.account_usage(gid, 2**63 - 1, 0.0)
+    assert handle.get()["goal"]["tokens_used"] == 2**63 - 1

@@ -307,3 +307,35 @@ def test_read_errors_name_the_end_and_the_expiry(tl_fixed: Taskloom, clock: Fake
     clock.advance(3601)
     with pytest.raises(NotFound, match=r"It expired at 2026-01-01T13:00:00\.000Z \(TTL reached\)"):
         g.read(rid.result_id)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"wei": 123456789012345678901234567890}',
+        '{"x": 1e400}',
+        '{"y": NaN, "z": -Infinity}',
+    ],
+)
+def test_json_the_encoder_cannot_keep_exactly_passes_as_the_text_it_was(
+    tl: Taskloom, text: str
+) -> None:
+    """An integer past 64 bits failed the encoder (a traceback); NaN, Infinity and 1e400
+    became null: the model must see the values the tool returned."""
+    assert tl.guard("t1", SMALL).wrap("chain", text) == text
+    big = "[" + ",".join([text] * 600) + "]"
+    out = tl.guard("t1", SMALL).stash("chain", big)
+    assert out.mode == "stashed" and out.result_id
+    assert text in tl.guard("t1", SMALL).read(out.result_id, lines="1-1")
+    value = {"wei": 2**100}
+    assert "1267650600228229401496703205376" in tl.guard("t1", SMALL).wrap("chain", value)
+
+
+def test_output_that_is_not_utf8_is_stashed_with_replacement_characters(tl: Taskloom) -> None:
+    """Undecodable bytes of a subprocess's output (lone surrogates, with surrogateescape)
+    crashed the guard; no backend can store them."""
+    raw = ("abc\udcff\udcfe def " * 5000, "A\ud800B " * 20000)
+    for text in raw:
+        out = tl.guard("t1", SMALL).stash("shell", text)
+        assert out.mode == "stashed" and out.result_id
+        assert "\ufffd" in tl.guard("t1", SMALL).read(out.result_id, lines="1-1")

@@ -247,6 +247,25 @@ def test_prune_by_age_keeps_the_newest(tl_fixed: Taskloom, clock: FakeClock) -> 
         assert len(tx.events_after(0)) == 1
 
 
+def test_prune_by_age_keeps_the_newest_after_a_rolled_back_write(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    """On PostgreSQL a write that rolled back still drew an event id: the newest event is
+    below the head then, and must stay all the same."""
+    from taskloom.domain.events import Event
+
+    tl_fixed.board("t").add("old")
+    tl_fixed.board("t").add("newest")
+    with contextlib.suppress(RuntimeError), tl_fixed.store.write() as tx:
+        tx.append_event(Event("todo_state", "t", {}, created_at="2026-01-01T12:00:00.000Z"))
+        raise RuntimeError("rolled back")
+    clock.advance(86400)
+    assert prune_events(tl_fixed.store, tl_fixed.now(), keep=None, older_than=timedelta(0)) == 1
+    with tl_fixed.store.read() as tx:
+        (kept,) = tx.events_after(0)
+    assert kept.data["cards"][-1]["title"] == "newest"
+
+
 def test_viewers_never_see_lease_tokens(tl: Taskloom, live_server: str) -> None:
     task, _ = tl.queue.add("secret work")
     claimed = tl.queue.claim("w1", lease=60)

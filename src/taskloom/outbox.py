@@ -118,9 +118,11 @@ def prune_events(
         if before is not None:
             sql = "SELECT MAX(id) AS id FROM events WHERE created_at < ?"
             newest = tx.query_one(sql, (before,))
-            head = tx.event_head()
-            if newest and newest["id"] is not None:
-                cutoff = max(cutoff, min(int(newest["id"]), head - 1))
+            # The newest event stored, not the head: on PostgreSQL the head counts ids drawn
+            # by writes that rolled back, and one below it was the newest event itself.
+            last = tx.query_one("SELECT MAX(id) AS id FROM events")
+            if newest and newest["id"] is not None and last:
+                cutoff = max(cutoff, min(int(newest["id"]), int(last["id"]) - 1))
         done = pruned_through(tx)
         if cutoff <= done:
             return 0

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import math
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -291,16 +292,26 @@ def _storable(value: str, name: str) -> str:
 
 
 def _storable_json(value: Any, name: str) -> None:
-    """Every string (keys included) of host-supplied JSON such as ``source_metadata``."""
+    """Host-supplied JSON such as ``source_metadata``, stored the same way by both backends:
+    text keys, storable strings, finite numbers within 64 bits (NaN was stored as null, and
+    read back as NaN only by the process that wrote it), lists and objects."""
     if isinstance(value, str):
         _storable(value, name)
     elif isinstance(value, Mapping):
         for key, item in value.items():
-            _storable_json(key, name)
+            if not isinstance(key, str):
+                raise InvalidInput(f"{name} keys must be text (got {type(key).__name__})")
+            _storable(key, name)
             _storable_json(item, name)
     elif isinstance(value, list | tuple):
         for item in value:
             _storable_json(item, name)
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise InvalidInput(f"{name} holds {value}, which JSON cannot store")
+    elif isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
+        raise InvalidInput(f"{name} holds an integer beyond 64 bits")
+    elif value is not None and not isinstance(value, bool | int | float):
+        raise InvalidInput(f"{name} holds a {type(value).__name__}, which is not JSON")
 
 
 def _clean_title(title: str) -> str:
@@ -315,6 +326,8 @@ def _clean_text(value: str | None, name: str) -> str | None:
 
 
 def _clean_items(items: Sequence[str] | None, name: str) -> tuple[str, ...]:
+    if isinstance(items, str):  # a list of its letters, otherwise
+        raise InvalidInput(f"{name} must be a list of text, not one text")
     return clean_list([_storable(i, name) for i in items or ()])
 
 
@@ -339,6 +352,8 @@ def _apply_patch(card: Card, patch: CardPatch) -> Card:
     if not isinstance(patch.approval_mode, Unset):
         changes["approval_mode"] = parse_approval_mode(patch.approval_mode)
     if not isinstance(patch.source_metadata, Unset):
+        if patch.source_metadata is not None and not isinstance(patch.source_metadata, Mapping):
+            raise InvalidInput("source_metadata must be an object (a dict) or None")
         _storable_json(patch.source_metadata, "source_metadata")
         changes["source_metadata"] = patch.source_metadata
     new = dataclasses.replace(card, **changes)

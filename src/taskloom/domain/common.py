@@ -76,6 +76,8 @@ def storable_size(text: str, name: str = "text") -> int:
     """The UTF-8 size of ``text``, which must be storable on both backends: no NUL (PostgreSQL
     text cannot hold one) and no lone surrogates (what undecodable bytes of a command line
     become). Checked before any statement, so both backends refuse it the same way."""
+    if not isinstance(text, str):
+        raise InvalidInput(f"{name} must be text, not {type(text).__name__}")
     try:
         size = len(text.encode("utf-8"))
     except UnicodeEncodeError:

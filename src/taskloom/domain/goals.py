@@ -91,6 +91,10 @@ class Goal:
 
 MAX_TOKEN_BUDGET = 2**63 - 1
 """The largest budget both backends store (a 64-bit integer)."""
+MAX_TURN_SECONDS = 1e9
+"""The longest turn usage may report (about 30 years): a bound that keeps the running total
+a finite number. NaN or infinity used to be stored as null, after which every process but
+the one that reported it failed to add to the total."""
 
 
 def _check_budget(token_budget: int | None) -> int | None:
@@ -294,14 +298,21 @@ def account_usage(
     An id replaced by an objective change is not stale: the turn ran for this goal, and
     dropping its usage would let a rephrase buy free tokens.
     """
-    if tokens < 0 or seconds < 0:
-        raise InvalidInput("usage cannot be negative")
+    if type(tokens) is not int or not 0 <= tokens <= MAX_TOKEN_BUDGET:
+        raise InvalidInput(f"tokens must be a whole number from 0 to {MAX_TOKEN_BUDGET}")
+    if (
+        isinstance(seconds, bool)
+        or not isinstance(seconds, int | float)
+        or not 0 <= seconds <= MAX_TURN_SECONDS  # NaN fails too
+    ):
+        raise InvalidInput(f"seconds must be a number from 0 to {MAX_TURN_SECONDS:g}")
     if not goal.answers_to(goal_id):
         return goal, False
     stamp = iso(now)
     charged = dataclasses.replace(
         goal,
-        tokens_used=goal.tokens_used + tokens,
+        # Past a 64-bit total (never a real budget) the count stays at the top: stored as is.
+        tokens_used=min(goal.tokens_used + tokens, MAX_TOKEN_BUDGET),
         time_used_s=goal.time_used_s + seconds,
         last_activity_at=stamp,
         updated_at=stamp,

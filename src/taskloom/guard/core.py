@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import math
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -98,15 +99,49 @@ class Wrapped:
     summarized: bool = False
 
 
+def _exact_int(text: str) -> int:
+    value = int(text)
+    if not -(2**63) <= value < 2**64:
+        raise ValueError("an integer beyond 64 bits")
+    return value
+
+
+def _exact_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError("a number beyond a double")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def _parse_json(text: str) -> Any:
+    """The JSON object or array ``text`` holds, if the guard can re-encode it exactly; else
+    ``None``, and the output is kept as text, which loses nothing. Integers beyond 64 bits
+    (token amounts, say) failed the encoder, and ``NaN``, ``Infinity`` or ``1e400`` came out
+    as ``null``: values the model would have been shown changed."""
     head = text.lstrip()[:1]
     if head not in ("{", "["):
         return None
     try:
-        value = json.loads(text)
-    except ValueError:
+        value = json.loads(
+            text, parse_int=_exact_int, parse_float=_exact_float, parse_constant=_no_constant
+        )
+    except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict | list) else None
+
+
+def valid_text(text: str) -> str:
+    """``text`` as valid UTF-8: a lone surrogate (what undecodable bytes of a subprocess's
+    output become with ``surrogateescape``) is replaced by U+FFFD, as no backend stores it."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return text
 
 
 class Guard:
@@ -136,8 +171,14 @@ class Guard:
             raise InvalidInput("tool_name is required")
         storable_size(tool_name, "tool_name")
         value = output if isinstance(output, dict | list) else None
+        if value is not None:  # a value the encoder takes exactly goes as JSON, else as text
+            try:
+                dumps(value)
+            except TypeError:
+                output = json.dumps(value, ensure_ascii=False, default=repr)
+                value = None
         if value is None:
-            text = output if isinstance(output, str) else str(output)
+            text = valid_text(output if isinstance(output, str) else str(output))
             value = _parse_json(text)
         if value is not None:
             return self._stash_json(tool_name, value, output, hint)
