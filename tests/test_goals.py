@@ -649,3 +649,10 @@ def test_a_token_count_past_64_bits_stays_at_the_top(tl: Taskloom) -> None:
     for _ in range(3):
         handle.account_usage(gid, 2**63 - 1, 0.0)
     assert handle.get()["goal"]["tokens_used"] == 2**63 - 1
+
+
+def test_completing_a_blocked_goal_drops_the_block_reason() -> None:
+    blocked = ops.block(new_goal(), "need a human", now=T0)
+    done = ops.complete(blocked, "shipped", now=T0)
+    assert done.status is GoalStatus.COMPLETE and done.reason is None
+    assert "need a human" not in (ops.context_block(done) or "")

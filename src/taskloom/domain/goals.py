@@ -234,7 +234,9 @@ def complete(goal: Goal, evidence: str | None, *, now: datetime, host: bool = Tr
     if goal.status is GoalStatus.COMPLETE:
         return goal
     _not_paused(goal, host, "completed")
-    return _touch(goal, now, status=GoalStatus.COMPLETE, evidence=_text(evidence, "evidence"))
+    # A blocked goal finished after all: the reason it was blocked no longer holds.
+    evidence = _text(evidence, "evidence")
+    return _touch(goal, now, status=GoalStatus.COMPLETE, evidence=evidence, reason=None)
 
 
 def block(goal: Goal, reason: str, *, now: datetime, host: bool = True) -> Goal:
