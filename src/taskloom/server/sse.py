@@ -155,8 +155,11 @@ def _catch_up(
     meanwhile (the stream was slow, or fell behind the window), an opening at the head
     instead: a hole in the events would leave the boards they changed stale, with no sign.
     The check follows the read, so a prune that committed before it is always seen (one
-    that commits during it only costs an opening the stream did not need)."""
+    that commits during it only costs an opening the stream did not need). A cursor of 0
+    reads from the oldest event kept (``after=0``): nothing before it is owed."""
     frames = read_frames(store, cursor)
+    if cursor == 0:
+        return frames, None
     with store.read() as tx:
         pruned = pruned_through(tx) > cursor
     if not pruned:
