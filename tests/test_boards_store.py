@@ -353,6 +353,7 @@ def reader():
         try:
             tl.queue.list()
             tl.board("t").add("x")
+            tl.board("t").clear()  # a board holds at most 1,000 cards
         except taskloom.TaskloomError as exc:
             errors.append(exc)
 threads = [threading.Thread(target=reader) for _ in range(2)]

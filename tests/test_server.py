@@ -38,6 +38,20 @@ def request(
     return asyncio.run(go())
 
 
+def test_a_decision_on_a_plan_that_changed_since_it_was_shown_is_refused(tl: Taskloom) -> None:
+    """The model may still edit a waiting plan: a person approving from a view that has not
+    refreshed would approve a plan they were never shown."""
+    shown = tl.board("t").add("Pay", plan=["pay $10"], status="awaiting_approval")["card"]
+    tl.board("t").edit(shown["id"], plan=["pay $10000 to someone else"])
+    path = f"/api/threads/t/cards/{shown['id']}/decision"
+    r = request(tl, "POST", path, json={"approve": True, "seen": shown["updated_at"]})
+    assert r.status_code == 409 and "look at its plan again" in r.json()["message"]
+    assert tl.board("t").get().get(shown["id"]).status.value == "awaiting_approval"
+    now = tl.board("t").get().get(shown["id"])
+    r = request(tl, "POST", path, json={"approve": True, "seen": now.updated_at})
+    assert r.status_code == 200 and tl.board("t").get().get(shown["id"]).status.value == "ready"
+
+
 def test_api_reads_and_human_actions(tl: Taskloom) -> None:
     snap = tl.board("t").add("Deploy", status="awaiting_approval", approval_mode="required")
     card = snap["card"]["id"]
@@ -62,6 +76,7 @@ def test_api_reads_and_human_actions(tl: Taskloom) -> None:
     [
         ("POST", "/api/threads/t/cards/nope/status", {"status": "done"}, 404, "not found"),
         ("POST", "/api/threads/t/cards/x/decision", {"approve": "yes"}, 400, "approve"),
+        ("POST", "/api/threads/t/cards/x/decision", {"approve": True, "v": 1}, 400, "unknown"),
         ("POST", "/api/threads/t/cards/x/status", {}, 400, "status"),
         ("POST", "/api/threads/t/goal/explode", {}, 400, "unknown goal action"),
         ("POST", "/api/threads/t/goal/budget", {"token_budget": 0}, 400, "positive"),

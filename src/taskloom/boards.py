@@ -146,9 +146,14 @@ class BoardHandle:
             )
         )
 
-    def decide_plan(self, card_id: str, approve: bool) -> Snapshot:
+    def decide_plan(self, card_id: str, approve: bool, *, seen: str | None = None) -> Snapshot:
+        """A person's decision (``seen``: the card's ``updated_at`` they were shown, see
+        :func:`taskloom.domain.board.decide_plan`)."""
         return self._mutate(
-            lambda b, now: (ops.decide_plan(b, card_id, approve, now=now), b.get(card_id))
+            lambda b, now: (
+                ops.decide_plan(b, card_id, approve, now=now, seen=seen),
+                b.get(card_id),
+            )
         )
 
     def revise_plan(self) -> Snapshot:

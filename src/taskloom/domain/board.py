@@ -20,13 +20,14 @@ from __future__ import annotations
 import dataclasses
 import enum
 import math
+import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from taskloom.domain.common import UNSET, Unset, clean_list, iso, non_empty, storable_size
-from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound
+from taskloom.domain.errors import Conflict, InvalidInput, InvariantViolation, NotFound
 
 IdFactory = Callable[[], str]
 
@@ -285,9 +286,22 @@ _TEXT_FIELDS = ("objective", "assigned_agent", "notes", "blocker", "active_form"
 _LIST_FIELDS = ("plan", "allowed_tools", "acceptance_criteria", "evidence")
 
 
-def _storable(value: str, name: str) -> str:
-    """Refuse text neither backend can hold the same way, before it reaches a statement."""
-    storable_size(value, name)
+MAX_CARDS = 1000
+"""The most cards a board holds: every board operation returns the whole board into the
+model's context, and every change stores it whole."""
+MAX_TITLE_BYTES = 1024
+MAX_FIELD_BYTES = 65_536
+"""Each free-text field (objective, notes, a plan step…)."""
+MAX_ITEMS = 100
+"""Each list field (plan, acceptance criteria, evidence, allowed tools)."""
+_CARD_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
+
+
+def _storable(value: str, name: str, limit: int = MAX_FIELD_BYTES) -> str:
+    """Refuse text neither backend can hold the same way, before it reaches a statement,
+    and text over ``limit`` bytes."""
+    if storable_size(value, name) > limit:
+        raise InvalidInput(f"{name} is longer than {limit} bytes")
     return value
 
 
@@ -315,7 +329,7 @@ def _storable_json(value: Any, name: str) -> None:
 
 
 def _clean_title(title: str) -> str:
-    title = " ".join(_storable(title, "todo content").split())
+    title = " ".join(_storable(title, "todo content", MAX_TITLE_BYTES).split())
     if not title:
         raise InvalidInput("todo content must not be empty")
     return title
@@ -328,11 +342,25 @@ def _clean_text(value: str | None, name: str) -> str | None:
 def _clean_items(items: Sequence[str] | None, name: str) -> tuple[str, ...]:
     if isinstance(items, str):  # a list of its letters, otherwise
         raise InvalidInput(f"{name} must be a list of text, not one text")
-    return clean_list([_storable(i, name) for i in items or ()])
+    cleaned = clean_list([_storable(i, name) for i in items or ()])
+    if len(cleaned) > MAX_ITEMS:
+        raise InvalidInput(f"{name} holds more than {MAX_ITEMS} items")
+    return cleaned
 
 
 def _clean_id(value: str | Unset | None) -> str | None:
-    return None if isinstance(value, Unset) else _clean_text(value, "todo id")
+    """A card id given by its writer (a model's ``todo_list``, ``replace``): letters, digits
+    and ``. _ : -``, at most 64. It is shown in the markdown and in the panel's URLs, where
+    a backtick, a line break, a slash or a look-alike (a zero-width space) made a fake card,
+    a card no one could approve from the panel, or a second card that looked like the first."""
+    card_id = None if isinstance(value, Unset) else _clean_text(value, "todo id")
+    if card_id is not None and not _CARD_ID.fullmatch(card_id):
+        shown = card_id[:64].encode("unicode_escape").decode("ascii")
+        raise InvalidInput(
+            f"todo id '{shown}' must not hold spaces, slashes or other signs: use letters,"
+            " digits and . _ : - (at most 64)"
+        )
+    return card_id
 
 
 def _apply_patch(card: Card, patch: CardPatch) -> Card:
@@ -370,6 +398,8 @@ def check_single_in_progress(cards: Iterable[Card]) -> None:
 
 def _commit(board: Board, cards: Sequence[Card], now: datetime) -> Board:
     """Check invariants, renumber, and stamp only the cards whose content changed."""
+    if len(cards) > max(MAX_CARDS, len(board.cards)):  # a board already over it may shrink
+        raise InvalidInput(f"a board holds at most {MAX_CARDS} cards")
     check_single_in_progress(cards)
     seen: set[str] = set()
     for card in cards:
@@ -465,15 +495,28 @@ def update_status(
     return edit(board, card_id, CardPatch(status=status, blocker=blocker), now=now)
 
 
-def decide_plan(board: Board, card_id: str, approve: bool, *, now: datetime) -> Board:
+def decide_plan(
+    board: Board, card_id: str, approve: bool, *, now: datetime, seen: str | None = None
+) -> Board:
+    """A person's decision on a plan awaiting approval. ``seen``: the card's ``updated_at``
+    as the person saw it; if the card changed since (the model may still edit a waiting
+    plan), the decision is refused, so no one approves a plan they were not shown. Either
+    way the card stays a person's to approve from then on (``approval_mode`` required): an
+    approved card whose mode was unset could be rewritten by the model and marked done."""
     i = _index(board, card_id)
     card = board.cards[i]
     if card.status is not CardStatus.AWAITING_APPROVAL:
         raise InvariantViolation(
             f"card '{card.id}' is not awaiting approval (status: {card.status.value})"
         )
+    if seen is not None and seen != card.updated_at:
+        raise Conflict(
+            f"card '{card.id}' changed since it was shown (updated {card.updated_at}):"
+            " look at its plan again before deciding"
+        )
     target = CardStatus.READY if approve else CardStatus.REJECTED
-    return _commit(board, _with_card(board, i, dataclasses.replace(card, status=target)), now)
+    decided = dataclasses.replace(card, status=target, approval_mode=ApprovalMode.REQUIRED)
+    return _commit(board, _with_card(board, i, decided), now)
 
 
 def revise_plan(board: Board, *, now: datetime) -> Board:
@@ -669,6 +712,8 @@ def _render_card(card: Card) -> list[str]:
     lines = [f"- {card.status.marker} {card.title}  `({card.id})`"]
 
     def field(text: str, depth: int = 2) -> None:
+        # Every line ending markdown knows (a bare \r is one) is indented under the field.
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
         lines.append(" " * depth + "- " + text.replace("\n", "\n" + " " * (depth + 2)))
 
     if card.objective:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -135,10 +136,16 @@ def create_app(
         body = await _body(request)
         if not isinstance(body.get("approve"), bool):
             raise InvalidInput("`approve` must be true or false")
+        if not body.keys() <= {"approve", "seen"}:
+            raise InvalidInput(
+                f"unknown field(s): {', '.join(sorted(body.keys() - {'approve', 'seen'}))}"
+            )
+        seen = body.get("seen")
+        if seen is not None and not isinstance(seen, str):
+            raise InvalidInput("`seen` is the card's updated_at, as shown")
         handle = tl.board(request.path_params["thread"])
-        return JSONResponse(
-            await act(handle.decide_plan, request.path_params["card"], body["approve"])
-        )
+        decide = functools.partial(handle.decide_plan, seen=seen)
+        return JSONResponse(await act(decide, request.path_params["card"], body["approve"]))
 
     async def card_status(request: Request) -> Response:
         body = await _body(request)

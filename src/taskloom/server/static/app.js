@@ -134,8 +134,9 @@ function cardActions(card) {
   const path = `/api/threads/${encodeURIComponent(state.thread)}/cards/${encodeURIComponent(card.id)}`;
   if (card.status === "awaiting_approval") {
     return h("div", { class: "actions" },
-      h("button", { class: "btn primary", type: "button", onclick: () => act(`${path}/decision`, { approve: true }) }, "Approve"),
-      h("button", { class: "btn danger", type: "button", onclick: () => act(`${path}/decision`, { approve: false }) }, "Reject"));
+      // `seen`: the server refuses the decision if the plan changed since it was shown.
+      h("button", { class: "btn primary", type: "button", onclick: () => act(`${path}/decision`, { approve: true, seen: card.updated_at }) }, "Approve"),
+      h("button", { class: "btn danger", type: "button", onclick: () => act(`${path}/decision`, { approve: false, seen: card.updated_at }) }, "Reject"));
   }
   if (card.status !== "done" && card.status !== "rejected") {
     return h("div", { class: "actions" },
