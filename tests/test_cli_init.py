@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import shlex
+import stat
 import tomllib
 from pathlib import Path
 
 import pytest
 
+from taskloom import agent_setup
 from taskloom.cli import main
 
 
@@ -148,3 +152,158 @@ def test_a_password_with_a_hash_is_still_a_password(
     assert main(args) == 1
     assert "TASKLOOM_URL" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_symlinked_private_file_is_written_through_its_link_and_stays_private(
+    tmp_path: Path,
+) -> None:
+    """A settings file kept in a dotfiles repository stays a link to it, and one readable by
+    its owner only (it may hold tokens) is not made readable by everyone."""
+    dotfiles, home = tmp_path / "dotfiles", tmp_path / "codex"
+    dotfiles.mkdir()
+    home.mkdir()
+    (dotfiles / "config.toml").write_text('model = "o4-mini"\n')
+    (dotfiles / "config.toml").chmod(0o600)
+    (home / "config.toml").symlink_to(dotfiles / "config.toml")
+    assert main(["init", "codex", "--thread", "proj", "--codex-home", str(home)]) == 0
+    assert (home / "config.toml").is_symlink()
+    assert "[mcp_servers.taskloom]" in (dotfiles / "config.toml").read_text()
+    assert stat.S_IMODE((dotfiles / "config.toml").stat().st_mode) == 0o600
+    assert sorted(p.name for p in [*home.iterdir(), *dotfiles.iterdir()]) == [
+        "config.toml",
+        "config.toml",
+        "hooks.json",
+    ]
+
+
+def test_a_file_keeps_its_permissions_and_a_new_one_follows_the_umask(tmp_path: Path) -> None:
+    (tmp_path / ".mcp.json").write_text("{}")
+    (tmp_path / ".mcp.json").chmod(0o640)
+    assert main(["init", "claude-code", "--thread", "proj", "--project", str(tmp_path)]) == 0
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE((tmp_path / ".mcp.json").stat().st_mode) == 0o640
+    settings = tmp_path / ".claude" / "settings.json"
+    assert stat.S_IMODE(settings.stat().st_mode) == 0o666 & ~umask
+
+
+def test_codex_refuses_to_append_a_table_to_an_inline_mcp_servers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Appending [mcp_servers.taskloom] after `mcp_servers = {…}` is not TOML: Codex would not
+    start. Nothing is written; the error gives the entry to add by hand."""
+    config = tmp_path / "config.toml"
+    mine = 'mcp_servers = { github = { command = "gh" } }\n'
+    config.write_text(mine)
+    args = ["init", "codex", "--thread", "proj", "--agent", "cx", "--codex-home", str(tmp_path)]
+    assert main(args) == 1
+    entry = (
+        'taskloom = { command = "taskloom", args = ["mcp", "--thread", "proj", "--agent", "cx"] }'
+    )
+    assert entry in capsys.readouterr().err
+    assert config.read_text() == mine and not (tmp_path / "hooks.json").exists()
+    config.write_text(mine.replace("} }", "}, " + entry + " }"))
+    assert main(args) == 0
+    assert "unchanged" in capsys.readouterr().out
+
+
+def test_claude_code_keeps_the_users_keys_of_its_mcp_entry(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mcp = tmp_path / ".mcp.json"
+    args = ["init", "claude-code", "--thread", "proj", "--agent", "c1", "--project", str(tmp_path)]
+    assert main(args) == 0
+    data = json.loads(mcp.read_text())
+    data["mcpServers"]["taskloom"] |= {"type": "stdio", "env": {"TASKLOOM_URL": "sqlite:///x"}}
+    mcp.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert main(args) == 0
+    assert f"unchanged {mcp} (already set up)" in capsys.readouterr().out
+    assert json.loads(mcp.read_text()) == data
+    assert main([*args, "--db", "sqlite:///tmp/t.db"]) == 0
+    entry = json.loads(mcp.read_text())["mcpServers"]["taskloom"]
+    assert entry["type"] == "stdio" and entry["env"] == {"TASKLOOM_URL": "sqlite:///x"}
+    assert entry["args"][-2:] == ["--db", "sqlite:///tmp/t.db"]
+
+
+@pytest.mark.parametrize("agent", ["   ", "a" * 300])
+@pytest.mark.parametrize("target", ["claude-code", "codex"])
+def test_a_blank_or_oversized_agent_is_refused_before_writing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], agent: str, target: str
+) -> None:
+    where = "--project" if target == "claude-code" else "--codex-home"
+    assert main(["init", target, "--thread", "proj", "--agent", agent, where, str(tmp_path)]) == 1
+    assert "--agent" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_agent_is_trimmed_as_the_queue_does(tmp_path: Path) -> None:
+    args = [
+        "init",
+        "claude-code",
+        "--thread",
+        "proj",
+        "--agent",
+        " c1 ",
+        "--project",
+        str(tmp_path),
+    ]
+    assert main(args) == 0
+    settings = json.loads((tmp_path / ".claude" / "settings.json").read_text())
+    prompt = settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+    assert prompt == "taskloom hook prompt --agent c1"
+
+
+def test_a_hook_with_taskloom_by_its_path_is_taskloom_s_and_keeps_its_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A user who pointed the hooks at /opt/venv/bin/taskloom gets no second pair, and the
+    hooks keep that path when they follow another agent."""
+    settings = tmp_path / ".claude" / "settings.json"
+    args = ["init", "claude-code", "--thread", "proj", "--agent", "x", "--project", str(tmp_path)]
+    assert main(args) == 0
+    settings.write_text(
+        settings.read_text().replace('"taskloom hook', '"/opt/venv/bin/taskloom hook')
+    )
+    edited = settings.read_text()
+    capsys.readouterr()
+    assert main(args) == 0
+    assert f"unchanged {settings} (already set up)" in capsys.readouterr().out
+    assert settings.read_text() == edited
+    assert main([*args[:-4], "--agent", "y", "--project", str(tmp_path)]) == 0
+    hooks = json.loads(settings.read_text())["hooks"]
+    for event, name in (("UserPromptSubmit", "prompt"), ("SessionStart", "session-start")):
+        commands = [h["command"] for g in hooks[event] for h in g["hooks"]]
+        assert commands == [f"/opt/venv/bin/taskloom hook {name} --agent y"], event
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "/opt/venv/bin/taskloom hook prompt --agent x",
+        '"C:\\venv\\Scripts\\taskloom.exe" hook prompt --agent x',
+        "taskloom.exe hook prompt --agent x",
+    ],
+)
+def test_a_taskloom_hook_is_recognised_by_its_program_s_name(command: str) -> None:
+    """Set up for the same agent it is left as it is; for another, it is replaced (one hook,
+    never a second) and keeps its program."""
+    text = json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [{"command": command}]}]}})
+
+    def prompt_hooks(agent: str) -> list[str]:
+        merged, _ = agent_setup.merge_hooks_json(text, "s.json", agent, None)
+        groups = json.loads(merged)["hooks"]["UserPromptSubmit"]
+        return [h["command"] for g in groups for h in g["hooks"]]
+
+    assert prompt_hooks("x") == [command]
+    assert [shlex.split(c) for c in prompt_hooks("y")] == [[*shlex.split(command)[:-1], "y"]]
+
+
+def test_codex_keeps_crlf_line_endings(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_bytes(b'model = "o4-mini"\r\n\r\n[mcp_servers.docs]\r\ncommand = "docs-mcp"\r\n')
+    args = ["init", "codex", "--thread", "proj", "--codex-home", str(tmp_path)]
+    for db in ("sqlite:///tmp/a.db", "sqlite:///tmp/b.db"):  # the table added, then rewritten
+        assert main([*args, "--db", db]) == 0
+        raw = config.read_bytes()
+        assert raw.count(b"\n") == raw.count(b"\r\n") == 8 and db.encode() in raw

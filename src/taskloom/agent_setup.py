@@ -12,6 +12,7 @@ import json
 import re
 import shlex
 import tomllib
+from pathlib import PureWindowsPath
 from typing import Any
 
 from taskloom.domain.common import parse_json_object, url_has_password
@@ -35,8 +36,8 @@ def mcp_command(thread: str, agent: str, db: str | None) -> list[str]:
     return args + (["--db", db] if db else [])
 
 
-def hook_command(event: str, agent: str, db: str | None) -> str:
-    args = ["taskloom", "hook", HOOK_EVENTS[event], "--agent", agent]
+def hook_command(event: str, agent: str, db: str | None, program: str = "taskloom") -> str:
+    args = [program, "hook", HOOK_EVENTS[event], "--agent", agent]
     return shlex.join(args + (["--db", db] if db else []))
 
 
@@ -54,34 +55,45 @@ def merge_mcp_json(text: str, name: str, argv: list[str]) -> tuple[str, bool]:
     servers = data.setdefault("mcpServers", {})
     if not isinstance(servers, dict):
         raise InvalidInput(f"{name}: `mcpServers` must be an object")
-    entry = {"command": argv[0], "args": argv[1:]}
-    if servers.get(SERVER_NAME) == entry:
+    entry, ours = servers.get(SERVER_NAME), _server_keys(argv)
+    if _is_set(entry, ours):
         return text, False
-    servers[SERVER_NAME] = entry
+    servers[SERVER_NAME] = {**entry, **ours} if isinstance(entry, dict) else ours
     return _dump_json(data), True
+
+
+def _server_keys(argv: list[str]) -> dict[str, str | list[str]]:
+    """The keys of an MCP server entry that are taskloom's: the rest (``env``, ``type``…)
+    are the user's, kept as they are."""
+    return {"command": argv[0], "args": argv[1:]}
+
+
+def _is_set(entry: object, ours: dict[str, str | list[str]]) -> bool:
+    return isinstance(entry, dict) and {key: entry.get(key) for key in ours} == ours
 
 
 def merge_hooks_json(text: str, name: str, agent: str, db: str | None) -> tuple[str, bool]:
     """Put taskloom's prompt and session-start hooks in a hooks settings file (the shape
     Claude Code's settings.json and Codex's hooks.json share), once each: a taskloom hook
-    already there for another agent or database is replaced, not joined by a second one."""
+    already there for another agent or database is replaced, not joined by a second one. Its
+    program is kept: a user who wrote ``/opt/venv/bin/taskloom`` needs that path."""
     data = _load_json(text, name)
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise InvalidInput(f"{name}: `hooks` must be an object")
     changed = False
     for event in HOOK_EVENTS:
-        command = hook_command(event, agent, db)
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
             raise InvalidInput(f"{name}: `hooks.{event}` must be a list")
-        ours = [h["command"] for g in groups for h in _entries(g) if _is_ours(h, event)]
-        if ours == [command]:
+        ours = [args for g in groups for h in _entries(g) if (args := _our_args(h, event))]
+        command = hook_command(event, agent, db, ours[0][0] if ours else "taskloom")
+        if [shlex.join(args) for args in ours] == [command]:
             continue
         kept = []
         for group in groups:
             entries = _entries(group)
-            others = [h for h in entries if not _is_ours(h, event)]
+            others = [h for h in entries if not _our_args(h, event)]
             if len(others) < len(entries):
                 if not others:
                     continue  # the group held only taskloom's hook
@@ -97,42 +109,57 @@ def _entries(group: object) -> list[Any]:
     return hooks if isinstance(hooks, list) else []
 
 
-def _is_ours(hook: object, event: str) -> bool:
-    """A hook taskloom wrote for ``event``: ``taskloom hook <name> …``."""
+def _our_args(hook: object, event: str) -> list[str]:
+    """The argv of a hook taskloom wrote for ``event`` (``taskloom hook <name> …``, the
+    program maybe given by its path, ``/opt/venv/bin/taskloom`` or ``…\\taskloom.exe``), or
+    ``[]`` for any other hook."""
     command = hook.get("command") if isinstance(hook, dict) else None
     try:
         args = shlex.split(command) if isinstance(command, str) else []
     except ValueError:
-        return False
-    return args[:3] == ["taskloom", "hook", HOOK_EVENTS[event]]
+        return []
+    program = PureWindowsPath(args[0]).name if args else ""  # takes "/" and "\\" alike
+    ours = program in ("taskloom", "taskloom.exe") and args[1:3] == ["hook", HOOK_EVENTS[event]]
+    return args if ours else []
 
 
 def merge_codex_toml(text: str, name: str, argv: list[str]) -> tuple[str, bool]:
     """Add ``[mcp_servers.taskloom]`` to Codex's config.toml, or point the one there at
     ``argv``: run again with another ``--db`` or agent, the MCP server must follow the hooks
     (which are replaced) rather than keep using the old database. Only its ``command`` and
-    ``args`` lines are rewritten, so keys a user added (``env``…) stay; an entry written in
-    another shape is refused with what to change, before any file is written."""
+    ``args`` lines are rewritten, in the file's line endings, so keys a user added (``env``…)
+    stay. The result must parse to the file as it was plus taskloom's entry (a table appended
+    after an inline ``mcp_servers = {…}`` would not parse, and Codex would not start): if it
+    does not, nothing is written and the error gives the lines to write by hand."""
     data = _load_toml(text, name)
-    entry = (data.get("mcp_servers") or {}).get(SERVER_NAME)
-    ours: dict[str, str | list[str]] = {"command": argv[0], "args": argv[1:]}
-    lines = {key: f"{key} = {_toml_value(value)}" for key, value in ours.items()}
-    if isinstance(entry, dict) and {k: entry.get(k) for k in ours} == ours:
+    servers = data.get("mcp_servers", {})
+    entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
+    ours = _server_keys(argv)
+    if _is_set(entry, ours):
         return text, False
-    if entry is None:
-        block = f"[mcp_servers.{SERVER_NAME}]\n" + "".join(f"{line}\n" for line in lines.values())
-        separator = (
-            "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
-        )
-        return text + separator + block, True
-    updated = _rewrite_table(text, lines)
-    if updated is not None:
-        after = _load_toml(updated, name)
-        table = after["mcp_servers"][SERVER_NAME]
-        rest = {**after, "mcp_servers": {**after["mcp_servers"], SERVER_NAME: entry}}
-        if {k: table.get(k) for k in ours} == ours and rest == data:
+    lines = {key: f"{key} = {_toml_value(value)}" for key, value in ours.items()}
+    eol = "\r\n" if "\r\n" in text else "\n"
+    if isinstance(servers, dict) and (entry is None or isinstance(entry, dict)):
+        want = {**data, "mcp_servers": {**servers, SERVER_NAME: {**(entry or {}), **ours}}}
+        if entry is None:
+            updated: str | None = _append_table(text, lines, eol)
+        else:
+            updated = _rewrite_table(text, lines, eol)
+        if updated is not None and _parses_to(updated, want):
             return updated, True
-    raise InvalidInput(
+    raise _by_hand(name, entry, lines)
+
+
+def _by_hand(name: str, entry: object, lines: dict[str, str]) -> InvalidInput:
+    """The refusal when taskloom cannot edit config.toml safely, with what to write instead."""
+    if entry is None:
+        return InvalidInput(
+            f"{name} has `mcp_servers` in a shape taskloom does not add a table to (an inline"
+            " table?): add this entry inside its braces by hand\n  "
+            f"{SERVER_NAME} = {{ {', '.join(lines.values())} }}"
+            "\nor write it as [mcp_servers.<name>] tables and run this again"
+        )
+    return InvalidInput(
         f"{name} already has [mcp_servers.{SERVER_NAME}] for another setup, in a shape taskloom"
         " does not rewrite: set its lines to\n  "
         + "\n  ".join(lines.values())
@@ -146,7 +173,14 @@ _TABLE = re.compile(
 _KEY = re.compile(r"\s*(command|args)\s*=")
 
 
-def _rewrite_table(text: str, lines: dict[str, str]) -> str | None:
+def _append_table(text: str, lines: dict[str, str], eol: str) -> str:
+    """``text`` with taskloom's table added at the end, after a blank line."""
+    separator = "" if not text or text.endswith(eol * 2) else eol if text.endswith(eol) else eol * 2
+    rows = [f"[mcp_servers.{SERVER_NAME}]", *lines.values()]
+    return text + separator + "".join(f"{row}{eol}" for row in rows)
+
+
+def _rewrite_table(text: str, lines: dict[str, str], eol: str) -> str | None:
     """``text`` with the ``command`` and ``args`` lines of taskloom's table replaced (added if
     missing), or ``None`` if the table has no header of its own."""
     rows = text.splitlines(keepends=True)
@@ -157,9 +191,16 @@ def _rewrite_table(text: str, lines: dict[str, str]) -> str | None:
         (i for i in range(start + 1, len(rows)) if rows[i].lstrip().startswith("[")), len(rows)
     )
     body = [row for row in rows[start + 1 : end] if not _KEY.match(row)]
-    head = rows[start] if rows[start].endswith("\n") else rows[start] + "\n"
-    fresh = [f"{line}\n" for line in lines.values()]
+    head = rows[start] if rows[start].endswith("\n") else rows[start] + eol
+    fresh = [f"{line}{eol}" for line in lines.values()]
     return "".join([*rows[:start], head, *fresh, *body, *rows[end:]])
+
+
+def _parses_to(text: str, want: dict[str, Any]) -> bool:
+    try:
+        return tomllib.loads(text) == want
+    except tomllib.TOMLDecodeError:
+        return False
 
 
 def _toml_value(value: str | list[str]) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
@@ -12,6 +13,7 @@ import typer
 from taskloom import agent_setup
 from taskloom.boards import check_thread_id
 from taskloom.cli.common import print_text
+from taskloom.domain.queue import check_agent
 
 app = typer.Typer(
     help="Set up a coding agent: taskloom's MCP server and its queue hooks.",
@@ -36,10 +38,11 @@ def _hooks(agent: str, db: str | None) -> Merge:
 
 
 def _setup(*files: tuple[Path, Merge], dry_run: bool) -> None:
-    """Merge every file first (so a bad one stops the run before anything is written)."""
+    """Merge every file first (so a bad one stops the run before anything is written). Files
+    are read as bytes so their line endings reach the merge as they are (CRLF stays CRLF)."""
     planned = []
     for path, merge in files:
-        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        text = path.read_bytes().decode("utf-8") if path.exists() else ""
         planned.append((path, *merge(text, str(path))))
     for path, new, changed in planned:
         if dry_run:
@@ -47,11 +50,25 @@ def _setup(*files: tuple[Path, Merge], dry_run: bool) -> None:
         elif not changed:
             print_text(f"unchanged {path} (already set up)")
         else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(path.name + ".taskloom-tmp")
-            tmp.write_text(new, encoding="utf-8")
-            tmp.replace(path)
+            _write(path, new)
             print_text(f"wrote {path}")
+
+
+def _write(path: Path, text: str) -> None:
+    """Replace the file through a temp file renamed over it, so a crash leaves the old file
+    or the new one, never half of one. A symlink is followed (a settings file kept in a
+    dotfiles repository is updated there, not replaced by a copy), and the file keeps its
+    permission bits, set before the text goes in: a 600 config.toml may hold tokens. A new
+    file gets the default ones (the umask)."""
+    target = path.resolve()
+    mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + ".taskloom-tmp")
+    with tmp.open("wb") as out:
+        if mode is not None:
+            tmp.chmod(mode)
+        out.write(text.encode("utf-8"))
+    tmp.replace(target)
 
 
 def claude_code(
@@ -67,6 +84,7 @@ def claude_code(
 
     Example: taskloom init claude-code --thread my-project --agent claude-1
     """
+    agent = check_agent(agent, "--agent")
     argv = agent_setup.mcp_command(check_thread_id(thread), agent, db)
     _setup(
         (project / ".mcp.json", lambda text, name: agent_setup.merge_mcp_json(text, name, argv)),
@@ -93,6 +111,7 @@ def codex(
     Example: taskloom init codex --thread my-project --agent codex-1
     """
     home = codex_home or Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+    agent = check_agent(agent, "--agent")
     argv = agent_setup.mcp_command(check_thread_id(thread), agent, db)
     _setup(
         (home / "config.toml", lambda text, name: agent_setup.merge_codex_toml(text, name, argv)),
