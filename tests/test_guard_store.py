@@ -339,3 +339,11 @@ def test_output_that_is_not_utf8_is_stashed_with_replacement_characters(tl: Task
         out = tl.guard("t1", SMALL).stash("shell", text)
         assert out.mode == "stashed" and out.result_id
         assert "\ufffd" in tl.guard("t1", SMALL).read(out.result_id, lines="1-1")
+
+
+def test_numbers_too_long_for_a_path_or_a_range_are_argument_errors(tl: Taskloom) -> None:
+    out = tl.guard("t1", SMALL).stash("gh", json.dumps({"items": issues(40)}))
+    g = tl.guard("t1", SMALL)
+    for kwargs in ({"path": "$.items[" + "9" * 4400 + "]"}, {"lines": "9" * 4400 + "-"}):
+        with pytest.raises(InvalidInput):
+            g.read(out.result_id or "", **kwargs)  # type: ignore[arg-type]

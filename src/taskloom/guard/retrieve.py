@@ -97,7 +97,9 @@ STOPWORDS = frozenset(
     ]
 )
 _WORD = re.compile(r"[A-Za-z0-9]+(?:[._@/-][A-Za-z0-9]+)*")
-_LINES_ARG = re.compile(r"^\s*(\d+)\s*(?:[-:]\s*(\d+)?)?\s*$")
+_LINES_ARG = re.compile(r"^\s*(\d{1,18})\s*(?:[-:]\s*(\d{1,18})?)?\s*$")
+"""Line numbers of at most 18 digits: a longer one is past any result, and past Python's
+cap on converting digits (a 4,400-digit one was an internal error)."""
 MAX_FRAGMENTS = 3
 MAX_FIELDS = 14
 MAX_SCALAR_CHARS = 300
@@ -423,6 +425,8 @@ def json_path(value: Any, expr: str) -> list[tuple[str, Any]]:
                 elif isinstance(node, dict) and key in node:
                     nxt.append((child_path(path, key), node[key]))
             elif m.group("index") is not None:
+                if len(m.group("index")) > 19:  # past any list, and past int()'s digit cap
+                    raise InvalidInput("a JSONPath array index has at most 18 digits")
                 i = int(m.group("index"))
                 if isinstance(node, list) and -len(node) <= i < len(node):
                     nxt.append((child_path(path, i % len(node)), node[i]))
