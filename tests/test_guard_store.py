@@ -347,3 +347,11 @@ def test_numbers_too_long_for_a_path_or_a_range_are_argument_errors(tl: Taskloom
     for kwargs in ({"path": "$.items[" + "9" * 4400 + "]"}, {"lines": "9" * 4400 + "-"}):
         with pytest.raises(InvalidInput):
             g.read(out.result_id or "", **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("rid", ["res_\x00abc", "res_" + "a" * 100, "résultat"])
+def test_a_result_id_no_result_could_have_is_not_found_on_both_backends(
+    tl: Taskloom, rid: str
+) -> None:
+    with pytest.raises(NotFound, match="no stashed result"):
+        tl.guard("t1", SMALL).read(rid)

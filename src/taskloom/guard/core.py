@@ -347,6 +347,8 @@ class Guard:
         rid = (rid or "").strip()
         if not rid:
             raise InvalidInput("result_id is required")
+        if len(rid) > 64 or not (rid.isascii() and rid.isprintable()):  # none is; PostgreSQL
+            raise NotFound(f"no stashed result {rid[:64]!r} in this thread")  # refuses a NUL
         with self._tl.store.read() as tx:
             row = sql.get(tx, self.thread_id, rid, self._tl.now())
             expired = None if row is not None else sql.expired_at(tx, self.thread_id, rid)
