@@ -570,3 +570,22 @@ def test_boards_and_their_fields_are_bounded(tl: Taskloom) -> None:
     steps = {"op": "add", "content": "t", "plan": [f"s{i}" for i in range(101)]}
     assert "more than 100 items" in call(tl, "todo", steps).content
     assert tl.board("thread-1").list()["cards"] == []
+
+
+def test_a_removed_gated_card_cannot_come_back_under_its_id(tl: Taskloom) -> None:
+    """Removing a card waiting for approval is the model's right; bringing it back under the
+    same id, with no approval needed and already in progress, looked like the plan a person
+    had been asked about."""
+    r = ok(tl, "todo", {"op": "add", "content": "Deploy", "status": "awaiting_approval",
+                        "approval_mode": "required"})  # fmt: skip
+    cid = r.data["card"]["id"]
+    ok(tl, "todo", {"op": "remove", "id": cid})
+    back = {
+        "merge": True,
+        "todos": [{"id": cid, "content": "Rotate keys", "status": "in_progress"}],
+    }
+    r = call(tl, "todo_list", back)
+    assert r.is_error and "give new work a new id" in r.content
+    assert tl.board("thread-1").list()["cards"] == []
+    back["todos"][0]["id"] = "fresh-1"  # type: ignore[index]
+    ok(tl, "todo_list", back)

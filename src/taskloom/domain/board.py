@@ -222,6 +222,10 @@ class Board:
     cards: tuple[Card, ...] = ()
     version: int = 0
     updated_at: str | None = None
+    retired_ids: tuple[str, ...] = ()
+    """Ids of removed cards that needed a person's approval (the last :data:`MAX_RETIRED`):
+    a model may not bring one back as a new card, which would look like the approved or
+    waiting plan it replaced (see :func:`check_model_change`)."""
 
     def find(self, card_id: str) -> Card | None:
         card_id = card_id.strip()
@@ -246,6 +250,7 @@ class Board:
             "version": self.version,
             "updated_at": self.updated_at,
             "cards": [c.to_dict() for c in self.cards],
+            **({"retired_ids": list(self.retired_ids)} if self.retired_ids else {}),
         }
 
     @classmethod
@@ -255,6 +260,7 @@ class Board:
             cards=tuple(Card.from_dict(c) for c in data.get("cards", ())),
             version=int(data.get("version", 0)),
             updated_at=data.get("updated_at"),
+            retired_ids=tuple(data.get("retired_ids", ())),
         )
 
 
@@ -292,6 +298,7 @@ model's context, and every change stores it whole."""
 MAX_TITLE_BYTES = 1024
 MAX_FIELD_BYTES = 65_536
 """Each free-text field (objective, notes, a plan step…)."""
+MAX_RETIRED = 256
 MAX_ITEMS = 100
 """Each list field (plan, acceptance criteria, evidence, allowed tools)."""
 _CARD_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
@@ -431,7 +438,15 @@ def _commit(board: Board, cards: Sequence[Card], now: datetime) -> Board:
         out.append(card)
     if not changed:
         return board
-    return dataclasses.replace(board, cards=tuple(out), updated_at=stamp)
+    gated = [c.id for c in board.cards if c.id not in seen and _needs_a_person(c)]
+    retired = (*board.retired_ids, *gated)[-MAX_RETIRED:] if gated else board.retired_ids
+    return dataclasses.replace(board, cards=tuple(out), updated_at=stamp, retired_ids=retired)
+
+
+def _needs_a_person(card: Card) -> bool:
+    return (
+        card.approval_mode is ApprovalMode.REQUIRED or card.status is CardStatus.AWAITING_APPROVAL
+    )
 
 
 def _keeps_its_gate(old: Card, card: Card) -> Card:
@@ -699,6 +714,11 @@ def check_model_change(before: Board, after: Board) -> None:
     old = {c.id: c for c in before.cards}
     for card in after.cards:
         previous = old.get(card.id)
+        if previous is None and card.id in before.retired_ids:
+            raise InvariantViolation(
+                f"todo id '{card.id}' belonged to a plan that needed a person's approval and"
+                " was removed: give new work a new id"
+            )
         if previous is not card:
             _check_model_card(previous, card)
 
