@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import queue
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import httpx
+import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -177,27 +180,48 @@ def test_the_end_of_input_waits_only_for_requests_that_will_be_answered() -> Non
     assert anyio.run(scenario)
 
 
-def _pipe(db: str, thread: str, requests: list[dict[str, object]]) -> tuple[dict[int, dict], str]:
-    """Pipe ``initialize`` and ``requests`` (ids 1, 2, …) to ``taskloom mcp`` in one go, as a
-    script does; the answers by id, and what the server wrote on stderr."""
+def _opening() -> list[str]:
+    """The lines a client opens with: ``initialize`` (id 0), then ``initialized``."""
     init = {"protocolVersion": "2025-06-18", "capabilities": {}}
     init["clientInfo"] = {"name": "script", "version": "1"}
-    lines: list[dict[str, object]] = [
-        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    return [
+        json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
     ]
-    lines += [{"jsonrpc": "2.0", "id": i, **r} for i, r in enumerate(requests, start=1)]
+
+
+def _command(db: str, thread: str) -> list[str]:
+    return [sys.executable, "-m", "taskloom", "mcp", "--thread", thread, "--db", db]
+
+
+def _pipe_lines(db: str, thread: str, lines: list[str]) -> tuple[list[dict], str]:
+    """Pipe ``lines`` to ``taskloom mcp`` in one go, as a script does, and close stdin; the
+    answers in the order written (each checked to be a JSON-RPC message) and the stderr."""
     done = subprocess.run(
-        [sys.executable, "-m", "taskloom", "mcp", "--thread", thread, "--db", db],
-        input="".join(json.dumps(line) + "\n" for line in lines),
+        _command(db, thread),
+        input="".join(line + "\n" for line in lines),
         capture_output=True,
         text=True,
+        encoding="utf-8",
         env=subprocess_env(),
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
     answers = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
-    return {a["id"]: a for a in answers}, done.stderr
+    assert all(a["jsonrpc"] == "2.0" for a in answers), done.stdout  # stdout is the wire only
+    return answers, done.stderr
+
+
+def _pipe(db: str, thread: str, requests: list[dict[str, object]]) -> tuple[dict[int, dict], str]:
+    """Pipe ``initialize`` and ``requests`` (ids 1, 2, …) to ``taskloom mcp`` in one go, as a
+    script does; the answers by id, and what the server wrote on stderr."""
+    lines = [_line(i, r) for i, r in enumerate(requests, start=1)]
+    answers, stderr = _pipe_lines(db, thread, _opening() + lines)
+    return {a["id"]: a for a in answers}, stderr
+
+
+def _line(request_id: int, request: dict[str, object]) -> str:
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, **request})
 
 
 def _call(name: str, arguments: dict[str, object]) -> dict[str, object]:
@@ -287,3 +311,130 @@ def test_mcp_http_headers_are_utf8_and_resource_errors_have_codes(tmp_path: Path
     assert unbound["error"] and "needs a thread" in str(unbound["added"])
     code, message = unbound["taskloom://board"]  # type: ignore[misc]
     assert code == -32602 and "X-Taskloom-Thread" in message
+
+
+class _Client:
+    """``taskloom mcp`` driven as an MCP client drives it: stdin held open, one line at a
+    time, each answer awaited for a bounded time, so a line the server leaves unanswered
+    fails the test instead of hanging it."""
+
+    def __init__(self, db: str, thread: str, stderr: Path) -> None:
+        self._stderr = stderr.open("w", encoding="utf-8")
+        self.proc = subprocess.Popen(
+            _command(db, thread),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            text=True,
+            encoding="utf-8",
+            env=subprocess_env(),
+        )
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        initialize, initialized = _opening()
+        assert "result" in self.send(initialize, wait=60)
+        self.write(initialized)
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self._lines.put(line)
+        self._lines.put(None)
+
+    def write(self, line: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def send(self, line: str, wait: float = 10) -> dict:
+        """Write ``line`` and return the next answer."""
+        self.write(line)
+        try:
+            answer = self._lines.get(timeout=wait)
+        except queue.Empty:
+            pytest.fail(f"no answer within {wait}s to {line[:80]!r}")
+        assert answer is not None, "the server exited"
+        message = json.loads(answer)
+        assert message["jsonrpc"] == "2.0", answer  # stdout is the wire only
+        return message
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        try:
+            assert self.proc.wait(timeout=60) == 0
+        finally:
+            self.proc.kill()
+            self._stderr.close()
+
+
+def _raw_call(request_id: int, arguments: str) -> str:
+    """A ``todo`` tool call whose arguments are raw JSON text (not encoded by Python)."""
+    call = '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"todo","arguments":%s}}'
+    return call % (request_id, arguments)
+
+
+# Lines a client may send that are not a JSON-RPC message the SDK accepts: the line, the
+# error code it must be answered with, and the id the answer must carry.
+BAD_LINES = {
+    "not JSON": ("this is not JSON", -32700, None),
+    "cut short": ('{"jsonrpc":"2.0","id":7,"method":', -32700, None),
+    "lone surrogate": (_raw_call(7, r'{"op":"add","content":"\ud83d"}'), -32600, 7),
+    "lone surrogate id": (r'{"jsonrpc":"2.0","id":"\ud83d","method":"ping"}', -32600, None),
+    "199 levels": (_raw_call(7, '{"op":"add","content":' + "[" * 199 + "]" * 199 + "}"), -32600, 7),
+    "1100 levels": ('{"id":7,"x":' + "[" * 1100 + "]" * 1100 + "}", -32600, None),
+    "4301 digits": (_raw_call(7, '{"op":"add","content":' + "9" * 4301 + "}"), -32600, 7),
+    "4301-digit id": ('{"jsonrpc":"2.0","id":' + "9" * 4301 + ',"method":"ping"}', -32600, None),
+    "no method": ('{"jsonrpc":"2.0","id":"seven"}', -32600, "seven"),
+    "params a list": ('{"jsonrpc":"2.0","id":7,"method":"tools/list","params":[]}', -32600, 7),
+    "not an object": ("[1, 2]", -32600, None),
+    "id not a string or integer": ('{"jsonrpc":"2.0","id":true,"method":"ping"}', -32600, None),
+    "bad response": (r'{"jsonrpc":"2.0","id":7,"result":"\ud83d"}', -32600, None),
+}
+
+
+@pytest.mark.parametrize(("line", "code", "request_id"), BAD_LINES.values(), ids=BAD_LINES.keys())
+def test_mcp_stdio_answers_a_line_it_cannot_accept_then_goes_on(
+    tmp_path: Path, line: str, code: int, request_id: object
+) -> None:
+    """Every line gets an answer: one that is not a JSON-RPC message is answered with an
+    error (carrying its id when there is one to send back) and has no effect, and the
+    next request is served as usual."""
+    db = f"sqlite:///{tmp_path / 'bad.db'}"
+    client = _Client(db, "bad", tmp_path / "stderr.txt")
+    try:
+        refused = client.send(line)
+        assert refused["id"] == request_id, refused
+        assert refused["error"]["code"] == code and refused["error"]["message"], refused
+        added = client.send(_line(8, _call("todo", {"op": "add", "content": "after"})))
+        assert added["id"] == 8 and not added["result"]["isError"], added
+        listed = client.send(_line(9, {"method": "tools/list"}))
+        assert listed["id"] == 9 and listed["result"]["tools"]
+    finally:
+        client.close()
+    assert "Traceback" not in (tmp_path / "stderr.txt").read_text(encoding="utf-8")
+    with taskloom.connect(db) as tl:
+        assert [c["title"] for c in tl.board("bad").list()["cards"]] == ["after"]
+
+
+def test_mcp_stdio_answers_piped_bad_lines_and_applies_the_rest_in_order(tmp_path: Path) -> None:
+    """A script's bad lines, the last one included, are each answered; the good lines around
+    them take effect in the order read."""
+    db = f"sqlite:///{tmp_path / 'piped-bad.db'}"
+    lines = [
+        _line(1, _call("todo", {"op": "add", "content": "item 1"})),
+        "not JSON",
+        _raw_call(2, r'{"op":"add","content":"\ud83d"}'),
+        _line(3, _call("todo", {"op": "add", "content": "item 3"})),
+        _line(4, _call("todo", {"op": "list"})),
+        "",  # blank lines are skipped, not answered
+        '{"jsonrpc":"2.0","id":5,"method":',
+    ]
+    answers, stderr = _pipe_lines(db, "piped-bad", _opening() + lines)
+    by_id = {a["id"]: a for a in answers}
+    assert len(answers) == 7 and set(by_id) == {0, 1, 2, 3, 4, None}, answers
+    assert [a["error"]["code"] for a in answers if a["id"] is None] == [-32700, -32700]
+    assert by_id[2]["error"]["code"] == -32600
+    assert not any(by_id[i]["result"]["isError"] for i in (1, 3, 4))
+    assert re.findall(r"item \d+", by_id[4]["result"]["content"][0]["text"]) == ["item 1", "item 3"]
+    assert "Traceback" not in stderr

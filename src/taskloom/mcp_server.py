@@ -6,27 +6,34 @@ agent) a call acts on is fixed by the server's configuration, never by tool argu
 registry error result becomes an MCP tool error (``is_error``) with the reason as text.
 Resources: the bound thread's board markdown and goal.
 
-Over stdio the binding is the command line (``taskloom mcp --thread T``). Over streamable HTTP
-(``/mcp`` on ``taskloom serve``) it is the request's ``X-Taskloom-Thread`` and
-``X-Taskloom-Agent`` headers, which the client configures once per connection; a call without
-a thread header gets a tool error for every tool that needs one.
+Over stdio the binding is the command line (``taskloom mcp --thread T``), and every line read
+is answered: one that is not a JSON-RPC message gets a JSON-RPC error (:func:`read_line`).
+Over streamable HTTP (``/mcp`` on ``taskloom serve``) it is the request's
+``X-Taskloom-Thread`` and ``X-Taskloom-Agent`` headers, which the client configures once per
+connection; a call without a thread header gets a tool error for every tool that needs one.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import io
 import json
+import sys
 import weakref
 from types import TracebackType
 from typing import Any
 
 import anyio
 import mcp_types as types
+from anyio.streams.memory import MemoryObjectSendStream
 from mcp.server.lowlevel.server import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
 from mcp_types.version import is_version_at_least
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput, TaskloomError
@@ -173,14 +180,126 @@ def build_server(tl: Taskloom, ctx: ToolContext | None) -> Server[Any]:
 
 
 async def serve_stdio(tl: Taskloom, ctx: ToolContext) -> None:
+    """Serve ``taskloom mcp`` on stdin/stdout until stdin ends and every request is answered.
+
+    The SDK's stdio transport writes the answers (and points stray prints at stderr), but
+    the lines are read by :func:`_read_stdin`, not by its reader: that one drops a line it
+    cannot parse unanswered, so the client waits for an answer that never comes. (Unlike
+    the SDK's reader, it leaves fd 0 in place; no tool reads stdin or starts a process.)"""
     server = build_server(tl, ctx)
-    async with stdio_server() as (read, write):
+    no_input = anyio.wrap_file(io.StringIO())
+    async with stdio_server(stdin=no_input) as (sdk_input, write):
+        await sdk_input.aclose()
         unanswered = _Unanswered()
-        await server.run(
-            _HoldEndOfInput(read, unanswered),
-            _NoteAnswers(write, unanswered),
-            server.create_initialization_options(),
-        )
+        forward, read = anyio.create_memory_object_stream[SessionMessage](0)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_read_stdin, forward, write)
+            await server.run(
+                _HoldEndOfInput(read, unanswered),
+                _NoteAnswers(write, unanswered),
+                server.create_initialization_options(),
+            )
+            tg.cancel_scope.cancel()  # the session is over: no more lines to read
+
+
+async def _read_stdin(messages: MemoryObjectSendStream[SessionMessage], write: Any) -> None:
+    """Pass each JSON-RPC message on stdin to the session, in order; answer any other line
+    on ``write`` at once, before reading the next, so no line goes unanswered. ``write`` is
+    the transport's stream, not :class:`_NoteAnswers`: a refused line's id names no request
+    the session owes an answer. Bytes that are not UTF-8 read as U+FFFD, as the SDK's reader
+    reads them; a blank line holds no message and is skipped."""
+    async with messages:
+        async for raw in anyio.wrap_file(sys.stdin.buffer):
+            line = raw.decode("utf-8", "replace")
+            if not line.strip():
+                continue
+            item = read_line(line)
+            try:
+                if isinstance(item, SessionMessage):
+                    await messages.send(item)
+                else:  # refused: answered here, the session never sees it
+                    await write.send(SessionMessage(item))
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                return  # the session ended before the input did
+
+
+def read_line(line: str) -> SessionMessage | types.JSONRPCError:
+    """The JSON-RPC message on one line of stdin, validated by the SDK's own model, or, for
+    any other line, the error that answers it (a bare ``JSONRPCError``, where a client's
+    own error response comes wrapped in a ``SessionMessage``).
+
+    -32700 if the line is not JSON (id null); -32600 if it is JSON the model refuses (too
+    deep, a lone surrogate escape, a number too long, not a JSON-RPC shape), with the
+    request's id when there is one to send back. A request whose id is neither a string nor
+    an integer is refused too: the model would take it for a notification, never answered."""
+    try:
+        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except ValidationError as exc:
+        return _refusal(line, exc.errors()[0])
+    if isinstance(message, types.JSONRPCNotification) and "id" in _loads(line):
+        return _error(None, types.INVALID_REQUEST, "id must be a string or an integer")
+    return SessionMessage(message)
+
+
+def _refusal(line: str, error: ErrorDetails) -> types.JSONRPCError:
+    """The answer to ``line``, which the model refused with ``error`` (its first)."""
+    try:
+        value = _loads(line)
+    except RecursionError:
+        return _error(None, types.INVALID_REQUEST, "nested too deeply to read")
+    except ValueError as exc:
+        return _error(None, types.PARSE_ERROR, f"not JSON ({exc})")
+    if error["type"] == "json_invalid":  # JSON Python reads but the model does not
+        why = error["msg"].removeprefix("Invalid JSON: ")
+        limits = "lone surrogate escapes, nesting over about 200 levels, numbers over 4300 digits"
+        return _error(_request_id(value), types.INVALID_REQUEST, f"{why} (refused: {limits})")
+    where = ".".join(str(part) for part in error["loc"][1:])  # [0]: the message kind tried
+    why = f"{where}: {error['msg']}" if where else error["msg"]
+    return _error(_request_id(value), types.INVALID_REQUEST, f"not a JSON-RPC message ({why})")
+
+
+def _loads(line: str) -> Any:
+    """``line`` parsed by Python's json, which reads what the model refuses (lone surrogate
+    escapes, deeper nesting); an integer over Python's digit limit reads as a float, so its
+    line can still be answered. Raises ``ValueError`` if it is not JSON."""
+    return json.loads(line, parse_int=_int_or_float)
+
+
+def _int_or_float(digits: str) -> int | float:
+    try:
+        return int(digits)
+    except ValueError:  # more digits than Python converts
+        return float(digits)
+
+
+def _request_id(value: object) -> types.RequestId | None:
+    """The id to answer a refused line with: a request's id, if it can be sent back.
+
+    A response's id names one of the server's own requests, so an error for it is sent
+    with id null; so is an id that is neither an integer nor UTF-8 text."""
+    if not isinstance(value, dict) or "result" in value or "error" in value:
+        return None
+    request_id = value.get("id")
+    if isinstance(request_id, int) and not isinstance(request_id, bool):
+        return request_id
+    if isinstance(request_id, str) and _is_utf8(request_id):
+        return request_id
+    return None
+
+
+def _is_utf8(text: str) -> bool:
+    """Whether ``text`` can be written as UTF-8 (a lone surrogate cannot)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _error(request_id: types.RequestId | None, code: int, why: str) -> types.JSONRPCError:
+    kind = "Parse error" if code == types.PARSE_ERROR else "Invalid request"
+    error = types.ErrorData(code=code, message=f"{kind}: {why}")
+    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
 
 
 class _Unanswered:
