@@ -46,6 +46,9 @@ def test_surface_block_escapes_and_frames() -> None:
     assert "&lt;script&gt;0&lt;/script&gt;" in block and "<script>" not in block
     assert "untrusted data" in block and "… and 2 more" in block
     assert block.count("<task ") == 5
+    hostile = surface_block("agent-1", [Task(id="t", title="\x1b[2Jok \u202egnp.exe")], 1)
+    assert "\x1b" not in hostile and "\u202e" not in hostile  # shown, not obeyed
+    assert "\\x1b[2Jok \\u202egnp.exe" in hostile
 
 
 def test_a_task_read_from_a_row_is_the_task_built_from_its_fields() -> None:

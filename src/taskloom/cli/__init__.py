@@ -9,7 +9,8 @@ from collections.abc import Sequence
 import typer
 
 from taskloom.cli import board, goal, init, mcp, migrate, serve, stash, tasks, tool
-from taskloom.cli.common import DbOption, err, flush_out, open_db, print_text, terminal_safe
+from taskloom.cli.common import DbOption, err, flush_out, open_db, print_text
+from taskloom.domain.common import terminal_safe
 from taskloom.domain.errors import InvalidInput, TaskloomError
 
 app = typer.Typer(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import sys
 from collections.abc import Iterator
 from typing import Annotated, Any
@@ -14,13 +13,13 @@ import typer
 from rich.console import Console
 
 from taskloom.client import Taskloom, connect
+from taskloom.domain.common import terminal_safe
 from taskloom.domain.errors import InvalidInput, NotFound
 
 out = Console(highlight=False, soft_wrap=True, emoji=False)
 err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 # Control characters (but newline and tab), and the bidirectional controls that let a title
 # show its text in another order than it is stored (U+202E makes "exe.txt" read "txt.exe").
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 # Help texts are rich markup: no square brackets in them, or rich takes them for tags and
 # drops them (with the default they held).
@@ -60,19 +59,6 @@ def check_range(value: float, name: str, low: int, high: int) -> None:
 
 def print_json(value: Any) -> None:
     write_out(json.dumps(value, indent=2, ensure_ascii=False, default=str) + "\n")
-
-
-def terminal_safe(text: str) -> str:
-    """``text`` with control characters (other than newline and tab) shown as ``\\xNN`` and
-    bidirectional controls as ``\\uNNNN``: text written by agents or other people must not
-    move the cursor, recolour or retitle the reader's terminal (ANSI escapes), nor show its
-    characters in another order than they are stored."""
-    return _CONTROL.sub(_escaped, text)
-
-
-def _escaped(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
 def print_text(text: str) -> None:

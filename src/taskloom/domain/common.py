@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import html
 import json
+import re
 import urllib.parse
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -122,3 +123,19 @@ def escape_xml(text: str, *, quote: bool = False) -> str:
     wrote, framed as data inside our own tags. ``xml.sax.saxutils`` does the same, but its
     import cost 25 ms on every command and hook."""
     return html.escape(text, quote=quote)
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with control characters (other than newline and tab) shown as ``\\xNN`` and
+    bidirectional controls as ``\\uNNNN``: text written by agents or other people must not
+    move the cursor, recolour or retitle the reader's terminal (ANSI escapes), nor show its
+    characters in another order than they are stored."""
+    return _CONTROL.sub(_escaped, text)
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"

@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from taskloom.domain.common import escape_xml, storable_size, url_has_password
+from taskloom.domain.common import escape_xml, storable_size, terminal_safe, url_has_password
 from taskloom.domain.errors import InvalidInput
 
 MAX_TITLE_BYTES = 200
@@ -533,7 +533,7 @@ def surface_block(agent_id: str, tasks: Sequence[Task], total: int, claim: str =
     for task in tasks[:SURFACE_ROWS]:
         lines.append(
             f'<task id="{task.id}" priority="{task.priority}" kind="{escape_xml(task.kind)}">'
-            f"{escape_xml(task.title)}</task>"
+            f"{escape_xml(terminal_safe(task.title))}</task>"
         )
     if total > SURFACE_ROWS:
         lines.append(f"… and {total - SURFACE_ROWS} more")
