@@ -355,3 +355,18 @@ def test_a_result_id_no_result_could_have_is_not_found_on_both_backends(
 ) -> None:
     with pytest.raises(NotFound, match="no stashed result"):
         tl.guard("t1", SMALL).read(rid)
+
+
+def test_text_is_stashed_exactly_as_the_tool_returned_it(tl: Taskloom) -> None:
+    """Source code read back from the stash kept its ``<vector>``, its indentation and its
+    blank lines only in the preview's cleaning: the stored text was cleaned too, and an
+    agent editing from it edited broken code."""
+    code = "".join(
+        f"#include <vector>\nstd::vector<int> v{i}; if (a<b && c>d)\n    indented\t \n\n"
+        for i in range(600)
+    )
+    out = tl.guard("t1", SMALL).stash("read_file", code)
+    assert out.mode == "stashed" and out.result_id
+    assert f"{len(code.encode()):,} bytes" in out.text
+    lines = tl.guard("t1", SMALL).read(out.result_id, lines="1-4")
+    assert "#include <vector>\nstd::vector<int> v0; if (a<b && c>d)\n    indented\t \n" in lines

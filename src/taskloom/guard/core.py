@@ -3,7 +3,8 @@
 ``wrap(tool_name, output)`` decides once, when a result first enters history:
 
 1. JSON is minified, text is cleaned of markup (:mod:`~taskloom.guard.clean`); if that fits
-   under ``threshold_tokens`` (real BPE tokens) it passes through;
+   under ``threshold_tokens`` (real BPE tokens) it passes through (what is stashed is
+   always the output exactly as returned);
 2. JSON that fits once compacted (:mod:`~taskloom.guard.compact`) is shown compacted, with
    the list of what was dropped and the id of the stashed original;
 3. anything else is stashed and replaced by a deterministic placeholder (id, size, shape,
@@ -217,27 +218,33 @@ class Guard:
         return self._stash_placeholder(facts, original, hint)
 
     def _stash_text(self, tool: str, text: str, hint: str | None) -> Wrapped:
+        """Text over the threshold is stored exactly as the tool returned it: reading it back
+        must give the exact lines (source code keeps its ``<vector>``, its indentation and
+        its blank lines). Only what the model is shown, the preview, is cleaned of markup."""
         cleaned = clean(text)
         tokens = self.count(cleaned.text)
         if tokens <= self.config.threshold_tokens:
             return Wrapped(cleaned.text, "pass", tokens)
-        body = cleaned.text
+        shown = cleaned.text
         half = self.config.preview_chars // 3
-        preview = body[: self.config.preview_chars - half] + "\n…\n" + body[-half:]
-        notes = (f"Markup removed before stashing: {', '.join(cleaned.removed)}.",)
+        preview = shown[: self.config.preview_chars - half] + "\n…\n" + shown[-half:]
+        notes = (
+            f"Markup removed from the preview: {', '.join(cleaned.removed)};"
+            " read_result returns the output exactly.",
+        )
         facts = StashFacts(
-            result_id=result_id(tool, body),
+            result_id=result_id(tool, text),
             tool_name=tool,
-            tokens=tokens,
+            tokens=self.count(text) if cleaned.removed else tokens,
             encoding=self.config.encoding,
-            bytes=len(body.encode()),
-            lines=body.count("\n") + 1,
-            shape=text_shape(body),
+            bytes=len(text.encode()),
+            lines=text.count("\n") + 1,
+            shape=text_shape(text),
             preview=preview,
             is_json=False,
             notes=notes if cleaned.removed else (),
         )
-        return self._stash_placeholder(facts, body, hint)
+        return self._stash_placeholder(facts, text, hint)
 
     def _stash_placeholder(self, facts: StashFacts, content: str, hint: str | None) -> Wrapped:
         with self._tl.store.read() as tx:
