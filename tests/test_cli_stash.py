@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -67,3 +68,26 @@ def test_stash_read_reports_bad_filters_and_pages_as_errors(
     assert "Error: pages are numbered from 1 (got 0)" in capsys.readouterr().err
     assert main(["stash", "read", "t1", rid, "--page", "1", "--db", db]) == 0
     assert capsys.readouterr().out.startswith("[lines 1-")
+
+
+def test_guard_wrap_with_no_input_is_an_error(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'x.db'}"
+    done = subprocess.run(
+        [sys.executable, "-m", "taskloom", "guard", "wrap", "t", "--tool", "x", "--db", db],
+        capture_output=True, text=True, env=subprocess_env(), timeout=60,
+        preexec_fn=lambda: os.close(0),  # stdin closed, as `<&-` does
+    )  # fmt: skip
+    assert done.returncode == 1 and "standard input is closed" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_output_in_an_ascii_locale_is_escaped_not_a_crash(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'x.db'}"
+    env = {**subprocess_env(), "PYTHONIOENCODING": "ascii"}
+    for args in (["board", "add", "enc", "café"], ["board", "add", "enc", "plain"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "taskloom", *args, "--db", db],
+            capture_output=True, text=True, env=env, timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "caf\\xe9" in done.stdout

@@ -4,6 +4,8 @@ that are not JSON, missing tokens; and what it always answers as JSON."""
 from __future__ import annotations
 
 import asyncio
+import socket
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -163,3 +165,19 @@ def test_a_server_with_a_token_works_behind_a_reverse_proxy(tl: Taskloom) -> Non
     )  # fmt: skip
     assert r.status_code == 200
     assert request(tl, "GET", "/api/threads", **proxied).status_code == 401
+
+
+def test_serve_refuses_a_port_it_cannot_listen_on_before_saying_it_is_up(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--port 99999 listened on 34463 while printing 99999; a port in use printed the panel's
+    address, then uvicorn's error, and exited 3."""
+    db = ["--db", f"sqlite:///{tmp_path / 'x.db'}"]
+    for port in ("0", "99999", "-1"):
+        assert main(["serve", "--port", port, *db]) == 1
+        assert "--port" in capsys.readouterr().err
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = str(taken.getsockname()[1])
+        assert main(["serve", "--port", port, *db]) == 1
+    captured = capsys.readouterr()
+    assert f"cannot listen on 127.0.0.1:{port}" in captured.err and "panel on" not in captured.err

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import logging
 import sys
 from collections.abc import Sequence
@@ -87,6 +88,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # reach stderr through logging's last resort, next to the one ``Error:`` line that says
     # the same; ``serve`` shows them, as a long-running server's log.
     logging.getLogger("psycopg").addHandler(QUIET)
+    for stream in (sys.stdout, sys.stderr):  # an ASCII or Latin-1 locale: escape, not crash
+        if isinstance(stream, io.TextIOWrapper):  # (after the write, which a retry repeats)
+            stream.reconfigure(errors="backslashreplace")
     try:
         check_utf8(args)
         app(args=args, prog_name="taskloom")

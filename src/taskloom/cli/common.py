@@ -102,3 +102,23 @@ def _reader_may_leave() -> Iterator[None]:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             os.close(devnull)
+
+
+MAX_STDIN_BYTES = 64 * 1024 * 1024
+"""The most a command reads from stdin (a tool's output, a task list): a stash's quota."""
+
+
+def read_stdin(what: str) -> str:
+    """All of stdin as text, for ``what``: an error, not a traceback, when there is none
+    (closed) or it is larger than :data:`MAX_STDIN_BYTES` (``< /dev/zero`` grew without end);
+    bytes that are not UTF-8 read as U+FFFD."""
+    if sys.stdin is None:
+        raise InvalidInput(f"{what}: standard input is closed")
+    buffer = getattr(sys.stdin, "buffer", None)  # none on a text stream put in its place
+    data = (
+        sys.stdin.read(MAX_STDIN_BYTES + 1) if buffer is None else buffer.read(MAX_STDIN_BYTES + 1)
+    )
+    if len(data) > MAX_STDIN_BYTES:
+        raise InvalidInput(f"{what}: standard input holds more than {MAX_STDIN_BYTES:,} bytes")
+    text = data if isinstance(data, str) else data.decode("utf-8", "replace")
+    return text.removeprefix("\ufeff")

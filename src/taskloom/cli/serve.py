@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 from datetime import timedelta
 from typing import Annotated
 
@@ -56,6 +57,7 @@ def serve(
         raise InvalidInput("the token must not be blank or start or end with spaces")
     if not is_loopback_name(host) and token is None:
         raise InvalidInput(f"refusing to bind {host} without a token (--token or $TASKLOOM_TOKEN)")
+    check_range(port, "--port", 1, 65535)
     check_range(retain_events, "--retain-events", 0, MAX_RETAIN_EVENTS)
     check_range(retain_days, "--retain-days", 0, MAX_RETAIN_DAYS)  # NaN and inf fail too
     tl = open_db(db)
@@ -68,7 +70,18 @@ def serve(
         # (a tiny positive age rounds up to the smallest a timedelta holds, not to "none")
         retain_age=max(timedelta(days=retain_days), timedelta.resolution) if retain_days else None,
     )
+    _check_listen(host, port)
     shown = f"[{host}]" if ":" in host else host  # an IPv6 address in a URL
     err.print(f"taskloom panel on http://{shown}:{port}/  (Ctrl+C stops)", markup=False)
     logging.getLogger("psycopg").addHandler(POOL_LOG)  # a server's log shows outages
     uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def _check_listen(host: str, port: int) -> None:
+    """Refuse an address the server could not listen on (in use, not this host's), before
+    saying the panel is up: uvicorn would log its own error and exit 3 after that line."""
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        socket.create_server((host, port), family=family).close()
+    except OSError as exc:
+        raise InvalidInput(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None

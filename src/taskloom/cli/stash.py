@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
 
-from taskloom.cli.common import DbOption, JsonOption, open_db, print_json, print_text
+from taskloom.cli.common import DbOption, JsonOption, open_db, print_json, print_text, read_stdin
 
 app = typer.Typer(help="List and read a thread's stashed tool results.", no_args_is_help=True)
 guard_app = typer.Typer(help="Run the context guard by hand.", no_args_is_help=True)
@@ -119,4 +118,5 @@ def wrap(
 
     Example: taskloom guard wrap my-thread --tool github_issues < issues.json
     """
-    print_text(open_db(db).guard(thread).wrap(tool, sys.stdin.read(), hint=hint))
+    output = read_stdin("guard wrap")
+    print_text(open_db(db).guard(thread).wrap(tool, output, hint=hint))

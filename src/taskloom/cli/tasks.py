@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -17,6 +16,7 @@ from taskloom.cli.common import (
     open_existing,
     print_json,
     print_text,
+    read_stdin,
     write_out,
 )
 from taskloom.domain.common import parse_json, parse_json_object
@@ -118,7 +118,7 @@ def add_many(
 
     Example: taskloom tasks add-many plan.jsonl
     """
-    text = sys.stdin.read().removeprefix("\ufeff") if source == "-" else _read(source)
+    text = read_stdin("add-many") if source == "-" else _read(source)
     answers = open_db(db).queue.add_many(_task_objects(text))
     if as_json:
         print_json([{"added": added, "task": task.to_dict()} for task, added in answers])
