@@ -343,7 +343,9 @@ def test_bidi_controls_in_user_text_are_isolated_and_shown(server: Server, page:
     assert isinstance(page, Page)
     tl = taskloom.connect(server.db_url)
     spoof = "\u202eevil\u200b"
-    tl.board(spoof).add("\u202etitle", assigned_agent="\u202eagent")
+    tl.board(spoof).add(
+        "\u202etitle", assigned_agent="\u202eagent", plan=["rm -rf /\u202e krow/emoh~\u202c"]
+    )
     tl.queue.add("\u202etask")
     page.goto(f"{server.url}/")
     name = page.locator(".threads .name")
@@ -351,8 +353,10 @@ def test_bidi_controls_in_user_text_are_isolated_and_shown(server: Server, page:
     expect(name).to_have_text("\u27e8U+202E\u27e9evil\u27e8U+200B\u27e9")
     expect(page.locator("#thread-title")).to_have_text("\u27e8U+202E\u27e9evil\u27e8U+200B\u27e9")
     expect(page.locator(".card .sub")).to_have_text("@\u27e8U+202E\u27e9agent")
-    # Free text keeps its characters (they may be legitimate), each in its own isolate.
-    expect(page.locator(".card .title")).to_have_text("\u202etitle")
+    # Free text shows its override controls too: a plan step read as "rm -rf /~home/work".
+    expect(page.locator(".card .title")).to_have_text("\u27e8U+202E\u27e9title")
+    step = "rm -rf /\u27e8U+202E\u27e9 krow/emoh~\u27e8U+202C\u27e9"
+    expect(page.locator(".card li")).to_have_text(step)
     user_text = [
         name,
         page.locator("#thread-title"),
@@ -477,4 +481,16 @@ def test_a_long_plan_step_keeps_the_buttons_on_screen(server: Server, page: obje
     assert box is not None and box["x"] + box["width"] <= 1280
     width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert width[0] <= width[1], width
+    tl.close()
+
+
+def test_an_empty_queue_says_so_and_nothing_else(server: Server, page: object) -> None:
+    """The note under the queue was passed to replaceChildren as null, shown as "null"."""
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    tl = taskloom.connect(server.db_url)
+    tl.board("t").add("card")
+    page.goto(f"{server.url}/#t")
+    expect(page.locator("#queue")).to_have_text("The queue is empty.")
     tl.close()

@@ -1,8 +1,9 @@
 // The taskloom panel: one thread's board and goal, and the shared queue, kept live from SSE.
 // Every piece of user or model text reaches the page through textContent (see h()), never
 // as HTML, and in its own bidi-isolated element (see iso()), so a right-to-left override in
-// one title cannot reorder what is shown around it; identifiers also show their invisible and
-// direction-control characters (see ident()). Snapshots carry versions: an older one than shown
+// one title cannot reorder what is shown around it, and its own override controls are shown
+// as marks (see bidiShown()); identifiers also show their invisible and direction-control
+// characters (see ident()). Snapshots carry versions: an older one than shown
 // is dropped, so a replay after a reconnect can never move the view backwards, except when the
 // stream starts over (a fresh opening, e.g. after a database restore: see connect()), whose
 // snapshots replace the view. Repaints are batched to one per frame.
@@ -49,8 +50,16 @@ function h(tag, attrs = {}, ...children) {
 // character, and class "u" (unicode-bidi: isolate) keeps its controls from leaking out.
 function iso(tag, attrs, value) {
   const cls = attrs.class ? `u ${attrs.class}` : "u";
-  return h(tag, { ...attrs, class: cls, dir: "auto" }, value);
+  return h(tag, { ...attrs, class: cls, dir: "auto" }, typeof value === "string" ? bidiShown(value) : value);
 }
+
+// Free text with its embedding, override and isolate controls shown as marks (the marks a
+// right-to-left language uses, LRM, RLM and ALM, stay): isolation keeps an override from
+// reordering the text around it, not its own; a plan step "rm -rf /\u202e krow/emoh~" read
+// as "rm -rf /~home/work" on the card a person was approving.
+const BIDI = /[\u202a-\u202e\u2066-\u2069]/gu;
+const bidiShown = (text) => text.replace(BIDI,
+  (c) => `\u27e8U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}\u27e9`);
 
 // An identifier (thread, agent) as shown: invisible and bidi-control characters become
 // visible marks, so "\u202eevil" cannot pass for "live" nor "a\u200b" for "a".
@@ -260,7 +269,7 @@ function renderQueue() {
   }
   const note = more ? h("p", { class: "more" }, more) : null;
   if (!rows.length) {
-    $("queue").replaceChildren(h("p", { class: "empty" }, total || held.length ? "No task matches the filters." : "The queue is empty."), note);
+    $("queue").replaceChildren(h("p", { class: "empty" }, total || held.length ? "No task matches the filters." : "The queue is empty."), ...(note ? [note] : []));
     return;
   }
   $("queue").replaceChildren(h("table", { class: "tasks" },
@@ -275,7 +284,7 @@ function renderQueue() {
       h("td", { class: "num" }, `${t.attempts}/${t.max_attempts}`),
       h("td", {}, t.status === "ready" || t.status === "in_progress"
         ? h("button", { class: "btn danger", type: "button", onclick: () => act(`/api/tasks/${encodeURIComponent(t.id)}/cancel`, { reason: "canceled from the panel" }) }, "Cancel")
-        : null))))), note);
+        : null))))), ...(note ? [note] : []));
 }
 
 // ---- live data ----
