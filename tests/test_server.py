@@ -52,6 +52,16 @@ def test_a_decision_on_a_plan_that_changed_since_it_was_shown_is_refused(tl: Tas
     assert r.status_code == 200 and tl.board("t").get().get(shown["id"]).status.value == "ready"
 
 
+def test_the_status_route_does_not_decide_on_a_plan(tl: Taskloom) -> None:
+    """Setting "ready" or "done" through the status route approved a plan with neither a
+    decision nor the check that it was the plan shown."""
+    card = tl.board("t").add("Deploy", plan=["x"], status="awaiting_approval")["card"]["id"]
+    for status in ("ready", "done"):
+        r = request(tl, "POST", f"/api/threads/t/cards/{card}/status", json={"status": status})
+        assert r.status_code == 409 and "decision" in r.json()["message"]
+    assert tl.board("t").get().get(card).status.value == "awaiting_approval"
+
+
 def test_api_reads_and_human_actions(tl: Taskloom) -> None:
     snap = tl.board("t").add("Deploy", status="awaiting_approval", approval_mode="required")
     card = snap["card"]["id"]

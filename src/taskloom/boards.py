@@ -38,6 +38,10 @@ def check_thread_id(thread_id: str | None) -> str:
     storable_size(thread_id, "thread id")
     if len(thread_id) > MAX_THREAD_ID:
         raise InvalidInput(f"thread id is longer than {MAX_THREAD_ID} characters")
+    if any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in thread_id):
+        # A line break in an id made the panel's routes miss it (no one could approve its
+        # plans there), and "multi\nline" showed as "multi line", another thread's name.
+        raise InvalidInput("thread id must not contain control characters (line breaks, tabs…)")
     return thread_id
 
 

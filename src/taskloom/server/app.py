@@ -30,7 +30,8 @@ from starlette.staticfiles import StaticFiles
 
 from taskloom.boards import check_thread_id
 from taskloom.client import Taskloom
-from taskloom.domain.errors import InvalidInput, TaskloomError
+from taskloom.domain.board import CardStatus
+from taskloom.domain.errors import Conflict, InvalidInput, TaskloomError
 from taskloom.outbox import prune_events
 from taskloom.server.hub import EventHub
 from taskloom.server.security import RequestGuard
@@ -150,8 +151,14 @@ def create_app(
     async def card_status(request: Request) -> Response:
         body = await _body(request)
         if not isinstance(body.get("status"), str):
-            raise InvalidInput("`status` is required")
+            raise InvalidInput("`status` must be a status name, e.g. done")
         handle = tl.board(request.path_params["thread"])
+        card = (await call(handle.get)).find(request.path_params["card"])
+        if card is not None and card.status is CardStatus.AWAITING_APPROVAL:
+            raise Conflict(
+                f"card '{card.id}' is awaiting approval: decide on its plan with"
+                " POST …/decision (approve or reject), not by its status"
+            )
         return JSONResponse(
             await act(handle.update_status, request.path_params["card"], body["status"])
         )
