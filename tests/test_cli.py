@@ -39,8 +39,17 @@ def test_board_round_trip_in_real_processes(tmp_path: Path) -> None:
 def test_errors_are_one_line_without_traceback(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'cli.db'}"
     bad = run("board", "status", "t1", "nope", "done", "--db", db)
+    assert bad.returncode == 1  # a mistyped --db: nothing is created (as for tasks)
+    assert bad.stderr.strip().startswith("Error: no taskloom database at ")
+    assert not (tmp_path / "cli.db").exists()
+    assert run("board", "add", "t1", "first", "--db", db).returncode == 0
+    bad = run("board", "status", "t1", "nope", "done", "--db", db)
     assert bad.returncode == 1
     assert bad.stderr.strip() == "Error: todo id 'nope' not found"
+    for args in (["board", "clear", "t1"], ["goal", "pause", "t1"], ["board", "revise", "t1"]):
+        bad = run(*args, "--db", f"sqlite:///{tmp_path / 'typo.db'}")
+        assert bad.returncode == 1 and "no taskloom database" in bad.stderr, args
+    assert not (tmp_path / "typo.db").exists()
     bad = run("board", "list", "t1", "--db", "mysql://nope")
     assert bad.returncode == 1 and "Traceback" not in bad.stderr
     bad = run("board", "frobnicate")

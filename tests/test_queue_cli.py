@@ -411,3 +411,5 @@ def test_bidirectional_controls_are_shown_on_a_terminal_and_kept_in_a_pipe(
     _, out, _ = run(capsys, "tasks", "list", *db)
     shown = "invoice\\u202etxt.exe \\u202a\\u2066\\u2069\\u200e\\u200f\\u061c"
     assert out.rstrip("\n").endswith(shown)
+    _, out, _ = run(capsys, "tasks", "list", *db, "--json")  # JSON too, as escapes JSON reads
+    assert "\u202e" not in out and shown in out and json.loads(out)[0]["title"] == title

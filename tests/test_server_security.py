@@ -120,7 +120,7 @@ def test_a_huge_body_is_refused(tl: Taskloom) -> None:
     body = b'{"reason": "' + b"x" * (MAX_BODY_BYTES + 10) + b'"}'
     r = request(tl, "POST", "/api/tasks/none/cancel", content=body,
                 headers={"Content-Type": "application/json"})  # fmt: skip
-    assert r.status_code == 400 and "larger than" in r.json()["message"]
+    assert r.status_code == 413 and "larger than" in r.json()["message"]
 
 
 def test_serve_refuses_a_blank_token(capsys: pytest.CaptureFixture[str]) -> None:

@@ -7,7 +7,14 @@ from typing import Annotated, Any
 import typer
 
 from taskloom.boards import Snapshot
-from taskloom.cli.common import DbOption, JsonOption, open_db, print_json, print_text
+from taskloom.cli.common import (
+    DbOption,
+    JsonOption,
+    open_db,
+    open_existing,
+    print_json,
+    print_text,
+)
 
 app = typer.Typer(help="Read and change a thread's todo board.", no_args_is_help=True)
 
@@ -76,7 +83,7 @@ def edit(
     """
     given = {"title": title, "objective": objective, "notes": notes}
     fields = {k: v for k, v in given.items() if v is not None}
-    _show(open_db(db).board(thread).edit(card_id, **fields), as_json)
+    _show(open_existing(db).board(thread).edit(card_id, **fields), as_json)
 
 
 @app.command()
@@ -93,7 +100,7 @@ def status(
     Example: taskloom board status my-thread 0193… done
     """
     kwargs: dict[str, Any] = {} if blocker is None else {"blocker": blocker}
-    _show(open_db(db).board(thread).update_status(card_id, new_status, **kwargs), as_json)
+    _show(open_existing(db).board(thread).update_status(card_id, new_status, **kwargs), as_json)
 
 
 @app.command()
@@ -104,7 +111,7 @@ def approve(
 
     Example: taskloom board approve my-thread 0193…
     """
-    _show(open_db(db).board(thread).decide_plan(card_id, True), as_json)
+    _show(open_existing(db).board(thread).decide_plan(card_id, True), as_json)
 
 
 @app.command()
@@ -115,7 +122,7 @@ def reject(
 
     Example: taskloom board reject my-thread 0193…
     """
-    _show(open_db(db).board(thread).decide_plan(card_id, False), as_json)
+    _show(open_existing(db).board(thread).decide_plan(card_id, False), as_json)
 
 
 @app.command()
@@ -124,7 +131,7 @@ def revise(thread: Thread, db: DbOption = None, as_json: JsonOption = False) -> 
 
     Example: taskloom board revise my-thread
     """
-    _show(open_db(db).board(thread).revise_plan(), as_json)
+    _show(open_existing(db).board(thread).revise_plan(), as_json)
 
 
 @app.command()
@@ -135,7 +142,7 @@ def remove(
 
     Example: taskloom board remove my-thread 0193…
     """
-    _show(open_db(db).board(thread).remove(card_id), as_json)
+    _show(open_existing(db).board(thread).remove(card_id), as_json)
 
 
 @app.command()
@@ -144,4 +151,4 @@ def clear(thread: Thread, db: DbOption = None, as_json: JsonOption = False) -> N
 
     Example: taskloom board clear my-thread
     """
-    _show(open_db(db).board(thread).clear(), as_json)
+    _show(open_existing(db).board(thread).clear(), as_json)

@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 
 from taskloom.client import Taskloom, connect
-from taskloom.domain.common import terminal_safe
+from taskloom.domain.common import json_escaped_controls, terminal_safe
 from taskloom.domain.errors import InvalidInput, NotFound
 
 out = Console(highlight=False, soft_wrap=True, emoji=False)
@@ -58,7 +58,13 @@ def check_range(value: float, name: str, low: int, high: int) -> None:
 
 
 def print_json(value: Any) -> None:
-    write_out(json.dumps(value, indent=2, ensure_ascii=False, default=str) + "\n")
+    """``value`` as JSON. On a terminal the characters :func:`terminal_safe` shows are
+    written as ``\\uNNNN`` escapes, which JSON reads back as the same text (a bidi control
+    in a title reordered the terminal's line, a C1 control drove it)."""
+    text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    if out.is_terminal:
+        text = json_escaped_controls(text)
+    write_out(text + "\n")
 
 
 def print_text(text: str) -> None:

@@ -6,7 +6,14 @@ from typing import Annotated, Any
 
 import typer
 
-from taskloom.cli.common import DbOption, JsonOption, open_db, print_json, print_text
+from taskloom.cli.common import (
+    DbOption,
+    JsonOption,
+    open_db,
+    open_existing,
+    print_json,
+    print_text,
+)
 
 app = typer.Typer(help="Read and steer a thread's goal.", no_args_is_help=True)
 Thread = Annotated[str, typer.Argument(help="Thread id.")]
@@ -51,7 +58,7 @@ def pause(thread: Thread, db: DbOption = None, as_json: JsonOption = False) -> N
 
     Example: taskloom goal pause my-thread
     """
-    _show(open_db(db).goal(thread).pause(), as_json)
+    _show(open_existing(db).goal(thread).pause(), as_json)
 
 
 @app.command()
@@ -60,7 +67,7 @@ def resume(thread: Thread, db: DbOption = None, as_json: JsonOption = False) -> 
 
     Example: taskloom goal resume my-thread
     """
-    _show(open_db(db).goal(thread).resume(), as_json)
+    _show(open_existing(db).goal(thread).resume(), as_json)
 
 
 @app.command()
@@ -69,7 +76,7 @@ def clear(thread: Thread, db: DbOption = None, as_json: JsonOption = False) -> N
 
     Example: taskloom goal clear my-thread
     """
-    _show(open_db(db).goal(thread).clear(), as_json)
+    _show(open_existing(db).goal(thread).clear(), as_json)
 
 
 @app.command()
@@ -83,7 +90,7 @@ def budget(
 
     Example: taskloom goal budget my-thread 500000
     """
-    _show(open_db(db).goal(thread).set_budget(tokens), as_json)
+    _show(open_existing(db).goal(thread).set_budget(tokens), as_json)
 
 
 @app.command()
@@ -97,4 +104,4 @@ def complete(
 
     Example: taskloom goal complete my-thread --evidence "CI green on main"
     """
-    _show(open_db(db).goal(thread).complete(evidence), as_json)
+    _show(open_existing(db).goal(thread).complete(evidence), as_json)

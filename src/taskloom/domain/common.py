@@ -139,3 +139,9 @@ def terminal_safe(text: str) -> str:
 def _escaped(match: re.Match[str]) -> str:
     code = ord(match.group())
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def json_escaped_controls(text: str) -> str:
+    """JSON text with the characters :func:`terminal_safe` shows written as ``\\uNNNN``
+    escapes: valid JSON still, meaning the same strings (they only occur inside strings)."""
+    return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -4,6 +4,7 @@
 
     TaskloomError                  base; ``code`` and ``http_status`` on every class
     ├── InvalidInput               bad argument from a caller, a model or a person (400)
+    │   └── TooLarge               a request body over the server's limit (413)
     ├── NotFound                   unknown thread, card, goal, task or result (404)
     ├── InvariantViolation         the change would break a rule of the board/goal (409)
     ├── Conflict                   a compare-and-set lost (stale version or goal id) (409)
@@ -36,6 +37,11 @@ class TaskloomError(Exception):
 class InvalidInput(TaskloomError):
     code = "invalid_input"
     http_status = 400
+
+
+class TooLarge(InvalidInput):
+    code = "too_large"
+    http_status = 413
 
 
 class NotFound(TaskloomError):

@@ -31,7 +31,7 @@ from starlette.staticfiles import StaticFiles
 from taskloom.boards import check_thread_id
 from taskloom.client import Taskloom
 from taskloom.domain.board import CardStatus
-from taskloom.domain.errors import Conflict, InvalidInput, TaskloomError
+from taskloom.domain.errors import Conflict, InvalidInput, TaskloomError, TooLarge
 from taskloom.outbox import prune_events
 from taskloom.server.hub import EventHub
 from taskloom.server.security import RequestGuard
@@ -64,7 +64,7 @@ async def _body(request: Request) -> dict[str, Any]:
     async for chunk in request.stream():
         raw += chunk
         if len(raw) > MAX_BODY_BYTES:
-            raise InvalidInput(f"request body is larger than {MAX_BODY_BYTES} bytes")
+            raise TooLarge(f"request body is larger than {MAX_BODY_BYTES} bytes")
     try:
         data = json.loads(raw or b"{}")
     except json.JSONDecodeError as exc:
