@@ -695,3 +695,20 @@ def test_a_stream_behind_what_retention_pruned_gets_snapshots_not_a_hole(tl: Tas
     assert set(snapshots) == {"a", "b"} and all("id" not in f for f in snapshots.values())
     assert "the only change of b" in snapshots["b"]["data"]
     assert frames[-1] == {"id": str(_head(tl))}
+
+
+def test_a_database_failure_is_logged_by_the_server(
+    tl: Taskloom, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A database replaced under the server failed every call with a 500 the server never
+    mentioned: its operator saw nothing, the panel an empty system."""
+    from taskloom.domain.errors import StoreError
+
+    def broken() -> list[object]:
+        raise StoreError("the database file x was deleted or replaced: restart the process")
+
+    monkeypatch.setattr(tl, "threads", broken)
+    with caplog.at_level("ERROR", logger="taskloom.server"):
+        r = request(tl, "GET", "/api/threads")
+    assert r.status_code == 500 and "restart the process" in r.json()["message"]
+    assert "GET /api/threads: the database file x was deleted" in caplog.text

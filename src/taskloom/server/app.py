@@ -225,6 +225,8 @@ def create_app(
 
     async def on_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, TaskloomError)
+        if exc.http_status >= 500:  # the server's trouble, not the caller's: its log says so
+            log.error("%s %s: %s", request.method, request.url.path, exc.message)
         return JSONResponse({"error": exc.code, "message": exc.message}, exc.http_status)
 
     async def on_value_error(request: Request, exc: Exception) -> Response:

@@ -450,8 +450,10 @@ async function loadThreads() {
     if (!state.thread && threads.length) selectThread(threads[0].thread_id);
     else if (changed) schedule("threads");
     if (!state.source) connect(); // no thread to pick: follow the queue (and new threads)
-  } catch {
-    // the server is away; the live indicator already says so
+  } catch (error) {
+    // The server is away (the live indicator says so), or it answered with an error, which
+    // the person must see: a database replaced under the server looked like an empty one.
+    if (!(error instanceof TypeError)) toast(error.message, true);
   }
 }
 
