@@ -105,7 +105,8 @@ def test_plan_approved_in_the_browser_changes_the_store(server: Server, page: ob
     card_id = snap["card"]["id"]
     page.goto(f"{server.url}/#t")
     card = page.locator(f'[data-card="{card_id}"]')
-    card.get_by_role("button", name="Approve").click()
+    # A screen reader hears which plan the button decides on.
+    card.get_by_role("button", name="Approve the plan: Deploy to production", exact=True).click()
     expect(card.locator(".status")).to_have_attribute("data-status", "ready")
     assert tl.board("t").list()["cards"][0]["status"] == "ready"
     tl.close()

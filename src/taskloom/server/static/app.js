@@ -144,12 +144,12 @@ function cardActions(card) {
   if (card.status === "awaiting_approval") {
     return h("div", { class: "actions" },
       // `seen`: the server refuses the decision if the plan changed since it was shown.
-      h("button", { class: "btn primary", type: "button", onclick: () => act(`${path}/decision`, { approve: true, seen: card.updated_at }) }, "Approve"),
-      h("button", { class: "btn danger", type: "button", onclick: () => act(`${path}/decision`, { approve: false, seen: card.updated_at }) }, "Reject"));
+      h("button", { class: "btn primary", type: "button", "aria-label": `Approve the plan: ${bidiShown(card.title)}`, onclick: () => act(`${path}/decision`, { approve: true, seen: card.updated_at }) }, "Approve"),
+      h("button", { class: "btn danger", type: "button", "aria-label": `Reject the plan: ${bidiShown(card.title)}`, onclick: () => act(`${path}/decision`, { approve: false, seen: card.updated_at }) }, "Reject"));
   }
   if (card.status !== "done" && card.status !== "rejected") {
     return h("div", { class: "actions" },
-      h("button", { class: "btn", type: "button", title: "Mark done", onclick: () => act(`${path}/status`, { status: "done" }) }, "Done"));
+      h("button", { class: "btn", type: "button", title: "Mark done", "aria-label": `Mark done: ${bidiShown(card.title)}`, onclick: () => act(`${path}/status`, { status: "done" }) }, "Done"));
   }
   return h("div", { class: "actions" });
 }
@@ -283,7 +283,7 @@ function renderQueue() {
       h("td", { class: "num" }, String(t.priority)),
       h("td", { class: "num" }, `${t.attempts}/${t.max_attempts}`),
       h("td", {}, t.status === "ready" || t.status === "in_progress"
-        ? h("button", { class: "btn danger", type: "button", onclick: () => act(`/api/tasks/${encodeURIComponent(t.id)}/cancel`, { reason: "canceled from the panel" }) }, "Cancel")
+        ? h("button", { class: "btn danger", type: "button", "aria-label": `Cancel the task: ${bidiShown(t.title)}`, onclick: () => act(`/api/tasks/${encodeURIComponent(t.id)}/cancel`, { reason: "canceled from the panel" }) }, "Cancel")
         : null))))), ...(note ? [note] : []));
 }
 
