@@ -7,14 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from taskloom.boards import Snapshot
-from taskloom.cli.common import (
-    DbOption,
-    JsonOption,
-    open_db,
-    open_existing,
-    print_json,
-    print_text,
-)
+from taskloom.cli.common import DbOption, JsonOption, open_db, open_existing, print_json, print_text
 
 app = typer.Typer(help="Read and change a thread's todo board.", no_args_is_help=True)
 

@@ -6,14 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from taskloom.cli.common import (
-    DbOption,
-    JsonOption,
-    open_db,
-    open_existing,
-    print_json,
-    print_text,
-)
+from taskloom.cli.common import DbOption, JsonOption, open_db, open_existing, print_json, print_text
 
 app = typer.Typer(help="Read and steer a thread's goal.", no_args_is_help=True)
 Thread = Annotated[str, typer.Argument(help="Thread id.")]
