@@ -18,9 +18,6 @@ from taskloom.domain.errors import InvalidInput, NotFound
 
 out = Console(highlight=False, soft_wrap=True, emoji=False)
 err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
-# Control characters (but newline and tab), and the bidirectional controls that let a title
-# show its text in another order than it is stored (U+202E makes "exe.txt" read "txt.exe").
-
 # Help texts are rich markup: no square brackets in them, or rich takes them for tags and
 # drops them (with the default they held).
 DbOption = Annotated[
