@@ -232,7 +232,7 @@ def test_goal_cli(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # type
 
 
 def test_tick_idle_oldest_max_and_in_flight(tl_fixed: Taskloom, clock) -> None:  # type: ignore[no-untyped-def]
-    from taskloom.continuation import _claim_turn
+    from taskloom.turns import claim_turn
 
     for name in ("a", "b", "c"):
         tl_fixed.goal(name).set(f"goal {name}")
@@ -240,7 +240,7 @@ def test_tick_idle_oldest_max_and_in_flight(tl_fixed: Taskloom, clock) -> None: 
     tl_fixed.goal("c").suppress(True)
     assert continuation_tick(tl_fixed, lambda g: TurnOutcome(), idle_s=1000) == []
     clock.advance(1000)
-    _claim_turn(tl_fixed, "b", 600)  # another worker is mid-turn on b
+    claim_turn(tl_fixed, "b", 600)  # another worker is mid-turn on b
     ran: list[str] = []
 
     def turn(goal: Goal) -> TurnOutcome:
@@ -479,7 +479,7 @@ def test_tick_skips_a_goal_another_scheduler_just_ran(
 
 
 def _lease(tl: Taskloom, thread_id: str) -> object:
-    from taskloom.continuation import TURN_KIND
+    from taskloom.turns import TURN_KIND
 
     with tl.store.read() as tx:
         doc = tx.load_doc(TURN_KIND, thread_id)

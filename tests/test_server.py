@@ -75,6 +75,12 @@ def test_api_reads_and_human_actions(tl: Taskloom) -> None:
     assert request(tl, "POST", "/api/threads/t/goal/pause").json()["goal"]["status"] == "paused"
     r = request(tl, "POST", "/api/threads/t/goal/budget", json={"token_budget": 500})
     assert r.json()["goal"]["token_budget"] == 500
+    r = request(tl, "POST", "/api/threads/t/goal/resume")
+    assert r.json()["goal"]["status"] == "active"
+    r = request(tl, "POST", "/api/threads/t/goal/pause", json={"reason": "lunch"})
+    assert r.json()["goal"]["status"] == "paused" and r.json()["goal"]["reason"] == "lunch"
+    assert request(tl, "POST", "/api/threads/t/goal/clear").json()["goal"] is None
+    assert tl.goal("t").get()["goal"] is None
     task, _ = tl.queue.add("job")
     assert request(tl, "GET", "/api/tasks/stats").json()["ready"] == 1
     r = request(tl, "POST", f"/api/tasks/{task.id}/cancel", json={"reason": "no"})
@@ -90,6 +96,9 @@ def test_api_reads_and_human_actions(tl: Taskloom) -> None:
         ("POST", "/api/threads/t/cards/x/status", {}, 400, "status"),
         ("POST", "/api/threads/t/goal/explode", {}, 400, "unknown goal action"),
         ("POST", "/api/threads/t/goal/budget", {"token_budget": 0}, 400, "positive"),
+        ("POST", "/api/threads/t/goal/budget", {"token_budget": 5, "x": 1}, 400, "unknown field"),
+        ("POST", "/api/threads/t/goal/pause", {"reasn": "typo"}, 400, "unknown field(s): reasn"),
+        ("POST", "/api/threads/t/goal/pause", {"reason": 5}, 400, "`reason` must be text"),
         ("GET", "/api/tasks/nope", None, 404, "not found"),
         ("GET", "/api/tasks?status=weird", None, 400, "weird"),
         ("GET", "/api/events?after=abc", None, 400, "Last-Event-ID"),

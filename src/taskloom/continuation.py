@@ -4,22 +4,29 @@
 not suppressed, accounting each turn with the goal-id compare-and-set. It always stops: after
 ``max_no_progress`` consecutive turns without progress (and then sets one-shot suppression,
 so nothing restarts it until a user turn), and after ``max_turns`` turns in any case.
-``note_user_turn`` clears suppression and resumes a paused goal: a user always wins.
+``continuation_tick`` (and ``acontinuation_tick``) is the same for an external scheduler.
+``note_user_turn`` clears suppression and resumes a paused goal, and ``user_turn`` keeps
+schedulers off the thread while a user's turn runs: a user always wins. Every turn holds the
+thread's turn lease (:mod:`taskloom.turns`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import enum
-from collections.abc import Awaitable, Callable
+import inspect
+import math
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from taskloom.domain.common import iso
-from taskloom.domain.errors import InvariantViolation, NotFound
-from taskloom.domain.goals import Goal, GoalStatus
-from taskloom.goals import GOAL_KIND, GoalHandle, load_goal
+from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound
+from taskloom.domain.goals import Goal, GoalStatus, check_usage
+from taskloom.goals import GOAL_KIND, GoalHandle
+from taskloom.turns import TurnLease, claim_turn, end_turn
 
 if TYPE_CHECKING:
     from taskloom.client import Taskloom
@@ -42,6 +49,7 @@ class StopReason(enum.StrEnum):
     NO_PROGRESS = "no_progress"
     MAX_TURNS = "max_turns"
     GOAL_CHANGED = "goal_changed"
+    TURN_IN_FLIGHT = "turn_in_flight"
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,30 +77,76 @@ def _why_stop(goal: Goal | None) -> StopReason | None:
     return None
 
 
-def _before_turn(handle: GoalHandle, turns: int, max_turns: int) -> Goal | LoopResult:
+def _positive(value: object, name: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidInput(f"{name} must be a whole number of at least 1 (got {value!r})")
+
+
+def _seconds(value: object, name: str, *, positive: bool) -> None:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    if not ok or value < 0 or (positive and value == 0):  # type: ignore[operator]
+        kind = "positive" if positive else "non-negative"
+        raise InvalidInput(f"{name} must be a {kind} number of seconds (got {value!r})")
+
+
+def _check_outcome(outcome: object) -> TurnOutcome:
+    """What a turn function returned, checked before anything is charged: a mistake in the
+    caller's turn function is that turn's failure, never a crash of the scheduler."""
+    if inspect.iscoroutine(outcome):
+        outcome.close()
+        raise InvalidInput(
+            "the turn function returned a coroutine: an async turn function needs"
+            " acontinuation_tick (or arun_goal_loop)"
+        )
+    if not isinstance(outcome, TurnOutcome):
+        raise InvalidInput(
+            f"the turn function must return a TurnOutcome (got {type(outcome).__name__})"
+        )
+    check_usage(outcome.tokens_used, outcome.elapsed_s)
+    return outcome
+
+
+def _before_turn(
+    tl: Taskloom, handle: GoalHandle, turns: int, max_turns: int, lease_s: float
+) -> TurnLease | LoopResult:
+    """The next turn's lease, or why the loop stops: the goal is not eligible, the turn cap is
+    reached, or another turn (a scheduler's, a user's) holds the thread."""
     goal = handle.goal()
     reason = _why_stop(goal)
     if reason is not None or goal is None:
         return LoopResult(reason or StopReason.NO_GOAL, turns, handle.get()["goal"])
     if turns >= max_turns:
         return LoopResult(StopReason.MAX_TURNS, turns, goal.to_dict())
-    return goal
+    lease = claim_turn(tl, handle.thread_id, lease_s, lambda g: _why_stop(g) is None)
+    if lease is None:
+        now = handle.get()["goal"]
+        again = _why_stop(Goal.from_dict(now) if now else None)
+        return LoopResult(again or StopReason.TURN_IN_FLIGHT, turns, now)
+    return lease
 
 
 def _after_turn(
     handle: GoalHandle, goal: Goal, outcome: TurnOutcome, turns: int, idle: int, limit: int
 ) -> LoopResult | int:
-    """Account the turn; return the stop result, or the new count of idle turns."""
+    """Account the turn; return the stop result, or the new count of idle turns. A goal whose
+    objective the model rephrased during the turn is the same goal (:meth:`Goal.continues`):
+    its idle turns go on counting, or rephrasing every turn would never stop."""
     snap = handle.account_usage(goal.goal_id, outcome.tokens_used, outcome.elapsed_s)
     if not snap["applied"]:
         return LoopResult(StopReason.GOAL_CHANGED, turns, snap["goal"])
-    if snap["goal"]["goal_id"] != goal.goal_id:
-        return 0  # the objective changed during the turn: charged, and counted afresh
+    if not Goal.from_dict(snap["goal"]).continues(goal.goal_id):
+        return 0  # the host set a new objective during the turn: charged, counted afresh
     idle = 0 if outcome.made_progress else idle + 1
     if idle >= limit:
         suppressed = handle.suppress(True, goal_id=goal.goal_id)["goal"]
         return LoopResult(StopReason.NO_PROGRESS, turns, suppressed)
     return idle
+
+
+def _check_loop(max_turns: int, max_no_progress: int, lease_s: float) -> None:
+    _positive(max_turns, "max_turns")
+    _positive(max_no_progress, "max_no_progress")
+    _seconds(lease_s, "lease_s", positive=True)
 
 
 def run_goal_loop(
@@ -102,17 +156,27 @@ def run_goal_loop(
     *,
     max_turns: int = 20,
     max_no_progress: int = 2,
+    lease_s: float = 900.0,
 ) -> LoopResult:
-    """Run ``work`` turn after turn until the goal stops being eligible; say why it stopped."""
+    """Run ``work`` turn after turn until the goal stops being eligible; say why it stopped.
+
+    Each turn holds the thread's turn lease (:mod:`taskloom.turns`), so a scheduler in
+    another process never runs a turn beside it; if another turn holds the thread, the loop
+    stops with ``turn_in_flight``. An exception from ``work`` ends the loop and propagates.
+    """
+    _check_loop(max_turns, max_no_progress, lease_s)
     handle = tl.goal(thread_id)
     idle = turns = 0
     while True:
-        goal = _before_turn(handle, turns, max_turns)
-        if isinstance(goal, LoopResult):
-            return goal
-        outcome = work(goal)
-        turns += 1
-        after = _after_turn(handle, goal, outcome, turns, idle, max_no_progress)
+        lease = _before_turn(tl, handle, turns, max_turns, lease_s)
+        if isinstance(lease, LoopResult):
+            return lease
+        try:
+            outcome = _check_outcome(work(lease.goal))
+            turns += 1
+            after = _after_turn(handle, lease.goal, outcome, turns, idle, max_no_progress)
+        finally:
+            end_turn(tl, lease, lease.failures)
         if isinstance(after, LoopResult):
             return after
         idle = after
@@ -125,34 +189,54 @@ async def arun_goal_loop(
     *,
     max_turns: int = 20,
     max_no_progress: int = 2,
+    lease_s: float = 900.0,
 ) -> LoopResult:
     """:func:`run_goal_loop` for an async ``work``; store calls run on worker threads."""
+    _check_loop(max_turns, max_no_progress, lease_s)
     handle = tl.goal(thread_id)
     idle = turns = 0
     while True:
-        goal = await asyncio.to_thread(_before_turn, handle, turns, max_turns)
-        if isinstance(goal, LoopResult):
-            return goal
-        outcome = await work(goal)
-        turns += 1
-        after = await asyncio.to_thread(
-            _after_turn, handle, goal, outcome, turns, idle, max_no_progress
-        )
+        lease = await asyncio.to_thread(_before_turn, tl, handle, turns, max_turns, lease_s)
+        if isinstance(lease, LoopResult):
+            return lease
+        try:
+            outcome = _check_outcome(await work(lease.goal))
+            turns += 1
+            after = await asyncio.to_thread(
+                _after_turn, handle, lease.goal, outcome, turns, idle, max_no_progress
+            )
+        finally:
+            await asyncio.to_thread(end_turn, tl, lease, lease.failures)
         if isinstance(after, LoopResult):
             return after
         idle = after
 
 
 def note_user_turn(tl: Taskloom, thread_id: str) -> dict[str, Any]:
-    """A user spoke: clear one-shot suppression and resume a paused goal."""
+    """A user spoke: clear one-shot suppression, resume a paused goal, and stamp activity, so
+    an idle scheduler waits its full ``idle_s`` from now. To keep schedulers off the thread
+    for the whole of a user's turn, use :func:`user_turn`."""
     handle = tl.goal(thread_id)
-    goal = handle.goal()
-    if goal is None:
+    if handle.goal() is None:
         return handle.get()
-    return handle.resume()
+    return handle.user_turn()
 
 
-TURN_KIND = "goal_turn"
+@contextlib.contextmanager
+def user_turn(tl: Taskloom, thread_id: str, *, lease_s: float = 900.0) -> Iterator[dict[str, Any]]:
+    """Hold the thread's turn while a user's turn runs: :func:`note_user_turn`, then the turn
+    lease, taken even from a continuation turn in flight (whose end then leaves it alone), and
+    released at the end. Yields the goal snapshot."""
+    _seconds(lease_s, "lease_s", positive=True)
+    snap = note_user_turn(tl, thread_id)
+    lease = claim_turn(tl, thread_id, lease_s, force=True)
+    try:
+        yield snap
+    finally:
+        if lease is not None:
+            end_turn(tl, lease, 0)
+
+
 MAX_REASON = 500
 """The failure text kept as a paused goal's reason is cut to this many characters."""
 
@@ -166,12 +250,6 @@ class TickItem:
     paused: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class _Claim:
-    goal: Goal
-    failures: int
-
-
 def _is_due(goal: Goal, cutoff: str) -> bool:
     return (
         goal.status is GoalStatus.ACTIVE
@@ -182,40 +260,6 @@ def _is_due(goal: Goal, cutoff: str) -> bool:
 
 def _idle_cutoff(tl: Taskloom, idle_s: float) -> str:
     return iso(tl.now() - timedelta(seconds=idle_s))
-
-
-def _claim_turn(
-    tl: Taskloom,
-    thread_id: str,
-    lease_s: float,
-    eligible: Callable[[Goal], bool] = lambda goal: True,
-) -> _Claim | None:
-    """Take the thread's turn lease (in the database, so it holds across processes).
-
-    ``eligible`` sees the goal as it is in the same transaction: a goal paused, suppressed or
-    run by another scheduler since the tick listed it is not run again on a stale snapshot.
-    """
-    now = tl.now()
-    with tl.store.write() as tx:
-        doc = tx.load_doc(TURN_KIND, thread_id)
-        state: dict[str, Any] = dict(doc.state) if doc else {"failures": 0}
-        until = state.get("lease_until")
-        if until is not None and until > now.timestamp():
-            return None
-        goal = load_goal(tx, thread_id)[0]
-        if goal is None or not eligible(goal):
-            return None
-        state["lease_until"] = now.timestamp() + lease_s
-        tx.save_doc(TURN_KIND, thread_id, (doc.version if doc else 0) + 1, state, iso(now))
-    return _Claim(goal, int(state.get("failures", 0)))
-
-
-def _end_turn(tl: Taskloom, thread_id: str, failures: int) -> None:
-    now = tl.now()
-    with tl.store.write() as tx:
-        doc = tx.load_doc(TURN_KIND, thread_id)
-        state = {"failures": failures, "lease_until": None}
-        tx.save_doc(TURN_KIND, thread_id, (doc.version if doc else 0) + 1, state, iso(now))
 
 
 def due_goals(tl: Taskloom, idle_s: float) -> list[Goal]:
@@ -274,22 +318,42 @@ def _turn_done(handle: GoalHandle, goal: Goal, outcome: TurnOutcome) -> TickItem
     return TickItem(goal.thread_id, ran=True, outcome=outcome)
 
 
-def _tick_one(
-    tl: Taskloom, claim: _Claim, run_turn: Callable[[Goal], TurnOutcome], max_failures: int
-) -> TickItem:
-    """Run one leased turn; the lease is released whatever happens."""
-    goal, failures = claim.goal, claim.failures
-    handle = tl.goal(goal.thread_id)
+def _finish(tl: Taskloom, lease: TurnLease, result: object, max_failures: int) -> TickItem:
+    """Charge a turn (``result``: its outcome, or the exception it raised) or count its
+    failure; the lease is released whatever happens."""
+    handle = tl.goal(lease.thread_id)
+    failures = lease.failures
     try:
         try:
-            outcome = run_turn(goal)
+            if isinstance(result, Exception):
+                raise result
+            outcome = _check_outcome(result)
         except Exception as exc:  # a failing turn must not stop the scheduler
-            item, failures = _turn_failed(handle, goal, exc, failures, max_failures)
+            item, failures = _turn_failed(handle, lease.goal, exc, failures, max_failures)
             return item
         failures = 0
-        return _turn_done(handle, goal, outcome)
+        return _turn_done(handle, lease.goal, outcome)
     finally:
-        _end_turn(tl, goal.thread_id, failures)
+        end_turn(tl, lease, failures)
+
+
+def _check_tick(idle_s: float, max_per_tick: int, max_failures: int, lease_s: float) -> None:
+    _seconds(idle_s, "idle_s", positive=False)
+    _positive(max_per_tick, "max_per_tick")
+    _positive(max_failures, "max_failures")
+    _seconds(lease_s, "lease_s", positive=True)
+
+
+def _take(tl: Taskloom, listed: Goal, idle_s: float, lease_s: float) -> TurnLease | None:
+    return claim_turn(tl, listed.thread_id, lease_s, _still_due(tl, listed, idle_s))
+
+
+def _skipped(listed: Goal) -> TickItem:
+    return TickItem(listed.thread_id, ran=False)
+
+
+def _ran(items: list[TickItem]) -> int:
+    return sum(item.ran for item in items)
 
 
 def continuation_tick(
@@ -306,17 +370,59 @@ def continuation_tick(
     Runs at most ``max_per_tick`` turns on due goals, oldest first, skipping threads whose turn
     is in flight (a lease in the database) and goals no longer due when their lease is taken
     (paused, suppressed, or just run by another scheduler since the tick listed them). A turn
-    that raises stamps activity (so the goal is not picked again at once) and counts as a
-    failure; after ``max_failures`` failures in a row the goal is paused with the error as its
-    reason. A turn without progress sets one-shot suppression, cleared by the next user turn.
+    that raises, or returns something other than a valid :class:`TurnOutcome`, stamps
+    activity (so the goal is not picked again at once) and counts as a failure; after
+    ``max_failures`` failures in a row the goal is paused with the error as its reason. A turn
+    without progress sets one-shot suppression, cleared by the next user turn.
     """
+    _check_tick(idle_s, max_per_tick, max_failures, lease_s)
     items: list[TickItem] = []
     for listed in due_goals(tl, idle_s):
-        if len([i for i in items if i.ran]) >= max_per_tick:
+        if _ran(items) >= max_per_tick:
             break
-        claim = _claim_turn(tl, listed.thread_id, lease_s, _still_due(tl, listed, idle_s))
-        if claim is None:
-            items.append(TickItem(listed.thread_id, ran=False))
+        lease = _take(tl, listed, idle_s, lease_s)
+        if lease is None:
+            items.append(_skipped(listed))
             continue
-        items.append(_tick_one(tl, claim, run_turn, max_failures))
+        result: object
+        try:
+            result = run_turn(lease.goal)
+        except Exception as exc:
+            result = exc
+        except BaseException:
+            end_turn(tl, lease, lease.failures)
+            raise
+        items.append(_finish(tl, lease, result, max_failures))
+    return items
+
+
+async def acontinuation_tick(
+    tl: Taskloom,
+    run_turn: Callable[[Goal], Awaitable[TurnOutcome]],
+    *,
+    idle_s: float = 60.0,
+    max_per_tick: int = 4,
+    max_failures: int = 3,
+    lease_s: float = 900.0,
+) -> list[TickItem]:
+    """:func:`continuation_tick` for an async ``run_turn``; store calls run on worker
+    threads, so the event loop is never blocked by the database."""
+    _check_tick(idle_s, max_per_tick, max_failures, lease_s)
+    items: list[TickItem] = []
+    for listed in await asyncio.to_thread(due_goals, tl, idle_s):
+        if _ran(items) >= max_per_tick:
+            break
+        lease = await asyncio.to_thread(_take, tl, listed, idle_s, lease_s)
+        if lease is None:
+            items.append(_skipped(listed))
+            continue
+        result: object
+        try:
+            result = await run_turn(lease.goal)
+        except Exception as exc:
+            result = exc
+        except BaseException:
+            await asyncio.to_thread(end_turn, tl, lease, lease.failures)
+            raise
+        items.append(await asyncio.to_thread(_finish, tl, lease, result, max_failures))
     return items

@@ -114,6 +114,10 @@ class GoalHandle:
     def resume(self) -> Snapshot:
         return self._mutate(lambda g, now: ops.resume(_need(g), now=now))
 
+    def user_turn(self) -> Snapshot:
+        """A user spoke: resume a paused or blocked goal, lift suppression, stamp activity."""
+        return self._mutate(lambda g, now: ops.user_turn(_need(g), now=now))
+
     def clear(self) -> Snapshot:
         return self._mutate(lambda g, now: None)
 
@@ -132,11 +136,12 @@ class GoalHandle:
 
     def suppress(self, suppressed: bool = True, *, goal_id: str | None = None) -> Snapshot:
         """Set continuation suppression; with ``goal_id``, only if that goal is still the
-        thread's current one (a turn suppresses the goal it ran, never one set since)."""
+        thread's current one (a turn suppresses the goal it ran, never one set since). A goal
+        whose objective the model rephrased is still that goal (:meth:`Goal.continues`)."""
 
         def op(g: Goal | None, now: datetime) -> Goal:
             goal = _need(g)
-            if goal_id is not None and goal.goal_id != goal_id:
+            if goal_id is not None and not goal.continues(goal_id):
                 return goal
             return ops.suppress(goal, suppressed, now=now)
 

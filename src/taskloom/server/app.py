@@ -74,6 +74,15 @@ async def _body(request: Request) -> dict[str, Any]:
     return data
 
 
+def _only(body: dict[str, Any], allowed: set[str]) -> dict[str, Any]:
+    """``body``, refused if it has a field the route does not take: a misspelt field must not
+    be ignored in silence (``{"reasn": …}`` paused without the reason)."""
+    unknown = body.keys() - allowed
+    if unknown:
+        raise InvalidInput(f"unknown field(s): {', '.join(sorted(unknown))}")
+    return body
+
+
 def _public(task: dict[str, Any]) -> dict[str, Any]:
     """A task as viewers see it: the lease token is the worker's capability, not theirs."""
     return {**task, "lease_token": None}
@@ -134,13 +143,9 @@ def create_app(
         return JSONResponse(await call(tl.goal(request.path_params["thread"]).get))
 
     async def card_decision(request: Request) -> Response:
-        body = await _body(request)
+        body = _only(await _body(request), {"approve", "seen"})
         if not isinstance(body.get("approve"), bool):
             raise InvalidInput("`approve` must be true or false")
-        if not body.keys() <= {"approve", "seen"}:
-            raise InvalidInput(
-                f"unknown field(s): {', '.join(sorted(body.keys() - {'approve', 'seen'}))}"
-            )
         seen = body.get("seen")
         if seen is not None and not isinstance(seen, str):
             raise InvalidInput("`seen` is the card's updated_at, as shown")
@@ -167,7 +172,7 @@ def create_app(
         handle = tl.goal(request.path_params["thread"])
         action = request.path_params["action"]
         if action == "budget":
-            body = await _body(request)
+            body = _only(await _body(request), {"token_budget"})
             if "token_budget" not in body:  # a misspelt key must not clear the budget
                 raise InvalidInput("`token_budget` is required: an integer, or null for none")
             budget = body["token_budget"]
@@ -176,9 +181,15 @@ def create_app(
             ):
                 raise InvalidInput(f"`token_budget` must be an integer up to {MAX_BUDGET}, or null")
             return JSONResponse(await act(handle.set_budget, budget))
-        if action not in ("pause", "resume"):
-            raise InvalidInput(f"unknown goal action '{action}' (pause, resume, budget)")
-        return JSONResponse(await act(getattr(handle, action)))
+        if action == "pause":
+            reason = _only(await _body(request), {"reason"}).get("reason")
+            if reason is not None and not isinstance(reason, str):
+                raise InvalidInput("`reason` must be text, or null")
+            return JSONResponse(await act(handle.pause, reason))
+        if action in ("resume", "clear"):
+            _only(await _body(request), set())
+            return JSONResponse(await act(getattr(handle, action)))
+        raise InvalidInput(f"unknown goal action '{action}' (pause, resume, budget, clear)")
 
     async def tasks(request: Request) -> Response:
         query = request.query_params

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from taskloom.domain.goals import framed
+from taskloom.domain.goals import MAX_EVIDENCE, MAX_OBJECTIVE, MAX_REASON, framed
 from taskloom.tools.registry import REGISTRY, ToolArgs, ToolContext, ToolResult, ToolSpec
 
 if TYPE_CHECKING:
@@ -20,18 +20,25 @@ class NoArgs(ToolArgs):
 
 
 class GoalSetArgs(ToolArgs):
-    objective: str = Field(description="The objective for this thread, one or two sentences.")
+    objective: str = Field(
+        max_length=MAX_OBJECTIVE,
+        description="The objective for this thread, one or two sentences.",
+    )
     token_budget: int | None = Field(
         None, gt=0, description="Optional token budget; can only lower an existing budget."
     )
 
 
 class GoalCompleteArgs(ToolArgs):
-    evidence: str | None = Field(None, description="How you verified the objective is met.")
+    evidence: str | None = Field(
+        None, max_length=MAX_EVIDENCE, description="How you verified the objective is met."
+    )
 
 
 class GoalBlockArgs(ToolArgs):
-    reason: str = Field(description="Why the goal cannot proceed without a person.")
+    reason: str = Field(
+        max_length=MAX_REASON, description="Why the goal cannot proceed without a person."
+    )
 
 
 class BudgetArgs(ToolArgs):

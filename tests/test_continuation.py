@@ -1,0 +1,334 @@
+"""Continuation under adversity: bad turn functions, late schedulers, rephrasing models and
+users who speak while a scheduler runs. Both backends (``tl_fixed`` is parametrized)."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import itertools
+import warnings
+from typing import Any
+
+import pytest
+
+from taskloom.client import Taskloom
+from taskloom.continuation import (
+    StopReason,
+    TurnOutcome,
+    acontinuation_tick,
+    arun_goal_loop,
+    continuation_tick,
+    note_user_turn,
+    run_goal_loop,
+    user_turn,
+)
+from taskloom.domain.errors import InvalidInput
+from taskloom.domain.goals import MAX_EVIDENCE, MAX_REASON, Goal
+from taskloom.tools.registry import ToolContext
+from taskloom.turns import claim_turn, end_turn
+from tests.conftest import FakeClock
+
+CTX = ToolContext(thread_id="t")
+
+
+def _goal(tl: Taskloom, thread_id: str = "t") -> dict[str, Any]:
+    goal = tl.goal(thread_id).get()["goal"]
+    assert goal is not None
+    return goal
+
+
+# --- a malformed turn result is that turn's failure, never the scheduler's ---
+
+
+async def _async_turn(goal: Goal) -> TurnOutcome:
+    return TurnOutcome()
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        (lambda g: TurnOutcome(tokens_used=1200.0), "tokens must be a whole number"),  # type: ignore[arg-type]
+        (lambda g: None, "must return a TurnOutcome (got NoneType)"),
+        (_async_turn, "needs acontinuation_tick"),
+        (lambda g: TurnOutcome(elapsed_s=float("nan")), "seconds must be a number"),
+    ],
+)
+def test_a_malformed_outcome_fails_its_turn_and_the_tick_goes_on(
+    tl_fixed: Taskloom, clock: FakeClock, bad: Any, message: str
+) -> None:
+    tl_fixed.goal("old").set("the older goal, whose turn function is broken")
+    clock.advance(1)
+    tl_fixed.goal("new").set("the newer goal")
+    clock.advance(120)
+
+    def turn(goal: Goal) -> Any:
+        return bad(goal) if goal.thread_id == "old" else TurnOutcome(tokens_used=7)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a coroutine never awaited would warn
+        for attempt in range(3):
+            items = continuation_tick(tl_fixed, turn, idle_s=60, max_failures=3)
+            gc.collect()
+            by_thread = {i.thread_id: i for i in items}
+            assert sorted(by_thread) == ["new", "old"] and all(i.ran for i in items)
+            assert message in (by_thread["old"].error or "")
+            assert by_thread["old"].paused is (attempt == 2) and by_thread["new"].error is None
+            clock.advance(120)
+    assert _goal(tl_fixed, "old")["status"] == "paused"
+    assert _goal(tl_fixed, "old")["tokens_used"] == 0
+    assert _goal(tl_fixed, "new")["tokens_used"] == 21
+
+
+def test_an_async_scheduler_tick_runs_async_turns(tl_fixed: Taskloom, clock: FakeClock) -> None:
+    for name in ("a", "b"):
+        tl_fixed.goal(name).set(f"goal {name}")
+        clock.advance(1)
+    clock.advance(120)
+    ran: list[str] = []
+
+    async def turn(goal: Goal) -> TurnOutcome:
+        await asyncio.sleep(0)
+        ran.append(goal.thread_id)
+        if goal.thread_id == "b":
+            raise RuntimeError("model endpoint down")
+        return TurnOutcome(tokens_used=5)
+
+    items = asyncio.run(acontinuation_tick(tl_fixed, turn, idle_s=60, max_failures=1))
+    assert ran == ["a", "b"]
+    assert [(i.thread_id, i.error, i.paused) for i in items] == [
+        ("a", None, False),
+        ("b", "model endpoint down", True),
+    ]
+    assert _goal(tl_fixed, "a")["tokens_used"] == 5
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"max_per_tick": 0}, "max_per_tick must be a whole number of at least 1"),
+        ({"max_failures": 0}, "max_failures must be"),
+        ({"idle_s": -1}, "idle_s must be a non-negative number"),
+        ({"lease_s": 0}, "lease_s must be a positive number"),
+    ],
+)
+def test_tick_options_are_checked(tl: Taskloom, options: dict[str, Any], message: str) -> None:
+    with pytest.raises(InvalidInput, match=message):
+        continuation_tick(tl, lambda g: TurnOutcome(), **options)
+
+
+@pytest.mark.parametrize("options", [{"max_no_progress": 0}, {"max_turns": 0}])
+def test_loop_options_are_checked(tl: Taskloom, options: dict[str, Any]) -> None:
+    tl.goal("t").set("x")
+    with pytest.raises(InvalidInput, match="must be a whole number of at least 1"):
+        run_goal_loop(tl, "t", lambda g: TurnOutcome(), **options)
+
+
+def test_loop_refuses_a_bad_outcome_before_charging_it(tl: Taskloom) -> None:
+    tl.goal("t").set("x", token_budget=100)
+    with pytest.raises(InvalidInput, match="tokens must be a whole number"):
+        run_goal_loop(tl, "t", lambda g: TurnOutcome(tokens_used=-5))
+    assert _goal(tl)["tokens_used"] == 0
+    # the lease went with the failed turn: the next loop runs
+    assert run_goal_loop(tl, "t", lambda g: TurnOutcome(), max_turns=1).turns == 1
+
+
+# --- the turn lease belongs to the turn that took it ---
+
+
+def test_a_late_turn_leaves_alone_the_lease_another_scheduler_took(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    tl_fixed.goal("t").set("slow work")
+    clock.advance(120)
+
+    def slow_turn(goal: Goal) -> TurnOutcome:
+        clock.advance(10)  # outlives its 5 s lease; a second scheduler takes the thread
+        assert claim_turn(tl_fixed, "t", 600) is not None
+        return TurnOutcome(tokens_used=1)
+
+    items = continuation_tick(tl_fixed, slow_turn, idle_s=0, lease_s=5)
+    assert [i.ran for i in items] == [True]
+    clock.advance(120)
+    # the second scheduler's turn is still in flight: a third one must not start
+    assert [i.ran for i in continuation_tick(tl_fixed, lambda g: TurnOutcome(), idle_s=0)] == [
+        False
+    ]
+
+
+def test_end_turn_releases_only_its_own_lease(tl_fixed: Taskloom, clock: FakeClock) -> None:
+    tl_fixed.goal("t").set("x")
+    first = claim_turn(tl_fixed, "t", 1)
+    assert first is not None
+    clock.advance(2)
+    second = claim_turn(tl_fixed, "t", 60)
+    assert second is not None
+    assert end_turn(tl_fixed, first, 0) is False
+    assert claim_turn(tl_fixed, "t", 60) is None
+    assert end_turn(tl_fixed, second, 0) is True
+    assert claim_turn(tl_fixed, "t", 60) is not None
+
+
+def test_failures_in_a_row_belong_to_the_goal_not_the_thread(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    tl_fixed.goal("t").set("the old goal")
+
+    def boom(goal: Goal) -> TurnOutcome:
+        raise RuntimeError("down")
+
+    for _ in range(2):
+        clock.advance(120)
+        continuation_tick(tl_fixed, boom, idle_s=60, max_failures=3)
+    tl_fixed.goal("t").clear()
+    tl_fixed.goal("t").set("a brand-new goal")
+    clock.advance(120)
+    items = continuation_tick(tl_fixed, boom, idle_s=60, max_failures=3)
+    assert items[0].error == "down" and items[0].paused is False
+    assert _goal(tl_fixed)["status"] == "active"
+
+
+# --- rephrasing the objective is still the same goal ---
+
+
+def _rephrasing(tl: Taskloom, *, progress: bool) -> Any:
+    versions = itertools.count(1)
+
+    def turn(goal: Goal) -> TurnOutcome:
+        r = tl.tools.dispatch("goal_set", {"objective": f"Same work, v{next(versions)}"}, CTX)
+        assert not r.is_error, r.content
+        return TurnOutcome(tokens_used=1, made_progress=progress)
+
+    return turn
+
+
+def test_loop_stops_a_goal_rephrased_every_turn_without_progress(tl: Taskloom) -> None:
+    tl.goal("t").set("Same work")
+    result = run_goal_loop(tl, "t", _rephrasing(tl, progress=False), max_no_progress=2)
+    assert result.reason is StopReason.NO_PROGRESS and result.turns == 2
+    assert _goal(tl)["continuation_suppressed"] is True
+
+
+def test_tick_suppresses_a_goal_rephrased_without_progress(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    tl_fixed.goal("t").set("Same work")
+    turn = _rephrasing(tl_fixed, progress=False)
+    ran = 0
+    for _ in range(4):
+        clock.advance(120)
+        ran += sum(i.ran for i in continuation_tick(tl_fixed, turn, idle_s=60))
+    assert ran == 1 and _goal(tl_fixed)["continuation_suppressed"] is True
+
+
+# --- a user turn goes first ---
+
+
+def test_a_user_turn_resets_the_idle_clock(tl_fixed: Taskloom, clock: FakeClock) -> None:
+    tl_fixed.goal("t").set("x")
+    clock.advance(120)
+    note_user_turn(tl_fixed, "t")
+    assert continuation_tick(tl_fixed, lambda g: TurnOutcome(), idle_s=60) == []
+    clock.advance(61)
+    assert [i.ran for i in continuation_tick(tl_fixed, lambda g: TurnOutcome(), idle_s=60)] == [
+        True
+    ]
+
+
+def test_no_scheduler_turn_while_a_user_turn_runs(tl_fixed: Taskloom, clock: FakeClock) -> None:
+    tl_fixed.goal("t").set("x")
+    clock.advance(120)
+    scheduler = claim_turn(tl_fixed, "t", 600)  # a continuation turn is in flight
+    assert scheduler is not None
+    with user_turn(tl_fixed, "t"):
+        clock.advance(120)
+        assert end_turn(tl_fixed, scheduler, 0) is False  # the user's turn took over
+        assert [i.ran for i in continuation_tick(tl_fixed, lambda g: TurnOutcome(), idle_s=0)] == [
+            False
+        ]
+        assert run_goal_loop(tl_fixed, "t", lambda g: TurnOutcome()).reason is (
+            StopReason.TURN_IN_FLIGHT
+        )
+    assert [i.ran for i in continuation_tick(tl_fixed, lambda g: TurnOutcome(), idle_s=0)] == [True]
+
+
+def test_a_scheduler_skips_a_thread_whose_loop_turn_runs(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    tl_fixed.goal("t").set("x")
+    seen: list[list[bool]] = []
+
+    def work(goal: Goal) -> TurnOutcome:
+        clock.advance(120)
+        seen.append([i.ran for i in continuation_tick(tl_fixed, lambda g: TurnOutcome(), idle_s=0)])
+        return TurnOutcome()
+
+    assert run_goal_loop(tl_fixed, "t", work, max_turns=2).reason is StopReason.MAX_TURNS
+    assert seen == [[False], [False]]
+
+
+def test_async_loop_holds_the_turn_lease(tl_fixed: Taskloom, clock: FakeClock) -> None:
+    tl_fixed.goal("t").set("x")
+    seen: list[list[bool]] = []
+
+    async def work(goal: Goal) -> TurnOutcome:
+        clock.advance(120)
+        ticked = await asyncio.to_thread(
+            continuation_tick, tl_fixed, lambda g: TurnOutcome(), idle_s=0
+        )
+        seen.append([i.ran for i in ticked])
+        return TurnOutcome()
+
+    result = asyncio.run(arun_goal_loop(tl_fixed, "t", work, max_turns=1))
+    assert result.reason is StopReason.MAX_TURNS and seen == [[False]]
+
+
+# --- host controls and bounds ---
+
+
+@pytest.mark.parametrize("hold", ["pause", "block", "complete", "suppress"])
+def test_host_set_with_the_same_objective_restarts_the_goal(tl: Taskloom, hold: str) -> None:
+    goal = tl.goal("t")
+    goal.set("Ship 1.0", token_budget=1000)
+    {
+        "pause": lambda: goal.pause("wait"),
+        "block": lambda: goal.block("need keys"),
+        "complete": lambda: goal.complete("done"),
+        "suppress": lambda: goal.suppress(True),
+    }[hold]()
+    snap = goal.set("Ship 1.0")["goal"]
+    assert snap["status"] == "active" and snap["continuation_suppressed"] is False
+    assert snap["reason"] is None and snap["evidence"] is None
+    model = tl.tools.dispatch("goal_set", {"objective": "Ship 1.0"}, CTX)
+    assert model.data["goal"]["status"] == "active"
+
+
+def test_host_set_with_the_same_objective_keeps_an_exhausted_budget(tl: Taskloom) -> None:
+    goal = tl.goal("t")
+    goal.set("Ship", token_budget=10)
+    goal.account_usage(_goal(tl)["goal_id"], 10)
+    assert goal.set("Ship")["goal"]["status"] == "budget_limited"
+
+
+def test_reason_and_evidence_are_bounded(tl: Taskloom) -> None:
+    tl.goal("t").set("x")
+    huge = tl.tools.dispatch("goal_block", {"reason": "R" * 5_000_000}, CTX)
+    assert huge.is_error and len(huge.content) < 2000
+    with pytest.raises(InvalidInput, match=f"reason is longer than {MAX_REASON}"):
+        tl.goal("t").block("R" * (MAX_REASON + 1))
+    with pytest.raises(InvalidInput, match=f"reason is longer than {MAX_REASON}"):
+        tl.goal("t").pause("R" * (MAX_REASON + 1))
+    with pytest.raises(InvalidInput, match=f"evidence is longer than {MAX_EVIDENCE}"):
+        tl.goal("t").complete("E" * (MAX_EVIDENCE + 1))
+    assert _goal(tl)["status"] == "active"
+    assert tl.goal("t").block("R" * MAX_REASON)["goal"]["status"] == "blocked"
+
+
+def test_prompt_blocks_tell_the_time_budget(tl: Taskloom) -> None:
+    goal = tl.goal("t")
+    snap = goal.set("Ship", time_budget_s=3600)
+    assert "<budget>3,600 s of 3,600 s of time remain</budget>" in snap["context"]
+    snap = goal.account_usage(snap["goal"]["goal_id"], 50, 3600)
+    assert snap["goal"]["status"] == "budget_limited"
+    assert "budget is used up (3,600 s of 3,600 s used)" in snap["context"]
+    both = tl.goal("u").set("Ship", token_budget=100, time_budget_s=60)["context"]
+    assert "<budget>100 of 100 tokens remain; 60 s of 60 s of time remain</budget>" in both
