@@ -370,3 +370,43 @@ def test_text_is_stashed_exactly_as_the_tool_returned_it(tl: Taskloom) -> None:
     assert f"{len(code.encode()):,} bytes" in out.text
     lines = tl.guard("t1", SMALL).read(out.result_id, lines="1-4")
     assert "#include <vector>\nstd::vector<int> v0; if (a<b && c>d)\n    indented\t \n" in lines
+
+
+def test_whitespace_heavy_text_reports_its_exact_token_count(tl: Taskloom) -> None:
+    """Cleaning collapses whitespace runs even when it removes no markup; the placeholder
+    gave the cleaned text's count, not the stored output's."""
+    table = "\n".join(
+        f"        user{i:>12}{i % 97:>10}.0      /usr/bin/proc --n={i}" for i in range(300)
+    )
+    g = tl.guard("t1", SMALL)
+    out = g.stash("ps", table)
+    assert f"· {g.count(table):,} tokens" in out.text
+    assert g.results()[0]["tokens"] == g.count(table)
+
+
+def test_each_undecodable_byte_becomes_one_replacement_character(tl: Taskloom) -> None:
+    text = (b"ok \xff\xfe end " * 2000).decode("utf-8", "surrogateescape")
+    out = tl.guard("t1", SMALL).stash("shell", text)
+    line = tl.guard("t1", SMALL).read(out.result_id or "", lines="1-1")
+    assert "ok \ufffd\ufffd end" in line and "\ufffd\ufffd\ufffd" not in line
+    assert f"{len(text.encode('utf-8', 'surrogateescape')) + 2 * 2000 * 2:,} bytes" in out.text
+
+
+def test_a_result_over_the_byte_quota_is_kept_without_evicting_the_others(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    small = [json.dumps(issues(40, offset=1000 + i)) for i in range(2)]
+    cfg = GuardConfig(threshold_tokens=200, quota_bytes=2 * len(small[0]) + 100)
+    g = tl_fixed.guard("t1", cfg)
+    kept = [g.stash("api", payload).result_id or "" for payload in small]
+    clock.advance(1)
+    big = g.stash("api", json.dumps(issues(200)))
+    assert "larger than this thread's stash quota" in big.text and big.result_id
+    assert sorted(r["result_id"] for r in g.results()) == sorted([*kept, big.result_id])
+    assert g.read(big.result_id, lines="1-2")
+    clock.advance(1)
+    g.stash("api", json.dumps(issues(40, offset=5000)))  # the next store takes it first
+    assert big.result_id not in [r["result_id"] for r in g.results()]
+    assert len(g.results()) == 2
+    with pytest.raises(NotFound, match="larger than the whole quota"):
+        g.read(big.result_id)

@@ -27,19 +27,31 @@ from taskloom.llm.openai import OpenAIChat
 from tests.conftest import FakeClock
 
 Reply = Callable[[str, str], tuple[int, str]]  # (system, prompt) -> (status, text)
+RawReply = Callable[[BaseHTTPRequestHandler, str, str], None]  # writes the whole response
 SECRET = "sk-test-do-not-leak-123"
 
 
 @dataclass
 class FakeProvider:
     reply: Reply = lambda system, prompt: (200, "ok")
+    raw: RawReply | None = None
+    """When set, answers instead of ``reply``: for replies no well-behaved server sends."""
     requests: list[dict[str, Any]] = field(default_factory=list)
     in_flight: int = 0
     max_in_flight: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-def _serve(provider: FakeProvider, kind: str) -> Iterator[str]:
+def send(handler: BaseHTTPRequestHandler, status: int, data: bytes) -> None:
+    """Write one complete JSON response; ``data`` is sent as given, valid or not."""
+    handler.send_response(status)
+    handler.send_header("content-type", "application/json")
+    handler.send_header("content-length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
+def serve(provider: FakeProvider, kind: str) -> Iterator[str]:
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: Any) -> None:
             pass
@@ -58,24 +70,22 @@ def _serve(provider: FakeProvider, kind: str) -> Iterator[str]:
                 else:
                     system, prompt = body["system"], body["messages"][0]["content"]
                 time.sleep(0.02)  # lets concurrent calls overlap, so the bound is exercised
-                status, text = provider.reply(system, prompt)
+                status, text = (0, "") if provider.raw else provider.reply(system, prompt)
             finally:
                 # Leave the in-flight count before replying: once the client has the bytes it
                 # may send its next call before this handler thread gets to run again.
                 with provider.lock:
                     provider.in_flight -= 1
+            if provider.raw:
+                provider.raw(self, system, prompt)
+                return
             if status != 200:
                 payload: dict[str, Any] = {"error": {"message": text}}
             elif kind == "openai":
                 payload = {"choices": [{"message": {"role": "assistant", "content": text}}]}
             else:
                 payload = {"content": [{"type": "text", "text": text}], "role": "assistant"}
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            send(self, status, json.dumps(payload).encode())
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
@@ -90,14 +100,14 @@ def _serve(provider: FakeProvider, kind: str) -> Iterator[str]:
 @pytest.fixture
 def openai_server() -> Iterator[tuple[FakeProvider, str]]:
     provider = FakeProvider()
-    for url in _serve(provider, "openai"):
+    for url in serve(provider, "openai"):
         yield provider, url + "/v1"
 
 
 @pytest.fixture
 def anthropic_server() -> Iterator[tuple[FakeProvider, str]]:
     provider = FakeProvider()
-    for url in _serve(provider, "anthropic"):
+    for url in serve(provider, "anthropic"):
         yield provider, url
 
 

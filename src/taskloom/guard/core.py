@@ -21,6 +21,7 @@ import dataclasses
 import json
 import logging
 import math
+import re
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -35,11 +36,18 @@ from taskloom.guard.compact import compact, dumps
 from taskloom.guard.retrieve import (
     MIN_READ_TOKENS,
     Extraction,
+    cap_text,
     extract_local,
     read_slice,
     view_text,
 )
-from taskloom.guard.summarize import cache_key, map_reduce, summarize
+from taskloom.guard.summarize import (
+    MapReduceResult,
+    cache_key,
+    chunk_lines,
+    map_reduce,
+    summarize,
+)
 from taskloom.guard.tokens import DEFAULT_ENCODING, Counter, counter
 
 if TYPE_CHECKING:
@@ -47,6 +55,13 @@ if TYPE_CHECKING:
     from taskloom.llm.base import ChatModel
 
 log = logging.getLogger("taskloom.guard")
+
+NO_MATCH = {
+    "jsonpath": "The JSONPath matches nothing in this result; check the keys with"
+    " read_result(path=...) or ask a plain question.",
+    "regex": "The regex matches no line of this result; try another pattern or a plain question.",
+    "ranking": "Nothing matched; try other words, a JSONPath or /regex/.",
+}
 
 
 @dataclass(frozen=True)
@@ -57,7 +72,8 @@ class GuardConfig:
     JSON), against the seed's 500k that never fired; nothing is lost above it, so it can be
     low. A JSON output whose compacted form fits in ``compacted_max_tokens`` is shown
     compacted instead of as a placeholder. ``chunk_tokens`` is larger than the threshold so
-    the single-call LLM path is reachable.
+    the single-call LLM path is reachable; ``max_chunks`` bounds the calls of one map-reduce
+    (a result over it gets a message saying how to narrow the query, not 89 calls).
     """
 
     threshold_tokens: int = 3_000
@@ -73,6 +89,7 @@ class GuardConfig:
     summarize: bool = False
     summary_max_tokens: int = 100_000
     chunk_tokens: int = 12_000
+    max_chunks: int = 32
     concurrency: int = 3
     breaker_trips_after: int = 3
     breaker_cooldown: timedelta = timedelta(minutes=15)
@@ -85,8 +102,8 @@ class GuardConfig:
                 f"read_cap_tokens must be at least {MIN_READ_TOKENS}: a slice needs room for"
                 " its header"
             )
-        if self.concurrency < 1:
-            raise InvalidInput("guard concurrency must be at least 1")
+        if self.concurrency < 1 or self.max_chunks < 1:
+            raise InvalidInput("guard concurrency and max_chunks must be at least 1")
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,13 +152,26 @@ def _parse_json(text: str) -> Any:
     return value if isinstance(value, dict | list) else None
 
 
+_SURROGATES = re.compile("[\udc80-\udcff]+|[\ud800-\udfff]")
+"""A run of escaped bytes (``surrogateescape`` maps byte 0xNN to U+DCNN), or any other lone
+surrogate."""
+
+
+def _replace_surrogates(match: re.Match[str]) -> str:
+    run = match.group(0)
+    if "\udc80" <= run[0] <= "\udcff":  # the original bytes, decoded as a UTF-8 decoder would
+        return run.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return "\ufffd"
+
+
 def valid_text(text: str) -> str:
-    """``text`` as valid UTF-8: a lone surrogate (what undecodable bytes of a subprocess's
-    output become with ``surrogateescape``) is replaced by U+FFFD, as no backend stores it."""
+    """``text`` as valid UTF-8: an undecodable byte of a subprocess's output (a lone surrogate
+    with ``surrogateescape``) becomes one U+FFFD, as no backend stores it. Re-encoding with
+    ``surrogatepass`` made three of each, inflating the stored size and the token count."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        return _SURROGATES.sub(_replace_surrogates, text)
     return text
 
 
@@ -201,6 +231,8 @@ class Guard:
                 f"→ {comp_tokens:,}; {comp.report()}; the exact original: "
                 f'read_result(result_id="{rid}", path="$…")]\n{comp.text}'
             )
+            if len(original.encode()) > self.config.quota_bytes:
+                shown += "\n" + self._over_quota(len(original.encode()))
             self._put(tool, rid, original, True, tokens, shown, lines=lines)
             return Wrapped(shown, "compacted", self.count(shown), rid)
         facts = StashFacts(
@@ -235,7 +267,7 @@ class Guard:
         facts = StashFacts(
             result_id=result_id(tool, text),
             tool_name=tool,
-            tokens=self.count(text) if cleaned.removed else tokens,
+            tokens=self.count(text),  # cleaning also collapses whitespace: count the original
             encoding=self.config.encoding,
             bytes=len(text.encode()),
             lines=text.count("\n") + 1,
@@ -253,6 +285,8 @@ class Guard:
         if summary:
             note = f"LLM summary (may omit details; exact data via read_result):\n{summary}"
             facts = dataclasses.replace(facts, notes=(*facts.notes, note))
+        if facts.bytes > self.config.quota_bytes:
+            facts = dataclasses.replace(facts, notes=(*facts.notes, self._over_quota(facts.bytes)))
         text = self._put(
             facts.tool_name,
             facts.result_id,
@@ -263,6 +297,15 @@ class Guard:
             lines=facts.lines,
         )
         return Wrapped(text, "stashed", self.count(text), facts.result_id, bool(summary))
+
+    def _over_quota(self, size: int) -> str:
+        """Said in the placeholder of a result larger than the whole byte quota, which the
+        stash keeps only until the next result is stored (see ``stash._evict``)."""
+        return (
+            f"This output ({size:,} bytes) is larger than this thread's stash quota "
+            f"({self.config.quota_bytes:,} bytes): it is kept only until the next result is "
+            "stashed, so read what you need from it now."
+        )
 
     def _put(
         self,
@@ -333,6 +376,7 @@ class Guard:
                 tokens=facts.tokens,
                 size=facts.bytes,
                 lines=facts.lines,
+                count=self.count,
             )
             summary += (
                 f"\n(Exact original size, counted by taskloom: {facts.tokens:,} tokens, "
@@ -395,32 +439,53 @@ class Guard:
         )
 
     def extract(self, rid: str, query: str) -> str:
-        """Answer ``query`` from a stashed result: locally first, then the LLM if configured."""
+        """Answer ``query`` from a stashed result: locally first, then the LLM if configured.
+
+        A JSONPath or a /regex/ is exact, so a miss is answered here ("matches nothing"):
+        sending it to the map-reduce cost 89 calls to learn the same. A result over
+        ``max_chunks`` chunks is not map-reduced either; the answer says why.
+        """
         if not query or not query.strip():
             raise InvalidInput("query is required")
         row = self._row(rid)
         is_json = bool(row["is_json"])
         local = extract_local(row["content"], is_json, query)
-        if local.useful() or self.config.llm is None:
+        llm = self.config.llm
+        if local.useful() or llm is None or local.method != "ranking":
             return self._render_local(rid, query, local)
         content = row["content"]
         if is_json:
             content = view_text(content, True)  # chunk line numbers are read_result's
+        chunks = chunk_lines(content, self.config.chunk_tokens, self.count)
+        if len(chunks) > self.config.max_chunks:
+            return self._render_local(rid, query, local, too_big=len(chunks))
         result = map_reduce(
-            self.config.llm,
+            llm,
             row["tool_name"],
             query,
-            content,
-            chunk_tokens=self.config.chunk_tokens,
+            chunks,
             concurrency=self.config.concurrency,
             count=self.count,
         )
+        return self._render_llm(rid, query, result)
+
+    def _render_llm(self, rid: str, query: str, result: MapReduceResult) -> str:
+        """The map-reduce answer under ``extract_cap_tokens``, like a local one: a provider
+        that ignored ``max_tokens`` returned a 200,000-character answer whole."""
         head = (
             f'[extract from {rid} · query "{query}" · method: LLM map-reduce · '
             f"{result.chunks} chunk(s), {result.calls} call(s), "
             f"{len(result.failed)} failed]"
         )
-        out = [head, result.answer or "(no chunk had matching content)"]
+        answer = result.answer or "(no chunk that answered had matching content)"
+        cap = self.config.extract_cap_tokens
+        shown = cap_text(answer, cap, self.count)
+        out = [head, shown]
+        if shown != answer:
+            out.append(
+                f"…(answer cut at {cap:,} of its {self.count(answer):,} tokens: ask a narrower"
+                " query, or read the chunks' lines with read_result(lines=...))"
+            )
         for chunk, error in result.failed:
             out.append(
                 f"FAILED chunk {chunk.index} (lines {chunk.first_line}-{chunk.last_line}): "
@@ -428,7 +493,9 @@ class Guard:
             )
         return "\n".join(out)
 
-    def _render_local(self, rid: str, query: str, found: Extraction) -> str:
+    def _render_local(
+        self, rid: str, query: str, found: Extraction, *, too_big: int | None = None
+    ) -> str:
         shown, used, out = 0, 0, []
         cap = self.config.extract_cap_tokens
         for where, body in found.fragments:
@@ -441,14 +508,25 @@ class Guard:
             shown += 1
         method = {"jsonpath": "JSONPath", "regex": "regex", "ranking": "local ranking"}
         head = f'[extract from {rid} · query "{query}" · method: {method[found.method]} · '
+        why = "" if too_big is None else "\n" + self._too_big(too_big)
         if not out:
-            return head + "no match]\nNothing matched; try other words, a JSONPath or /regex/."
+            return head + "no match]" + why + "\n" + NO_MATCH[found.method]
         head += f"{shown} of {found.total_matches} match(es) shown]"
         if found.method == "ranking" and not found.useful():
-            head += "\n(weak match: few query words found; no LLM configured for a deeper search)"
+            head += (
+                why
+                or "\n(weak match: few query words found; no LLM configured for a deeper search)"
+            )
         if shown < found.total_matches and found.method != "ranking":
             head += f"\n({found.total_matches - shown} more: narrow the query or use read_result)"
         return head + "\n" + "\n".join(out)
+
+    def _too_big(self, chunks: int) -> str:
+        return (
+            f"(no LLM map-reduce: this result is {chunks:,} chunks of up to "
+            f"{self.config.chunk_tokens:,} tokens, over max_chunks={self.config.max_chunks}; "
+            "ask with a JSONPath or a /regex/, or read it with read_result)"
+        )
 
     # --- listing --------------------------------------------------------------------------------
 

@@ -151,6 +151,13 @@ def _fit(text: str, budget: int, count: Callable[[str], int]) -> tuple[int, int]
     return lo, lo_cost
 
 
+def cap_text(text: str, cap: int, count: Callable[[str], int]) -> str:
+    """``text`` if it costs at most ``cap`` tokens, else its longest prefix that does, ending
+    after a space when one is near (the caller says that it was cut, and how to get more)."""
+    fits, _cost = _fit(text, cap, count)
+    return text if fits == len(text) else text[: _split_point(text, fits)]
+
+
 def _split_point(text: str, fits: int) -> int:
     """Where to split an over-long line: after a space in the last quarter of what fits, so
     words stay whole, else where the budget ends (always at least one character)."""

@@ -26,6 +26,7 @@ _COLUMNS = (
     "thread_id, result_id, tool_name, content, is_json, tokens, bytes, lines, encoding,"
     " placeholder, created_at, expires_at"
 )
+_LRU = " (least recently stored first)"
 _META = "result_id, tool_name, is_json, tokens, bytes, lines, encoding, created_at, expires_at"
 
 
@@ -90,30 +91,39 @@ def put(tx: Transaction, row: Row, now: datetime, limits: Limits) -> str:
 
 
 def _evict(tx: Transaction, thread: str, keep: str, stamp: str, limits: Limits) -> None:
+    """Evict the least recently stored results until the thread is within quota.
+
+    A result larger than the whole byte quota is kept (the agent must not lose a tool
+    result) but does not count against the quota, so it pushes out nothing; it goes first,
+    whatever its recency, when the next result is stored. Counting it emptied the thread.
+    """
     rows = tx.query(
         "SELECT result_id, bytes FROM stash_results WHERE thread_id = ?"
         " ORDER BY expires_at, created_at, result_id",
         (thread,),
     )
-    total = sum(int(r["bytes"]) for r in rows)
+    oversized = {r["result_id"] for r in rows if int(r["bytes"]) > limits.quota_bytes}
+    rows = sorted(rows, key=lambda r: r["result_id"] not in oversized)  # stable: by recency
+    exempt = keep if keep in oversized else None
+    total = sum(int(r["bytes"]) for r in rows if r["result_id"] != exempt)
     count = len(rows)
     for r in rows:
         if total <= limits.quota_bytes and count <= limits.max_entries:
             break
         if r["result_id"] == keep:
             continue
-        reason = (
-            f"quota: {count} results > {limits.max_entries}"
-            if count > limits.max_entries
-            else f"quota: {total} bytes > {limits.quota_bytes}"
-        )
+        if r["result_id"] in oversized:
+            reason = f"larger than the whole quota ({r['bytes']} bytes > {limits.quota_bytes})"
+            reason += ", kept only until the next result was stored"
+        elif count > limits.max_entries:
+            reason = f"quota: {count} results > {limits.max_entries}" + _LRU
+        else:
+            reason = f"quota: {total} bytes > {limits.quota_bytes}" + _LRU
         tx.execute(
             "DELETE FROM stash_results WHERE thread_id = ? AND result_id = ?",
             (thread, r["result_id"]),
         )
-        _log(
-            tx, thread, r["result_id"], "evicted", reason + " (least recently stored first)", stamp
-        )
+        _log(tx, thread, r["result_id"], "evicted", reason, stamp)
         total -= int(r["bytes"])
         count -= 1
 

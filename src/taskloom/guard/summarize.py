@@ -17,12 +17,14 @@ answered in one call (the seed's single-shot path was unreachable).
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from taskloom.domain.errors import ProviderError
-from taskloom.llm.base import ChatModel
+from taskloom.guard.retrieve import cap_text
+from taskloom.llm.base import ChatModel, is_truncated
 
 SUMMARY_SYSTEM = """\
 You compress one oversized tool output for another AI agent that cannot see it.
@@ -46,6 +48,11 @@ You extract facts from a slice of a tool output for another AI agent.
 Return ONLY items in this slice that answer the query, copying identifiers verbatim
 (ids, urls, emails, timestamps, names). No preamble. If nothing in the slice is relevant,
 reply with exactly: NONE"""
+
+SUMMARY_MAX_TOKENS = 2_000
+"""The longest summary kept, and the ``max_tokens`` it is asked with (the prompt asks 1,500)."""
+MAP_ANSWER_TOKENS = 1_024
+"""The ``max_tokens`` of a map call; a longer answer is cut here before the reduce."""
 
 REDUCE_SYSTEM = """\
 You merge partial answers extracted from numbered chunks of one tool output.
@@ -84,15 +91,35 @@ def summarize(
     tokens: int,
     size: int,
     lines: int,
+    count: Callable[[str], int],
 ) -> str:
-    """One summary call. An empty answer or one no shorter than the input is a failure."""
+    """One summary call. An empty answer, one no shorter than the input, one the model cut
+    at its token limit, or one over ``SUMMARY_MAX_TOKENS`` is a failure: a provider that
+    ignored ``max_tokens`` made a 200,000-character "summary" a 13,000-token placeholder."""
     prompt = summary_prompt(tool_name, hint, content, tokens=tokens, size=size, lines=lines)
-    text = llm.complete(SUMMARY_SYSTEM, prompt, max_tokens=2000).strip()
+    answer = ask(llm, SUMMARY_SYSTEM, prompt, max_tokens=SUMMARY_MAX_TOKENS)
+    text = answer.strip()
     if not text:
         raise ProviderError(f"{llm.name} returned an empty summary")
     if len(text) >= len(content):
         raise ProviderError(f"{llm.name} returned a summary no shorter than the output")
+    if is_truncated(answer):
+        raise ProviderError(f"{llm.name} stopped the summary at its token limit")
+    size_now = count(text)
+    if size_now > SUMMARY_MAX_TOKENS:
+        raise ProviderError(
+            f"{llm.name} returned a summary of {size_now:,} tokens, over {SUMMARY_MAX_TOKENS:,}"
+        )
     return text
+
+
+def ask(llm: ChatModel, system: str, prompt: str, *, max_tokens: int = 1024) -> str:
+    """``llm.complete``, with an answer that is not text counted as the provider's failure
+    (any ``ChatModel`` may be plugged in, not only the two clients)."""
+    answer = llm.complete(system, prompt, max_tokens=max_tokens)
+    if not isinstance(answer, str):
+        raise ProviderError(f"{llm.name} returned a {type(answer).__name__}, not text")
+    return answer
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +172,10 @@ class MapReduceResult:
     calls: int = 0
 
 
+_CHUNK_LABEL = re.compile(r"\[chunk \d+")
+CUT_NOTE = "…(answer cut at the model's token limit: read these lines with read_result)"
+
+
 def _label(chunk: Chunk, total: int) -> str:
     return f"[chunk {chunk.index}/{total} · lines {chunk.first_line}-{chunk.last_line}]"
 
@@ -153,44 +184,71 @@ def map_reduce(
     llm: ChatModel,
     tool_name: str,
     query: str,
-    text: str,
+    chunks: list[Chunk],
     *,
-    chunk_tokens: int,
     concurrency: int,
     count: Callable[[str], int],
 ) -> MapReduceResult:
-    """Ask every chunk, at most ``concurrency`` at a time, then reduce the partials."""
-    chunks = chunk_lines(text, chunk_tokens, count)
-    total = len(chunks)
-    result = MapReduceResult(answer="", chunks=total)
+    """Ask every chunk, at most ``concurrency`` at a time, then reduce the partials.
 
-    def ask(chunk: Chunk) -> tuple[Chunk, str | None, str | None]:
+    A chunk whose call failed, was refused or came back empty is a failed chunk, never
+    "nothing found" (only an explicit ``NONE`` is); an answer cut at the model's token limit
+    is kept and marked as cut.
+    """
+    total = len(chunks)
+    result = MapReduceResult(answer="", chunks=total, calls=total)
+
+    def one(chunk: Chunk) -> tuple[Chunk, str | None, str | None]:
         prompt = (
             f"Tool: {tool_name}\nChunk {chunk.index} of {total} "
             f"(lines {chunk.first_line}-{chunk.last_line})\nQuery: {query}\n\n"
             f"--- BEGIN SLICE ---\n{chunk.text}\n--- END SLICE ---"
         )
         try:
-            return chunk, llm.complete(EXTRACT_SYSTEM, prompt).strip(), None
+            answer = ask(llm, EXTRACT_SYSTEM, prompt, max_tokens=MAP_ANSWER_TOKENS)
+            return chunk, _partial(llm, answer, count), None
         except ProviderError as exc:
             return chunk, None, exc.message
 
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        outcomes = list(pool.map(ask, chunks))
-    result.calls = total
+        outcomes = list(pool.map(one, chunks))
     for chunk, answer, error in outcomes:
         if error is not None:
             result.failed.append((chunk, error))
         elif answer and answer.upper() != "NONE":
             result.partials.append((chunk, answer))
     labelled = "\n\n".join(f"{_label(c, total)}\n{a}" for c, a in result.partials)
-    if len(result.partials) <= 1:
-        result.answer = labelled
-        return result
-    try:
+    result.answer = labelled
+    if len(result.partials) > 1:
         result.calls += 1
-        merged = llm.complete(REDUCE_SYSTEM, f"Query: {query}\n\n{labelled}").strip()
-        result.answer = merged or labelled
-    except ProviderError as exc:
-        result.answer = f"(reduce step failed: {exc.message}; partial answers follow)\n{labelled}"
+        result.answer = _reduce(llm, query, labelled)
     return result
+
+
+def _partial(llm: ChatModel, answer: str, count: Callable[[str], int]) -> str:
+    """One chunk's answer: an empty one is a failure; one cut by the model, or longer than a
+    map call may be (a provider that ignores ``max_tokens``), is kept and marked as cut."""
+    text = answer.strip()
+    if not text:
+        raise ProviderError(f"{llm.name} returned an empty answer")
+    kept = cap_text(text, 2 * MAP_ANSWER_TOKENS, count)
+    if kept != text or is_truncated(answer):
+        kept += f"\n{CUT_NOTE}"
+    return kept
+
+
+def _reduce(llm: ChatModel, query: str, labelled: str) -> str:
+    """The merged answer, or the labelled partials when the merge failed, was cut, or lost
+    the ``[chunk N]`` labels that say where each fact came from."""
+    try:
+        answer = ask(llm, REDUCE_SYSTEM, f"Query: {query}\n\n{labelled}")
+    except ProviderError as exc:
+        return f"(reduce step failed: {exc.message}; partial answers follow)\n{labelled}"
+    merged = answer.strip()
+    if is_truncated(answer):
+        why = "the merged answer was cut at the model's token limit"
+    elif not _CHUNK_LABEL.search(merged):
+        why = "the merged answer named no [chunk N] source"
+    else:
+        return merged
+    return f"({why}; the labelled partial answers follow)\n{labelled}"

@@ -3,15 +3,35 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
-from taskloom.llm.base import HttpChat, map_http_errors
+from taskloom.domain.errors import ProviderError
+from taskloom.llm.base import Answer, HttpChat, reply_error
 
 ANTHROPIC_VERSION = "2023-06-01"
 
 
+def parse_reply(name: str, data: Any) -> Answer:
+    """The text blocks of a Messages reply. ``stop_reason: "refusal"`` is a failure, not an
+    empty answer; ``"max_tokens"`` marks the answer truncated. A 200 reply of
+    ``{"type": "error"}`` or with blocks that are not objects is a failure too."""
+    if not isinstance(data, dict) or data.get("type") == "error":
+        raise ProviderError(
+            f"{name} sent an error or a reply that is not a message{reply_error(data)}"
+        )
+    if data.get("stop_reason") == "refusal":
+        raise ProviderError(f"{name} refused to answer (stop_reason refusal)")
+    blocks = data.get("content")
+    if not isinstance(blocks, list) or not all(isinstance(b, dict) for b in blocks):
+        raise ProviderError(f"{name} sent a message whose content is not a list of blocks")
+    texts = [b.get("text") for b in blocks if b.get("type") == "text"]
+    text = "".join(t for t in texts if isinstance(t, str))
+    return Answer(text, truncated=data.get("stop_reason") == "max_tokens")
+
+
 class AnthropicChat(HttpChat):
     """``AnthropicChat("claude-haiku-4-5")``; the key comes from ``api_key=`` or
-    ``$ANTHROPIC_API_KEY``."""
+    ``$ANTHROPIC_API_KEY``, stripped of surrounding whitespace (see ``llm.base.clean_key``)."""
 
     provider = "anthropic"
 
@@ -24,24 +44,28 @@ class AnthropicChat(HttpChat):
         temperature: float = 0.2,
         timeout: float = 120.0,
     ) -> None:
-        key = api_key if api_key is not None else os.environ.get("ANTHROPIC_API_KEY")
-        headers = {"anthropic-version": ANTHROPIC_VERSION}
-        if key:
-            headers["x-api-key"] = key
         super().__init__(
-            model, base_url=base_url, temperature=temperature, timeout=timeout, headers=headers
+            model,
+            base_url=base_url,
+            temperature=temperature,
+            timeout=timeout,
+            headers={"anthropic-version": ANTHROPIC_VERSION},
+            api_key=api_key if api_key is not None else os.environ.get("ANTHROPIC_API_KEY"),
         )
 
+    def auth_headers(self, key: str) -> dict[str, str]:
+        return {"x-api-key": key}
+
     def complete(self, system: str, prompt: str, *, max_tokens: int = 1024) -> str:
-        data = self.post_json(
-            f"{self.base_url}/v1/messages",
-            {
-                "model": self.model,
-                "system": system,
-                "messages": [{"role": "user", "content": prompt}],
-                "max_tokens": max_tokens,
-                "temperature": self.temperature,
-            },
-        )
-        with map_http_errors(self.name):
-            return "".join(b.get("text", "") for b in data["content"] if b.get("type") == "text")
+        with self.mapped_errors():
+            data = self.post_json(
+                f"{self.base_url}/v1/messages",
+                {
+                    "model": self.model,
+                    "system": system,
+                    "messages": [{"role": "user", "content": prompt}],
+                    "max_tokens": max_tokens,
+                    "temperature": self.temperature,
+                },
+            )
+            return parse_reply(self.name, data)

@@ -1,14 +1,18 @@
 """The one protocol the guard needs from a model: a system prompt and a user prompt in, text out.
 
-Providers map their own failures (HTTP errors, timeouts, malformed answers) onto
+Providers map their own failures (HTTP errors, timeouts, malformed or refused answers) onto
 :class:`~taskloom.domain.errors.ProviderError` at this boundary, so the summarizer and the
 map-reduce can count failures without knowing httpx. API keys live only in the client's
-private headers: never in a repr, a log line, an error message or a payload we store.
+private headers: never in a repr, a log line, an error message or a payload we store. Every
+error message is built here and passes :meth:`HttpChat.redact`, because httpx puts a header
+it cannot send into its exception text, and a provider's 401 body may echo the key.
 """
 
 from __future__ import annotations
 
+import json
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -17,6 +21,11 @@ from taskloom.domain.errors import ProviderError
 
 if TYPE_CHECKING:
     import httpx
+
+REDACTED = "[redacted]"
+MAX_REPLY_BYTES = 8 * 1024 * 1024
+"""A reply larger than this is refused: no answer the guard asks for comes near it."""
+ERROR_PREVIEW_CHARS = 300
 
 
 @runtime_checkable
@@ -30,27 +39,57 @@ class ChatModel(Protocol):
         ...
 
 
-@contextmanager
-def map_http_errors(provider: str) -> Iterator[None]:
-    """Turn httpx failures into ``ProviderError`` whose text carries no request headers."""
-    import httpx
+class Answer(str):
+    """A model's answer that also says whether the model stopped at ``max_tokens``.
 
-    try:
-        yield
-    except httpx.HTTPStatusError as exc:
-        body = exc.response.text[:300]
-        raise ProviderError(
-            f"{provider} answered HTTP {exc.response.status_code}: {body}"
-        ) from None
-    except httpx.HTTPError as exc:
-        raise ProviderError(f"{provider} request failed: {type(exc).__name__}: {exc}") from None
-    except (ValueError, KeyError, IndexError, TypeError) as exc:
-        raise ProviderError(f"{provider} sent an unexpected response: {exc!r}") from None
+    It is a plain ``str`` to every caller, so the protocol stays "text out"; the map-reduce and
+    the summarizer read ``truncated`` to tell a cut-off answer from a complete one.
+    """
+
+    truncated: bool
+
+    def __new__(cls, text: str, *, truncated: bool = False) -> Answer:
+        answer = super().__new__(cls, text)
+        answer.truncated = truncated
+        return answer
+
+
+def is_truncated(answer: str) -> bool:
+    """Whether ``answer`` is known to be cut at ``max_tokens`` (any ``ChatModel`` may answer)."""
+    return bool(getattr(answer, "truncated", False))
+
+
+def clean_key(key: str | None, provider: str) -> str | None:
+    """``key`` without surrounding whitespace, or ``None`` when there is none.
+
+    A key pasted with a trailing newline or a non-breaking space made httpx raise an error
+    whose text holds the header value; a character a header cannot carry (a smart quote) is
+    refused with an error that names its position, never the key.
+    """
+    if key is None:
+        return None
+    key = key.strip()
+    for position, char in enumerate(key, start=1):
+        if not "!" <= char <= "~":
+            raise ProviderError(
+                f"{provider} API key has a character an HTTP header cannot carry "
+                f"(U+{ord(char):04X} at position {position} of {len(key)}): set the key again "
+                "without it"
+            )
+    return key or None
+
+
+def reply_error(data: Any) -> str:
+    """The error a provider put in a 200 reply (``{"error": …}``), for the failure message."""
+    if isinstance(data, dict) and data.get("error"):
+        return f": error {json.dumps(data['error'])[:ERROR_PREVIEW_CHARS]}"
+    return ""
 
 
 class HttpChat:
     """Shared plumbing of the HTTP providers: one httpx client per OS thread (the map-reduce
-    calls from a small pool), secret headers kept out of ``repr``, errors mapped."""
+    calls from a small pool), secret headers kept out of ``repr`` and out of every error,
+    and one wall-clock deadline per request."""
 
     provider = "http"
 
@@ -62,17 +101,33 @@ class HttpChat:
         temperature: float,
         timeout: float,
         headers: dict[str, str],
+        api_key: str | None = None,
     ) -> None:
         self.model = model
         self.name = f"{self.provider}:{model}"
         self.base_url = base_url.rstrip("/")
         self.temperature = temperature
         self.timeout = timeout
-        self._headers = {"content-type": "application/json", **headers}
+        self._secret: str | None = None
+        self._key_error: str | None = None
+        try:
+            self._secret = clean_key(api_key, self.provider)
+        except ProviderError as exc:  # raised by every call: the guard degrades, as for any
+            self._key_error = exc.message  # provider failure, instead of failing at import
+        auth = self.auth_headers(self._secret) if self._secret else {}
+        self._headers = {"content-type": "application/json", **headers, **auth}
         self._local = threading.local()
+
+    def auth_headers(self, key: str) -> dict[str, str]:
+        """The headers that carry ``key``; each provider names its own."""
+        raise NotImplementedError
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
+
+    def redact(self, text: str) -> str:
+        """``text`` with this client's key replaced, wherever an error or a body echoed it."""
+        return text.replace(self._secret, REDACTED) if self._secret else text
 
     def _client(self) -> httpx.Client:
         client: httpx.Client | None = getattr(self._local, "client", None)
@@ -83,7 +138,62 @@ class HttpChat:
         return client
 
     def post_json(self, url: str, body: dict[str, Any]) -> Any:
-        with map_http_errors(self.name):
-            response = self._client().post(url, json=body, headers=self._headers)
-            response.raise_for_status()
-            return response.json()
+        """POST ``body`` and return the decoded JSON reply, within ``timeout`` seconds overall.
+
+        ``timeout`` used to bound each socket read only, so a server sending one byte a
+        second held the call forever; the body is now read as a stream against a deadline.
+        """
+        with self.mapped_errors():
+            if self._key_error:
+                raise ProviderError(self._key_error)
+            raw = self._read(url, body, time.monotonic() + self.timeout)
+            try:
+                return json.loads(raw)
+            except (ValueError, RecursionError):
+                preview = raw[:ERROR_PREVIEW_CHARS].decode("utf-8", "replace")
+                raise ProviderError(
+                    f"{self.name} sent a reply that is not JSON: {preview}"
+                ) from None
+
+    def _read(self, url: str, body: dict[str, Any], deadline: float) -> bytes:
+        parts: list[bytes] = []
+        size = 0
+        with self._client().stream("POST", url, json=body, headers=self._headers) as response:
+            for part in response.iter_bytes():
+                size += len(part)
+                if time.monotonic() > deadline:
+                    raise ProviderError(self._timed_out())
+                if size > MAX_REPLY_BYTES:
+                    raise ProviderError(f"{self.name} sent a reply over {MAX_REPLY_BYTES:,} bytes")
+                parts.append(part)
+            raw = b"".join(parts)
+            if not response.is_success:
+                text = raw[:ERROR_PREVIEW_CHARS].decode("utf-8", "replace")
+                raise ProviderError(f"{self.name} answered HTTP {response.status_code}: {text}")
+        return raw
+
+    def _timed_out(self) -> str:
+        return f"{self.name} timed out after {self.timeout:g} s"
+
+    @contextmanager
+    def mapped_errors(self) -> Iterator[None]:
+        """Turn every failure of a call into a ``ProviderError`` without this client's key.
+
+        A malformed reply (a string where an object belongs, nesting deeper than the parser
+        goes) raised ``TypeError`` or ``RecursionError``, which crashed ``wrap`` and lost the
+        good chunks of an extract.
+        """
+        import httpx
+
+        try:
+            yield
+        except ProviderError as exc:
+            raise ProviderError(self.redact(exc.message)) from None
+        except httpx.TimeoutException:
+            raise ProviderError(self._timed_out()) from None
+        except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError) as exc:
+            message = f"{self.name} request failed: {type(exc).__name__}: {exc}"
+            raise ProviderError(self.redact(message)) from None
+        except (ValueError, LookupError, TypeError, AttributeError, RecursionError) as exc:
+            message = f"{self.name} sent an unexpected response: {type(exc).__name__}: {exc}"
+            raise ProviderError(self.redact(message)[:ERROR_PREVIEW_CHARS]) from None

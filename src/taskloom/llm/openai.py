@@ -7,12 +7,57 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
-from taskloom.llm.base import HttpChat, map_http_errors
+from taskloom.domain.errors import ProviderError
+from taskloom.llm.base import Answer, HttpChat, reply_error
+
+
+def content_text(content: Any) -> str:
+    """The text of ``message.content``: a string, ``None``, or a list of parts.
+
+    Some compatible servers send ``[{"type": "text", "text": "…"}]``; ``str()`` of that list
+    was stored as the answer, a Python repr.
+    """
+    if content is None or isinstance(content, str):
+        return content or ""
+    if not isinstance(content, list):
+        raise ProviderError(f"message content is a {type(content).__name__}, not text")
+    texts = []
+    for part in content:
+        text = (
+            part if isinstance(part, str) else part.get("text") if isinstance(part, dict) else None
+        )
+        if isinstance(text, str):
+            texts.append(text)
+    return "".join(texts)
+
+
+def parse_reply(name: str, data: Any) -> Answer:
+    """The answer in a chat-completions reply. A refusal or a content filter is a failure, not
+    an empty answer ("nothing found"); ``finish_reason: "length"`` marks it truncated."""
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise ProviderError(f"{name} sent a reply without choices{reply_error(data)}")
+    choice = choices[0]
+    message = choice.get("message")
+    if not isinstance(message, dict):
+        raise ProviderError(f"{name} sent a choice without a message")
+    refusal = message.get("refusal")
+    if refusal:
+        raise ProviderError(f"{name} refused: {str(refusal)[:300]}")
+    if choice.get("finish_reason") == "content_filter":
+        raise ProviderError(f"{name} withheld the answer (finish_reason content_filter)")
+    text = content_text(message.get("content"))
+    return Answer(text, truncated=choice.get("finish_reason") == "length")
 
 
 class OpenAIChat(HttpChat):
-    """``OpenAIChat("gpt-4o-mini")``; the key comes from ``api_key=`` or ``$OPENAI_API_KEY``."""
+    """``OpenAIChat("gpt-4o-mini")``; the key comes from ``api_key=`` or ``$OPENAI_API_KEY``.
+
+    The key is stripped of surrounding whitespace; with a character a header cannot carry,
+    every call raises ``ProviderError`` naming its position, never the key.
+    """
 
     provider = "openai"
 
@@ -25,27 +70,30 @@ class OpenAIChat(HttpChat):
         temperature: float = 0.2,
         timeout: float = 120.0,
     ) -> None:
-        key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
         super().__init__(
             model,
             base_url=base_url,
             temperature=temperature,
             timeout=timeout,
-            headers={"authorization": f"Bearer {key}"} if key else {},
+            headers={},
+            api_key=api_key if api_key is not None else os.environ.get("OPENAI_API_KEY"),
         )
 
+    def auth_headers(self, key: str) -> dict[str, str]:
+        return {"authorization": f"Bearer {key}"}
+
     def complete(self, system: str, prompt: str, *, max_tokens: int = 1024) -> str:
-        data = self.post_json(
-            f"{self.base_url}/chat/completions",
-            {
-                "model": self.model,
-                "messages": [
-                    {"role": "system", "content": system},
-                    {"role": "user", "content": prompt},
-                ],
-                "max_tokens": max_tokens,
-                "temperature": self.temperature,
-            },
-        )
-        with map_http_errors(self.name):
-            return str(data["choices"][0]["message"]["content"] or "")
+        with self.mapped_errors():
+            data = self.post_json(
+                f"{self.base_url}/chat/completions",
+                {
+                    "model": self.model,
+                    "messages": [
+                        {"role": "system", "content": system},
+                        {"role": "user", "content": prompt},
+                    ],
+                    "max_tokens": max_tokens,
+                    "temperature": self.temperature,
+                },
+            )
+            return parse_reply(self.name, data)
