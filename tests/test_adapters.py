@@ -150,3 +150,22 @@ def test_responses_schemas_say_strict_false_and_chat_schemas_leave_it_out(tl: Ta
     assert responses and all(t["strict"] is False for t in responses)
     chat = tl.tools.schemas("openai")
     assert chat and all("strict" not in t and "strict" not in t["function"] for t in chat)
+
+
+@pytest.mark.parametrize("falsy", [[], False, 0])
+def test_falsy_arguments_that_are_not_an_object_are_refused_not_run(
+    tl: Taskloom, falsy: object
+) -> None:
+    """``input: []`` or ``arguments: false`` became ``{}`` and claimed a real queue task."""
+    tl.queue.add("a real task")
+    anthropic = {"content": [{"type": "tool_use", "id": "u1", "name": "task_next", "input": falsy}]}
+    call = {"id": "c1", "type": "function", "function": {"name": "task_next", "arguments": falsy}}
+    openai = {"choices": [{"message": {"tool_calls": [call]}}]}
+    for response, format in ((anthropic, "anthropic"), (openai, "openai")):
+        messages = run_tool_calls(tl.tools, response, format, CTX)
+        assert "must be a JSON object" in json.dumps(messages), format
+    assert tl.queue.stats()["ready"] == 1
+    none = {"content": [{"type": "tool_use", "id": "u2", "name": "task_next", "input": None}]}
+    assert "must be a JSON object" not in json.dumps(
+        run_tool_calls(tl.tools, none, "anthropic", CTX)
+    )

@@ -326,7 +326,6 @@ def test_model_change_allows_what_a_model_may_do() -> None:
     before = awaiting_board(approval_mode="required")
     allowed = [
         ops.update_status(before, "c1", "rejected", now=T1),
-        ops.update_status(before, "c1", "todo", now=T1),
         ops.edit(before, "c1", CardPatch(plan=["revised"]), now=T1),
         ops.revise_plan(before, now=T1),
         ops.remove(before, "c1", now=T1),
@@ -336,6 +335,13 @@ def test_model_change_allows_what_a_model_may_do() -> None:
         ops.check_model_change(before, after)
     approved = ops.decide_plan(before, "c1", True, now=T1)
     ops.check_model_change(approved, ops.update_status(approved, "c1", "in_progress", now=T1))
+
+
+def test_a_gated_plan_cannot_slip_back_to_todo_where_no_one_decides() -> None:
+    before = awaiting_board(approval_mode="required")
+    after = ops.update_status(before, "c1", "todo", now=T1)
+    with pytest.raises(InvariantViolation, match="a person decides on its plan"):
+        ops.check_model_change(before, after)
 
 
 def test_awaiting_card_without_requirement_cannot_slip_back_to_todo() -> None:

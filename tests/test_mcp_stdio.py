@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import httpx
@@ -438,3 +439,80 @@ def test_mcp_stdio_answers_piped_bad_lines_and_applies_the_rest_in_order(tmp_pat
     assert not any(by_id[i]["result"]["isError"] for i in (1, 3, 4))
     assert re.findall(r"item \d+", by_id[4]["result"]["content"][0]["text"]) == ["item 1", "item 3"]
     assert "Traceback" not in stderr
+
+
+async def _switching_session(url: str) -> list[tuple[bool, str]]:
+    """One MCP session over HTTP that changes its thread header after its first call."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    answers: list[tuple[bool, str]] = []
+    async with (
+        httpx2.AsyncClient(headers={"X-Taskloom-Thread": "alice"}, timeout=30) as http,
+        streamable_http_client(f"{url}/mcp", http_client=http) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        for thread, op in (("alice", "add"), ("bob", "list"), ("bob", "clear"), ("alice", "list")):
+            http.headers["X-Taskloom-Thread"] = thread
+            args = {"op": op, "content": "alice's card"} if op == "add" else {"op": op}
+            result = await session.call_tool("todo", args)
+            answers.append((result.is_error, result.content[0].text))  # type: ignore[union-attr]
+    return answers
+
+
+def test_an_mcp_http_session_keeps_the_thread_of_its_first_call(tmp_path: Path) -> None:
+    """A session that changed its X-Taskloom-Thread header midway read and cleared another
+    thread's board under its old session id."""
+    db = f"sqlite:///{tmp_path / 'pinned.db'}"
+    with taskloom.connect(db) as tl:
+        tl.board("bob").add("bob's private card")
+    server = Server(db)
+    server.start()
+    try:
+        answers = asyncio.run(asyncio.wait_for(_switching_session(server.url), 120))
+    finally:
+        server.kill()
+    (added_error, _), *switched, (back_error, back) = answers
+    assert not added_error and not back_error and "alice's card" in back
+    for is_error, text in switched:
+        assert is_error and "bound to thread 'alice'" in text
+        assert "bob's private card" not in text
+    with taskloom.connect(db) as tl:
+        assert [c["title"] for c in tl.board("bob").list()["cards"]] == ["bob's private card"]
+
+
+def test_reads_go_on_while_many_writers_wait_for_the_lock(tmp_path: Path) -> None:
+    """Writers waiting for SQLite's write lock (another process holds it) filled asyncio's
+    six default threads, and every other request waited behind them, reads included."""
+    import sqlite3
+
+    path = tmp_path / "busy.db"
+    with taskloom.connect(f"sqlite:///{path}") as tl:
+        tl.board("t").add("readable while writers wait")
+    server = Server(f"sqlite:///{path}")
+    server.start()
+    holder = sqlite3.connect(path, isolation_level=None)
+    answers: list[int] = []
+    try:
+        with httpx.Client(base_url=server.url, timeout=30) as client:
+
+            def write(i: int) -> None:
+                answers.append(client.post(f"/api/threads/w{i}/goal/pause").status_code)
+
+            holder.execute("BEGIN IMMEDIATE")  # the write lock, held as a long job would
+            writers = [threading.Thread(target=write, args=(i,)) for i in range(12)]
+            for writer in writers:
+                writer.start()
+            time.sleep(1)  # the writers are in, each waiting for the lock
+            try:
+                read = client.get("/api/threads/t/board", timeout=5)
+            finally:
+                holder.execute("ROLLBACK")
+            for writer in writers:
+                writer.join(60)
+        assert read.status_code == 200 and "readable" in read.text
+        assert answers == [404] * 12  # each went on once the lock was free: no goal there
+    finally:
+        holder.close()
+        server.kill()

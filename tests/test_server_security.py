@@ -128,6 +128,16 @@ def test_serve_refuses_a_blank_token(capsys: pytest.CaptureFixture[str]) -> None
     assert code == 1 and "token must not be blank" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("token", ["tök-secret", "two words", "tab\tin"])
+def test_serve_refuses_a_token_no_header_can_carry(
+    capsys: pytest.CaptureFixture[str], token: str
+) -> None:
+    """Clients send the token in an Authorization header (ASCII only): a "tök" token was
+    accepted at start and then refused on every request that sent it that way."""
+    code = main(["serve", "--token", token])
+    assert code == 1 and "token must be printable ASCII" in capsys.readouterr().err
+
+
 def test_a_local_mcp_client_on_another_port_is_not_refused(tl: Taskloom) -> None:
     """The MCP Inspector (a page on its own localhost port) may call /mcp, whose own rules
     accept local origins; an outside origin is still refused there."""

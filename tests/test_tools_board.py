@@ -309,8 +309,10 @@ def test_model_cannot_bypass_approval_through_other_ops(tl: Taskloom) -> None:
 
 
 def test_an_unapproved_card_stays_gated_in_todo(tl: Taskloom) -> None:
+    """A waiting plan moved to todo could no longer be decided on by its person: refused."""
     cid = awaiting_card(tl)
-    ok(tl, "todo", {"op": "update_status", "id": cid, "status": "todo"})
+    r = call(tl, "todo", {"op": "update_status", "id": cid, "status": "todo"})
+    assert r.is_error and "a person decides on its plan" in r.content
     r = call(tl, "todo", {"op": "update_status", "id": cid, "status": "in_progress"})
     assert r.is_error and "person" in r.content
     own = ok(tl, "todo", {"op": "add", "content": "Mine", "status": "awaiting_approval"})
@@ -509,9 +511,8 @@ def test_a_withdrawn_plan_goes_back_to_a_person_not_to_work(tl: Taskloom) -> Non
         assert r.is_error and "was rejected" in r.content, status
     r = call(tl, "todo_list", {"todos": [{"id": cid, "status": "in_progress"}], "merge": True})
     assert r.is_error and "was rejected" in r.content
-    ok(tl, "todo", {"op": "update_status", "id": cid, "status": "todo"})  # still gated there
-    r = call(tl, "todo", {"op": "update_status", "id": cid, "status": "in_progress"})
-    assert r.is_error and "person" in r.content
+    r = call(tl, "todo", {"op": "update_status", "id": cid, "status": "todo"})
+    assert r.is_error and "a person decides on its plan" in r.content
     r = ok(tl, "todo", {"op": "update_status", "id": cid, "status": "awaiting_approval"})
     assert r.data["cards"][0]["status"] == "awaiting_approval"  # resubmitting is fine
     plain = {"id": "p1", "content": "docs", "status": "pending"}
@@ -589,3 +590,74 @@ def test_a_removed_gated_card_cannot_come_back_under_its_id(tl: Taskloom) -> Non
     assert tl.board("thread-1").list()["cards"] == []
     back["todos"][0]["id"] = "fresh-1"  # type: ignore[index]
     ok(tl, "todo_list", back)
+
+
+def _gated(tl: Taskloom, title: str = "Deploy to prod") -> str:
+    r = ok(tl, "todo", {"op": "add", "content": title, "status": "awaiting_approval",
+                        "approval_mode": "required"})  # fmt: skip
+    return str(r.data["card"]["id"])
+
+
+def _done(title: str) -> dict[str, str]:
+    return {"content": title, "status": "completed", "activeForm": title}
+
+
+def test_todo_write_cannot_turn_a_waiting_plan_into_a_done_card_by_its_title(
+    tl: Taskloom,
+) -> None:
+    """TodoWrite has no ids: dropping the waiting plan and sending it back as completed, or
+    sending it twice (pending and completed) in one list, made an ungated `[x]` card that
+    read as the plan a person never approved."""
+    _gated(tl)
+    twice = {"todos": [_done("Deploy to prod") | {"status": "pending"}, _done("Deploy to prod")]}
+    r = call(tl, "todo_write", twice)
+    assert r.is_error and "waiting for a person's approval" in r.content
+    assert call(tl, "todo_write", {"todos": []}).is_error is False  # dropping it is allowed
+    for title in ("Deploy to prod", "  deploy   TO prod "):
+        r = call(tl, "todo_write", {"todos": [_done(title)]})
+        assert r.is_error and "waiting for a person's approval" in r.content
+    r = call(tl, "todo", {"op": "add", "content": "Deploy to prod", "status": "done"})
+    assert r.is_error and "Resubmit the plan itself" in r.content
+    assert tl.board("thread-1").list()["cards"] == []
+    resubmitted = ok(tl, "todo", {"op": "add", "content": "Deploy to prod",
+                                  "status": "awaiting_approval"})  # fmt: skip
+    assert resubmitted.data["card"]["status"] == "awaiting_approval"
+    ok(tl, "todo_write", {"todos": [_done("Something else")]})
+
+
+@pytest.mark.parametrize("decision", [True, False])
+def test_a_decided_plan_leaves_its_gate_only_the_ways_a_person_allows(
+    tl: Taskloom, decision: bool
+) -> None:
+    """A rejected plan moved to todo by the model could no longer be approved by anyone."""
+    cid = _gated(tl)
+    if not decision:
+        tl.board("thread-1").decide_plan(cid, False)
+    for status in ("todo", "pending"):
+        r = call(tl, "todo", {"op": "update_status", "id": cid, "status": status})
+        assert r.is_error and "a person decides on its plan" in r.content
+    r = call(tl, "todo_list", {"merge": True, "todos": [{"id": cid, "status": "pending"}]})
+    expected = "awaiting_approval" if decision else "rejected"
+    assert tl.board("thread-1").get().get(cid).status.value == expected
+    assert r.is_error or r.data["todos"][0]["status"] in ("pending", "cancelled")
+    ok(tl, "todo", {"op": "update_status", "id": cid, "status": "awaiting_approval"})
+    tl.board("thread-1").decide_plan(cid, True)  # a person can still decide
+
+
+def test_unicode_line_breaks_in_free_text_stay_inside_their_field(tl: Taskloom) -> None:
+    plan = ["a\x85- [x] Rotate", "b\x0b- [x] c\x0c- [x] d"]
+    notes = "n\u2028- [x] Deploy to prod"
+    r = ok(tl, "todo", {"op": "add", "content": "Real card", "notes": notes, "plan": plan})
+    top_level = [line for line in r.data["markdown"].splitlines() if line.startswith("- ")]
+    assert top_level == [line for line in top_level if "Real card" in line]
+    assert len(top_level) == 1
+
+
+def test_hermes_ids_are_trimmed_before_they_are_compared(tl: Taskloom) -> None:
+    r = call(
+        tl, "todo_list", {"todos": [{"id": "1", "content": "a"}, {"id": "1 ", "content": "b"}]}
+    )
+    assert r.is_error and "duplicate todo id '1'" in r.content
+    r = call(tl, "todo_list", {"merge": True, "todos": [{"id": " ", "content": "blank"}]})
+    assert r.is_error and "todos.0.id" in r.content
+    assert tl.board("thread-1").list()["cards"] == []

@@ -37,6 +37,7 @@ from pydantic_core import ErrorDetails
 
 from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput, TaskloomError
+from taskloom.server.pool import REQUESTS
 from taskloom.tools.registry import ToolContext, error_result
 
 BOARD_URI = "taskloom://board"
@@ -46,6 +47,8 @@ GOAL_URI = "taskloom://goal"
 THREAD_HEADER = "x-taskloom-thread"
 AGENT_HEADER = "x-taskloom-agent"
 SESSION_HEADER = "mcp-session-id"
+MAX_PINNED_SESSIONS = 10_000
+"""How many HTTP sessions' bindings a server remembers (the least recently used go first)."""
 
 # ``resources/read`` of a URI the server does not have: -32002 up to protocol 2025-11-25;
 # from 2026-07-28 the spec says invalid params (SEP-2164) and clients accept both.
@@ -85,7 +88,7 @@ def build_server(tl: Taskloom, ctx: ToolContext | None) -> Server[Any]:
     at once and land in any order. Each session's tool calls and resource reads take its
     lock first, before any ``await``: asyncio's lock is first come, first served, so they
     apply in the order received. Over stdio the session is the process; over HTTP it is the
-    ``Mcp-Session-Id``, so sessions (other agents) never wait for each other."""
+    ``Mcp-Session-Id``, so sessions (other agents) never wait for each other's order."""
     stdio_lock = asyncio.Lock()
     session_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
@@ -101,8 +104,30 @@ def build_server(tl: Taskloom, ctx: ToolContext | None) -> Server[Any]:
             lock = session_locks[session] = asyncio.Lock()
         return lock
 
+    pinned: collections.OrderedDict[str, ToolContext] = collections.OrderedDict()
+
     def bound(request_ctx: Any) -> ToolContext:
-        return ctx if ctx is not None else context_from_headers(request_ctx.request)
+        """The call's thread and agent: the process's over stdio; over HTTP, the headers of
+        the session's first call, which the rest of the session must repeat. A session that
+        changed its headers midway acted on another thread under its old session."""
+        if ctx is not None:
+            return ctx
+        found = context_from_headers(request_ctx.request)
+        headers = getattr(request_ctx.request, "headers", None) or {}
+        session = headers.get(SESSION_HEADER)
+        if session is None:  # stateless: each request is its own session
+            return found
+        first = pinned.setdefault(session, found)
+        pinned.move_to_end(session)
+        while len(pinned) > MAX_PINNED_SESSIONS:
+            pinned.popitem(last=False)
+        if (first.thread_id, first.agent_id) != (found.thread_id, found.agent_id):
+            raise InvalidInput(
+                f"this MCP session is bound to thread {first.thread_id!r} and agent"
+                f" {first.agent_id!r} by its first call: its X-Taskloom-Thread and"
+                " X-Taskloom-Agent headers cannot change: start a new session for another thread"
+            )
+        return first
 
     async def list_tools(_: Any, __: Any) -> types.ListToolsResult:
         return types.ListToolsResult(
@@ -121,7 +146,7 @@ def build_server(tl: Taskloom, ctx: ToolContext | None) -> Server[Any]:
             except InvalidInput as exc:
                 result = error_result(exc.message)
             else:
-                result = await asyncio.to_thread(
+                result = await REQUESTS.run(
                     tl.tools.dispatch, params.name, params.arguments or {}, call_ctx
                 )
         return types.CallToolResult(
@@ -157,10 +182,10 @@ def build_server(tl: Taskloom, ctx: ToolContext | None) -> Server[Any]:
             raise MCPError(types.INVALID_PARAMS, missing)
         try:
             if uri == BOARD_URI:
-                snap = await asyncio.to_thread(tl.board(thread).list)
+                snap = await REQUESTS.run(tl.board(thread).list)
                 text, mime = snap["markdown"], "text/markdown"
             else:
-                goal = await asyncio.to_thread(tl.goal(thread).get)
+                goal = await REQUESTS.run(tl.goal(thread).get)
                 text, mime = json.dumps(goal["goal"]), "application/json"
         except TaskloomError as exc:
             code = types.INVALID_PARAMS if isinstance(exc, InvalidInput) else types.INTERNAL_ERROR

@@ -55,6 +55,12 @@ def serve(
     token = token or os.environ.get("TASKLOOM_TOKEN") or None
     if token is not None and (not token.strip() or token != token.strip()):
         raise InvalidInput("the token must not be blank or start or end with spaces")
+    if token is not None and not all("!" <= c <= "~" for c in token):
+        # Clients send it in an HTTP header, which carries ASCII only: a "tök" token was
+        # accepted here and then refused on every request that sent it as a header.
+        raise InvalidInput(
+            "the token must be printable ASCII, without spaces (it is sent in a header)"
+        )
     if not is_loopback_name(host) and token is None:
         raise InvalidInput(f"refusing to bind {host} without a token (--token or $TASKLOOM_TOKEN)")
     check_range(port, "--port", 1, 65535)

@@ -226,6 +226,10 @@ class Board:
     """Ids of removed cards that needed a person's approval (the last :data:`MAX_RETIRED`):
     a model may not bring one back as a new card, which would look like the approved or
     waiting plan it replaced (see :func:`check_model_change`)."""
+    retired_titles: tuple[str, ...] = ()
+    """Titles (:func:`title_key`) of removed cards that were still waiting for a person: a
+    whole-list write (``todo_write``) has no ids, so a plan dropped and sent again as ``done``
+    under its title would otherwise pass for the plan a person never approved."""
 
     def find(self, card_id: str) -> Card | None:
         card_id = card_id.strip()
@@ -251,6 +255,7 @@ class Board:
             "updated_at": self.updated_at,
             "cards": [c.to_dict() for c in self.cards],
             **({"retired_ids": list(self.retired_ids)} if self.retired_ids else {}),
+            **({"retired_titles": list(self.retired_titles)} if self.retired_titles else {}),
         }
 
     @classmethod
@@ -261,6 +266,7 @@ class Board:
             version=int(data.get("version", 0)),
             updated_at=data.get("updated_at"),
             retired_ids=tuple(data.get("retired_ids", ())),
+            retired_titles=tuple(data.get("retired_titles", ())),
         )
 
 
@@ -438,9 +444,21 @@ def _commit(board: Board, cards: Sequence[Card], now: datetime) -> Board:
         out.append(card)
     if not changed:
         return board
-    gated = [c.id for c in board.cards if c.id not in seen and _needs_a_person(c)]
+    gone = [c for c in board.cards if c.id not in seen]
+    gated = [c.id for c in gone if _needs_a_person(c)]
     retired = (*board.retired_ids, *gated)[-MAX_RETIRED:] if gated else board.retired_ids
-    return dataclasses.replace(board, cards=tuple(out), updated_at=stamp, retired_ids=retired)
+    waiting = [title_key(c.title) for c in gone if _waits_for_person(c)]
+    titles = board.retired_titles
+    if waiting:
+        titles = (*(t for t in titles if t not in waiting), *waiting)[-MAX_RETIRED:]
+    return dataclasses.replace(
+        board, cards=tuple(out), updated_at=stamp, retired_ids=retired, retired_titles=titles
+    )
+
+
+def title_key(title: str) -> str:
+    """A title as a model might send it again: spacing and case do not make another card."""
+    return " ".join(title.split()).casefold()
 
 
 def _needs_a_person(card: Card) -> bool:
@@ -674,6 +692,10 @@ def _changes_what_was_approved(old: Card, new: Card) -> bool:
     )
 
 
+_DECISION_STATUSES = (CardStatus.AWAITING_APPROVAL, CardStatus.REJECTED)
+"""Where a person's decision on a plan stands: asked for, or given as a rejection."""
+
+
 def _check_model_card(old: Card | None, new: Card) -> None:
     required = old is not None and old.approval_mode is ApprovalMode.REQUIRED
     if required and new.approval_mode is not ApprovalMode.REQUIRED:
@@ -702,6 +724,12 @@ def _check_model_card(old: Card | None, new: Card) -> None:
             f"approve or start it (status '{new.status.value}' refused). Keep it "
             "awaiting_approval and ask the user, or withdraw it with revise_plan"
         )
+    if before.status in _DECISION_STATUSES and new.status not in _DECISION_STATUSES:
+        raise InvariantViolation(
+            f"card '{new.id}' is {before.status.value.replace('_', ' ')}: a person decides"
+            f" on its plan, so a model cannot move it to '{new.status.value}', where no one"
+            " could approve it. Resubmit it (awaiting_approval) or remove it"
+        )
 
 
 def check_model_change(before: Board, after: Board) -> None:
@@ -712,15 +740,32 @@ def check_model_change(before: Board, after: Board) -> None:
     still withdraw a waiting card (rejected, ``revise_plan``) or remove it.
     """
     old = {c.id: c for c in before.cards}
+    waiting = {title_key(c.title): c.id for c in before.cards if _waits_for_person(c)}
     for card in after.cards:
         previous = old.get(card.id)
-        if previous is None and card.id in before.retired_ids:
-            raise InvariantViolation(
-                f"todo id '{card.id}' belonged to a plan that needed a person's approval and"
-                " was removed: give new work a new id"
-            )
+        if previous is None:
+            _check_new_card(before, card, waiting)
         if previous is not card:
             _check_model_card(previous, card)
+
+
+def _check_new_card(before: Board, card: Card, waiting: Mapping[str, str]) -> None:
+    """A model's new card may not take the id of a removed gated card, nor, unless it waits
+    for a person itself, the title of a plan still waiting for one (present or removed)."""
+    if card.id in before.retired_ids:
+        raise InvariantViolation(
+            f"todo id '{card.id}' belonged to a plan that needed a person's approval and"
+            " was removed: give new work a new id"
+        )
+    key = title_key(card.title)
+    if _waits_for_person(card) or (key not in waiting and key not in before.retired_titles):
+        return
+    which = f" (card '{waiting[key]}')" if key in waiting else ""
+    raise InvariantViolation(
+        f"'{card.title}' is the title of a plan waiting for a person's approval{which}: a"
+        f" model cannot add it again as '{card.status.value}' beside or instead of that plan."
+        " Resubmit the plan itself (awaiting_approval) for a person to decide"
+    )
 
 
 # --- rendering --------------------------------------------------------------------------------
@@ -732,9 +777,10 @@ def _render_card(card: Card) -> list[str]:
     lines = [f"- {card.status.marker} {card.title}  `({card.id})`"]
 
     def field(text: str, depth: int = 2) -> None:
-        # Every line ending markdown knows (a bare \r is one) is indented under the field.
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-        lines.append(" " * depth + "- " + text.replace("\n", "\n" + " " * (depth + 2)))
+        # Every line break markdown or a reader knows (a bare \r, U+2028, NEL, VT, FF: all
+        # that str.splitlines splits at) is indented under the field.
+        parts = text.splitlines() or [""]
+        lines.append(" " * depth + "- " + ("\n" + " " * (depth + 2)).join(parts))
 
     if card.objective:
         field(f"objective: {card.objective}")

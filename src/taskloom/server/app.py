@@ -34,6 +34,7 @@ from taskloom.domain.board import CardStatus
 from taskloom.domain.errors import Conflict, InvalidInput, TaskloomError, TooLarge
 from taskloom.outbox import prune_events
 from taskloom.server.hub import EventHub
+from taskloom.server.pool import REQUESTS
 from taskloom.server.security import RequestGuard
 from taskloom.server.sse import event_stream, open_stream
 
@@ -119,11 +120,11 @@ def create_app(
         mcp_manager = http_session_manager(tl)
 
     async def call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        return await asyncio.to_thread(fn, *args, **kwargs)
+        return await REQUESTS.run(fn, *args, **kwargs)
 
     async def act(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """A human action: run it, then wake the event hub so the change streams at once."""
-        result = await asyncio.to_thread(fn, *args, **kwargs)
+        result = await REQUESTS.run(fn, *args, **kwargs)
         hub.poke()
         return result
 

@@ -26,6 +26,7 @@ import anyio
 from sse_starlette.event import ServerSentEvent
 
 from taskloom.domain.events import TASK_STATE, Event
+from taskloom.server.pool import STREAMS
 from taskloom.store.base import Store
 
 READ_LIMIT = 1000
@@ -134,18 +135,18 @@ class EventHub:
         async with self._starting:
             if self._task is not None:
                 return
-            self.floor = self.last = await asyncio.to_thread(self._head)
+            self.floor = self.last = await STREAMS.run(self._head)
             loop = asyncio.get_running_loop()
 
             def wake(_event_id: int) -> None:  # called on the store's listener thread
                 loop.call_soon_threadsafe(self._wake.set)
 
-            self._unlisten = await asyncio.to_thread(self.store.listen, wake)
+            self._unlisten = await STREAMS.run(self.store.listen, wake)
             self._task = asyncio.create_task(self._pump())
 
     async def stop(self) -> None:
         if self._unlisten is not None:
-            await asyncio.to_thread(self._unlisten)
+            await STREAMS.run(self._unlisten)
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -195,7 +196,7 @@ class EventHub:
                 await asyncio.wait_for(self._wake.wait(), self.poll_s)
             self._wake.clear()
             try:
-                frames, more = await asyncio.to_thread(
+                frames, more = await STREAMS.run(
                     _read, self.store, self.last, READ_LIMIT, READ_BYTES
                 )
             except Exception:  # a database hiccup must not kill every stream: retry next tick

@@ -27,6 +27,7 @@ import anyio
 from taskloom.domain.errors import TaskloomError
 from taskloom.outbox import SnapshotPosition, pruned_through, snapshot_page
 from taskloom.server.hub import EventHub, Frame, id_only, read_frames, to_frame
+from taskloom.server.pool import STREAMS
 from taskloom.store.base import Store
 
 RETRY_S = 1.0
@@ -71,7 +72,7 @@ async def open_stream(hub: EventHub, *, after: int | None, thread_id: str | None
     """The cursor and first opening frames of a stream, read before the response starts, so
     a database that cannot answer is an HTTP error rather than a stream cut short."""
     await hub.start()
-    return await asyncio.to_thread(_opening, hub.store, after, thread_id)
+    return await STREAMS.run(_opening, hub.store, after, thread_id)
 
 
 async def _pause(seconds: float, stop: anyio.Event | None) -> None:
@@ -105,7 +106,7 @@ async def event_stream(
             yield frame.wire
         while rest is not None and not stopped():
             try:
-                page, rest = await asyncio.to_thread(
+                page, rest = await STREAMS.run(
                     _snapshots, hub.store, opened.cursor, thread_id, rest
                 )
             except TaskloomError:
@@ -128,7 +129,7 @@ async def event_stream(
         frames = hub.since(cursor)
         if frames is None:  # behind the shared window: catch up from the table
             try:
-                frames, reopened = await asyncio.to_thread(_catch_up, hub.store, cursor, thread_id)
+                frames, reopened = await STREAMS.run(_catch_up, hub.store, cursor, thread_id)
             except TaskloomError:
                 await _pause(RETRY_S, stop)
                 continue

@@ -53,25 +53,34 @@ def tool_calls(response: Any, format: str) -> list[ToolCall]:
             ToolCall(
                 _field(c, "id"),
                 _field(_field(c, "function"), "name"),
-                _field(_field(c, "function"), "arguments") or "{}",
+                _arguments(_field(_field(c, "function"), "arguments"), "{}"),
             )
             for c in calls
         ]
     if format == "openai-responses":
         items = response if isinstance(response, list) else _field(response, "output") or []
         return [
-            ToolCall(_field(i, "call_id"), _field(i, "name"), _field(i, "arguments") or "{}")
+            ToolCall(
+                _field(i, "call_id"), _field(i, "name"), _arguments(_field(i, "arguments"), "{}")
+            )
             for i in items
             if _field(i, "type") == "function_call"
         ]
     if format == "anthropic":
         blocks = response if isinstance(response, list) else _field(response, "content") or []
         return [
-            ToolCall(_field(b, "id"), _field(b, "name"), _field(b, "input") or {})
+            ToolCall(_field(b, "id"), _field(b, "name"), _arguments(_field(b, "input"), {}))
             for b in blocks
             if _field(b, "type") == "tool_use"
         ]
     raise InvalidInput(f"unknown format '{format}' (use one of: {', '.join(FORMATS)})")
+
+
+def _arguments(given: Any, none: Any) -> Any:
+    """A call's arguments as sent; only missing ones (``None``, OpenAI's ``""``) mean none.
+    Any other value goes to dispatch as it is, so ``[]`` or ``false`` is an argument error
+    there, not an empty object that ran the tool."""
+    return none if given is None or given == "" else given
 
 
 def result_messages(

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, StringConstraints
 
 from taskloom.domain.board import Card, CardPatch, CardStatus, parse_status
 from taskloom.domain.common import UNSET, Unset
@@ -249,7 +249,10 @@ _HERMES_STATUS = {
 
 
 class HermesItem(ToolArgs):
-    id: str = Field(min_length=1, description="Your id for the item, e.g. '1'.")
+    # Stripped before use, so "1" and "1 " are one id (a duplicate) and " " is no id at all.
+    id: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)] = Field(
+        description="Your id for the item, e.g. '1'."
+    )
     content: str | None = Field(None, description="What to do.")
     status: Literal["pending", "in_progress", "completed", "cancelled"] | None = Field(
         None, description="Item status."
