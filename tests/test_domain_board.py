@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from taskloom.domain import board as ops
+from taskloom.domain.approval import check_model_change
 from taskloom.domain.board import Board, CardPatch, CardStatus, parse_status, render_markdown
 from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound
 
@@ -302,7 +303,7 @@ def test_model_change_refuses_approving_or_starting(status: str) -> None:
     before = awaiting_board(approval_mode="required")
     after = ops.update_status(before, "c1", status, now=T1)
     with pytest.raises(InvariantViolation, match="waiting for a person"):
-        ops.check_model_change(before, after)
+        check_model_change(before, after)
 
 
 def test_model_change_refuses_dropping_the_requirement() -> None:
@@ -310,7 +311,7 @@ def test_model_change_refuses_dropping_the_requirement() -> None:
     for mode in ("not_required", None):
         after = ops.edit(before, "c1", CardPatch(approval_mode=mode), now=T1)
         with pytest.raises(InvariantViolation, match="only a person can change"):
-            ops.check_model_change(before, after)
+            check_model_change(before, after)
 
 
 def test_model_change_refuses_a_new_approved_card_that_requires_approval() -> None:
@@ -319,7 +320,7 @@ def test_model_change_refuses_a_new_approved_card_that_requires_approval() -> No
         before, "x", CardPatch(approval_mode="required", status="ready"), now=T0, new_id=ids()
     )
     with pytest.raises(InvariantViolation, match="waiting for a person"):
-        ops.check_model_change(before, after)
+        check_model_change(before, after)
 
 
 def test_model_change_allows_what_a_model_may_do() -> None:
@@ -332,23 +333,23 @@ def test_model_change_allows_what_a_model_may_do() -> None:
         ops.update_status(before, "c2", "in_progress", now=T1),
     ]
     for after in allowed:
-        ops.check_model_change(before, after)
+        check_model_change(before, after)
     approved = ops.decide_plan(before, "c1", True, now=T1)
-    ops.check_model_change(approved, ops.update_status(approved, "c1", "in_progress", now=T1))
+    check_model_change(approved, ops.update_status(approved, "c1", "in_progress", now=T1))
 
 
 def test_a_gated_plan_cannot_slip_back_to_todo_where_no_one_decides() -> None:
     before = awaiting_board(approval_mode="required")
     after = ops.update_status(before, "c1", "todo", now=T1)
     with pytest.raises(InvariantViolation, match="a person decides on its plan"):
-        ops.check_model_change(before, after)
+        check_model_change(before, after)
 
 
 def test_awaiting_card_without_requirement_cannot_slip_back_to_todo() -> None:
     before = awaiting_board()
     after = ops.update_status(before, "c1", "todo", now=T1)
     with pytest.raises(InvariantViolation, match="waiting for a person"):
-        ops.check_model_change(before, after)
+        check_model_change(before, after)
 
 
 @pytest.mark.parametrize(

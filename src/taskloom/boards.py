@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from taskloom.domain import board as ops
+from taskloom.domain.approval import check_model_change
 from taskloom.domain.board import Board, Card, CardPatch, CardStatus
 from taskloom.domain.common import UNSET, Unset, iso, storable_size
 from taskloom.domain.errors import InvalidInput
@@ -110,7 +111,7 @@ class BoardHandle:
             board = cache.load(tx, self.thread_id)
             new, card = op(board, now)
             if self.by_model:
-                ops.check_model_change(board, new)
+                check_model_change(board, new)
             if new is board:
                 return _snapshot(board, card)
             new = dataclasses.replace(new, version=board.version + 1)

@@ -12,7 +12,7 @@ Rules kept here (and bugs of the seed fixed here):
 - ``updated_at`` moves only on the cards that actually changed;
 - ``replace`` drops empty-title cards *before* checking the invariant;
 - card text must be storable on every backend (no NUL, no lone surrogates);
-- a model never approves a plan: :func:`check_model_change` gates the model's writes.
+- a model never approves a plan: :mod:`taskloom.domain.approval` gates the model's writes.
 """
 
 from __future__ import annotations
@@ -447,7 +447,7 @@ def _commit(board: Board, cards: Sequence[Card], now: datetime) -> Board:
     gone = [c for c in board.cards if c.id not in seen]
     gated = [c.id for c in gone if _needs_a_person(c)]
     retired = (*board.retired_ids, *gated)[-MAX_RETIRED:] if gated else board.retired_ids
-    waiting = [title_key(c.title) for c in gone if _waits_for_person(c)]
+    waiting = [title_key(c.title) for c in gone if waits_for_person(c)]
     titles = board.retired_titles
     if waiting:
         titles = (*(t for t in titles if t not in waiting), *waiting)[-MAX_RETIRED:]
@@ -662,109 +662,18 @@ def set_session_thread(
     return _commit(board, _with_card(board, i, card), now)
 
 
-# --- the model's gate -------------------------------------------------------------------------
+# --- who decides -----------------------------------------------------------------------------
 
-_APPROVED_STATUSES = frozenset(
+APPROVED_STATUSES = frozenset(
     {CardStatus.READY, CardStatus.IN_PROGRESS, CardStatus.BLOCKED, CardStatus.DONE}
 )
 
 
-def _waits_for_person(card: Card) -> bool:
+def waits_for_person(card: Card) -> bool:
     """Awaiting approval, or an approval-required card that a person has not approved yet
     (a rejected or withdrawn plan among them: see ``_keeps_its_gate``)."""
     return card.status is CardStatus.AWAITING_APPROVAL or (
-        card.approval_mode is ApprovalMode.REQUIRED and card.status not in _APPROVED_STATUSES
-    )
-
-
-_APPROVED_CONTENT = ("title", "objective", "plan", "acceptance_criteria", "allowed_tools")
-"""What a person approves with a plan: a model changing any of it after approval would carry
-the approval over to something the person never saw."""
-
-
-def _changes_what_was_approved(old: Card, new: Card) -> bool:
-    """An approved card (by a person: see ``_waits_for_person``) whose approved content a
-    change alters, other than by resubmitting it (awaiting approval) or withdrawing it."""
-    return (
-        old.status in _APPROVED_STATUSES
-        and new.status not in (CardStatus.AWAITING_APPROVAL, CardStatus.REJECTED)
-        and any(getattr(old, name) != getattr(new, name) for name in _APPROVED_CONTENT)
-    )
-
-
-_DECISION_STATUSES = (CardStatus.AWAITING_APPROVAL, CardStatus.REJECTED)
-"""Where a person's decision on a plan stands: asked for, or given as a rejection."""
-
-
-def _check_model_card(old: Card | None, new: Card) -> None:
-    required = old is not None and old.approval_mode is ApprovalMode.REQUIRED
-    if required and new.approval_mode is not ApprovalMode.REQUIRED:
-        raise InvariantViolation(
-            f"card '{new.id}' requires a person's approval; only a person can change "
-            "its approval_mode"
-        )
-    if required and old is not None and _changes_what_was_approved(old, new):
-        raise InvariantViolation(
-            f"card '{new.id}' has a plan a person approved; a model cannot change its title,"
-            " objective, plan, acceptance_criteria or allowed_tools on its own. Resubmit it"
-            " with the change (status awaiting_approval) for a person to approve again"
-        )
-    before = old if old is not None else dataclasses.replace(new, status=CardStatus.TODO)
-    if not _waits_for_person(before) or new.status is CardStatus.REJECTED:
-        return
-    if not _waits_for_person(new):
-        if before.status is CardStatus.REJECTED:
-            raise InvariantViolation(
-                f"card '{new.id}' was rejected; a model cannot start or finish it (status"
-                f" '{new.status.value}' refused). Resubmit it for a person's approval"
-                " (awaiting_approval) or remove it"
-            )
-        raise InvariantViolation(
-            f"card '{new.id}' is waiting for a person to approve its plan; a model cannot "
-            f"approve or start it (status '{new.status.value}' refused). Keep it "
-            "awaiting_approval and ask the user, or withdraw it with revise_plan"
-        )
-    if before.status in _DECISION_STATUSES and new.status not in _DECISION_STATUSES:
-        raise InvariantViolation(
-            f"card '{new.id}' is {before.status.value.replace('_', ' ')}: a person decides"
-            f" on its plan, so a model cannot move it to '{new.status.value}', where no one"
-            " could approve it. Resubmit it (awaiting_approval) or remove it"
-        )
-
-
-def check_model_change(before: Board, after: Board) -> None:
-    """Refuse a model's write that does what only a person may: approve a plan, start or
-    finish a card still waiting for approval, or drop a card's approval requirement.
-
-    Hosts (CLI, API, panel) are not gated; ``decide_plan`` is their way to approve. A model may
-    still withdraw a waiting card (rejected, ``revise_plan``) or remove it.
-    """
-    old = {c.id: c for c in before.cards}
-    waiting = {title_key(c.title): c.id for c in before.cards if _waits_for_person(c)}
-    for card in after.cards:
-        previous = old.get(card.id)
-        if previous is None:
-            _check_new_card(before, card, waiting)
-        if previous is not card:
-            _check_model_card(previous, card)
-
-
-def _check_new_card(before: Board, card: Card, waiting: Mapping[str, str]) -> None:
-    """A model's new card may not take the id of a removed gated card, nor, unless it waits
-    for a person itself, the title of a plan still waiting for one (present or removed)."""
-    if card.id in before.retired_ids:
-        raise InvariantViolation(
-            f"todo id '{card.id}' belonged to a plan that needed a person's approval and"
-            " was removed: give new work a new id"
-        )
-    key = title_key(card.title)
-    if _waits_for_person(card) or (key not in waiting and key not in before.retired_titles):
-        return
-    which = f" (card '{waiting[key]}')" if key in waiting else ""
-    raise InvariantViolation(
-        f"'{card.title}' is the title of a plan waiting for a person's approval{which}: a"
-        f" model cannot add it again as '{card.status.value}' beside or instead of that plan."
-        " Resubmit the plan itself (awaiting_approval) for a person to decide"
+        card.approval_mode is ApprovalMode.REQUIRED and card.status not in APPROVED_STATUSES
     )
 
 
