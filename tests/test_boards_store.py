@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -209,9 +211,64 @@ def test_a_damaged_small_file_is_refused_when_opened(tmp_path: Path) -> None:
     damaged(path)
     with (
         taskloom.connect(f"sqlite:///{path}") as tl,
-        pytest.raises(taskloom.StoreError, match="integrity check failed"),
+        pytest.raises(taskloom.StoreError, match="integrity check failed") as caught,
     ):
         tl.board("t").list()
+    assert "\n" not in str(caught.value)  # one line, however many problems the check lists
+
+
+def test_a_full_disk_is_reported_as_such(sqlite_url: str) -> None:
+    """SQLite rolls a transaction back itself when the disk is full; the second ROLLBACK
+    failed ("no transaction is active") and its error replaced the one that said why."""
+    with taskloom.connect(sqlite_url) as tl:
+        tl.board("t").add("kept")
+        conn = tl.store._conn()  # type: ignore[attr-defined]
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        conn.execute(f"PRAGMA max_page_count = {pages}")  # as if the disk were full now
+        with pytest.raises(taskloom.StoreError, match="database or disk is full"):
+            tl.guard("t").wrap("shell", "x" * 2_000_000)
+        with pytest.raises(taskloom.StoreError, match="database or disk is full"):
+            tl.queue.add_many({"title": f"job {i}", "body": "y" * 4000} for i in range(500))
+        conn.execute("PRAGMA max_page_count = 1073741823")  # space freed
+        tl.board("t").add("and more")
+        assert [c["title"] for c in tl.board("t").list()["cards"]] == ["kept", "and more"]
+
+
+def _open_and_write(path: str, thread: str, start: Any, results: Any) -> None:
+    start.wait()
+    try:
+        with taskloom.connect(f"sqlite:///{path}") as tl:
+            tl.board(thread).add("opened together")
+        results.put("ok")
+    except taskloom.TaskloomError as exc:
+        results.put(f"{type(exc).__name__}: {exc}")
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_processes_opening_a_file_together_wait_their_turn(tmp_path: Path, legacy: bool) -> None:
+    """Switching to WAL and creating the migrations table happened outside any transaction
+    (SQLite calls no busy handler there), so of several processes opening a new file, or an
+    old one in rollback-journal mode, some failed at once with StoreBusy."""
+    ctx = multiprocessing.get_context("spawn")
+    failures = []
+    for round_ in range(2):
+        path = tmp_path / f"together-{round_}.db"
+        if legacy:
+            with sqlite3.connect(path) as old:
+                old.execute("CREATE TABLE legacy (x)")
+        start, results = ctx.Event(), ctx.Queue()
+        procs = [
+            ctx.Process(target=_open_and_write, args=(str(path), f"t{i}", start, results))
+            for i in range(8)
+        ]
+        for proc in procs:
+            proc.start()
+        start.set()
+        outcomes = [results.get(timeout=60) for _ in procs]
+        for proc in procs:
+            proc.join(30)
+        failures += [o for o in outcomes if o != "ok"]
+    assert failures == []
 
 
 def test_a_large_file_is_checked_on_request_not_on_every_open(

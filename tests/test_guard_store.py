@@ -392,6 +392,16 @@ def test_each_undecodable_byte_becomes_one_replacement_character(tl: Taskloom) -
     assert f"{len(text.encode('utf-8', 'surrogateescape')) + 2 * 2000 * 2:,} bytes" in out.text
 
 
+def test_a_nul_in_an_output_is_stashed_the_same_way_on_every_backend(tl: Taskloom) -> None:
+    """PostgreSQL cannot store NUL: the stash failed there, and a stash kept on SQLite could
+    not be moved with migrate-db. It becomes U+FFFD on both."""
+    text = "binary \x00\x00 tail\n" * 3000
+    out = tl.guard("t1", SMALL).stash("shell", text)
+    assert out.result_id
+    line = tl.guard("t1", SMALL).read(out.result_id, lines="1-1")
+    assert "binary \ufffd\ufffd tail" in line and "\x00" not in line
+
+
 def test_a_result_over_the_byte_quota_is_kept_without_evicting_the_others(
     tl_fixed: Taskloom, clock: FakeClock
 ) -> None:

@@ -94,7 +94,13 @@ def test_migrate_db_refuses_a_database_from_a_newer_taskloom(
     with taskloom.connect(source) as tl, tl.store.write() as tx:
         tx.execute("INSERT INTO schema_migrations VALUES (9999, '9999_future.sql')")
     assert main(["migrate-db", "--from", source, "--to", db_url]) == 1
-    assert "source has migrations [9999]" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "source.db has migrations [9999]" in err and "upgrade taskloom" in err
+    assert err.count("\n") == 1
+    # nor does this taskloom write into it: an older binary would skip the newer triggers
+    for command in (["board", "add", "t", "x"], ["tasks", "add", "job"], ["doctor"]):
+        assert main([*command, "--db", source]) == 1, command
+        assert "has migrations [9999]" in capsys.readouterr().err
 
 
 def test_migrate_db_refuses_a_non_empty_destination(
@@ -119,3 +125,41 @@ def test_migrate_db_refuses_a_missing_sqlite_source(
     assert code == 1
     assert f"Error: the source database {source} does not exist" in capsys.readouterr().err
     assert not source.exists() and not target.exists()
+
+
+@pytest.mark.postgres
+def test_migrate_db_copies_a_postgres_table_larger_than_a_quarter_of_shared_buffers(
+    tmp_path: Path,
+) -> None:
+    """Pages read with ``LIMIT … OFFSET`` and no order: PostgreSQL started each page's scan
+    where the last one stopped (synchronized scans, for tables over shared_buffers/4), so
+    pages overlapped and the copy failed on a duplicate id. Here the table is sized past
+    that from the server's own setting."""
+    import psycopg
+
+    from tests.backends import pg_schema, pg_server
+
+    server, why = pg_server()
+    if server is None:
+        pytest.fail(why)
+    with psycopg.connect(server) as conn:
+        shared = conn.execute(
+            "SELECT setting::bigint * current_setting('block_size')::bigint FROM pg_settings"
+            " WHERE name = 'shared_buffers'"
+        ).fetchone()
+    rows = int(shared[0] / 4 / 900) + 2000  # ~1 KB a row on disk
+    with pg_schema(server) as source:
+        with taskloom.connect(source) as tl:
+            tl.queue.stats()  # migrate the schema
+            with tl.store.write() as tx:
+                tx.execute(
+                    "INSERT INTO tasks (id, title, body, created_at, changed_at)"
+                    " SELECT 't' || lpad(n::text, 8, '0'), 'job ' || n, repeat('x', 900),"
+                    " n, n FROM generate_series(1, ?) AS n",
+                    (rows,),
+                )
+        target = f"sqlite:///{tmp_path / 'copy.db'}"
+        assert main(["migrate-db", "--from", source, "--to", target]) == 0
+        with taskloom.connect(target) as copy, copy.store.read() as tx:
+            found = tx.query_one("SELECT count(*) AS n, count(DISTINCT id) AS d FROM tasks")
+    assert found is not None and found["n"] == found["d"] == rows

@@ -56,6 +56,9 @@ def test_passwords_are_not_displayed() -> None:
     store = PostgresStore("postgresql://app:s3cret@db.example/tl?sslmode=require")
     assert store.url == "postgresql://app:***@db.example/tl?sslmode=require"
     store.close()
+    store = PostgresStore("postgresql://app:s3cr3t/PW@db.example/tl")
+    assert store.url == "postgresql://app:***@db.example/tl"
+    store.close()
     store = PostgresStore("postgresql://db.example/tl?password=s3cret&pass%77ord=x&sslmode=off")
     assert store.url == "postgresql://db.example/tl?password=***&pass%77ord=***&sslmode=off"
     store.close()
@@ -67,6 +70,7 @@ def test_passwords_are_not_displayed() -> None:
         ("app:my%pass1", "", "my%pass1"),  # a % left unencoded: libpq quotes the token
         ("app:s3cret@pw", "", "pw"),  # an @ left unencoded: libpq reads "pw@…" as the host
         ("app", "?password=hunter22", "hunter22"),
+        ("app:s3cr3t/PW", "", "s3cr3t"),  # a / left unencoded: libpq reads "app:s3cr3t" as a host
     ],
 )
 def test_connection_errors_never_echo_the_password(

@@ -101,9 +101,24 @@ def quote_userinfo(url: str) -> str:
     return f"{scheme}://{userinfo.replace('#', '%23').replace('?', '%3F')}@{after}"
 
 
+def slashed_password(url: str) -> str | None:
+    """The password of ``user:pass/word@host``, a URL whose password holds an unencoded
+    ``/``: libpq cannot read it (its user info ends at a ``/``), and neither could the URL
+    parser, so it was printed in clear in every error about it. Used for display only; a
+    database name holding an ``@`` may look like one and is then over-masked, never shown."""
+    _, sep, rest = url.partition("://")
+    userinfo, at, _ = rest.partition("@")
+    if not sep or not at or "/" not in userinfo or "?" in userinfo:
+        return None
+    user, colon, password = userinfo.partition(":")
+    return password if colon and "/" not in user and password else None
+
+
 def url_has_password(url: str) -> bool:
     """Whether a database URL carries a password (``user:pw@``, ``?password=``…), which
     must not be written where others read it: a model's context, a project's files."""
+    if slashed_password(url):
+        return True
     try:
         parts = urllib.parse.urlsplit(quote_userinfo(url))
         keys = [k for k, _ in urllib.parse.parse_qsl(parts.query)]  # as libpq decodes them

@@ -167,12 +167,14 @@ def _replace_surrogates(match: re.Match[str]) -> str:
 def valid_text(text: str) -> str:
     """``text`` as valid UTF-8: an undecodable byte of a subprocess's output (a lone surrogate
     with ``surrogateescape``) becomes one U+FFFD, as no backend stores it. Re-encoding with
-    ``surrogatepass`` made three of each, inflating the stored size and the token count."""
+    ``surrogatepass`` made three of each, inflating the stored size and the token count.
+    A NUL becomes U+FFFD too, on every backend: PostgreSQL cannot store one, so a binary
+    output stashed on SQLite could not be moved (``migrate-db``) and failed there outright."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return _SURROGATES.sub(_replace_surrogates, text)
-    return text
+        text = _SURROGATES.sub(_replace_surrogates, text)
+    return text.replace("\x00", "\ufffd") if "\x00" in text else text
 
 
 class Guard:

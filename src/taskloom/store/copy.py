@@ -10,7 +10,7 @@ Afterwards PostgreSQL sequences are moved past the copied ids, so new events kee
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from taskloom.domain.errors import Conflict, InvalidInput, NotFound
@@ -57,10 +57,29 @@ def _column_types(tx: Transaction, table: str) -> dict[str, str]:
 
 
 def _coerce(value: Any, target_type: str) -> Any:
-    """SQLite keeps flags as 0/1; a PostgreSQL ``boolean`` column wants a bool."""
+    """SQLite keeps flags as 0/1; a PostgreSQL ``boolean`` column wants a bool. A NUL in
+    text (a stash written before NUL became U+FFFD, as it is now on both backends) becomes
+    U+FFFD: PostgreSQL cannot store it, and the whole copy failed on it."""
     if target_type == "boolean" and isinstance(value, int):
         return bool(value)
+    if isinstance(value, str) and "\x00" in value and target_type in ("text", "jsonb", "json"):
+        return value.replace("\x00", "\ufffd")
     return value
+
+
+def _primary_key(tx: Transaction, table: str) -> list[str]:
+    """The table's primary key columns, in key order: the copy pages by them."""
+    if tx.dialect == "sqlite":
+        rows = tx.query(f"PRAGMA table_info({quote(table)})")
+        return [r["name"] for r in sorted(rows, key=lambda r: r["pk"]) if r["pk"]]
+    rows = tx.query(
+        "SELECT a.attname AS name FROM pg_index i JOIN pg_attribute a"
+        " ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)"
+        " WHERE i.indrelid = to_regclass(?) AND i.indisprimary"
+        " ORDER BY array_position(i.indkey::int2[], a.attnum)",
+        (quote(table),),
+    )
+    return [r["name"] for r in rows]
 
 
 def _migrations(tx: Transaction) -> set[int]:
@@ -74,22 +93,38 @@ def _insert_sql(dst: Transaction, table: str, columns: list[str]) -> str:
     return f"INSERT INTO {quote(table)} ({names}){overriding} VALUES ({marks})"
 
 
+def _pages(src: Transaction, table: str, columns: list[str]) -> Iterator[list[Row]]:
+    """The table's rows, :data:`BATCH` at a time, in primary key order, each page read from
+    where the last one ended (keyset paging). ``LIMIT … OFFSET`` without an order, as before,
+    let PostgreSQL start each page's scan elsewhere (synchronized scans of a large table), so
+    pages overlapped and the copy failed on a duplicate key; an offset also re-reads every
+    earlier row on each page."""
+    key = _primary_key(src, table)
+    if not key:
+        raise InvalidInput(f"table '{table}' has no primary key: it cannot be copied in order")
+    names = ", ".join(quote(c) for c in [*columns, *(k for k in key if k not in columns)])
+    order = ", ".join(quote(c) for c in key)
+    head = f"SELECT {names} FROM {quote(table)}"
+    after = f"({order}) > ({', '.join('?' for _ in key)})"
+    page: list[Row] = src.query(f"{head} ORDER BY {order} LIMIT ?", (BATCH,))
+    while page:
+        yield page
+        last = [page[-1][c] for c in key]
+        page = src.query(f"{head} WHERE {after} ORDER BY {order} LIMIT ?", (*last, BATCH))
+
+
 def _copy_table(
     src: Transaction, dst: Transaction, table: str, dst_types: dict[str, str], progress: Progress
 ) -> int:
     total = int((src.query_one(f"SELECT count(*) AS n FROM {quote(table)}") or {"n": 0})["n"])
     columns = [c for c in _column_types(src, table) if c in dst_types]
-    select = f"SELECT {', '.join(quote(c) for c in columns)} FROM {quote(table)} LIMIT ? OFFSET ?"
     insert = _insert_sql(dst, table, columns)
     done = 0
     progress(table, 0, total)
-    while done < total:
-        batch: list[Row] = src.query(select, (BATCH, done))
-        if not batch:
-            break
-        for row in batch:
+    for page in _pages(src, table, columns):
+        for row in page:
             dst.execute(insert, [_coerce(row[c], dst_types[c]) for c in columns])
-        done += len(batch)
+        done += len(page)
         progress(table, done, total)
     return done
 

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Sequence
 from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit, urlunsplit
 
-from taskloom.domain.common import names_password, quote_userinfo
+from taskloom.domain.common import names_password, quote_userinfo, slashed_password
 
 
 def split_url(url: str) -> tuple[str, dict[str, str]]:
@@ -32,6 +32,9 @@ def split_url(url: str) -> tuple[str, dict[str, str]]:
 
 def redact(url: str) -> str:
     """The URL for display (``tl.url``, CLI output): any password replaced by ``***``."""
+    slashed = slashed_password(url)
+    if slashed:
+        url = url.replace(f":{slashed}@", ":***@", 1)
     parts = urlsplit(quote_userinfo(url))
     netloc = parts.netloc
     if parts.password is not None:
@@ -53,6 +56,9 @@ def url_secrets(url: str) -> tuple[str, ...]:
         return ()
     userinfo = parts.netloc.rpartition("@")[0]
     found = [value for key, value in query if names_password(key)]
+    slashed = slashed_password(url)
+    if slashed:
+        found += [slashed, unquote(slashed), *slashed.split("/")]  # libpq splits at "/"
     if ":" in userinfo:
         password = userinfo.split(":", 1)[1]
         found += [password, unquote(password), *password.split("@")]

@@ -415,7 +415,7 @@ def _configure(conn: psycopg.Connection[Any]) -> None:
     )
 
 
-def _migrate(conn: psycopg.Connection[Any], schema_hash: int) -> None:
+def _migrate(conn: psycopg.Connection[Any], schema_hash: int, name: str) -> None:
     """Apply the migrations this schema lacks, under a lock. A schema already up to date is
     only read, so a role allowed to read and write rows, but not to create tables, can
     use a schema its owner set up."""
@@ -423,6 +423,7 @@ def _migrate(conn: psycopg.Connection[Any], schema_hash: int) -> None:
     exists = conn.execute("SELECT to_regclass('schema_migrations') IS NOT NULL AS t").fetchone()
     if exists and exists["t"]:
         applied = {r["version"] for r in conn.execute("SELECT version FROM schema_migrations")}
+        migrations.refuse_newer(applied, "postgres", name)
         if wanted <= applied:
             return
     with conn.transaction():
@@ -536,7 +537,7 @@ class PostgresStore(Store):
                 channel = f"taskloom_events:{self.schema}".encode()[:63]
                 self.channel = channel.decode("utf-8", "ignore")
                 self.notifier = CommitNotifier(self.conninfo, self.channel)
-                _migrate(conn, self.schema_hash)
+                _migrate(conn, self.schema_hash, self.url)
             self._ready = True
 
     @contextlib.contextmanager

@@ -37,6 +37,8 @@ from taskloom.store.base import (
 
 BUSY_TIMEOUT_MS = 10_000
 MMAP_BYTES = 256 * 1024 * 1024
+CHECK_LINES = 3
+"""How many problems an integrity check's error names (the rest are left to the pragma)."""
 FILE_CHECK_S = 1.0
 """How often (per thread, at most) a store checks that its file is still the one at its path."""
 CHECK_ON_OPEN_BYTES = 8 * 1024 * 1024
@@ -149,28 +151,61 @@ def _split_statements(script: str) -> list[str]:
     return statements
 
 
-def _migrate(conn: sqlite3.Connection) -> None:
-    conn.execute(
-        "CREATE TABLE IF NOT EXISTS schema_migrations"
-        " (version INTEGER PRIMARY KEY, name TEXT NOT NULL)"
+def _migrate(conn: sqlite3.Connection, name: str = ":memory:") -> None:
+    """Apply the migrations the file lacks. An up-to-date file is only read; otherwise all of
+    it runs in one ``BEGIN IMMEDIATE`` transaction, which waits its turn. A bare ``CREATE
+    TABLE IF NOT EXISTS`` before it was a write outside any transaction: in WAL mode, when
+    another process committed first, it failed at once ("database is locked") instead of
+    waiting, and so did processes opening a new file together."""
+    if _pending(conn, name):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations"
+                " (version INTEGER PRIMARY KEY, name TEXT NOT NULL)"
+            )
+            for number, file, sql in _pending(conn, name):
+                for statement in _split_statements(sql):
+                    conn.execute(statement)
+                conn.execute("INSERT INTO schema_migrations VALUES (?, ?)", (number, file))
+            conn.execute("COMMIT")
+        except BaseException:
+            _rollback(conn)
+            raise
+
+
+def _pending(conn: sqlite3.Connection, name: str) -> list[tuple[int, str, str]]:
+    """The migrations the file lacks (refusing a file a newer taskloom migrated)."""
+    found = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+    ).fetchone()
+    applied = (
+        {r[0] for r in conn.execute("SELECT version FROM schema_migrations")} if found else set()
     )
-    applied = {r[0] for r in conn.execute("SELECT version FROM schema_migrations")}
-    pending = [m for m in migrations.load("sqlite") if m[0] not in applied]
-    if not pending:
-        return
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        applied = {r[0] for r in conn.execute("SELECT version FROM schema_migrations")}
-        for number, name, sql in pending:
-            if number in applied:
-                continue
-            for statement in _split_statements(sql):
-                conn.execute(statement)
-            conn.execute("INSERT INTO schema_migrations VALUES (?, ?)", (number, name))
-        conn.execute("COMMIT")
-    except BaseException:
+    migrations.refuse_newer(applied, "sqlite", name)
+    return [m for m in migrations.load("sqlite") if m[0] not in applied]
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    """Roll back what is still open. SQLite itself rolls back on some errors (a full disk),
+    and a second ROLLBACK then failed with "no transaction is active", which replaced the
+    error that said what happened."""
+    if conn.in_transaction:
         conn.execute("ROLLBACK")
-        raise
+
+
+def _wal(conn: sqlite3.Connection) -> str:
+    """Switch to WAL. SQLite does not call the busy handler for this pragma: a process
+    opening the file while another migrated it failed at once with "database is locked", so
+    it waits here as long as any write would."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            return str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
 
 
 class SqliteStore(Store):
@@ -199,17 +234,19 @@ class SqliteStore(Store):
         with self._lock:
             if self._ready:
                 return
-            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            if str(mode).lower() != "wal":
+            mode = _wal(conn)
+            if mode.lower() != "wal":
                 raise StoreError(f"could not switch {self.path} to WAL mode (got {mode})")
             if self.path.stat().st_size <= CHECK_ON_OPEN_BYTES:
                 self._check(conn, "quick_check")
-            _migrate(conn)
+            _migrate(conn, str(self.path))
             self._ready = True
 
     def _check(self, conn: sqlite3.Connection, pragma: str) -> None:
         try:
-            result = conn.execute(f"PRAGMA {pragma}").fetchone()[0]
+            rows = conn.execute(f"PRAGMA {pragma}").fetchmany(CHECK_LINES)
+            # One line however many problems it lists (each row may hold several lines).
+            result = "; ".join(" ".join(str(r[0]).split()) for r in rows)
         except sqlite3.OperationalError:  # busy, not damaged
             raise
         except sqlite3.DatabaseError as exc:  # too damaged to say how
@@ -243,8 +280,19 @@ class SqliteStore(Store):
             error = store_error(exc)
             if isinstance(error, StoreBusy):
                 raise error from exc
-            raise StoreError(f"cannot open the database {self.path}: {exc}") from exc
+            raise StoreError(f"cannot open the database {self.path}: {self._why(exc)}") from exc
         return conn
+
+    def _why(self, exc: sqlite3.Error) -> str:
+        """What went wrong opening the file, in words that point at the fix."""
+        folder = self.path.parent
+        if "readonly" in str(exc) and not os.access(folder, os.W_OK):
+            return (
+                f"the folder {folder} is read-only, and SQLite keeps its -wal and -shm files"
+                " next to the database, even to read it: make the folder writable, or copy"
+                " the database to one that is"
+            )
+        return str(exc)
 
     def _file_id(self) -> tuple[int, int] | None:
         try:
@@ -283,10 +331,10 @@ class SqliteStore(Store):
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield SqliteTransaction(conn)
+                conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                _rollback(conn)
                 raise
-            conn.execute("COMMIT")
 
     def write_chain(
         self, sql: str, params: Sequence[Any], then_sql: str = "", then_params: Sequence[Any] = ()
@@ -299,10 +347,10 @@ class SqliteStore(Store):
             try:
                 rows: list[Values] = conn.execute(sql, params).fetchall()
                 then = conn.execute(then_sql, then_params).fetchall() if rows and then_sql else []
+                conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                _rollback(conn)
                 raise
-            conn.execute("COMMIT")
         except sqlite3.Error as exc:
             raise store_error(exc) from exc
         return rows, then
