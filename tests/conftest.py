@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import multiprocessing
 import os
 import socket
 import sqlite3
@@ -13,6 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -190,3 +192,41 @@ def damaged(path: Path) -> None:
     with path.open("r+b") as f:
         f.seek((root - 1) * size + 8)  # past the page's header: its cells point nowhere
         f.write(b"\xff" * (size - 8))
+
+
+@pytest.fixture
+def openai_server() -> Iterator[tuple[Any, str]]:
+    """A local server speaking OpenAI's chat completions: ``(provider, base_url)``."""
+    from tests.test_llm_guard import FakeProvider, serve
+
+    provider = FakeProvider()
+    for url in serve(provider, "openai"):
+        yield provider, url + "/v1"
+
+
+@pytest.fixture
+def anthropic_server() -> Iterator[tuple[Any, str]]:
+    """A local server speaking Anthropic's messages API: ``(provider, base_url)``."""
+    from tests.test_llm_guard import FakeProvider, serve
+
+    provider = FakeProvider()
+    for url in serve(provider, "anthropic"):
+        yield provider, url
+
+
+def run_together(
+    target: Callable[..., None], args: list[tuple[Any, ...]], timeout: float
+) -> list[Any]:
+    """Start one spawned process per ``args`` (each called as ``target(*a, start, results)``),
+    release them at once, and return what each put on ``results``; every one must exit 0."""
+    ctx = multiprocessing.get_context("spawn")
+    start, results = ctx.Event(), ctx.Queue()
+    procs = [ctx.Process(target=target, args=(*a, start, results)) for a in args]
+    for proc in procs:
+        proc.start()
+    start.set()
+    found = [results.get(timeout=timeout) for _ in procs]
+    for proc in procs:
+        proc.join(60)
+        assert proc.exitcode == 0
+    return found

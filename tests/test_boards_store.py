@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
 import sqlite3
 import subprocess
 import sys
@@ -15,7 +14,7 @@ import pytest
 import taskloom
 from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound
-from tests.conftest import damaged, subprocess_env
+from tests.conftest import damaged, run_together, subprocess_env
 
 
 def events(tl: Taskloom, thread: str | None = None) -> list[taskloom.Event]:
@@ -249,25 +248,14 @@ def test_processes_opening_a_file_together_wait_their_turn(tmp_path: Path, legac
     """Switching to WAL and creating the migrations table happened outside any transaction
     (SQLite calls no busy handler there), so of several processes opening a new file, or an
     old one in rollback-journal mode, some failed at once with StoreBusy."""
-    ctx = multiprocessing.get_context("spawn")
     failures = []
     for round_ in range(2):
         path = tmp_path / f"together-{round_}.db"
         if legacy:
             with sqlite3.connect(path) as old:
                 old.execute("CREATE TABLE legacy (x)")
-        start, results = ctx.Event(), ctx.Queue()
-        procs = [
-            ctx.Process(target=_open_and_write, args=(str(path), f"t{i}", start, results))
-            for i in range(8)
-        ]
-        for proc in procs:
-            proc.start()
-        start.set()
-        outcomes = [results.get(timeout=60) for _ in procs]
-        for proc in procs:
-            proc.join(30)
-        failures += [o for o in outcomes if o != "ok"]
+        args = [(str(path), f"t{i}") for i in range(8)]
+        failures += [o for o in run_together(_open_and_write, args, 60) if o != "ok"]
     assert failures == []
 
 

@@ -97,20 +97,6 @@ def serve(provider: FakeProvider, kind: str) -> Iterator[str]:
         server.server_close()
 
 
-@pytest.fixture
-def openai_server() -> Iterator[tuple[FakeProvider, str]]:
-    provider = FakeProvider()
-    for url in serve(provider, "openai"):
-        yield provider, url + "/v1"
-
-
-@pytest.fixture
-def anthropic_server() -> Iterator[tuple[FakeProvider, str]]:
-    provider = FakeProvider()
-    for url in serve(provider, "anthropic"):
-        yield provider, url
-
-
 def test_openai_client_speaks_chat_completions(openai_server: tuple[FakeProvider, str]) -> None:
     provider, url = openai_server
     provider.reply = lambda system, prompt: (200, f"echo: {prompt}")

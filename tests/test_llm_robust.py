@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
@@ -18,21 +17,7 @@ from taskloom.guard import GuardConfig
 from taskloom.llm.anthropic import AnthropicChat
 from taskloom.llm.openai import OpenAIChat
 from taskloom.tools.registry import ToolContext
-from tests.test_llm_guard import SECRET, FakeProvider, big_log, send, serve
-
-
-@pytest.fixture
-def openai_api() -> Iterator[tuple[FakeProvider, str]]:
-    provider = FakeProvider()
-    for url in serve(provider, "openai"):
-        yield provider, url + "/v1"
-
-
-@pytest.fixture
-def anthropic_api() -> Iterator[tuple[FakeProvider, str]]:
-    provider = FakeProvider()
-    for url in serve(provider, "anthropic"):
-        yield provider, url
+from tests.test_llm_guard import SECRET, FakeProvider, big_log, send
 
 
 def replying(payload: Any) -> Any:
@@ -61,9 +46,9 @@ def stash_log(tl: Taskloom, cfg: GuardConfig) -> str:
 
 @pytest.mark.parametrize("pasted", [SECRET + "\n", " " + SECRET + "\u00a0", "\t" + SECRET])
 def test_a_key_pasted_with_surrounding_whitespace_is_stripped(
-    openai_api: tuple[FakeProvider, str], pasted: str
+    openai_server: tuple[FakeProvider, str], pasted: str
 ) -> None:
-    provider, url = openai_api
+    provider, url = openai_server
     assert OpenAIChat("m", base_url=url, api_key=pasted).complete("s", "p") == "ok"
     assert provider.requests[0]["headers"]["authorization"] == f"Bearer {SECRET}"
 
@@ -84,17 +69,19 @@ def echo_key(handler: BaseHTTPRequestHandler, system: str, prompt: str) -> None:
 
 
 def test_a_401_that_echoes_the_key_is_redacted_everywhere(
-    tl: Taskloom, openai_api: tuple[FakeProvider, str], anthropic_api: tuple[FakeProvider, str]
+    tl: Taskloom,
+    openai_server: tuple[FakeProvider, str],
+    anthropic_server: tuple[FakeProvider, str],
 ) -> None:
     for provider, url, client in (
-        (*openai_api, OpenAIChat),
-        (*anthropic_api, AnthropicChat),
+        (*openai_server, OpenAIChat),
+        (*anthropic_server, AnthropicChat),
     ):
         provider.raw = echo_key
         with pytest.raises(ProviderError, match=r"HTTP 401.*\[redacted\]") as info:
             client("m", base_url=url, api_key=SECRET).complete("s", "p")
         assert SECRET not in str(info.value)
-    cfg = tl.guard_config = extract_cfg(openai_api[1], summarize=True)
+    cfg = tl.guard_config = extract_cfg(openai_server[1], summarize=True)
     rid = stash_log(tl, cfg)
     assert SECRET not in (tl.guard("t1", cfg).breaker()["last_error"] or "x")
     args = {"result_id": rid, "query": "which tenant was throttled"}
@@ -121,9 +108,9 @@ def trickle(handler: BaseHTTPRequestHandler, system: str, prompt: str) -> None:
 
 
 def test_a_server_that_trickles_bytes_is_cut_off_at_the_timeout(
-    openai_api: tuple[FakeProvider, str],
+    openai_server: tuple[FakeProvider, str],
 ) -> None:
-    provider, url = openai_api
+    provider, url = openai_server
     provider.raw = trickle
     started = time.monotonic()
     with pytest.raises(ProviderError, match="timed out after 1 s"):
@@ -145,12 +132,12 @@ def test_a_server_that_trickles_bytes_is_cut_off_at_the_timeout(
     ids=["anthropic-string-blocks", "anthropic-deep-nesting", "openai-deep-nesting", "dict"],
 )
 def test_malformed_replies_are_provider_errors(
-    openai_api: tuple[FakeProvider, str],
-    anthropic_api: tuple[FakeProvider, str],
+    openai_server: tuple[FakeProvider, str],
+    anthropic_server: tuple[FakeProvider, str],
     kind: str,
     body: bytes,
 ) -> None:
-    provider, url = openai_api if kind == "openai" else anthropic_api
+    provider, url = openai_server if kind == "openai" else anthropic_server
     provider.raw = lambda handler, system, prompt: send(handler, 200, body)
     client = OpenAIChat if kind == "openai" else AnthropicChat
     with pytest.raises(ProviderError):
@@ -158,9 +145,9 @@ def test_malformed_replies_are_provider_errors(
 
 
 def test_a_malformed_summary_reply_is_a_counted_failure_not_a_crash(
-    tl: Taskloom, anthropic_api: tuple[FakeProvider, str]
+    tl: Taskloom, anthropic_server: tuple[FakeProvider, str]
 ) -> None:
-    provider, url = anthropic_api
+    provider, url = anthropic_server
     provider.raw = replying({"content": ["hello"]})
     llm = AnthropicChat("c", base_url=url, api_key=SECRET)
     cfg = GuardConfig(threshold_tokens=300, summarize=True, llm=llm)
@@ -170,9 +157,9 @@ def test_a_malformed_summary_reply_is_a_counted_failure_not_a_crash(
 
 
 def test_a_malformed_chunk_fails_alone_and_the_others_answer(
-    tl: Taskloom, anthropic_api: tuple[FakeProvider, str]
+    tl: Taskloom, anthropic_server: tuple[FakeProvider, str]
 ) -> None:
-    provider, url = anthropic_api
+    provider, url = anthropic_server
 
     def reply(handler: BaseHTTPRequestHandler, system: str, prompt: str) -> None:
         chunk = re.search(r"Chunk (\d+) of", prompt)
@@ -191,9 +178,9 @@ def test_a_malformed_chunk_fails_alone_and_the_others_answer(
 
 
 def test_a_map_reduce_answer_is_capped_and_says_how_to_get_more(
-    tl: Taskloom, openai_api: tuple[FakeProvider, str]
+    tl: Taskloom, openai_server: tuple[FakeProvider, str]
 ) -> None:
-    provider, url = openai_api
+    provider, url = openai_server
     provider.reply = lambda system, prompt: (200, "[chunk 1] " + "word " * 40_000)
     cfg = extract_cfg(url, extract_cap_tokens=500)
     g = tl.guard("t1", cfg)
@@ -203,9 +190,9 @@ def test_a_map_reduce_answer_is_capped_and_says_how_to_get_more(
 
 
 def test_an_oversized_or_cut_off_summary_is_a_failed_summary(
-    tl: Taskloom, anthropic_api: tuple[FakeProvider, str]
+    tl: Taskloom, anthropic_server: tuple[FakeProvider, str]
 ) -> None:
-    provider, url = anthropic_api
+    provider, url = anthropic_server
     cfg = GuardConfig(
         threshold_tokens=300, summarize=True, llm=AnthropicChat("c", base_url=url, api_key=SECRET)
     )
@@ -232,13 +219,13 @@ def test_an_oversized_or_cut_off_summary_is_a_failed_summary(
 )
 def test_a_refused_or_empty_chunk_is_failed_not_nothing_found(
     tl: Taskloom,
-    openai_api: tuple[FakeProvider, str],
-    anthropic_api: tuple[FakeProvider, str],
+    openai_server: tuple[FakeProvider, str],
+    anthropic_server: tuple[FakeProvider, str],
     kind: str,
     payload: dict[str, Any],
     error: str,
 ) -> None:
-    provider, url = openai_api if kind == "openai" else anthropic_api
+    provider, url = openai_server if kind == "openai" else anthropic_server
     provider.raw = replying(payload)
     llm = (OpenAIChat if kind == "openai" else AnthropicChat)("m", base_url=url, api_key=SECRET)
     cfg = extract_cfg(url, llm=llm)
@@ -249,9 +236,9 @@ def test_a_refused_or_empty_chunk_is_failed_not_nothing_found(
 
 
 def test_a_chunk_answer_cut_at_max_tokens_is_marked_as_cut(
-    tl: Taskloom, openai_api: tuple[FakeProvider, str]
+    tl: Taskloom, openai_server: tuple[FakeProvider, str]
 ) -> None:
-    provider, url = openai_api
+    provider, url = openai_server
     provider.raw = replying(openai_choice({"content": "tenant-7 throttl"}, finish="length"))
     cfg = extract_cfg(url, chunk_tokens=12_000)  # one chunk, one call
     out = tl.guard("t1", cfg).extract(stash_log(tl, cfg), "which tenant was throttled")
@@ -262,9 +249,9 @@ def test_a_chunk_answer_cut_at_max_tokens_is_marked_as_cut(
 
 
 def test_an_exact_query_that_misses_is_answered_without_the_llm(
-    tl: Taskloom, openai_api: tuple[FakeProvider, str]
+    tl: Taskloom, openai_server: tuple[FakeProvider, str]
 ) -> None:
-    provider, url = openai_api
+    provider, url = openai_server
     cfg = extract_cfg(url)
     g = tl.guard("t1", cfg)
     rid = g.stash("api", json.dumps({"items": [{"id": i} for i in range(400)]})).result_id or ""
@@ -274,9 +261,9 @@ def test_an_exact_query_that_misses_is_answered_without_the_llm(
 
 
 def test_a_result_over_max_chunks_is_not_map_reduced(
-    tl: Taskloom, openai_api: tuple[FakeProvider, str]
+    tl: Taskloom, openai_server: tuple[FakeProvider, str]
 ) -> None:
-    provider, url = openai_api
+    provider, url = openai_server
     cfg = extract_cfg(url, max_chunks=2)
     out = tl.guard("t1", cfg).extract(stash_log(tl, cfg), "which tenant was throttled")
     assert "no LLM map-reduce" in out and "over max_chunks=2" in out
@@ -286,17 +273,17 @@ def test_a_result_over_max_chunks_is_not_map_reduced(
 # --- 10, 12. content parts and the reduce step --------------------------------------------------
 
 
-def test_openai_content_parts_are_joined(openai_api: tuple[FakeProvider, str]) -> None:
-    provider, url = openai_api
+def test_openai_content_parts_are_joined(openai_server: tuple[FakeProvider, str]) -> None:
+    provider, url = openai_server
     parts = [{"type": "text", "text": "hel"}, {"type": "text", "text": "lo"}]
     provider.raw = replying(openai_choice({"content": parts}))
     assert OpenAIChat("m", base_url=url, api_key=SECRET).complete("s", "p") == "hello"
 
 
 def test_a_reduce_that_drops_the_labels_falls_back_to_the_labelled_partials(
-    tl: Taskloom, openai_api: tuple[FakeProvider, str]
+    tl: Taskloom, openai_server: tuple[FakeProvider, str]
 ) -> None:
-    provider, url = openai_api
+    provider, url = openai_server
 
     def reply(system: str, prompt: str) -> tuple[int, str]:
         chunk = re.search(r"Chunk (\d+) of", prompt)

@@ -11,6 +11,7 @@ import pytest
 
 import taskloom
 from taskloom.domain.errors import LeaseLost
+from tests.conftest import run_together
 
 TASKS = 10_000
 WORKERS = 4
@@ -39,18 +40,7 @@ def test_four_processes_complete_every_task_exactly_once(db_url: str) -> None:
                 "INSERT INTO tasks (id, title, created_at) VALUES (?, ?, ?)",
                 (f"task-{i:05d}", f"t{i}", 1.0 + i),
             )
-    ctx = mp.get_context("spawn")
-    start, out = ctx.Event(), ctx.Queue()
-    procs = [
-        ctx.Process(target=_worker, args=(db_url, f"w{n}", start, out)) for n in range(WORKERS)
-    ]
-    for p in procs:
-        p.start()
-    start.set()
-    results = [out.get(timeout=300) for _ in procs]
-    for p in procs:
-        p.join(60)
-        assert p.exitcode == 0
+    results = run_together(_worker, [(db_url, f"w{n}") for n in range(WORKERS)], 300)
     claimed = [tid for r in results for tid in r]
     assert len(claimed) == TASKS and len(set(claimed)) == TASKS
     with taskloom.connect(db_url) as tl:
