@@ -332,3 +332,73 @@ def test_prompt_blocks_tell_the_time_budget(tl: Taskloom) -> None:
     assert "budget is used up (3,600 s of 3,600 s used)" in snap["context"]
     both = tl.goal("u").set("Ship", token_budget=100, time_budget_s=60)["context"]
     assert "<budget>100 of 100 tokens remain; 60 s of 60 s of time remain</budget>" in both
+
+
+# --- cancellation, and turns that clear their goal ---
+
+
+def _slow_claims(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A database slow to answer: each claim commits, then takes a while to come back."""
+    import time
+
+    import taskloom.continuation as continuation
+
+    real = continuation.claim_turn
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        lease = real(*args, **kwargs)
+        time.sleep(0.3)
+        return lease
+
+    monkeypatch.setattr(continuation, "claim_turn", slow)
+
+
+@pytest.mark.parametrize("which", ["tick", "loop"])
+def test_cancelling_an_async_scheduler_mid_claim_releases_the_lease(
+    tl_fixed: Taskloom, clock: FakeClock, monkeypatch: pytest.MonkeyPatch, which: str
+) -> None:
+    """The claim committed on its worker thread after the coroutine was cancelled, and its
+    lease held the thread for lease_s (900 s)."""
+    tl_fixed.goal("t").set("x")
+    clock.advance(120)
+    _slow_claims(monkeypatch)
+
+    async def turn(goal: Goal) -> TurnOutcome:
+        return TurnOutcome()
+
+    async def cancel_midway() -> None:
+        if which == "tick":
+            task = asyncio.ensure_future(acontinuation_tick(tl_fixed, turn, idle_s=0))
+        else:
+            task = asyncio.ensure_future(arun_goal_loop(tl_fixed, "t", turn))
+        await asyncio.sleep(0.1)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(cancel_midway())
+    monkeypatch.undo()
+    assert claim_turn(tl_fixed, "t", 60) is not None
+
+
+@pytest.mark.parametrize("tick", [continuation_tick, acontinuation_tick])
+def test_a_turn_that_clears_its_goal_without_progress_ends_cleanly(
+    tl_fixed: Taskloom, clock: FakeClock, tick: Any
+) -> None:
+    for name in ("a", "b"):
+        tl_fixed.goal(name).set(f"goal {name}")
+        clock.advance(1)
+    clock.advance(120)
+
+    def clear(goal: Goal) -> TurnOutcome:
+        tl_fixed.goal(goal.thread_id).clear()
+        return TurnOutcome(made_progress=False)
+
+    async def aclear(goal: Goal) -> TurnOutcome:
+        return clear(goal)
+
+    if tick is continuation_tick:
+        items = tick(tl_fixed, clear, idle_s=60)
+    else:
+        items = asyncio.run(tick(tl_fixed, aclear, idle_s=60))
+    assert [(i.thread_id, i.ran, i.error) for i in items] == [("a", True, None), ("b", True, None)]

@@ -68,6 +68,23 @@ def echo_key(handler: BaseHTTPRequestHandler, system: str, prompt: str) -> None:
     send(handler, 401, json.dumps({"error": f"Incorrect API key provided: {auth}"}).encode())
 
 
+def test_a_key_echoed_across_the_preview_cut_leaves_no_part_of_it(
+    openai_server: tuple[FakeProvider, str],
+) -> None:
+    """The reply was cut to its first 300 characters before the key was replaced: a key
+    straddling the cut no longer matched, and its first characters were kept."""
+    provider, url = openai_server
+
+    def echo_late(handler: BaseHTTPRequestHandler, system: str, prompt: str) -> None:
+        auth = handler.headers.get("authorization")
+        send(handler, 401, ("x" * 285 + f" {auth} " + "y" * 50).encode())
+
+    provider.raw = echo_late
+    with pytest.raises(ProviderError) as info:
+        OpenAIChat("m", base_url=url, api_key=SECRET).complete("s", "p")
+    assert SECRET[:8] not in str(info.value)
+
+
 def test_a_401_that_echoes_the_key_is_redacted_everywhere(
     tl: Taskloom,
     openai_server: tuple[FakeProvider, str],

@@ -442,17 +442,20 @@ def test_mcp_stdio_answers_piped_bad_lines_and_applies_the_rest_in_order(tmp_pat
 
 
 async def _switching_session(url: str) -> list[tuple[bool, str]]:
-    """One MCP session over HTTP that changes its thread header after its first call."""
+    """One MCP session over HTTP that forgets its thread header on its first call, then
+    sends alice's, then changes it to bob's."""
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
     answers: list[tuple[bool, str]] = []
     async with (
-        httpx2.AsyncClient(headers={"X-Taskloom-Thread": "alice"}, timeout=30) as http,
+        httpx2.AsyncClient(timeout=30) as http,
         streamable_http_client(f"{url}/mcp", http_client=http) as (read, write),
         ClientSession(read, write) as session,
     ):
         await session.initialize()
+        forgot = await session.call_tool("todo", {"op": "list"})
+        assert forgot.is_error and "needs a thread" in forgot.content[0].text  # type: ignore[union-attr]
         for thread, op in (("alice", "add"), ("bob", "list"), ("bob", "clear"), ("alice", "list")):
             http.headers["X-Taskloom-Thread"] = thread
             args = {"op": op, "content": "alice's card"} if op == "add" else {"op": op}

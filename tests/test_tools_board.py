@@ -661,3 +661,54 @@ def test_hermes_ids_are_trimmed_before_they_are_compared(tl: Taskloom) -> None:
     r = call(tl, "todo_list", {"merge": True, "todos": [{"id": " ", "content": "blank"}]})
     assert r.is_error and "todos.0.id" in r.content
     assert tl.board("thread-1").list()["cards"] == []
+
+
+def test_no_card_can_be_renamed_to_a_waiting_plan_s_title(tl: Taskloom) -> None:
+    mine = ok(tl, "todo", {"op": "add", "content": "Write docs", "status": "done"})
+    _gated(tl)
+    r = call(tl, "todo", {"op": "edit", "id": mine.data["card"]["id"], "content": "Deploy to prod"})
+    assert r.is_error and "waiting for a person's approval" in r.content
+    ok(
+        tl,
+        "todo_list",
+        {"merge": True, "todos": [{"id": "1", "content": "x", "status": "completed"}]},
+    )
+    r = call(tl, "todo_list", {"merge": True, "todos": [{"id": "1", "content": "deploy to PROD"}]})
+    assert r.is_error and "waiting for a person's approval" in r.content
+
+
+def test_a_waiting_plan_renamed_then_removed_keeps_its_old_title_gated(tl: Taskloom) -> None:
+    cid = _gated(tl)
+    ok(tl, "todo", {"op": "edit", "id": cid, "content": "Placeholder"})
+    ok(tl, "todo", {"op": "remove", "id": cid})
+    r = call(tl, "todo_write", {"todos": [_done("Deploy to prod")]})
+    assert r.is_error and "waiting for a person's approval" in r.content
+
+
+@pytest.mark.parametrize(
+    "title",
+    ["Deploy\u200b to prod", "Deploy to prod.", "\uff24eploy to prod", "De\u00adploy to prod"],
+)
+def test_a_look_alike_title_is_the_waiting_plan_s_title(tl: Taskloom, title: str) -> None:
+    cid = _gated(tl)
+    ok(tl, "todo", {"op": "remove", "id": cid})
+    r = call(tl, "todo_write", {"todos": [_done(title)]})
+    assert r.is_error and "waiting for a person's approval" in r.content
+
+
+def test_the_memory_of_removed_plans_cannot_be_flushed_by_the_model(tl: Taskloom) -> None:
+    """Filling the last-256 memory with throw-away plans pushed the real one out, and it
+    came back as done under its own id and title."""
+    cid = _gated(tl)
+    ok(tl, "todo", {"op": "remove", "id": cid})
+    junk = [{"content": f"junk {i}", "status": "awaiting_approval"} for i in range(256)]
+    ok(tl, "todo", {"op": "replace", "cards": junk})
+    r = call(tl, "todo", {"op": "clear"})
+    assert r.is_error and "ask a person" in r.content.lower()
+    back = {
+        "merge": True,
+        "todos": [{"id": cid, "content": "Deploy to prod", "status": "completed"}],
+    }
+    assert call(tl, "todo_list", back).is_error
+    tl.board("thread-1").clear()  # a person's clear is a fresh start
+    ok(tl, "todo_write", {"todos": [_done("Deploy to prod")]})

@@ -182,7 +182,10 @@ class BoardHandle:
         )
 
     def clear(self) -> Snapshot:
-        return self._mutate(lambda b, now: (ops.clear(b, now=now), None))
+        """Remove every card; a host's clear also forgets the removed plans a model may not
+        bring back (a model's clear keeps that memory)."""
+        forget = not self.by_model
+        return self._mutate(lambda b, now: (ops.clear(b, now=now, forget_removed=forget), None))
 
     def claim_card(
         self,

@@ -20,7 +20,7 @@ import math
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from taskloom.domain.common import iso
 from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound
@@ -30,6 +30,8 @@ from taskloom.turns import TurnLease, claim_turn, end_turn
 
 if TYPE_CHECKING:
     from taskloom.client import Taskloom
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +184,20 @@ def run_goal_loop(
         idle = after
 
 
+async def _claimed(tl: Taskloom, claim: Callable[..., T], *args: Any) -> T:
+    """``claim(*args)`` on a worker thread, for a result that may be a turn lease. Cancelled
+    while the thread runs (a timeout, a shutdown), the claim still commits there; it is then
+    awaited to its end and its lease released, or the thread stayed blocked for ``lease_s``."""
+    task = asyncio.ensure_future(asyncio.to_thread(claim, *args))
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        result = await task
+        if isinstance(result, TurnLease):
+            await asyncio.to_thread(end_turn, tl, result, result.failures)
+        raise
+
+
 async def arun_goal_loop(
     tl: Taskloom,
     thread_id: str,
@@ -196,7 +212,7 @@ async def arun_goal_loop(
     handle = tl.goal(thread_id)
     idle = turns = 0
     while True:
-        lease = await asyncio.to_thread(_before_turn, tl, handle, turns, max_turns, lease_s)
+        lease = await _claimed(tl, _before_turn, tl, handle, turns, max_turns, lease_s)
         if isinstance(lease, LoopResult):
             return lease
         try:
@@ -311,10 +327,12 @@ def _turn_failed(
 
 
 def _turn_done(handle: GoalHandle, goal: Goal, outcome: TurnOutcome) -> TickItem:
-    """Charge the turn; suppress only the goal that ran, never one that replaced it since."""
+    """Charge the turn; suppress only the goal that ran, never one that replaced it since. A
+    turn that cleared its goal leaves nothing to suppress (that raised, and ended the tick)."""
     handle.account_usage(goal.goal_id, outcome.tokens_used, outcome.elapsed_s)
     if not outcome.made_progress:
-        handle.suppress(True, goal_id=goal.goal_id)
+        with contextlib.suppress(NotFound):
+            handle.suppress(True, goal_id=goal.goal_id)
     return TickItem(goal.thread_id, ran=True, outcome=outcome)
 
 
@@ -412,7 +430,7 @@ async def acontinuation_tick(
     for listed in await asyncio.to_thread(due_goals, tl, idle_s):
         if _ran(items) >= max_per_tick:
             break
-        lease = await asyncio.to_thread(_take, tl, listed, idle_s, lease_s)
+        lease = await _claimed(tl, _take, tl, listed, idle_s, lease_s)
         if lease is None:
             items.append(_skipped(listed))
             continue

@@ -115,8 +115,8 @@ def build_server(tl: Taskloom, ctx: ToolContext | None) -> Server[Any]:
         found = context_from_headers(request_ctx.request)
         headers = getattr(request_ctx.request, "headers", None) or {}
         session = headers.get(SESSION_HEADER)
-        if session is None:  # stateless: each request is its own session
-            return found
+        if session is None or found.thread_id is None:  # nothing bound yet: nothing to pin
+            return pinned.get(session, found) if session is not None else found
         first = pinned.setdefault(session, found)
         pinned.move_to_end(session)
         while len(pinned) > MAX_PINNED_SESSIONS:

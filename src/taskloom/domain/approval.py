@@ -14,10 +14,12 @@ from collections.abc import Mapping
 
 from taskloom.domain.board import (
     APPROVED_STATUSES,
+    MAX_RETIRED,
     ApprovalMode,
     Board,
     Card,
     CardStatus,
+    retiring,
     title_key,
     waits_for_person,
 )
@@ -87,24 +89,40 @@ def check_model_change(before: Board, after: Board) -> None:
     """
     old = {c.id: c for c in before.cards}
     waiting = {title_key(c.title): c.id for c in before.cards if waits_for_person(c)}
+    _check_room(before, after)
     for card in after.cards:
         previous = old.get(card.id)
-        if previous is None:
-            _check_new_card(before, card, waiting)
+        if previous is None and card.id in before.retired_ids:
+            raise InvariantViolation(
+                f"todo id '{card.id}' belonged to a plan that needed a person's approval and"
+                " was removed: give new work a new id"
+            )
+        if previous is None or title_key(previous.title) != title_key(card.title):
+            _check_title(before, card, waiting)
         if previous is not card:
             _check_model_card(previous, card)
 
 
-def _check_new_card(before: Board, card: Card, waiting: Mapping[str, str]) -> None:
-    """A model's new card may not take the id of a removed gated card, nor, unless it waits
-    for a person itself, the title of a plan still waiting for one (present or removed)."""
-    if card.id in before.retired_ids:
+def _check_room(before: Board, after: Board) -> None:
+    """The board remembers the last :data:`MAX_RETIRED` removed plans; a model removing more
+    than fit would push the oldest out, and could then bring one back as its own (filling the
+    memory with throw-away plans took two calls). A person's removal or clear makes room."""
+    gated, waiting = retiring(before, after.cards)
+    over = len(before.retired_ids) + len(gated) > MAX_RETIRED
+    if over or len(before.retired_titles) + len(waiting) > MAX_RETIRED:
         raise InvariantViolation(
-            f"todo id '{card.id}' belonged to a plan that needed a person's approval and"
-            " was removed: give new work a new id"
+            f"this board already remembers {MAX_RETIRED} removed plans that needed a person's"
+            " approval: a model cannot remove more of them. Ask a person to remove it or to"
+            " clear the board"
         )
+
+
+def _check_title(before: Board, card: Card, waiting: Mapping[str, str]) -> None:
+    """A model's card, new or renamed, may not take, unless it waits for a person itself, the
+    title of a plan still waiting for one (present or removed)."""
     key = title_key(card.title)
-    if waits_for_person(card) or (key not in waiting and key not in before.retired_titles):
+    taken = waiting.get(key, card.id) != card.id  # another card waits under this title
+    if waits_for_person(card) or (not taken and key not in before.retired_titles):
         return
     which = f" (card '{waiting[key]}')" if key in waiting else ""
     raise InvariantViolation(

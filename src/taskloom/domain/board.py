@@ -21,6 +21,7 @@ import dataclasses
 import enum
 import math
 import re
+import unicodedata
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -444,10 +445,8 @@ def _commit(board: Board, cards: Sequence[Card], now: datetime) -> Board:
         out.append(card)
     if not changed:
         return board
-    gone = [c for c in board.cards if c.id not in seen]
-    gated = [c.id for c in gone if _needs_a_person(c)]
+    gated, waiting = retiring(board, out)
     retired = (*board.retired_ids, *gated)[-MAX_RETIRED:] if gated else board.retired_ids
-    waiting = [title_key(c.title) for c in gone if waits_for_person(c)]
     titles = board.retired_titles
     if waiting:
         titles = (*(t for t in titles if t not in waiting), *waiting)[-MAX_RETIRED:]
@@ -456,9 +455,37 @@ def _commit(board: Board, cards: Sequence[Card], now: datetime) -> Board:
     )
 
 
+def retiring(board: Board, cards: Sequence[Card]) -> tuple[list[str], list[str]]:
+    """What a change from ``board`` to ``cards`` retires: the ids of the gated cards it
+    removes, and the titles (:func:`title_key`) of plans waiting for a person that leave the
+    board, removed or renamed (a rename first, then a removal, freed the plan's title)."""
+    now = {c.id: c for c in cards}
+    gated = [c.id for c in board.cards if c.id not in now and _needs_a_person(c)]
+    waiting = []
+    for old in board.cards:
+        new = now.get(old.id)
+        if waits_for_person(old) and (new is None or title_key(new.title) != title_key(old.title)):
+            waiting.append(title_key(old.title))
+    return gated, waiting
+
+
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]"
+)
+"""Characters that show as nothing (zero-width, soft hyphen, bidi controls, variation
+selectors, Hangul fillers): a title with one looks like the title without it."""
+
+
 def title_key(title: str) -> str:
-    """A title as a model might send it again: spacing and case do not make another card."""
-    return " ".join(title.split()).casefold()
+    """A title as a model might send it again: spacing, case, compatibility forms (a
+    fullwidth letter), invisible characters (a zero-width space, a soft hyphen) and trailing
+    punctuation do not make another card. Look-alike letters of other scripts still do."""
+    text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", title))
+    return " ".join(text.split()).casefold().rstrip(_TRAILING)
+
+
+_TRAILING = " .,;:!?…·-–—_*~`'\""
 
 
 def _needs_a_person(card: Card) -> bool:
@@ -623,8 +650,14 @@ def upsert(
     return _commit(board, cards, now)
 
 
-def clear(board: Board, *, now: datetime) -> Board:
-    return _commit(board, [], now)
+def clear(board: Board, *, now: datetime, forget_removed: bool = False) -> Board:
+    """Remove every card. ``forget_removed`` (a person's clear, never a model's) also drops
+    the memory of removed plans (``retired_ids``, ``retired_titles``): a fresh start."""
+    cleared = _commit(board, [], now)
+    if forget_removed and (cleared.retired_ids or cleared.retired_titles):
+        stamp = iso(now)
+        cleared = dataclasses.replace(cleared, retired_ids=(), retired_titles=(), updated_at=stamp)
+    return cleared
 
 
 def claim_card(

@@ -150,7 +150,7 @@ class HttpChat:
             try:
                 return json.loads(raw)
             except (ValueError, RecursionError):
-                preview = raw[:ERROR_PREVIEW_CHARS].decode("utf-8", "replace")
+                preview = self._preview(raw)
                 raise ProviderError(
                     f"{self.name} sent a reply that is not JSON: {preview}"
                 ) from None
@@ -168,9 +168,15 @@ class HttpChat:
                 parts.append(part)
             raw = b"".join(parts)
             if not response.is_success:
-                text = raw[:ERROR_PREVIEW_CHARS].decode("utf-8", "replace")
+                text = self._preview(raw)
                 raise ProviderError(f"{self.name} answered HTTP {response.status_code}: {text}")
         return raw
+
+    def _preview(self, raw: bytes) -> str:
+        """The start of a reply for an error message, redacted before it is cut: a key that
+        straddled the cut no longer matched, and its first characters were kept."""
+        text = self.redact(raw[: ERROR_PREVIEW_CHARS * 4].decode("utf-8", "replace"))
+        return text[:ERROR_PREVIEW_CHARS]
 
     def _timed_out(self) -> str:
         return f"{self.name} timed out after {self.timeout:g} s"
