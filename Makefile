@@ -27,9 +27,12 @@ pytest: $(STAMP)
 
 test: lint typecheck pytest
 
+PORT ?= 8765
+
 run: $(STAMP)
 	$(BIN)/taskloom demo > /dev/null
-	$(BIN)/taskloom serve
+	@echo "demo thread seeded in ./.taskloom/taskloom.db"
+	$(BIN)/taskloom serve --port $(PORT)
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[all,test,bench]'

@@ -1,10 +1,10 @@
 """A goal-driven agent in ~100 lines: any OpenAI-compatible endpoint, taskloom's tools.
 
-    OPENAI_API_KEY=sk-... python examples/goal_agent.py "Plan and ship the release notes" \\
-        --thread release --model gpt-4.1-mini --budget 50000
+    OPENAI_API_KEY=sk-... .venv/bin/python examples/goal_agent.py \\
+        "Plan and ship the release notes" --thread release --model gpt-4.1-mini --budget 50000
 
     # a local server (Ollama, vLLM, llama.cpp…) works the same way:
-    python examples/goal_agent.py "…" --base-url http://127.0.0.1:11434/v1 --model qwen3
+    .venv/bin/python examples/goal_agent.py "…" --base-url http://127.0.0.1:11434/v1 --model qwen3
 
 The goal, its token budget and the todo board live in taskloom (watch them in `taskloom
 serve`); `run_goal_loop` decides whether another turn is allowed (budget left, not paused,
@@ -90,7 +90,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"turn: {tokens} tokens, board v{tl.board(args.thread).list()['version']}")
         return TurnOutcome(tokens, time.monotonic() - started, made_progress=progressed)
 
-    result = run_goal_loop(tl, args.thread, turn, max_turns=args.max_turns)
+    try:
+        result = run_goal_loop(tl, args.thread, turn, max_turns=args.max_turns)
+    except httpx.HTTPError as exc:  # the endpoint is down or refused the request: say so
+        print(f"Error: the model endpoint {args.base_url} failed: {exc}", file=sys.stderr)
+        return 1
     print(f"stopped: {result.reason} after {result.turns} turn(s)")
     for card in tl.board(args.thread).list()["cards"]:
         print(f"  [{card['status']}] {card['title']}")

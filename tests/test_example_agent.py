@@ -161,3 +161,13 @@ def test_example_agent_reruns_after_a_no_progress_stop(
         assert "stopped: no_progress after 2 turn(s)" in run.stdout, run.stdout + run.stderr
     with taskloom.connect(db) as tl:
         assert tl.goal("release").get()["goal"]["tokens_used"] == 4 * 15
+
+
+def test_example_agent_says_in_one_line_that_the_endpoint_is_down(tmp_path: Path) -> None:
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        port = probe.getsockname()[1]  # closed below: nothing listens there
+    run = run_example(f"http://127.0.0.1:{port}/v1", f"sqlite:///{tmp_path / 'agent.db'}")
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert run.stderr.startswith("Error: the model endpoint") and run.stderr.count("\n") == 1
