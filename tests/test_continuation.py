@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+import taskloom
 from taskloom.client import Taskloom
 from taskloom.continuation import (
     StopReason,
@@ -402,3 +403,29 @@ def test_a_turn_that_clears_its_goal_without_progress_ends_cleanly(
     else:
         items = asyncio.run(tick(tl_fixed, aclear, idle_s=60))
     assert [(i.thread_id, i.ran, i.error) for i in items] == [("a", True, None), ("b", True, None)]
+
+
+def test_a_turn_lease_held_by_a_process_that_died_frees_the_thread(db_url: str) -> None:
+    """A process killed mid-turn kept the thread from every scheduler and loop for lease_s
+    (900 s by default)."""
+    import subprocess
+    import sys
+
+    from tests.conftest import subprocess_env
+
+    with taskloom.connect(db_url) as tl:
+        tl.goal("t").set("x")
+    script = (
+        "import os, sys, taskloom\n"
+        "from taskloom.turns import claim_turn\n"
+        "tl = taskloom.connect(sys.argv[1])\n"
+        "assert claim_turn(tl, 't', 900) is not None\n"
+        "os._exit(0)  # dies mid-turn: no end_turn\n"
+    )
+    died = subprocess.run(
+        [sys.executable, "-c", script, db_url], env=subprocess_env(), timeout=60, check=False
+    )
+    assert died.returncode == 0
+    with taskloom.connect(db_url) as tl:
+        result = run_goal_loop(tl, "t", lambda g: TurnOutcome(), max_turns=1)
+        assert result.reason is StopReason.MAX_TURNS and result.turns == 1

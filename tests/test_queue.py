@@ -19,7 +19,8 @@ from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound
 from taskloom.domain.events import TASK_STATE, Event
 from taskloom.domain.queue import CHANGE_FIELDS, surface_block, validate_new_task
-from taskloom.queue import INIT_PID_NAMESPACE, Queue, host_name
+from taskloom.process import INIT_PID_NAMESPACE, host_name
+from taskloom.queue import Queue
 from tests.conftest import FakeClock
 
 

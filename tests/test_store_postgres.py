@@ -827,7 +827,7 @@ def test_reclaim_keeps_a_claim_made_after_it_found_the_worker_dead(
                 )
             return False
 
-        monkeypatch.setattr(queue_module, "_alive", checking)
+        monkeypatch.setattr(queue_module, "alive", checking)
         assert tl.queue.reclaim() == []
         now = tl.queue.get(task.id)
         assert now.status is TaskStatus.IN_PROGRESS and now.lease_token == "new"

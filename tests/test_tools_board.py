@@ -687,7 +687,14 @@ def test_a_waiting_plan_renamed_then_removed_keeps_its_old_title_gated(tl: Taskl
 
 @pytest.mark.parametrize(
     "title",
-    ["Deploy\u200b to prod", "Deploy to prod.", "\uff24eploy to prod", "De\u00adploy to prod"],
+    [
+        "Deploy\u200b to prod",
+        "Deploy to prod.",
+        "\uff24eploy to prod",
+        "De\u00adploy to prod",
+        "D\u0435ploy to pr\u043ed",  # Cyrillic e and o
+        "DEPLOY TO \u03a1ROD",  # Greek capital Rho
+    ],
 )
 def test_a_look_alike_title_is_the_waiting_plan_s_title(tl: Taskloom, title: str) -> None:
     cid = _gated(tl)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import socket
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -37,6 +36,7 @@ from taskloom.domain.queue import (
     surface_block,
 )
 from taskloom.ids import new_token
+from taskloom.process import HOST, alive
 from taskloom.queue_sql import (
     ADD_CHUNK,
     CLEAR_CLAIM,
@@ -62,24 +62,6 @@ if TYPE_CHECKING:
     from taskloom.client import Taskloom
 
 T = TypeVar("T")
-INIT_PID_NAMESPACE = "pid:[4026531836]"
-"""Linux's first PID namespace (``PROC_PID_INIT_INO``): the machine's own, outside containers."""
-
-
-def host_name() -> str:
-    """This host as claims record it: its name, plus its PID namespace when that is not the
-    machine's own. A pid names one process only within its namespace, and a container or
-    sandbox sharing the host name has pids of its own: a claim is reclaimed for a dead pid
-    only by a process that sees the same pids (:meth:`Queue.reclaim`)."""
-    name = socket.gethostname()
-    try:
-        namespace = os.readlink("/proc/self/ns/pid")
-    except OSError:  # not Linux, or /proc hidden: the name alone, as before
-        return name
-    return name if namespace == INIT_PID_NAMESPACE else f"{name} ({namespace})"
-
-
-HOST = host_name()
 MAX_ERROR_BYTES = 4096
 """A failure's error is cut to this many bytes: tracebacks are long, and it goes into the
 failure's event."""
@@ -755,9 +737,9 @@ def _check_ids(task_id: object, token: object = "") -> None:
 
 
 def _orphaned(tx: Transaction) -> dict[str, str]:
-    """The tasks claimed by processes of this host (as :func:`host_name` says) that have
-    died, with the lease token of that claim: their leases may run for hours yet, but no one
-    will finish them."""
+    """The tasks claimed by processes of this host (as :func:`taskloom.process.host_name`
+    says) that have died, with the lease token of that claim: their leases may run for hours
+    yet, but no one will finish them."""
     # ``lease_expires_at IS NOT NULL`` (set exactly while leased) lets PostgreSQL read the
     # lease index instead of the whole table.
     mine = tx.query(
@@ -765,18 +747,8 @@ def _orphaned(tx: Transaction) -> dict[str, str]:
         " AND lease_expires_at IS NOT NULL AND host = ?",
         (HOST,),
     )
-    dead = (r for r in mine if r["pid"] and not _alive(int(r["pid"])))
+    dead = (r for r in mine if r["pid"] and not alive(int(r["pid"])))
     return {str(r["id"]): str(r["lease_token"]) for r in dead}
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 __all__ = ["TERMINAL", "Queue"]

@@ -5,6 +5,9 @@ across processes and machines. Each holder gets its own ``owner`` token, and onl
 releases the lease: a turn that outlived its lease ends without touching the lease another
 turn took since (releasing it let a third scheduler start a turn beside the second).
 
+The lease records its holder's pid and host: a process that died mid-turn leaves the thread to
+the next claim on the same host at once, instead of blocking it until the lease runs out.
+
 The document also counts the thread's failed turns in a row, for the goal that failed them:
 a new goal (after a clear, or a host's new objective) starts again from zero, one the model
 rephrased does not.
@@ -12,6 +15,7 @@ rephrased does not.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -20,6 +24,7 @@ from taskloom.domain.common import iso
 from taskloom.domain.goals import Goal
 from taskloom.goals import load_goal
 from taskloom.ids import new_token
+from taskloom.process import HOST, alive
 
 if TYPE_CHECKING:
     from taskloom.client import Taskloom
@@ -58,7 +63,8 @@ def claim_turn(
         doc = tx.load_doc(TURN_KIND, thread_id)
         state: dict[str, Any] = dict(doc.state) if doc else {}
         until = state.get("lease_until")
-        if not force and until is not None and until > now.timestamp():
+        held = until is not None and until > now.timestamp() and not _holder_died(state)
+        if held and not force:
             return None
         goal = load_goal(tx, thread_id)[0]
         if goal is None or not eligible(goal):
@@ -69,12 +75,20 @@ def claim_turn(
         owner = new_token()
         state = {
             "owner": owner,
+            "pid": os.getpid(),
+            "host": HOST,
             "lease_until": now.timestamp() + lease_s,
             "goal_id": goal.goal_id,
             "failures": failures,
         }
         tx.save_doc(TURN_KIND, thread_id, (doc.version if doc else 0) + 1, state, iso(now))
     return TurnLease(thread_id, owner, goal, failures)
+
+
+def _holder_died(state: dict[str, Any]) -> bool:
+    """Whether the lease's holder was a process of this host that no longer runs."""
+    pid = state.get("pid")
+    return state.get("host") == HOST and isinstance(pid, int) and not alive(pid)
 
 
 def end_turn(tl: Taskloom, lease: TurnLease, failures: int) -> bool:

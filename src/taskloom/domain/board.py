@@ -477,11 +477,19 @@ _INVISIBLE = re.compile(
 selectors, Hangul fillers): a title with one looks like the title without it."""
 
 
+_LOOK_ALIKES = str.maketrans(
+    "АВЕКМНОРСТХУЅІЈԚԜҮҺаеорсухѕіјԁһԛԝүкΑΒΕΖΗΙΚΜΝΟΡΤΥΧοαινκρυχıɑɡ",
+    "ABEKMHOPCTXYSIJQWYHaeopcyxsijdhqwykABEZHIKMNOPTYXoaivkpuxiag",
+)
+"""Cyrillic and Greek letters drawn like Latin ones, by case (a Greek capital Nu is an N, its
+small letter a v), and dotless or single-storey Latin forms: mapped before case folding."""
+
+
 def title_key(title: str) -> str:
     """A title as a model might send it again: spacing, case, compatibility forms (a
-    fullwidth letter), invisible characters (a zero-width space, a soft hyphen) and trailing
-    punctuation do not make another card. Look-alike letters of other scripts still do."""
-    text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", title))
+    fullwidth letter), invisible characters (a zero-width space, a soft hyphen), Cyrillic and
+    Greek look-alike letters and trailing punctuation do not make another card."""
+    text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", title)).translate(_LOOK_ALIKES)
     return " ".join(text.split()).casefold().rstrip(_TRAILING)
 
 
