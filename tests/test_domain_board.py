@@ -384,3 +384,18 @@ def test_unstorable_title_and_ids_refused_by_every_op() -> None:
         ops.upsert(b, [CardPatch(id="\ud800", title="x")], prune=False, now=T1, new_id=ids())
     with pytest.raises(InvalidInput, match="session_thread_id must not"):
         ops.set_session_thread(b, "c1", "run\x00", now=T1)
+
+
+def test_a_plan_edited_in_the_same_millisecond_is_not_the_plan_that_was_seen() -> None:
+    """``updated_at`` has millisecond precision: a model's edit landing in the millisecond
+    the plan was shown kept its stamp, and an approval of the old plan passed for the new."""
+    from taskloom.domain.errors import Conflict
+
+    shown = awaiting_board(approval_mode="required")
+    seen = shown.get("c1").updated_at
+    edited = ops.edit(shown, "c1", CardPatch(plan=["rm -rf /"]), now=T0)  # same millisecond
+    assert edited.get("c1").updated_at > seen
+    with pytest.raises(Conflict):
+        ops.decide_plan(edited, "c1", True, now=T0, seen=seen)
+    unchanged = ops.edit(edited, "c1", CardPatch(plan=["rm -rf /"]), now=T0)
+    assert unchanged.get("c1").updated_at == edited.get("c1").updated_at

@@ -137,6 +137,50 @@ def test_goal_budget_and_pause_from_the_browser(server: Server, page: object) ->
     tl.close()
 
 
+def test_a_half_typed_budget_and_the_focus_survive_live_updates(
+    server: Server, page: object
+) -> None:
+    """Usage reports rebuilt the goal panel: the typed budget was emptied and the focus went
+    to the page, so Enter did nothing; a new card did the same to a focused Approve button."""
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    tl = _goal_shown(server, page, budget=1000, used=100)
+    tl.board("t").add("Plan two", status="awaiting_approval", approval_mode="required")
+    goal_id = tl.goal("t").get()["goal"]["goal_id"]
+    field = page.get_by_label("New token budget")
+    field.fill("25")
+    tl.goal("t").account_usage(goal_id, tokens=5)  # the agent reports usage meanwhile
+    expect(page.locator(".goal .usage").first).to_have_text("105 / 1,000 tokens")
+    expect(page.get_by_label("New token budget")).to_have_value("25")
+    expect(page.get_by_label("New token budget")).to_be_focused()
+    approve = page.get_by_role("button", name="Approve the plan: Plan two")
+    approve.focus()
+    tl.board("t").add("Another card")  # another process adds a card
+    expect(page.locator(".card .title", has_text="Another card")).to_be_visible()
+    expect(page.get_by_role("button", name="Approve the plan: Plan two")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("button", name="Approve the plan: Plan two")).to_have_count(0)
+    assert tl.board("t").list()["cards"][0]["status"] == "ready"
+    tl.close()
+
+
+def test_a_time_budget_is_shown_and_can_be_removed(server: Server, page: object) -> None:
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    tl = taskloom.connect(server.db_url)
+    snap = tl.goal("t").set("Ship the release", token_budget=1000, time_budget_s=60)
+    tl.goal("t").account_usage(snap["goal"]["goal_id"], tokens=10, seconds=90)
+    page.goto(f"{server.url}/#t")
+    expect(page.locator(".goal .usage.over")).to_have_text("1 min 30 s / 1 min 0 s of time")
+    page.get_by_role("button", name="Remove time budget").click()
+    expect(page.locator(".goal .usage.over")).to_have_count(0)
+    goal = tl.goal("t").get()["goal"]
+    assert goal["time_budget_s"] is None and goal["status"] == "active"
+    tl.close()
+
+
 def test_queue_filters_and_cancel(server: Server, page: object) -> None:
     from playwright.sync_api import Page, expect
 

@@ -20,10 +20,10 @@ from taskloom.domain.board import (
     Card,
     CardStatus,
     retiring,
-    title_key,
     waits_for_person,
 )
 from taskloom.domain.errors import InvariantViolation
+from taskloom.domain.titles import title_key
 
 _APPROVED_CONTENT = ("title", "objective", "plan", "acceptance_criteria", "allowed_tools")
 """What a person approves with a plan: a model changing any of it after approval would carry

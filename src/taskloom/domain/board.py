@@ -21,14 +21,22 @@ import dataclasses
 import enum
 import math
 import re
-import unicodedata
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from taskloom.domain.common import UNSET, Unset, clean_list, iso, non_empty, storable_size
+from taskloom.domain.common import (
+    UNSET,
+    Unset,
+    clean_list,
+    iso,
+    non_empty,
+    parse_iso,
+    storable_size,
+)
 from taskloom.domain.errors import Conflict, InvalidInput, InvariantViolation, NotFound
+from taskloom.domain.titles import title_key
 
 IdFactory = Callable[[], str]
 
@@ -439,7 +447,10 @@ def _commit(board: Board, cards: Sequence[Card], now: datetime) -> Board:
             changed = changed or old.order != index
         else:
             card = dataclasses.replace(
-                _keeps_its_gate(old, card), order=index, created_at=old.created_at, updated_at=stamp
+                _keeps_its_gate(old, card),
+                order=index,
+                created_at=old.created_at,
+                updated_at=_later(stamp, old.updated_at),
             )
             changed = True
         out.append(card)
@@ -455,6 +466,16 @@ def _commit(board: Board, cards: Sequence[Card], now: datetime) -> Board:
     )
 
 
+def _later(stamp: str, before: str) -> str:
+    """``stamp``, or a millisecond after ``before`` when that is not earlier: a card's
+    ``updated_at`` changes with every change of the card, even two in one millisecond. A
+    person's decision names the version it saw by it (``decide_plan(seen=…)``), and a model's
+    edit landing in the same millisecond as the plan it replaced passed for that plan."""
+    if before and stamp <= before:
+        return iso(parse_iso(before) + timedelta(milliseconds=1))
+    return stamp
+
+
 def retiring(board: Board, cards: Sequence[Card]) -> tuple[list[str], list[str]]:
     """What a change from ``board`` to ``cards`` retires: the ids of the gated cards it
     removes, and the titles (:func:`title_key`) of plans waiting for a person that leave the
@@ -467,33 +488,6 @@ def retiring(board: Board, cards: Sequence[Card]) -> tuple[list[str], list[str]]
         if waits_for_person(old) and (new is None or title_key(new.title) != title_key(old.title)):
             waiting.append(title_key(old.title))
     return gated, waiting
-
-
-_INVISIBLE = re.compile(
-    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
-    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]"
-)
-"""Characters that show as nothing (zero-width, soft hyphen, bidi controls, variation
-selectors, Hangul fillers): a title with one looks like the title without it."""
-
-
-_LOOK_ALIKES = str.maketrans(
-    "АВЕКМНОРСТХУЅІЈԚԜҮҺаеорсухѕіјԁһԛԝүкΑΒΕΖΗΙΚΜΝΟΡΤΥΧοαινκρυχıɑɡ",
-    "ABEKMHOPCTXYSIJQWYHaeopcyxsijdhqwykABEZHIKMNOPTYXoaivkpuxiag",
-)
-"""Cyrillic and Greek letters drawn like Latin ones, by case (a Greek capital Nu is an N, its
-small letter a v), and dotless or single-storey Latin forms: mapped before case folding."""
-
-
-def title_key(title: str) -> str:
-    """A title as a model might send it again: spacing, case, compatibility forms (a
-    fullwidth letter), invisible characters (a zero-width space, a soft hyphen), Cyrillic and
-    Greek look-alike letters and trailing punctuation do not make another card."""
-    text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", title)).translate(_LOOK_ALIKES)
-    return " ".join(text.split()).casefold().rstrip(_TRAILING)
-
-
-_TRAILING = " .,;:!?…·-–—_*~`'\""
 
 
 def _needs_a_person(card: Card) -> bool:

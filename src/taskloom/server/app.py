@@ -31,6 +31,7 @@ from starlette.staticfiles import StaticFiles
 from taskloom.boards import check_thread_id
 from taskloom.client import Taskloom
 from taskloom.domain.board import CardStatus
+from taskloom.domain.common import UNSET
 from taskloom.domain.errors import Conflict, InvalidInput, TaskloomError, TooLarge
 from taskloom.outbox import prune_events
 from taskloom.server.hub import EventHub
@@ -173,15 +174,30 @@ def create_app(
         handle = tl.goal(request.path_params["thread"])
         action = request.path_params["action"]
         if action == "budget":
-            body = _only(await _body(request), {"token_budget"})
-            if "token_budget" not in body:  # a misspelt key must not clear the budget
-                raise InvalidInput("`token_budget` is required: an integer, or null for none")
-            budget = body["token_budget"]
-            if budget is not None and (
-                not isinstance(budget, int) or isinstance(budget, bool) or abs(budget) > MAX_BUDGET
+            body = _only(await _body(request), {"token_budget", "time_budget_s"})
+            if not body:  # a misspelt key must not clear the budget
+                raise InvalidInput(
+                    "`token_budget` or `time_budget_s` is required: a number, or null for none"
+                )
+            budget = body.get("token_budget", UNSET)
+            if (
+                budget is not UNSET
+                and budget is not None
+                and (
+                    not isinstance(budget, int)
+                    or isinstance(budget, bool)
+                    or abs(budget) > MAX_BUDGET
+                )
             ):
                 raise InvalidInput(f"`token_budget` must be an integer up to {MAX_BUDGET}, or null")
-            return JSONResponse(await act(handle.set_budget, budget))
+            limit = body.get("time_budget_s", UNSET)
+            if (
+                limit is not UNSET
+                and limit is not None
+                and (not isinstance(limit, int | float) or isinstance(limit, bool))
+            ):
+                raise InvalidInput("`time_budget_s` must be a number of seconds, or null")
+            return JSONResponse(await act(handle.set_budget, budget, time_budget_s=limit))
         if action == "pause":
             reason = _only(await _body(request), {"reason"}).get("reason")
             if reason is not None and not isinstance(reason, str):

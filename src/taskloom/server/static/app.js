@@ -120,9 +120,24 @@ function schedule(...parts) {
   frameQueued = true;
   requestAnimationFrame(() => {
     frameQueued = false;
-    for (const part of dirty) RENDER[part]();
+    keepingFocus(() => { for (const part of dirty) RENDER[part](); });
     dirty.clear();
   });
+}
+
+// A rebuilt section has new elements: the control a person was on (a focused Approve button, a
+// link in the thread list) is found again by its tag and name and focused, so keyboard use
+// survives an agent's updates. Buttons are named after their card or task (aria-label).
+function nameOf(el) {
+  return `${el.tagName}|${el.getAttribute("aria-label") || el.getAttribute("href") || el.textContent}`;
+}
+function keepingFocus(render) {
+  const active = document.activeElement;
+  const name = active && active !== document.body ? nameOf(active) : null;
+  render();
+  if (name === null || document.activeElement === active && active.isConnected) return;
+  const again = [...document.querySelectorAll(active.tagName)].find((el) => nameOf(el) === name);
+  if (again) again.focus({ preventScroll: true });
 }
 
 function renderThreads() {
@@ -204,6 +219,11 @@ const GOAL_ACTIONS = {
   paused: [["resume", "Resume"]],
 };
 
+function seconds(value) {
+  const s = Math.round(value);
+  return s >= 3600 ? `${(s / 3600).toFixed(1)} h` : s >= 60 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s} s`;
+}
+
 function renderGoal() {
   const root = $("goal-panel");
   const goal = state.goal && state.goal.goal;
@@ -216,10 +236,21 @@ function renderGoal() {
   const used = goal.tokens_used || 0;
   const share = budget ? Math.min(1, Number(used) / Number(budget)) : 0;
   const bar = h("div", { class: `bar${share >= 1 ? " over" : share >= 0.8 ? " high" : ""}`, role: "progressbar",
+    "aria-label": "Tokens used of the budget",
     "aria-valuenow": String(used), "aria-valuemax": budget === null ? null : String(budget) }, h("i", { style: `width:${(share * 100).toFixed(1)}%` }));
+  // A time budget is a budget too: shown beside the tokens, and removable here, since raising
+  // the token budget does not lift a goal limited by its time.
+  const timeBudget = goal.time_budget_s;
+  const timeUsed = Number(goal.time_used_s || 0);
+  const timeOver = timeBudget !== null && timeBudget !== undefined && timeUsed >= Number(timeBudget);
+  const time = timeBudget === null || timeBudget === undefined ? null
+    : h("span", { class: `usage${timeOver ? " over" : ""}` }, `${seconds(timeUsed)} / ${seconds(Number(timeBudget))} of time`);
+  const dropTime = timeOver ? h("button", { class: "btn", type: "button",
+    onclick: () => act(`${path}/budget`, { time_budget_s: null }) }, "Remove time budget") : null;
   const button = (action, label) => h("button", { class: "btn", type: "button", onclick: () => act(`${path}/${action}`) }, label);
   const toggles = (GOAL_ACTIONS[goal.status] || []).map(([action, label]) => button(action, label));
-  const input = h("input", { type: "number", min: "1", step: "1", placeholder: "new budget", "aria-label": "New token budget" });
+  const input = h("input", { type: "number", min: "1", step: "1", placeholder: "new budget", "aria-label": "New token budget",
+    value: state.budgetDraft || "", oninput: (event) => { state.budgetDraft = event.target.value; } });
   // novalidate: every bad value gets the same message from here, not the browser's bubble.
   const form = h("form", { novalidate: true, onsubmit: (event) => {
     event.preventDefault();
@@ -228,15 +259,16 @@ function renderGoal() {
       return toast(`Budget must be a whole number from 1 to ${Number.MAX_SAFE_INTEGER.toLocaleString()}`, true);
     }
     act(`${path}/budget`, { token_budget: value });
-    input.value = "";
+    input.value = state.budgetDraft = "";
   } }, input, h("button", { class: "btn", type: "submit" }, "Set budget"));
   root.replaceChildren(h("div", { class: "goal" },
     h("div", { class: "row" }, h("h2", {}, "Goal"), statusChip(goal.status)),
     iso("div", { class: "objective" }, goal.objective),
     goal.reason ? iso("div", { class: "sub" }, goal.reason) : null,
     h("div", { class: "row" }, bar,
-      h("span", { class: "usage" }, budget ? `${tokens(used)} / ${tokens(budget)} tokens` : `${tokens(used)} tokens · no budget`)),
-    h("div", { class: "row" }, toggles, form)));
+      h("span", { class: "usage" }, budget ? `${tokens(used)} / ${tokens(budget)} tokens` : `${tokens(used)} tokens · no budget`),
+      time),
+    h("div", { class: "row" }, toggles, form, dropTime)));
 }
 
 // The counts come from the server (all tasks); the rows are the most urgent TASK_LIMIT of the
