@@ -165,6 +165,43 @@ def test_a_half_typed_budget_and_the_focus_survive_live_updates(
     tl.close()
 
 
+def test_an_action_waiting_for_the_database_says_so_then_says_done(
+    server: Server, page: object
+) -> None:
+    """Another process holding SQLite's write lock kept a click unanswered for ten seconds,
+    with nothing on screen; two failures showed as one toast, neither saying what failed."""
+    import sqlite3
+
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    tl = _goal_shown(server, page, budget=1000, used=1)
+    holder = sqlite3.connect(server.db_url.removeprefix("sqlite:///"), isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        page.get_by_role("button", name="Pause").click()
+        expect(page.locator("#toast")).to_have_text("Pause: waiting for the database…")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    expect(page.locator("#toast")).to_have_text("Pause: done")
+    expect(page.get_by_role("button", name="Resume")).to_be_visible()
+    holder = sqlite3.connect(server.db_url.removeprefix("sqlite:///"), isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # past the server's busy timeout: both clicks fail
+    try:
+        page.get_by_role("button", name="Resume").click()
+        page.get_by_label("New token budget").fill("5")
+        page.get_by_role("button", name="Set budget").click()
+        toast = page.locator("#toast")
+        expect(toast).to_contain_text("Resume not applied", timeout=30_000)
+        expect(toast).to_contain_text("Budget change not applied", timeout=30_000)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert tl.goal("t").get()["goal"]["status"] == "paused"
+    tl.close()
+
+
 def test_a_time_budget_is_shown_and_can_be_removed(server: Server, page: object) -> None:
     from playwright.sync_api import Page, expect
 

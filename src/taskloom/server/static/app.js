@@ -90,22 +90,38 @@ async function api(path, options = {}) {
   return body;
 }
 
+// What a person's action is called in the messages about it, by the route's last segment.
+const ACTION_NAMES = { decision: "Decision", status: "Status change", pause: "Pause", resume: "Resume",
+  budget: "Budget change", cancel: "Cancel", clear: "Clear" };
+
+// A person's action. One that waits (SQLite's write lock, held by another process, may keep it
+// up to ten seconds) says so after a second, and says when it went through; one that fails
+// says which action was not applied, each in its own line.
 async function act(path, body) {
+  const what = ACTION_NAMES[path.split("/").pop()] || "Action";
+  let waiting = false;
+  const slow = setTimeout(() => { waiting = true; toast(`${what}: waiting for the database…`); }, 1000);
   try {
     await api(path, { method: "POST", body: JSON.stringify(body || {}) });
+    if (waiting) toast(`${what}: done`);
   } catch (error) {
-    toast(error.message, true);
+    toast(`${what} not applied: ${error.message}`, true);
+  } finally {
+    clearTimeout(slow);
   }
 }
 
 let toastTimer;
 function toast(message, bad = false) {
   const el = $("toast");
-  el.textContent = ident(message); // may quote user text: show its controls, not obey them
+  const text = ident(message); // may quote user text: show its controls, not obey them
+  // A failure does not hide an earlier one still on screen: the last three stay, one a line.
+  const earlier = bad && !el.hidden && el.classList.contains("bad") ? el.textContent.split("\n").slice(-2) : [];
+  el.textContent = [...earlier, text].join("\n");
   el.className = bad ? "toast bad" : "toast";
   el.hidden = false;
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { el.hidden = true; }, 4000);
+  toastTimer = setTimeout(() => { el.hidden = true; }, bad ? 8000 : 4000);
 }
 
 // ---- rendering (at most once per animation frame) ----
