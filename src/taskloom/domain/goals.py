@@ -112,7 +112,7 @@ the one that reported it failed to add to the total."""
 
 def _check_budget(token_budget: int | None) -> int | None:
     if token_budget is not None and (
-        isinstance(token_budget, bool) or not 0 < token_budget <= MAX_TOKEN_BUDGET
+        type(token_budget) is not int or not 0 < token_budget <= MAX_TOKEN_BUDGET
     ):
         raise InvalidInput(
             f"token_budget must be a positive integer up to {MAX_TOKEN_BUDGET} (got {token_budget})"
@@ -122,7 +122,10 @@ def _check_budget(token_budget: int | None) -> int | None:
 
 def _check_time_budget(time_budget_s: float | None) -> float | None:
     if time_budget_s is not None and (
-        isinstance(time_budget_s, bool) or not math.isfinite(time_budget_s) or time_budget_s <= 0
+        isinstance(time_budget_s, bool)
+        or not isinstance(time_budget_s, int | float)  # text from JSON, say
+        or not math.isfinite(time_budget_s)
+        or time_budget_s <= 0
     ):
         raise InvalidInput(f"time_budget_s must be a positive number (got {time_budget_s})")
     return time_budget_s
