@@ -202,6 +202,68 @@ def test_an_action_waiting_for_the_database_says_so_then_says_done(
     tl.close()
 
 
+def test_a_second_click_while_an_action_waits_sends_nothing(server: Server, page: object) -> None:
+    """A double click on a Cancel waiting for the database sent two cancels, and the second
+    came back as a failure for a task the first had cancelled."""
+    import sqlite3
+
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    tl = taskloom.connect(server.db_url)
+    task, _ = tl.queue.add("Rebuild cache")
+    page.goto(f"{server.url}/")
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    button = page.get_by_role("button", name="Cancel the task: Rebuild cache")
+    holder = sqlite3.connect(server.db_url.removeprefix("sqlite:///"), isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        button.click()
+        expect(button).to_have_attribute("aria-disabled", "true")
+        expect(button).to_be_focused()  # busy, not disabled: the keyboard stays on it
+        button.click(force=True)  # a browser delivers it; Playwright would wait for "enabled"
+        expect(page.locator("#toast")).to_have_text("Cancel: waiting for the database…")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    expect(page.locator("#toast")).to_have_text("Cancel: done")
+    expect(page.locator("table.tasks .status")).to_have_attribute("data-status", "canceled")
+    assert len(posts) == 1, posts
+    assert tl.queue.get(task.id).status == "canceled"
+    tl.close()
+
+
+def test_the_panel_runs_under_its_content_policy_without_errors(
+    server: Server, page: object
+) -> None:
+    """The policy refuses inline scripts and styles: the panel's own code must need neither
+    (the budget bar was sized by a style attribute), and nothing it loads may fail (the
+    browser's favicon request was a 404)."""
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("response", lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    tl = _goal_shown(server, page, budget=1000, used=250)
+    tl.queue.add("Index the docs")
+    tl.board("t").add("First step")
+    expect(page.locator(".card .title", has_text="First step")).to_be_visible()
+    expect(page.locator("table.tasks td", has_text="Index the docs")).to_have_count(1)
+    assert page.locator(".goal .bar i").evaluate("el => el.style.width") == "25%"
+    policy = page.evaluate("fetch('/').then(r => r.headers.get('content-security-policy'))")
+    assert "script-src 'self'" in policy and "style-src 'self'" in policy
+    assert errors == [], errors
+    injected = page.evaluate(
+        """() => { const s = document.createElement('script'); s.textContent = 'window.__ran = 1';
+        document.body.append(s); return window.__ran === undefined; }"""
+    )
+    assert injected, "an inline script ran despite the policy"
+    tl.close()
+
+
 def test_a_time_budget_is_shown_and_can_be_removed(server: Server, page: object) -> None:
     from playwright.sync_api import Page, expect
 

@@ -21,9 +21,16 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+CONTENT_POLICY = (
+    b"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
+    b" connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+"""The panel runs only its own script and style and talks only to its own server: should any
+user or model text ever reach the page as markup, no script or style in it would run, and no
+request could carry the page's data elsewhere."""
 SECURITY_HEADERS = [
     (b"x-frame-options", b"DENY"),
-    (b"content-security-policy", b"frame-ancestors 'none'"),
+    (b"content-security-policy", CONTENT_POLICY),
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
 ]

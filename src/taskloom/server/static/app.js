@@ -97,7 +97,16 @@ const ACTION_NAMES = { decision: "Decision", status: "Status change", pause: "Pa
 // A person's action. One that waits (SQLite's write lock, held by another process, may keep it
 // up to ten seconds) says so after a second, and says when it went through; one that fails
 // says which action was not applied, each in its own line.
+// Actions in flight, by route: their buttons say busy (aria-disabled, which keeps keyboard focus
+// where `disabled` would drop it) and a second click is ignored until the answer, so a double
+// click does not send a decision twice nor cancel a task twice.
+const pending = new Set();
+const ACTION_PARTS = ["goal", "board", "queue"];
+
 async function act(path, body) {
+  if (pending.has(path)) return;
+  pending.add(path);
+  schedule(...ACTION_PARTS);
   const what = ACTION_NAMES[path.split("/").pop()] || "Action";
   let waiting = false;
   const slow = setTimeout(() => { waiting = true; toast(`${what}: waiting for the database…`); }, 1000);
@@ -108,7 +117,16 @@ async function act(path, body) {
     toast(`${what} not applied: ${error.message}`, true);
   } finally {
     clearTimeout(slow);
+    pending.delete(path);
+    schedule(...ACTION_PARTS);
   }
+}
+
+// A button that runs a person's action; busy while an action on the same route is in flight.
+function actButton(attrs, label, path, body) {
+  const busy = pending.has(path);
+  return h("button", { class: "btn", type: "button", ...attrs, "aria-disabled": busy ? "true" : null,
+    onclick: () => act(path, body) }, label);
 }
 
 let toastTimer;
@@ -175,12 +193,15 @@ function cardActions(card) {
   if (card.status === "awaiting_approval") {
     return h("div", { class: "actions" },
       // `seen`: the server refuses the decision if the plan changed since it was shown.
-      h("button", { class: "btn primary", type: "button", "aria-label": `Approve the plan: ${bidiShown(card.title)}`, onclick: () => act(`${path}/decision`, { approve: true, seen: card.updated_at }) }, "Approve"),
-      h("button", { class: "btn danger", type: "button", "aria-label": `Reject the plan: ${bidiShown(card.title)}`, onclick: () => act(`${path}/decision`, { approve: false, seen: card.updated_at }) }, "Reject"));
+      actButton({ class: "btn primary", "aria-label": `Approve the plan: ${bidiShown(card.title)}` }, "Approve",
+        `${path}/decision`, { approve: true, seen: card.updated_at }),
+      actButton({ class: "btn danger", "aria-label": `Reject the plan: ${bidiShown(card.title)}` }, "Reject",
+        `${path}/decision`, { approve: false, seen: card.updated_at }));
   }
   if (card.status !== "done" && card.status !== "rejected") {
     return h("div", { class: "actions" },
-      h("button", { class: "btn", type: "button", title: "Mark done", "aria-label": `Mark done: ${bidiShown(card.title)}`, onclick: () => act(`${path}/status`, { status: "done" }) }, "Done"));
+      actButton({ title: "Mark done", "aria-label": `Mark done: ${bidiShown(card.title)}` }, "Done",
+        `${path}/status`, { status: "done" }));
   }
   return h("div", { class: "actions" });
 }
@@ -253,7 +274,7 @@ function renderGoal() {
   const share = budget ? Math.min(1, Number(used) / Number(budget)) : 0;
   const bar = h("div", { class: `bar${share >= 1 ? " over" : share >= 0.8 ? " high" : ""}`, role: "progressbar",
     "aria-label": "Tokens used of the budget",
-    "aria-valuenow": String(used), "aria-valuemax": budget === null ? null : String(budget) }, h("i", { style: `width:${(share * 100).toFixed(1)}%` }));
+    "aria-valuenow": String(used), "aria-valuemax": budget === null ? null : String(budget) }, fill(share));
   // A time budget is a budget too: shown beside the tokens, and removable here, since raising
   // the token budget does not lift a goal limited by its time.
   const timeBudget = goal.time_budget_s;
@@ -261,22 +282,22 @@ function renderGoal() {
   const timeOver = timeBudget !== null && timeBudget !== undefined && timeUsed >= Number(timeBudget);
   const time = timeBudget === null || timeBudget === undefined ? null
     : h("span", { class: `usage${timeOver ? " over" : ""}` }, `${seconds(timeUsed)} / ${seconds(Number(timeBudget))} of time`);
-  const dropTime = timeOver ? h("button", { class: "btn", type: "button",
-    onclick: () => act(`${path}/budget`, { time_budget_s: null }) }, "Remove time budget") : null;
-  const button = (action, label) => h("button", { class: "btn", type: "button", onclick: () => act(`${path}/${action}`) }, label);
+  const dropTime = timeOver ? actButton({}, "Remove time budget", `${path}/budget`, { time_budget_s: null }) : null;
+  const button = (action, label) => actButton({}, label, `${path}/${action}`);
   const toggles = (GOAL_ACTIONS[goal.status] || []).map(([action, label]) => button(action, label));
   const input = h("input", { type: "number", min: "1", step: "1", placeholder: "new budget", "aria-label": "New token budget",
     value: state.budgetDraft || "", oninput: (event) => { state.budgetDraft = event.target.value; } });
   // novalidate: every bad value gets the same message from here, not the browser's bubble.
   const form = h("form", { novalidate: true, onsubmit: (event) => {
     event.preventDefault();
+    if (pending.has(`${path}/budget`)) return; // the draft stays until the last change answers
     const value = input.value.trim() ? Number(input.value) : Number.NaN; // "1e6" is a million
     if (!Number.isSafeInteger(value) || value < 1) {
       return toast(`Budget must be a whole number from 1 to ${Number.MAX_SAFE_INTEGER.toLocaleString()}`, true);
     }
     act(`${path}/budget`, { token_budget: value });
     input.value = state.budgetDraft = "";
-  } }, input, h("button", { class: "btn", type: "submit" }, "Set budget"));
+  } }, input, h("button", { class: "btn", type: "submit", "aria-disabled": pending.has(`${path}/budget`) ? "true" : null }, "Set budget"));
   root.replaceChildren(h("div", { class: "goal" },
     h("div", { class: "row" }, h("h2", {}, "Goal"), statusChip(goal.status)),
     iso("div", { class: "objective" }, goal.objective),
@@ -285,6 +306,14 @@ function renderGoal() {
       h("span", { class: "usage" }, budget ? `${tokens(used)} / ${tokens(budget)} tokens` : `${tokens(used)} tokens · no budget`),
       time),
     h("div", { class: "row" }, toggles, form, dropTime)));
+}
+
+// The budget bar's fill, sized through the DOM: the content security policy refuses style
+// attributes, so a style smuggled into the page would not apply either.
+function fill(share) {
+  const el = h("i");
+  el.style.width = `${(share * 100).toFixed(1)}%`;
+  return el;
 }
 
 // The counts come from the server (all tasks); the rows are the most urgent TASK_LIMIT of the
@@ -331,7 +360,8 @@ function renderQueue() {
       h("td", { class: "num" }, String(t.priority)),
       h("td", { class: "num" }, `${t.attempts}/${t.max_attempts}`),
       h("td", {}, t.status === "ready" || t.status === "in_progress"
-        ? h("button", { class: "btn danger", type: "button", "aria-label": `Cancel the task: ${bidiShown(t.title)}`, onclick: () => act(`/api/tasks/${encodeURIComponent(t.id)}/cancel`, { reason: "canceled from the panel" }) }, "Cancel")
+        ? actButton({ class: "btn danger", "aria-label": `Cancel the task: ${bidiShown(t.title)}` }, "Cancel",
+          `/api/tasks/${encodeURIComponent(t.id)}/cancel`, { reason: "canceled from the panel" })
         : null))))), ...(note ? [note] : []));
 }
 
