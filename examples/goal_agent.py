@@ -24,6 +24,7 @@ import httpx
 
 import taskloom
 from taskloom.continuation import StopReason, TurnOutcome, note_user_turn, run_goal_loop
+from taskloom.domain.errors import InvalidInput
 from taskloom.domain.goals import Goal
 from taskloom.tools.adapters import run_tool_calls
 
@@ -46,6 +47,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--max-turns", type=int, default=10)
     parser.add_argument("--db", default=None, help="taskloom database URL")
     return parser.parse_args(argv)
+
+
+def read_reply(reply: httpx.Response) -> tuple[dict[str, Any], int]:
+    """The assistant's message and the tokens the call cost; a reply in another shape (not
+    JSON, no choices, a null usage) is a ValueError that says so."""
+    try:
+        response = reply.json()
+        return response["choices"][0]["message"], int(
+            (response.get("usage") or {}).get("total_tokens") or 0
+        )
+    except (ValueError, LookupError, TypeError, AttributeError) as exc:
+        raise ValueError(f"unexpected reply ({type(exc).__name__}: {exc})") from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,10 +89,10 @@ def main(argv: list[str] | None = None) -> int:
                 json={"model": args.model, "messages": messages, "tools": tl.tools.schemas()},
             )
             reply.raise_for_status()
-            response = reply.json()
-            tokens += (response.get("usage") or {}).get("total_tokens", 0)
-            messages.append(response["choices"][0]["message"])
-            results = run_tool_calls(tl.tools, response, "openai", ctx)
+            message, used = read_reply(reply)
+            tokens += used
+            messages.append(message)
+            results = run_tool_calls(tl.tools, message, "openai", ctx)
             if not results:
                 break
             messages.extend(results)
@@ -92,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         result = run_goal_loop(tl, args.thread, turn, max_turns=args.max_turns)
-    except httpx.HTTPError as exc:  # the endpoint is down or refused the request: say so
+    except (httpx.HTTPError, ValueError, InvalidInput) as exc:  # down, refused, or garbled
         print(f"Error: the model endpoint {args.base_url} failed: {exc}", file=sys.stderr)
         return 1
     print(f"stopped: {result.reason} after {result.turns} turn(s)")

@@ -141,8 +141,9 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 class Server:
     """`taskloom serve` as its own OS process, restartable on the same port."""
 
-    def __init__(self, db_url: str) -> None:
+    def __init__(self, db_url: str, *args: str) -> None:
         self.db_url = db_url
+        self.args = args  # more ``serve`` options (``--token=…``)
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             self.port = sock.getsockname()[1]
@@ -158,6 +159,7 @@ class Server:
                 "serve",
                 f"--port={self.port}",
                 f"--db={self.db_url}",
+                *self.args,
             ],
             env=subprocess_env(),
             stdout=subprocess.DEVNULL,
@@ -166,7 +168,8 @@ class Server:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:
-                if httpx.get(f"{self.url}/api/threads", timeout=1).status_code == 200:
+                # 401: up, and asking for the token it was given
+                if httpx.get(f"{self.url}/api/threads", timeout=1).status_code in (200, 401):
                     return
             except httpx.HTTPError:
                 time.sleep(0.1)

@@ -169,3 +169,24 @@ def test_falsy_arguments_that_are_not_an_object_are_refused_not_run(
     assert "must be a JSON object" not in json.dumps(
         run_tool_calls(tl.tools, none, "anthropic", CTX)
     )
+
+
+@pytest.mark.parametrize(
+    ("response", "format", "what"),
+    [
+        ({"choices": [{"message": {"tool_calls": "abc"}}]}, "openai", "tool_calls"),
+        ({"choices": {"0": {}}}, "openai", "choices"),
+        ({"output": "text"}, "openai-responses", "output"),
+        ({"content": 5}, "anthropic", "content"),
+    ],
+)
+def test_a_response_whose_calls_are_not_a_list_is_called_malformed(
+    response: dict[str, Any], format: str, what: str
+) -> None:
+    """A string of tool calls was read character by character: three calls with no id."""
+    with pytest.raises(InvalidInput, match=f"malformed response: its {what}"):
+        tool_calls(response, format)
+    assert (
+        tool_calls({"choices": [{"message": {"content": "hi", "tool_calls": None}}]}, "openai")
+        == []
+    )

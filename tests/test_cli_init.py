@@ -307,3 +307,29 @@ def test_codex_keeps_crlf_line_endings(tmp_path: Path) -> None:
         assert main([*args, "--db", db]) == 0
         raw = config.read_bytes()
         assert raw.count(b"\n") == raw.count(b"\r\n") == 8 and db.encode() in raw
+
+
+def test_a_project_that_does_not_exist_is_refused_not_created(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A mistyped --project wrote its settings into a new directory tree."""
+    missing = tmp_path / "no" / "such" / "project"
+    assert main(["init", "claude-code", "--thread", "t", "--project", str(missing)]) == 1
+    assert "no such directory" in capsys.readouterr().err
+    assert not (tmp_path / "no").exists()
+
+
+@pytest.mark.parametrize("key", ["hooks", "codex_hooks"])
+def test_codex_says_when_its_config_turns_hooks_off(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], key: str
+) -> None:
+    """Codex runs no hooks with ``[features] hooks = false`` (or the older ``codex_hooks``):
+    the queue hooks were written and silently never ran."""
+    args = ["init", "codex", "--thread", "t", "--codex-home", str(tmp_path)]
+    assert main(args) == 0
+    said = capsys.readouterr()
+    assert "Warning" not in said.err and "trust" in said.out
+    (tmp_path / "config.toml").write_text(f"[features]\n{key} = false\n")
+    assert main(args) == 0
+    assert f"[features] {key} = false" in capsys.readouterr().err
+    assert agent_setup.codex_hooks_off("[features]\nhooks = true\n") is None

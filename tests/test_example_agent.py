@@ -171,3 +171,39 @@ def test_example_agent_says_in_one_line_that_the_endpoint_is_down(tmp_path: Path
     run = run_example(f"http://127.0.0.1:{port}/v1", f"sqlite:///{tmp_path / 'agent.db'}")
     assert run.returncode == 1 and "Traceback" not in run.stderr
     assert run.stderr.startswith("Error: the model endpoint") and run.stderr.count("\n") == 1
+
+
+class GarbledOpenAI(FakeOpenAI):
+    """Answers 200 with whatever ``body`` the test sets: not JSON, no choices, null usage…"""
+
+    body = b""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(self.body)))
+        self.end_headers()
+        self.wfile.write(self.body)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"<html>gateway</html>",
+        b'{"choices": []}',
+        b'{"choices": [{"message": {"role": "assistant", "tool_calls": "abc"}}]}',
+        b'{"choices": [{"message": {"role": "assistant"}}], "usage": {"total_tokens": null}}',
+    ],
+)
+def test_example_agent_says_in_one_line_that_the_reply_is_garbled(
+    tmp_path: Path, body: bytes
+) -> None:
+    """A 200 that is not a chat completion ended in a traceback."""
+    GarbledOpenAI.body = body
+    for server in serve(GarbledOpenAI):
+        run = run_example(server, f"sqlite:///{tmp_path / 'agent.db'}")
+        assert "Traceback" not in run.stderr, run.stderr
+        if b"null" in body:  # a null usage is no usage: the turn runs, costing nothing
+            assert "turn: 0 tokens" in run.stdout, run.stdout + run.stderr
+            continue
+        assert run.returncode == 1 and run.stderr.startswith("Error: the model endpoint")

@@ -538,6 +538,17 @@ def test_set_budget_keeps_the_time_budget(tl: Taskloom) -> None:
         h.set_budget(time_budget_s=0)
 
 
+@pytest.mark.parametrize("seconds", [10**20, 2**63, 1e9 + 1, float("nan")])
+def test_a_time_budget_past_what_the_store_holds_is_refused(tl: Taskloom, seconds: float) -> None:
+    """A whole number over 2**63 reached SQLite and came back as its TypeError."""
+    with pytest.raises(InvalidInput, match="time_budget_s"):
+        tl.goal("t").set("Obj", time_budget_s=seconds)
+    tl.goal("t").set("Obj", time_budget_s=1e9)
+    with pytest.raises(InvalidInput, match="time_budget_s"):
+        tl.goal("t").set_budget(time_budget_s=seconds)
+    assert tl.goal("t").get()["goal"]["time_budget_s"] == 1e9
+
+
 def test_cli_budget_keeps_the_time_budget(db_url: str, capsys: pytest.CaptureFixture[str]) -> None:
     from taskloom.cli import main
 

@@ -638,3 +638,113 @@ def test_an_empty_queue_says_so_and_nothing_else(server: Server, page: object) -
     page.goto(f"{server.url}/#t")
     expect(page.locator("#queue")).to_have_text("The queue is empty.")
     tl.close()
+
+
+def _awaiting(tl: taskloom.Taskloom, thread: str, title: str, plan: list[str]) -> str:
+    snap = tl.board(thread).add(title, plan=plan, approval_mode="required")
+    tl.board(thread).update_status(snap["card"]["id"], "awaiting_approval")
+    return str(snap["card"]["id"])
+
+
+def test_focus_stays_on_its_card_when_another_card_has_the_same_title(
+    server: Server, page: object
+) -> None:
+    """Focus was found again by the button's name alone: after a live update it moved to the
+    Approve button of another card titled alike, where Enter approved the wrong plan."""
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    tl = taskloom.connect(server.db_url)
+    first = _awaiting(tl, "t", "deploy", ["plan A: harmless"])
+    second = _awaiting(tl, "t", "deploy", ["plan B: drop the database"])
+    page.goto(f"{server.url}/#t")
+    page.locator(f'[data-card="{second}"]').get_by_role("button", name="Approve").focus()
+    tl.board("t").add("unrelated")
+    expect(page.locator(".card .title", has_text="unrelated")).to_be_visible()
+    focused = "document.activeElement.closest('[data-card]')?.dataset.card"
+    assert page.evaluate(focused) == second
+    page.locator(f'[data-card="{first}"]').get_by_role("button", name="Approve").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator(f'[data-card="{first}"] .status')).to_have_attribute("data-status", "ready")
+    page.keyboard.press("Enter")  # the approved card's button is gone: Enter approves nothing
+    assert page.evaluate(focused) != second
+    statuses = {c["id"]: c["status"] for c in tl.board("t").list()["cards"]}
+    assert statuses[first] == "ready" and statuses[second] == "awaiting_approval"
+    tl.close()
+
+
+def test_a_typed_budget_stays_with_its_thread(server: Server, page: object) -> None:
+    """A budget typed on one thread's goal showed on the next thread's, and set it there."""
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    tl = _goal_shown(server, page, budget=1000, used=1)
+    tl.goal("u").set("Other goal", token_budget=50)
+    page.get_by_label("New token budget").fill("777")
+    page.goto(f"{server.url}/#u")
+    expect(page.locator(".goal .objective")).to_have_text("Other goal")
+    expect(page.get_by_label("New token budget")).to_have_value("")
+    tl.close()
+
+
+def test_kanban_shows_the_plan_a_person_approves(server: Server, page: object) -> None:
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    tl = taskloom.connect(server.db_url)
+    card = _awaiting(tl, "t", "Deploy", ["back up", "migrate"])
+    page.goto(f"{server.url}/#t")
+    page.get_by_role("button", name="Kanban").click()
+    kcard = page.locator(f'.kcard[data-card="{card}"]')
+    expect(kcard.locator("ol li")).to_have_text(["back up", "migrate"])
+    box, reject = kcard.bounding_box(), kcard.get_by_role("button", name="Reject").bounding_box()
+    assert box and reject and reject["x"] + reject["width"] <= box["x"] + box["width"]
+    tl.close()
+
+
+def test_a_live_update_rebuilds_only_the_cards_that_changed(server: Server, page: object) -> None:
+    """Every update rebuilt the whole board: on 1,000 cards each froze the page ~0.3 s."""
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    tl = taskloom.connect(server.db_url)
+    ids = [tl.board("t").add(f"card {i}")["card"]["id"] for i in range(30)]
+    for view in ("List", "Kanban"):
+        page.goto(f"{server.url}/#t")
+        page.get_by_role("button", name=view).click()
+        expect(page.locator("[data-card]")).to_have_count(30)
+        page.evaluate("document.querySelectorAll('[data-card]').forEach(el => { el._kept = 1; })")
+        tl.board("t").update_status(ids[3], "in_progress")
+        moved = f'[data-column="in_progress"] [data-card="{ids[3]}"]'
+        if view == "List":
+            moved = f'[data-card="{ids[3]}"] .status[data-status="in_progress"]'
+        expect(page.locator(moved)).to_be_visible()
+        kept = page.evaluate(
+            "[...document.querySelectorAll('[data-card]')].filter(el => el._kept).length"
+        )
+        assert kept == 29, view
+        tl.board("t").update_status(ids[3], "todo")
+    tl.close()
+
+
+def test_a_wrong_token_stops_the_live_view_and_says_why(tmp_path: Path, page: object) -> None:
+    """The panel said "reconnecting" for ever, retrying a refused stream every two seconds."""
+    import time
+
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    srv = Server(f"sqlite:///{tmp_path / 'tok.db'}", "--token=s3cret")
+    srv.start()
+    try:
+        streams = _streams(page)
+        page.goto(f"{srv.url}/?token=wrong")
+        expect(page.locator("#live")).to_have_attribute("data-state", "stopped")
+        expect(page.locator("#toast")).to_contain_text("needs its token")
+        opened = len(streams)
+        time.sleep(3)  # past the retry the panel used to make
+        assert len(streams) == opened
+        page.goto(f"{srv.url}/?token=s3cret")
+        expect(page.locator("#live")).to_have_attribute("data-state", "live")
+    finally:
+        srv.kill()

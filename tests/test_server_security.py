@@ -115,6 +115,18 @@ def test_every_answer_is_json_with_the_security_headers(tl: Taskloom) -> None:
         assert r.headers["x-content-type-options"] == "nosniff"
 
 
+@pytest.mark.parametrize(
+    "body",
+    [b"[" * 100_000, b'{"time_budget_s": 99999999999999999999999}', b'{"reason": "\xff"}'],
+)
+def test_a_body_python_cannot_read_or_store_is_a_400(tl: Taskloom, body: bytes) -> None:
+    """JSON nested past Python's recursion limit and a budget past 64 bits were 500s."""
+    tl.goal("t").set("Obj", token_budget=100)
+    r = request(tl, "POST", "/api/threads/t/goal/budget", content=body,
+                headers={"Content-Type": "application/json"})  # fmt: skip
+    assert r.status_code == 400 and r.json()["error"] == "invalid_input", r.text
+
+
 def test_a_huge_body_is_refused(tl: Taskloom) -> None:
     tl.board("t").add("x")
     body = b'{"reason": "' + b"x" * (MAX_BODY_BYTES + 10) + b'"}'
@@ -191,3 +203,21 @@ def test_serve_refuses_a_port_it_cannot_listen_on_before_saying_it_is_up(
         assert main(["serve", "--port", port, *db]) == 1
     captured = capsys.readouterr()
     assert f"cannot listen on 127.0.0.1:{port}" in captured.err and "panel on" not in captured.err
+
+
+def test_every_action_route_refuses_an_unknown_field(tl: Taskloom) -> None:
+    """``{"reasn": …}`` cancelled a task without its reason, in silence."""
+    card = tl.board("t").add("x")["card"]["id"]
+    task, _ = tl.queue.add("y")
+    r = request(tl, "POST", f"/api/tasks/{task.id}/cancel", json={"reasn": "typo"})
+    assert r.status_code == 400 and "reasn" in r.json()["message"]
+    assert tl.queue.get(task.id).status == "ready"
+    r = request(tl, "POST", f"/api/threads/t/cards/{card}/status", json={"status": "done", "x": 1})
+    assert r.status_code == 400 and "x" in r.json()["message"]
+    assert tl.board("t").list()["cards"][0]["status"] == "todo"
+
+
+@pytest.mark.parametrize("query", ["/api/tasks?limit=%C2%B2", "/api/events?after=%C2%B2"])
+def test_a_digit_int_cannot_read_gets_the_route_s_own_message(tl: Taskloom, query: str) -> None:
+    r = request(tl, "GET", query)
+    assert r.status_code == 400 and "int()" not in r.json()["message"], r.text

@@ -150,6 +150,18 @@ def merge_codex_toml(text: str, name: str, argv: list[str]) -> tuple[str, bool]:
     raise _by_hand(name, entry, lines)
 
 
+def codex_hooks_off(text: str) -> str | None:
+    """The ``[features]`` key by which Codex's config.toml turns hooks off (``hooks``, or its
+    older name ``codex_hooks``), if one does: the queue hooks would then never run."""
+    try:
+        features = tomllib.loads(text).get("features")
+    except tomllib.TOMLDecodeError:
+        return None
+    if not isinstance(features, dict):
+        return None
+    return next((key for key in ("hooks", "codex_hooks") if features.get(key) is False), None)
+
+
 def _by_hand(name: str, entry: object, lines: dict[str, str]) -> InvalidInput:
     """The refusal when taskloom cannot edit config.toml safely, with what to write instead."""
     if entry is None:

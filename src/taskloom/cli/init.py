@@ -12,8 +12,9 @@ import typer
 
 from taskloom import agent_setup
 from taskloom.boards import check_thread_id
-from taskloom.cli.common import print_text
+from taskloom.cli.common import err, print_text
 from taskloom.domain.queue import check_agent
+from taskloom.errors import InvalidInput
 
 app = typer.Typer(
     help="Set up a coding agent: taskloom's MCP server and its queue hooks.",
@@ -86,6 +87,8 @@ def claude_code(
     """
     agent = check_agent(agent, "--agent")
     argv = agent_setup.mcp_command(check_thread_id(thread), agent, db)
+    if not project.is_dir():
+        raise InvalidInput(f"--project {project}: no such directory")
     _setup(
         (project / ".mcp.json", lambda text, name: agent_setup.merge_mcp_json(text, name, argv)),
         (project / ".claude" / "settings.json", _hooks(agent, db)),
@@ -118,6 +121,16 @@ def codex(
         (home / "hooks.json", _hooks(agent, db)),
         dry_run=print_only,
     )
+    config = home / "config.toml"
+    off = agent_setup.codex_hooks_off(config.read_text("utf-8")) if config.exists() else None
+    if off is not None:
+        err.print(
+            f"Warning: {config} turns Codex's hooks off ([features] {off} = false): the queue"
+            " hooks will not run until you set it to true",
+            markup=False,
+        )
+    if not print_only:
+        print_text("Codex asks you to review and trust new hooks (/hooks) before it runs them.")
 
 
 app.command("claude-code")(claude_code)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -124,10 +123,12 @@ def _check_time_budget(time_budget_s: float | None) -> float | None:
     if time_budget_s is not None and (
         isinstance(time_budget_s, bool)
         or not isinstance(time_budget_s, int | float)  # text from JSON, say
-        or not math.isfinite(time_budget_s)
-        or time_budget_s <= 0
+        or not 0 < time_budget_s <= MAX_TURN_SECONDS  # NaN fails this too
     ):
-        raise InvalidInput(f"time_budget_s must be a positive number (got {time_budget_s})")
+        raise InvalidInput(
+            f"time_budget_s must be a positive number of seconds up to {MAX_TURN_SECONDS:.0e}"
+            f" (got {time_budget_s})"
+        )
     return time_budget_s
 
 

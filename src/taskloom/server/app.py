@@ -69,11 +69,18 @@ async def _body(request: Request) -> dict[str, Any]:
             raise TooLarge(f"request body is larger than {MAX_BODY_BYTES} bytes")
     try:
         data = json.loads(raw or b"{}")
-    except json.JSONDecodeError as exc:
+    except ValueError as exc:  # also bytes that are not UTF-8
         raise InvalidInput(f"request body is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise InvalidInput("request body is nested too deeply") from None
     if not isinstance(data, dict):
         raise InvalidInput("request body must be a JSON object")
     return data
+
+
+def _digits(text: str) -> bool:
+    """Whether ``text`` is a whole number ``int`` reads: ``str.isdigit`` takes "²" too."""
+    return text.isascii() and text.isdigit()
 
 
 def _only(body: dict[str, Any], allowed: set[str]) -> dict[str, Any]:
@@ -156,7 +163,7 @@ def create_app(
         return JSONResponse(await act(decide, request.path_params["card"], body["approve"]))
 
     async def card_status(request: Request) -> Response:
-        body = await _body(request)
+        body = _only(await _body(request), {"status"})
         if not isinstance(body.get("status"), str):
             raise InvalidInput("`status` must be a status name, e.g. done")
         handle = tl.board(request.path_params["thread"])
@@ -205,7 +212,7 @@ def create_app(
     async def tasks(request: Request) -> Response:
         query = request.query_params
         limit = query.get("limit", "200")
-        if not limit.isdigit() or not 1 <= int(limit) <= 1000:
+        if not _digits(limit) or not 1 <= int(limit) <= 1000:
             raise InvalidInput("`limit` must be an integer from 1 to 1000")
         items = await call(
             tl.queue.list,
@@ -224,13 +231,13 @@ def create_app(
         )
 
     async def task_cancel(request: Request) -> Response:
-        body = await _body(request)
+        body = _only(await _body(request), {"reason"})
         done = await act(tl.queue.cancel, request.path_params["task"], body.get("reason"))
         return JSONResponse(_public(done.to_dict()))
 
     async def events(request: Request) -> Response:
         raw = request.headers.get("last-event-id") or request.query_params.get("after")
-        if raw is not None and not raw.isdigit():
+        if raw is not None and not _digits(raw):
             raise InvalidInput("Last-Event-ID must be a non-negative integer")
         thread_id = request.query_params.get("thread") or None
         if thread_id is not None:

@@ -34,6 +34,16 @@ def _field(obj: Any, name: str) -> Any:
     return obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
 
 
+def _items(value: Any, what: str) -> list[Any]:
+    """A response's list of calls or blocks (none if absent). Anything else is a malformed
+    response, said as such: a string was read character by character, as three calls."""
+    if value is None:
+        return []
+    if not isinstance(value, list | tuple):
+        raise InvalidInput(f"malformed response: its {what} is {type(value).__name__}, not a list")
+    return list(value)
+
+
 def tool_calls(response: Any, format: str) -> list[ToolCall]:
     """The tool calls in a provider response (a whole response or just its message/items).
 
@@ -43,12 +53,12 @@ def tool_calls(response: Any, format: str) -> list[ToolCall]:
     """
     if format == "openai":
         message = response
-        choices = _field(response, "choices")
+        choices = _items(_field(response, "choices"), "choices")
         if choices:
             message = _field(choices[0], "message")
         elif _field(response, "message") is not None:
             message = _field(response, "message")
-        calls = _field(message, "tool_calls") or []
+        calls = _items(_field(message, "tool_calls"), "tool_calls")
         return [
             ToolCall(
                 _field(c, "id"),
@@ -58,7 +68,9 @@ def tool_calls(response: Any, format: str) -> list[ToolCall]:
             for c in calls
         ]
     if format == "openai-responses":
-        items = response if isinstance(response, list) else _field(response, "output") or []
+        items = _items(
+            response if isinstance(response, list) else _field(response, "output"), "output"
+        )
         return [
             ToolCall(
                 _field(i, "call_id"), _field(i, "name"), _arguments(_field(i, "arguments"), "{}")
@@ -67,7 +79,9 @@ def tool_calls(response: Any, format: str) -> list[ToolCall]:
             if _field(i, "type") == "function_call"
         ]
     if format == "anthropic":
-        blocks = response if isinstance(response, list) else _field(response, "content") or []
+        blocks = _items(
+            response if isinstance(response, list) else _field(response, "content"), "content"
+        )
         return [
             ToolCall(_field(b, "id"), _field(b, "name"), _arguments(_field(b, "input"), {}))
             for b in blocks

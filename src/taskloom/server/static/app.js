@@ -21,6 +21,7 @@ const state = {
   stats: null, // task counts by status, from /api/tasks/stats
   view: localStorage.getItem("taskloom.view") || "list",
   source: null,
+  stopped: null, // why the server refused the live view (a wrong token), or null
 };
 
 const COLUMNS = ["todo", "awaiting_approval", "ready", "in_progress", "blocked", "done", "rejected"];
@@ -86,7 +87,7 @@ async function api(path, options = {}) {
   if (token) headers.Authorization = `Bearer ${token}`;
   const response = await fetch(path, { ...options, headers });
   const body = await response.text().then(parse).catch(() => ({}));
-  if (!response.ok) throw new Error(body.message || `HTTP ${response.status}`);
+  if (!response.ok) throw Object.assign(new Error(body.message || `HTTP ${response.status}`), { status: response.status });
   return body;
 }
 
@@ -160,10 +161,13 @@ function schedule(...parts) {
 }
 
 // A rebuilt section has new elements: the control a person was on (a focused Approve button, a
-// link in the thread list) is found again by its tag and name and focused, so keyboard use
-// survives an agent's updates. Buttons are named after their card or task (aria-label).
+// link in the thread list) is found again by its tag, its card or task and its name, and
+// focused, so keyboard use survives an agent's updates. By name alone, focus moved to the
+// Approve button of another card with the same title, where Enter approved the wrong plan.
 function nameOf(el) {
-  return `${el.tagName}|${el.getAttribute("aria-label") || el.getAttribute("href") || el.textContent}`;
+  const row = el.closest("[data-card], [data-task]");
+  const where = row ? row.dataset.card || row.dataset.task : "";
+  return `${el.tagName}|${where}|${el.getAttribute("aria-label") || el.getAttribute("href") || el.textContent}`;
 }
 function keepingFocus(render) {
   const active = document.activeElement;
@@ -216,6 +220,49 @@ function cardDetail(card) {
   ];
 }
 
+const planList = (card) => (card.plan && card.plan.length
+  ? h("ol", {}, card.plan.map((step) => iso("li", {}, step))) : null);
+const listCard = (card) => h("li", { class: `card ${card.status}`, "data-card": card.id },
+  statusChip(card.status),
+  h("div", {}, iso("div", { class: "title" }, card.title), cardDetail(card), planList(card)),
+  cardActions(card));
+// A plan waiting for approval is shown where it is decided on, in either view.
+const kanbanCard = (card) => h("div", { class: "kcard", "data-card": card.id },
+  iso("div", { class: "title" }, card.title), cardDetail(card), planList(card), cardActions(card));
+
+// Card elements, reused while the card and its buttons' busy state are unchanged: rebuilding
+// all of a 1,000-card board on every live update froze the page for a third of a second.
+let cardViews = new Map(); // card id -> { key, el }
+let cardViewsFor = ""; // the thread and view they were built for
+
+function cardElement(card, build) {
+  const path = `/api/threads/${encodeURIComponent(state.thread)}/cards/${encodeURIComponent(card.id)}`;
+  const key = `${pending.has(`${path}/decision`)}|${pending.has(`${path}/status`)}|${JSON.stringify(card)}`;
+  const held = cardViews.get(card.id);
+  if (held && held.key === key) return held.el;
+  const el = build(card);
+  cardViews.set(card.id, { key, el });
+  return el;
+}
+
+// Make `parent`'s children exactly `nodes`, moving only what is out of place.
+function place(parent, nodes) {
+  const keep = new Set(nodes);
+  for (const child of [...parent.children]) if (!keep.has(child)) child.remove();
+  nodes.forEach((node, i) => {
+    if (parent.children[i] !== node) parent.insertBefore(node, parent.children[i] || null);
+  });
+}
+
+// The element of `root` matching `selector`, made by `make` if `root` shows something else.
+function holder(root, selector, make) {
+  const el = root.firstElementChild;
+  if (el && el.matches(selector) && root.children.length === 1) return el;
+  const fresh = make();
+  root.replaceChildren(fresh);
+  return fresh;
+}
+
 function renderBoard() {
   for (const button of document.querySelectorAll(".seg button")) {
     button.setAttribute("aria-pressed", String(button.dataset.view === state.view));
@@ -224,27 +271,30 @@ function renderBoard() {
   const cards = state.board ? state.board.cards : [];
   const done = cards.filter((c) => c.status === "done").length;
   $("board-summary").textContent = cards.length ? `${done}/${cards.length} done · v${state.board.version}` : "";
+  const scope = `${state.thread}|${state.view}`;
+  if (scope !== cardViewsFor) {
+    cardViews = new Map();
+    cardViewsFor = scope;
+  }
+  const ids = new Set(cards.map((c) => c.id));
+  for (const id of [...cardViews.keys()]) if (!ids.has(id)) cardViews.delete(id);
   if (!cards.length) {
     root.replaceChildren(h("p", { class: "empty" }, state.thread ? "No cards on this board yet." : "Pick a thread."));
     return;
   }
   if (state.view === "kanban") {
+    const board = holder(root, "div.kanban", () => h("div", { class: "kanban" }));
     const present = COLUMNS.filter((s) => s !== "rejected" || cards.some((c) => c.status === s));
-    root.replaceChildren(h("div", { class: "kanban" }, present.map((status) => {
+    place(board, present.map((status) => {
       const inColumn = cards.filter((c) => c.status === status);
-      return h("div", { class: "col", "data-column": status },
-        h("h3", {}, statusChip(status), " ", h("span", { class: "n" }, String(inColumn.length))),
-        inColumn.map((card) => h("div", { class: "kcard", "data-card": card.id },
-          iso("div", { class: "title" }, card.title), cardDetail(card), cardActions(card))));
-    })));
+      const column = board.querySelector(`:scope > [data-column="${status}"]`) || h("div", { class: "col", "data-column": status });
+      place(column, [h("h3", {}, statusChip(status), " ", h("span", { class: "n" }, String(inColumn.length))),
+        ...inColumn.map((card) => cardElement(card, kanbanCard))]);
+      return column;
+    }));
     return;
   }
-  root.replaceChildren(h("ul", { class: "cards" }, cards.map((card) => h("li",
-    { class: `card ${card.status}`, "data-card": card.id },
-    statusChip(card.status),
-    h("div", {}, iso("div", { class: "title" }, card.title), cardDetail(card),
-      card.plan && card.plan.length ? h("ol", {}, card.plan.map((step) => iso("li", {}, step))) : null),
-    cardActions(card)))));
+  place(holder(root, "ul.cards", () => h("ul", { class: "cards" })), cards.map((card) => cardElement(card, listCard)));
 }
 
 // The host controls each goal status allows (domain/goals.py): pause takes an active or a
@@ -392,10 +442,10 @@ function apply(type, event, fresh = false) {
   }
 }
 
-function setLive(mode) {
+function setLive(mode, text = mode) {
   const el = $("live");
   el.dataset.state = mode;
-  el.querySelector("span").textContent = mode;
+  el.querySelector("span").textContent = text;
 }
 
 // One stream: the selected thread's events and the queue's, or (no thread yet, because there
@@ -410,6 +460,7 @@ function setLive(mode) {
 // database must not stay) and the opening's snapshots replace it, whatever their versions.
 function connect() {
   if (state.source) state.source.close();
+  state.stopped = null;
   const query = new URLSearchParams();
   if (state.thread !== null) query.set("thread", state.thread);
   query.set("tasks", "1");
@@ -437,9 +488,40 @@ function connect() {
   source.addEventListener("error", () => {
     if (source !== state.source) return;
     setLive("reconnecting");
-    // The browser retries by itself with Last-Event-ID; if it gave up, start a fresh stream.
-    if (source.readyState === EventSource.CLOSED) setTimeout(() => { if (source === state.source) connect(); }, 2000);
+    // The browser retries by itself with Last-Event-ID; if it gave up, find out why.
+    if (source.readyState === EventSource.CLOSED) diagnose(source, source.url);
   });
+}
+
+// The browser gave up on the stream: the server is away (try again shortly), or it refused the
+// stream (a wrong token, a thread id it does not take), which no retry mends: the panel says
+// why and stops, instead of saying "reconnecting" for ever.
+async function diagnose(source, url) {
+  let refusal = null;
+  try {
+    const controller = new AbortController();
+    const response = await fetch(url, { signal: controller.signal });
+    if (!response.ok && response.status < 500 && response.status !== 429) {
+      const body = await response.text().then(parse).catch(() => ({}));
+      refusal = refusalText(response.status, body.message);
+    }
+    controller.abort();
+  } catch {
+    // away: try again below
+  }
+  if (source !== state.source) return;
+  if (refusal === null) setTimeout(() => { if (source === state.source) connect(); }, 2000);
+  else stop(refusal);
+}
+
+const refusalText = (status, message) => (status === 401
+  ? "this server needs its token: open the panel as /?token=YOUR_TOKEN" : message || `HTTP ${status}`);
+
+function stop(refusal) {
+  if (state.source) state.source.close();
+  state.stopped = refusal;
+  setLive("stopped", "stopped");
+  toast(`The live view stopped: ${refusal}`, true);
 }
 
 // The stream started over at an older point: what is shown came from another database.
@@ -519,6 +601,7 @@ function loadStatsSoon() {
 
 let threadsLoad = 0;
 async function loadThreads() {
+  if (state.stopped) return; // the server refused this view: the message is on screen
   const load = ++threadsLoad;
   try {
     const threads = await api("/api/threads");
@@ -531,7 +614,8 @@ async function loadThreads() {
   } catch (error) {
     // The server is away (the live indicator says so), or it answered with an error, which
     // the person must see: a database replaced under the server looked like an empty one.
-    if (!(error instanceof TypeError)) toast(error.message, true);
+    if (error.status === 401) stop(refusalText(401));
+    else if (!(error instanceof TypeError)) toast(error.message, true);
   }
 }
 
@@ -540,6 +624,7 @@ function selectThread(thread) {
   state.thread = thread;
   state.board = null;
   state.goal = null;
+  state.budgetDraft = ""; // typed for the goal shown, not for the next thread's
   if (location.hash.slice(1) !== encodeURIComponent(thread)) location.hash = encodeURIComponent(thread);
   connect();
   schedule();
