@@ -820,14 +820,13 @@ def test_doctor_cancels_a_poisoned_task_only_while_it_is_still_ready(tl: Taskloo
         assert c is not None
         q.fail(task.id, c.lease_token or "", "crash")
     other = Queue(tl)
-    reclaim = q.reclaim
+    cancel = q._cancel
 
-    def reclaim_while_a_worker_claims() -> list[Any]:
-        out = reclaim()
+    def cancel_after_a_worker_claims(*args: Any) -> list[Any]:
         assert other.claim("w2") is not None  # between the report and the fix
-        return out
+        return cancel(*args)
 
-    q.reclaim = reclaim_while_a_worker_claims  # type: ignore[method-assign]
+    q._cancel = cancel_after_a_worker_claims  # type: ignore[method-assign]
     report = q.doctor(fix=True)
     assert report["poisoned"] == [task.id] and task.id not in report["fixed"]
     assert q.get(task.id).status == "in_progress"
@@ -969,3 +968,118 @@ def test_limits_name_the_limit_they_checked(tl: Taskloom) -> None:
         with pytest.raises(InvalidInput, match="from 1 to 1000"):
             tl.queue.claim_batch("w", n)
     assert tl.queue.stats()["total"] == 0
+
+
+def test_hooks_count_and_show_a_lease_run_out_as_a_claim_would_take_it(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    """A lease that ran out and no sweep has returned yet is claimable (a claim sweeps
+    first), so the hooks, which only read, count and show it too; not one a sweep would
+    kill (attempts used up), cancel (expired) or keep from this agent (targeted)."""
+    q = tl_fixed.queue
+    short, _ = q.add("short")
+    q.add("last try", max_attempts=1)
+    q.add("expiring", ttl_s=1.2)
+    q.add("theirs", target_agent="c")
+    for agent in ("a", "a", "a", "c"):
+        assert q.claim(agent, lease=1) is not None
+    clock.advance(1.5)
+    assert q.ready_count("b") == 1 and q.ready_count("c") == 2
+    block = q.surface("b")
+    assert block is not None and 'ready="1"' in block and short.id in block
+    assert q.ready_count("b") == len(q.claim_batch("b", 10))
+
+
+def test_one_doctor_fix_cancels_a_task_its_reclaim_leaves_poisoned(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    q = tl_fixed.queue
+    task, _ = q.add("poison", max_attempts=10)
+    for _ in range(5):
+        c = q.claim("w")
+        assert c is not None
+        q.fail(task.id, c.lease_token or "", "crash")
+    assert q.claim("w", lease=10) is not None  # the sixth attempt, abandoned
+    live, _ = q.add("live", max_attempts=10)
+    assert q.claim("w2", lease=99999) is not None
+    clock.advance(7200)
+    report = q.doctor(fix=True)
+    assert report["stuck"] == [task.id] and report["poisoned"] == [task.id]
+    assert report["fixed"] == [task.id]
+    gone = q.get(task.id)
+    assert gone.status == "canceled" and gone.result == "doctor: poisoned after 6 attempts"
+    assert q.get(live.id).status == "in_progress"
+    assert q.doctor(fix=True) == {
+        "stuck": [], "orphaned": [], "poisoned": [], "dead": [], "fixed": []
+    }  # fmt: skip
+
+
+def test_doctor_refuses_arguments_it_cannot_mean(tl: Taskloom) -> None:
+    for kwargs in ({"stuck_after_s": "1h"}, {"poisoned_at": "5"}, {"poisoned_at": 0}):
+        with pytest.raises(InvalidInput):
+            tl.queue.doctor(**kwargs)  # type: ignore[arg-type]
+
+
+def _nested(depth: int) -> dict[str, Any]:
+    payload: dict[str, Any] = {}
+    for _ in range(depth):
+        payload = {"x": payload}
+    return payload
+
+
+def test_wrong_types_in_the_python_api_are_invalid_input(tl: Taskloom) -> None:
+    """Whatever a caller passes, the answer is InvalidInput naming the problem, never a
+    RecursionError, TypeError or OverflowError, and never a silent conversion."""
+    q = tl.queue
+    looped: dict[str, Any] = {}
+    looped["self"] = looped
+    for payload, message in (
+        (_nested(5000), "nested too deeply"),
+        (looped, "nested too deeply"),
+        ({1: "a"}, "payload key '1' is int, not text"),
+        ({"a": [{None: 1}]}, r"payload key 'a\[0\]\.None' is NoneType, not text"),
+        ({"a": ({"api_key": "k"},)}, r"payload key 'a\[0\]\.api_key' looks like a secret"),
+    ):
+        with pytest.raises(InvalidInput, match=message):
+            q.add("x", payload=payload)
+    assert q.add("deep enough", payload=_nested(100))[0].payload == _nested(100)
+    for limit in (2**63, -1, 1.5):
+        with pytest.raises(InvalidInput, match="limit must be a whole number"):
+            q.list(limit=limit)  # type: ignore[arg-type]
+    assert len(q.list(limit=2**63 - 1)) == 1
+    for kinds in (5, {"k": 1}, {"k"}, b"k", [5]):
+        with pytest.raises(InvalidInput, match="kind"):
+            q.claim("a", kinds=kinds)  # type: ignore[arg-type]
+        with pytest.raises(InvalidInput, match="kind"):
+            q.claim_batch("a", 2, kinds=kinds)  # type: ignore[arg-type]
+    for tasks in (5, None, "title", {"title": "t"}):
+        with pytest.raises(InvalidInput, match="add_many takes a list of tasks"):
+            q.add_many(tasks)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match="done_many takes"):
+        q.done_many(5)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match="claim must be text"):
+        q.surface("a", claim=5)  # type: ignore[arg-type]
+    assert q.stats()["total"] == 1 and q.stats()["in_progress"] == 0
+    assert q.claim("a", kinds=("task",)) is not None
+
+
+SECRET_KEYS = [
+    "apiKey", "X-Api-Key", "AUTH_TOKEN", "refresh_token", "db_pass", "sessionId", "token",
+    "api_keys", "apikeys", "apitoken", "api_tokens", "PGPASSWORD", "ssh_key", "session_key",
+    "signing_key", "privkey", "jwt", "access_tokens", "client_secret", "dbPassword",
+]  # fmt: skip
+HARMLESS_KEYS = [
+    "max_tokens", "author", "tokenizer", "passes", "token_count", "tokens_used",
+    "token_budget", "tokenCount", "num_tokens", "token_limit", "keys", "session", "compass",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("key", SECRET_KEYS)
+def test_a_payload_key_naming_a_secret_is_refused(key: str) -> None:
+    with pytest.raises(InvalidInput, match=f"payload key '{key}' looks like a secret"):
+        validate_new_task("t", "", "task", {key: "v"}, 3)
+
+
+@pytest.mark.parametrize("key", HARMLESS_KEYS)
+def test_a_payload_key_that_only_looks_near_a_secret_passes(key: str) -> None:
+    validate_new_task("t", "", "task", {key: 1}, 3)

@@ -6,6 +6,7 @@ import io
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -159,8 +160,12 @@ def test_doctor_checks_the_whole_database(
 ) -> None:
     path = tmp_path / "q.db"
     db = ("--db", f"sqlite:///{path}")
+    code, _, err = run(capsys, "doctor", *db)  # a mistyped path must not look healthy
+    assert code == 1 and "no taskloom database at" in err and not path.exists()
+    run(capsys, "tasks", "add", "t", *db)
     code, out, _ = run(capsys, "doctor", *db)
-    assert code == 0 and out.startswith("database: ok\n") and not path.exists()
+    assert code == 0 and out.startswith("database: ok\n")
+    path.unlink()
     damaged(path)
     monkeypatch.setattr("taskloom.store.sqlite.CHECK_ON_OPEN_BYTES", 4096)  # a large file
     code, out, _ = run(capsys, "tasks", "stats", *db)
@@ -354,6 +359,8 @@ def test_commands_on_what_a_database_holds_refuse_a_missing_one(
         ("tasks", "cancel", "t1"),
         ("tasks", "show", "t1"),
         ("tasks", "prune"),
+        ("doctor",),
+        ("doctor", "--json"),
         ("doctor", "--fix"),
     ):
         code, _, err = run(capsys, *args, *db)
@@ -413,3 +420,21 @@ def test_bidirectional_controls_are_shown_on_a_terminal_and_kept_in_a_pipe(
     assert out.rstrip("\n").endswith(shown)
     _, out, _ = run(capsys, "tasks", "list", *db, "--json")  # JSON too, as escapes JSON reads
     assert "\u202e" not in out and shown in out and json.loads(out)[0]["title"] == title
+
+
+def test_session_start_counts_a_task_whose_lease_ran_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``tasks next`` would take it (a claim sweeps first), so the hooks count and show it,
+    and, only reading, still write nothing but the prompt hook's cursor."""
+    db = ("--db", f"sqlite:///{tmp_path / 'q.db'}")
+    run(capsys, "tasks", "add", "short", *db)
+    code, out, _ = run(capsys, "tasks", "next", "--agent", "A", "--lease", "0.05", *db, "--json")
+    claimed = json.loads(out)
+    time.sleep(0.1)
+    code, out, _ = run(capsys, "hook", "session-start", "--agent", "B", *db)
+    assert code == 0 and "1 task(s) ready" in out
+    code, out, _ = run(capsys, "hook", "prompt", "--agent", "B", *db)
+    assert code == 0 and claimed["id"] in out
+    code, out, _ = run(capsys, "tasks", "list", "--status", "in_progress", *db, "--json")
+    assert [t["id"] for t in json.loads(out)] == [claimed["id"]]  # no sweep: only read

@@ -143,3 +143,25 @@ def test_arguments_are_taken_as_their_schema_types(tl: Taskloom) -> None:
     assert "no retry asked for" in dead.content
     stored = tl.queue.get(task.id).last_error or ""
     assert len(stored.encode()) <= 4096 and set(stored) == {"€"}
+
+
+def test_a_long_result_or_error_is_cut_alike_and_the_model_is_told(tl: Taskloom) -> None:
+    """``task_done`` and ``task_fail`` treat an over-long text the same way: kept up to its
+    limit (16 KiB for a result, 4 KiB for an error), and the answer says so."""
+    for _ in range(2):
+        tl.queue.add("t")
+    leased = []
+    for _ in range(2):
+        got = call(tl, "task_next", {}, CODER).data
+        leased.append({"task_id": got["id"], "lease_token": got["lease_token"]})
+    done = call(tl, "task_done", {**leased[0], "result": "r" * 20_000}, CODER)
+    assert not done.is_error, done.content
+    assert "only its first 16384" in done.content and "result was longer" in done.content
+    assert tl.queue.get(leased[0]["task_id"]).result == "r" * 16_384
+    failed = call(tl, "task_fail", {**leased[1], "error": "e" * 5000, "retry": False}, CODER)
+    assert "only its first 4096" in failed.content and "error was longer" in failed.content
+    assert tl.queue.get(leased[1]["task_id"]).last_error == "e" * 4096
+    tl.queue.add("short")
+    got = call(tl, "task_next", {}, CODER).data
+    short = {"task_id": got["id"], "lease_token": got["lease_token"], "result": "ok"}
+    assert call(tl, "task_done", short, CODER).content == f"Task {got['id']} is completed."

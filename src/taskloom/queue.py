@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 from taskloom.clock import utcnow
 from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound
 from taskloom.domain.queue import (
+    INT_RANGE,
+    MAX_ERROR_BYTES,
     SURFACE_ROWS,
     TERMINAL,
     NewTask,
@@ -39,10 +41,10 @@ from taskloom.ids import new_token
 from taskloom.process import HOST, alive
 from taskloom.queue_sql import (
     ADD_CHUNK,
+    CLAIMABLE,
     CLEAR_CLAIM,
     DONE,
     DONE_MANY_CHUNK,
-    ELIGIBLE,
     READ_TASK,
     RECLAIM,
     RETURNING,
@@ -62,9 +64,8 @@ if TYPE_CHECKING:
     from taskloom.client import Taskloom
 
 T = TypeVar("T")
-MAX_ERROR_BYTES = 4096
-"""A failure's error is cut to this many bytes: tracebacks are long, and it goes into the
-failure's event."""
+MAX_LIMIT = 2**63 - 1
+"""The largest ``list`` limit: the largest integer either backend's LIMIT takes."""
 MAX_CLAIM_BATCH = 1_000
 """The most tasks one ``claim_batch`` takes: each is leased at once, and a batch far larger
 than a worker gets through within its lease only returns them late."""
@@ -170,6 +171,8 @@ class Queue:
         batch, answers the live (or first) task and ``False``. A producer with a plan of
         hundreds of tasks pays for one commit, not hundreds.
         """
+        if isinstance(tasks, Mapping | str | bytes) or not isinstance(tasks, Iterable):
+            raise InvalidInput("add_many takes a list of tasks, each a mapping of add's arguments")
         checked = []
         for n, fields in enumerate(tasks, 1):
             try:
@@ -314,9 +317,7 @@ class Queue:
                 f"a batch claim takes a whole number of tasks, from 1 to {MAX_CLAIM_BATCH}"
             )
         lease = check_seconds(lease, "a lease", positive=True)
-        kinds = [kinds] if isinstance(kinds, str) else list(kinds or ())
-        if kinds:
-            check_kinds(kinds)
+        kinds = [] if kinds is None else check_kinds(kinds)
         now = self._now()
         swept = now >= self._sweep_due
         if swept:
@@ -419,6 +420,8 @@ class Queue:
         those), in the order given.
         """
         items: dict[str, tuple[str, str, str | None]] = {}
+        if not isinstance(completions, Iterable):
+            raise InvalidInput("done_many takes (task_id, lease_token[, result]) tuples")
         for item in completions:
             if not isinstance(item, tuple | list) or len(item) not in (2, 3):
                 raise InvalidInput("done_many takes (task_id, lease_token[, result]) tuples")
@@ -468,7 +471,7 @@ class Queue:
         _check_ids(task_id, lease_token)
         check_text(result, "a task's result")
         now = self._now()
-        kinds = [kinds] if isinstance(kinds, str) else list(kinds or ())
+        kinds = [] if kinds is None else check_kinds(kinds)
         claim, claim_params, swept = self._claim_statement(agent_id, 1, lease, kinds)
         done_params = (now, now, result, task_id, lease_token)
         dialect = self._tl.store.dialect
@@ -604,8 +607,8 @@ class Queue:
         self, *, status: str | None = None, agent: str | None = None, limit: int = 100
     ) -> list[Task]:
         where, params = ["1 = 1"], []
-        if type(limit) is not int or limit < 0:
-            raise InvalidInput("limit must be a whole number, 0 or more")
+        if type(limit) is not int or not 0 <= limit <= MAX_LIMIT:
+            raise InvalidInput(f"limit must be a whole number from 0 to {MAX_LIMIT}")
         if status:
             if status not in _STATUSES:
                 raise InvalidInput(f"unknown status '{status}' (one of: {', '.join(_STATUSES)})")
@@ -632,12 +635,13 @@ class Queue:
         return counts
 
     def ready_count(self, agent_id: str) -> int:
-        """How many tasks ``agent_id`` could claim now: the count :meth:`surface` shows."""
+        """How many tasks ``agent_id`` could claim now (a lease run out included: a claim
+        takes it back first): the count :meth:`surface` shows."""
         agent_id = check_agent(agent_id)
         now = self._now()
         with self._tl.store.read() as tx:
             row = tx.query_one(
-                f"SELECT count(*) AS n FROM tasks WHERE {ELIGIBLE}", (agent_id, now, now)
+                f"SELECT count(*) AS n FROM tasks WHERE {CLAIMABLE}", (now, agent_id, now, now)
             )
         return int(row["n"]) if row else 0
 
@@ -647,17 +651,22 @@ class Queue:
         ``claim``: how the block tells the agent to claim a task (default: the CLI command,
         :func:`~taskloom.domain.queue.claim_command`)."""
         agent_id = check_agent(agent_id)
+        if type(claim) is not str:
+            raise InvalidInput(
+                f"claim must be text (how to claim a task), not {type(claim).__name__}"
+            )
         now = self._now()
-        ready = f"FROM tasks WHERE {ELIGIBLE} ORDER BY priority, created_at, id"
+        ready = f"FROM tasks WHERE {CLAIMABLE} ORDER BY priority, created_at, id"
+        params = (now, agent_id, now, now)
         with self._tl.store.read() as tx:
             # Only ids for the digest: a hook runs this on every prompt, and mapping a large
             # backlog to tasks took ~0.4 s at 10,000 ready; five rows are shown.
-            ids = [str(r["id"]) for r in tx.query(f"SELECT id {ready}", (agent_id, now, now))]
+            ids = [str(r["id"]) for r in tx.query(f"SELECT id {ready}", params)]
             digest = hashlib.sha256(",".join(ids).encode()).hexdigest()
             seen = tx.query_one("SELECT digest FROM agent_cursors WHERE agent_id = ?", (agent_id,))
             if (seen is None and not ids) or (seen is not None and seen["digest"] == digest):
                 return None  # nothing new (nothing at all: no cursor is written, no file made)
-            top = _tasks(tx.query(f"SELECT * {ready} LIMIT ?", (agent_id, now, now, SURFACE_ROWS)))
+            top = _tasks(tx.query(f"SELECT * {ready} LIMIT ?", (*params, SURFACE_ROWS)))
         with self._tl.store.write() as tx:
             # Set only if still different: of two hooks racing for one agent, one shows the
             # block. (If the ready set changed in between, the next prompt shows it again.)
@@ -676,7 +685,11 @@ class Queue:
     ) -> dict[str, Any]:
         """Find stuck (lease long expired), orphaned (claimed by a process of this host that
         has died), poisoned (many attempts) and dead tasks. With ``fix``, reclaim stuck and
-        orphaned ones and cancel poisoned ready ones; live leases are never touched."""
+        orphaned ones, then cancel the poisoned ready ones (those just reclaimed included, so
+        one run is enough); live leases are never touched."""
+        stuck_after_s = check_seconds(stuck_after_s, "stuck_after_s")
+        if type(poisoned_at) is not int or not 1 <= poisoned_at <= INT_RANGE[1]:
+            raise InvalidInput(f"poisoned_at must be a whole number from 1 to {INT_RANGE[1]}")
         now = self._now()
         with self._tl.store.read() as tx:
             stuck = _tasks(
@@ -685,28 +698,28 @@ class Queue:
                     (now - stuck_after_s,),
                 )
             )
+            orphaned = _orphaned(tx)
+        fixed = [t.id for t in self.reclaim()] if fix else []
+        with self._tl.store.read() as tx:
             poisoned = _tasks(
                 tx.query(
                     "SELECT * FROM tasks WHERE status = 'ready' AND attempts >= ?", (poisoned_at,)
                 )
             )
             dead = _tasks(tx.query("SELECT * FROM tasks WHERE status = 'dead'"))
-            orphaned = _orphaned(tx)
-        report: dict[str, Any] = {
+        if fix:
+            for task in poisoned:
+                # Only while still ready: a worker may have claimed it since it was listed.
+                why = f"doctor: poisoned after {task.attempts} attempts"
+                if self._cancel(task.id, why, "status = 'ready'") and task.id not in fixed:
+                    fixed.append(task.id)
+        return {
             "stuck": [t.id for t in stuck],
             "orphaned": list(orphaned),
             "poisoned": [t.id for t in poisoned],
             "dead": [t.id for t in dead],
-            "fixed": [],
+            "fixed": fixed,
         }
-        if fix:
-            report["fixed"] = [t.id for t in self.reclaim()]
-            for task in poisoned:
-                # Only while still ready: a worker may have claimed it since it was listed.
-                why = f"doctor: poisoned after {task.attempts} attempts"
-                if self._cancel(task.id, why, "status = 'ready'"):
-                    report["fixed"].append(task.id)
-        return report
 
 
 def _chunks(items: Sequence[T], size: int) -> list[Sequence[T]]:

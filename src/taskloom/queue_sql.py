@@ -25,6 +25,16 @@ ELIGIBLE = (
 """A claimable task. A ready task never holds a lease (every way back to ready clears it);
 saying so lets SQLite read its work index, ``(status, lease_expires_at, priority, …)``, in
 the claim's order."""
+CLAIMABLE = (
+    "(status = 'ready' AND lease_expires_at IS NULL OR status = 'in_progress'"
+    " AND lease_expires_at <= ? AND attempts < max_attempts)"
+    " AND (target_agent IS NULL OR target_agent = ?)"
+    " AND (not_before IS NULL OR not_before <= ?) AND (expires_at IS NULL OR expires_at > ?)"
+)
+"""What an agent could claim now (parameters: now, agent, now, now): the :data:`ELIGIBLE`
+tasks, and those whose lease ran out that a claim's sweep would make ready first (see
+:data:`RECLAIM`). What the hooks count and show, which only read: a sweep would write, and
+create a database the hooks must not."""
 
 
 def returning_sql(dialect: str, table: str = "") -> str:

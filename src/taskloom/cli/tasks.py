@@ -350,10 +350,11 @@ def doctor(
 
     Example: taskloom doctor --fix
     """
-    tl = open_existing(db) if fix else open_db(db)
-    if tl.store.exists():  # a damaged file is an error here, whatever its size
-        tl.store.check()
     check_range(poisoned_at, "--poisoned-at", 1, MAX_LIMIT)
+    # A missing database is an error with or without --fix: a mistyped path must not look
+    # like a healthy, empty queue.
+    tl = open_existing(db)
+    tl.store.check()  # a damaged file is an error here, whatever its size
     report = {"database": "ok", **tl.queue.doctor(fix=fix, poisoned_at=poisoned_at)}
     if as_json:
         print_json(report)

@@ -29,12 +29,15 @@ MAX_TITLE_BYTES = 200
 MAX_BODY_BYTES = 4096
 MAX_PAYLOAD_BYTES = 8192
 MAX_TEXT_BYTES = 16_384
+"""A result or a cancel reason; each is copied into the change's event."""
+MAX_ERROR_BYTES = 4096
+"""A failure's error is cut to this many bytes, not refused: tracebacks are long (refusing
+one would lose the failure), and it goes into the failure's event."""
 MAX_NAME_BYTES = 200
 """Agent ids and a task's ``source``: names, copied into every claim and its event."""
 MAX_DEDUP_KEY_BYTES = 512
 """Well under PostgreSQL's limit for a unique index entry (about 2.7 KB), so a key one
 backend takes the other takes too."""
-"""A result, a failure's error or a cancel reason; each is copied into the change's event."""
 MAX_SECONDS = 100 * 365.25 * 86400
 """The longest lease, delay or time to live: a longer one is a mistake (``inf``, ``1e300``)
 that would overflow every time column and clock it reaches."""
@@ -45,17 +48,13 @@ SURFACE_ROWS = 5
 MAX_KINDS = 100
 """The most kinds one claim may ask for."""
 _KIND = re.compile(r"^[a-z0-9][a-z0-9_.:-]{0,63}$")
+MAX_PAYLOAD_DEPTH = 100
+"""How deep a payload's objects and arrays may nest: far beyond any real task's, and well
+short of where reading it back (or checking its keys) would run out of stack."""
 _SECRET_WORDS = frozenset(
     {
         "pass",
-        "password",
-        "passwords",
-        "passwd",
-        "passphrase",
         "pwd",
-        "secret",
-        "secrets",
-        "token",
         "auth",
         "authorization",
         "credential",
@@ -63,24 +62,66 @@ _SECRET_WORDS = frozenset(
         "cookie",
         "cookies",
         "bearer",
-        "apikey",
-        "privatekey",
-        "sessionid",
+        "jwt",
     }
 )
-_SECRET_PAIRS = frozenset(
-    {("api", "key"), ("private", "key"), ("session", "id"), ("access", "key")}
+_SECRET_ENDINGS = (
+    "password",
+    "passwords",
+    "passwd",
+    "passphrase",
+    "secret",
+    "secrets",
+    "apikey",
+    "apikeys",
+    "apitoken",
+    "apitokens",
+    "authtoken",
+    "accesstoken",
+    "refreshtoken",
+    "accesskey",
+    "privatekey",
+    "privkey",
+    "sessionid",
+    "sessionkey",
+    "signingkey",
+    "sshkey",
 )
+"""Secret names written as one word (``PGPASSWORD``, ``apikeys``, ``dbpassword``)."""
+_SECRET_PAIRS = frozenset(
+    {
+        ("api", "key"),
+        ("api", "token"),
+        ("access", "key"),
+        ("access", "token"),
+        ("private", "key"),
+        ("session", "id"),
+        ("session", "key"),
+        ("signing", "key"),
+        ("encryption", "key"),
+        ("ssh", "key"),
+    }
+)
+"""Two words that name a secret together; the second also in the plural (``api_keys``)."""
+_TOKEN_COUNTS = frozenset(
+    {"count", "limit", "budget", "usage", "used", "total", "max", "min", "num", "number"}
+)
+"""Words that make ``token`` a count (``token_count``, ``max_token``), as ``tokens`` is."""
 _KEY_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
 
 def _looks_secret(key: str) -> bool:
     """Whether a payload key names a secret, judged by its words (``apiKey``, ``AUTH_TOKEN``,
-    ``x-api-key``) so that ``max_tokens`` or ``author`` are not mistaken for one."""
+    ``x-api-key``, ``PGPASSWORD``) so that ``max_tokens``, ``token_count`` or ``author`` are
+    not mistaken for one."""
     words = [w.lower() for w in _KEY_WORDS.findall(key)]
-    return any(w in _SECRET_WORDS for w in words) or any(
-        pair in _SECRET_PAIRS for pair in itertools.pairwise(words)
-    )
+    for at, word in enumerate(words):
+        if word == "token":
+            if _TOKEN_COUNTS.isdisjoint(words[max(at - 1, 0) : at + 2]):
+                return True
+        elif word in _SECRET_WORDS or word.endswith(_SECRET_ENDINGS):
+            return True
+    return any((a, b.removesuffix("s")) in _SECRET_PAIRS for a, b in itertools.pairwise(words))
 
 
 class TaskStatus(enum.StrEnum):
@@ -310,9 +351,15 @@ def check_text(
         raise InvalidInput(f"{name} is longer than {limit} bytes")
 
 
-def check_kinds(kinds: Sequence[object]) -> None:
-    """The kinds a claim asks for: each a valid kind (no other can match a task), at most
-    :data:`MAX_KINDS` of them (one statement's worth of parameters on both backends)."""
+def check_kinds(kinds: object) -> list[str]:
+    """The kinds a claim asks for, as a list: one kind (text), or a list or tuple of them,
+    each a valid kind (no other can match a task), at most :data:`MAX_KINDS` (one statement's
+    worth of parameters on both backends). Anything else (a number, a mapping, a set) is
+    refused rather than guessed at."""
+    if isinstance(kinds, str):
+        kinds = [kinds]
+    elif not isinstance(kinds, list | tuple):
+        raise InvalidInput(f"kinds must be a kind or a list of kinds, not {type(kinds).__name__}")
     if len(kinds) > MAX_KINDS:
         raise InvalidInput(f"a claim takes at most {MAX_KINDS} kinds")
     for kind in kinds:
@@ -320,6 +367,7 @@ def check_kinds(kinds: Sequence[object]) -> None:
             raise InvalidInput(
                 f"invalid task kind {kind!r} (lowercase letters, digits, . _ : -; at most 64)"
             )
+    return list(kinds)
 
 
 def cut_bytes(text: str, limit: int) -> str:
@@ -362,18 +410,29 @@ def _agent(agent_id: str, what: str) -> str:
     return agent
 
 
-def _secret_paths(value: Any, path: str = "") -> list[str]:
-    found: list[str] = []
+def _check_payload_keys(value: Any, path: str = "", depth: int = 0) -> None:
+    """Refuse a payload key that is not text (JSON would turn ``1`` or ``None`` into
+    ``"1"`` or ``"null"`` unseen) or names a secret, and a payload nested too deeply (a
+    self-reference included): each named by its path, never a ``RecursionError``."""
+    if depth > MAX_PAYLOAD_DEPTH:
+        raise InvalidInput(
+            f"payload is nested too deeply (over {MAX_PAYLOAD_DEPTH} levels, or it holds itself)"
+        )
     if isinstance(value, Mapping):
         for key, inner in value.items():
             where = f"{path}.{key}" if path else str(key)
-            if _looks_secret(str(key)):
-                found.append(where)
-            found.extend(_secret_paths(inner, where))
-    elif isinstance(value, list):
+            if type(key) is not str:
+                raise InvalidInput(
+                    f"payload key '{where}' is {type(key).__name__}, not text (JSON keys are text)"
+                )
+            if _looks_secret(key):
+                raise InvalidInput(
+                    f"payload key '{where}' looks like a secret; pass secrets out of band"
+                )
+            _check_payload_keys(inner, where, depth + 1)
+    elif isinstance(value, list | tuple):
         for i, inner in enumerate(value):
-            found.extend(_secret_paths(inner, f"{path}[{i}]"))
-    return found
+            _check_payload_keys(inner, f"{path}[{i}]", depth + 1)
 
 
 def validate_new_task(
@@ -396,11 +455,7 @@ def validate_new_task(
     if payload is not None and not isinstance(payload, Mapping):
         raise InvalidInput("payload must be a JSON object")
     data = dict(payload or {})
-    secrets = _secret_paths(data)
-    if secrets:
-        raise InvalidInput(
-            f"payload key '{secrets[0]}' looks like a secret; pass secrets out of band"
-        )
+    _check_payload_keys(data)
     try:
         encoded = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:

@@ -18,9 +18,16 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from taskloom.domain.common import escape_xml
+from taskloom.domain.common import escape_xml, storable_size
 from taskloom.domain.errors import InvalidInput
-from taskloom.domain.queue import MAX_KINDS, MAX_SECONDS, Task
+from taskloom.domain.queue import (
+    MAX_ERROR_BYTES,
+    MAX_KINDS,
+    MAX_SECONDS,
+    MAX_TEXT_BYTES,
+    Task,
+    cut_bytes,
+)
 from taskloom.tools.registry import REGISTRY, ToolArgs, ToolContext, ToolResult, ToolSpec
 
 if TYPE_CHECKING:
@@ -54,11 +61,17 @@ class _Leased(ToolArgs):
 
 
 class DoneArgs(_Leased):
-    result: str | None = Field(None, description="What came of the work, briefly.")
+    result: str | None = Field(
+        None,
+        description=f"What came of the work, briefly (only its first {MAX_TEXT_BYTES} bytes"
+        " are kept).",
+    )
 
 
 class FailArgs(_Leased):
-    error: str = Field(description="What went wrong.")
+    error: str = Field(
+        description=f"What went wrong (only its first {MAX_ERROR_BYTES} bytes are kept)."
+    )
     retry: bool = Field(
         True, description="false if another attempt cannot succeed (the task goes dead)."
     )
@@ -118,10 +131,21 @@ def _next(tl: Taskloom, args: NextArgs, ctx: ToolContext) -> ToolResult:
     return ToolResult(content=text, data=task.to_dict(with_token=True))
 
 
+def _cut(text: str | None, what: str, limit: int) -> str:
+    """What a finish says of its text cut to ``limit`` bytes: a result and an error are cut
+    alike rather than refused (the work, or the failure, is not lost to a retry the model may
+    not make), and the model is told, so it can put what matters first next time."""
+    if text is None or storable_size(text, what) <= limit:
+        return ""
+    return f" {what.capitalize()} was longer than {limit} bytes: only its first {limit} were kept."
+
+
 def _done(tl: Taskloom, args: DoneArgs, ctx: ToolContext) -> ToolResult:
     _mine(tl, args.task_id, _agent(ctx))
-    task = tl.queue.done(args.task_id, args.lease_token, args.result)
-    return ToolResult(content=f"Task {task.id} is completed.", data=task.to_dict())
+    cut = _cut(args.result, "a task's result", MAX_TEXT_BYTES)
+    result = cut_bytes(args.result, MAX_TEXT_BYTES) if cut and args.result else args.result
+    task = tl.queue.done(args.task_id, args.lease_token, result)
+    return ToolResult(content=f"Task {task.id} is completed.{cut}", data=task.to_dict())
 
 
 def _fail(tl: Taskloom, args: FailArgs, ctx: ToolContext) -> ToolResult:
@@ -133,7 +157,8 @@ def _fail(tl: Taskloom, args: FailArgs, ctx: ToolContext) -> ToolResult:
         then = "it is dead (no attempts left)"
     else:
         then = "it is dead (no retry asked for)"
-    return ToolResult(content=f"Task {task.id} failed; {then}.", data=task.to_dict())
+    cut = _cut(args.error, "a failure's error", MAX_ERROR_BYTES)
+    return ToolResult(content=f"Task {task.id} failed; {then}.{cut}", data=task.to_dict())
 
 
 def _extend(tl: Taskloom, args: ExtendArgs, ctx: ToolContext) -> ToolResult:
