@@ -831,3 +831,46 @@ def test_reclaim_keeps_a_claim_made_after_it_found_the_worker_dead(
         assert tl.queue.reclaim() == []
         now = tl.queue.get(task.id)
         assert now.status is TaskStatus.IN_PROGRESS and now.lease_token == "new"
+
+
+def _need_server() -> str:
+    server, why = pg_server()
+    if server is None:
+        pytest.fail(why) if pg_required() else pytest.skip(why)
+    return server
+
+
+def test_long_schema_names_alike_at_the_start_get_their_own_channels() -> None:
+    """Cut to 63 bytes, two schemas whose names began with the same 47 bytes shared a
+    channel, and each deployment woke the other's servers."""
+    server = _need_server()
+    stem = "a" * 53 + uuid.uuid4().hex[:4]
+    schemas = [f"{stem}_one", f"{stem}_two"]
+    with psycopg.connect(server, autocommit=True) as conn:
+        for schema in schemas:
+            conn.execute(psycopg.sql.SQL("CREATE SCHEMA {}").format(psycopg.sql.Identifier(schema)))
+    try:
+        channels = []
+        for schema in schemas:
+            with taskloom.connect(with_schema(server, schema)) as tl:
+                tl.board("t").add("x")
+                assert isinstance(tl.store, PostgresStore)
+                channels.append(tl.store.channel)
+        assert channels[0] != channels[1]
+        assert all(len(c.encode()) <= 63 and c.startswith("taskloom_events:aaa") for c in channels)
+    finally:
+        with psycopg.connect(server, autocommit=True) as conn:
+            for schema in schemas:
+                drop = psycopg.sql.SQL("DROP SCHEMA {} CASCADE")
+                conn.execute(drop.format(psycopg.sql.Identifier(schema)))
+
+
+def test_a_mistyped_first_schema_is_refused_not_skipped_for_public() -> None:
+    """PostgreSQL skips a search_path schema that does not exist: a typo in the team's schema
+    put its tasks in ``public``, beside another deployment's."""
+    server = _need_server()
+    typo = f"team_typo_{uuid.uuid4().hex[:8]}"
+    tl = taskloom.connect(with_schema(server, f"{typo},public"))
+    with pytest.raises(taskloom.StoreError, match=f"first schema, '{typo}', does not exist"):
+        tl.queue.stats()
+    tl.close()

@@ -19,6 +19,7 @@ cost the worker ~30 µs of CPU per statement.
 from __future__ import annotations
 
 import atexit
+import hashlib
 import threading
 import time
 import weakref
@@ -28,6 +29,22 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
 CONNECT_TIMEOUT_S = 2
+MAX_CHANNEL_BYTES = 63
+"""PostgreSQL's longest identifier (NAMEDATALEN - 1), in bytes: a longer channel is cut."""
+
+
+def channel_name(schema: str) -> str:
+    """The LISTEN channel of ``schema``'s events. A name past PostgreSQL's limit ends in a
+    digest of the whole schema name: cut short, every schema whose name began with the same
+    47 bytes shared one channel, and each deployment woke the others."""
+    name = f"taskloom_events:{schema}"
+    if len(name.encode()) <= MAX_CHANNEL_BYTES:
+        return name
+    digest = hashlib.sha256(schema.encode()).hexdigest()[:12]
+    head = name.encode()[: MAX_CHANNEL_BYTES - len(digest) - 1].decode("utf-8", "ignore")
+    return f"{head}~{digest}"
+
+
 """How long the notifier waits to connect (unless the URL says): a notification is a hint,
 and an exiting process waits for its last one (``close()`` at exit)."""
 COALESCE_S = 0.05

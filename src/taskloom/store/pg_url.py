@@ -121,3 +121,27 @@ def join_url(parts: SplitResult) -> str:
     if not parts.netloc:
         url = url.replace(f"{parts.scheme}:", f"{parts.scheme}://", 1)
     return url
+
+
+def first_search_path_schema(search_path: str) -> str | None:
+    """The schema ``search_path`` (as ``SHOW search_path`` prints it) names first, as
+    PostgreSQL resolves it (unquoted names fold to lower case, long ones are cut to 63
+    bytes), or ``None`` for the default's
+    ``$user`` and an empty path. PostgreSQL skips a schema that does not exist, so a mistyped
+    first name would put taskloom's tables in the next one (``public``) without a word."""
+    text = search_path.strip()
+    if text.startswith('"'):
+        end = 1
+        while True:
+            end = text.find('"', end)
+            if end == -1:
+                return None
+            if text[end + 1 : end + 2] != '"':
+                break
+            end += 2
+        first = text[1:end].replace('""', '"')
+    else:
+        first = text.split(",", 1)[0].strip().lower()
+    if first in ("", "$user"):
+        return None
+    return first.encode()[:63].decode("utf-8", "ignore")  # as PostgreSQL cuts a long name

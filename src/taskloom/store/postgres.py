@@ -63,9 +63,10 @@ from taskloom.store.base import (
     events_from_rows,
     events_query,
 )
-from taskloom.store.pg_notify import CommitNotifier
+from taskloom.store.pg_notify import CommitNotifier, channel_name
 from taskloom.store.pg_url import (
     KNOWN_SECRETS,
+    first_search_path_schema,
     redact,
     remember_secrets,
     scrub,
@@ -525,17 +526,23 @@ class PostgresStore(Store):
                 ) from None
             with self.pool.connection() as conn:
                 row = conn.execute(
-                    "SELECT current_schema() AS s, hashtext(current_schema()) AS h"
+                    "SELECT current_schema() AS s, hashtext(current_schema()) AS h,"
+                    " current_setting('search_path') AS path"
                 ).fetchone()
                 if row is None or row["s"] is None:
                     raise StoreError(
                         "no schema: the URL's search_path names none that exists, or none"
                         " this role may use (it needs USAGE on the schema)"
                     )
+                named = first_search_path_schema(row["path"])
+                if named is not None and named != row["s"] and not named.startswith("pg_"):
+                    raise StoreError(
+                        f"the search_path's first schema, {named!r}, does not exist or this"
+                        f" role may not use it: taskloom would use {row['s']!r} instead."
+                        f" Create it (CREATE SCHEMA …) or correct the URL"
+                    )
                 self.schema, self.schema_hash = row["s"], int(row["h"])
-                # A channel name is at most 63 bytes (NAMEDATALEN - 1), not characters.
-                channel = f"taskloom_events:{self.schema}".encode()[:63]
-                self.channel = channel.decode("utf-8", "ignore")
+                self.channel = channel_name(self.schema)
                 self.notifier = CommitNotifier(self.conninfo, self.channel)
                 _migrate(conn, self.schema_hash, self.url)
             self._ready = True
