@@ -62,6 +62,8 @@ def render_goal(snap: dict[str, Any]) -> ToolResult:
     lines.append(snap.get("context") or framed("objective", goal["objective"]))
     if goal.get("reason"):
         lines.append(framed("reason", goal["reason"]))
+    if goal.get("evidence"):  # what a complete goal was judged done on
+        lines.append(framed("evidence", goal["evidence"]))
     return ToolResult(content="\n".join(lines), data=snap)
 
 
