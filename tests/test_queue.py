@@ -18,7 +18,7 @@ from taskloom import queue as queue_module
 from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound
 from taskloom.domain.events import TASK_STATE, Event
-from taskloom.domain.queue import CHANGE_FIELDS, surface_block, validate_new_task
+from taskloom.domain.queue import CHANGE_FIELDS, Task, surface_block, validate_new_task
 from taskloom.process import INIT_PID_NAMESPACE, host_name
 from taskloom.queue import Queue
 from tests.conftest import FakeClock
@@ -40,8 +40,6 @@ def test_validation_limits_and_secret_guard() -> None:
 
 
 def test_surface_block_escapes_and_frames() -> None:
-    from taskloom.domain.queue import Task
-
     tasks = [Task(id=f"t{i}", title=f"<script>{i}</script>") for i in range(7)]
     block = surface_block("agent-1", tasks, 7)
     assert "&lt;script&gt;0&lt;/script&gt;" in block and "<script>" not in block
@@ -812,13 +810,19 @@ def test_a_failure_must_say_what_failed(tl: Taskloom) -> None:
     assert q.get(claimed.id).status == "in_progress"
 
 
-def test_doctor_cancels_a_poisoned_task_only_while_it_is_still_ready(tl: Taskloom) -> None:
-    q = tl.queue
+def _failed_five_times(q: Queue) -> Task:
+    """A ready task that failed five of its ten attempts: poisoned, to ``doctor``."""
     task, _ = q.add("poison", max_attempts=10)
     for _ in range(5):
         c = q.claim("w")
         assert c is not None
         q.fail(task.id, c.lease_token or "", "crash")
+    return task
+
+
+def test_doctor_cancels_a_poisoned_task_only_while_it_is_still_ready(tl: Taskloom) -> None:
+    q = tl.queue
+    task = _failed_five_times(q)
     other = Queue(tl)
     cancel = q._cancel
 
@@ -994,11 +998,7 @@ def test_one_doctor_fix_cancels_a_task_its_reclaim_leaves_poisoned(
     tl_fixed: Taskloom, clock: FakeClock
 ) -> None:
     q = tl_fixed.queue
-    task, _ = q.add("poison", max_attempts=10)
-    for _ in range(5):
-        c = q.claim("w")
-        assert c is not None
-        q.fail(task.id, c.lease_token or "", "crash")
+    task = _failed_five_times(q)
     assert q.claim("w", lease=10) is not None  # the sixth attempt, abandoned
     live, _ = q.add("live", max_attempts=10)
     assert q.claim("w2", lease=99999) is not None
