@@ -8,6 +8,8 @@ LINT_PATHS := $(wildcard src tests bench examples scripts)
 .PHONY: install test lint typecheck pytest run bench clean
 
 $(STAMP): pyproject.toml constraints.txt
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { \
+	  echo "taskloom needs Python 3.11 or newer, and $(PYTHON) is not (or is missing): run make PYTHON=python3.11 …"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[all,test]'
