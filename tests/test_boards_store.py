@@ -441,7 +441,9 @@ def test_values_of_the_wrong_kind_are_input_errors(
     assert tl.board("t").list()["cards"] == []
 
 
-@pytest.mark.parametrize("thread", ["multi\nline", "tab\there", "c1\x9b"])
+@pytest.mark.parametrize(
+    "thread", ["multi\nline", "tab\there", "c1\x9b", "a\u2028b", "x\u202egnp.exe", "a\u200bb"]
+)
 def test_a_thread_id_with_control_characters_is_refused(tl: Taskloom, thread: str) -> None:
     """A line break in an id made the panel's routes miss the thread (no one could approve its
     plans there), and showed it as "multi line", another thread's name."""

@@ -9,6 +9,7 @@ operation targets one card).
 from __future__ import annotations
 
 import dataclasses
+import unicodedata
 from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -39,11 +40,20 @@ def check_thread_id(thread_id: str | None) -> str:
     storable_size(thread_id, "thread id")
     if len(thread_id) > MAX_THREAD_ID:
         raise InvalidInput(f"thread id is longer than {MAX_THREAD_ID} characters")
-    if any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in thread_id):
+    if not thread_id.isprintable() and any(_unseen(c) for c in thread_id):
         # A line break in an id made the panel's routes miss it (no one could approve its
-        # plans there), and "multi\nline" showed as "multi line", another thread's name.
-        raise InvalidInput("thread id must not contain control characters (line breaks, tabs…)")
+        # plans there), and "multi\nline" showed as "multi line", another thread's name; a
+        # U+2028 did the same, and a zero-width or bidi character made a look-alike id.
+        raise InvalidInput(
+            "thread id must not contain control characters (line breaks, tabs, zero-width"
+            " or direction characters…)"
+        )
     return thread_id
+
+
+def _unseen(char: str) -> bool:
+    """A control, format (zero-width, bidi) or line/paragraph separator character."""
+    return unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp")
 
 
 class BoardCache:

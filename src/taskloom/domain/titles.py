@@ -3,36 +3,43 @@
 The approval gate (:mod:`taskloom.domain.approval`) protects the title of a plan waiting for a
 person: a model must not bring it back as a done card. ``todo_write`` has no ids, so the title
 is the plan's identity there, and spacing, case, compatibility forms, invisible characters,
-look-alike letters and trailing punctuation must not make it another one.
+accents, look-alike letters and trailing punctuation must not make it another one. The key is
+only compared, never shown, so it may merge titles a reader would tell apart ("Déploy" and
+"Deploy"): a false match costs the model a message, a missed one lets a plan through.
 """
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
-_INVISIBLE = re.compile(
-    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
-    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]"
-)
-"""Characters that show as nothing (zero-width, soft hyphen, bidi controls, variation
-selectors, Hangul fillers): a title with one looks like the title without it."""
-
+_DRAWN_BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+"""Letters and symbols drawn as blank space (Hangul fillers, the blank Braille pattern), read
+as a space. The characters drawn as nothing are format characters (category Cf: zero-width
+spaces, bidi and tag characters, the soft hyphen) and marks (Mn, Me: accents, variation
+selectors), dropped."""
 
 _LOOK_ALIKES = str.maketrans(
-    "АВЕКМНОРСТХУЅІЈԚԜҮҺаеорсухѕіјԁһԛԝүкΑΒΕΖΗΙΚΜΝΟΡΤΥΧοαινκρυχıɑɡ",
-    "ABEKMHOPCTXYSIJQWYHaeopcyxsijdhqwykABEZHIKMNOPTYXoaivkpuxiag",
+    "АВЕКМНОРСТХУЅІЈԚԜҮҺаеорсухѕіјԁһԛԝүкΑΒΕΖΗΙΚΜΝΟΡΤΥΧοαινκρυχϲϹıɑɡɩӀӏI",
+    "ABEKMHOPCTXYSlJQWYHaeopcyxsijdhqwykABEZHlKMNOPTYXoaivkpuxcCiagilll",
 )
 """Cyrillic and Greek letters drawn like Latin ones, by case (a Greek capital Nu is an N, its
-small letter a v), and dotless or single-storey Latin forms: mapped before case folding."""
+small letter a v), dotless or single-storey Latin forms, and the strokes drawn like a small L
+(a capital I, the palochka): mapped before case folding."""
+
+_TRAILING = " .,;:!?…·-–—_*~`'\""
 
 
 def title_key(title: str) -> str:
     """A title as a model might send it again: spacing, case, compatibility forms (a
-    fullwidth letter), invisible characters (a zero-width space, a soft hyphen), Cyrillic and
-    Greek look-alike letters and trailing punctuation do not make another card."""
-    text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", title)).translate(_LOOK_ALIKES)
+    fullwidth letter), invisible characters (a zero-width space, a tag character), accents,
+    Cyrillic and Greek look-alike letters and trailing punctuation do not make another card."""
+    if not title.isascii():
+        # Look-alikes before the decomposition too: it turns a lunate sigma (a c) into a ς.
+        decomposed = unicodedata.normalize("NFKD", title.translate(_LOOK_ALIKES))
+        title = "".join(" " if c in _DRAWN_BLANK else c for c in decomposed if _shown(c))
+    text = title.translate(_LOOK_ALIKES)
     return " ".join(text.split()).casefold().rstrip(_TRAILING)
 
 
-_TRAILING = " .,;:!?…·-–—_*~`'\""
+def _shown(char: str) -> bool:
+    return unicodedata.category(char) not in ("Cf", "Mn", "Me")
