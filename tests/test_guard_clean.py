@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from taskloom.guard.clean import clean
+from taskloom.client import Taskloom
+from taskloom.guard.clean import Cleaned, clean
 from taskloom.guard.compact import compact
 
 PAGE = """<html><head><style>body { color: red }</style><script>var x = "<b>";</script></head>
@@ -70,3 +71,30 @@ def test_compact_of_clean_json_drops_nothing() -> None:
     out = compact(value)
     assert out.value == value and out.report() == "nothing dropped"
     assert json.loads(out.text) == value
+
+
+def test_code_and_text_with_angle_brackets_keep_every_character() -> None:
+    """Anything tag-like was stripped: C++ lost ``<vector>``, ``<int>`` and ``<b && c>``."""
+    for text in [
+        "#include <vector>\nstd::vector<int> v;\nif (a<b && c>d) return 1;",
+        "List<String> xs = new ArrayList<>(); Map<K, V> m; if (n <b> 0) {}",
+        "<user><name>bob</name><role>admin</role></user>",  # XML: tag names are data
+        "Wrap a word in <b>bold</b> to stress it; this README explains HTML to new readers.",
+        "def f():\n    if x:\n        return 1",  # indentation is content
+    ]:
+        assert clean(text) == Cleaned(text, ()), text
+
+
+def test_html_tags_that_end_a_block_or_a_cell_leave_a_separator() -> None:
+    assert clean("<td>1</td><td>2</td>").text == "1 2"
+    table = "<table><tr><td>1</td><td>2</td></tr><tr><td>3</td><td>4</td></tr></table>"
+    assert clean(table).text == "1 2\n\n3 4"
+    assert clean("<div>first<br>second</div><p>third</p>").text == "first\nsecond\n\nthird"
+    page = "<!DOCTYPE html><html><body><p>Vec&lt;T&gt; and <i>List&lt;int&gt;</i></p></body></html>"
+    assert clean(page).text == "Vec<T> and List<int>"
+
+
+def test_pass_through_keeps_code_exactly(tl: Taskloom) -> None:
+    code = "#include <vector>\nstd::vector<int> v;\nif (a<b && c>d) return 1;\n"
+    assert tl.guard("t1").wrap("cat", code) == code.rstrip("\n")
+    assert tl.guard("t1").wrap("web", "<td>1</td><td>2</td>") == "1 2"

@@ -420,3 +420,70 @@ def test_a_result_over_the_byte_quota_is_kept_without_evicting_the_others(
     assert len(g.results()) == 2
     with pytest.raises(NotFound, match="larger than the whole quota"):
         g.read(big.result_id)
+
+
+def stored(tl: Taskloom, rid: str) -> dict[str, object]:
+    with tl.store.read() as tx:
+        row = tx.query_one("SELECT content, is_json FROM stash_results WHERE result_id = ?", (rid,))
+    assert row is not None
+    return dict(row)
+
+
+@pytest.mark.parametrize("depth", [300, 100_000])
+def test_json_nested_past_the_encoders_is_stashed_as_the_text_it_was(
+    tl: Taskloom, depth: int
+) -> None:
+    """Small JSON 300 levels deep parsed, then orjson refused it ("Recursion limit reached")
+    and ``wrap`` raised; at 100,000 levels ``json.loads`` itself recursed too far."""
+    g = tl.guard("t1", SMALL)
+    for text in ('{"a":' * depth + "1" + "}" * depth, "[" * depth + "]" * depth):
+        out = g.stash("tool", text)
+        assert out.mode == "stashed" and out.result_id
+        assert stored(tl, out.result_id) == {"content": text, "is_json": 0}
+        first = g.read(out.result_id, page=1)
+        assert text.startswith(first.split("\n", 1)[1])
+        assert "--- line 1" in g.extract(out.result_id, "/[[{]/")
+        assert "local ranking" in g.extract(out.result_id, "a")
+    small = '{"a":' * 300 + "1" + "}" * 300
+    assert tl.guard("t1").wrap("tool", small) == small  # passes through, exactly
+
+
+def test_python_values_too_deep_or_cyclic_are_kept_as_text(tl: Taskloom) -> None:
+    g = tl.guard("t1", SMALL)
+    for depth in (300, 100_000):
+        deep: list[object] = []
+        inner = deep
+        for _ in range(depth):
+            inner.append([])
+            inner = inner[0]  # type: ignore[assignment]
+        out = g.stash("tool", deep)
+        assert out.result_id and stored(tl, out.result_id)["content"] == "[" * (depth + 1) + "]" * (
+            depth + 1
+        )
+    cyclic: list[object] = [1]
+    cyclic.append(cyclic)
+    assert tl.guard("t1").wrap("tool", cyclic) == '[1,"[circular]"]'
+
+
+def test_json_within_the_depth_limit_stays_json(tl: Taskloom) -> None:
+    text = '{"a":' * 120 + '"deep"' + "}" * 120
+    out = tl.guard("t1", GuardConfig(threshold_tokens=200)).stash("tool", text)
+    assert out.result_id and stored(tl, out.result_id)["is_json"] == 1
+    assert '"deep"' in tl.guard("t1").read(out.result_id, path="$" + ".a" * 120)
+
+
+def test_a_named_field_counts_only_where_it_has_a_value(tl: Taskloom) -> None:
+    """Records where the field is null ranked above the one record holding it (they are
+    shorter), and the record shown did not include the field."""
+    rows: list[dict[str, object]] = [
+        {"id": i, "name": f"svc{i}", "license": None, "region": "eu", "owner": f"team{i}"}
+        for i in range(40)
+    ]
+    rows[17]["license"] = "Apache-2.0"
+    rows[17].update({f"extra_{k}": k for k in range(20)})  # the field sits past MAX_FIELDS
+    rows[17]["license"] = rows[17].pop("license")
+    g = tl.guard("t1", SMALL)
+    rid = g.stash("api", json.dumps(rows)).result_id or ""
+    answer = g.extract(rid, "license")
+    assert "1 of 1 match(es)" in answer.split("\n", 1)[0]
+    assert answer.split("\n")[1] == "--- $[17]" and '"license":"Apache-2.0"' in answer

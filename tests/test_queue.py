@@ -1071,6 +1071,7 @@ SECRET_KEYS = [
 HARMLESS_KEYS = [
     "max_tokens", "author", "tokenizer", "passes", "token_count", "tokens_used",
     "token_budget", "tokenCount", "num_tokens", "token_limit", "keys", "session", "compass",
+    "next_page_token", "nextPageToken", "continuation_token",
 ]  # fmt: skip
 
 

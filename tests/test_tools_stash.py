@@ -71,3 +71,49 @@ def test_read_result_stays_under_its_cap_on_one_long_line(tl: Taskloom) -> None:
         result = tl.tools.dispatch("read_result", {"result_id": rid, **args}, T1)
         assert not result.is_error and g.count(result.content) <= 400, args
         assert "the rest of line 1" in result.content.split("\n", 1)[0]
+
+
+def test_long_queries_and_paths_are_not_echoed_past_the_cap(tl: Taskloom) -> None:
+    """A 120,000-character query came back whole in the answer's header, and a 50 KB path
+    as a 50 KB error: the answer's token cap did not hold."""
+    rid = stash(tl)
+    cases = [
+        ("extract_from_result", {"query": "title " * 20_000}),
+        ("read_result", {"path": "$." + "a" * 50_000}),
+        ("extract_from_result", {"query": "$." + "a" * 50_000}),
+    ]
+    for name, args in cases:
+        result = tl.tools.dispatch(name, {"result_id": rid, **args}, T1)
+        assert result.is_error and len(result.content) < 400, result.content[:500]
+        assert "at most 2,000 are accepted" in result.content
+    for name, args in [
+        ("read_result", {"path": "$." + "b" * 1_900}),
+        ("extract_from_result", {"query": "$." + "b" * 1_900}),
+        ("extract_from_result", {"query": "/" + "b" * 1_900 + "/"}),
+        ("read_result", {"path": "$[?(@.x==" + "y" * 1_900 + ")]"}),
+    ]:
+        result = tl.tools.dispatch(name, {"result_id": rid, **args}, T1)
+        assert len(result.content) < 600, result.content
+
+
+def test_the_whole_extract_answer_including_its_header_respects_the_cap(tl: Taskloom) -> None:
+    tl.guard_config = GuardConfig(threshold_tokens=100, extract_cap_tokens=300)
+    payload = [{"number": i, "title": f"issue {i} " + "about a word " * 40} for i in range(60)]
+    g = tl.guard("t1")
+    rid = g.stash("api", json.dumps(payload)).result_id or ""
+    for query in ["title " * 300, "$[*].title", "/issue/", "issue 7 about"]:
+        result = tl.tools.dispatch("extract_from_result", {"result_id": rid, "query": query}, T1)
+        assert not result.is_error and g.count(result.content) <= 300, query
+        head = result.content.split("\n", 1)[0]
+        assert len(head) < 400 and ("…" in head or len(query) < 200)
+
+
+def test_a_read_by_a_long_path_fits_the_cap_with_its_header(tl: Taskloom) -> None:
+    tl.guard_config = GuardConfig(threshold_tokens=100, read_cap_tokens=200)
+    g = tl.guard("t1")
+    key = "k" * 20 + "_é日" * 60
+    rid = g.stash("api", {key: "a b " * 3000}).result_id or ""
+    for page in (1, 2):
+        args = {"result_id": rid, "path": f"$['{key}']", "page": page}
+        result = tl.tools.dispatch("read_result", args, T1)
+        assert not result.is_error and g.count(result.content) <= 200, g.count(result.content)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
-import itertools
 import json
 import math
 import re
@@ -24,6 +23,7 @@ import orjson
 
 from taskloom.domain.common import escape_xml, storable_size, terminal_safe, url_has_password
 from taskloom.domain.errors import InvalidInput
+from taskloom.domain.secrets import looks_secret
 
 MAX_TITLE_BYTES = 200
 MAX_BODY_BYTES = 4096
@@ -51,77 +51,6 @@ _KIND = re.compile(r"^[a-z0-9][a-z0-9_.:-]{0,63}$")
 MAX_PAYLOAD_DEPTH = 100
 """How deep a payload's objects and arrays may nest: far beyond any real task's, and well
 short of where reading it back (or checking its keys) would run out of stack."""
-_SECRET_WORDS = frozenset(
-    {
-        "pass",
-        "pwd",
-        "auth",
-        "authorization",
-        "credential",
-        "credentials",
-        "cookie",
-        "cookies",
-        "bearer",
-        "jwt",
-    }
-)
-_SECRET_ENDINGS = (
-    "password",
-    "passwords",
-    "passwd",
-    "passphrase",
-    "secret",
-    "secrets",
-    "apikey",
-    "apikeys",
-    "apitoken",
-    "apitokens",
-    "authtoken",
-    "accesstoken",
-    "refreshtoken",
-    "accesskey",
-    "privatekey",
-    "privkey",
-    "sessionid",
-    "sessionkey",
-    "signingkey",
-    "sshkey",
-)
-"""Secret names written as one word (``PGPASSWORD``, ``apikeys``, ``dbpassword``)."""
-_SECRET_PAIRS = frozenset(
-    {
-        ("api", "key"),
-        ("api", "token"),
-        ("access", "key"),
-        ("access", "token"),
-        ("private", "key"),
-        ("session", "id"),
-        ("session", "key"),
-        ("signing", "key"),
-        ("encryption", "key"),
-        ("ssh", "key"),
-    }
-)
-"""Two words that name a secret together; the second also in the plural (``api_keys``)."""
-_TOKEN_COUNTS = frozenset(
-    {"count", "limit", "budget", "usage", "used", "total", "max", "min", "num", "number"}
-)
-"""Words that make ``token`` a count (``token_count``, ``max_token``), as ``tokens`` is."""
-_KEY_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-
-
-def _looks_secret(key: str) -> bool:
-    """Whether a payload key names a secret, judged by its words (``apiKey``, ``AUTH_TOKEN``,
-    ``x-api-key``, ``PGPASSWORD``) so that ``max_tokens``, ``token_count`` or ``author`` are
-    not mistaken for one."""
-    words = [w.lower() for w in _KEY_WORDS.findall(key)]
-    for at, word in enumerate(words):
-        if word == "token":
-            if _TOKEN_COUNTS.isdisjoint(words[max(at - 1, 0) : at + 2]):
-                return True
-        elif word in _SECRET_WORDS or word.endswith(_SECRET_ENDINGS):
-            return True
-    return any((a, b.removesuffix("s")) in _SECRET_PAIRS for a, b in itertools.pairwise(words))
 
 
 class TaskStatus(enum.StrEnum):
@@ -425,7 +354,7 @@ def _check_payload_keys(value: Any, path: str = "", depth: int = 0) -> None:
                 raise InvalidInput(
                     f"payload key '{where}' is {type(key).__name__}, not text (JSON keys are text)"
                 )
-            if _looks_secret(key):
+            if looks_secret(key):
                 raise InvalidInput(
                     f"payload key '{where}' looks like a secret; pass secrets out of band"
                 )

@@ -18,6 +18,7 @@ Rules:
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -29,11 +30,77 @@ from taskloom.domain.stash import child_path
 
 MIN_REPEAT_CHARS = 120
 KEEP_URL_KEYS = frozenset({"url", "html_url"})
+MAX_DEPTH = 128
+"""The deepest JSON the guard handles as JSON. orjson refuses 255 levels and the recursive
+walks of compaction and retrieval would near Python's recursion limit well before 1,000, so
+deeper output is kept as text, which loses nothing. Real API payloads stay far below it."""
 
 
 def dumps(value: Any) -> str:
     """Minified JSON with non-ASCII kept (the form counted in tokens)."""
     return orjson.dumps(value).decode()
+
+
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether ``value`` nests more than ``limit`` containers deep (a cycle always does).
+    Iterative: this is what protects the recursive code from a deep value."""
+    stack = [(value, 1)] if isinstance(value, dict | list | tuple) else []
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list | tuple))
+    return False
+
+
+def deep_text(value: Any) -> str:
+    """JSON text for a value too deep (or cyclic) for the encoders, built without recursion:
+    the guard keeps it as text. Other objects are written as their ``repr``; a container met
+    again inside itself becomes ``"[circular]"``."""
+    out: list[str] = []
+    stack: list[Any] = [value]
+    open_ids: list[int] = []  # the containers being written, innermost last
+    inside: set[int] = set()
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _Close):
+            out.append(item.text)
+            inside.discard(open_ids.pop())
+            continue
+        if isinstance(item, _Raw):
+            out.append(item.text)
+            continue
+        if isinstance(item, dict | list | tuple) and id(item) in inside:
+            out.append('"[circular]"')
+            continue
+        if isinstance(item, dict | list | tuple):
+            open_ids.append(id(item))
+            inside.add(id(item))
+        if isinstance(item, dict):
+            parts: list[Any] = [_Raw("{")]
+            for i, (key, child) in enumerate(item.items()):
+                sep = "," if i else ""
+                parts += [_Raw(sep + json.dumps(str(key), ensure_ascii=False) + ":"), child]
+            stack.extend(reversed([*parts, _Close("}")]))
+        elif isinstance(item, list | tuple):
+            parts = [_Raw("[")]
+            for i, child in enumerate(item):
+                parts += [_Raw(","), child] if i else [child]
+            stack.extend(reversed([*parts, _Close("]")]))
+        else:
+            out.append(json.dumps(item, ensure_ascii=False, default=repr))
+    return "".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class _Raw:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Close:
+    text: str
 
 
 @dataclass(frozen=True, slots=True)

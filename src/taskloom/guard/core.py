@@ -32,11 +32,15 @@ from taskloom.domain.errors import InvalidInput, NotFound, ProviderError
 from taskloom.domain.stash import StashFacts, json_shape, placeholder, result_id, text_shape
 from taskloom.guard import stash as sql
 from taskloom.guard.clean import clean
-from taskloom.guard.compact import compact, dumps
+from taskloom.guard.compact import compact, deep_text, dumps, too_deep
+from taskloom.guard.redact import REDACTED, redact_text, redact_value
 from taskloom.guard.retrieve import (
+    HEADER_TOKENS,
+    MAX_QUERY_CHARS,
     MIN_READ_TOKENS,
     Extraction,
     cap_text,
+    echo,
     extract_local,
     read_slice,
     view_text,
@@ -74,6 +78,10 @@ class GuardConfig:
     compacted instead of as a placeholder. ``chunk_tokens`` is larger than the threshold so
     the single-call LLM path is reachable; ``max_chunks`` bounds the calls of one map-reduce
     (a result over it gets a message saying how to narrow the query, not 89 calls).
+
+    ``redact`` (on by default) replaces credentials in tool output by ``[redacted]`` before
+    anything is measured, shown, summarized or stored (:mod:`~taskloom.guard.redact`); turn
+    it off only for a thread whose tools are known to return none.
     """
 
     threshold_tokens: int = 3_000
@@ -93,6 +101,7 @@ class GuardConfig:
     concurrency: int = 3
     breaker_trips_after: int = 3
     breaker_cooldown: timedelta = timedelta(minutes=15)
+    redact: bool = True
 
     def __post_init__(self) -> None:
         if self.threshold_tokens < 1 or self.read_cap_tokens < 1 or self.chunk_tokens < 1:
@@ -101,6 +110,11 @@ class GuardConfig:
             raise InvalidInput(
                 f"read_cap_tokens must be at least {MIN_READ_TOKENS}: a slice needs room for"
                 " its header"
+            )
+        if self.extract_cap_tokens < MIN_READ_TOKENS:
+            raise InvalidInput(
+                f"extract_cap_tokens must be at least {MIN_READ_TOKENS}: an answer needs room"
+                " for its header"
             )
         if self.concurrency < 1 or self.max_chunks < 1:
             raise InvalidInput("guard concurrency and max_chunks must be at least 1")
@@ -149,7 +163,9 @@ def _parse_json(text: str) -> Any:
         )
     except (ValueError, RecursionError):
         return None
-    return value if isinstance(value, dict | list) else None
+    if not isinstance(value, dict | list) or too_deep(value):  # past orjson and the walks
+        return None
+    return value
 
 
 _SURROGATES = re.compile("[\udc80-\udcff]+|[\ud800-\udfff]")
@@ -175,6 +191,17 @@ def valid_text(text: str) -> str:
     except UnicodeEncodeError:
         text = _SURROGATES.sub(_replace_surrogates, text)
     return text.replace("\x00", "\ufffd") if "\x00" in text else text
+
+
+def _check_length(what: str, text: str | None) -> None:
+    """Refuse a query or path longer than any real one: it would be echoed in the answer
+    (a 120,000-character query came back whole, past the answer's token cap) and searched for.
+    """
+    if text is not None and len(text) > MAX_QUERY_CHARS:
+        raise InvalidInput(
+            f"{what} is {len(text):,} characters; at most {MAX_QUERY_CHARS:,} are accepted:"
+            f" name only the ids or fields you need ({what} starts {echo(text, 60)!r})"
+        )
 
 
 class Guard:
@@ -204,20 +231,40 @@ class Guard:
             raise InvalidInput("tool_name is required")
         storable_size(tool_name, "tool_name")
         value = output if isinstance(output, dict | list) else None
+        if value is not None and too_deep(value):  # the encoders would recurse past a limit
+            output, value = deep_text(value), None
         if value is not None:  # a value the encoder takes exactly goes as JSON, else as text
             try:
                 dumps(value)
             except TypeError:
                 output = json.dumps(value, ensure_ascii=False, default=repr)
                 value = None
-        if value is None:
-            text = valid_text(output if isinstance(output, str) else str(output))
-            value = _parse_json(text)
+        redacted = 0
         if value is not None:
-            return self._stash_json(tool_name, value, output, hint)
-        return self._stash_text(tool_name, text, hint)
+            if self.config.redact:
+                value, redacted = redact_value(value)
+                output = value
+            return self._stash_json(tool_name, value, output, hint, redacted)
+        text = valid_text(output if isinstance(output, str) else str(output))
+        if self.config.redact:  # before anything is measured, shown or stored
+            text, redacted = redact_text(text)
+        value = _parse_json(text)
+        if value is not None:
+            return self._stash_json(tool_name, value, text, hint, redacted)
+        return self._stash_text(tool_name, text, hint, redacted)
 
-    def _stash_json(self, tool: str, value: Any, output: Any, hint: str | None) -> Wrapped:
+    @staticmethod
+    def _redaction_note(redacted: int) -> tuple[str, ...]:
+        if not redacted:
+            return ()
+        return (
+            f"{redacted:,} credential-like value(s) replaced by {REDACTED} (in the stored copy"
+            " too).",
+        )
+
+    def _stash_json(
+        self, tool: str, value: Any, output: Any, hint: str | None, redacted: int = 0
+    ) -> Wrapped:
         minified = dumps(value)
         tokens = self.count(minified)
         if tokens <= self.config.threshold_tokens:
@@ -233,6 +280,8 @@ class Guard:
                 f"→ {comp_tokens:,}; {comp.report()}; the exact original: "
                 f'read_result(result_id="{rid}", path="$…")]\n{comp.text}'
             )
+            if redacted:
+                shown += "\n" + self._redaction_note(redacted)[0]
             if len(original.encode()) > self.config.quota_bytes:
                 shown += "\n" + self._over_quota(len(original.encode()))
             self._put(tool, rid, original, True, tokens, shown, lines=lines)
@@ -247,11 +296,14 @@ class Guard:
             shape=json_shape(value),
             preview=comp.text[: self.config.preview_chars],
             is_json=True,
-            notes=(f"Preview is compacted JSON ({comp.report()}).",),
+            notes=(
+                f"Preview is compacted JSON ({comp.report()}).",
+                *self._redaction_note(redacted),
+            ),
         )
         return self._stash_placeholder(facts, original, hint)
 
-    def _stash_text(self, tool: str, text: str, hint: str | None) -> Wrapped:
+    def _stash_text(self, tool: str, text: str, hint: str | None, redacted: int = 0) -> Wrapped:
         """Text over the threshold is stored exactly as the tool returned it: reading it back
         must give the exact lines (source code keeps its ``<vector>``, its indentation and
         its blank lines). Only what the model is shown, the preview, is cleaned of markup."""
@@ -276,7 +328,7 @@ class Guard:
             shape=text_shape(text),
             preview=preview,
             is_json=False,
-            notes=notes if cleaned.removed else (),
+            notes=(notes if cleaned.removed else ()) + self._redaction_note(redacted),
         )
         return self._stash_placeholder(facts, text, hint)
 
@@ -428,9 +480,10 @@ class Guard:
         max_tokens: int | None = None,
     ) -> str:
         """An exact slice of a stashed result (JSON path, line range or page)."""
+        _check_length("path", path)
         row = self._row(rid)
         cap = min(max_tokens or self.config.read_cap_tokens, self.config.read_cap_tokens)
-        return read_slice(
+        text = read_slice(
             row["content"],
             bool(row["is_json"]),
             path=path,
@@ -439,6 +492,12 @@ class Guard:
             cap=cap,
             count=self.count,
         )
+        return self._redacted(text)
+
+    def _redacted(self, text: str) -> str:
+        """A reply with credentials redacted: stored content already is, unless it was
+        stashed before redaction existed or by a guard configured without it."""
+        return redact_text(text)[0] if self.config.redact else text
 
     def extract(self, rid: str, query: str) -> str:
         """Answer ``query`` from a stashed result: locally first, then the LLM if configured.
@@ -449,18 +508,19 @@ class Guard:
         """
         if not query or not query.strip():
             raise InvalidInput("query is required")
+        _check_length("query", query)
         row = self._row(rid)
         is_json = bool(row["is_json"])
         local = extract_local(row["content"], is_json, query)
         llm = self.config.llm
         if local.useful() or llm is None or local.method != "ranking":
-            return self._render_local(rid, query, local)
+            return self._redacted(self._render_local(rid, query, local))
         content = row["content"]
         if is_json:
             content = view_text(content, True)  # chunk line numbers are read_result's
         chunks = chunk_lines(content, self.config.chunk_tokens, self.count)
         if len(chunks) > self.config.max_chunks:
-            return self._render_local(rid, query, local, too_big=len(chunks))
+            return self._redacted(self._render_local(rid, query, local, too_big=len(chunks)))
         result = map_reduce(
             llm,
             row["tool_name"],
@@ -469,50 +529,62 @@ class Guard:
             concurrency=self.config.concurrency,
             count=self.count,
         )
-        return self._render_llm(rid, query, result)
+        return self._redacted(self._render_llm(rid, query, result))
 
     def _render_llm(self, rid: str, query: str, result: MapReduceResult) -> str:
         """The map-reduce answer under ``extract_cap_tokens``, like a local one: a provider
         that ignored ``max_tokens`` returned a 200,000-character answer whole."""
         head = (
-            f'[extract from {rid} · query "{query}" · method: LLM map-reduce · '
+            f'[extract from {rid} · query "{echo(query)}" · method: LLM map-reduce · '
             f"{result.chunks} chunk(s), {result.calls} call(s), "
             f"{len(result.failed)} failed]"
         )
         answer = result.answer or "(no chunk that answered had matching content)"
         cap = self.config.extract_cap_tokens
-        shown = cap_text(answer, cap, self.count)
+        failed = [
+            f"FAILED chunk {chunk.index} (lines {chunk.first_line}-{chunk.last_line}): "
+            f"{error} — read it with read_result(lines=...)"
+            for chunk, error in result.failed
+        ]
+        room = cap - self.count("\n".join([head, *failed])) - HEADER_TOKENS // 2
+        shown = cap_text(answer, max(room, 1), self.count)
         out = [head, shown]
         if shown != answer:
             out.append(
                 f"…(answer cut at {cap:,} of its {self.count(answer):,} tokens: ask a narrower"
                 " query, or read the chunks' lines with read_result(lines=...))"
             )
-        for chunk, error in result.failed:
-            out.append(
-                f"FAILED chunk {chunk.index} (lines {chunk.first_line}-{chunk.last_line}): "
-                f"{error} — read it with read_result(lines=...)"
-            )
-        return "\n".join(out)
+        return self._capped("\n".join(out + failed))
+
+    def _capped(self, text: str) -> str:
+        """``text`` within ``extract_cap_tokens``, header included: the last guarantee when
+        the parts around an answer (failed chunks, a long header) crowd it."""
+        cap = self.config.extract_cap_tokens
+        return text if self.count(text) <= cap else cap_text(text, cap - 8, self.count) + " …(cut)"
 
     def _render_local(
         self, rid: str, query: str, found: Extraction, *, too_big: int | None = None
     ) -> str:
+        method = {"jsonpath": "JSONPath", "regex": "regex", "ranking": "local ranking"}
+        head = f'[extract from {rid} · query "{echo(query)}" · method: {method[found.method]} · '
+        why = "" if too_big is None else "\n" + self._too_big(too_big)
+        budget = self.config.extract_cap_tokens - self.count(head + why) - HEADER_TOKENS
         shown, used, out = 0, 0, []
-        cap = self.config.extract_cap_tokens
         for where, body in found.fragments:
             piece = f"--- {where}\n{body}"
             cost = self.count(piece)
-            if shown and used + cost > cap:
+            if shown and used + cost > budget:
                 break
-            out.append(piece if cost <= cap else piece[: cap * 3] + " …(cut; use read_result)")
+            if cost > budget:
+                piece = (
+                    cap_text(piece, max(budget - 10, 1), self.count) + " …(cut; use read_result)"
+                )
+                cost = self.count(piece)
+            out.append(piece)
             used += cost
             shown += 1
-        method = {"jsonpath": "JSONPath", "regex": "regex", "ranking": "local ranking"}
-        head = f'[extract from {rid} · query "{query}" · method: {method[found.method]} · '
-        why = "" if too_big is None else "\n" + self._too_big(too_big)
         if not out:
-            return head + "no match]" + why + "\n" + NO_MATCH[found.method]
+            return self._capped(head + "no match]" + why + "\n" + NO_MATCH[found.method])
         head += f"{shown} of {found.total_matches} match(es) shown]"
         if found.method == "ranking" and not found.useful():
             head += (
@@ -521,7 +593,7 @@ class Guard:
             )
         if shown < found.total_matches and found.method != "ranking":
             head += f"\n({found.total_matches - shown} more: narrow the query or use read_result)"
-        return head + "\n" + "\n".join(out)
+        return self._capped(head + "\n" + "\n".join(out))
 
     def _too_big(self, chunks: int) -> str:
         return (

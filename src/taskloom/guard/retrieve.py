@@ -108,6 +108,16 @@ HEADER_TOKENS = 100
 MIN_READ_TOKENS = 2 * HEADER_TOKENS
 """The smallest read cap: below it the header would crowd out the slice it describes."""
 PRETTY_NOTE = " (of the JSON pretty-printed with 2-space indent)"
+ECHO_CHARS = 200
+"""How much of a model's query, path or pattern an answer or an error repeats."""
+MAX_QUERY_CHARS = 2_000
+"""The longest query or path accepted; a real one is a few dozen characters."""
+
+
+def echo(text: str, limit: int = ECHO_CHARS) -> str:
+    """``text`` as an answer repeats it: at most ``limit`` characters, then "…". Echoing a
+    model's argument whole let a 50 KB path come back as a 50 KB error, past every cap."""
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def view_text(content: str, is_json: bool) -> str:
@@ -279,16 +289,19 @@ def _read_path(
         raise InvalidInput("`path` works on JSON results; this one is text: use `lines`")
     matches = json_path(json.loads(content), path)
     if not matches:
-        raise InvalidInput(f"JSONPath {path!r} matches nothing in this result")
+        raise InvalidInput(f"JSONPath {echo(path)!r} matches nothing in this result")
     body = "\n".join(f"{p}: {json.dumps(v, indent=2, ensure_ascii=False)}" for p, v in matches)
     body_lines = body.split("\n")
+    again = json.dumps(path) if len(path) <= ECHO_CHARS // 2 else "<the same path>"
+    shown = echo(path, ECHO_CHARS // 2)
+    budget = max(budget - count(shown) - count(again), HEADER_TOKENS // 2)
     start = _page_start(body_lines, page, budget, count)
     end = _cut(body_lines, start, len(body_lines), budget, count)
-    head = f"[{path} · {len(matches)} match(es)"
+    head = f"[{shown} · {len(matches)} match(es)"
     if (start, end) != ((0, 0), (len(body_lines), 0)):
         head += f" · shown: {_span(body_lines, start, end)}"
     if end < (len(body_lines), 0):
-        nxt = f"path={json.dumps(path)}, page={page + 1}"
+        nxt = f"path={again}, page={page + 1}"
         head += f"; {_remaining(body_lines, end)}: read_result(..., {nxt}) or narrow the path"
     return head + "]\n" + _text(body_lines, start, end)
 
@@ -325,7 +338,7 @@ def _read_lines(
 def _parse_lines(spec: str, total: int) -> tuple[int, int]:
     match = _LINES_ARG.match(spec)
     if not match:
-        raise InvalidInput(f"`lines` must look like '120-180' or '120-' (got {spec!r})")
+        raise InvalidInput(f"`lines` must look like '120-180' or '120-' (got {echo(spec, 40)!r})")
     first = int(match.group(1))
     last = int(match.group(2)) if match.group(2) else total
     if first < 1:
@@ -381,8 +394,8 @@ def _filter_value(raw: str) -> Any:
         return json.loads(raw)
     except ValueError:
         raise InvalidInput(
-            f"JSONPath filter value {raw!r} is not a number, true, false or null: "
-            f"quote a string, e.g. [?(@.state=='open')] or [?(@.login==\"{raw}\")]"
+            f"JSONPath filter value {echo(raw, 60)!r} is not a number, true, false or null: "
+            f"quote a string, e.g. [?(@.state=='open')] or [?(@.login==\"{echo(raw, 60)}\")]"
         ) from None
 
 
@@ -407,13 +420,15 @@ def json_path(value: Any, expr: str) -> list[tuple[str, Any]]:
     and filters ``[?(@.key op value)]``. Returns ``(concrete path, value)`` pairs."""
     expr = expr.strip()
     if not expr.startswith("$"):
-        raise InvalidInput(f"a JSONPath starts with '$' (got {expr!r})")
+        raise InvalidInput(f"a JSONPath starts with '$' (got {echo(expr, 60)!r})")
     current: list[tuple[str, Any]] = [("$", value)]
     pos = 1
     while pos < len(expr):
         m = _PATH_TOKEN.match(expr, pos)
         if m is None:
-            raise InvalidInput(f"cannot parse JSONPath {expr!r} at {expr[pos:]!r}")
+            raise InvalidInput(
+                f"cannot parse JSONPath {echo(expr, 100)!r} at {echo(expr[pos:], 60)!r}"
+            )
         pos = m.end()
         right = _filter_value(m.group("fval")) if m.group("fkey") is not None else None
         nxt: list[tuple[str, Any]] = []
@@ -499,22 +514,22 @@ def _json_records(value: Any) -> list[Record]:
     for path, node in _descend(value, "$"):
         if not isinstance(node, dict):
             continue
-        scalars = {k: v for k, v in node.items() if not isinstance(v, dict | list)}
-        nested = {k: v for k, v in node.items() if isinstance(v, dict)}
+        present = {k: v for k, v in node.items() if v is not None}
+        scalars = {k: v for k, v in present.items() if not isinstance(v, dict | list)}
+        nested = {k: v for k, v in present.items() if isinstance(v, dict)}
         words: list[str] = terms(" ".join(re.findall(r"[A-Za-z0-9]+", path.split("[")[-1])))
         exact = set()
         for k, v in scalars.items():
             words.extend(terms(k.replace("_", " ")))
-            if v is not None:
-                words.extend(terms(str(v)))
-                exact.add(str(v).lower())
+            words.extend(terms(str(v)))
+            exact.add(str(v).lower())
         for k, v in nested.items():
             words.extend(terms(k.replace("_", " ")))
             for ik in IDENTITY_KEYS:
                 if ik in v and not isinstance(v[ik], dict | list) and v[ik] is not None:
                     words.extend(terms(str(v[ik])))
-        keys = frozenset(k.lower() for k in node) | frozenset(
-            part for k in node for part in k.lower().split("_")
+        keys = frozenset(k.lower() for k in present) | frozenset(
+            part for k in present for part in k.lower().split("_")
         )
         ident = frozenset(str(scalars[k]).lower() for k in IDENTITY_KEYS if k in scalars)
         name = re.sub(r"\[.*?\]", "", path.rsplit(".", 1)[-1]).lower()
@@ -543,25 +558,21 @@ def _text_records(text: str, block: int = 30) -> list[Record]:
 def _render_record(node: dict[str, Any], wanted: set[str]) -> str:
     """A record's identity fields, the fields the query names, nested identities inline."""
     shown: dict[str, Any] = {}
-    hidden = 0
-    for key, value in compact(node).value.items():
-        key_terms = set(terms(key.replace("_", " "))) | {key.lower()}
-        relevant = key in IDENTITY_KEYS or key_terms & wanted
+    fields = compact(node).value
+    for key, value in fields.items():
+        named = bool((set(terms(key.replace("_", " "))) | {key.lower()}) & wanted)
+        if len(shown) >= MAX_FIELDS and not named:  # a field the query names always shows
+            continue
+        relevant = named or key in IDENTITY_KEYS
         if isinstance(value, dict):
             ident = {k: value[k] for k in IDENTITY_KEYS if k in value}
             if relevant or ident:
                 shown[key] = ident or "{…}"
-            else:
-                hidden += 1
         elif isinstance(value, list):
             shown[key] = value if relevant and len(dumps(value)) < 400 else f"[{len(value)} items]"
         elif relevant or (isinstance(value, str | int | float) and set(terms(str(value))) & wanted):
             shown[key] = value if not isinstance(value, str) else _scalar_text(value)
-        else:
-            hidden += 1
-        if len(shown) >= MAX_FIELDS:
-            hidden += len(node) - len(shown) - hidden
-            break
+    hidden = len(fields) - len(shown)
     text = dumps(shown)
     return text + (f"  (+{hidden} more fields)" if hidden > 0 else "")
 
@@ -613,7 +624,7 @@ def _regex_hits(source: str, flag_letters: str, text: str) -> list[tuple[int, st
     try:
         pattern = regex.compile(source, flags)
     except regex.error as exc:
-        raise InvalidInput(f"bad regex {source!r}: {exc}") from None
+        raise InvalidInput(f"bad regex {echo(source, 100)!r}: {exc}") from None
     deadline = time.monotonic() + REGEX_SECONDS
     hits = []
     try:
@@ -625,7 +636,7 @@ def _regex_hits(source: str, flag_letters: str, text: str) -> list[tuple[int, st
                 hits.append((number, line))
     except TimeoutError:
         raise InvalidInput(
-            f"regex {source!r} took over {REGEX_SECONDS:g} s on this result: simplify it"
+            f"regex {echo(source, 100)!r} took over {REGEX_SECONDS:g} s on this result: simplify it"
             " (nested repeats such as (a+)+ can backtrack without end)"
         ) from None
     return hits

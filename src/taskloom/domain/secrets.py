@@ -1,0 +1,83 @@
+"""Whether a key names a secret: a task's payload refuses such keys, the guard redacts their
+values in tool results. Judged by the key's words, so that ``max_tokens``, ``author`` or
+``next_page_token`` pass."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+_SECRET_WORDS = frozenset(
+    {
+        "pass",
+        "pwd",
+        "auth",
+        "authorization",
+        "credential",
+        "credentials",
+        "cookie",
+        "cookies",
+        "bearer",
+        "jwt",
+    }
+)
+_SECRET_ENDINGS = (
+    "password",
+    "passwords",
+    "passwd",
+    "passphrase",
+    "secret",
+    "secrets",
+    "apikey",
+    "apikeys",
+    "apitoken",
+    "apitokens",
+    "authtoken",
+    "accesstoken",
+    "refreshtoken",
+    "accesskey",
+    "privatekey",
+    "privkey",
+    "sessionid",
+    "sessionkey",
+    "signingkey",
+    "sshkey",
+)
+"""Secret names written as one word (``PGPASSWORD``, ``apikeys``, ``dbpassword``)."""
+_SECRET_PAIRS = frozenset(
+    {
+        ("api", "key"),
+        ("api", "token"),
+        ("access", "key"),
+        ("access", "token"),
+        ("private", "key"),
+        ("session", "id"),
+        ("session", "key"),
+        ("signing", "key"),
+        ("encryption", "key"),
+        ("ssh", "key"),
+    }
+)
+"""Two words that name a secret together; the second also in the plural (``api_keys``)."""
+_NOT_SECRET_TOKEN = frozenset(
+    {"count", "limit", "budget", "usage", "used", "total", "max", "min", "num", "number"}
+    | {"page", "next", "prev", "previous", "continuation", "sync", "resume", "cursor", "type"}
+)
+"""Words that make ``token`` a count (``token_count``, ``max_token``), as ``tokens`` is, or a
+place in a listing (``next_page_token``, ``continuation_token``): redacted, a model could not
+ask for the next page."""
+_KEY_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def looks_secret(key: str) -> bool:
+    """Whether a key (of a task's payload, of a tool's result) names a secret, judged by its
+    words (``apiKey``, ``AUTH_TOKEN``, ``x-api-key``, ``PGPASSWORD``) so that ``max_tokens``,
+    ``token_count`` or ``author`` are not mistaken for one."""
+    words = [w.lower() for w in _KEY_WORDS.findall(key)]
+    for at, word in enumerate(words):
+        if word == "token":
+            if _NOT_SECRET_TOKEN.isdisjoint(words[max(at - 1, 0) : at + 2]):
+                return True
+        elif word in _SECRET_WORDS or word.endswith(_SECRET_ENDINGS):
+            return True
+    return any((a, b.removesuffix("s")) in _SECRET_PAIRS for a, b in itertools.pairwise(words))
