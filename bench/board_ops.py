@@ -1,7 +1,8 @@
 """Benchmark: one ``todo`` tool dispatch through the real SQLite store.
 
 Prints p50/p99 for ``add`` and ``update_status`` on a 50-card and a 990-card board (under the
-1,000-card limit), next to a raw ``sqlite3`` baseline (one INSERT + COMMIT in WAL mode) measured in the same run.
+1,000-card limit), next to a raw ``sqlite3`` baseline (one INSERT + COMMIT in WAL mode)
+measured in the same run.
 
     make bench            # or: .venv/bin/python bench/board_ops.py [--n 500]
 """
