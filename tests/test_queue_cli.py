@@ -438,3 +438,24 @@ def test_session_start_counts_a_task_whose_lease_ran_out(
     assert code == 0 and claimed["id"] in out
     code, out, _ = run(capsys, "tasks", "list", "--status", "in_progress", *db, "--json")
     assert [t["id"] for t in json.loads(out)] == [claimed["id"]]  # no sweep: only read
+
+
+def test_doctor_reports_and_purges_stashed_results_past_their_ttl(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from datetime import UTC, datetime
+
+    import taskloom
+    from tests.conftest import FakeClock
+
+    url = f"sqlite:///{tmp_path / 'q.db'}"
+    with taskloom.connect(url, clock=FakeClock(datetime(2026, 1, 1, tzinfo=UTC))) as tl:
+        for thread in ("a", "b", "c"):
+            tl.guard(thread).wrap("cat", "word " * 5000)  # its TTL ended long ago
+        tl.guard("d").wrap("cat", "word " * 5000)
+    code, out, _ = run(capsys, "doctor", "--db", url)
+    assert code == 0 and "expired stash results: 4" in out
+    code, out, _ = run(capsys, "doctor", "--db", url, "--fix", "--json")
+    assert json.loads(out)["purged_stash_results"] == 4
+    code, out, _ = run(capsys, "doctor", "--db", url)
+    assert "expired stash results: 0" in out

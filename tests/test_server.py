@@ -721,3 +721,30 @@ def test_a_database_failure_is_logged_by_the_server(
         r = request(tl, "GET", "/api/threads")
     assert r.status_code == 500 and "restart the process" in r.json()["message"]
     assert "GET /api/threads: the database file x was deleted" in caplog.text
+
+
+def test_the_server_purges_expired_stashed_results_of_every_thread(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    """Only a thread stashing again purged its own expired results: an ended thread's stayed
+    on disk, up to its quota, for ever."""
+    tl = tl_fixed
+    for thread in ("a", "b"):
+        assert "stashed" in tl.guard(thread).wrap("cat", "word " * 5000).lower()
+    clock.advance(8 * 86400)  # past the 7-day TTL
+    app = create_app(tl, prune_every_s=0.05, mcp=False)
+
+    async def go() -> None:
+        async with app.router.lifespan_context(app):
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                with tl.store.read() as tx:
+                    if tx.query_one("SELECT count(*) AS n FROM stash_results")["n"] == 0:
+                        return
+                await asyncio.sleep(0.05)
+
+    asyncio.run(go())
+    with tl.store.read() as tx:
+        assert tx.query_one("SELECT count(*) AS n FROM stash_results")["n"] == 0
+        log = tx.query("SELECT action FROM stash_log WHERE action = 'expired'")
+    assert len(log) == 2

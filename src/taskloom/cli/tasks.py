@@ -22,6 +22,7 @@ from taskloom.cli.common import (
 from taskloom.domain.common import parse_json, parse_json_object
 from taskloom.domain.errors import InvalidInput
 from taskloom.domain.queue import Task, claim_command
+from taskloom.guard.stash import count_expired, purge_stash
 from taskloom.queue import Queue
 
 app = typer.Typer(help="The shared work queue.", no_args_is_help=True)
@@ -345,8 +346,8 @@ def doctor(
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Check the database, and report stuck, orphaned, poisoned and dead tasks; --fix
-    reclaims and cancels, never live work.
+    """Check the database, and report stuck, orphaned, poisoned and dead tasks and stashed
+    results past their TTL; --fix reclaims, cancels and purges, never live work.
 
     Example: taskloom doctor --fix
     """
@@ -355,15 +356,24 @@ def doctor(
     # like a healthy, empty queue.
     tl = open_existing(db)
     tl.store.check()  # a damaged file is an error here, whatever its size
-    report = {"database": "ok", **tl.queue.doctor(fix=fix, poisoned_at=poisoned_at)}
+    report: dict[str, Any] = {
+        "database": "ok",
+        **tl.queue.doctor(fix=fix, poisoned_at=poisoned_at),
+    }
+    with tl.store.read() as tx:
+        report["expired_stash_results"] = count_expired(tx, tl.now())
+    if fix and report["expired_stash_results"]:
+        report["purged_stash_results"] = purge_stash(tl)
     if as_json:
         print_json(report)
         return
     print_text("database: ok")
     del report["database"]
-    for category, ids in report.items():
-        if category != "fixed" or fix:  # nothing is fixed without --fix: no line to read
-            print_text(f"{category}: {len(ids)}" + (f"  {' '.join(ids)}" if ids else ""))
+    for category, found in report.items():
+        if isinstance(found, int):
+            print_text(f"{category.replace('_', ' ')}: {found}")
+        elif category != "fixed" or fix:  # nothing is fixed without --fix: no line to read
+            print_text(f"{category}: {len(found)}" + (f"  {' '.join(found)}" if found else ""))
 
 
 @hook_app.command()

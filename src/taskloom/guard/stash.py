@@ -15,10 +15,13 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from taskloom.domain.common import iso
 from taskloom.store.base import Row, Transaction
+
+if TYPE_CHECKING:
+    from taskloom.client import Taskloom
 
 log = logging.getLogger("taskloom.guard")
 
@@ -46,16 +49,34 @@ def _log(tx: Transaction, thread: str, rid: str, action: str, detail: str, now: 
     log.info("stash %s %s/%s: %s", action, thread, rid, detail)
 
 
-def purge_expired(tx: Transaction, thread: str, now: datetime) -> int:
+def purge_expired(tx: Transaction, thread: str | None, now: datetime) -> int:
+    """Delete the results whose TTL has passed, of ``thread`` or (``None``) of every thread:
+    a stash purged only when its own thread stashed again kept an ended thread's results, up
+    to its quota, for ever."""
     stamp = iso(now)
+    where, params = "expires_at <= ?", [stamp]
+    if thread is not None:
+        where, params = f"thread_id = ? AND {where}", [thread, stamp]
     gone = tx.query(
-        "SELECT result_id, expires_at FROM stash_results WHERE thread_id = ? AND expires_at <= ?",
-        (thread, stamp),
+        f"SELECT thread_id, result_id, expires_at FROM stash_results WHERE {where}", params
     )
     for row in gone:
-        _log(tx, thread, row["result_id"], "expired", f"TTL reached {row['expires_at']}", stamp)
-    tx.execute("DELETE FROM stash_results WHERE thread_id = ? AND expires_at <= ?", (thread, stamp))
+        detail = f"TTL reached {row['expires_at']}"
+        _log(tx, row["thread_id"], row["result_id"], "expired", detail, stamp)
+    tx.execute(f"DELETE FROM stash_results WHERE {where}", params)
     return len(gone)
+
+
+def purge_stash(tl: Taskloom) -> int:
+    """Delete every thread's results past their TTL, in one write; how many went."""
+    with tl.store.write() as tx:
+        return purge_expired(tx, None, tl.now())
+
+
+def count_expired(tx: Transaction, now: datetime) -> int:
+    """How many results of all threads are past their TTL, waiting for :func:`purge_expired`."""
+    row = tx.query_one("SELECT count(*) AS n FROM stash_results WHERE expires_at <= ?", (iso(now),))
+    return int(row["n"]) if row else 0
 
 
 def put(tx: Transaction, row: Row, now: datetime, limits: Limits) -> str:

@@ -33,6 +33,7 @@ from taskloom.client import Taskloom
 from taskloom.domain.board import CardStatus
 from taskloom.domain.common import UNSET
 from taskloom.domain.errors import Conflict, InvalidInput, TaskloomError, TooLarge
+from taskloom.guard.stash import purge_stash
 from taskloom.outbox import prune_events
 from taskloom.server.hub import EventHub
 from taskloom.server.pool import REQUESTS
@@ -266,11 +267,14 @@ def create_app(
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         return JSONResponse({"error": code, "message": exc.detail}, exc.status_code)
 
+    prunes_events = retain_events is not None or retain_age is not None
+
     async def retention() -> None:
-        """Prune in batches (a stop waits for one at most), survive any failure."""
+        """Prune in batches (a stop waits for one at most), survive any failure. Stashed
+        results past their TTL go too, whatever thread they belong to."""
         while True:
             try:
-                while await call(
+                while prunes_events and await call(
                     prune_events,
                     tl.store,
                     tl.now(),
@@ -280,29 +284,30 @@ def create_app(
                 ):
                     pass
             except Exception as exc:  # a locked database, say: try again next time
-                log.warning(
-                    "pruning the event log failed, retrying in %gs: %s: %s",
-                    prune_every_s,
-                    type(exc).__name__,
-                    exc,
-                )
+                _retry_later("pruning the event log", exc)
+            try:
+                await call(purge_stash, tl)
+            except Exception as exc:
+                _retry_later("purging expired stashed results", exc)
             await asyncio.sleep(prune_every_s)
+
+    def _retry_later(what: str, exc: Exception) -> None:
+        log.warning(
+            "%s failed, retrying in %gs: %s: %s", what, prune_every_s, type(exc).__name__, exc
+        )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        pruner = None
-        if retain_events is not None or retain_age is not None:
-            pruner = asyncio.create_task(retention())
+        pruner = asyncio.create_task(retention())
         async with contextlib.AsyncExitStack() as stack:
             if mcp_manager is not None:
                 await stack.enter_async_context(mcp_manager.run())
             try:
                 yield
             finally:
-                if pruner is not None:
-                    pruner.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await pruner
+                pruner.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await pruner
                 await hub.stop()
 
     routes = [
