@@ -1,4 +1,5 @@
-"""Credentials in tool output never reach the model, the stash table or the summarizer."""
+"""Credentials in tool output the guard stashes never reach the stash table, the summarizer or
+what the model reads back; an output passed through is left as it is unless asked."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from taskloom.tools import ToolContext
 
 KEY = "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWXYZ012345"
 T1 = ToolContext(thread_id="t1")
+STRICT = GuardConfig(redact_pass_through=True)
 
 
 def stored_contents(tl: Taskloom) -> str:
@@ -73,8 +75,18 @@ def test_a_key_in_a_large_json_result_is_nowhere(tl: Taskloom) -> None:
         ("secret: s3cr3t-value # prod", "secret: [redacted] # prod"),
     ],
 )
-def test_small_outputs_pass_through_redacted(tl: Taskloom, output: str, kept: str) -> None:
-    assert tl.guard("t1").wrap("shell", output) == kept
+def test_small_outputs_pass_through_redacted_when_asked(
+    tl: Taskloom, output: str, kept: str
+) -> None:
+    assert tl.guard("t1", STRICT).wrap("shell", output) == kept
+
+
+def test_a_small_output_passes_through_as_the_tool_returned_it(tl: Taskloom) -> None:
+    """A coding agent reading a config file to change one line, shown ``[redacted]``, would
+    write ``[redacted]`` back over the user's key."""
+    env = f"OPENAI_API_KEY={KEY}\nDEBUG=1\n"
+    assert tl.guard("t1").wrap("read_file", env) == env.strip()
+    assert stored_contents(tl) == ""
 
 
 def test_what_only_looks_like_a_secret_name_is_kept(tl: Taskloom) -> None:
@@ -82,17 +94,17 @@ def test_what_only_looks_like_a_secret_name_is_kept(tl: Taskloom) -> None:
         '{"token_count":5,"max_tokens":100,"auth":true,"author":"bob","tokens":12,'
         '"token_type":"bearer","password":null}'
     )
-    assert tl.guard("t1").wrap("api", text) == text
+    assert tl.guard("t1", STRICT).wrap("api", text) == text
     code = "token = request.headers['x']\npassword = ask()\nPWD=/home/me\nsk-short"
-    assert tl.guard("t1").wrap("cat", code) == code
+    assert tl.guard("t1", STRICT).wrap("cat", code) == code
     # A listing's place is not a secret: redacted, the model could not ask for the next page.
     page = '{"items":[1,2],"nextPageToken":"CAUQAA","continuation_token":"abc123def"}'
-    assert tl.guard("t1").wrap("api", page) == page
+    assert tl.guard("t1", STRICT).wrap("api", page) == page
 
 
 def test_python_values_are_redacted_and_the_input_is_untouched(tl: Taskloom) -> None:
     value = {"config": {"api_key": "abc123", "note": f"use {KEY}"}, "n": 1}
-    out = tl.guard("t1").wrap("tool", value)
+    out = tl.guard("t1", STRICT).wrap("tool", value)
     assert json.loads(out) == {
         "config": {"api_key": "[redacted]", "note": "use [redacted]"},
         "n": 1,

@@ -79,9 +79,11 @@ class GuardConfig:
     the single-call LLM path is reachable; ``max_chunks`` bounds the calls of one map-reduce
     (a result over it gets a message saying how to narrow the query, not 89 calls).
 
-    ``redact`` (on by default) replaces credentials in tool output by ``[redacted]`` before
-    anything is measured, shown, summarized or stored (:mod:`~taskloom.guard.redact`); turn
-    it off only for a thread whose tools are known to return none.
+    ``redact`` (on by default) replaces credentials by ``[redacted]`` in every output the
+    guard stashes or compacts, before it is stored, previewed, summarized or read back
+    (:mod:`~taskloom.guard.redact`). An output small enough to pass through is handed on as
+    the tool returned it, unless ``redact_pass_through``: a coding agent that reads a config
+    file to change one line and is shown ``[redacted]`` writes ``[redacted]`` back.
     """
 
     threshold_tokens: int = 3_000
@@ -102,6 +104,7 @@ class GuardConfig:
     breaker_trips_after: int = 3
     breaker_cooldown: timedelta = timedelta(minutes=15)
     redact: bool = True
+    redact_pass_through: bool = False
 
     def __post_init__(self) -> None:
         if self.threshold_tokens < 1 or self.read_cap_tokens < 1 or self.chunk_tokens < 1:
@@ -239,19 +242,21 @@ class Guard:
             except TypeError:
                 output = json.dumps(value, ensure_ascii=False, default=repr)
                 value = None
-        redacted = 0
         if value is not None:
-            if self.config.redact:
-                value, redacted = redact_value(value)
-                output = value
-            return self._stash_json(tool_name, value, output, hint, redacted)
+            return self._stash_json(tool_name, value, output, hint)
         text = valid_text(output if isinstance(output, str) else str(output))
-        if self.config.redact:  # before anything is measured, shown or stored
-            text, redacted = redact_text(text)
         value = _parse_json(text)
         if value is not None:
-            return self._stash_json(tool_name, value, text, hint, redacted)
-        return self._stash_text(tool_name, text, hint, redacted)
+            return self._stash_json(tool_name, value, text, hint)
+        return self._stash_text(tool_name, text, hint)
+
+    def _passed(self, text: str, tokens: int) -> Wrapped:
+        """An output small enough to hand on, as it is unless ``redact_pass_through``."""
+        if self.config.redact and self.config.redact_pass_through:
+            text, redacted = redact_text(text)
+            if redacted:
+                return Wrapped(text, "pass", self.count(text))
+        return Wrapped(text, "pass", tokens)
 
     @staticmethod
     def _redaction_note(redacted: int) -> tuple[str, ...]:
@@ -262,13 +267,19 @@ class Guard:
             " too).",
         )
 
-    def _stash_json(
-        self, tool: str, value: Any, output: Any, hint: str | None, redacted: int = 0
-    ) -> Wrapped:
+    def _stash_json(self, tool: str, value: Any, output: Any, hint: str | None) -> Wrapped:
         minified = dumps(value)
         tokens = self.count(minified)
         if tokens <= self.config.threshold_tokens:
-            return Wrapped(minified, "pass", tokens)
+            return self._passed(minified, tokens)
+        redacted = 0
+        if self.config.redact:  # before anything is stored, shown or summarized
+            value, redacted = redact_value(value)
+            if redacted:
+                minified = dumps(value)
+                tokens = self.count(minified)
+                if isinstance(output, str):
+                    output = redact_text(output)[0]
         original = output if isinstance(output, str) else minified
         rid = result_id(tool, original)
         lines = view_text(original, True).count("\n") + 1  # as read_result numbers them
@@ -303,14 +314,19 @@ class Guard:
         )
         return self._stash_placeholder(facts, original, hint)
 
-    def _stash_text(self, tool: str, text: str, hint: str | None, redacted: int = 0) -> Wrapped:
+    def _stash_text(self, tool: str, text: str, hint: str | None) -> Wrapped:
         """Text over the threshold is stored exactly as the tool returned it: reading it back
         must give the exact lines (source code keeps its ``<vector>``, its indentation and
         its blank lines). Only what the model is shown, the preview, is cleaned of markup."""
         cleaned = clean(text)
         tokens = self.count(cleaned.text)
         if tokens <= self.config.threshold_tokens:
-            return Wrapped(cleaned.text, "pass", tokens)
+            return self._passed(cleaned.text, tokens)
+        redacted = 0
+        if self.config.redact:  # before anything is stored, shown or summarized
+            text, redacted = redact_text(text)
+            if redacted:
+                cleaned = clean(text)
         shown = cleaned.text
         half = self.config.preview_chars // 3
         preview = shown[: self.config.preview_chars - half] + "\n…\n" + shown[-half:]
