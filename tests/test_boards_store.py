@@ -450,3 +450,17 @@ def test_a_thread_id_with_control_characters_is_refused(tl: Taskloom, thread: st
     with pytest.raises(InvalidInput, match="control characters"):
         tl.board(thread).add("card")
     assert tl.threads() == []
+
+
+def test_claim_card_takes_one_status_and_a_second_in_progress_names_the_first(
+    tl_fixed: Taskloom,
+) -> None:
+    """``claim_card(id, "todo")`` read "todo" letter by letter; the in-progress error gave
+    only a count, so the model had to list the board to find the card to finish."""
+    b = tl_fixed.board("t1")
+    first = b.add("Write tests")["card"]["id"]
+    second = b.add("Deploy")["card"]["id"]
+    assert b.claim_card(first, "todo")["card"]["status"] == "in_progress"
+    with pytest.raises(InvariantViolation) as err:
+        b.claim_card(second, ["todo"])
+    assert f"'Write tests' ({first}) is in progress already" in str(err.value)

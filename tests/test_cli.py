@@ -95,6 +95,31 @@ def test_plan_approval_from_cli(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "not awaiting approval (status: ready)" in capsys.readouterr().err
 
 
+def test_approve_is_tied_to_the_plan_the_person_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without ``--seen``, a plan the model changed between ``board list`` and ``board
+    approve`` was approved unseen."""
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    assert (
+        main(["board", "add", "t", "Deploy", "--plan", "push", "--needs-approval", "--db", db]) == 0
+    )
+    capsys.readouterr()
+    assert main(["board", "list", "t", "--db", db]) == 0
+    listed = capsys.readouterr().out
+    with taskloom.connect(db) as tl:
+        card = tl.board("t").get().cards[0]
+        assert f"taskloom board approve t {card.id} --seen {card.updated_at}" in listed
+        tl.board("t").as_model().edit(card.id, plan=["push", "drop the database"])
+        for command in ("approve", "reject"):
+            seen = ["--seen", card.updated_at]
+            assert main(["board", command, "t", card.id, *seen, "--db", db]) == 1
+            assert "changed since it was shown" in capsys.readouterr().err
+        now = tl.board("t").get().cards[0].updated_at
+    assert main(["board", "approve", "t", card.id, "--seen", now, "--db", db]) == 0
+    assert "drop the database" in capsys.readouterr().out
+
+
 def test_user_text_is_printed_verbatim(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = f"sqlite:///{tmp_path / 'cli.db'}"
     assert main(["board", "add", "t", "[bold]not markup[/bold]", "--db", db]) == 0

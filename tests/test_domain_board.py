@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from datetime import UTC, datetime, timedelta
 
@@ -11,6 +12,7 @@ from taskloom.domain import board as ops
 from taskloom.domain.approval import check_model_change
 from taskloom.domain.board import Board, CardPatch, CardStatus, parse_status, render_markdown
 from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound
+from taskloom.domain.limits import MAX_BOARD_BYTES
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 T1 = T0 + timedelta(minutes=1)
@@ -399,3 +401,97 @@ def test_a_plan_edited_in_the_same_millisecond_is_not_the_plan_that_was_seen() -
         ops.decide_plan(edited, "c1", True, now=T0, seen=seen)
     unchanged = ops.edit(edited, "c1", CardPatch(plan=["rm -rf /"]), now=T0)
     assert unchanged.get("c1").updated_at == edited.get("c1").updated_at
+
+
+def test_claim_card_takes_one_status_or_a_list_and_refuses_other_things() -> None:
+    """A lone "todo" was read letter by letter ("invalid status 't'")."""
+    b = board_with("one")
+    b2, card = ops.claim_card(b, "c1", "todo", "in_progress", now=T1)
+    assert card.status is CardStatus.IN_PROGRESS
+    b3, _ = ops.claim_card(b2, "c1", CardStatus.IN_PROGRESS, "done", now=T1)
+    assert b3.get("c1").status is CardStatus.DONE
+    with pytest.raises(InvalidInput, match="a status or a list of statuses, not int"):
+        ops.claim_card(b, "c1", 5, "done", now=T1)  # type: ignore[arg-type]
+
+
+def test_a_second_in_progress_names_the_card_already_in_progress() -> None:
+    b = board_with("Write tests", "Deploy", "Docs")
+    b = ops.update_status(b, "c2", "in_progress", now=T1)
+    with pytest.raises(InvariantViolation) as err:
+        ops.update_status(b, "c3", "in_progress", now=T1)
+    assert "(got 2)" in str(err.value) and "'Deploy' (c2) is in progress already" in str(err.value)
+
+
+def _big(b: Board, title: str, size: int) -> Board:
+    """``b`` with a card of about ``size`` bytes of notes, set without the checks (as an
+    older version may have stored it)."""
+    b, card = ops.add(b, title, now=T0, new_id=lambda: title)
+    return dataclasses.replace(
+        b, cards=(*b.cards[:-1], dataclasses.replace(card, notes="n" * size))
+    )
+
+
+def test_a_card_s_text_is_capped_across_its_fields() -> None:
+    """Each field under 64 KiB, 100 plan steps of 65,000 bytes made a 6.5 MB card."""
+    steps = CardPatch(plan=["y" * 65_000] * 100)
+    with pytest.raises(InvalidInput, match=r"more than the 65536 \(64 KiB\) a card may hold"):
+        ops.add(Board("t"), "huge", steps, now=T0, new_id=ids())
+    two = CardPatch(notes="n" * 40_000, evidence=["e" * 30_000])
+    with pytest.raises(InvalidInput, match="shorten its notes, plan"):
+        ops.add(Board("t"), "big", two, now=T0, new_id=ids())
+    b, _ = ops.add(Board("t"), "fits", CardPatch(notes="n" * 60_000), now=T0, new_id=ids())
+    with pytest.raises(InvalidInput, match="64 KiB"):
+        ops.edit(b, "c1", CardPatch(plan=["p" * 6_000]), now=T1)
+
+
+def test_a_board_s_text_is_capped_and_an_old_oversized_board_may_shrink() -> None:
+    b, new_id = Board("t"), ids()
+    for i in range(16):
+        b, _ = ops.add(b, f"card {i}", CardPatch(notes="n" * 65_000), now=T0, new_id=new_id)
+    with pytest.raises(InvalidInput, match=r"1 MiB\) a board may hold.*remove cards that are done"):
+        ops.add(b, "one more", CardPatch(notes="n" * 10_000), now=T0, new_id=new_id)
+    old = _big(_big(Board("t"), "a", 700_000), "b", 700_000)  # stored before the limits
+    shrunk = ops.update_status(old, "a", "done", now=T1)  # same size: allowed
+    shrunk = ops.edit(shrunk, "b", CardPatch(notes="short"), now=T1)
+    assert shrunk.get("b").notes == "short"
+    with pytest.raises(InvalidInput, match="64 KiB"):
+        ops.edit(old, "a", CardPatch(plan=["one more step"]), now=T1)
+    with pytest.raises(InvalidInput, match="1 MiB"):
+        ops.add(old, "c", CardPatch(notes="n"), now=T1, new_id=ids())
+
+
+def test_a_full_board_of_ordinary_cards_is_far_below_the_limits() -> None:
+    items = [
+        CardPatch(title=f"Step {i}: update the parser", notes="n" * 200, plan=["do it", "check"])
+        for i in range(1000)
+    ]
+    b = ops.replace(Board("t"), items, now=T0, new_id=ids())
+    assert len(b.cards) == 1000
+    assert sum(c.text_size() for c in b.cards) < MAX_BOARD_BYTES // 3
+
+
+def _approved(title: str = "Drop table users") -> Board:
+    patch = CardPatch(status="awaiting_approval", approval_mode="required", plan=["back up"])
+    b, _ = ops.add(Board("t"), title, patch, now=T0, new_id=lambda: "c1")
+    return ops.decide_plan(b, "c1", True, now=T0)
+
+
+def test_a_model_cannot_swap_an_approved_plan_by_removing_and_adding_it_again() -> None:
+    b = _approved()
+    counter = itertools.count(1)
+    new_id = lambda: f"n{next(counter)}"  # noqa: E731
+    swapped = CardPatch(title="drop  TABLE users.", plan=["drop, skip backup"], status="done")
+    gone = ops.remove(b, "c1", now=T1)
+    check_model_change(b, gone)  # removing it is the model's right
+    assert gone.retired_titles == ("drop table users",)
+    for before, after in [
+        (gone, ops.replace(gone, [swapped], now=T1, new_id=new_id)),
+        (b, ops.replace(b, [swapped], now=T1, new_id=new_id)),  # one replace
+        (b, ops.add(b, "Drop table users", swapped, now=T1, new_id=new_id)[0]),  # beside it
+    ]:
+        with pytest.raises(InvariantViolation, match="needs a person's approval"):
+            check_model_change(before, after)
+    waiting = dataclasses.replace(swapped, status="awaiting_approval")
+    check_model_change(gone, ops.replace(gone, [waiting], now=T1, new_id=new_id))
+    cleared = ops.clear(b, now=T1, forget_removed=True)  # a person's fresh start
+    check_model_change(cleared, ops.replace(cleared, [swapped], now=T1, new_id=new_id))

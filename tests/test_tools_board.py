@@ -611,11 +611,11 @@ def test_todo_write_cannot_turn_a_waiting_plan_into_a_done_card_by_its_title(
     _gated(tl)
     twice = {"todos": [_done("Deploy to prod") | {"status": "pending"}, _done("Deploy to prod")]}
     r = call(tl, "todo_write", twice)
-    assert r.is_error and "waiting for a person's approval" in r.content
+    assert r.is_error and "needs a person's approval" in r.content
     assert call(tl, "todo_write", {"todos": []}).is_error is False  # dropping it is allowed
     for title in ("Deploy to prod", "  deploy   TO prod "):
         r = call(tl, "todo_write", {"todos": [_done(title)]})
-        assert r.is_error and "waiting for a person's approval" in r.content
+        assert r.is_error and "needs a person's approval" in r.content
     r = call(tl, "todo", {"op": "add", "content": "Deploy to prod", "status": "done"})
     assert r.is_error and "Resubmit the plan itself" in r.content
     assert tl.board("thread-1").list()["cards"] == []
@@ -667,14 +667,14 @@ def test_no_card_can_be_renamed_to_a_waiting_plan_s_title(tl: Taskloom) -> None:
     mine = ok(tl, "todo", {"op": "add", "content": "Write docs", "status": "done"})
     _gated(tl)
     r = call(tl, "todo", {"op": "edit", "id": mine.data["card"]["id"], "content": "Deploy to prod"})
-    assert r.is_error and "waiting for a person's approval" in r.content
+    assert r.is_error and "needs a person's approval" in r.content
     ok(
         tl,
         "todo_list",
         {"merge": True, "todos": [{"id": "1", "content": "x", "status": "completed"}]},
     )
     r = call(tl, "todo_list", {"merge": True, "todos": [{"id": "1", "content": "deploy to PROD"}]})
-    assert r.is_error and "waiting for a person's approval" in r.content
+    assert r.is_error and "needs a person's approval" in r.content
 
 
 def test_a_waiting_plan_renamed_then_removed_keeps_its_old_title_gated(tl: Taskloom) -> None:
@@ -682,7 +682,7 @@ def test_a_waiting_plan_renamed_then_removed_keeps_its_old_title_gated(tl: Taskl
     ok(tl, "todo", {"op": "edit", "id": cid, "content": "Placeholder"})
     ok(tl, "todo", {"op": "remove", "id": cid})
     r = call(tl, "todo_write", {"todos": [_done("Deploy to prod")]})
-    assert r.is_error and "waiting for a person's approval" in r.content
+    assert r.is_error and "needs a person's approval" in r.content
 
 
 @pytest.mark.parametrize(
@@ -700,7 +700,7 @@ def test_a_look_alike_title_is_the_waiting_plan_s_title(tl: Taskloom, title: str
     cid = _gated(tl)
     ok(tl, "todo", {"op": "remove", "id": cid})
     r = call(tl, "todo_write", {"todos": [_done(title)]})
-    assert r.is_error and "waiting for a person's approval" in r.content
+    assert r.is_error and "needs a person's approval" in r.content
 
 
 def test_the_memory_of_removed_plans_cannot_be_flushed_by_the_model(tl: Taskloom) -> None:
@@ -719,3 +719,97 @@ def test_the_memory_of_removed_plans_cannot_be_flushed_by_the_model(tl: Taskloom
     assert call(tl, "todo_list", back).is_error
     tl.board("thread-1").clear()  # a person's clear is a fresh start
     ok(tl, "todo_write", {"todos": [_done("Deploy to prod")]})
+
+
+def _approved_plan(tl: Taskloom) -> str:
+    gated = {"status": "awaiting_approval", "approval_mode": "required"}
+    plan = ["back up first", "drop"]
+    r = ok(tl, "todo", {"op": "add", "content": "Drop table users", "plan": plan, **gated})
+    cid = str(r.data["card"]["id"])
+    tl.board("thread-1").decide_plan(cid, True)
+    return cid
+
+
+SWAPPED = {"content": "Drop table users", "plan": ["drop, skip backup"], "status": "done"}
+
+
+@pytest.mark.parametrize(
+    "swap",
+    [
+        [("todo", {"op": "remove", "id": "{cid}"}), ("todo", {"op": "add", **SWAPPED})],
+        [("todo", {"op": "replace", "cards": [SWAPPED]})],
+        [("todo", {"op": "add", **SWAPPED}), ("todo", {"op": "remove", "id": "{cid}"})],
+        [("todo_write", {"todos": []}), ("todo_write", {"todos": [_done("drop table USERS")]})],
+        [
+            (
+                "todo_list",
+                {"todos": [{"id": "1", "content": "Drop table users", "status": "completed"}]},
+            )
+        ],
+    ],
+    ids=["remove-add", "replace", "add-beside", "todo_write", "todo_list"],
+)
+def test_a_model_cannot_swap_a_plan_a_person_approved(tl: Taskloom, swap: list) -> None:
+    """Removing an approved card and adding it again under its title (or one `replace`) put
+    a plan no one approved where the approved one had been, already done."""
+    cid = _approved_plan(tl)
+    results = []
+    for name, args in swap:
+        args = json.loads(json.dumps(args).replace("{cid}", cid))
+        results.append(call(tl, name, args))
+    assert any(r.is_error and "needs a person's approval" in r.content for r in results)
+    plans = [c.plan for c in tl.board("thread-1").get().cards if c.title == "Drop table users"]
+    assert plans in ([], [("back up first", "drop")])
+    again = ok(tl, "todo", {"op": "add", **SWAPPED, "status": "awaiting_approval"})
+    assert again.data["card"]["status"] == "awaiting_approval"  # it may ask a person again
+
+
+def test_a_person_may_still_swap_an_approved_plan(tl: Taskloom) -> None:
+    cid = _approved_plan(tl)
+    board = tl.board("thread-1")
+    board.remove(cid)
+    assert board.add("Drop table users", plan=["drop"], status="done")["card"]["status"] == "done"
+    board.clear()  # and a person's clear forgets the removed plans
+    ok(tl, "todo", {"op": "add", **SWAPPED})
+
+
+def test_a_card_and_a_board_are_capped_in_size(tl: Taskloom) -> None:
+    """Five adds of 100 steps of 65,000 bytes (and as much evidence) made a 97 MB board,
+    returned to the model on every op and stored once per change."""
+    y = ["y" * 65_000] * 100
+    huge = {"op": "add", "content": "t", "plan": y, "evidence": y, "acceptance_criteria": y}
+    r = call(tl, "todo", {**huge, "notes": "z" * 65_000})
+    assert r.is_error and "65536 (64 KiB) a card may hold" in r.content
+    assert "shorten its notes" in r.content
+    note = {"op": "add", "content": "t", "notes": "z" * 60_000}
+    for _ in range(18):
+        r = call(tl, "todo", note)
+    assert r.is_error and "1 MiB" in r.content and "remove cards that are done" in r.content
+    assert len(tl.board("thread-1").list()["cards"]) == 17  # 17 * 60 KB fit in 1 MiB
+    many = [{"id": f"c{i}", "content": f"card {i}", "status": "pending"} for i in range(1000)]
+    tl.board("thread-1").clear()
+    assert len(ok(tl, "todo_list", {"todos": many}).data["todos"]) == 1000
+
+
+def test_list_tools_get_advice_they_can_follow(tl: Taskloom) -> None:
+    """todo_write and todo_list cannot send awaiting_approval nor call revise_plan: being told
+    to "Resubmit it (awaiting_approval)" left their model only retrying."""
+    _gated(tl)
+    ok(tl, "todo_write", {"todos": []})  # drops the waiting plan
+    r = call(tl, "todo_write", {"todos": [_done("Deploy to prod")]})
+    assert r.is_error and "person's approval" in r.content
+    assert "awaiting_approval" not in r.content and "if not, leave it out" in r.content
+    same = call(tl, "todo", {"op": "add", "content": "Deploy to prod", "status": "done"})
+    assert same.is_error and "Resubmit the plan itself (awaiting_approval)" in same.content
+    tl.board("thread-1").clear()
+    cid = _gated(tl)
+    ok(tl, "todo_list", {"merge": True, "todos": [{"id": cid, "status": "cancelled"}]})
+    r = call(tl, "todo_list", {"merge": True, "todos": [{"id": cid, "status": "pending"}]})
+    assert r.is_error and "a person decides on its plan" in r.content
+    assert "Resubmit" not in r.content and "status the list shows for it now" in r.content
+    ok(tl, "todo", {"op": "update_status", "id": cid, "status": "awaiting_approval"})
+    item = _done("Deploy to prod") | {"status": "in_progress"}
+    r = call(tl, "todo_write", {"todos": [item]})
+    assert r.is_error and "cannot approve or start it" in r.content
+    assert "revise_plan" not in r.content and "Send it as pending" in r.content
+    assert tl.board("thread-1").get().get(cid).status.value == "awaiting_approval"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from typing import Annotated, Any
 
 import typer
@@ -15,6 +16,17 @@ Thread = Annotated[str, typer.Argument(help="Thread id (any string your host use
 CardId = Annotated[str, typer.Argument(help="Card id, as shown in `board list`.")]
 
 
+Seen = Annotated[
+    str | None,
+    typer.Option(
+        "--seen",
+        metavar="UPDATED_AT",
+        help="The card's updated_at as `board list` shows it: the decision is refused if the"
+        " model changed the card since, so you decide on the plan you read.",
+    ),
+]
+
+
 def _show(snap: Snapshot, as_json: bool) -> None:
     if as_json:
         print_json(snap)
@@ -24,13 +36,34 @@ def _show(snap: Snapshot, as_json: bool) -> None:
         print_text(render_board(snap))
 
 
+def _waiting(snap: Snapshot) -> str:
+    """How to decide on each plan awaiting approval, tied to the version shown above it."""
+    lines = [
+        f"  taskloom board approve {shlex.quote(snap['thread_id'])} {shlex.quote(c['id'])}"
+        f" --seen {c['updated_at']}"
+        for c in snap["cards"]
+        if c["status"] == "awaiting_approval"
+    ]
+    if not lines:
+        return ""
+    head = (
+        "Awaiting a person's decision (reject takes the same arguments; --seen refuses a plan"
+        " changed since this listing):"
+    )
+    return "\n".join([head, *lines])
+
+
 @app.command("list")
 def list_(thread: Thread, db: DbOption = None, as_json: JsonOption = False) -> None:
-    """Print the board.
+    """Print the board, and for each plan awaiting approval the `board approve` line with
+    the `--seen` that ties the decision to the plan printed.
 
     Example: taskloom board list my-thread
     """
-    _show(open_db(db).board(thread).list(), as_json)
+    snap = open_db(db).board(thread).list()
+    _show(snap, as_json)
+    if not as_json and (waiting := _waiting(snap)):
+        print_text(waiting)
 
 
 @app.command()
@@ -98,24 +131,32 @@ def status(
 
 @app.command()
 def approve(
-    thread: Thread, card_id: CardId, db: DbOption = None, as_json: JsonOption = False
+    thread: Thread,
+    card_id: CardId,
+    seen: Seen = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Approve the plan of a card awaiting approval (it becomes ready).
 
-    Example: taskloom board approve my-thread 0193…
+    Example: taskloom board approve my-thread 0193… --seen 2026-01-01T12:00:00.000Z
     """
-    _show(open_existing(db).board(thread).decide_plan(card_id, True), as_json)
+    _show(open_existing(db).board(thread).decide_plan(card_id, True, seen=seen), as_json)
 
 
 @app.command()
 def reject(
-    thread: Thread, card_id: CardId, db: DbOption = None, as_json: JsonOption = False
+    thread: Thread,
+    card_id: CardId,
+    seen: Seen = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Reject the plan of a card awaiting approval.
 
-    Example: taskloom board reject my-thread 0193…
+    Example: taskloom board reject my-thread 0193… --seen 2026-01-01T12:00:00.000Z
     """
-    _show(open_existing(db).board(thread).decide_plan(card_id, False), as_json)
+    _show(open_existing(db).board(thread).decide_plan(card_id, False, seen=seen), as_json)
 
 
 @app.command()

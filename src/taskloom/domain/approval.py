@@ -2,9 +2,10 @@
 
 A model approves nothing. It cannot move a card waiting for a person (``awaiting_approval``,
 or ``approval_mode: required`` and not yet approved) to work, change what a person approved,
-drop a card's approval requirement, nor bring a removed waiting plan back under its id or its
-title. Hosts (CLI, API, panel) are not gated: ``decide_plan`` is their way to approve. The
-store runs :func:`check_model_change` on every write a model makes, in its transaction.
+drop a card's approval requirement, nor bring a removed gated plan (waiting or approved) back
+under its id or its title. Hosts (CLI, API, panel) are not gated: ``decide_plan`` is their way
+to approve. The store runs :func:`check_model_change` on every write a model makes, in its
+transaction.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from taskloom.domain.board import (
     Board,
     Card,
     CardStatus,
+    needs_a_person,
     retiring,
     waits_for_person,
 )
@@ -43,6 +45,41 @@ def _changes_what_was_approved(old: Card, new: Card) -> bool:
 _DECISION_STATUSES = (CardStatus.AWAITING_APPROVAL, CardStatus.REJECTED)
 """Where a person's decision on a plan stands: asked for, or given as a rejection."""
 
+_RESUBMIT_CHANGE = (
+    "Resubmit it with the change (status awaiting_approval) for a person to approve again"
+)
+_RESUBMIT_CARD = "Resubmit it for a person's approval (awaiting_approval) or remove it"
+_KEEP_WAITING = "Keep it awaiting_approval and ask the user, or withdraw it with revise_plan"
+_RESUBMIT_DECIDED = "Resubmit it (awaiting_approval) or remove it"
+_RESUBMIT_TITLE = "Resubmit the plan itself (awaiting_approval) for a person to decide"
+
+_LIST_TOOL_ADVICE = {
+    _RESUBMIT_CHANGE: "Keep its content as the person approved it; put other work in a new item",
+    _RESUBMIT_CARD: "Send it with the status the list shows for it now (a person takes it from"
+    " there, in the panel or with `taskloom board`), or leave it out, and go on with another task",
+    _KEEP_WAITING: "Send it as pending (it keeps waiting) and ask the user to approve it in the"
+    " panel, or leave it out of the list, and go on with another task",
+    _RESUBMIT_DECIDED: "Send it with the status the list shows for it now (a person takes it"
+    " from there, in the panel or with `taskloom board`), or leave it out, and go on with another"
+    " task",
+    _RESUBMIT_TITLE: "Only a person can bring that plan back or add another under its title (in"
+    " the panel or with `taskloom board`): if it is on the list, send it as the list shows it"
+    " (same content; same id, where items have ids); if not, leave it out, ask the user if it is"
+    " still needed, and go on with another task",
+}
+"""The advice of each refusal for a tool whose statuses are pending, in_progress, completed
+(and cancelled): it cannot send ``awaiting_approval`` nor call ``revise_plan``, so telling its
+model to resubmit left it nothing to do but retry."""
+
+
+def advice_for_list_tools(message: str) -> str:
+    """``message`` with its advice made one a ``todo_write``/``todo_list`` model can follow.
+    The refusal itself is the same: only what the model is told to do next changes."""
+    for advice, instead in _LIST_TOOL_ADVICE.items():
+        if message.endswith(advice):
+            return message[: -len(advice)] + instead
+    return message
+
 
 def _check_model_card(old: Card | None, new: Card) -> None:
     required = old is not None and old.approval_mode is ApprovalMode.REQUIRED
@@ -54,8 +91,7 @@ def _check_model_card(old: Card | None, new: Card) -> None:
     if required and old is not None and _changes_what_was_approved(old, new):
         raise InvariantViolation(
             f"card '{new.id}' has a plan a person approved; a model cannot change its title,"
-            " objective, plan, acceptance_criteria or allowed_tools on its own. Resubmit it"
-            " with the change (status awaiting_approval) for a person to approve again"
+            f" objective, plan, acceptance_criteria or allowed_tools on its own. {_RESUBMIT_CHANGE}"
         )
     before = old if old is not None else dataclasses.replace(new, status=CardStatus.TODO)
     if not waits_for_person(before) or new.status is CardStatus.REJECTED:
@@ -64,19 +100,17 @@ def _check_model_card(old: Card | None, new: Card) -> None:
         if before.status is CardStatus.REJECTED:
             raise InvariantViolation(
                 f"card '{new.id}' was rejected; a model cannot start or finish it (status"
-                f" '{new.status.value}' refused). Resubmit it for a person's approval"
-                " (awaiting_approval) or remove it"
+                f" '{new.status.value}' refused). {_RESUBMIT_CARD}"
             )
         raise InvariantViolation(
             f"card '{new.id}' is waiting for a person to approve its plan; a model cannot "
-            f"approve or start it (status '{new.status.value}' refused). Keep it "
-            "awaiting_approval and ask the user, or withdraw it with revise_plan"
+            f"approve or start it (status '{new.status.value}' refused). {_KEEP_WAITING}"
         )
     if before.status in _DECISION_STATUSES and new.status not in _DECISION_STATUSES:
         raise InvariantViolation(
             f"card '{new.id}' is {before.status.value.replace('_', ' ')}: a person decides"
             f" on its plan, so a model cannot move it to '{new.status.value}', where no one"
-            " could approve it. Resubmit it (awaiting_approval) or remove it"
+            f" could approve it. {_RESUBMIT_DECIDED}"
         )
 
 
@@ -88,7 +122,7 @@ def check_model_change(before: Board, after: Board) -> None:
     still withdraw a waiting card (rejected, ``revise_plan``) or remove it.
     """
     old = {c.id: c for c in before.cards}
-    waiting = {title_key(c.title): c.id for c in before.cards if waits_for_person(c)}
+    gated = {title_key(c.title): c.id for c in before.cards if needs_a_person(c)}
     _check_room(before, after)
     for card in after.cards:
         previous = old.get(card.id)
@@ -98,7 +132,7 @@ def check_model_change(before: Board, after: Board) -> None:
                 " was removed: give new work a new id"
             )
         if previous is None or title_key(previous.title) != title_key(card.title):
-            _check_title(before, card, waiting)
+            _check_title(before, card, gated)
         if previous is not card:
             _check_model_card(previous, card)
 
@@ -117,16 +151,17 @@ def _check_room(before: Board, after: Board) -> None:
         )
 
 
-def _check_title(before: Board, card: Card, waiting: Mapping[str, str]) -> None:
+def _check_title(before: Board, card: Card, gated: Mapping[str, str]) -> None:
     """A model's card, new or renamed, may not take, unless it waits for a person itself, the
-    title of a plan still waiting for one (present or removed)."""
+    title of a gated plan (waiting for a person or approved by one; present or removed): the
+    plan a person was asked about, or approved, would seem to be this one."""
     key = title_key(card.title)
-    taken = waiting.get(key, card.id) != card.id  # another card waits under this title
+    taken = gated.get(key, card.id) != card.id  # another gated card has this title
     if waits_for_person(card) or (not taken and key not in before.retired_titles):
         return
-    which = f" (card '{waiting[key]}')" if key in waiting else ""
+    which = f" (card '{gated[key]}')" if key in gated else ""
     raise InvariantViolation(
-        f"'{card.title}' is the title of a plan waiting for a person's approval{which}: a"
+        f"'{card.title}' is the title of a plan that needs a person's approval{which}: a"
         f" model cannot add it again as '{card.status.value}' beside or instead of that plan."
-        " Resubmit the plan itself (awaiting_approval) for a person to decide"
+        f" {_RESUBMIT_TITLE}"
     )

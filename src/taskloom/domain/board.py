@@ -12,6 +12,7 @@ Rules kept here (and bugs of the seed fixed here):
 - ``updated_at`` moves only on the cards that actually changed;
 - ``replace`` drops empty-title cards *before* checking the invariant;
 - card text must be storable on every backend (no NUL, no lone surrogates);
+- a card's and a board's text are bounded (:mod:`taskloom.domain.limits`);
 - a model never approves a plan: :mod:`taskloom.domain.approval` gates the model's writes.
 """
 
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import math
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,9 +33,17 @@ from taskloom.domain.common import (
     iso,
     non_empty,
     parse_iso,
-    storable_size,
 )
 from taskloom.domain.errors import Conflict, InvalidInput, InvariantViolation, NotFound
+from taskloom.domain.limits import (
+    MAX_CARDS,
+    MAX_ITEMS,
+    MAX_TITLE_BYTES,
+    check_sizes,
+    storable,
+    storable_json,
+    text_size,
+)
 from taskloom.domain.titles import title_key
 
 IdFactory = Callable[[], str]
@@ -140,6 +148,7 @@ class Card:
     # 1,000-card board re-encodes only the cards an operation changed.
     _dict: dict[str, Any] | None = field(default=None, init=False, compare=False, repr=False)
     _lines: list[str] | None = field(default=None, init=False, compare=False, repr=False)
+    _size: int | None = field(default=None, init=False, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         """The card as JSON-ready data (cached; treat the result as read-only)."""
@@ -147,6 +156,13 @@ class Card:
             object.__setattr__(self, "_dict", self._build_dict())
         assert self._dict is not None
         return self._dict
+
+    def text_size(self) -> int:
+        """Bytes of text across the card's fields (cached), for the size limits."""
+        if self._size is None:
+            object.__setattr__(self, "_size", text_size(self))
+        assert self._size is not None
+        return self._size
 
     def markdown_lines(self) -> list[str]:
         if self._lines is None:
@@ -236,9 +252,10 @@ class Board:
     a model may not bring one back as a new card, which would look like the approved or
     waiting plan it replaced (see :func:`check_model_change`)."""
     retired_titles: tuple[str, ...] = ()
-    """Titles (:func:`title_key`) of removed cards that were still waiting for a person: a
-    whole-list write (``todo_write``) has no ids, so a plan dropped and sent again as ``done``
-    under its title would otherwise pass for the plan a person never approved."""
+    """Titles (:func:`title_key`) of removed or renamed gated cards (waiting for a person or
+    approved by one): a whole-list write (``todo_write``) has no ids, so a plan dropped and
+    sent again as ``done`` under its title would otherwise pass for the plan a person was
+    asked about, or approved."""
 
     def find(self, card_id: str) -> Card | None:
         card_id = card_id.strip()
@@ -307,64 +324,25 @@ _TEXT_FIELDS = ("objective", "assigned_agent", "notes", "blocker", "active_form"
 _LIST_FIELDS = ("plan", "allowed_tools", "acceptance_criteria", "evidence")
 
 
-MAX_CARDS = 1000
-"""The most cards a board holds: every board operation returns the whole board into the
-model's context, and every change stores it whole."""
-MAX_TITLE_BYTES = 1024
-MAX_FIELD_BYTES = 65_536
-"""Each free-text field (objective, notes, a plan step…)."""
 MAX_RETIRED = 256
-MAX_ITEMS = 100
-"""Each list field (plan, acceptance criteria, evidence, allowed tools)."""
 _CARD_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 
 
-def _storable(value: str, name: str, limit: int = MAX_FIELD_BYTES) -> str:
-    """Refuse text neither backend can hold the same way, before it reaches a statement,
-    and text over ``limit`` bytes."""
-    if storable_size(value, name) > limit:
-        raise InvalidInput(f"{name} is longer than {limit} bytes")
-    return value
-
-
-def _storable_json(value: Any, name: str) -> None:
-    """Host-supplied JSON such as ``source_metadata``, stored the same way by both backends:
-    text keys, storable strings, finite numbers within 64 bits (NaN was stored as null, and
-    read back as NaN only by the process that wrote it), lists and objects."""
-    if isinstance(value, str):
-        _storable(value, name)
-    elif isinstance(value, Mapping):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise InvalidInput(f"{name} keys must be text (got {type(key).__name__})")
-            _storable(key, name)
-            _storable_json(item, name)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            _storable_json(item, name)
-    elif isinstance(value, float) and not math.isfinite(value):
-        raise InvalidInput(f"{name} holds {value}, which JSON cannot store")
-    elif isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
-        raise InvalidInput(f"{name} holds an integer beyond 64 bits")
-    elif value is not None and not isinstance(value, bool | int | float):
-        raise InvalidInput(f"{name} holds a {type(value).__name__}, which is not JSON")
-
-
 def _clean_title(title: str) -> str:
-    title = " ".join(_storable(title, "todo content", MAX_TITLE_BYTES).split())
+    title = " ".join(storable(title, "todo content", MAX_TITLE_BYTES).split())
     if not title:
         raise InvalidInput("todo content must not be empty")
     return title
 
 
 def _clean_text(value: str | None, name: str) -> str | None:
-    return non_empty(None if value is None else _storable(value, name))
+    return non_empty(None if value is None else storable(value, name))
 
 
 def _clean_items(items: Sequence[str] | None, name: str) -> tuple[str, ...]:
     if isinstance(items, str):  # a list of its letters, otherwise
         raise InvalidInput(f"{name} must be a list of text, not one text")
-    cleaned = clean_list([_storable(i, name) for i in items or ()])
+    cleaned = clean_list([storable(i, name) for i in items or ()])
     if len(cleaned) > MAX_ITEMS:
         raise InvalidInput(f"{name} holds more than {MAX_ITEMS} items")
     return cleaned
@@ -404,7 +382,7 @@ def _apply_patch(card: Card, patch: CardPatch) -> Card:
     if not isinstance(patch.source_metadata, Unset):
         if patch.source_metadata is not None and not isinstance(patch.source_metadata, Mapping):
             raise InvalidInput("source_metadata must be an object (a dict) or None")
-        _storable_json(patch.source_metadata, "source_metadata")
+        storable_json(patch.source_metadata, "source_metadata")
         changes["source_metadata"] = patch.source_metadata
     new = dataclasses.replace(card, **changes)
     if new.status is not CardStatus.BLOCKED and new.blocker is not None:
@@ -412,17 +390,24 @@ def _apply_patch(card: Card, patch: CardPatch) -> Card:
     return new
 
 
-def check_single_in_progress(cards: Iterable[Card]) -> None:
-    count = sum(1 for c in cards if c.status is CardStatus.IN_PROGRESS)
-    if count > 1:
-        raise InvariantViolation(f"only one todo may be `in_progress` at a time (got {count})")
+def check_single_in_progress(cards: Iterable[Card], before: Board | None = None) -> None:
+    """At most one card in progress. The error names the card that already was (the one
+    in progress on ``before``), so the model can finish or park it without listing first."""
+    working = [c for c in cards if c.status is CardStatus.IN_PROGRESS]
+    if len(working) > 1:
+        was = {c.id for c in before.cards if c.status is CardStatus.IN_PROGRESS} if before else ()
+        first = next((c for c in working if c.id in was), working[0])
+        raise InvariantViolation(
+            f"only one todo may be `in_progress` at a time (got {len(working)}): '{first.title}'"
+            f" ({first.id}) is in progress already; mark it done, blocked or todo first"
+        )
 
 
 def _commit(board: Board, cards: Sequence[Card], now: datetime) -> Board:
     """Check invariants, renumber, and stamp only the cards whose content changed."""
     if len(cards) > max(MAX_CARDS, len(board.cards)):  # a board already over it may shrink
         raise InvalidInput(f"a board holds at most {MAX_CARDS} cards")
-    check_single_in_progress(cards)
+    check_single_in_progress(cards, board)
     seen: set[str] = set()
     for card in cards:
         if card.id in seen:
@@ -456,11 +441,12 @@ def _commit(board: Board, cards: Sequence[Card], now: datetime) -> Board:
         out.append(card)
     if not changed:
         return board
-    gated, waiting = retiring(board, out)
+    check_sizes(before, out)
+    gated, leaving = retiring(board, out)
     retired = (*board.retired_ids, *gated)[-MAX_RETIRED:] if gated else board.retired_ids
     titles = board.retired_titles
-    if waiting:
-        titles = (*(t for t in titles if t not in waiting), *waiting)[-MAX_RETIRED:]
+    if leaving:
+        titles = (*(t for t in titles if t not in leaving), *leaving)[-MAX_RETIRED:]
     return dataclasses.replace(
         board, cards=tuple(out), updated_at=stamp, retired_ids=retired, retired_titles=titles
     )
@@ -478,19 +464,21 @@ def _later(stamp: str, before: str) -> str:
 
 def retiring(board: Board, cards: Sequence[Card]) -> tuple[list[str], list[str]]:
     """What a change from ``board`` to ``cards`` retires: the ids of the gated cards it
-    removes, and the titles (:func:`title_key`) of plans waiting for a person that leave the
-    board, removed or renamed (a rename first, then a removal, freed the plan's title)."""
+    removes, and the titles (:func:`title_key`) of gated plans, waiting or approved, that
+    leave the board, removed or renamed (a rename first, then a removal, freed the plan's
+    title; an approved plan removed and added again as done swapped what a person approved)."""
     now = {c.id: c for c in cards}
-    gated = [c.id for c in board.cards if c.id not in now and _needs_a_person(c)]
-    waiting = []
+    gated = [c.id for c in board.cards if c.id not in now and needs_a_person(c)]
+    titles = []
     for old in board.cards:
         new = now.get(old.id)
-        if waits_for_person(old) and (new is None or title_key(new.title) != title_key(old.title)):
-            waiting.append(title_key(old.title))
-    return gated, waiting
+        if needs_a_person(old) and (new is None or title_key(new.title) != title_key(old.title)):
+            titles.append(title_key(old.title))
+    return gated, titles
 
 
-def _needs_a_person(card: Card) -> bool:
+def needs_a_person(card: Card) -> bool:
+    """A gated card: its plan waits for a person's approval or was approved by one."""
     return (
         card.approval_mode is ApprovalMode.REQUIRED or card.status is CardStatus.AWAITING_APPROVAL
     )
@@ -665,12 +653,20 @@ def clear(board: Board, *, now: datetime, forget_removed: bool = False) -> Board
 def claim_card(
     board: Board,
     card_id: str,
-    expected: Collection[str | CardStatus],
+    expected: Collection[str | CardStatus] | str | CardStatus,
     target: str | CardStatus,
     *,
     now: datetime,
 ) -> tuple[Board, Card]:
-    """Compare-and-set on a card's status: move it to ``target`` only if it is in ``expected``."""
+    """Compare-and-set on a card's status: move it to ``target`` only if it is in ``expected``
+    (a list of statuses, or one status: a lone ``"todo"`` was read letter by letter)."""
+    if isinstance(expected, str):
+        expected = [expected]
+    elif not isinstance(expected, Collection):
+        raise InvalidInput(
+            f"claim_card: expected must be a status or a list of statuses, not"
+            f" {type(expected).__name__}"
+        )
     allowed = [parse_status(s) for s in expected]
     goal = parse_status(target)
     try:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints
 
+from taskloom.domain.approval import advice_for_list_tools
 from taskloom.domain.board import Card, CardPatch, CardStatus, parse_status
 from taskloom.domain.common import UNSET, Unset
 from taskloom.domain.errors import InvalidInput, InvariantViolation
@@ -208,6 +209,15 @@ def _status_change(
     return parse_status(status)
 
 
+def _list_write(board: BoardHandle, patches: list[CardPatch], *, prune: bool) -> Snapshot:
+    """A ``todo_write``/``todo_list`` write. A refusal keeps its reason, with advice these
+    tools can follow: they cannot resubmit a plan (``awaiting_approval``) nor withdraw it."""
+    try:
+        return board.upsert(patches, prune=prune)
+    except InvariantViolation as exc:
+        raise InvariantViolation(advice_for_list_tools(exc.message)) from None
+
+
 def _todo_write(tl: Taskloom, args: TodoWriteArgs, ctx: ToolContext) -> ToolResult:
     board = _model_board(tl, ctx)
     current = board.get()
@@ -227,7 +237,7 @@ def _todo_write(tl: Taskloom, args: TodoWriteArgs, ctx: ToolContext) -> ToolResu
                 active_form=item.activeForm,
             )
         )
-    snap = board.upsert(patches, prune=True)
+    snap = _list_write(board, patches, prune=True)
     return ToolResult(
         content="Todos have been modified successfully. Keep using the todo list to track "
         "progress, and proceed with the current task.\n" + render_board(snap),
@@ -298,7 +308,7 @@ def _todo_list(tl: Taskloom, args: HermesArgs, ctx: ToolContext) -> ToolResult:
             )
             for item in args.todos
         ]
-        snap = board.upsert(patches, prune=not args.merge)
+        snap = _list_write(board, patches, prune=not args.merge)
     todos = [
         {"id": c["id"], "content": c["title"], "status": _HERMES_STATUS[CardStatus(c["status"])]}
         for c in snap["cards"]
