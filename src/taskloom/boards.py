@@ -200,10 +200,11 @@ class BoardHandle:
     def claim_card(
         self,
         card_id: str,
-        expected: Collection[str | CardStatus],
+        expected: Collection[str | CardStatus] | str | CardStatus,
         target: str | CardStatus = CardStatus.IN_PROGRESS,
     ) -> Snapshot:
-        """Compare-and-set a card's status; the snapshot's ``card`` is the claimed card."""
+        """Compare-and-set a card's status (``expected``: one status or several); the
+        snapshot's ``card`` is the claimed card."""
         return self._mutate(lambda b, now: ops.claim_card(b, card_id, expected, target, now=now))
 
     def set_session_thread(self, card_id: str, session_thread_id: str | None) -> Snapshot:
