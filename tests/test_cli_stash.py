@@ -50,7 +50,8 @@ def test_guard_wrap_in_a_real_process_then_stash_commands(
     assert "stored" in capsys.readouterr().out
     assert main(["stash", "read", "t2", rid, "--db", db]) == 1
     assert f"Error: no stashed result '{rid}' in this thread" in capsys.readouterr().err
-    monkeypatch.setattr(sys, "stdin", io.StringIO("<b>small</b> output"))
+    page = "<!doctype html><html><body><b>small</b> output</body></html>"
+    monkeypatch.setattr(sys, "stdin", io.StringIO(page))
     assert main(["guard", "wrap", "t1", "--tool", "web", "--db", db]) == 0
     assert capsys.readouterr().out.strip() == "small output"
 

@@ -33,10 +33,11 @@ def test_clean_strips_markup_and_reports_it() -> None:
     }
 
 
-def test_plain_text_only_loses_whitespace_runs() -> None:
-    out = clean("a  <  b and c > d\t\tend\n\n\n\nnext")
-    assert out.text == "a < b and c > d end\n\nnext"
-    assert out.removed == ()
+def test_plain_text_is_kept_exactly_but_for_nul() -> None:
+    """Collapsed spaces and blank lines in a file an agent read made its edits miss."""
+    text = "a  <  b and c > d\t\tend\n\n\n\nnext\n"
+    assert clean(text) == Cleaned(text, ())
+    assert clean("a\x00b") == Cleaned("ab", ("1 NUL characters",))
 
 
 REPO = {
@@ -86,15 +87,19 @@ def test_code_and_text_with_angle_brackets_keep_every_character() -> None:
 
 
 def test_html_tags_that_end_a_block_or_a_cell_leave_a_separator() -> None:
-    assert clean("<td>1</td><td>2</td>").text == "1 2"
+    def page(body: str) -> str:
+        return f"<!doctype html><html><body>{body}</body></html>"
+
+    assert clean(page("<td>1</td><td>2</td>")).text == "1 2"
     table = "<table><tr><td>1</td><td>2</td></tr><tr><td>3</td><td>4</td></tr></table>"
-    assert clean(table).text == "1 2\n\n3 4"
-    assert clean("<div>first<br>second</div><p>third</p>").text == "first\nsecond\n\nthird"
+    assert clean(page(table)).text == "1 2\n\n3 4"
+    assert clean(page("<div>first<br>second</div><p>third</p>")).text == "first\nsecond\n\nthird"
     page = "<!DOCTYPE html><html><body><p>Vec&lt;T&gt; and <i>List&lt;int&gt;</i></p></body></html>"
     assert clean(page).text == "Vec<T> and List<int>"
 
 
 def test_pass_through_keeps_code_exactly(tl: Taskloom) -> None:
     code = "#include <vector>\nstd::vector<int> v;\nif (a<b && c>d) return 1;\n"
-    assert tl.guard("t1").wrap("cat", code) == code.rstrip("\n")
-    assert tl.guard("t1").wrap("web", "<td>1</td><td>2</td>") == "1 2"
+    assert tl.guard("t1").wrap("cat", code) == code
+    page = "<!-- saved -->\n<html><body><td>1</td><td>2</td></body></html>"
+    assert tl.guard("t1").wrap("web", page) == "1 2"

@@ -1,5 +1,6 @@
 """Credentials in tool output the guard stashes never reach the stash table, the summarizer or
-what the model reads back; an output passed through is left as it is unless asked."""
+what the model reads back; nothing that is not a credential is changed, and an output passed
+through is left as it is unless asked."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 
 from taskloom.client import Taskloom
 from taskloom.guard import GuardConfig
-from taskloom.guard.redact import redact_text, redact_value
+from taskloom.guard.redact import is_secret_key, redact_text, redact_value
 from taskloom.tools import ToolContext
 
 KEY = "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWXYZ012345"
@@ -42,7 +43,17 @@ def test_a_key_in_a_large_json_result_is_nowhere(tl: Taskloom) -> None:
     ]
     for text in replies:
         assert "ABCDEFGHIJ" not in text and "[redacted]" in text, text[:300]
-    assert f"{len(payload.replace(KEY, '[redacted]').encode()):,} bytes" in out.text
+
+
+def test_a_secret_named_field_is_redacted_alike_in_the_preview_and_the_stored_copy(
+    tl: Taskloom,
+) -> None:
+    """Given as JSON text, the value was redacted in the preview but stored and read back."""
+    rows = [{"id": i, "jwt": f"opaqueSessionValue{i:05d}"} for i in range(600)]
+    g = tl.guard("t1")
+    out = g.stash("sessions", json.dumps(rows))
+    assert out.result_id and '$[0].jwt: "[redacted]"' in g.read(out.result_id, path="$[0].jwt")
+    assert "opaqueSession" not in stored_contents(tl)
 
 
 @pytest.mark.parametrize(
@@ -50,13 +61,19 @@ def test_a_key_in_a_large_json_result_is_nowhere(tl: Taskloom) -> None:
     [
         (f"OPENAI_API_KEY={KEY}\nHOME=/root", "OPENAI_API_KEY=[redacted]\nHOME=/root"),
         ("token ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ok", "token [redacted] ok"),
+        ("id AKIAIOSFODNN7EXAMPLE, npm_" + "a" * 36, "id [redacted], [redacted]"),
         (
-            "id AKIAIOSFODNN7EXAMPLE, github_pat_11ABCDEFG0123456789_abcdefghij",
-            "id [redacted], [redacted]",
+            "DB_PASSWORD=Xy7[k9$zQ\nREDIS_PASSWORD=p&ssw0rd",
+            "DB_PASSWORD=[redacted]\nREDIS_PASSWORD=[redacted]",
+        ),
+        ("export MYSQL_ROOT_PASSWORD='123456'", "export MYSQL_ROOT_PASSWORD=[redacted]"),
+        (
+            "run --password=hunter2xyz --api-key=abcd1234",
+            "run --password=[redacted] --api-key=[redacted]",
         ),
         (
-            "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-            "aws_secret_access_key = [redacted]",
+            "//registry.npmjs.org/:_authToken=abc123def456",
+            "//registry.npmjs.org/:_authToken=[redacted]",
         ),
         (
             "xoxb-1234567890-abcdefghij AIzaSyA1234567890abcdefghijklmnopqrstuv",
@@ -66,81 +83,118 @@ def test_a_key_in_a_large_json_result_is_nowhere(tl: Taskloom) -> None:
             'curl -H "Authorization: Bearer abcdef0123456789"',
             'curl -H "Authorization: Bearer [redacted]"',
         ),
+        ("> authorization: token 0123456789abcdef", "> authorization: token [redacted]"),
+        (
+            "extraheader = AUTHORIZATION: basic eC1hY2Nlc3M6",
+            "extraheader = AUTHORIZATION: basic [redacted]",
+        ),
         (
             "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----\nok",
             "[redacted]\nok",
         ),
         ('{"password":"hunter2","user":"bob"}', '{"password":"[redacted]","user":"bob"}'),
         ("db: postgres://bob:hunter2@db:5432/app", "db: postgres://bob:[redacted]@db:5432/app"),
-        ("secret: s3cr3t-value # prod", "secret: [redacted] # prod"),
     ],
 )
-def test_small_outputs_pass_through_redacted_when_asked(
-    tl: Taskloom, output: str, kept: str
-) -> None:
+def test_credentials_are_redacted(tl: Taskloom, output: str, kept: str) -> None:
     assert tl.guard("t1", STRICT).wrap("shell", output) == kept
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'token := os.Getenv("T")\nif password == "" {}\n',
+        "interface User {\n  password: string;\n  token?: string;\n}\n",
+        "pub struct S { pub token: Option<String>, }\n",
+        "Token nextToken = lexer.next();\npassword = ask()\n",
+        "Basic authentication is disabled\nToken refreshed successfully\n",
+        "token = request.headers['x']\nPWD=/home/me\nsk-short\n",
+        'begin = "-----BEGIN RSA PRIVATE KEY-----"\nx := 1\nend = "-----END RSA PRIVATE KEY-----"',
+        "password: can't be blank\nsecret: see the vault\n",
+    ],
+)
+def test_code_and_prose_are_not_credentials(code: str) -> None:
+    """Comparisons, Go's :=, type annotations and prose after "Basic" were redacted, and a
+    BEGIN marker in one line and an END marker in another took all the code between."""
+    assert redact_text(code) == (code, 0)
+
+
+def test_a_key_marker_in_one_record_and_its_end_in_another_lose_nothing(tl: Taskloom) -> None:
+    rows = [{"i": i, "line": f"log line {i} ok"} for i in range(400)]
+    rows[10]["line"] = "expected -----BEGIN RSA PRIVATE KEY----- header"
+    rows[300]["line"] = "missing -----END RSA PRIVATE KEY----- footer"
+    g = tl.guard("t1")
+    out = g.stash("logs", json.dumps(rows))
+    assert out.result_id and "$[11].i: 11" in g.read(out.result_id, path="$[11].i")
+    assert "missing -----END RSA" in g.read(out.result_id, path="$[300].line")
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["password", "clientSecret", "api_key", "refresh_token", "privateKey", "jwt", "auth",
+     "aws_secret_access_key", "DB_PASSWORD", "apiKey", "id_token"],
+)  # fmt: skip
+def test_a_key_ending_in_a_secret_s_name_is_secret(key: str) -> None:
+    assert is_secret_key(key)
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["secretName", "tokenUrl", "password_policy", "PasswordLastUsed", "secrets", "tough-cookie",
+     "nextPageToken", "next_page_token", "continuation_token", "token_count", "max_tokens",
+     "author", "auth_method", "session_id", "ssh_key_fingerprint", "csrf_token", "key"],
+)  # fmt: skip
+def test_a_key_that_only_contains_a_secret_s_name_is_not(key: str) -> None:
+    assert not is_secret_key(key)
+
+
+def test_values_under_secret_keys_lists_included_and_only_those() -> None:
+    value = {
+        "api_keys": ["live_abcdef123456"],
+        "password": "123456",
+        "client_secret": "s",
+        "secretName": "web-tls",
+        "tokenUrl": "https://ex.com/token",
+        "permissions": {"secrets": "read"},
+        "dependencies": {"tough-cookie": "^4.1.3"},
+        "token": 7,
+        "apiKey": "",
+        "Env": ["POSTGRES_PASSWORD=Xy7(k9zQ", "PATH=/usr/bin"],
+    }
+    out, count = redact_value(value)
+    assert count == 4
+    assert out["api_keys"] == ["[redacted]"] and out["password"] == "[redacted]"
+    assert out["client_secret"] == "[redacted]"
+    assert out["Env"] == ["POSTGRES_PASSWORD=[redacted]", "PATH=/usr/bin"]
+    for kept in ("secretName", "tokenUrl", "permissions", "dependencies", "token", "apiKey"):
+        assert out[kept] == value[kept]
+    assert value["password"] == "123456"  # the input is untouched
 
 
 def test_a_small_output_passes_through_as_the_tool_returned_it(tl: Taskloom) -> None:
     """A coding agent reading a config file to change one line, shown ``[redacted]``, would
     write ``[redacted]`` back over the user's key."""
     env = f"OPENAI_API_KEY={KEY}\nDEBUG=1\n"
-    assert tl.guard("t1").wrap("read_file", env) == env.strip()
+    assert tl.guard("t1").wrap("read_file", env) == env
+    assert tl.guard("t1").wrap("api", {"password": "x"}) == '{"password":"x"}'
+    assert tl.guard("t1", STRICT).wrap("api", {"password": "x"}) == '{"password":"[redacted]"}'
     assert stored_contents(tl) == ""
 
 
-def test_what_only_looks_like_a_secret_name_is_kept(tl: Taskloom) -> None:
-    text = (
-        '{"token_count":5,"max_tokens":100,"auth":true,"author":"bob","tokens":12,'
-        '"token_type":"bearer","password":null}'
-    )
-    assert tl.guard("t1", STRICT).wrap("api", text) == text
-    code = "token = request.headers['x']\npassword = ask()\nPWD=/home/me\nsk-short"
-    assert tl.guard("t1", STRICT).wrap("cat", code) == code
-    # A listing's place is not a secret: redacted, the model could not ask for the next page.
-    page = '{"items":[1,2],"nextPageToken":"CAUQAA","continuation_token":"abc123def"}'
-    assert tl.guard("t1", STRICT).wrap("api", page) == page
-
-
-def test_python_values_are_redacted_and_the_input_is_untouched(tl: Taskloom) -> None:
-    value = {"config": {"api_key": "abc123", "note": f"use {KEY}"}, "n": 1}
-    out = tl.guard("t1", STRICT).wrap("tool", value)
-    assert json.loads(out) == {
-        "config": {"api_key": "[redacted]", "note": "use [redacted]"},
-        "n": 1,
-    }
-    assert value["config"] == {"api_key": "abc123", "note": f"use {KEY}"}
-
-
-def test_redaction_can_be_turned_off(tl: Taskloom) -> None:
-    text = f"OPENAI_API_KEY={KEY}"
-    assert tl.guard("t1", GuardConfig(redact=False)).wrap("shell", text) == text
+def test_redaction_can_be_turned_off_and_replies_give_what_was_stored(tl: Taskloom) -> None:
+    """Replies were redacted again on the way out, whatever the thread's configuration."""
     tl.guard_config = GuardConfig(redact=False, threshold_tokens=100)
     out = tl.guard("t1").stash("t", json.dumps([{"api_key": KEY}] * 60))
     assert KEY in stored_contents(tl) and "redacted" not in out.text
-
-
-def test_replies_from_rows_stored_without_redaction_are_redacted(tl: Taskloom) -> None:
-    raw = GuardConfig(redact=False, threshold_tokens=100)
-    rid = tl.guard("t1", raw).stash("t", f"export GITHUB_TOKEN={KEY}\n" * 200).result_id or ""
-    guard = tl.guard("t1", GuardConfig(threshold_tokens=100))
-    assert KEY not in guard.read(rid, lines="1-3") and "[redacted]" in guard.read(rid, page=1)
-    assert KEY not in guard.extract(rid, "/GITHUB/")
+    assert out.result_id
+    reply = tl.tools.dispatch("read_result", {"result_id": out.result_id, "path": "$[0]"}, T1)
+    assert KEY in reply.content
 
 
 def test_json_stays_json_after_redaction() -> None:
     text = json.dumps(
-        {
-            "cmd": f'export TOKEN="{KEY}" && run',
-            "secret": 'a"b\\c',
-            "pem": "-----BEGIN PRIVATE KEY-----\nAB",
-        }
+        {"cmd": f'export TOKEN="{KEY}" && run', "pem": "-----BEGIN PRIVATE KEY-----\nAB"}
     )
     out, count = redact_text(text)
-    assert count == 3 and KEY not in out
-    assert json.loads(out) == {
-        "cmd": 'export TOKEN="[redacted]" && run',
-        "secret": "[redacted]",
-        "pem": "[redacted]",
-    }
-    assert redact_value([{"token": 7, "password": ""}]) == ([{"token": 7, "password": ""}], 0)
+    assert count == 2 and KEY not in out
+    assert json.loads(out) == {"cmd": 'export TOKEN="[redacted]" && run', "pem": "[redacted]"}

@@ -34,9 +34,26 @@ def issues(n: int, offset: int = 0) -> list[dict[str, object]]:
 
 def test_small_output_passes_through_cleaned(tl: Taskloom) -> None:
     g = tl.guard("t1", SMALL)
-    assert g.wrap("web", "<p>Hello   <b>world</b></p>") == "Hello world"
+    assert g.wrap("web", "<!DOCTYPE html><p>Hello   <b>world</b></p>") == "Hello world"
     assert g.wrap("api", '{"a": 1,  "b": [1, 2]}') == '{"a":1,"b":[1,2]}'
     assert g.results() == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        '<template>\n  <ul><li v-for="i in items">{{ i }}</li></ul>\n</template>\n'
+        "<script>\nexport default { data() { return { items: [] } } }\n</script>\n",
+        'const App = () => (\n  <div className="app">\n    <p>{count}   left</p>\n  </div>\n);\n',
+        "# Title\n\nUse <kbd>Ctrl</kbd>+<kbd>C</kbd>, then `<div>`.\n\n\n\nEnd\n",
+        "all:\n\tgcc -o app   main.c\t# tabs matter\n",
+    ],
+)
+def test_source_and_markdown_pass_through_exactly(tl: Taskloom, source: str) -> None:
+    """Components, JSX and Markdown were stripped as HTML (a whole <script> block went), and
+    spaces collapsed: an agent editing the file by the text it read could not match it, and
+    what cleaning removed from a large component passed through lost, not stashed."""
+    assert tl.guard("t1", SMALL).wrap("read_file", source) == source
 
 
 def test_large_output_is_stashed_behind_a_stable_placeholder(tl: Taskloom) -> None:

@@ -1,11 +1,12 @@
 """Remove markup noise from text tool output before it is measured or shown.
 
-Only an HTML document or fragment is stripped of markup: text that starts with
-``<!doctype html>`` or ``<html``, or whose angle brackets are nearly all real HTML tags with
-at least one element closed, dense enough to be markup rather than prose that mentions a
-tag. Anything else (C++ ``std::vector<int>``, ``a<b && c>d``, XML whose tag names are data,
-a README that mentions ``<b>``) keeps every character; only its whitespace runs collapse,
-and a line's indentation stays.
+Only an HTML document is stripped of markup: text that starts with ``<!doctype html>`` or
+``<html`` (after any comments), or holds a ``<body>`` element. Anything else passes exactly
+as the tool returned it (only NUL characters go): C++ ``std::vector<int>``, ``a<b && c>d``,
+XML, a Vue or Svelte component, JSX, a template, a README with a few tags. A coding agent
+edits files by the text it was shown, so a collapsed space or a dropped ``<script>`` block
+in what it read would become a broken edit; and cleaning decides whether an output passes,
+so what it removed from a component was lost, not stashed.
 
 For HTML the order follows the seed's ``clean_tool_output``: whole ``<script>``/``<style>``
 blocks first (their bodies are not text), ``<svg>`` and ``data:`` URIs become short markers (so
@@ -147,14 +148,13 @@ _TAG = re.compile(
     r"((?:\s+[A-Za-z_:@][-\w:.@]*(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+))?)*)\s*/?>"
 )
 """A tag with well-formed attributes: ``<b && c>`` is not one."""
-_ANGLE = re.compile(r"<[A-Za-z!/?]")
-_DOCUMENT = re.compile(r"\A\ufeff?\s*(?:<!doctype\s+html|<html[\s>])", re.I)
+_DOCUMENT = re.compile(
+    r"\A\ufeff?\s*(?:<!--.*?-->\s*)*(?:<!doctype\s+html|<html[\s>])", re.I | re.S
+)
+_BODY_OPEN = re.compile(r"<body[\s>]", re.I)
+_BODY_CLOSE = re.compile(r"</body\s*>", re.I)
 _SPACES = re.compile(r"[ \t\f\v]+")
-_INNER_SPACES = re.compile(r"(?<=\S)[ \t\f\v]{2,}")
 _BLANK_LINES = re.compile(r"\n[ \t]*(?:\n[ \t]*){2,}")
-MARKUP_SHARE = 0.2
-"""The share of an HTML fragment's characters that its tags must make up: below it, the text
-is prose that mentions a tag or two, and stripping them would lose what it says."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,20 +165,8 @@ class Cleaned:
 
 
 def is_html(text: str) -> bool:
-    """Whether ``text`` is an HTML document or fragment (see the module docs)."""
-    if _DOCUMENT.match(text):
-        return True
-    body = _COMMENT.sub("", _SVG.sub("", _STYLE.sub("", _SCRIPT.sub("", text))))
-    angles = len(_ANGLE.findall(body))
-    if not angles:
-        return False
-    tags = [m for m in _TAG.finditer(body) if m.group(2).lower() in _HTML_NAMES]
-    opened = {m.group(2).lower() for m in tags if not m.group(1)}
-    closed = {m.group(2).lower() for m in tags if m.group(1)}
-    if not opened & closed or len(tags) < 0.8 * angles:
-        return False
-    markup = sum(m.end() - m.start() for m in tags)
-    return markup >= MARKUP_SHARE * len(body.strip())
+    """Whether ``text`` is an HTML document (see the module docs)."""
+    return bool(_DOCUMENT.match(text) or (_BODY_OPEN.search(text) and _BODY_CLOSE.search(text)))
 
 
 def _untag(match: re.Match[str]) -> str:
@@ -189,8 +177,8 @@ def _untag(match: re.Match[str]) -> str:
 
 
 def clean(text: str) -> Cleaned:
-    """Strip the markup of an HTML document; report what went. Any other text only changes in
-    its whitespace: runs inside a line collapse to one space, indentation stays."""
+    """Strip the markup of an HTML document; report what went. Any other text is kept as it
+    is, but for NUL characters."""
     removed: list[str] = []
     if "\x00" in text:  # PostgreSQL text cannot hold NUL, and no model needs it
         removed.append(f"{text.count(chr(0))} NUL characters")
@@ -214,11 +202,6 @@ def clean(text: str) -> Cleaned:
             removed.append(f"{tags} tags")
             text = html.unescape(text)
         text = "\n".join(line.strip() for line in _SPACES.sub(" ", text).split("\n"))
-    else:
-        text, n = _DATA_URI.subn("[data-uri]", text)
-        if n:
-            removed.append(f"{n} data URIs")
-        text = _INNER_SPACES.sub(" ", text)
-    text = "\n".join(line.rstrip() for line in text.split("\n"))
-    text = _BLANK_LINES.sub("\n\n", text)
-    return Cleaned(text.strip("\n"), tuple(removed))
+        text = "\n".join(line.rstrip() for line in text.split("\n"))
+        text = _BLANK_LINES.sub("\n\n", text).strip("\n")
+    return Cleaned(text, tuple(removed))

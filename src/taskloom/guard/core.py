@@ -250,10 +250,15 @@ class Guard:
             return self._stash_json(tool_name, value, text, hint)
         return self._stash_text(tool_name, text, hint)
 
-    def _passed(self, text: str, tokens: int) -> Wrapped:
-        """An output small enough to hand on, as it is unless ``redact_pass_through``."""
+    def _passed(self, text: str, tokens: int, value: Any = None) -> Wrapped:
+        """An output small enough to hand on (``value``: the JSON it is), as it is unless
+        ``redact_pass_through``."""
         if self.config.redact and self.config.redact_pass_through:
-            text, redacted = redact_text(text)
+            if value is not None:
+                value, redacted = redact_value(value)
+                text = dumps(value) if redacted else text
+            else:
+                text, redacted = redact_text(text)
             if redacted:
                 return Wrapped(text, "pass", self.count(text))
         return Wrapped(text, "pass", tokens)
@@ -271,15 +276,14 @@ class Guard:
         minified = dumps(value)
         tokens = self.count(minified)
         if tokens <= self.config.threshold_tokens:
-            return self._passed(minified, tokens)
+            return self._passed(minified, tokens, value)
         redacted = 0
         if self.config.redact:  # before anything is stored, shown or summarized
             value, redacted = redact_value(value)
-            if redacted:
+            if redacted:  # stored as the redacted value says, not the text redacted apart
                 minified = dumps(value)
                 tokens = self.count(minified)
-                if isinstance(output, str):
-                    output = redact_text(output)[0]
+                output = value
         original = output if isinstance(output, str) else minified
         rid = result_id(tool, original)
         lines = view_text(original, True).count("\n") + 1  # as read_result numbers them
@@ -508,12 +512,7 @@ class Guard:
             cap=cap,
             count=self.count,
         )
-        return self._redacted(text)
-
-    def _redacted(self, text: str) -> str:
-        """A reply with credentials redacted: stored content already is, unless it was
-        stashed before redaction existed or by a guard configured without it."""
-        return redact_text(text)[0] if self.config.redact else text
+        return text
 
     def extract(self, rid: str, query: str) -> str:
         """Answer ``query`` from a stashed result: locally first, then the LLM if configured.
@@ -530,13 +529,13 @@ class Guard:
         local = extract_local(row["content"], is_json, query)
         llm = self.config.llm
         if local.useful() or llm is None or local.method != "ranking":
-            return self._redacted(self._render_local(rid, query, local))
+            return self._render_local(rid, query, local)
         content = row["content"]
         if is_json:
             content = view_text(content, True)  # chunk line numbers are read_result's
         chunks = chunk_lines(content, self.config.chunk_tokens, self.count)
         if len(chunks) > self.config.max_chunks:
-            return self._redacted(self._render_local(rid, query, local, too_big=len(chunks)))
+            return self._render_local(rid, query, local, too_big=len(chunks))
         result = map_reduce(
             llm,
             row["tool_name"],
@@ -545,7 +544,7 @@ class Guard:
             concurrency=self.config.concurrency,
             count=self.count,
         )
-        return self._redacted(self._render_llm(rid, query, result))
+        return self._render_llm(rid, query, result)
 
     def _render_llm(self, rid: str, query: str, result: MapReduceResult) -> str:
         """The map-reduce answer under ``extract_cap_tokens``, like a local one: a provider

@@ -1,20 +1,25 @@
-"""Redact credentials from tool output before the guard measures, shows or stores it.
+"""Redact credentials from the tool output the guard stores, before it is stored or shown.
 
-A tool result enters the model's history, the stash table and the summarizer's prompt; the
-project's rule is that secrets go into none of them. Two kinds of thing are replaced by
-``[redacted]``:
+A stashed result goes into the stash table, the placeholder's preview, the summarizer's prompt
+and every read back; the project's rule is that secrets go into none of them. Only what is a
+credential beyond doubt is replaced by ``[redacted]``, since anything else replaced is data
+lost (a stored copy is what the model reads back and may write back into a file):
 
-- well-known credential shapes wherever they appear: OpenAI/Anthropic ``sk-…``, GitHub
-  ``ghp_``/``gho_``/``ghs_``/``ghu_``/``ghr_``/``github_pat_``, AWS ``AKIA``/``ASIA`` key ids,
-  Slack ``xox?-``, Google ``AIza…``, JWTs, PEM private key blocks, the credential after
-  ``Bearer``/``Basic``/``Token``, and the password of a ``scheme://user:password@host`` URL;
-- the string value of a key whose name says secret (``password``, ``api_key``, ``token``,
-  ``private_key``, …), judged by the same helper that keeps secrets out of task payloads:
-  in JSON (``"api_key": "…"``), env files (``OPENAI_API_KEY=…``), YAML and headers.
+- credential shapes: OpenAI/Anthropic ``sk-…`` keys, GitHub ``ghp_``/``gho_``/``ghs_``/
+  ``ghu_``/``ghr_``/``github_pat_`` tokens, npm ``npm_…`` tokens, AWS ``AKIA``/``ASIA`` key
+  ids, Slack ``xox?-…``, Google ``AIza…``, JWTs, and PEM private key blocks;
+- the credential of an ``Authorization:`` header (any case, any scheme), and the password of a
+  ``scheme://user:password@host`` URL;
+- the value of an environment line (``DB_PASSWORD=…``, ``export API_TOKEN=…``, an upper-case
+  name at the start of a line) or a command-line flag (``--password=…``) whose name ends in
+  a secret's name;
+- in JSON, the string values under a key whose name ends in a secret's name (``password``,
+  ``api_key``, ``clientSecret``, ``refresh_token``…), lists of them included.
 
-Numbers, booleans and ``null`` are kept (``token_count: 5`` is not a secret), and so is what is
-plainly code rather than a value (``token = request.headers[...]``, ``password = ask()``).
-Replacements never contain a quote or a backslash, so JSON stays JSON.
+Code is left alone (``password = ask()``, ``token := getenv()``, ``password: string``), and
+so are names that only contain such a word (``secretName``, ``tokenUrl``, ``password_policy``,
+``nextPageToken``). Replacements never contain a quote or a backslash, so JSON stays JSON.
+Every pattern runs in time linear in the output.
 """
 
 from __future__ import annotations
@@ -22,71 +27,80 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from taskloom.domain.secrets import looks_secret
-
 REDACTED = "[redacted]"
 
 _TOKEN = r"(?<![\w-])(?:{})(?![\w-])"
+_PEM = re.compile(
+    r"-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY-----"
+    r"(?:(?:\\[nr]|[\r\n])+(?:[A-Za-z0-9+/=]+|[A-Za-z-]+: [^\r\n\\\"]*))+"
+    r"(?:(?:\\[nr]|[\r\n])+-----END ([A-Z0-9]+ )*PRIVATE KEY-----)?"
+)
+"""A key block, header lines and base64 lines only (as text or as a JSON string's escapes):
+a BEGIN marker in one log line and an END marker in a later one are not a key between."""
 _SHAPES = (
-    (
-        ("-----BEGIN",),
-        re.compile(
-            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----"
-            r"(?:.*?-----END [A-Z0-9 ]*PRIVATE KEY-----|[A-Za-z0-9+/=\s\\]*)",
-            re.S,
-        ),
-    ),
+    (("-----BEGIN",), _PEM),
     (("sk-",), re.compile(_TOKEN.format(r"sk-[A-Za-z0-9_-]{20,}"))),
     (
         ("gh", "github_pat_"),
-        re.compile(_TOKEN.format(r"gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}")),
+        re.compile(_TOKEN.format(r"gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,}")),
     ),
+    (("npm_",), re.compile(_TOKEN.format(r"npm_[A-Za-z0-9]{36}"))),
     (("AKIA", "ASIA"), re.compile(_TOKEN.format(r"(?:AKIA|ASIA)[A-Z0-9]{16}"))),
     (("xox",), re.compile(_TOKEN.format(r"xox[bpasr]-[A-Za-z0-9-]{10,}"))),
-    (("AIza",), re.compile(_TOKEN.format(r"AIza[0-9A-Za-z_-]{30,}"))),
+    (("AIza",), re.compile(_TOKEN.format(r"AIza[0-9A-Za-z_-]{35}"))),
     (("eyJ",), re.compile(_TOKEN.format(r"eyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]+"))),
 )
 """Credential shapes, each searched only in text holding its marker: most output holds none."""
-_SCHEME = re.compile(r"\b(Bearer|Basic|Token|Digest)(\s+)(?!\[redacted\])[A-Za-z0-9._~+/=-]{8,}")
-_URL_PASSWORD = re.compile(r"(://[^:/\s@\"'\\]+:)[^@\s/\"'\\]+(@)")
-_HINT = "pass|pwd|secret|token|auth|credential|cookie|bearer|key|session"
-"""Words one of which every key that :func:`looks_secret` accepts contains."""
-_CANDIDATE = re.compile(r"(?:" + _HINT + r")[\w.-]*[\"']?[ \t]*[:=]")
-"""Where an assignment to a secret-named key may end, searched in lower-cased text: a
-case-insensitive search, or one trying the whole pattern at every position, was 10× slower."""
-_CANDIDATE_ANY_CASE = re.compile(_CANDIDATE.pattern, re.I)
-_ASSIGNMENT = re.compile(
-    r"(?<![\w.-])(?P<kq>[\"']?)(?P<key>[A-Za-z_][\w.-]*)(?P=kq)"
-    r"(?P<sep>[ \t]*[:=][ \t]*)"
-    r"(?:(?P<q>\\?[\"'])(?P<quoted>(?:(?!(?P=q))[^\n\\]|(?!(?P=q))\\[^\n])*)(?P=q)"
-    r"|(?P<bare>(?:(?:Bearer|Basic|Token|Digest) )?[^\s\"'`,;&<>(){}\[\]\\]+))"
+_HEADER = re.compile(
+    r"(?i)(\b(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:(?:bearer|basic|token|digest"
+    r"|negotiate)[ \t]+)?)(?!\[redacted\])[A-Za-z0-9._~+/=-]{6,}"
 )
-_NOT_SECRET = re.compile(
-    r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|none|nil|bearer|basic|token|digest"
-    r"|\[redacted\]|\*+|\$\{?\w+\}?"
-    r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+",
-    re.I,
+_URL_PASSWORD = re.compile(r"(://[^:/\s@\"'\\]+:)(?!\[redacted\])[^@\s/\"'\\]+(@)")
+_SECRET_NAME = (
+    r"(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API_?KEY|PRIVATE_?KEY|SECRET_?KEY|ACCESS_?KEY"
+    r"|CREDENTIALS?|AUTH)"
 )
-"""Values kept after a secret-named key: numbers, booleans, an auth scheme word, an env
-reference, a dotted name."""
-_SHELL_KEYS = frozenset({"pwd", "oldpwd"})
-"""The shell's working-directory variables: ``PWD=/home/me`` in ``env`` output is a path."""
+_ENV_LINE = re.compile(
+    rf"(?m)^([ \t]*(?:export[ \t]+)?[A-Z0-9_]*{_SECRET_NAME}=)(?![\"']?\$)(?!\[redacted\])"
+    r"(\"[^\"\n]*\"|'[^'\n]*'|[^\s\"']+)"
+)
+"""``NAME=value`` at the start of a line, no spaces around ``=`` (a shell's, an env file's,
+``docker inspect``'s): code assigns with spaces. A ``$REFERENCE`` is not a secret."""
+_FLAG = re.compile(
+    r"(?i)((?<![\w-])--?[a-z-]*(?:password|passwd|secret|token|api-key|apikey)=)(?!\[redacted\])"
+    r"(\"[^\"\n]*\"|'[^'\n]*'|[^\s\"']+)"
+)
+_NPMRC = re.compile(r"(:_(?:authToken|auth|password)=)(?!\[redacted\])(\S+)")
+"""An ``.npmrc`` registry credential (``//registry.npmjs.org/:_authToken=…``)."""
+_KEY_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_SECRET_LAST_WORDS = frozenset(
+    {"password", "passwd", "passphrase", "secret", "token", "apikey", "jwt", "credential"}
+)
+_SECRET_LAST_PAIRS = frozenset(
+    {("api", "key"), ("private", "key"), ("secret", "key"), ("access", "key")}
+)
+_NOT_SECRET_TOKEN = frozenset({"page", "next", "prev", "continuation", "sync", "cursor", "csrf"})
+"""``next_page_token`` is a place in a listing: redacted, a model could not ask for the next
+page (a CSRF token is good for one form, and shows in every page's HTML)."""
 
 
-def _assignment(match: re.Match[str]) -> str:
-    key = match.group("key")
-    if key.lower() in _SHELL_KEYS or not looks_secret(key):
-        return match.group(0)
-    value = match.group("quoted") if match.group("q") else match.group("bare")
-    if not value or _NOT_SECRET.fullmatch(value) or value.endswith(REDACTED):
-        return match.group(0)
-    after = match.string[match.end() : match.end() + 1]
-    if match.group("bare") is not None and after and after in "([":
-        return match.group(0)  # a call or an index: code, not a value
-    start, end = match.span("quoted" if match.group("q") else "bare")
-    whole = match.group(0)
-    offset = match.start()
-    return whole[: start - offset] + REDACTED + whole[end - offset :]
+def is_secret_key(key: str) -> bool:
+    """Whether a JSON key names a secret by its last word (``password``, ``clientSecret``,
+    ``api_key``, ``refresh_token``, ``privateKey``), not merely contains one (``secretName``,
+    ``password_policy``, ``tokenUrl``). Stricter than the payload check
+    (:func:`taskloom.domain.secrets.looks_secret`): there a false match costs a rename,
+    here a value."""
+    words = [w.lower() for w in _KEY_WORDS.findall(key)]
+    if not words:
+        return False
+    if words == ["auth"]:  # a registry login in Docker's config.json
+        return True
+    last = words[-1]
+    if last in _SECRET_LAST_WORDS:
+        return last != "token" or _NOT_SECRET_TOKEN.isdisjoint(words[-3:-1])
+    if last in ("passwords", "apikeys"):
+        return True
+    return len(words) > 1 and (words[-2], last.removesuffix("s")) in _SECRET_LAST_PAIRS
 
 
 def redact_text(text: str) -> tuple[str, int]:
@@ -96,79 +110,45 @@ def redact_text(text: str) -> tuple[str, int]:
         if any(marker in text for marker in markers):
             text, n = pattern.subn(REDACTED, text)
             count += n
-    if any(scheme in text for scheme in ("Bearer", "Basic", "Token", "Digest")):
-        text, n = _SCHEME.subn(r"\1\2" + REDACTED, text)
-        count += n
+    for hint, pattern in (("uthorization", _HEADER), ("UTHORIZATION", _HEADER)):
+        if hint in text:
+            text, n = pattern.subn(r"\1" + REDACTED, text)
+            count += n
+            break
     if "://" in text:
         text, n = _URL_PASSWORD.subn(r"\1" + REDACTED + r"\2", text)
         count += n
-    text, n = _redact_assignments(text)
-    return text, count + n
-
-
-def _redact_assignments(text: str) -> tuple[str, int]:
-    lowered = text.lower()
-    if len(lowered) == len(text):  # offsets agree (they do unless a letter like İ grows)
-        hits = _CANDIDATE.finditer(lowered)
-    else:
-        hits = _CANDIDATE_ANY_CASE.finditer(text)
-    parts: list[str] = []
-    done = count = 0
-    for hit in hits:
-        start = hit.start()
-        if start < done:
-            continue
-        while start > done and (text[start - 1].isalnum() or text[start - 1] in "_.-"):
-            start -= 1
-        if start > done and text[start - 1] in "\"'":
-            start -= 1
-        match = _ASSIGNMENT.match(text, start)
-        if match is None:
-            continue
-        out = _assignment(match)
-        if out != match.group(0):
-            parts += [text[done:start], out]
-            done = match.end()
-            count += 1
-    parts.append(text[done:])
-    return "".join(parts), count
+    if "=" in text:
+        for pattern in (_ENV_LINE, _FLAG, _NPMRC):
+            text, n = pattern.subn(r"\1" + REDACTED, text)
+            count += n
+    return text, count
 
 
 def redact_value(value: Any) -> tuple[Any, int]:
     """A copy of a JSON-like value with credentials redacted: every string as in
-    :func:`redact_text`, and the whole string value of a key whose name says secret. Call
-    it on a value within :data:`~taskloom.guard.compact.MAX_DEPTH` (a cycle never ends)."""
+    :func:`redact_text`, and every string under a key that names a secret
+    (:func:`is_secret_key`), in a list too. Call it on a value within
+    :data:`~taskloom.guard.compact.MAX_DEPTH` (a cycle never ends)."""
     count = 0
-
-    def scrub(key: Any, item: Any) -> Any:
-        nonlocal count
-        if not isinstance(item, str):
-            return item
-        if (
-            isinstance(key, str)
-            and key.lower() not in _SHELL_KEYS
-            and looks_secret(key)
-            and item
-            and not _NOT_SECRET.fullmatch(item)
-        ):
-            count += 1
-            return REDACTED
-        out, n = redact_text(item)
-        count += n
-        return out
-
     root: list[Any] = [value]
-    pending: list[tuple[Any, Any, Any]] = [(root, 0, value)]
+    pending: list[tuple[Any, Any, Any, bool]] = [(root, 0, value, False)]
     while pending:
-        parent, slot, item = pending.pop()
+        parent, slot, item, secret = pending.pop()
         if isinstance(item, dict):
             copy: Any = dict(item)
             parent[slot] = copy
-            pending.extend((copy, k, v) for k, v in item.items())
+            pending.extend(
+                (copy, k, v, isinstance(k, str) and is_secret_key(k)) for k, v in item.items()
+            )
         elif isinstance(item, list | tuple):
             copy = list(item)
             parent[slot] = copy
-            pending.extend((copy, i, v) for i, v in enumerate(item))
-        else:
-            parent[slot] = scrub(slot if isinstance(parent, dict) else None, item)
+            pending.extend((copy, i, v, secret) for i, v in enumerate(item))
+        elif isinstance(item, str) and secret and item and item != REDACTED:
+            parent[slot] = REDACTED
+            count += 1
+        elif isinstance(item, str):
+            parent[slot], n = redact_text(item)
+            count += n
     return root[0], count
