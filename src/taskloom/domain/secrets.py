@@ -1,6 +1,7 @@
-"""Whether a key names a secret: a task's payload refuses such keys, the guard redacts their
-values in tool results. Judged by the key's words, so that ``max_tokens``, ``author`` or
-``next_page_token`` pass."""
+"""Whether a key names a secret, for a task's payload, which refuses such keys. Judged by the
+key's words, so that ``max_tokens``, ``author`` or ``next_page_token`` pass; a false match
+costs the producer a rename (the guard's redaction, where it would cost a value, uses a
+stricter test: :func:`taskloom.guard.redact.is_secret_key`)."""
 
 from __future__ import annotations
 
@@ -70,9 +71,9 @@ _KEY_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
 
 def looks_secret(key: str) -> bool:
-    """Whether a key (of a task's payload, of a tool's result) names a secret, judged by its
-    words (``apiKey``, ``AUTH_TOKEN``, ``x-api-key``, ``PGPASSWORD``) so that ``max_tokens``,
-    ``token_count`` or ``author`` are not mistaken for one."""
+    """Whether a payload key names a secret, judged by its words (``apiKey``, ``AUTH_TOKEN``,
+    ``x-api-key``, ``PGPASSWORD``) so that ``max_tokens``, ``token_count`` or ``author`` are
+    not mistaken for one."""
     words = [w.lower() for w in _KEY_WORDS.findall(key)]
     for at, word in enumerate(words):
         if word == "token":
