@@ -486,16 +486,15 @@ def test_bidi_controls_in_user_text_are_isolated_and_shown(server: Server, page:
 
     assert isinstance(page, Page)
     tl = taskloom.connect(server.db_url)
-    spoof = "\u202eevil\u200b"
+    spoof = "evil"  # a thread id cannot hold such characters (the store refuses them)
     tl.board(spoof).add(
         "\u202etitle", assigned_agent="\u202eagent", plan=["rm -rf /\u202e krow/emoh~\u202c"]
     )
     tl.queue.add("\u202etask")
     page.goto(f"{server.url}/")
     name = page.locator(".threads .name")
-    # The thread id shows its controls instead of obeying them: it cannot pass for "live".
-    expect(name).to_have_text("\u27e8U+202E\u27e9evil\u27e8U+200B\u27e9")
-    expect(page.locator("#thread-title")).to_have_text("\u27e8U+202E\u27e9evil\u27e8U+200B\u27e9")
+    expect(name).to_have_text("evil")
+    expect(page.locator("#thread-title")).to_have_text("evil")
     expect(page.locator(".card .sub")).to_have_text("@\u27e8U+202E\u27e9agent")
     # Free text shows its override controls too: a plan step read as "rm -rf /~home/work".
     expect(page.locator(".card .title")).to_have_text("\u27e8U+202E\u27e9title")
@@ -712,7 +711,8 @@ def test_a_live_update_rebuilds_only_the_cards_that_changed(server: Server, page
     for view in ("List", "Kanban"):
         page.goto(f"{server.url}/#t")
         page.get_by_role("button", name=view).click()
-        expect(page.locator("[data-card]")).to_have_count(30)
+        shown = ".kanban [data-card]" if view == "Kanban" else "ul.cards [data-card]"
+        expect(page.locator(shown)).to_have_count(30)  # drawn in this view, not the last
         page.evaluate("document.querySelectorAll('[data-card]').forEach(el => { el._kept = 1; })")
         tl.board("t").update_status(ids[3], "in_progress")
         moved = f'[data-column="in_progress"] [data-card="{ids[3]}"]'
@@ -722,8 +722,12 @@ def test_a_live_update_rebuilds_only_the_cards_that_changed(server: Server, page
         kept = page.evaluate(
             "[...document.querySelectorAll('[data-card]')].filter(el => el._kept).length"
         )
-        assert kept == 29, view
+        assert kept == 29, f"{view}: {kept}"
         tl.board("t").update_status(ids[3], "todo")
+        back = f'[data-column="todo"] [data-card="{ids[3]}"]'
+        if view == "List":
+            back = f'[data-card="{ids[3]}"] .status[data-status="todo"]'
+        expect(page.locator(back)).to_be_visible()  # before the next view is marked
     tl.close()
 
 
@@ -748,3 +752,81 @@ def test_a_wrong_token_stops_the_live_view_and_says_why(tmp_path: Path, page: ob
         expect(page.locator("#live")).to_have_attribute("data-state", "live")
     finally:
         srv.kill()
+
+
+def test_the_caret_in_a_half_typed_budget_survives_a_live_update(
+    server: Server, page: object
+) -> None:
+    """The field was drawn anew with the caret at its start: "12", an update, "3" set 312."""
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    tl = _goal_shown(server, page, budget=1000, used=1)
+    goal_id = tl.goal("t").get()["goal"]["goal_id"]
+    field = page.get_by_label("New token budget")
+    field.click()
+    page.keyboard.type("12")
+    tl.goal("t").account_usage(goal_id, tokens=5)
+    expect(page.locator(".goal .usage").first).to_have_text("6 / 1,000 tokens")
+    page.keyboard.type("3")
+    expect(page.get_by_label("New token budget")).to_have_value("123")
+    page.keyboard.press("Enter")
+    expect(page.locator(".goal .usage").first).to_have_text("6 / 123 tokens")
+    tl.close()
+
+
+def test_a_removal_keeps_the_other_cards_and_an_edit_keeps_the_focus(
+    server: Server, page: object
+) -> None:
+    """Every card's order moved on a removal, so every card was rebuilt; and a button found
+    again by its label (which names the title) lost the focus when the title was edited."""
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    tl = taskloom.connect(server.db_url)
+    ids = [tl.board("t").add(f"card {i}")["card"]["id"] for i in range(20)]
+    page.goto(f"{server.url}/#t")
+    expect(page.locator("[data-card]")).to_have_count(20)
+    page.evaluate("document.querySelectorAll('[data-card]').forEach(el => { el._kept = 1; })")
+    tl.board("t").remove(ids[0])
+    expect(page.locator("[data-card]")).to_have_count(19)
+    kept = "[...document.querySelectorAll('[data-card]')].filter(el => el._kept).length"
+    assert page.evaluate(kept) == 19
+    page.get_by_role("button", name="Mark done: card 5").focus()
+    tl.board("t").edit(ids[5], title="card 5 renamed")
+    expect(page.locator(".card .title", has_text="card 5 renamed")).to_be_visible()
+    focused = "document.activeElement.closest('[data-card]')?.dataset.card"
+    assert page.evaluate(focused) == ids[5]
+    tl.close()
+
+
+def test_a_thread_in_the_hash_is_trimmed_as_the_server_trims_it(
+    server: Server, page: object
+) -> None:
+    """``#%20t`` showed an empty board marked live: the events, for "t", were dropped."""
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    cli(server, "board", "add", "t", "First step")
+    page.goto(f"{server.url}/#%20t%20")
+    expect(page.locator(".card .title", has_text="First step")).to_be_visible()
+    cli(server, "board", "add", "t", "Second step")
+    expect(page.locator(".card .title", has_text="Second step")).to_be_visible()
+
+
+def test_a_refusal_is_said_once_and_cleared_when_a_good_thread_opens(
+    server: Server, page: object
+) -> None:
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    cli(server, "board", "add", "t", "First step")
+    page.goto(f"{server.url}/#{'x' * 300}")
+    expect(page.locator("#live")).to_have_attribute("data-state", "stopped")
+    expect(page.locator("#toast")).to_contain_text("The live view stopped")
+    assert page.locator("#toast").inner_text().count("The live view stopped") == 1
+    cli(server, "board", "add", "u", "Another thread")  # the list still follows new threads
+    expect(page.locator(".threads .name", has_text="u")).to_be_visible(timeout=10_000)
+    page.goto(f"{server.url}/#t")
+    expect(page.locator("#live")).to_have_attribute("data-state", "live")
+    expect(page.locator("#toast")).to_be_hidden()

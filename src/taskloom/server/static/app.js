@@ -127,7 +127,7 @@ async function act(path, body) {
 function actButton(attrs, label, path, body) {
   const busy = pending.has(path);
   return h("button", { class: "btn", type: "button", ...attrs, "aria-disabled": busy ? "true" : null,
-    onclick: () => act(path, body) }, label);
+    "data-act": path, onclick: () => act(path, body) }, label);
 }
 
 let toastTimer;
@@ -167,15 +167,21 @@ function schedule(...parts) {
 function nameOf(el) {
   const row = el.closest("[data-card], [data-task]");
   const where = row ? row.dataset.card || row.dataset.task : "";
-  return `${el.tagName}|${where}|${el.getAttribute("aria-label") || el.getAttribute("href") || el.textContent}`;
+  // An action button by what it does (its label names its card's title, which an edit moves).
+  const what = el.dataset.act ? `${el.dataset.act}|${el.textContent}` : el.getAttribute("aria-label") || el.getAttribute("href") || el.textContent;
+  return `${el.tagName}|${where}|${what}`;
 }
 function keepingFocus(render) {
   const active = document.activeElement;
   const name = active && active !== document.body ? nameOf(active) : null;
+  const caret = typeof active?.selectionStart === "number"
+    ? [active.selectionStart, active.selectionEnd, active.selectionDirection] : null;
   render();
   if (name === null || document.activeElement === active && active.isConnected) return;
   const again = [...document.querySelectorAll(active.tagName)].find((el) => nameOf(el) === name);
-  if (again) again.focus({ preventScroll: true });
+  if (!again) return;
+  again.focus({ preventScroll: true });
+  if (caret && typeof again.setSelectionRange === "function") again.setSelectionRange(...caret);
 }
 
 function renderThreads() {
@@ -237,7 +243,8 @@ let cardViewsFor = ""; // the thread and view they were built for
 
 function cardElement(card, build) {
   const path = `/api/threads/${encodeURIComponent(state.thread)}/cards/${encodeURIComponent(card.id)}`;
-  const key = `${pending.has(`${path}/decision`)}|${pending.has(`${path}/status`)}|${JSON.stringify(card)}`;
+  const { order, ...shown } = card; // its place is place()'s business: a removal moved every order
+  const key = `${pending.has(`${path}/decision`)}|${pending.has(`${path}/status`)}|${JSON.stringify(shown)}`;
   const held = cardViews.get(card.id);
   if (held && held.key === key) return held.el;
   const el = build(card);
@@ -279,7 +286,8 @@ function renderBoard() {
   const ids = new Set(cards.map((c) => c.id));
   for (const id of [...cardViews.keys()]) if (!ids.has(id)) cardViews.delete(id);
   if (!cards.length) {
-    root.replaceChildren(h("p", { class: "empty" }, state.thread ? "No cards on this board yet." : "Pick a thread."));
+    const empty = !state.thread ? "Pick a thread." : state.board ? "No cards on this board yet." : "Loading…";
+    root.replaceChildren(h("p", { class: "empty" }, empty));
     return;
   }
   if (state.view === "kanban") {
@@ -335,7 +343,9 @@ function renderGoal() {
   const dropTime = timeOver ? actButton({}, "Remove time budget", `${path}/budget`, { time_budget_s: null }) : null;
   const button = (action, label) => actButton({}, label, `${path}/${action}`);
   const toggles = (GOAL_ACTIONS[goal.status] || []).map(([action, label]) => button(action, label));
-  const input = h("input", { type: "number", min: "1", step: "1", placeholder: "new budget", "aria-label": "New token budget",
+  // Text, not type=number: only a text field tells where its caret is, and a redraw (the
+  // agent reporting usage) must put it back, or "12", an update, "3" becomes 312.
+  const input = h("input", { type: "text", inputmode: "numeric", autocomplete: "off", placeholder: "new budget", "aria-label": "New token budget",
     value: state.budgetDraft || "", oninput: (event) => { state.budgetDraft = event.target.value; } });
   // novalidate: every bad value gets the same message from here, not the browser's bubble.
   const form = h("form", { novalidate: true, onsubmit: (event) => {
@@ -460,6 +470,7 @@ function setLive(mode, text = mode) {
 // database must not stay) and the opening's snapshots replace it, whatever their versions.
 function connect() {
   if (state.source) state.source.close();
+  const wasStopped = state.stopped !== null;
   state.stopped = null;
   const query = new URLSearchParams();
   if (state.thread !== null) query.set("thread", state.thread);
@@ -483,6 +494,7 @@ function connect() {
   }
   source.addEventListener("open", () => {
     setLive("live");
+    if (wasStopped && $("toast").textContent.startsWith("The live view stopped")) $("toast").hidden = true;
     loadTasks();
   });
   source.addEventListener("error", () => {
@@ -498,12 +510,14 @@ function connect() {
 // why and stops, instead of saying "reconnecting" for ever.
 async function diagnose(source, url) {
   let refusal = null;
+  let status = 0;
   try {
     const controller = new AbortController();
     const response = await fetch(url, { signal: controller.signal });
-    if (!response.ok && response.status < 500 && response.status !== 429) {
+    status = response.status;
+    if (!response.ok && status < 500 && status !== 429) {
       const body = await response.text().then(parse).catch(() => ({}));
-      refusal = refusalText(response.status, body.message);
+      refusal = refusalText(status, body.message);
     }
     controller.abort();
   } catch {
@@ -511,15 +525,16 @@ async function diagnose(source, url) {
   }
   if (source !== state.source) return;
   if (refusal === null) setTimeout(() => { if (source === state.source) connect(); }, 2000);
-  else stop(refusal);
+  else stop(refusal, status);
 }
 
 const refusalText = (status, message) => (status === 401
   ? "this server needs its token: open the panel as /?token=YOUR_TOKEN" : message || `HTTP ${status}`);
 
-function stop(refusal) {
+function stop(refusal, status) {
   if (state.source) state.source.close();
-  state.stopped = refusal;
+  if (state.stopped?.message === refusal) return; // said already (the list and the stream)
+  state.stopped = { message: refusal, status };
   setLive("stopped", "stopped");
   toast(`The live view stopped: ${refusal}`, true);
 }
@@ -601,7 +616,7 @@ function loadStatsSoon() {
 
 let threadsLoad = 0;
 async function loadThreads() {
-  if (state.stopped) return; // the server refused this view: the message is on screen
+  if (state.stopped?.status === 401) return; // no list without the token: the message is on screen
   const load = ++threadsLoad;
   try {
     const threads = await api("/api/threads");
@@ -614,7 +629,7 @@ async function loadThreads() {
   } catch (error) {
     // The server is away (the live indicator says so), or it answered with an error, which
     // the person must see: a database replaced under the server looked like an empty one.
-    if (error.status === 401) stop(refusalText(401));
+    if (error.status === 401) stop(refusalText(401), 401);
     else if (!(error instanceof TypeError)) toast(error.message, true);
   }
 }
@@ -634,7 +649,8 @@ function selectThread(thread) {
 // ("#100%") names no thread rather than stopping the panel.
 function hashThread() {
   try {
-    return decodeURIComponent(location.hash.slice(1)) || null;
+    // Trimmed as the server trims a thread id: "#%20fa" is thread "fa", whose events say "fa".
+    return decodeURIComponent(location.hash.slice(1)).trim() || null;
   } catch {
     return null;
   }
