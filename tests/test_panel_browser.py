@@ -701,6 +701,17 @@ def test_kanban_shows_the_plan_a_person_approves(server: Server, page: object) -
     tl.close()
 
 
+def _mark_cards(page: Any) -> None:
+    page.evaluate("document.querySelectorAll('[data-card]').forEach(el => { el._kept = 1; })")
+
+
+def _kept_cards(page: Any) -> int:
+    """How many card elements marked by :func:`_mark_cards` are still on the page."""
+    return int(
+        page.evaluate("[...document.querySelectorAll('[data-card]')].filter(e => e._kept).length")
+    )
+
+
 def test_a_live_update_rebuilds_only_the_cards_that_changed(server: Server, page: object) -> None:
     """Every update rebuilt the whole board: on 1,000 cards each froze the page ~0.3 s."""
     from playwright.sync_api import Page, expect
@@ -713,16 +724,13 @@ def test_a_live_update_rebuilds_only_the_cards_that_changed(server: Server, page
         page.get_by_role("button", name=view).click()
         shown = ".kanban [data-card]" if view == "Kanban" else "ul.cards [data-card]"
         expect(page.locator(shown)).to_have_count(30)  # drawn in this view, not the last
-        page.evaluate("document.querySelectorAll('[data-card]').forEach(el => { el._kept = 1; })")
+        _mark_cards(page)
         tl.board("t").update_status(ids[3], "in_progress")
         moved = f'[data-column="in_progress"] [data-card="{ids[3]}"]'
         if view == "List":
             moved = f'[data-card="{ids[3]}"] .status[data-status="in_progress"]'
         expect(page.locator(moved)).to_be_visible()
-        kept = page.evaluate(
-            "[...document.querySelectorAll('[data-card]')].filter(el => el._kept).length"
-        )
-        assert kept == 29, f"{view}: {kept}"
+        assert _kept_cards(page) == 29, view
         tl.board("t").update_status(ids[3], "todo")
         back = f'[data-column="todo"] [data-card="{ids[3]}"]'
         if view == "List":
@@ -787,11 +795,10 @@ def test_a_removal_keeps_the_other_cards_and_an_edit_keeps_the_focus(
     ids = [tl.board("t").add(f"card {i}")["card"]["id"] for i in range(20)]
     page.goto(f"{server.url}/#t")
     expect(page.locator("[data-card]")).to_have_count(20)
-    page.evaluate("document.querySelectorAll('[data-card]').forEach(el => { el._kept = 1; })")
+    _mark_cards(page)
     tl.board("t").remove(ids[0])
     expect(page.locator("[data-card]")).to_have_count(19)
-    kept = "[...document.querySelectorAll('[data-card]')].filter(el => el._kept).length"
-    assert page.evaluate(kept) == 19
+    assert _kept_cards(page) == 19
     page.get_by_role("button", name="Mark done: card 5").focus()
     tl.board("t").edit(ids[5], title="card 5 renamed")
     expect(page.locator(".card .title", has_text="card 5 renamed")).to_be_visible()
@@ -800,10 +807,9 @@ def test_a_removal_keeps_the_other_cards_and_an_edit_keeps_the_focus(
     tl.close()
 
 
-def test_a_thread_in_the_hash_is_trimmed_as_the_server_trims_it(
-    server: Server, page: object
-) -> None:
-    """``#%20t`` showed an empty board marked live: the events, for "t", were dropped."""
+def test_the_hash_names_a_thread_as_the_server_does(server: Server, page: object) -> None:
+    """``#%20t`` showed an empty board marked live (the events, for "t", were dropped); a
+    refused thread id was said twice, stopped the thread list, and its message stayed."""
     from playwright.sync_api import Page, expect
 
     assert isinstance(page, Page)
@@ -812,15 +818,6 @@ def test_a_thread_in_the_hash_is_trimmed_as_the_server_trims_it(
     expect(page.locator(".card .title", has_text="First step")).to_be_visible()
     cli(server, "board", "add", "t", "Second step")
     expect(page.locator(".card .title", has_text="Second step")).to_be_visible()
-
-
-def test_a_refusal_is_said_once_and_cleared_when_a_good_thread_opens(
-    server: Server, page: object
-) -> None:
-    from playwright.sync_api import Page, expect
-
-    assert isinstance(page, Page)
-    cli(server, "board", "add", "t", "First step")
     page.goto(f"{server.url}/#{'x' * 300}")
     expect(page.locator("#live")).to_have_attribute("data-state", "stopped")
     expect(page.locator("#toast")).to_contain_text("The live view stopped")
