@@ -25,6 +25,12 @@ SAME_TITLE = [
     "D\u0435ploy \u0430ll",  # Cyrillic e and a
     "D\u00e9ploy \u00e4ll",  # accents
     "\uff24\uff45\uff50\uff4c\uff4f\uff59 all",  # fullwidth
+    "DEPLOY ALL",  # capitals map where their small letters do: "Install" was not "install"
+    "- Deploy all",
+    "1. Deploy all",
+    "[x] Deploy all",
+    "\u2705 Deploy all \U0001f680",
+    "\u00abDeploy all\u00bb",
 ]
 
 
@@ -56,3 +62,46 @@ def test_a_withdrawn_plan_cannot_come_back_done_under_a_look_alike_title(
     back = tl.tools.dispatch("todo", {"op": "add", "content": title, "status": "done"}, CTX)
     assert back.is_error, back.content
     assert tl.board("t").list()["cards"] == []
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (
+            "\u0423\u0434\u0430\u043b\u0438\u0442\u044c \u0431\u0430\u0437\u0443",
+            "\u0423\u0414\u0410\u041b\u0418\u0422\u042c \u0411\u0410\u0417\u0423",
+        ),
+        (
+            "\u0395\u03bd\u03b7\u03bc\u03ad\u03c1\u03c9\u03c3\u03b7",
+            "\u0395\u039d\u0397\u039c\u0395\u03a1\u03a9\u03a3\u0397",
+        ),
+        ("prod-db", "prod\u2013db"),
+    ],
+)
+def test_case_and_dashes_never_make_another_title(a: str, b: str) -> None:
+    """Cyrillic and Greek capitals were mapped to Latin, their small letters not: a model
+    finished a waiting plan by sending its title in capitals."""
+    assert title_key(a) == title_key(b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (
+            "\u30d1\u30b9\u8a2d\u5b9a\u3092\u5909\u66f4",
+            "\u30d0\u30b9\u8a2d\u5b9a\u3092\u5909\u66f4",
+        ),
+        (
+            "\u0e0b\u0e37\u0e49\u0e2d\u0e02\u0e49\u0e32\u0e27",
+            "\u0e0b\u0e37\u0e49\u0e2d\u0e02\u0e32\u0e27",
+        ),
+        (
+            "\u092a\u0941\u0932 \u0915\u0940 \u091c\u093e\u0901\u091a",
+            "\u092a\u0932 \u0915\u0940 \u091c\u093e\u0901\u091a",
+        ),
+    ],
+)
+def test_marks_that_are_part_of_a_letter_keep_titles_apart(a: str, b: str) -> None:
+    """Every mark was dropped: "\u30d1\u30b9" (path) was "\u30d0\u30b9" (bus), and a Thai
+    tone mark or a Devanagari vowel sign made no difference."""
+    assert title_key(a) != title_key(b)

@@ -3,43 +3,91 @@
 The approval gate (:mod:`taskloom.domain.approval`) protects the title of a plan waiting for a
 person: a model must not bring it back as a done card. ``todo_write`` has no ids, so the title
 is the plan's identity there, and spacing, case, compatibility forms, invisible characters,
-accents, look-alike letters and trailing punctuation must not make it another one. The key is
-only compared, never shown, so it may merge titles a reader would tell apart ("Déploy" and
-"Deploy"): a false match costs the model a message, a missed one lets a plan through.
+accents, look-alike letters, list markers and surrounding punctuation must not make it another
+one. The key is only compared, never shown, so it may merge titles a reader would tell apart
+("Déploy" and "Deploy"): a false match costs the model a message, a missed one lets a plan
+through. Marks that are letters' own parts in other scripts (a kana's dakuten, a Thai tone
+mark, a Devanagari vowel sign) stay: dropped, "パス" (path) was "バス" (bus).
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 _DRAWN_BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 """Letters and symbols drawn as blank space (Hangul fillers, the blank Braille pattern), read
 as a space. The characters drawn as nothing are format characters (category Cf: zero-width
-spaces, bidi and tag characters, the soft hyphen) and marks (Mn, Me: accents, variation
-selectors), dropped."""
+spaces, bidi and tag characters, the soft hyphen), dropped, and so are variation selectors and
+the accents of Latin, Greek and Cyrillic letters (marks, Mn and Me)."""
 
 _LOOK_ALIKES = str.maketrans(
-    "АВЕКМНОРСТХУЅІЈԚԜҮҺаеорсухѕіјԁһԛԝүкΑΒΕΖΗΙΚΜΝΟΡΤΥΧοαινκρυχϲϹıɑɡɩӀӏI",
-    "ABEKMHOPCTXYSlJQWYHaeopcyxsijdhqwykABEZHlKMNOPTYXoaivkpuxcCiagilll",
+    "аеорсухѕіјԁһԛԝүкӏвмнтԍɑɡıɩιαβεζηκμνορτυχϲσ‐‑‒–—―−",
+    "aeopcyxsljdhqwyklbmhtgagllaabezhkmnoptuxcc-------",
 )
-"""Cyrillic and Greek letters drawn like Latin ones, by case (a Greek capital Nu is an N, its
-small letter a v), dotless or single-storey Latin forms, and the strokes drawn like a small L
-(a capital I, the palochka): mapped before case folding."""
+"""Letters drawn like Latin ones, as case folding leaves them (a Cyrillic or Greek capital
+folds to its small letter, so the small one maps where the capital looks like: a Cyrillic н
+to h, as Н is an H), and every dash to a hyphen. Applied after folding, so "Install" and
+"install" keep one key; an ``i`` becomes an ``l``, as a capital I is drawn like one."""
 
-_TRAILING = " .,;:!?…·-–—_*~`'\""
+_ACCENTED_SCRIPTS = ((0x0000, 0x0250), (0x0370, 0x0530), (0x1E00, 0x2000))
+"""Latin, Greek and Cyrillic: the scripts whose marks are accents a model may add or drop."""
+
+_MARKER = re.compile(r"(?:\d{1,3}[.)]|\[[ x✓✔]?\])\s+")
+"""A list marker at a title's start: ``1.``, ``2)``, a checkbox."""
 
 
 def title_key(title: str) -> str:
     """A title as a model might send it again: spacing, case, compatibility forms (a
     fullwidth letter), invisible characters (a zero-width space, a tag character), accents,
-    Cyrillic and Greek look-alike letters and trailing punctuation do not make another card."""
-    if not title.isascii():
-        # Look-alikes before the decomposition too: it turns a lunate sigma (a c) into a ς.
-        decomposed = unicodedata.normalize("NFKD", title.translate(_LOOK_ALIKES))
-        title = "".join(" " if c in _DRAWN_BLANK else c for c in decomposed if _shown(c))
-    text = title.translate(_LOOK_ALIKES)
-    return " ".join(text.split()).casefold().rstrip(_TRAILING)
+    Cyrillic and Greek look-alike letters, dashes, list markers and surrounding punctuation
+    do not make another card."""
+    text = title.casefold()
+    if not text.isascii():
+        text = unicodedata.normalize("NFC", _visible(unicodedata.normalize("NFKD", text)))
+        text = text.casefold()  # a compatibility form may decompose to a capital (ℌ to H)
+    text = " ".join(text.translate(_LOOK_ALIKES).replace("i", "l").split())
+    while True:  # "✅ 1. [x] «Deploy»": markers and punctuation in any order
+        trimmed = _trim(text)
+        marker = _MARKER.match(trimmed)
+        if marker:
+            trimmed = trimmed[marker.end() :]
+        if trimmed == text or not trimmed:
+            return trimmed or text
+        text = trimmed
 
 
-def _shown(char: str) -> bool:
-    return unicodedata.category(char) not in ("Cf", "Mn", "Me")
+def _trim(text: str) -> str:
+    """``text`` without punctuation, symbols (a bullet, quotes, an emoji) and spaces at either
+    end; marks stay (a Devanagari vowel sign ends a word)."""
+    start, end = 0, len(text)
+    while start < end and text[start] != "[" and unicodedata.category(text[start])[0] in "PSZ":
+        start += 1  # a "[" may open a checkbox, a list marker
+    while end > start and unicodedata.category(text[end - 1])[0] in "PSZ":
+        end -= 1
+    return text[start:end]
+
+
+def _visible(text: str) -> str:
+    """``text`` (decomposed) without what is drawn as nothing, blank letters as spaces."""
+    kept: list[str] = []
+    for char in text:
+        category = unicodedata.category(char)
+        if category == "Cf" or (category in ("Mn", "Me") and _accent_on(kept, char)):
+            continue
+        kept.append(" " if char in _DRAWN_BLANK else char)
+    return "".join(kept)
+
+
+def _accent_on(kept: list[str], mark: str) -> bool:
+    """Whether ``mark`` is dropped: a variation selector or a combining grapheme joiner
+    anywhere, another mark when it sits on a Latin, Greek or Cyrillic letter."""
+    code = ord(mark)
+    if (
+        0xFE00 <= code <= 0xFE0F
+        or 0xE0100 <= code <= 0xE01EF
+        or code in (0x034F, 0x180B, 0x180C, 0x180D)
+    ):
+        return True
+    base = ord(kept[-1]) if kept else 0
+    return any(low <= base < high for low, high in _ACCENTED_SCRIPTS)
