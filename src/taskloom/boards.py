@@ -40,20 +40,32 @@ def check_thread_id(thread_id: str | None) -> str:
     storable_size(thread_id, "thread id")
     if len(thread_id) > MAX_THREAD_ID:
         raise InvalidInput(f"thread id is longer than {MAX_THREAD_ID} characters")
-    if not thread_id.isprintable() and any(_unseen(c) for c in thread_id):
-        # A line break in an id made the panel's routes miss it (no one could approve its
-        # plans there), and "multi\nline" showed as "multi line", another thread's name; a
-        # U+2028 did the same, and a zero-width or bidi character made a look-alike id.
-        raise InvalidInput(
-            "thread id must not contain control characters (line breaks, tabs, zero-width"
-            " or direction characters…)"
-        )
+    if not thread_id.isprintable():
+        for at, char in enumerate(thread_id):
+            if _unseen(char):
+                # A line break in an id made the panel's routes miss it (no one could approve
+                # its plans there), and "multi\nline" showed as "multi line", another thread's
+                # name; a U+2028 did the same, and a bidi override or a zero-width space made a
+                # look-alike id. Joiners (emoji, Persian) and direction marks (Arabic) stay.
+                raise InvalidInput(
+                    f"thread id must not contain control characters (line breaks, tabs,"
+                    f" zero-width spaces, direction overrides): U+{ord(char):04X} at position"
+                    f" {at + 1}; choose an id without it"
+                )
     return thread_id
 
 
+_SPOOFING = frozenset("\u00ad\u200b\u2060\u2061\u2062\u2063\u2064\ufeff") | frozenset(
+    map(chr, [*range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+)
+"""Format characters that hide in an id or reorder it: zero-width spaces, the soft hyphen,
+the byte order mark, bidi embeddings, overrides and isolates."""
+
+
 def _unseen(char: str) -> bool:
-    """A control, format (zero-width, bidi) or line/paragraph separator character."""
-    return unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp")
+    """A control or line/paragraph separator character, or a format character that hides in
+    an id (:data:`_SPOOFING`)."""
+    return unicodedata.category(char) in ("Cc", "Zl", "Zp") or char in _SPOOFING
 
 
 class BoardCache:
