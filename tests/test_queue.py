@@ -1067,11 +1067,18 @@ SECRET_KEYS = [
     "apiKey", "X-Api-Key", "AUTH_TOKEN", "refresh_token", "db_pass", "sessionId", "token",
     "api_keys", "apikeys", "apitoken", "api_tokens", "PGPASSWORD", "ssh_key", "session_key",
     "signing_key", "privkey", "jwt", "access_tokens", "client_secret", "dbPassword",
+    "refresh_tokens", "github_tokens", "DBPASS", "mysqlpwd", "secretkeys", "sshkeys",
+    "privatekeys", "passphrases", "deploy_key", "consumer_key", "master_key", "session_id",
 ]  # fmt: skip
 HARMLESS_KEYS = [
     "max_tokens", "author", "tokenizer", "passes", "token_count", "tokens_used",
     "token_budget", "tokenCount", "num_tokens", "token_limit", "keys", "session", "compass",
     "next_page_token", "nextPageToken", "continuation_token",
+    "persist-credentials", "always-auth", "token_format", "access_token_lifetime",
+    "secret_scanning", "secret_type", "PaginationToken", "since_token", "secret_name",
+    "secret_arn", "credentials_path", "private_key_path", "PASSWORD_FILE", "pass_rate",
+    "auth_method", "token_url", "signing_key_id", "has_password", "password_policy",
+    "cookie_consent",
 ]  # fmt: skip
 
 
@@ -1084,3 +1091,23 @@ def test_a_payload_key_naming_a_secret_is_refused(key: str) -> None:
 @pytest.mark.parametrize("key", HARMLESS_KEYS)
 def test_a_payload_key_that_only_looks_near_a_secret_passes(key: str) -> None:
     validate_new_task("t", "", "task", {key: 1}, 3)
+
+
+@pytest.mark.parametrize("cap", [-1, 0, True, 1.5, "5"])
+def test_a_cap_that_is_not_a_positive_whole_number_is_refused(tl: Taskloom, cap: object) -> None:
+    """``max_active = -1`` cancelled every ready task on the next add."""
+    task, _ = tl.queue.add("keep me")
+    with pytest.raises(InvalidInput, match="max_active"):
+        tl.queue.max_active = cap  # type: ignore[assignment]
+    tl.queue.add("another")
+    assert tl.queue.get(task.id).status == "ready"
+
+
+def test_an_empty_kinds_list_and_a_non_bool_binding_are_refused(tl: Taskloom) -> None:
+    """``kinds=[]`` claimed a task of any kind; ``bind_process="no"`` bound the process."""
+    tl.queue.add("x", kind="build")
+    with pytest.raises(InvalidInput, match="leave it out"):
+        tl.queue.claim("a", kinds=[])
+    with pytest.raises(InvalidInput, match="bind_process"):
+        tl.queue.claim("a", bind_process="no")  # type: ignore[arg-type]
+    assert tl.queue.stats()["ready"] == 1

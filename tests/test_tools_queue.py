@@ -165,3 +165,7 @@ def test_a_long_result_or_error_is_cut_alike_and_the_model_is_told(tl: Taskloom)
     got = call(tl, "task_next", {}, CODER).data
     short = {"task_id": got["id"], "lease_token": got["lease_token"], "result": "ok"}
     assert call(tl, "task_done", short, CODER).content == f"Task {got['id']} is completed."
+    tl.queue.add("wide")  # a character across the limit is not kept in half: say what was
+    got = call(tl, "task_next", {}, CODER).data
+    wide = {"task_id": got["id"], "lease_token": got["lease_token"], "result": "a" * 16_383 + "é"}
+    assert "only its first 16383 were kept" in call(tl, "task_done", wide, CODER).content

@@ -90,7 +90,7 @@ class Queue:
 
     def __init__(self, tl: Taskloom, *, max_active: int = 10_000) -> None:
         self._tl = tl
-        self.max_active = max_active
+        self._max_active = _check_cap(max_active)
         self._sweep_due = 0.0
         # The rows of tasks this queue claimed and still holds, by id, with their lease token:
         # a completion under the same lease then knows the task it leaves and needs only the
@@ -99,9 +99,19 @@ class Queue:
         self._held_lock = threading.Lock()
         # The ready count this process trusts (see _make_room): the cap it was counted
         # for, the room left under it, and when to count again.
-        self._counted_cap = max_active
+        self._counted_cap = self._max_active
         self._room = 0
         self._count_due = 0.0
+
+    @property
+    def max_active(self) -> int:
+        """The most ready and in-progress tasks the queue holds; an add over it evicts the
+        least urgent, oldest ready ones (never in-progress work)."""
+        return self._max_active
+
+    @max_active.setter
+    def max_active(self, value: int) -> None:
+        self._max_active = _check_cap(value)  # -1 cancelled every ready task
 
     def _now(self) -> float:
         clock = self._tl.now
@@ -322,6 +332,8 @@ class Queue:
         swept = now >= self._sweep_due
         if swept:
             self._sweep(now)
+        if type(bind_process) is not bool:
+            raise InvalidInput(f"bind_process is true or false, not {bind_process!r}")
         pid = os.getpid() if bind_process else None
         params = [agent_id, pid, HOST, now, now + lease, new_token(), now]
         params += [agent_id, now, now, *kinds]
@@ -472,7 +484,7 @@ class Queue:
         check_text(result, "a task's result")
         now = self._now()
         kinds = [] if kinds is None else check_kinds(kinds)
-        claim, claim_params, swept = self._claim_statement(agent_id, 1, lease, kinds)
+        claim, claim_params, swept = self._claim_statement(agent_id, 1, lease, kinds or None)
         done_params = (now, now, result, task_id, lease_token)
         dialect = self._tl.store.dialect
         held = self._holding(task_id, lease_token)
@@ -720,6 +732,12 @@ class Queue:
             "dead": [t.id for t in dead],
             "fixed": fixed,
         }
+
+
+def _check_cap(value: object) -> int:
+    if type(value) is not int or not 1 <= value <= INT_RANGE[1]:
+        raise InvalidInput(f"max_active must be a whole number from 1 to {INT_RANGE[1]}")
+    return value
 
 
 def _chunks(items: Sequence[T], size: int) -> list[Sequence[T]]:

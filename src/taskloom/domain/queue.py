@@ -291,6 +291,8 @@ def check_kinds(kinds: object) -> list[str]:
         raise InvalidInput(f"kinds must be a kind or a list of kinds, not {type(kinds).__name__}")
     if len(kinds) > MAX_KINDS:
         raise InvalidInput(f"a claim takes at most {MAX_KINDS} kinds")
+    if not kinds:  # no kind would match no task; "any kind" is said by leaving kinds out
+        raise InvalidInput("kinds names no kind: leave it out to claim a task of any kind")
     for kind in kinds:
         if not isinstance(kind, str) or not _KIND.match(kind):
             raise InvalidInput(

@@ -20,6 +20,8 @@ _SECRET_WORDS = frozenset(
         "cookies",
         "bearer",
         "jwt",
+        "jwts",
+        "pwds",
     }
 )
 _SECRET_ENDINGS = (
@@ -43,6 +45,21 @@ _SECRET_ENDINGS = (
     "sessionkey",
     "signingkey",
     "sshkey",
+    "sshkeys",
+    "privkeys",
+    "privatekeys",
+    "secretkey",
+    "secretkeys",
+    "sessionids",
+    "passphrases",
+    "pwd",
+    "dbpass",
+    "pgpass",
+    "rootpass",
+    "adminpass",
+    "userpass",
+    "mysqlpass",
+    "smtppass",
 )
 """Secret names written as one word (``PGPASSWORD``, ``apikeys``, ``dbpassword``)."""
 _SECRET_PAIRS = frozenset(
@@ -57,16 +74,37 @@ _SECRET_PAIRS = frozenset(
         ("signing", "key"),
         ("encryption", "key"),
         ("ssh", "key"),
+        ("deploy", "key"),
+        ("consumer", "key"),
+        ("master", "key"),
+        ("license", "key"),
     }
 )
 """Two words that name a secret together; the second also in the plural (``api_keys``)."""
 _NOT_SECRET_TOKEN = frozenset(
     {"count", "limit", "budget", "usage", "used", "total", "max", "min", "num", "number"}
     | {"page", "next", "prev", "previous", "continuation", "sync", "resume", "cursor", "type"}
+    | {"pagination", "starting", "after", "before", "since"}
 )
 """Words that make ``token`` a count (``token_count``, ``max_token``), as ``tokens`` is, or a
 place in a listing (``next_page_token``, ``continuation_token``): redacted, a model could not
 ask for the next page."""
+_ABOUT_A_SECRET = frozenset(
+    {"name", "names", "arn", "id", "ids", "path", "file", "url", "uri", "endpoint", "type"}
+    | {"method", "format", "policy", "rate", "count", "required", "lifetime", "audience"}
+    | {"consent", "scanning", "protection", "hint", "length", "expiry", "version", "ref"}
+)
+"""Last words that make a key about a secret, not one: ``secret_name``, ``token_url``,
+``credentials_path``, ``auth_method``, ``password_policy`` hold a reference or a setting (the
+refusal asks for just such references)."""
+_FLAG_WORDS = frozenset(
+    {"has", "is", "use", "enable", "persist", "always", "create", "unset", "output", "require"}
+)
+"""First words that make a key a switch: ``has_password``, ``persist-credentials``."""
+_QUALIFIED_TOKENS = frozenset(
+    {"refresh", "access", "auth", "api", "bot", "id", "github", "session", "bearer"}
+)
+"""Words that make ``tokens`` secrets rather than a count: ``refresh_tokens``."""
 _KEY_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
 
@@ -75,7 +113,13 @@ def looks_secret(key: str) -> bool:
     ``x-api-key``, ``PGPASSWORD``) so that ``max_tokens``, ``token_count`` or ``author`` are
     not mistaken for one."""
     words = [w.lower() for w in _KEY_WORDS.findall(key)]
+    if len(words) > 1 and (words[-2], words[-1].removesuffix("s")) in _SECRET_PAIRS:
+        return True  # session_id: a pair names it, though "id" alone says "about"
+    if len(words) > 1 and (words[-1] in _ABOUT_A_SECRET or words[0] in _FLAG_WORDS):
+        return False
     for at, word in enumerate(words):
+        if word == "tokens" and at and words[at - 1] in _QUALIFIED_TOKENS:
+            return True
         if word == "token":
             if _NOT_SECRET_TOKEN.isdisjoint(words[max(at - 1, 0) : at + 2]):
                 return True

@@ -137,7 +137,8 @@ def _cut(text: str | None, what: str, limit: int) -> str:
     not make), and the model is told, so it can put what matters first next time."""
     if text is None or storable_size(text, what) <= limit:
         return ""
-    return f" {what.capitalize()} was longer than {limit} bytes: only its first {limit} were kept."
+    kept = len(cut_bytes(text, limit).encode())  # never half a character
+    return f" {what.capitalize()} was longer than {limit} bytes: only its first {kept} were kept."
 
 
 def _done(tl: Taskloom, args: DoneArgs, ctx: ToolContext) -> ToolResult:
