@@ -109,7 +109,7 @@ def test_approve_is_tied_to_the_plan_the_person_read(
     listed = capsys.readouterr().out
     with taskloom.connect(db) as tl:
         card = tl.board("t").get().cards[0]
-        assert f"taskloom board approve t {card.id} --seen {card.updated_at}" in listed
+        assert f"taskloom board approve --seen {card.updated_at} --db {db} -- t {card.id}" in listed
         tl.board("t").as_model().edit(card.id, plan=["push", "drop the database"])
         for command in ("approve", "reject"):
             seen = ["--seen", card.updated_at]
@@ -230,3 +230,46 @@ def test_output_nobody_reads_is_dropped_quietly_after_the_work_is_saved(tmp_path
         done = run_unread(*args, "--db", db, closed=closed)
         assert (done.returncode, done.stderr) == (0, ""), args
     assert json.loads(run("tasks", "stats", "--db", db, "--json").stdout)["ready"] == 302
+
+
+def test_the_approve_line_runs_as_printed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It left out --db (so it acted on another database) and put ids that start with `-`
+    (thread `-t`, a model's card `-1`) where they were read as options."""
+    import shlex
+
+    db = f"sqlite:///{tmp_path / 'my db.db'}"
+    with taskloom.connect(db) as tl:
+        tl.board("-t").replace([{"id": "-1", "title": "Deploy", "status": "awaiting_approval"}])
+        assert main(["board", "list", "--db", db, "--", "-t"]) == 0
+        line = capsys.readouterr().out.splitlines()[-1]
+        card = tl.board("-t").get().cards[0]
+        seen = f"--seen {card.updated_at}"
+        assert line == f"  taskloom board approve {seen} --db '{db}' -- -t -1"
+        tl.board("-t").as_model().edit("-1", plan=["drop the database"])
+        argv = shlex.split(line)[1:]
+        assert main(argv) == 1
+        error = capsys.readouterr().err
+        assert f"run `taskloom board list --db '{db}' -- -t` again for the fresh command" in error
+        assert main(["board", "list", "--db", db, "--", "-t"]) == 0
+        assert main(shlex.split(capsys.readouterr().out.splitlines()[-1])[1:]) == 0
+        assert tl.board("-t").get().cards[0].status.value == "ready"
+
+
+def test_the_approve_line_never_prints_a_password() -> None:
+    from taskloom.cli.board import _waiting
+
+    card = {"id": "c1", "status": "awaiting_approval", "updated_at": "2026-01-01T12:00:00.000Z"}
+    snap = {"thread_id": "t", "cards": [card]}
+    shown = _waiting(snap, "postgresql://me:s3cret@db.example/taskloom")
+    assert "s3cret" not in shown and "--db" not in shown.splitlines()[-1]
+    assert "add --db with your database URL" in shown
+    plain = _waiting(snap, None).splitlines()[-1]
+    assert plain == "  taskloom board approve --seen 2026-01-01T12:00:00.000Z -- t c1"
+
+
+def test_seen_help_says_where_updated_at_is_shown(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["board", "approve", "--help"]) == 0
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "approve line" in help_text and "--json" in help_text

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from taskloom.domain import board as ops
-from taskloom.domain.approval import check_model_change
+from taskloom.domain.approval import check_model_change, model_change
 from taskloom.domain.board import Board, CardPatch, CardStatus, parse_status, render_markdown
 from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound
 from taskloom.domain.limits import MAX_BOARD_BYTES
@@ -481,8 +481,7 @@ def test_a_model_cannot_swap_an_approved_plan_by_removing_and_adding_it_again() 
     counter = itertools.count(1)
     new_id = lambda: f"n{next(counter)}"  # noqa: E731
     swapped = CardPatch(title="drop  TABLE users.", plan=["drop, skip backup"], status="done")
-    gone = ops.remove(b, "c1", now=T1)
-    check_model_change(b, gone)  # removing it is the model's right
+    gone = model_change(b, ops.remove(b, "c1", now=T1))  # removing it is the model's right
     assert gone.retired_titles == ("drop table users",)
     for before, after in [
         (gone, ops.replace(gone, [swapped], now=T1, new_id=new_id)),
@@ -495,3 +494,39 @@ def test_a_model_cannot_swap_an_approved_plan_by_removing_and_adding_it_again() 
     check_model_change(gone, ops.replace(gone, [waiting], now=T1, new_id=new_id))
     cleared = ops.clear(b, now=T1, forget_removed=True)  # a person's fresh start
     check_model_change(cleared, ops.replace(cleared, [swapped], now=T1, new_id=new_id))
+
+
+def test_a_withdrawn_plan_stays_gated_whatever_mode_it_was_sent_with() -> None:
+    """Submitted `not_required`, withdrawn, then done: no one approved it."""
+    for mode in (None, "not_required"):
+        before = awaiting_board(approval_mode=mode)
+        withdrawn = ops.revise_plan(before, now=T1)
+        check_model_change(before, withdrawn)
+        assert withdrawn.cards[0].approval_mode == "required"
+        with pytest.raises(InvariantViolation, match="was rejected"):
+            check_model_change(withdrawn, ops.update_status(withdrawn, "c1", "done", now=T1))
+    lowered = ops.edit(
+        before, "c1", CardPatch(status="rejected", approval_mode=None), now=T1
+    )  # a host may: the model's gate refuses it
+    assert lowered.cards[0].approval_mode is None
+    with pytest.raises(InvariantViolation, match="only a person can change"):
+        check_model_change(before, lowered)
+
+
+def test_an_approved_card_moved_to_todo_stays_approved() -> None:
+    approved = ops.decide_plan(awaiting_board(), "c1", True, now=T1)
+    started = ops.update_status(approved, "c1", "in_progress", now=T1)
+    paused = ops.update_status(started, "c1", "todo", now=T1)
+    assert paused.cards[0].status is CardStatus.READY
+    check_model_change(started, paused)
+    plain = ops.update_status(
+        ops.update_status(started, "c2", "done", now=T1), "c2", "todo", now=T1
+    )
+    assert plain.cards[1].status is CardStatus.TODO  # a card never approved is just todo
+
+
+def test_only_a_model_s_removal_is_remembered() -> None:
+    b = _approved()
+    assert ops.remove(b, "c1", now=T1).retired_ids == ()  # a person's, through the store
+    gone = model_change(b, ops.remove(b, "c1", now=T1))
+    assert (gone.retired_ids, gone.retired_titles) == (("c1",), ("drop table users",))

@@ -813,3 +813,110 @@ def test_list_tools_get_advice_they_can_follow(tl: Taskloom) -> None:
     assert r.is_error and "cannot approve or start it" in r.content
     assert "revise_plan" not in r.content and "Send it as pending" in r.content
     assert tl.board("thread-1").get().get(cid).status.value == "awaiting_approval"
+
+
+def _host_waiting(tl: Taskloom, title: str = "Drop prod table") -> str:
+    snap = tl.board("thread-1").add(title, status="awaiting_approval", plan=["DROP TABLE users"])
+    return str(snap["card"]["id"])
+
+
+def test_a_model_cannot_lower_a_waiting_plan_s_gate_and_finish_it(tl: Taskloom) -> None:
+    """A plan awaiting approval with no approval_mode was withdrawn with `not_required` in
+    the same edit (or made not_required first), and then marked done: no person approved."""
+    cid = _host_waiting(tl)
+    lower = {"op": "edit", "id": cid, "status": "rejected", "approval_mode": "not_required"}
+    r = call(tl, "todo", lower)
+    assert r.is_error and "only a person can change its approval_mode" in r.content
+    r = call(tl, "todo", {"op": "edit", "id": cid, "approval_mode": "not_required"})
+    assert r.is_error and "only a person can change its approval_mode" in r.content
+    ok(tl, "todo", {"op": "revise_plan"})
+    r = call(tl, "todo", {"op": "update_status", "id": cid, "status": "done"})
+    assert r.is_error and "was rejected" in r.content
+    card = tl.board("thread-1").get().get(cid)
+    assert (card.status.value, card.approval_mode) == ("rejected", "required")
+
+
+def test_a_plan_the_model_submitted_as_not_required_still_waits_for_a_person(
+    tl: Taskloom,
+) -> None:
+    """`awaiting_approval` with `not_required` is asking a person all the same: cancelled
+    (Hermes) and then completed, it was done with no one's approval."""
+    own = {"op": "add", "content": "Own", "status": "awaiting_approval"}
+    r = ok(tl, "todo", {**own, "approval_mode": "not_required"})
+    cid = r.data["card"]["id"]
+    ok(tl, "todo_list", {"merge": True, "todos": [{"id": cid, "status": "cancelled"}]})
+    r = call(tl, "todo", {"op": "update_status", "id": cid, "status": "done"})
+    assert r.is_error and "was rejected" in r.content
+    r = call(tl, "todo_list", {"merge": True, "todos": [{"id": cid, "status": "completed"}]})
+    assert r.is_error and "was rejected" in r.content
+    assert tl.board("thread-1").get().get(cid).approval_mode == "required"
+    ok(tl, "todo", {"op": "update_status", "id": cid, "status": "awaiting_approval"})
+    tl.board("thread-1").decide_plan(cid, True)  # a person approves: now it may be done
+    ok(tl, "todo", {"op": "update_status", "id": cid, "status": "done"})
+
+
+def _approved_deploy(tl: Taskloom) -> str:
+    board = tl.board("thread-1")
+    cid = str(board.add("Deploy prod", status="awaiting_approval")["card"]["id"])
+    board.decide_plan(cid, True)
+    board.add("Hotfix")
+    return cid
+
+
+def _write(deploy: str, hotfix: str) -> dict:
+    items = [("Deploy prod", deploy), ("Hotfix", hotfix)]
+    return {"todos": [{"content": t, "status": s, "activeForm": t} for t, s in items]}
+
+
+@pytest.mark.parametrize(
+    "pause",
+    [
+        [("todo_write", _write("in_progress", "pending")),
+         ("todo_write", _write("pending", "in_progress"))],
+        [("todo", {"op": "update_status", "id": "{cid}", "status": "in_progress"}),
+         ("todo", {"op": "update_status", "id": "{cid}", "status": "todo"})],
+        [("todo_list", {"merge": True, "todos": [{"id": "{cid}", "status": "in_progress"}]}),
+         ("todo_list", {"merge": True, "todos": [{"id": "{cid}", "status": "pending"}]})],
+        [("todo", {"op": "replace", "cards": [{"id": "{cid}", "content": "Deploy prod"}]})],
+    ],
+    ids=["todo_write", "update_status", "todo_list", "replace"],
+)  # fmt: skip
+def test_a_paused_approved_card_keeps_its_approval(tl: Taskloom, pause: list) -> None:
+    """Moved back to todo, an approved card waited for a person no one could approve it
+    from (`decide_plan` takes cards awaiting approval), and the model was told to ask."""
+    cid = _approved_deploy(tl)
+    for name, args in pause:
+        ok(tl, name, json.loads(json.dumps(args).replace("{cid}", cid)))
+    card = tl.board("thread-1").get().get(cid)
+    assert (card.status.value, card.approval_mode) == ("ready", "required")
+    ok(tl, "todo_write", _write("in_progress", "completed"))
+    assert tl.board("thread-1").get().get(cid).status.value == "in_progress"
+
+
+def test_replace_keeps_the_approval_mode_of_a_card_it_keeps(tl: Taskloom) -> None:
+    """The model never sent approval_mode, yet was told only a person could change it."""
+    cid = _approved_deploy(tl)
+    kept = {"id": cid, "content": "Deploy prod", "status": "in_progress"}
+    r = ok(tl, "todo", {"op": "replace", "cards": [kept]})
+    assert (r.data["cards"][0]["status"], r.data["cards"][0]["approval_mode"]) == (
+        "in_progress",
+        "required",
+    )
+    r = call(tl, "todo", {"op": "replace", "cards": [kept | {"approval_mode": "not_required"}]})
+    assert r.is_error and "only a person can change its approval_mode" in r.content
+
+
+def test_a_person_s_removal_is_not_held_against_the_model(tl: Taskloom) -> None:
+    """A person approved, finished and removed a plan; the model's new card of that title was
+    refused as a swap, and the removal took a place in the model's 256-plan memory."""
+    board = tl.board("thread-1")
+    cid = str(board.add("Run release", status="awaiting_approval")["card"]["id"])
+    board.decide_plan(cid, True)
+    board.update_status(cid, "done")
+    board.remove(cid)
+    assert (board.get().retired_ids, board.get().retired_titles) == ((), ())
+    ok(tl, "todo", {"op": "add", "content": "Run release"})
+    again = _gated(tl, "Ship it")
+    ok(tl, "todo", {"op": "remove", "id": again})  # a model's removal is remembered
+    assert board.get().retired_ids == (again,)
+    assert call(tl, "todo", {"op": "add", "content": "Ship it", "status": "done"}).is_error

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from taskloom.domain import board as ops
-from taskloom.domain.approval import check_model_change
+from taskloom.domain.approval import model_change
 from taskloom.domain.board import Board, Card, CardPatch, CardStatus
 from taskloom.domain.common import UNSET, Unset, iso, storable_size
 from taskloom.domain.errors import InvalidInput
@@ -132,8 +132,8 @@ class BoardHandle:
         with self._tl.store.write() as tx:
             board = cache.load(tx, self.thread_id)
             new, card = op(board, now)
-            if self.by_model:
-                check_model_change(board, new)
+            if self.by_model:  # only a model's change is gated and remembered
+                new = model_change(board, new)
             if new is board:
                 return _snapshot(board, card)
             new = dataclasses.replace(new, version=board.version + 1)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 import typer
 
 from taskloom.boards import Snapshot
 from taskloom.cli.common import DbOption, JsonOption, open_db, open_existing, print_json, print_text
+from taskloom.domain.common import url_has_password
+from taskloom.domain.errors import Conflict
 
 app = typer.Typer(help="Read and change a thread's todo board.", no_args_is_help=True)
 
@@ -21,8 +24,9 @@ Seen = Annotated[
     typer.Option(
         "--seen",
         metavar="UPDATED_AT",
-        help="The card's updated_at as `board list` shows it: the decision is refused if the"
-        " model changed the card since, so you decide on the plan you read.",
+        help="The card's updated_at, as the approve line of `board list` gives it (or"
+        " `board list --json`): the decision is refused if the model changed the card since,"
+        " so you decide on the plan you read.",
     ),
 ]
 
@@ -36,11 +40,20 @@ def _show(snap: Snapshot, as_json: bool) -> None:
         print_text(render_board(snap))
 
 
-def _waiting(snap: Snapshot) -> str:
+def _command(name: str, db: str | None, *args: str, options: Sequence[str] = ()) -> str:
+    """``taskloom board NAME … ARGS`` as a line that runs as printed: options first and
+    ``--`` before the ids, which a model may start with ``-`` (card ``-1``); and the ``--db``
+    this command was given, else the line acted on another database. A URL holding a
+    password is left out: printed, it stays in scrollback and pasted logs."""
+    given = [*options, *(("--db", db) if db and not url_has_password(db) else ())]
+    return shlex.join(["taskloom", "board", name, *given, "--", *args])
+
+
+def _waiting(snap: Snapshot, db: str | None = None) -> str:
     """How to decide on each plan awaiting approval, tied to the version shown above it."""
     lines = [
-        f"  taskloom board approve {shlex.quote(snap['thread_id'])} {shlex.quote(c['id'])}"
-        f" --seen {c['updated_at']}"
+        "  "
+        + _command("approve", db, snap["thread_id"], c["id"], options=("--seen", c["updated_at"]))
         for c in snap["cards"]
         if c["status"] == "awaiting_approval"
     ]
@@ -48,9 +61,23 @@ def _waiting(snap: Snapshot) -> str:
         return ""
     head = (
         "Awaiting a person's decision (reject takes the same arguments; --seen refuses a plan"
-        " changed since this listing):"
+        " changed since this listing"
     )
-    return "\n".join([head, *lines])
+    if db and url_has_password(db):
+        head += "; add --db with your database URL: it holds a password, so it is not shown"
+    return "\n".join([head + "):", *lines])
+
+
+def _decide(thread: str, card_id: str, approve: bool, seen: str | None, db: str | None) -> Snapshot:
+    """A person's decision; refused for a plan changed since ``seen``, with the command that
+    shows it again (and gives the approve line with its fresh ``--seen``)."""
+    try:
+        return open_existing(db).board(thread).decide_plan(card_id, approve, seen=seen)
+    except Conflict as exc:
+        if seen is None:
+            raise
+        again = _command("list", db, thread)
+        raise Conflict(f"{exc.message}; run `{again}` again for the fresh command") from None
 
 
 @app.command("list")
@@ -62,7 +89,7 @@ def list_(thread: Thread, db: DbOption = None, as_json: JsonOption = False) -> N
     """
     snap = open_db(db).board(thread).list()
     _show(snap, as_json)
-    if not as_json and (waiting := _waiting(snap)):
+    if not as_json and (waiting := _waiting(snap, db)):
         print_text(waiting)
 
 
@@ -139,9 +166,9 @@ def approve(
 ) -> None:
     """Approve the plan of a card awaiting approval (it becomes ready).
 
-    Example: taskloom board approve my-thread 0193… --seen 2026-01-01T12:00:00.000Z
+    Example: taskloom board approve --seen 2026-01-01T12:00:00.000Z -- my-thread 0193…
     """
-    _show(open_existing(db).board(thread).decide_plan(card_id, True, seen=seen), as_json)
+    _show(_decide(thread, card_id, True, seen, db), as_json)
 
 
 @app.command()
@@ -154,9 +181,9 @@ def reject(
 ) -> None:
     """Reject the plan of a card awaiting approval.
 
-    Example: taskloom board reject my-thread 0193… --seen 2026-01-01T12:00:00.000Z
+    Example: taskloom board reject --seen 2026-01-01T12:00:00.000Z -- my-thread 0193…
     """
-    _show(open_existing(db).board(thread).decide_plan(card_id, False, seen=seen), as_json)
+    _show(_decide(thread, card_id, False, seen, db), as_json)
 
 
 @app.command()

@@ -4,14 +4,14 @@ A model approves nothing. It cannot move a card waiting for a person (``awaiting
 or ``approval_mode: required`` and not yet approved) to work, change what a person approved,
 drop a card's approval requirement, nor bring a removed gated plan (waiting or approved) back
 under its id or its title. Hosts (CLI, API, panel) are not gated: ``decide_plan`` is their way
-to approve. The store runs :func:`check_model_change` on every write a model makes, in its
-transaction.
+to approve. The store runs :func:`model_change` on every write a model makes, in its transaction: it
+refuses what only a person may do and remembers the gated plans the model removed.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from taskloom.domain.board import (
     APPROVED_STATUSES,
@@ -21,7 +21,6 @@ from taskloom.domain.board import (
     Card,
     CardStatus,
     needs_a_person,
-    retiring,
     waits_for_person,
 )
 from taskloom.domain.errors import InvariantViolation
@@ -81,13 +80,25 @@ def advice_for_list_tools(message: str) -> str:
     return message
 
 
+def _lowers_its_gate(old: Card | None, new: Card) -> bool:
+    """A change that drops or changes the approval_mode of a gated card (one awaiting
+    approval counts as required, whatever its mode says): withdrawn with ``not_required``,
+    it could then be finished with no one's approval."""
+    return (
+        old is not None
+        and needs_a_person(old)
+        and new.approval_mode is not ApprovalMode.REQUIRED
+        and new.approval_mode != old.approval_mode
+    )
+
+
 def _check_model_card(old: Card | None, new: Card) -> None:
-    required = old is not None and old.approval_mode is ApprovalMode.REQUIRED
-    if required and new.approval_mode is not ApprovalMode.REQUIRED:
+    if _lowers_its_gate(old, new):
         raise InvariantViolation(
             f"card '{new.id}' requires a person's approval; only a person can change "
             "its approval_mode"
         )
+    required = old is not None and old.approval_mode is ApprovalMode.REQUIRED
     if required and old is not None and _changes_what_was_approved(old, new):
         raise InvariantViolation(
             f"card '{new.id}' has a plan a person approved; a model cannot change its title,"
@@ -112,6 +123,38 @@ def _check_model_card(old: Card | None, new: Card) -> None:
             f" on its plan, so a model cannot move it to '{new.status.value}', where no one"
             f" could approve it. {_RESUBMIT_DECIDED}"
         )
+
+
+def model_change(before: Board, after: Board) -> Board:
+    """``after``, a model's change of ``before``, checked (:func:`check_model_change`) and
+    with the gated plans it removes or renames remembered, so it cannot bring them back.
+    Only a model's changes are remembered: a person's removal is theirs to make, and filled
+    the memory (and kept the model from a title) for nothing."""
+    check_model_change(before, after)
+    if after is before:
+        return after
+    gated, leaving = retiring(before, after.cards)
+    if not gated and not leaving:
+        return after
+    retired = (*after.retired_ids, *gated)[-MAX_RETIRED:]
+    titles = after.retired_titles
+    titles = (*(t for t in titles if t not in leaving), *leaving)[-MAX_RETIRED:]
+    return dataclasses.replace(after, retired_ids=retired, retired_titles=titles)
+
+
+def retiring(board: Board, cards: Sequence[Card]) -> tuple[list[str], list[str]]:
+    """What a change from ``board`` to ``cards`` retires: the ids of the gated cards it
+    removes, and the titles (:func:`title_key`) of gated plans, waiting or approved, that
+    leave the board, removed or renamed (a rename first, then a removal, freed the plan's
+    title; an approved plan removed and added again as done swapped what a person approved)."""
+    now = {c.id: c for c in cards}
+    gated = [c.id for c in board.cards if c.id not in now and needs_a_person(c)]
+    titles = []
+    for old in board.cards:
+        new = now.get(old.id)
+        if needs_a_person(old) and (new is None or title_key(new.title) != title_key(old.title)):
+            titles.append(title_key(old.title))
+    return gated, titles
 
 
 def check_model_change(before: Board, after: Board) -> None:
@@ -140,7 +183,8 @@ def check_model_change(before: Board, after: Board) -> None:
 def _check_room(before: Board, after: Board) -> None:
     """The board remembers the last :data:`MAX_RETIRED` removed plans; a model removing more
     than fit would push the oldest out, and could then bring one back as its own (filling the
-    memory with throw-away plans took two calls). A person's removal or clear makes room."""
+    memory with throw-away plans took two calls). A person's removal retires nothing, and
+    a person's clear forgets them all."""
     gated, waiting = retiring(before, after.cards)
     over = len(before.retired_ids) + len(gated) > MAX_RETIRED
     if over or len(before.retired_titles) + len(waiting) > MAX_RETIRED:

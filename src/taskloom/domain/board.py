@@ -44,7 +44,6 @@ from taskloom.domain.limits import (
     storable_json,
     text_size,
 )
-from taskloom.domain.titles import title_key
 
 IdFactory = Callable[[], str]
 
@@ -250,12 +249,13 @@ class Board:
     retired_ids: tuple[str, ...] = ()
     """Ids of removed cards that needed a person's approval (the last :data:`MAX_RETIRED`):
     a model may not bring one back as a new card, which would look like the approved or
-    waiting plan it replaced (see :func:`check_model_change`)."""
+    waiting plan it replaced (see :mod:`taskloom.domain.approval`)."""
     retired_titles: tuple[str, ...] = ()
-    """Titles (:func:`title_key`) of removed or renamed gated cards (waiting for a person or
+    """Titles (``title_key``) of removed or renamed gated cards (waiting for a person or
     approved by one): a whole-list write (``todo_write``) has no ids, so a plan dropped and
     sent again as ``done`` under its title would otherwise pass for the plan a person was
-    asked about, or approved."""
+    asked about, or approved. Only a model's changes add to both (``model_change``): a
+    person who removes a plan knows what they removed."""
 
     def find(self, card_id: str) -> Card | None:
         card_id = card_id.strip()
@@ -442,14 +442,7 @@ def _commit(board: Board, cards: Sequence[Card], now: datetime) -> Board:
     if not changed:
         return board
     check_sizes(before, out)
-    gated, leaving = retiring(board, out)
-    retired = (*board.retired_ids, *gated)[-MAX_RETIRED:] if gated else board.retired_ids
-    titles = board.retired_titles
-    if leaving:
-        titles = (*(t for t in titles if t not in leaving), *leaving)[-MAX_RETIRED:]
-    return dataclasses.replace(
-        board, cards=tuple(out), updated_at=stamp, retired_ids=retired, retired_titles=titles
-    )
+    return dataclasses.replace(board, cards=tuple(out), updated_at=stamp)
 
 
 def _later(stamp: str, before: str) -> str:
@@ -462,21 +455,6 @@ def _later(stamp: str, before: str) -> str:
     return stamp
 
 
-def retiring(board: Board, cards: Sequence[Card]) -> tuple[list[str], list[str]]:
-    """What a change from ``board`` to ``cards`` retires: the ids of the gated cards it
-    removes, and the titles (:func:`title_key`) of gated plans, waiting or approved, that
-    leave the board, removed or renamed (a rename first, then a removal, freed the plan's
-    title; an approved plan removed and added again as done swapped what a person approved)."""
-    now = {c.id: c for c in cards}
-    gated = [c.id for c in board.cards if c.id not in now and needs_a_person(c)]
-    titles = []
-    for old in board.cards:
-        new = now.get(old.id)
-        if needs_a_person(old) and (new is None or title_key(new.title) != title_key(old.title)):
-            titles.append(title_key(old.title))
-    return gated, titles
-
-
 def needs_a_person(card: Card) -> bool:
     """A gated card: its plan waits for a person's approval or was approved by one."""
     return (
@@ -485,15 +463,32 @@ def needs_a_person(card: Card) -> bool:
 
 
 def _keeps_its_gate(old: Card, card: Card) -> Card:
-    """A plan rejected or withdrawn while awaiting approval stays a person's to approve
-    (``approval_mode`` becomes required), whichever op rejected it; a plain todo the model
-    cancelled (also ``rejected``) was never gated and stays free."""
+    """What a person decides on stays theirs, whichever op or tool wrote the change:
+
+    - a plan rejected or withdrawn while awaiting approval stays a person's to approve
+      (``approval_mode`` becomes required) unless this very change set the mode (a host may;
+      the model's gate refuses it): a ``not_required`` it was submitted with let the model
+      withdraw it and then finish it unapproved. A plain todo the model cancelled (also
+      ``rejected``) was never gated and stays free;
+    - an approved card paused (moved to ``todo``, as a list tool's ``pending`` or a
+      ``replace`` without a status does) lands on ``ready``, approved and not started: in
+      ``todo`` it waited for a person, yet no one could approve it (``decide_plan`` takes
+      cards awaiting approval)."""
+    mode = card.approval_mode
     if (
         old.status is CardStatus.AWAITING_APPROVAL
         and card.status is CardStatus.REJECTED
-        and card.approval_mode is None
+        and mode is not ApprovalMode.REQUIRED
+        and mode == old.approval_mode
     ):
         return dataclasses.replace(card, approval_mode=ApprovalMode.REQUIRED)
+    if (
+        card.status is CardStatus.TODO
+        and old.status in APPROVED_STATUSES
+        and old.approval_mode is ApprovalMode.REQUIRED
+        and mode is ApprovalMode.REQUIRED
+    ):
+        return dataclasses.replace(card, status=CardStatus.READY)
     return card
 
 
@@ -596,9 +591,13 @@ def replace(board: Board, items: Sequence[CardPatch], *, now: datetime, new_id: 
         card_id = _clean_id(item.id) or new_id()
         base = Card(id=card_id, title=title)
         old = before.get(card_id)
-        if old is not None:
-            base = dataclasses.replace(base, source_metadata=old.source_metadata)
-            base = dataclasses.replace(base, session_thread_id=old.session_thread_id)
+        if old is not None:  # what an item cannot give, or need not repeat, is kept
+            base = dataclasses.replace(
+                base,
+                source_metadata=old.source_metadata,
+                session_thread_id=old.session_thread_id,
+                approval_mode=old.approval_mode,
+            )
         cards.append(_apply_patch(base, item))
     return _commit(board, cards, now)
 
