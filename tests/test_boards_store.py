@@ -479,3 +479,24 @@ def test_claim_card_takes_one_status_and_a_second_in_progress_names_the_first(
     with pytest.raises(InvariantViolation) as err:
         b.claim_card(second, ["todo"])
     assert f"'Write tests' ({first}) is in progress already" in str(err.value)
+
+
+def test_the_memory_of_removed_gated_plans_outlives_the_process(db_url: str) -> None:
+    """The retired ids and titles lived only in one process's cache: another connection (a
+    one-shot ``taskloom tool call``, a restart) let the model re-add the plan as done."""
+    from taskloom import ToolContext
+
+    ctx = ToolContext(thread_id="t")
+    with taskloom.connect(db_url) as first:
+        card = first.board("t").add("Deploy prod", status="awaiting_approval")["card"]
+        assert not first.tools.dispatch("todo", {"op": "remove", "id": card["id"]}, ctx).is_error
+    with taskloom.connect(db_url) as second:
+        back = {"op": "add", "content": "Deploy prod", "status": "done"}
+        assert second.tools.dispatch("todo", back, ctx).is_error
+        same_id = {
+            "merge": True,
+            "todos": [{"id": card["id"], "content": "x", "status": "completed"}],
+        }
+        assert second.tools.dispatch("todo_list", same_id, ctx).is_error
+        assert second.board("t").list()["cards"] == []
+        assert "retired_titles" not in second.board("t").list()  # not shown to the model

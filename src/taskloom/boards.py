@@ -105,6 +105,11 @@ def load_board(tx: Transaction, thread_id: str) -> Board:
     return dataclasses.replace(Board.from_dict(doc.state), version=doc.version)
 
 
+def _memory(board: Board) -> dict[str, list[str]]:
+    """The board's memory of removed gated plans, as :meth:`Board.to_dict` stores it."""
+    return {k: v for k, v in board.to_dict().items() if k.startswith("retired_")}
+
+
 def _snapshot(board: Board, card: Card | None = None) -> Snapshot:
     snap = ops.snapshot(board)
     if card is not None:
@@ -138,7 +143,13 @@ class BoardHandle:
                 return _snapshot(board, card)
             new = dataclasses.replace(new, version=board.version + 1)
             snap = _snapshot(new)
-            tx.save_with_event(BOARD_KIND, self.thread_id, new.version, snap, TODO_STATE, iso(now))
+            # Stored with the memory of the gated plans a model removed (the snapshot shown
+            # leaves it out): kept only in the cache, another process, a restart or an evicted
+            # cache forgot it, and a removed plan came back done under its title or its id.
+            stored = {**snap, **_memory(new)}
+            tx.save_with_event(
+                BOARD_KIND, self.thread_id, new.version, stored, TODO_STATE, iso(now)
+            )
         cache.put(new)
         if card is not None:
             snap = {**snap, "card": new.get(card.id).to_dict()}
