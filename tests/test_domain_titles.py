@@ -31,6 +31,13 @@ SAME_TITLE = [
     "[x] Deploy all",
     "\u2705 Deploy all \U0001f680",
     "\u00abDeploy all\u00bb",
+    "Dep\u0399oy all",  # a Greek capital iota for the l
+    "\ua4d3\ua4f0\ua4d1\ua4e1\ua4f3\ua4ec \ua4ee\ua4e1\ua4e1",  # Lisu capitals
+    "\u13a0\u13ac\u13e2\u13de\u13be\u13bd all",  # Cherokee
+    "Depl\u0585y all",  # an Armenian o
+    "\u1d05eploy all",  # a Latin small capital D
+    "[?] Deploy all",
+    "[~] Deploy all",
 ]
 
 

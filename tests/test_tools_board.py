@@ -920,3 +920,20 @@ def test_a_person_s_removal_is_not_held_against_the_model(tl: Taskloom) -> None:
     ok(tl, "todo", {"op": "remove", "id": again})  # a model's removal is remembered
     assert board.get().retired_ids == (again,)
     assert call(tl, "todo", {"op": "add", "content": "Ship it", "status": "done"}).is_error
+
+
+@pytest.mark.parametrize("start", ["ready", "in_progress", "blocked", "todo"])
+def test_a_card_made_to_need_approval_waits_whatever_its_status(tl: Taskloom, start: str) -> None:
+    """A person marking a ready or started card ``required`` gated nothing (ready counted as
+    approved), and a model could fake an approved card the same way."""
+    r = ok(tl, "todo", {"op": "add", "content": "Deploy prod"})
+    cid = r.data["card"]["id"]
+    tl.board("thread-1").update_status(cid, start)
+    tl.board("thread-1").edit(cid, approval_mode="required")  # a person's act
+    card = tl.board("thread-1").list()["cards"][0]
+    assert card["status"] == "awaiting_approval"
+    assert call(tl, "todo", {"op": "update_status", "id": cid, "status": "done"}).is_error
+    plain = ok(tl, "todo", {"op": "add", "content": "Drop DB", "status": "ready"}).data["card"]
+    ok(tl, "todo", {"op": "edit", "id": plain["id"], "approval_mode": "required"})
+    assert tl.board("thread-1").get().get(plain["id"]).status == "awaiting_approval"
+    assert call(tl, "todo", {"op": "update_status", "id": plain["id"], "status": "done"}).is_error

@@ -473,8 +473,17 @@ def _keeps_its_gate(old: Card, card: Card) -> Card:
     - an approved card paused (moved to ``todo``, as a list tool's ``pending`` or a
       ``replace`` without a status does) lands on ``ready``, approved and not started: in
       ``todo`` it waited for a person, yet no one could approve it (``decide_plan`` takes
-      cards awaiting approval)."""
+      cards awaiting approval);
+    - a card made to need approval (its mode set to required now) that is not finished waits
+      for the person: left ready or in progress, it passed for approved and was finished."""
     mode = card.approval_mode
+    if (
+        mode is ApprovalMode.REQUIRED
+        and old.approval_mode is not ApprovalMode.REQUIRED
+        and old.status in _UNFINISHED  # not the approval itself (from awaiting_approval)
+        and card.status in _UNFINISHED
+    ):
+        return dataclasses.replace(card, status=CardStatus.AWAITING_APPROVAL)
     if (
         old.status is CardStatus.AWAITING_APPROVAL
         and card.status is CardStatus.REJECTED
@@ -696,6 +705,9 @@ def set_session_thread(
 
 APPROVED_STATUSES = frozenset(
     {CardStatus.READY, CardStatus.IN_PROGRESS, CardStatus.BLOCKED, CardStatus.DONE}
+)
+_UNFINISHED = frozenset(
+    {CardStatus.TODO, CardStatus.READY, CardStatus.IN_PROGRESS, CardStatus.BLOCKED}
 )
 
 
