@@ -937,3 +937,23 @@ def test_a_card_made_to_need_approval_waits_whatever_its_status(tl: Taskloom, st
     ok(tl, "todo", {"op": "edit", "id": plain["id"], "approval_mode": "required"})
     assert tl.board("thread-1").get().get(plain["id"]).status == "awaiting_approval"
     assert call(tl, "todo", {"op": "update_status", "id": plain["id"], "status": "done"}).is_error
+
+
+def test_an_approved_card_s_agent_and_a_removed_id_in_another_case_stay_a_person_s(
+    tl: Taskloom,
+) -> None:
+    """The model reassigned an approved card to another agent and finished it, and brought a
+    removed gated card back under its id in capitals."""
+    board = tl.board("thread-1")
+    cid = board.add("Deploy prod", status="awaiting_approval", assigned_agent="ci")["card"]["id"]
+    board.decide_plan(cid, True)
+    r = call(tl, "todo", {"op": "edit", "id": cid, "assigned_agent": "root-agent"})
+    assert r.is_error and "assigned_agent" in r.content
+    gone = ok(tl, "todo_list", {"merge": True, "todos": [{"id": "step-1", "content": "Rotate",
+              "status": "pending"}]}).data  # fmt: skip
+    assert gone
+    board.edit("step-1", approval_mode="required")
+    ok(tl, "todo", {"op": "remove", "id": "step-1"})
+    back = {"merge": True, "todos": [{"id": "STEP-1", "content": "Other", "status": "completed"}]}
+    r = call(tl, "todo_list", back)
+    assert r.is_error and "give new work a new id" in r.content

@@ -26,7 +26,14 @@ from taskloom.domain.board import (
 from taskloom.domain.errors import InvariantViolation
 from taskloom.domain.titles import title_key
 
-_APPROVED_CONTENT = ("title", "objective", "plan", "acceptance_criteria", "allowed_tools")
+_APPROVED_CONTENT = (
+    "title",
+    "objective",
+    "plan",
+    "acceptance_criteria",
+    "allowed_tools",
+    "assigned_agent",
+)
 """What a person approves with a plan: a model changing any of it after approval would carry
 the approval over to something the person never saw."""
 
@@ -102,7 +109,8 @@ def _check_model_card(old: Card | None, new: Card) -> None:
     if required and old is not None and _changes_what_was_approved(old, new):
         raise InvariantViolation(
             f"card '{new.id}' has a plan a person approved; a model cannot change its title,"
-            f" objective, plan, acceptance_criteria or allowed_tools on its own. {_RESUBMIT_CHANGE}"
+            f" objective, plan, acceptance_criteria, allowed_tools or assigned_agent on its own."
+            f" {_RESUBMIT_CHANGE}"
         )
     before = old if old is not None else dataclasses.replace(new, status=CardStatus.TODO)
     if not waits_for_person(before) or new.status is CardStatus.REJECTED:
@@ -166,10 +174,11 @@ def check_model_change(before: Board, after: Board) -> None:
     """
     old = {c.id: c for c in before.cards}
     gated = {title_key(c.title): c.id for c in before.cards if needs_a_person(c)}
+    retired = {i.casefold() for i in before.retired_ids}  # "STEP-1" is step-1 to a reader
     _check_room(before, after)
     for card in after.cards:
         previous = old.get(card.id)
-        if previous is None and card.id in before.retired_ids:
+        if previous is None and card.id.casefold() in retired:
             raise InvariantViolation(
                 f"todo id '{card.id}' belonged to a plan that needed a person's approval and"
                 " was removed: give new work a new id"
