@@ -246,7 +246,7 @@ def test_the_approve_line_runs_as_printed(
         line = capsys.readouterr().out.splitlines()[-1]
         card = tl.board("-t").get().cards[0]
         seen = f"--seen {card.updated_at}"
-        assert line == f"  taskloom board approve {seen} --db '{db}' -- -t -1"
+        assert line == f"    taskloom board approve {seen} --db '{db}' -- -t -1"
         tl.board("-t").as_model().edit("-1", plan=["drop the database"])
         argv = shlex.split(line)[1:]
         assert main(argv) == 1
@@ -260,16 +260,58 @@ def test_the_approve_line_runs_as_printed(
 def test_the_approve_line_never_prints_a_password() -> None:
     from taskloom.cli.board import _waiting
 
-    card = {"id": "c1", "status": "awaiting_approval", "updated_at": "2026-01-01T12:00:00.000Z"}
+    card = {
+        "id": "c1",
+        "title": "Deploy\nrm -rf ~",
+        "status": "awaiting_approval",
+        "updated_at": "2026-01-01T12:00:00.000Z",
+    }
     snap = {"thread_id": "t", "cards": [card]}
     shown = _waiting(snap, "postgresql://me:s3cret@db.example/taskloom")
     assert "s3cret" not in shown and "--db" not in shown.splitlines()[-1]
     assert "add --db with your database URL" in shown
-    plain = _waiting(snap, None).splitlines()[-1]
-    assert plain == "  taskloom board approve --seen 2026-01-01T12:00:00.000Z -- t c1"
+    plain = _waiting(snap, None).splitlines()
+    assert plain[-1] == "    taskloom board approve --seen 2026-01-01T12:00:00.000Z -- t c1"
+    # Each line says which plan it decides, on a line of its own: a line break in the title
+    # is shown, never a line a shell would run.
+    assert plain[-2] == "  Deploy / rm -rf ~:"
 
 
 def test_seen_help_says_where_updated_at_is_shown(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["board", "approve", "--help"]) == 0
     help_text = " ".join(capsys.readouterr().out.split())
     assert "approve line" in help_text and "--json" in help_text
+
+
+def test_a_person_makes_a_card_need_approval_and_a_bad_seen_is_said_as_such(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No command set approval_mode on an existing card; and a --seen that is no timestamp
+    was reported as a plan changed since it was shown."""
+    db = f"sqlite:///{tmp_path / 'b.db'}"
+    with taskloom.connect(db) as tl:
+        cid = tl.board("t").add("Deploy prod", status="ready")["card"]["id"]
+        assert main(["board", "edit", "t", cid, "--needs-approval", "--db", db]) == 0
+        card = tl.board("t").get().get(cid)
+        assert card.status.value == "awaiting_approval" and card.approval_mode.value == "required"
+        capsys.readouterr()
+        assert main(["board", "approve", "--seen", "yesterday", "--db", db, "--", "t", cid]) == 1
+        error = capsys.readouterr().err
+        assert "is not a card's updated_at" in error and "changed since" not in error
+        assert (
+            main(
+                [
+                    "board",
+                    "approve",
+                    "--seen",
+                    "2030-01-01T00:00:00.000Z",
+                    "--db",
+                    db,
+                    "--",
+                    "t",
+                    cid,
+                ]
+            )
+            == 1
+        )
+        assert "'Deploy prod' (" in capsys.readouterr().err  # named by its title too

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Sequence
 from typing import Annotated, Any
@@ -10,8 +11,8 @@ import typer
 
 from taskloom.boards import Snapshot
 from taskloom.cli.common import DbOption, JsonOption, open_db, open_existing, print_json, print_text
-from taskloom.domain.common import url_has_password
-from taskloom.domain.errors import Conflict
+from taskloom.domain.common import terminal_safe, url_has_password
+from taskloom.domain.errors import Conflict, InvalidInput
 
 app = typer.Typer(help="Read and change a thread's todo board.", no_args_is_help=True)
 
@@ -40,6 +41,10 @@ def _show(snap: Snapshot, as_json: bool) -> None:
         print_text(render_board(snap))
 
 
+_STAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})")
+"""A card's ``updated_at`` as taskloom writes it (ISO 8601, UTC)."""
+
+
 def _command(name: str, db: str | None, *args: str, options: Sequence[str] = ()) -> str:
     """``taskloom board NAME … ARGS`` as a line that runs as printed: options first and
     ``--`` before the ids, which a model may start with ``-`` (card ``-1``); and the ``--db``
@@ -52,7 +57,9 @@ def _command(name: str, db: str | None, *args: str, options: Sequence[str] = ())
 def _waiting(snap: Snapshot, db: str | None = None) -> str:
     """How to decide on each plan awaiting approval, tied to the version shown above it."""
     lines = [
-        "  "
+        # The title on a line of its own: in a shell comment beside the command, a title
+        # holding a line break would start a command of its own.
+        f"  {' / '.join(terminal_safe(c['title']).splitlines())}:\n    "
         + _command("approve", db, snap["thread_id"], c["id"], options=("--seen", c["updated_at"]))
         for c in snap["cards"]
         if c["status"] == "awaiting_approval"
@@ -71,6 +78,11 @@ def _waiting(snap: Snapshot, db: str | None = None) -> str:
 def _decide(thread: str, card_id: str, approve: bool, seen: str | None, db: str | None) -> Snapshot:
     """A person's decision; refused for a plan changed since ``seen``, with the command that
     shows it again (and gives the approve line with its fresh ``--seen``)."""
+    if seen is not None and not _STAMP.fullmatch(seen):
+        raise InvalidInput(
+            f"--seen {seen!r} is not a card's updated_at: copy it from the approve line"
+            " `taskloom board list` prints (or from `board list --json`)"
+        )
     try:
         return open_existing(db).board(thread).decide_plan(card_id, approve, seen=seen)
     except Conflict as exc:
@@ -127,15 +139,25 @@ def edit(
     title: Annotated[str | None, typer.Option(help="New title.")] = None,
     objective: Annotated[str | None, typer.Option(help="New objective ('' clears).")] = None,
     notes: Annotated[str | None, typer.Option(help="New notes ('' clears).")] = None,
+    needs_approval: Annotated[
+        bool | None,
+        typer.Option(
+            "--needs-approval/--no-approval",
+            help="Make the card wait for a person to approve its plan (an unfinished card"
+            " goes to awaiting_approval), or lift that.",
+        ),
+    ] = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Change a card's fields.
 
-    Example: taskloom board edit my-thread 0193… --notes "see PR 12"
+    Example: taskloom board edit my-thread 0193… --notes "see PR 12" --needs-approval
     """
     given = {"title": title, "objective": objective, "notes": notes}
-    fields = {k: v for k, v in given.items() if v is not None}
+    fields: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+    if needs_approval is not None:
+        fields["approval_mode"] = "required" if needs_approval else "not_required"
     _show(open_existing(db).board(thread).edit(card_id, **fields), as_json)
 
 

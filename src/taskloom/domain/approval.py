@@ -68,8 +68,8 @@ _LIST_TOOL_ADVICE = {
     _RESUBMIT_DECIDED: "Send it with the status the list shows for it now (a person takes it"
     " from there, in the panel or with `taskloom board`), or leave it out, and go on with another"
     " task",
-    _RESUBMIT_TITLE: "Only a person can bring that plan back or add another under its title (in"
-    " the panel or with `taskloom board`): if it is on the list, send it as the list shows it"
+    _RESUBMIT_TITLE: "Only a person can bring that plan back or add another under its title"
+    " (with `taskloom board add`): if it is on the list, send it as the list shows it"
     " (same content; same id, where items have ids); if not, leave it out, ask the user if it is"
     " still needed, and go on with another task",
 }

@@ -565,8 +565,8 @@ def decide_plan(
         )
     if seen is not None and seen != card.updated_at:
         raise Conflict(
-            f"card '{card.id}' changed since it was shown (updated {card.updated_at}):"
-            " look at its plan again before deciding"
+            f"'{card.title}' ({card.id}) changed since it was shown (updated"
+            f" {card.updated_at}): look at its plan again before deciding"
         )
     target = CardStatus.READY if approve else CardStatus.REJECTED
     decided = dataclasses.replace(card, status=target, approval_mode=ApprovalMode.REQUIRED)
