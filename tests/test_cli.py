@@ -260,13 +260,8 @@ def test_the_approve_line_runs_as_printed(
 def test_the_approve_line_never_prints_a_password() -> None:
     from taskloom.cli.board import _waiting
 
-    card = {
-        "id": "c1",
-        "title": "Deploy\nrm -rf ~",
-        "status": "awaiting_approval",
-        "updated_at": "2026-01-01T12:00:00.000Z",
-    }
-    snap = {"thread_id": "t", "cards": [card]}
+    waiting = {"id": "c1", "status": "awaiting_approval", "updated_at": "2026-01-01T12:00:00.000Z"}
+    snap = {"thread_id": "t", "cards": [{**waiting, "title": "Deploy\nrm -rf ~"}]}
     shown = _waiting(snap, "postgresql://me:s3cret@db.example/taskloom")
     assert "s3cret" not in shown and "--db" not in shown.splitlines()[-1]
     assert "add --db with your database URL" in shown
