@@ -106,8 +106,10 @@ def load_board(tx: Transaction, thread_id: str) -> Board:
 
 
 def _memory(board: Board) -> dict[str, list[str]]:
-    """The board's memory of removed gated plans, as :meth:`Board.to_dict` stores it."""
-    return {k: v for k, v in board.to_dict().items() if k.startswith("retired_")}
+    """The board's memory of removed gated plans, as :meth:`Board.to_dict` stores it (without
+    encoding every card a second time on each write)."""
+    kept = {"retired_ids": board.retired_ids, "retired_titles": board.retired_titles}
+    return {key: list(values) for key, values in kept.items() if values}
 
 
 def _snapshot(board: Board, card: Card | None = None) -> Snapshot:

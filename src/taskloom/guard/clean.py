@@ -169,10 +169,12 @@ def is_html(text: str) -> bool:
     return bool(_DOCUMENT.match(text) or (_BODY_OPEN.search(text) and _BODY_CLOSE.search(text)))
 
 
-def _untag(match: re.Match[str]) -> str:
+def _untag(match: re.Match[str], removed: list[int]) -> str:
+    """An HTML tag's replacement (counted in ``removed``); anything else stays."""
     name = match.group(2).lower()
     if name not in _HTML_NAMES:
         return match.group(0)  # not HTML (``<T>`` in a code sample): kept
+    removed[0] += 1
     return "\n" if name in _BLOCKS else " " if name in _CELLS else ""
 
 
@@ -195,13 +197,11 @@ def clean(text: str) -> Cleaned:
             text, n = pattern.subn(repl, text)
             if n:
                 removed.append(f"{n} {label}")
-        before = text
-        text = _TAG.sub(_untag, text)
-        tags = sum(1 for m in _TAG.finditer(before) if m.group(2).lower() in _HTML_NAMES)
-        if tags:
-            removed.append(f"{tags} tags")
+        tags = [0]
+        text = _TAG.sub(lambda match: _untag(match, tags), text)
+        if tags[0]:
+            removed.append(f"{tags[0]} tags")
             text = html.unescape(text)
         text = "\n".join(line.strip() for line in _SPACES.sub(" ", text).split("\n"))
-        text = "\n".join(line.rstrip() for line in text.split("\n"))
         text = _BLANK_LINES.sub("\n\n", text).strip("\n")
     return Cleaned(text, tuple(removed))

@@ -503,7 +503,7 @@ class Guard:
         _check_length("path", path)
         row = self._row(rid)
         cap = min(max_tokens or self.config.read_cap_tokens, self.config.read_cap_tokens)
-        text = read_slice(
+        return read_slice(
             row["content"],
             bool(row["is_json"]),
             path=path,
@@ -512,7 +512,6 @@ class Guard:
             cap=cap,
             count=self.count,
         )
-        return text
 
     def extract(self, rid: str, query: str) -> str:
         """Answer ``query`` from a stashed result: locally first, then the LLM if configured.
