@@ -469,6 +469,33 @@ def test_a_completion_answers_the_task_as_stored(tl_fixed: Taskloom, clock: Fake
             finisher.done(task.id, held.lease_token or "", "again")
 
 
+def test_a_claim_answers_the_task_as_stored(tl_fixed: Taskloom, clock: FakeClock) -> None:
+    """Each way of claiming answers the task exactly as the row now holds it: its lease,
+    token and times, and a retried task's attempts and last error."""
+    q = tl_fixed.queue
+    for how in ("claim", "claim_batch", "done_and_claim"):
+        q.add("spare", priority=0)
+        spare = q.claim("w", lease=30)
+        assert spare is not None
+        task, _ = q.add(how, body="b", payload={"n": [1]}, target_agent="w", ttl_s=600)
+        first = q.claim("w", lease=30)
+        assert first is not None and first.id == task.id
+        q.fail(task.id, first.lease_token or "", "flaky")
+        clock.advance(0.0125)
+        if how == "claim":
+            got = q.claim("w", lease=30)
+        elif how == "claim_batch":
+            (got,) = q.claim_batch("w", 2, lease=30)
+        else:
+            _, got = q.done_and_claim(spare.id, spare.lease_token or "", "w", lease=30)
+        assert got is not None and got == q.get(task.id), how
+        assert (got.attempts, got.last_error, got.status) == (2, "flaky", "in_progress")
+        assert got.lease_token and got.claimed_at == clock().timestamp()
+        q.done(task.id, got.lease_token)
+        if how != "done_and_claim":
+            q.done(spare.id, spare.lease_token or "")
+
+
 def test_a_remembered_lease_taken_over_elsewhere_is_lost(
     tl_fixed: Taskloom, clock: FakeClock
 ) -> None:
