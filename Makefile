@@ -41,6 +41,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/board_ops.py
 	$(BIN)/python bench/sse.py
 	$(BIN)/python bench/queue.py
+	$(BIN)/python bench/queue_cost.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -68,3 +68,23 @@ def test_postgres_bench_drains_every_system_exactly_once() -> None:
         "postgres",
         env={**os.environ, "TASKLOOM_BENCH_PG": server},
     )
+
+
+def test_the_cost_breakdown_drains_every_loop_and_prints_each_row() -> None:
+    """``bench/queue_cost.py`` drives taskloom's own statements with a bare loop: if they
+    change shape (a claim that stops returning the id first, a completion that stops
+    matching), the script stops with a message instead of printing a row."""
+    done = subprocess.run(
+        [sys.executable, str(BENCH.with_name("queue_cost.py")), "--jobs", "40", "--repeat", "1"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr + done.stdout
+    rows = [line.split("  ")[0] for line in done.stdout.splitlines()[-4:]]
+    assert rows == [
+        "raw",
+        "raw + event row",
+        "taskloom SQL (no Python API)",
+        "taskloom (claim, then done)",
+    ]

@@ -1,0 +1,140 @@
+"""Benchmark: where one SQLite claim+complete's time goes, in one process.
+
+    .venv/bin/python bench/queue_cost.py [--jobs 5000] [--repeat 5]
+
+Four loops drain the same number of jobs, one worker, two transactions per job, alternated
+run by run so that the machine's drift hits each alike:
+
+- ``raw``: the raw lease baseline of ``bench/queue.py`` (``queue_sqlite.RAW_CLAIM``);
+- ``raw + event row``: the same, with an event row appended by a trigger on every change;
+- ``taskloom SQL``: taskloom's own claim and fenced completion statements on a database
+  ``taskloom.connect`` made (its schema, indexes and event triggers), driven by a bare
+  ``sqlite3`` loop: the database's share of a job;
+- ``taskloom``: ``tl.queue.claim`` then ``tl.queue.done``, the API a worker calls.
+
+The difference between the last two is the Python API's share; between the second and third,
+what taskloom's wider task row and richer event cost over a minimal one. Per job, best and
+median of ``--repeat`` runs, and each row's rate as a multiple of ``raw``'s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import orjson
+
+# As in queue.py: keep bench/queue.py from shadowing the standard library's ``queue``.
+_HERE = str(Path(__file__).resolve().parent)
+sys.path[:] = [p for p in sys.path if str(Path(p or ".").resolve()) != _HERE] + [_HERE]
+
+import queue_sqlite  # noqa: E402
+import taskloom  # noqa: E402
+from taskloom.ids import new_token  # noqa: E402
+from taskloom.queue_sql import DONE, claim_sql, fenced_sql  # noqa: E402
+
+Drain = Callable[[Path], int]
+
+
+def raw_drain(path: Path) -> int:
+    conn, me, n = queue_sqlite.raw_conn(str(path)), "w0", 0
+    while True:
+        conn.execute("BEGIN IMMEDIATE")
+        now = time.time()
+        row = conn.execute(queue_sqlite.RAW_CLAIM, (me, now + 30, now)).fetchone()
+        conn.execute("COMMIT")
+        if row is None:
+            return n
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute(queue_sqlite.RAW_DONE, (row[0], me))
+        conn.execute("COMMIT")
+        n += 1
+
+
+def taskloom_sql_drain(path: Path) -> int:
+    claim, done = claim_sql("sqlite", 0, 1), fenced_sql("sqlite", DONE, returning=False)
+    conn, pid, n = queue_sqlite.raw_conn(str(path)), os.getpid(), 0
+    while True:
+        now, token = time.time(), new_token()
+        conn.execute("BEGIN IMMEDIATE")
+        params = ["w0", pid, "host", now, now + 30, token, now, "w0", now, now]
+        rows = conn.execute(claim, params).fetchall()
+        conn.execute("COMMIT")
+        if not rows:
+            return n
+        conn.execute("BEGIN IMMEDIATE")
+        task_id = orjson.loads(rows[0][0])[0]
+        if not conn.execute(done, [now, now, None, task_id, token]).fetchall():
+            raise SystemExit(f"taskloom SQL: the completion of {task_id} matched nothing")
+        conn.execute("COMMIT")
+        n += 1
+
+
+def taskloom_drain(path: Path) -> int:
+    with taskloom.connect(f"sqlite:///{path}") as tl:
+        tl.queue.stats()
+        n = 0
+        while (task := tl.queue.claim("w0", lease=30)) is not None:
+            tl.queue.done(task.id, task.lease_token or "")
+            n += 1
+        return n
+
+
+def seeded(folder: Path, jobs: int) -> dict[str, Path]:
+    """One database per loop, each holding ``jobs`` ready jobs; copied before every run."""
+    paths = {name: folder / f"{name}.db" for name in ("raw", "events", "taskloom")}
+    queue_sqlite.raw_setup(str(paths["raw"]), jobs)
+    queue_sqlite.events_setup(str(paths["events"]), jobs)
+    with taskloom.connect(f"sqlite:///{paths['taskloom']}") as tl:
+        tl.queue.add_many([{"title": f"job {i}"} for i in range(jobs)])
+    return paths
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--jobs", type=int, default=5000, help="jobs drained per run")
+    parser.add_argument("--repeat", type=int, default=5, help="runs of each loop")
+    args = parser.parse_args()
+    loops: dict[str, tuple[str, Drain]] = {
+        "raw": ("raw", raw_drain),
+        "raw + event row": ("events", raw_drain),
+        "taskloom SQL (no Python API)": ("taskloom", taskloom_sql_drain),
+        "taskloom (claim, then done)": ("taskloom", taskloom_drain),
+    }
+    per_job: dict[str, list[float]] = {name: [] for name in loops}
+    with tempfile.TemporaryDirectory() as tmp:
+        seeds = seeded(Path(tmp), args.jobs)
+        for run in range(args.repeat):
+            for name, (seed, drain) in loops.items():
+                path = Path(tmp) / f"run-{run}.db"
+                shutil.copy(seeds[seed], path)
+                start = time.perf_counter()
+                drained = drain(path)
+                elapsed = time.perf_counter() - start
+                if drained != args.jobs:
+                    raise SystemExit(f"{name}: drained {drained} of {args.jobs} jobs")
+                per_job[name].append(elapsed / drained * 1e6)
+                for suffix in ("", "-wal", "-shm"):
+                    Path(f"{path}{suffix}").unlink(missing_ok=True)
+            print(f"run {run + 1}/{args.repeat} done", flush=True)
+    base = statistics.median(per_job["raw"])
+    print(f"\n{args.jobs} jobs, one worker, sqlite {sqlite3.sqlite_version}")
+    print(f"{'loop':<30} {'best µs/job':>12} {'median':>8} {'jobs/s':>8} {'vs raw':>7}")
+    for name, values in per_job.items():
+        median = statistics.median(values)
+        print(
+            f"{name:<30} {min(values):>12.1f} {median:>8.1f} {1e6 / median:>8,.0f}"
+            f" {base / median:>6.2f}x"
+        )
+
+
+if __name__ == "__main__":
+    main()
