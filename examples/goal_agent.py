@@ -24,7 +24,7 @@ import httpx
 
 import taskloom
 from taskloom.continuation import StopReason, TurnOutcome, note_user_turn, run_goal_loop
-from taskloom.domain.errors import InvalidInput
+from taskloom.domain.errors import InvalidInput, TaskloomError
 from taskloom.domain.goals import Goal
 from taskloom.tools.adapters import run_tool_calls
 
@@ -35,6 +35,13 @@ SYSTEM = (
 )
 
 
+def whole(text: str) -> int:
+    """A count of at least 1, refused by argparse (with the flag's name) otherwise."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")
+    return int(text)
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="Run a taskloom goal loop with an LLM.")
     parser.add_argument("objective", help="what the agent should achieve")
@@ -43,8 +50,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--base-url", default=os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1")
     )
-    parser.add_argument("--budget", type=int, default=50_000, help="token budget of the goal")
-    parser.add_argument("--max-turns", type=int, default=10)
+    parser.add_argument("--budget", type=whole, default=50_000, help="token budget of the goal")
+    parser.add_argument("--max-turns", type=whole, default=10)
     parser.add_argument("--db", default=None, help="taskloom database URL")
     return parser.parse_args(argv)
 
@@ -63,9 +70,13 @@ def read_reply(reply: httpx.Response) -> tuple[dict[str, Any], int]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    tl = taskloom.connect(args.db)
-    tl.goal(args.thread).set(args.objective, token_budget=args.budget)
-    note_user_turn(tl, args.thread)  # the command line is a user turn: lifts a no-progress stop
+    try:  # a bad thread id or objective, or a database that cannot be opened
+        tl = taskloom.connect(args.db)
+        tl.goal(args.thread).set(args.objective, token_budget=args.budget)
+        note_user_turn(tl, args.thread)  # the command line is a user turn: lifts a stop
+    except TaskloomError as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 1
     ctx = taskloom.ToolContext(thread_id=args.thread, agent_id="goal-agent")
     key = os.environ.get("OPENAI_API_KEY", "")
     http = httpx.Client(

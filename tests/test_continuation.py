@@ -429,3 +429,179 @@ def test_a_turn_lease_held_by_a_process_that_died_frees_the_thread(db_url: str) 
     with taskloom.connect(db_url) as tl:
         result = run_goal_loop(tl, "t", lambda g: TurnOutcome(), max_turns=1)
         assert result.reason is StopReason.MAX_TURNS and result.turns == 1
+
+
+def test_a_goal_the_turn_ended_stops_the_loop_for_that_reason(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    """A turn that completes the goal (or runs it out of budget) without touching the board
+    ends the loop as ``complete`` (``budget_limited``), not ``no_progress``, and leaves no
+    suppression behind: a host raising the budget must see the goal run again."""
+    tl_fixed.goal("t").set("answer the question")
+    turns = itertools.count(1)
+
+    def completes(goal: Goal) -> TurnOutcome:
+        if next(turns) == 2:
+            tl_fixed.tools.dispatch("goal_complete", {"evidence": "answered"}, CTX)
+        return TurnOutcome(10, 1.0, made_progress=False)
+
+    result = run_goal_loop(tl_fixed, "t", completes)
+    assert (result.reason, result.turns) == (StopReason.COMPLETE, 2)
+    assert _goal(tl_fixed)["continuation_suppressed"] is False
+    tl_fixed.goal("b").set("spend", token_budget=100)
+    result = run_goal_loop(tl_fixed, "b", lambda g: TurnOutcome(500, 1.0, made_progress=False))
+    assert (result.reason, result.turns) == (StopReason.BUDGET_LIMITED, 1)
+    items = continuation_tick(tl_fixed, lambda g: TurnOutcome(), idle_s=0)
+    tl_fixed.goal("b").set_budget(10_000)
+    clock.advance(1)
+    items = continuation_tick(
+        tl_fixed, lambda g: TurnOutcome(500, 1.0, made_progress=False), idle_s=0
+    )
+    assert [(i.thread_id, i.ran) for i in items] == [("b", True)]
+    assert _goal(tl_fixed, "b")["continuation_suppressed"] is True  # still active: suppressed
+    tl_fixed.goal("c").set("one last step", token_budget=100)
+    clock.advance(1)
+    continuation_tick(tl_fixed, lambda g: TurnOutcome(500, 1.0, made_progress=False), idle_s=0)
+    assert _goal(tl_fixed, "c")["status"] == "budget_limited"
+    assert _goal(tl_fixed, "c")["continuation_suppressed"] is False
+
+
+def test_a_turn_a_user_turn_went_before_still_holds_the_thread_after_it(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    tl_fixed.goal("t").set("x")
+    clock.advance(120)
+    scheduler = claim_turn(tl_fixed, "t", 600)  # a continuation turn is in flight
+    assert scheduler is not None
+    with user_turn(tl_fixed, "t"):
+        clock.advance(1)
+    clock.advance(120)  # the user's turn is over; the continuation turn still runs
+    assert [i.ran for i in continuation_tick(tl_fixed, lambda g: TurnOutcome(), idle_s=0)] == [
+        False
+    ]
+    assert end_turn(tl_fixed, scheduler, 0) is True  # it holds the thread again, and ends
+    assert [i.ran for i in continuation_tick(tl_fixed, lambda g: TurnOutcome(), idle_s=0)] == [True]
+    with user_turn(tl_fixed, "t"):  # one that ends during the user's turn frees it after
+        late = claim_turn(tl_fixed, "t", 600)
+        assert late is None
+    scheduler = claim_turn(tl_fixed, "t", 600)
+    assert scheduler is not None
+    with user_turn(tl_fixed, "t"):
+        assert end_turn(tl_fixed, scheduler, 0) is False
+    clock.advance(1)
+    assert [i.ran for i in continuation_tick(tl_fixed, lambda g: TurnOutcome(), idle_s=0)] == [True]
+    scheduler = claim_turn(tl_fixed, "t", 60)  # and one whose lease ran out meanwhile
+    assert scheduler is not None
+    with user_turn(tl_fixed, "t"):
+        clock.advance(61)
+    assert [i.ran for i in continuation_tick(tl_fixed, lambda g: TurnOutcome(), idle_s=0)] == [True]
+
+
+def test_a_user_turn_on_a_thread_without_a_goal_still_holds_it(tl_fixed: Taskloom) -> None:
+    """The model may set a goal during the user's turn: no scheduler starts a turn on the
+    thread before the user's turn ends."""
+    with user_turn(tl_fixed, "t"):
+        tl_fixed.tools.dispatch("goal_set", {"objective": "refactor the module"}, CTX)
+        items = continuation_tick(tl_fixed, lambda g: TurnOutcome(), idle_s=0)
+        assert [(i.thread_id, i.ran) for i in items] == [("t", False)]
+    items = continuation_tick(tl_fixed, lambda g: TurnOutcome(), idle_s=0)
+    assert [(i.thread_id, i.ran) for i in items] == [("t", True)]
+
+
+def test_turns_that_kill_their_process_pause_the_goal_after_max_failures(db_url: str) -> None:
+    """A turn that takes its process down never reports a failure; each one that never
+    ended counts as one when the thread is next taken, and at ``max_failures`` the goal is
+    paused with the reason instead of being run again for ever."""
+    import subprocess
+    import sys
+
+    from tests.conftest import subprocess_env
+
+    with taskloom.connect(db_url) as tl:
+        tl.goal("t").set("x")
+    script = (
+        "import os, sys, taskloom\n"
+        "from taskloom.continuation import continuation_tick\n"
+        "tl = taskloom.connect(sys.argv[1])\n"
+        "items = continuation_tick(tl, lambda g: os._exit(137), idle_s=0, max_failures=3)\n"
+        "print([(i.ran, i.paused) for i in items])\n"
+    )
+    outputs = []
+    for _ in range(4):
+        run = subprocess.run(
+            [sys.executable, "-c", script, db_url],
+            env=subprocess_env(),
+            timeout=60,
+            check=False,
+            capture_output=True,
+            text=True,
+        )
+        outputs.append((run.returncode, run.stdout.strip()))
+    assert outputs == [(137, "")] * 3 + [(0, "[(False, True)]")], outputs
+    with taskloom.connect(db_url) as tl:
+        goal = tl.goal("t").get()["goal"]
+        assert goal["status"] == "paused" and "never ended" in goal["reason"]
+        assert continuation_tick(tl, lambda g: TurnOutcome(), idle_s=0) == []
+        tl.goal("t").resume()  # the host resumes: the count starts again
+        assert [i.ran for i in continuation_tick(tl, lambda g: TurnOutcome(), idle_s=0)] == [True]
+
+
+def test_a_goal_set_by_a_failing_turn_is_not_paused_for_its_failures(
+    tl_fixed: Taskloom,
+) -> None:
+    handle = tl_fixed.goal("t")
+    handle.set("old")
+
+    def replace_and_fail(goal: Goal) -> TurnOutcome:
+        handle.clear()
+        handle.set("brand new host goal")
+        raise RuntimeError("x")
+
+    (item,) = continuation_tick(tl_fixed, replace_and_fail, idle_s=0, max_failures=1)
+    assert item.ran and item.error == "x" and not item.paused
+    assert _goal(tl_fixed)["status"] == "active"
+    handle.set("rephrased by the model", host=False)
+
+    def fail(goal: Goal) -> TurnOutcome:
+        raise RuntimeError("y")
+
+    (item,) = continuation_tick(tl_fixed, fail, idle_s=0, max_failures=1)
+    assert item.paused and _goal(tl_fixed)["status"] == "paused"
+
+
+def test_the_async_helpers_take_the_async_client(db_url: str) -> None:
+    async def main() -> tuple[list[bool], StopReason]:
+        atl = await taskloom.connect_async(db_url)
+        try:
+            await atl.goal("t").set("x")
+
+            async def turn(goal: Goal) -> TurnOutcome:
+                return TurnOutcome(1, 0.1)
+
+            items = await acontinuation_tick(atl, turn, idle_s=0)
+            loop = await arun_goal_loop(atl, "t", turn, max_turns=2)
+            return [i.ran for i in items], loop.reason
+        finally:
+            await atl.close()
+
+    assert asyncio.run(main()) == ([True], StopReason.MAX_TURNS)
+    with pytest.raises(InvalidInput, match="connect_async"):
+        asyncio.run(acontinuation_tick("not a client", lambda g: None))  # type: ignore[arg-type]
+
+
+def test_scheduler_inputs_out_of_range_are_refused(tl_fixed: Taskloom) -> None:
+    tl_fixed.goal("t").set("x")
+    for idle in (1e12, 1e300):
+        with pytest.raises(InvalidInput, match="idle_s must be a non-negative number"):
+            continuation_tick(tl_fixed, lambda g: TurnOutcome(), idle_s=idle)
+    (item,) = continuation_tick(
+        tl_fixed,
+        lambda g: TurnOutcome(1, 0.0, made_progress="no"),  # type: ignore[arg-type]
+        idle_s=0,
+    )
+    assert item.error is not None and "made_progress is true or false" in item.error
+    assert _goal(tl_fixed)["continuation_suppressed"] is False
+    with pytest.raises(InvalidInput, match="true or false"):
+        tl_fixed.goal("t").suppress("no")  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match="got '5'"):
+        tl_fixed.goal("t").set_budget("5")  # type: ignore[arg-type]

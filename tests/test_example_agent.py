@@ -207,3 +207,26 @@ def test_example_agent_says_in_one_line_that_the_reply_is_garbled(
             assert "turn: 0 tokens" in run.stdout, run.stdout + run.stderr
             continue
         assert run.returncode == 1 and run.stderr.startswith("Error: the model endpoint")
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (["--budget", "0"], "--budget: must be a whole number of at least 1"),
+        (["--max-turns", "0"], "--max-turns: must be a whole number of at least 1"),
+        (["--thread", ""], "Error: "),
+    ],
+)
+def test_example_agent_refuses_bad_flags_in_one_line(
+    tmp_path: Path, flags: list[str], said: str
+) -> None:
+    """The user's own mistake is said as such: no traceback, and not blamed on the endpoint."""
+    run = subprocess.run(
+        [sys.executable, str(EXAMPLE), "Ship it", "--db", f"sqlite:///{tmp_path / 'a.db'}", *flags],
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode != 0 and "Traceback" not in run.stderr, run.stderr
+    assert said in run.stderr and "model endpoint" not in run.stderr, run.stderr

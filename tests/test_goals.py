@@ -326,10 +326,32 @@ def test_usage_for_a_rephrased_goal_id_is_charged_once() -> None:
 def test_replaced_goal_ids_are_bounded() -> None:
     g = new_goal()
     for n in range(ops.MAX_REPLACED_IDS + 1):
-        g = ops.set_goal(g, "t", f"Ship it v{n}", now=T0, new_id=lambda n=n: f"v{n}")
+        g = ops.set_goal(g, "t", f"Ship it v{n}", now=T0, new_id=lambda n=n: f"v{n}", host=True)
     assert len(g.replaced_goal_ids) == ops.MAX_REPLACED_IDS
     assert not ops.account_usage(g, "g1", 1, 0.0, now=T0)[1]
     assert ops.account_usage(g, "v0", 1, 0.0, now=T0)[1]
+
+
+def test_the_model_cannot_rephrase_a_turn_out_of_being_charged(tl: Taskloom) -> None:
+    """Each rephrasing pushes an older id out of those that accept usage; the model may only
+    rephrase a bounded number of times between charged turns, so the id its turn started
+    with is still charged, however hard it tries (parallel tool calls included)."""
+    h = tl.goal("t")
+    start = h.set("Write the report", token_budget=1000)["goal"]["goal_id"]
+    ctx = ToolContext(thread_id="t")
+    refused = []
+    for i in range(ops.MAX_REPLACED_IDS + 1):
+        out = tl.tools.dispatch("goal_set", {"objective": f"Write the report ({i})"}, ctx)
+        refused.append("changed 32 times" in str(out))
+    assert refused.index(True) == ops.MAX_REPHRASES and all(refused[ops.MAX_REPHRASES :])
+    snap = h.account_usage(start, 5000, 1.0)
+    assert snap["applied"] and snap["goal"]["status"] == "budget_limited"
+    assert snap["goal"]["tokens_used"] == 5000
+    h.set_budget(None)
+    again = tl.tools.dispatch("goal_set", {"objective": "Write the report, shorter"}, ctx)
+    assert "changed 32 times" not in str(again)  # a charged turn starts the count afresh
+    host = h.set("A host may always change it")  # and the host is never limited
+    assert host["goal"]["objective"] == "A host may always change it"
 
 
 def test_usage_for_a_cleared_goal_is_still_stale(tl: Taskloom) -> None:

@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from taskloom.domain.common import iso
 from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound
-from taskloom.domain.goals import Goal, GoalStatus, check_usage
+from taskloom.domain.goals import MAX_TURN_SECONDS, Goal, GoalStatus, check_usage
 from taskloom.goals import GOAL_KIND, GoalHandle
-from taskloom.turns import TurnLease, claim_turn, end_turn
+from taskloom.turns import TurnLease, claim_turn, end_turn, end_user_turn, hold_for_user
 
 if TYPE_CHECKING:
-    from taskloom.client import Taskloom
+    from taskloom.client import AsyncTaskloom, Taskloom
 
 T = TypeVar("T")
 
@@ -86,9 +86,12 @@ def _positive(value: object, name: str) -> None:
 
 def _seconds(value: object, name: str, *, positive: bool) -> None:
     ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-    if not ok or value < 0 or (positive and value == 0):  # type: ignore[operator]
+    if not ok or not 0 <= value <= MAX_TURN_SECONDS or (positive and value == 0):  # type: ignore[operator]
         kind = "positive" if positive else "non-negative"
-        raise InvalidInput(f"{name} must be a {kind} number of seconds (got {value!r})")
+        raise InvalidInput(
+            f"{name} must be a {kind} number of seconds up to {MAX_TURN_SECONDS:.0e}"
+            f" (got {value!r})"
+        )
 
 
 def _check_outcome(outcome: object) -> TurnOutcome:
@@ -105,6 +108,10 @@ def _check_outcome(outcome: object) -> TurnOutcome:
             f"the turn function must return a TurnOutcome (got {type(outcome).__name__})"
         )
     check_usage(outcome.tokens_used, outcome.elapsed_s)
+    if type(outcome.made_progress) is not bool:  # "false" from a parser would count as true
+        raise InvalidInput(
+            f"a TurnOutcome's made_progress is true or false (got {outcome.made_progress!r})"
+        )
     return outcome
 
 
@@ -136,6 +143,9 @@ def _after_turn(
     snap = handle.account_usage(goal.goal_id, outcome.tokens_used, outcome.elapsed_s)
     if not snap["applied"]:
         return LoopResult(StopReason.GOAL_CHANGED, turns, snap["goal"])
+    reason = _why_stop(Goal.from_dict(snap["goal"]))  # completed, blocked, out of budget…
+    if reason is not None:
+        return LoopResult(reason, turns, snap["goal"])
     if not Goal.from_dict(snap["goal"]).continues(goal.goal_id):
         return 0  # the host set a new objective during the turn: charged, counted afresh
     idle = 0 if outcome.made_progress else idle + 1
@@ -184,6 +194,19 @@ def run_goal_loop(
         idle = after
 
 
+def _sync(client: Taskloom | AsyncTaskloom) -> Taskloom:
+    """The async helpers take either client; the store calls run on the sync one."""
+    from taskloom.client import AsyncTaskloom, Taskloom
+
+    if isinstance(client, AsyncTaskloom):
+        return client.sync
+    if not isinstance(client, Taskloom):
+        raise InvalidInput(
+            f"expected a client from taskloom.connect or connect_async, not {client!r}"
+        )
+    return client
+
+
 async def _claimed(tl: Taskloom, claim: Callable[..., T], *args: Any) -> T:
     """``claim(*args)`` on a worker thread, for a result that may be a turn lease. Cancelled
     while the thread runs (a timeout, a shutdown), the claim still commits there; it is then
@@ -199,7 +222,7 @@ async def _claimed(tl: Taskloom, claim: Callable[..., T], *args: Any) -> T:
 
 
 async def arun_goal_loop(
-    tl: Taskloom,
+    client: Taskloom | AsyncTaskloom,
     thread_id: str,
     work: Callable[[Goal], Awaitable[TurnOutcome]],
     *,
@@ -207,7 +230,9 @@ async def arun_goal_loop(
     max_no_progress: int = 2,
     lease_s: float = 900.0,
 ) -> LoopResult:
-    """:func:`run_goal_loop` for an async ``work``; store calls run on worker threads."""
+    """:func:`run_goal_loop` for an async ``work``; store calls run on worker threads.
+    ``client``: ``taskloom.connect``'s or ``taskloom.connect_async``'s."""
+    tl = _sync(client)
     _check_loop(max_turns, max_no_progress, lease_s)
     handle = tl.goal(thread_id)
     idle = turns = 0
@@ -245,12 +270,11 @@ def user_turn(tl: Taskloom, thread_id: str, *, lease_s: float = 900.0) -> Iterat
     released at the end. Yields the goal snapshot."""
     _seconds(lease_s, "lease_s", positive=True)
     snap = note_user_turn(tl, thread_id)
-    lease = claim_turn(tl, thread_id, lease_s, force=True)
+    owner = hold_for_user(tl, thread_id, lease_s)
     try:
         yield snap
     finally:
-        if lease is not None:
-            end_turn(tl, lease, 0)
+        end_user_turn(tl, thread_id, owner)
 
 
 MAX_REASON = 500
@@ -299,20 +323,22 @@ def _still_due(tl: Taskloom, listed: Goal, idle_s: float) -> Callable[[Goal], bo
     return check
 
 
-def _failure_reason(failures: int, exc: Exception) -> str:
+def _failure_reason(failures: int, why: str) -> str:
     """The paused goal's reason: storable text (no NUL, no lone surrogate), bounded."""
-    text = str(exc).replace("\x00", "").encode("utf-8", "replace").decode("utf-8")
+    text = why.replace("\x00", "").encode("utf-8", "replace").decode("utf-8")
     return f"continuation failed {failures} times in a row: {text}"[:MAX_REASON]
 
 
-def _pause_failing(handle: GoalHandle, reason: str) -> bool:
+def _pause_failing(handle: GoalHandle, goal: Goal, reason: str) -> bool:
     """Pause after too many failures. A goal the turn completed or cleared before raising
-    cannot be paused and needs no retry limit: it is left as the turn left it."""
+    cannot be paused and needs no retry limit: it is left as the turn left it, as is a new
+    goal set since (it did not fail)."""
     try:
-        handle.pause(reason)
+        snap = handle.pause(reason, goal_id=goal.goal_id)
     except (InvariantViolation, NotFound):
         return False
-    return True
+    now = Goal.from_dict(snap["goal"])
+    return now.status is GoalStatus.PAUSED and now.continues(goal.goal_id)
 
 
 def _turn_failed(
@@ -321,7 +347,8 @@ def _turn_failed(
     """Stamp activity, count the failure, pause at the limit; return the item and the count."""
     handle.account_usage(goal.goal_id, 0, 0.0)
     failures += 1
-    paused = failures >= max_failures and _pause_failing(handle, _failure_reason(failures, exc))
+    reason = _failure_reason(failures, str(exc))
+    paused = failures >= max_failures and _pause_failing(handle, goal, reason)
     item = TickItem(goal.thread_id, ran=True, error=str(exc), paused=paused)
     return item, 0 if failures >= max_failures else failures
 
@@ -329,9 +356,10 @@ def _turn_failed(
 def _turn_done(handle: GoalHandle, goal: Goal, outcome: TurnOutcome) -> TickItem:
     """Charge the turn; suppress only the goal that ran, never one that replaced it since. A
     turn that cleared its goal leaves nothing to suppress (that raised, and ended the tick)."""
-    handle.account_usage(goal.goal_id, outcome.tokens_used, outcome.elapsed_s)
-    if not outcome.made_progress:
-        with contextlib.suppress(NotFound):
+    snap = handle.account_usage(goal.goal_id, outcome.tokens_used, outcome.elapsed_s)
+    after = snap["goal"]
+    if not outcome.made_progress and after and after["status"] == GoalStatus.ACTIVE:
+        with contextlib.suppress(NotFound):  # a goal the turn ended needs no suppression
             handle.suppress(True, goal_id=goal.goal_id)
     return TickItem(goal.thread_id, ran=True, outcome=outcome)
 
@@ -364,6 +392,23 @@ def _check_tick(idle_s: float, max_per_tick: int, max_failures: int, lease_s: fl
 
 def _take(tl: Taskloom, listed: Goal, idle_s: float, lease_s: float) -> TurnLease | None:
     return claim_turn(tl, listed.thread_id, lease_s, _still_due(tl, listed, idle_s))
+
+
+UNENDED = "its turn never ended: the process running it died, or the turn outran its lease"
+
+
+def _given_up(tl: Taskloom, lease: TurnLease, max_failures: int) -> TickItem | None:
+    """Pause, instead of running again, a goal whose last ``max_failures`` turns never ended
+    (:func:`claim_turn` counts them): such a turn never reaches :func:`_finish` to be counted
+    there, and a turn that kills its process would otherwise be retried for ever."""
+    if lease.failures < max_failures:
+        return None
+    try:
+        reason = _failure_reason(lease.failures, UNENDED)
+        paused = _pause_failing(tl.goal(lease.thread_id), lease.goal, reason)
+    finally:
+        end_turn(tl, lease, 0)
+    return TickItem(lease.thread_id, ran=False, error=UNENDED, paused=paused)
 
 
 def _skipped(listed: Goal) -> TickItem:
@@ -402,6 +447,10 @@ def continuation_tick(
         if lease is None:
             items.append(_skipped(listed))
             continue
+        given_up = _given_up(tl, lease, max_failures)
+        if given_up is not None:
+            items.append(given_up)
+            continue
         result: object
         try:
             result = run_turn(lease.goal)
@@ -415,7 +464,7 @@ def continuation_tick(
 
 
 async def acontinuation_tick(
-    tl: Taskloom,
+    client: Taskloom | AsyncTaskloom,
     run_turn: Callable[[Goal], Awaitable[TurnOutcome]],
     *,
     idle_s: float = 60.0,
@@ -424,7 +473,9 @@ async def acontinuation_tick(
     lease_s: float = 900.0,
 ) -> list[TickItem]:
     """:func:`continuation_tick` for an async ``run_turn``; store calls run on worker
-    threads, so the event loop is never blocked by the database."""
+    threads, so the event loop is never blocked by the database. ``client``: as for
+    :func:`arun_goal_loop`."""
+    tl = _sync(client)
     _check_tick(idle_s, max_per_tick, max_failures, lease_s)
     items: list[TickItem] = []
     for listed in await asyncio.to_thread(due_goals, tl, idle_s):
@@ -433,6 +484,10 @@ async def acontinuation_tick(
         lease = await _claimed(tl, _take, tl, listed, idle_s, lease_s)
         if lease is None:
             items.append(_skipped(listed))
+            continue
+        given_up = await asyncio.to_thread(_given_up, tl, lease, max_failures)
+        if given_up is not None:
+            items.append(given_up)
             continue
         result: object
         try:

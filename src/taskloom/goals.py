@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from taskloom.boards import check_thread_id
 from taskloom.domain import goals as ops
 from taskloom.domain.common import UNSET, Unset, iso
-from taskloom.domain.errors import NotFound
+from taskloom.domain.errors import InvalidInput, NotFound
 from taskloom.domain.events import GOAL_STATE
 from taskloom.domain.goals import Goal
 from taskloom.store.base import Transaction
@@ -108,8 +108,18 @@ class GoalHandle:
         """Mark the goal blocked on a person; ``host=False`` as for :meth:`complete`."""
         return self._mutate(lambda g, now: ops.block(_need(g), reason, now=now, host=host))
 
-    def pause(self, reason: str | None = None) -> Snapshot:
-        return self._mutate(lambda g, now: ops.pause(_need(g), now=now, reason=reason))
+    def pause(self, reason: str | None = None, *, goal_id: str | None = None) -> Snapshot:
+        """Host control: stop auto-continuation until resumed; with ``goal_id``, only if that
+        goal (or one the model rephrased from it) is still the thread's, as for
+        :meth:`suppress`."""
+
+        def op(g: Goal | None, now: datetime) -> Goal:
+            goal = _need(g)
+            if goal_id is not None and not goal.continues(goal_id):
+                return goal
+            return ops.pause(goal, now=now, reason=reason)
+
+        return self._mutate(op)
 
     def resume(self) -> Snapshot:
         return self._mutate(lambda g, now: ops.resume(_need(g), now=now))
@@ -138,6 +148,9 @@ class GoalHandle:
         """Set continuation suppression; with ``goal_id``, only if that goal is still the
         thread's current one (a turn suppresses the goal it ran, never one set since). A goal
         whose objective the model rephrased is still that goal (:meth:`Goal.continues`)."""
+
+        if type(suppressed) is not bool:
+            raise InvalidInput(f"suppressed is true or false, not {suppressed!r}")
 
         def op(g: Goal | None, now: datetime) -> Goal:
             goal = _need(g)

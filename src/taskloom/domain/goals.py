@@ -37,6 +37,10 @@ MAX_EVIDENCE = 16000
 """Completion evidence, in characters: room for a test summary, not a whole log."""
 MAX_REPLACED_IDS = 256
 """How many earlier goal ids (one per objective change) still accept usage."""
+MAX_REPHRASES = 32
+"""How many times the model may change the objective between two charged turns. Each change
+pushes an older id out of the :data:`MAX_REPLACED_IDS` that accept usage: unbounded, 257
+changes in one turn made the turn's own id stale, and the turn was never charged."""
 
 
 class GoalStatus(enum.StrEnum):
@@ -65,6 +69,8 @@ class Goal:
     last_activity_at: str = ""
     replaced_goal_ids: tuple[str, ...] = ()
     rephrased_ids: tuple[str, ...] = ()
+    rephrases: int = 0
+    """Objective changes by the model since a turn was last charged (:data:`MAX_REPHRASES`)."""
 
     @property
     def tokens_remaining(self) -> int | None:
@@ -114,7 +120,8 @@ def _check_budget(token_budget: int | None) -> int | None:
         type(token_budget) is not int or not 0 < token_budget <= MAX_TOKEN_BUDGET
     ):
         raise InvalidInput(
-            f"token_budget must be a positive integer up to {MAX_TOKEN_BUDGET} (got {token_budget})"
+            f"token_budget must be a positive integer up to {MAX_TOKEN_BUDGET}"
+            f" (got {token_budget!r})"
         )
     return token_budget
 
@@ -127,7 +134,7 @@ def _check_time_budget(time_budget_s: float | None) -> float | None:
     ):
         raise InvalidInput(
             f"time_budget_s must be a positive number of seconds up to {MAX_TURN_SECONDS:.0e}"
-            f" (got {time_budget_s})"
+            f" (got {time_budget_s!r})"
         )
     return time_budget_s
 
@@ -221,6 +228,11 @@ def set_goal(
         updated_at=stamp,
     )
     if text != current.objective:
+        if not host and current.rephrases >= MAX_REPHRASES:
+            raise InvariantViolation(
+                f"the objective was already changed {MAX_REPHRASES} times since the last turn"
+                " was charged; keep working on it, and change it again in a later turn"
+            )
         goal = _new_version(goal, new_id(), rephrased=not host)
     return _settle(goal)
 
@@ -252,7 +264,11 @@ def _new_version(goal: Goal, goal_id: str, *, rephrased: bool) -> Goal:
     replaced = (*goal.replaced_goal_ids, goal.goal_id)[-MAX_REPLACED_IDS:]
     kept = (*goal.rephrased_ids, goal.goal_id)[-MAX_REPLACED_IDS:] if rephrased else ()
     return dataclasses.replace(
-        goal, goal_id=goal_id, replaced_goal_ids=replaced, rephrased_ids=kept
+        goal,
+        goal_id=goal_id,
+        replaced_goal_ids=replaced,
+        rephrased_ids=kept,
+        rephrases=goal.rephrases + 1 if rephrased else 0,
     )
 
 
@@ -365,6 +381,7 @@ def account_usage(
         time_used_s=goal.time_used_s + seconds,
         last_activity_at=stamp,
         updated_at=stamp,
+        rephrases=0,
     )
     return _settle(charged), True
 
