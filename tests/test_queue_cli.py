@@ -88,7 +88,7 @@ def test_add_many_from_a_file_or_standard_input(
     assert code == 0 and [a["added"] for a in json.loads(out)] == [True, True]
     plan.write_text('{"title": "fine"}\n{"title": "bad", "priority": "high"}\n')
     code, _, err = run(capsys, "tasks", "add-many", str(plan), *db)
-    assert code == 1 and "task 2: 'priority' must be a whole number" in err
+    assert code == 1 and "line 2: 'priority' must be a whole number" in err
     plan.write_text('{"title": "fine"}\nnot json\n')
     code, _, err = run(capsys, "tasks", "add-many", str(plan), *db)
     assert code == 1 and "line 2 is not valid JSON" in err

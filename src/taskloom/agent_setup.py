@@ -17,6 +17,7 @@ from typing import Any
 
 from taskloom.domain.common import parse_json_object, url_has_password
 from taskloom.domain.errors import InvalidInput
+from taskloom.store import check_url
 
 SERVER_NAME = "taskloom"
 HOOK_EVENTS = {"UserPromptSubmit": "prompt", "SessionStart": "session-start"}
@@ -25,7 +26,10 @@ HOOK_EVENTS = {"UserPromptSubmit": "prompt", "SessionStart": "session-start"}
 def mcp_command(thread: str, agent: str, db: str | None) -> list[str]:
     """The argv of the stdio MCP server for this thread and agent. A ``db`` with a password
     is refused: these files are often committed, and a hook's command line is on show in
-    ``ps`` every time it runs."""
+    ``ps`` every time it runs. A ``db`` taskloom could not open is refused too: the agent's
+    every call would fail on it."""
+    if db is not None:
+        check_url(db)
     if db and url_has_password(db):
         raise InvalidInput(
             "--db holds a password, which would be written in clear into the agent's files"

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 from taskloom.boards import check_thread_id
 from taskloom.domain import goals as ops
 from taskloom.domain.common import UNSET, Unset, iso
-from taskloom.domain.errors import InvalidInput, NotFound
+from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound
 from taskloom.domain.events import GOAL_STATE
-from taskloom.domain.goals import Goal
+from taskloom.domain.goals import Goal, GoalStatus
 from taskloom.store.base import Transaction
 
 if TYPE_CHECKING:
@@ -122,7 +122,17 @@ class GoalHandle:
         return self._mutate(op)
 
     def resume(self) -> Snapshot:
-        return self._mutate(lambda g, now: ops.resume(_need(g), now=now))
+        """Host control: a paused or blocked goal back to work. A complete goal is refused:
+        resuming it reported success and changed nothing (a user's turn on one is fine,
+        :meth:`user_turn`)."""
+
+        def op(g: Goal | None, now: datetime) -> Goal:
+            goal = _need(g)
+            if goal.status is GoalStatus.COMPLETE:
+                raise InvariantViolation("a complete goal cannot be resumed; set a new objective")
+            return ops.resume(goal, now=now)
+
+        return self._mutate(op)
 
     def user_turn(self) -> Snapshot:
         """A user spoke: resume a paused or blocked goal, lift suppression, stamp activity."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import importlib.metadata
 import io
 import json
 import sys
@@ -196,12 +197,24 @@ def build_server(tl: Taskloom, ctx: ToolContext | None) -> Server[Any]:
 
     return Server(
         "taskloom",
+        version=package_version(),
         instructions="Durable todo board, goal, queue and stash for this thread.",
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         on_list_resources=list_resources,
         on_read_resource=read_resource,
     )
+
+
+def package_version() -> str:
+    """The installed taskloom's version, for ``serverInfo`` (clients show and log it); the
+    source's own when it runs uninstalled (from a checkout on ``PYTHONPATH``)."""
+    try:
+        return importlib.metadata.version("taskloom")
+    except importlib.metadata.PackageNotFoundError:
+        from taskloom import __version__
+
+        return __version__
 
 
 async def serve_stdio(tl: Taskloom, ctx: ToolContext) -> None:

@@ -11,6 +11,7 @@ import typer
 
 from taskloom.boards import Snapshot
 from taskloom.cli.common import DbOption, JsonOption, open_db, open_existing, print_json, print_text
+from taskloom.domain.board import CardStatus, parse_status
 from taskloom.domain.common import terminal_safe, url_has_password
 from taskloom.domain.errors import Conflict, InvalidInput
 
@@ -114,7 +115,12 @@ def add(
     notes: Annotated[str | None, typer.Option(help="Free notes.")] = None,
     plan: Annotated[list[str] | None, typer.Option("--plan", help="A plan step (repeat).")] = None,
     needs_approval: Annotated[
-        bool, typer.Option("--needs-approval", help="Wait for a person to approve the plan.")
+        bool,
+        typer.Option(
+            "--needs-approval",
+            help="Wait for a person to approve the plan (with --status todo or"
+            " awaiting_approval, the default).",
+        ),
     ] = False,
     db: DbOption = None,
     as_json: JsonOption = False,
@@ -127,9 +133,21 @@ def add(
     if status:
         fields["status"] = status
     if needs_approval:
+        _check_waits(status)
         fields["approval_mode"] = "required"
         fields.setdefault("status", "awaiting_approval")
     _show(open_db(db).board(thread).add(title, **fields), as_json)
+
+
+def _check_waits(status: str | None) -> None:
+    """Refuse --needs-approval with a status past approval: a card in progress or done that
+    "needs approval" was never approved by anyone."""
+    if status and parse_status(status) not in (CardStatus.TODO, CardStatus.AWAITING_APPROVAL):
+        raise InvalidInput(
+            f"--needs-approval makes the card wait for a person's approval, so it cannot start"
+            f" as {parse_status(status).value}: leave --status out (awaiting_approval) or give"
+            " todo"
+        )
 
 
 @app.command()

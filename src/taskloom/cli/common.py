@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import sys
 from collections.abc import Iterator
 from typing import Annotated, Any
@@ -45,6 +46,24 @@ def open_existing(db: str | None) -> Taskloom:
         where = tl.url.removeprefix("sqlite:///")
         raise NotFound(f"no taskloom database at {where} (check --db or $TASKLOOM_URL)")
     return tl
+
+
+@contextlib.contextmanager
+def flag_names(names: dict[str, str]) -> Iterator[None]:
+    """Say the library's argument names in an input error as the command's flags: a person
+    who typed ``--for ""`` was told about ``'target_agent'``. A name is replaced where it is
+    quoted (``'lines'``, ```lines```), or anywhere if it holds an underscore (no word of
+    prose does)."""
+    try:
+        yield
+    except InvalidInput as exc:
+        message = exc.message
+        for name, flag in names.items():
+            bare = rf"|\b{re.escape(name)}\b" if "_" in name else ""
+            message = re.sub(rf"'{re.escape(name)}'|`{re.escape(name)}`{bare}", flag, message)
+        if message == exc.message:
+            raise
+        raise type(exc)(message) from None
 
 
 def check_range(value: float, name: str, low: int, high: int) -> None:

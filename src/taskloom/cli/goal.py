@@ -6,7 +6,16 @@ from typing import Annotated, Any
 
 import typer
 
-from taskloom.cli.common import DbOption, JsonOption, open_db, open_existing, print_json, print_text
+from taskloom.cli.common import (
+    DbOption,
+    JsonOption,
+    flag_names,
+    open_db,
+    open_existing,
+    print_json,
+    print_text,
+)
+from taskloom.domain.errors import InvalidInput, InvariantViolation
 
 app = typer.Typer(help="Read and steer a thread's goal.", no_args_is_help=True)
 Thread = Annotated[str, typer.Argument(help="Thread id.")]
@@ -42,7 +51,9 @@ def set_(
 
     Example: taskloom goal set my-thread "Ship 1.0" --budget 200000
     """
-    _show(open_db(db).goal(thread).set(objective, token_budget=budget), as_json)
+    with flag_names({"token_budget": "--budget"}):
+        snap = open_db(db).goal(thread).set(objective, token_budget=budget)
+    _show(snap, as_json)
 
 
 @app.command()
@@ -56,11 +67,15 @@ def pause(thread: Thread, db: DbOption = None, as_json: JsonOption = False) -> N
 
 @app.command()
 def resume(thread: Thread, db: DbOption = None, as_json: JsonOption = False) -> None:
-    """Resume a paused or blocked goal.
+    """Resume a paused or blocked goal (a complete one is an error: set a new objective).
 
     Example: taskloom goal resume my-thread
     """
-    _show(open_existing(db).goal(thread).resume(), as_json)
+    try:
+        snap = open_existing(db).goal(thread).resume()
+    except InvariantViolation as exc:  # a complete goal: say how to start a new one
+        raise InvariantViolation(f"{exc.message} with `taskloom goal set`") from None
+    _show(snap, as_json)
 
 
 @app.command()
@@ -75,15 +90,28 @@ def clear(thread: Thread, db: DbOption = None, as_json: JsonOption = False) -> N
 @app.command()
 def budget(
     thread: Thread,
-    tokens: Annotated[int | None, typer.Argument(help="New budget; omit to remove it.")] = None,
+    tokens: Annotated[int | None, typer.Argument(help="New token budget (positive).")] = None,
+    remove: Annotated[
+        bool, typer.Option("--remove", help="Remove the token budget instead (no limit).")
+    ] = False,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Set, raise or remove the token budget (a time budget is kept).
+    """Set or raise the token budget, or remove it with --remove (a time budget is kept).
 
     Example: taskloom goal budget my-thread 500000
     """
-    _show(open_existing(db).goal(thread).set_budget(tokens), as_json)
+    _show(open_existing(db).goal(thread).set_budget(_budget(tokens, remove)), as_json)
+
+
+def _budget(tokens: int | None, remove: bool) -> int | None:
+    """The budget asked for. Removing a safety limit takes its own flag: a number left out
+    (a script's empty variable) removed it."""
+    if remove and tokens is not None:
+        raise InvalidInput("give a new token budget or --remove, not both")
+    if not remove and tokens is None:
+        raise InvalidInput("give the new token budget (or --remove to remove it)")
+    return tokens
 
 
 @app.command()

@@ -39,12 +39,14 @@ def _hooks(agent: str, db: str | None) -> Merge:
 
 
 def _setup(*files: tuple[Path, Merge], dry_run: bool) -> None:
-    """Merge every file first (so a bad one stops the run before anything is written). Files
-    are read as bytes so their line endings reach the merge as they are (CRLF stays CRLF)."""
-    planned = []
-    for path, merge in files:
-        text = path.read_bytes().decode("utf-8") if path.exists() else ""
-        planned.append((path, *merge(text, str(path))))
+    """Merge every file and check every target first, so a bad one (unparsable, a folder, not
+    writable) stops the run before anything is written. Files are read as bytes so their line
+    endings reach the merge as they are (CRLF stays CRLF)."""
+    planned = [(path, *merge(_read(path), str(path))) for path, merge in files]
+    if not dry_run:
+        for path, _, changed in planned:
+            if changed:
+                _check_writable(path)
     for path, new, changed in planned:
         if dry_run:
             print_text(f"# {path}{'' if changed else ' (already set up)'}\n{new}")
@@ -55,21 +57,58 @@ def _setup(*files: tuple[Path, Merge], dry_run: bool) -> None:
             print_text(f"wrote {path}")
 
 
+def _read(path: Path) -> str:
+    """The file's text, ``""`` if there is none yet; a file that cannot be read (a folder, a
+    loop of links, not UTF-8) is an error naming it, not a traceback."""
+    try:
+        target = path.resolve()  # a loop of links raises here (RuntimeError before 3.13)
+        return target.read_bytes().decode("utf-8") if os.path.lexists(target) else ""
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(
+            f"{path} is not UTF-8 text (byte {exc.start}); fix or move it first"
+        ) from None
+    except (OSError, RuntimeError) as exc:
+        raise InvalidInput(f"cannot read {path}: {_why(exc)}") from None
+
+
+def _check_writable(path: Path) -> None:
+    """Refuse a target :func:`_write` would fail on: a folder where the file goes, a file
+    where a folder must be made, a folder that cannot be written to."""
+    target = path.resolve()
+    if os.path.lexists(target) and not target.is_file():
+        raise InvalidInput(f"cannot write {path}: it is not a regular file")
+    folder = target.parent
+    while not os.path.lexists(folder) and folder != folder.parent:
+        folder = folder.parent  # the first folder that exists: mkdir starts there
+    if not folder.is_dir():
+        raise InvalidInput(f"cannot write {path}: {folder} is not a directory")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InvalidInput(f"cannot write {path}: the folder {folder} is not writable")
+
+
+def _why(exc: BaseException) -> str:
+    return (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
+
+
 def _write(path: Path, text: str) -> None:
     """Replace the file through a temp file renamed over it, so a crash leaves the old file
     or the new one, never half of one. A symlink is followed (a settings file kept in a
     dotfiles repository is updated there, not replaced by a copy), and the file keeps its
     permission bits, set before the text goes in: a 600 config.toml may hold tokens. A new
-    file gets the default ones (the umask)."""
-    target = path.resolve()
-    mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else None
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(target.name + ".taskloom-tmp")
-    with tmp.open("wb") as out:
-        if mode is not None:
-            tmp.chmod(mode)
-        out.write(text.encode("utf-8"))
-    tmp.replace(target)
+    file gets the default ones (the umask). What the checks could not foresee (a full disk)
+    is still one error line."""
+    try:
+        target = path.resolve()
+        mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else None
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(target.name + ".taskloom-tmp")
+        with tmp.open("wb") as out:
+            if mode is not None:
+                tmp.chmod(mode)
+            out.write(text.encode("utf-8"))
+        tmp.replace(target)
+    except OSError as exc:
+        raise InvalidInput(f"cannot write {path}: {_why(exc)}") from None
 
 
 def claude_code(
@@ -122,7 +161,7 @@ def codex(
         dry_run=print_only,
     )
     config = home / "config.toml"
-    off = agent_setup.codex_hooks_off(config.read_text("utf-8")) if config.exists() else None
+    off = agent_setup.codex_hooks_off(_read(config))
     if off is not None:
         err.print(
             f"Warning: {config} turns Codex's hooks off ([features] {off} = false): the queue"

@@ -25,4 +25,6 @@ def mcp(
     from taskloom.tools.registry import ToolContext
 
     ctx = ToolContext(thread_id=check_thread_id(thread), agent_id=agent)
-    asyncio.run(serve_stdio(open_db(db), ctx))
+    tl = open_db(db)
+    tl.queue.stats()  # as serve: a database that cannot answer stops us here, with its error
+    asyncio.run(serve_stdio(tl, ctx))

@@ -7,7 +7,15 @@ from typing import Annotated, Any
 
 import typer
 
-from taskloom.cli.common import DbOption, JsonOption, open_db, print_json, print_text, read_stdin
+from taskloom.cli.common import (
+    DbOption,
+    JsonOption,
+    flag_names,
+    open_db,
+    print_json,
+    print_text,
+    read_stdin,
+)
 
 app = typer.Typer(help="List and read a thread's stashed tool results.", no_args_is_help=True)
 guard_app = typer.Typer(help="Run the context guard by hand.", no_args_is_help=True)
@@ -76,7 +84,9 @@ def read(
 
     Example: taskloom stash read my-thread res_1a2b3c4d5e6f7a8b --path '$.items[0]'
     """
-    print_text(open_db(db).guard(thread).read(result_id, path=path, lines=lines, page=page))
+    with flag_names({"path": "--path", "lines": "--lines", "page": "--page"}):
+        text = open_db(db).guard(thread).read(result_id, path=path, lines=lines, page=page)
+    print_text(text)
 
 
 @app.command()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -12,6 +13,8 @@ from taskloom.cli.common import (
     DbOption,
     JsonOption,
     check_range,
+    err,
+    flag_names,
     open_db,
     open_existing,
     print_json,
@@ -33,6 +36,17 @@ Token = Annotated[str, typer.Option("--token", help="The lease token from `tasks
 Agent = Annotated[str, typer.Option("--agent", help="Agent id.")]
 MAX_LIMIT = 2**31 - 1  # a 32-bit whole number, as priorities are
 MAX_DAYS = 36525  # 100 years, the longest duration the queue takes
+ADD_FLAGS = {
+    "target_agent": "--for",
+    "dedup_key": "--dedup",
+    "delay_s": "--delay",
+    "ttl_s": "--ttl",
+    "max_attempts": "--max-attempts",
+    "priority": "--priority",
+    "body": "--body",
+    "source": "--source",
+}
+"""``queue.add``'s argument names as ``tasks add`` spells them, for its errors."""
 
 
 def _line(task: Task) -> str:
@@ -78,19 +92,20 @@ def add(
     Example: taskloom tasks add "Review PR 12" --kind review --priority 10 --ttl 3600
     """
     data = parse_json_object(payload, "--payload") if payload else None
-    task, added = open_db(db).queue.add(
-        title,
-        body=body,
-        kind=kind,
-        priority=priority,
-        target_agent=agent,
-        dedup_key=dedup,
-        payload=data,
-        delay_s=delay,
-        ttl_s=ttl,
-        max_attempts=max_attempts,
-        source=source,
-    )
+    with flag_names(ADD_FLAGS):
+        task, added = open_db(db).queue.add(
+            title,
+            body=body,
+            kind=kind,
+            priority=priority,
+            target_agent=agent,
+            dedup_key=dedup,
+            payload=data,
+            delay_s=delay,
+            ttl_s=ttl,
+            max_attempts=max_attempts,
+            source=source,
+        )
     if as_json:
         # A dedup hit answers with the existing task and exit 0: ``added`` tells them apart.
         print_json({**task.to_dict(), "added": added})
@@ -120,7 +135,11 @@ def add_many(
     Example: taskloom tasks add-many plan.jsonl
     """
     text = read_stdin("add-many") if source == "-" else _read(source)
-    answers = open_db(db).queue.add_many(_task_objects(text))
+    tasks, lines = _task_objects(text)
+    try:
+        answers = open_db(db).queue.add_many(tasks)
+    except InvalidInput as exc:
+        raise _on_line(exc, lines) from None
     if as_json:
         print_json([{"added": added, "task": task.to_dict()} for task, added in answers])
         return
@@ -137,13 +156,25 @@ def _read(path: str) -> str:
         raise InvalidInput(f"cannot read {path}: {exc}") from None
 
 
-def _task_objects(text: str) -> list[Any]:
-    """The tasks of a JSON array, or of JSON lines (blank lines skipped); errors name the line."""
+def _task_objects(text: str) -> tuple[list[Any], list[int] | None]:
+    """The tasks of a JSON array, or of JSON lines (blank lines skipped) with the line each
+    is on; errors name the line."""
     if text.lstrip().startswith("["):
-        return list(parse_json(text, "the JSON array of tasks"))
-    return [
-        parse_json(line, f"line {n}") for n, line in enumerate(text.splitlines(), 1) if line.strip()
-    ]
+        return list(parse_json(text, "the JSON array of tasks")), None
+    numbered = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    return [parse_json(line, f"line {n}") for n, line in numbered], [n for n, _ in numbered]
+
+
+_TASK_N = re.compile(r"task (\d+): ")
+
+
+def _on_line(exc: InvalidInput, lines: list[int] | None) -> InvalidInput:
+    """``exc`` naming the file's line of the task it is about, not its place among the
+    tasks: blank lines are skipped, so task 2 may be on line 4."""
+    found = _TASK_N.match(exc.message)
+    if lines is None or found is None or not 0 < int(found[1]) <= len(lines):
+        return exc
+    return type(exc)(f"line {lines[int(found[1]) - 1]}: {exc.message[found.end() :]}")
 
 
 @app.command("list")
@@ -154,7 +185,8 @@ def list_(
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """List tasks, most urgent first; a last line says how many more --limit left out.
+    """List tasks, most urgent first; a last line says how many more --limit left out (with
+    --json, a line on stderr, the list staying a list).
 
     Example: taskloom tasks list --status ready
     """
@@ -162,22 +194,31 @@ def list_(
     queue = open_db(db).queue
     tasks = queue.list(status=status, agent=agent, limit=limit + 1)  # one more: are there?
     shown = tasks[:limit]
+    left = _left_out(queue, status, agent, limit) if len(tasks) > limit else 0
     if as_json:
         print_json([t.to_dict() for t in shown])
+        if left:
+            err.print(_json_note(limit, left), markup=False)
         return
     lines = [_line(t) for t in shown]
-    if len(tasks) > limit:
-        lines.append(_more(queue, status, agent, limit))
+    if left:
+        lines.append(f"… and {'' if left < 0 else f'{left} '}more (use --limit)")
     print_text("\n".join(lines) or "(no tasks)")
 
 
-def _more(queue: Queue, status: str | None, agent: str | None, shown: int) -> str:
-    """The last line of a list cut short by its limit. The counts per status say how many
-    rows are left out, except under --agent, which they do not count by."""
+def _json_note(shown: int, left: int) -> str:
+    """The stderr line of a JSON list cut short (a script reads the list, a person this)."""
+    if left < 0:
+        return f"{shown} tasks shown and more exist; use --limit"
+    return f"{shown} of {shown + left} tasks shown; use --limit"
+
+
+def _left_out(queue: Queue, status: str | None, agent: str | None, shown: int) -> int:
+    """How many tasks a list cut short by its limit left out, or -1 for "some" under
+    --agent, which the counts per status do not count by."""
     if agent:
-        return "… and more (use --limit)"
-    left = queue.stats()[status or "total"] - shown
-    return f"… and {max(left, 1)} more (use --limit)"  # max: tasks pruned in between
+        return -1
+    return max(queue.stats()[status or "total"] - shown, 1)  # max: tasks pruned in between
 
 
 @app.command()
@@ -362,8 +403,9 @@ def doctor(
     }
     with tl.store.read() as tx:
         report["expired_stash_results"] = count_expired(tx, tl.now())
-    if fix:  # the key is there whenever --fix is, so a script reads one shape
-        report["purged_stash_results"] = purge_stash(tl) if report["expired_stash_results"] else 0
+    if fix:  # the key is there whenever --fix is, so a script reads one shape; the purge
+        # also drops the summaries of threads whose results are gone, expired or not
+        report["purged_stash_results"] = purge_stash(tl)
     if as_json:
         print_json(report)
         return

@@ -22,6 +22,8 @@ import json
 import logging
 import math
 import re
+import threading
+import time
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -52,7 +54,7 @@ from taskloom.guard.summarize import (
     map_reduce,
     summarize,
 )
-from taskloom.guard.tokens import DEFAULT_ENCODING, Counter, counter
+from taskloom.guard.tokens import DEFAULT_ENCODING, ENCODINGS, Counter, counter
 
 if TYPE_CHECKING:
     from taskloom.client import Taskloom
@@ -60,11 +62,22 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("taskloom.guard")
 
+_SUMMARY_LOCKS = tuple(threading.Lock() for _ in range(64))
+"""Summaries of one payload are made one at a time in a process (a lock per cache key's
+stripe): four threads wrapping the same output at once made four LLM calls."""
+
+CLAIM_POLL_SECONDS = 0.2
+CLAIM_WAIT_SECONDS = 120.0
+"""How long a wrap waits for another process's summary when its model names no timeout."""
+
 NO_MATCH = {
     "jsonpath": "The JSONPath matches nothing in this result; check the keys with"
     " read_result(path=...) or ask a plain question.",
     "regex": "The regex matches no line of this result; try another pattern or a plain question.",
     "ranking": "Nothing matched; try other words, a JSONPath or /regex/.",
+    "words": "The query has no word to search for (only punctuation, or words such as 'the'"
+    " or 'list'): name the ids, fields or values you need, or ask with a JSONPath ($..login)"
+    " or a /regex/.",
 }
 
 
@@ -78,6 +91,8 @@ class GuardConfig:
     compacted instead of as a placeholder. ``chunk_tokens`` is larger than the threshold so
     the single-call LLM path is reachable; ``max_chunks`` bounds the calls of one map-reduce
     (a result over it gets a message saying how to narrow the query, not 89 calls).
+    ``concurrency`` bounds the LLM calls in flight per endpoint in this process, summaries
+    and every extract together; ``extract_timeout`` bounds one extract's map-reduce.
 
     ``redact`` (on by default) replaces credentials by ``[redacted]`` in every output the
     guard stashes or compacts, before it is stored, previewed, summarized or read back
@@ -101,6 +116,7 @@ class GuardConfig:
     chunk_tokens: int = 12_000
     max_chunks: int = 32
     concurrency: int = 3
+    extract_timeout: timedelta = timedelta(minutes=5)
     breaker_trips_after: int = 3
     breaker_cooldown: timedelta = timedelta(minutes=15)
     redact: bool = True
@@ -121,6 +137,12 @@ class GuardConfig:
             )
         if self.concurrency < 1 or self.max_chunks < 1:
             raise InvalidInput("guard concurrency and max_chunks must be at least 1")
+        if self.encoding not in ENCODINGS:  # its estimate would be shown as an exact count
+            raise InvalidInput(
+                f"unknown encoding {self.encoding!r}: use one of {', '.join(ENCODINGS)}"
+            )
+        if self.extract_timeout <= timedelta(0):
+            raise InvalidInput("extract_timeout must be positive")
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,17 +156,33 @@ class Wrapped:
     summarized: bool = False
 
 
+def _mode(stored: str) -> str:
+    """The decision a stored placeholder records: the first wrap's, whatever this one's."""
+    return "compacted" if stored.startswith("[compacted tool output") else "stashed"
+
+
 def _exact_int(text: str) -> int:
     value = int(text)
     if not -(2**63) <= value < 2**64:
         raise ValueError("an integer beyond 64 bits")
+    if str(value) != text:  # "-0" would come back as 0
+        raise ValueError(f"{text} would be written back as {value}")
     return value
 
 
 def _exact_float(text: str) -> float:
+    """``text`` as a float, if both encoders write that float back as ``text`` exactly.
+
+    Only finiteness was checked, so ``12345678901234567890.5`` was shown, read and extracted
+    as ``1.2345678901234567e+19``, ``0.30000000000000000001`` as ``0.3`` and ``1E5`` as
+    ``100000.0``: Python's ``repr`` (pretty print, ``read_result``) and orjson (minified
+    text, previews, extracts) must both give the text back, or the output is kept as text.
+    """
     value = float(text)
     if not math.isfinite(value):
         raise ValueError("a number beyond a double")
+    if repr(value) != text or dumps(value) != text:
+        raise ValueError(f"{text} would be written back as {value!r}")
     return value
 
 
@@ -155,8 +193,10 @@ def _no_constant(name: str) -> Any:
 def _parse_json(text: str) -> Any:
     """The JSON object or array ``text`` holds, if the guard can re-encode it exactly; else
     ``None``, and the output is kept as text, which loses nothing. Integers beyond 64 bits
-    (token amounts, say) failed the encoder, and ``NaN``, ``Infinity`` or ``1e400`` came out
-    as ``null``: values the model would have been shown changed."""
+    (token amounts, say) failed the encoder, ``NaN``, ``Infinity`` or ``1e400`` came out as
+    ``null``, and a number written otherwise than its encoders write it (``1E5``, ``1.50``,
+    more digits than a double holds) came out changed: values the model would have been
+    shown changed."""
     head = text.lstrip()[:1]
     if head not in ("{", "["):
         return None
@@ -299,8 +339,8 @@ class Guard:
                 shown += "\n" + self._redaction_note(redacted)[0]
             if len(original.encode()) > self.config.quota_bytes:
                 shown += "\n" + self._over_quota(len(original.encode()))
-            self._put(tool, rid, original, True, tokens, shown, lines=lines)
-            return Wrapped(shown, "compacted", self.count(shown), rid)
+            text = self._put(tool, rid, original, True, tokens, shown, lines=lines)
+            return Wrapped(text, _mode(text), self.count(text), rid)
         facts = StashFacts(
             result_id=rid,
             tool_name=tool,
@@ -370,7 +410,7 @@ class Guard:
             placeholder(facts),
             lines=facts.lines,
         )
-        return Wrapped(text, "stashed", self.count(text), facts.result_id, bool(summary))
+        return Wrapped(text, _mode(text), self.count(text), facts.result_id, bool(summary))
 
     def _over_quota(self, size: int) -> str:
         """Said in the placeholder of a result larger than the whole byte quota, which the
@@ -432,6 +472,15 @@ class Guard:
             log.info("%s is too large to summarize (%s tokens)", facts.result_id, facts.tokens)
             return None
         key = cache_key(self.thread_id, facts.tool_name, hint, content)
+        with _SUMMARY_LOCKS[int(key[:8], 16) % len(_SUMMARY_LOCKS)]:
+            return self._summary_once(llm, key, facts, content, hint)
+
+    def _summary_once(
+        self, llm: ChatModel, key: str, facts: StashFacts, content: str, hint: str | None
+    ) -> str | None:
+        """The cached summary, or one made here under a claim in the store, so neither a
+        thread nor another process that wraps the same payload meanwhile asks again: one that
+        finds the claim waits for its summary (see :meth:`_await_summary`)."""
         with self._tl.store.read() as tx:
             cached = sql.cached_summary(tx, key)
         if cached is not None:
@@ -439,6 +488,10 @@ class Guard:
         if self.breaker()["open"]:
             log.info("summarizer breaker open for %s; placeholder only", self.thread_id)
             return None
+        with self._tl.store.write() as tx:
+            claimed, cached = sql.claim_summary(tx, key, self.thread_id, self._tl.now())
+        if not claimed:
+            return cached if cached is not None else self._await_summary(llm, key)
         error: str | None = None
         summary = None
         try:
@@ -451,6 +504,7 @@ class Guard:
                 size=facts.bytes,
                 lines=facts.lines,
                 count=self.count,
+                concurrency=self.config.concurrency,
             )
             summary += (
                 f"\n(Exact original size, counted by taskloom: {facts.tokens:,} tokens, "
@@ -462,9 +516,22 @@ class Guard:
         trips = self.config.breaker_trips_after
         with self._tl.store.write() as tx:
             sql.record_outcome(tx, self.thread_id, self._tl.now(), error=error, trip_after=trips)
-            if summary is not None:
-                sql.store_summary(tx, key, self.thread_id, summary, self._tl.now())
+            sql.settle_summary(tx, key, summary, self._tl.now())
         return summary
+
+    def _await_summary(self, llm: ChatModel, key: str) -> str | None:
+        """The summary another process is making, polled for as long as one call of ``llm``
+        may take (its ``timeout``); ``None`` if it failed or is not done by then, and the
+        placeholder goes without a summary."""
+        limit = time.monotonic() + float(getattr(llm, "timeout", CLAIM_WAIT_SECONDS))
+        while time.monotonic() < limit:
+            time.sleep(CLAIM_POLL_SECONDS)
+            with self._tl.store.read() as tx:
+                summary = sql.cached_summary(tx, key)
+                if summary is not None or not sql.summary_claimed(tx, key):
+                    return summary
+        log.info("summary %s still being made elsewhere; placeholder only", key[:16])
+        return None
 
     # --- retrieval ------------------------------------------------------------------------------
 
@@ -517,8 +584,10 @@ class Guard:
         """Answer ``query`` from a stashed result: locally first, then the LLM if configured.
 
         A JSONPath or a /regex/ is exact, so a miss is answered here ("matches nothing"):
-        sending it to the map-reduce cost 89 calls to learn the same. A result over
-        ``max_chunks`` chunks is not map-reduced either; the answer says why.
+        sending it to the map-reduce cost 89 calls to learn the same. So is a query with no
+        word to search for ("???", "the"), and a JSONPath on text or a regex flag we lack is
+        an error, not words for the LLM. A result over ``max_chunks`` chunks is not
+        map-reduced either; the answer says why.
         """
         if not query or not query.strip():
             raise InvalidInput("query is required")
@@ -527,7 +596,7 @@ class Guard:
         is_json = bool(row["is_json"])
         local = extract_local(row["content"], is_json, query)
         llm = self.config.llm
-        if local.useful() or llm is None or local.method != "ranking":
+        if local.useful() or llm is None or local.method != "ranking" or not local.searchable:
             return self._render_local(rid, query, local)
         content = row["content"]
         if is_json:
@@ -542,12 +611,15 @@ class Guard:
             chunks,
             concurrency=self.config.concurrency,
             count=self.count,
+            deadline=time.monotonic() + self.config.extract_timeout.total_seconds(),
         )
-        return self._render_llm(rid, query, result)
+        return self._render_llm(rid, query, result, local)
 
-    def _render_llm(self, rid: str, query: str, result: MapReduceResult) -> str:
+    def _render_llm(self, rid: str, query: str, result: MapReduceResult, local: Extraction) -> str:
         """The map-reduce answer under ``extract_cap_tokens``, like a local one: a provider
-        that ignored ``max_tokens`` returned a 200,000-character answer whole."""
+        that ignored ``max_tokens`` returned a 200,000-character answer whole. When no chunk
+        answered (all failed, or found nothing) the local ranking's fragments follow,
+        labelled as the weaker match they are, rather than being thrown away."""
         head = (
             f'[extract from {rid} · query "{echo(query)}" · method: LLM map-reduce · '
             f"{result.chunks} chunk(s), {result.calls} call(s), "
@@ -560,7 +632,8 @@ class Guard:
             f"{error} — read it with read_result(lines=...)"
             for chunk, error in result.failed
         ]
-        room = cap - self.count("\n".join([head, *failed])) - HEADER_TOKENS // 2
+        weak = self._weak_local(local) if not result.partials else ""
+        room = cap - self.count("\n".join([head, *failed, weak])) - HEADER_TOKENS // 2
         shown = cap_text(answer, max(room, 1), self.count)
         out = [head, shown]
         if shown != answer:
@@ -568,7 +641,17 @@ class Guard:
                 f"…(answer cut at {cap:,} of its {self.count(answer):,} tokens: ask a narrower"
                 " query, or read the chunks' lines with read_result(lines=...))"
             )
-        return self._capped("\n".join(out + failed))
+        return self._capped("\n".join([*out, weak, *failed] if weak else out + failed))
+
+    def _weak_local(self, local: Extraction) -> str:
+        """The local ranking's fragments, as the weaker match, within half the answer cap."""
+        pieces = self._fit_fragments(local, self.config.extract_cap_tokens // 2)
+        if not pieces:
+            return ""
+        return (
+            f"Local ranking (weak match: few of the query's words found; {len(pieces)} of"
+            f" {local.total_matches} record(s)):\n" + "\n".join(pieces)
+        )
 
     def _capped(self, text: str) -> str:
         """``text`` within ``extract_cap_tokens``, header included: the last guarantee when
@@ -583,22 +666,11 @@ class Guard:
         head = f'[extract from {rid} · query "{echo(query)}" · method: {method[found.method]} · '
         why = "" if too_big is None else "\n" + self._too_big(too_big)
         budget = self.config.extract_cap_tokens - self.count(head + why) - HEADER_TOKENS
-        shown, used, out = 0, 0, []
-        for where, body in found.fragments:
-            piece = f"--- {where}\n{body}"
-            cost = self.count(piece)
-            if shown and used + cost > budget:
-                break
-            if cost > budget:
-                piece = (
-                    cap_text(piece, max(budget - 10, 1), self.count) + " …(cut; use read_result)"
-                )
-                cost = self.count(piece)
-            out.append(piece)
-            used += cost
-            shown += 1
+        out = self._fit_fragments(found, budget)
+        shown = len(out)
         if not out:
-            return self._capped(head + "no match]" + why + "\n" + NO_MATCH[found.method])
+            said = NO_MATCH[found.method if found.searchable else "words"]
+            return self._capped(head + "no match]" + why + "\n" + said)
         head += f"{shown} of {found.total_matches} match(es) shown]"
         if found.method == "ranking" and not found.useful():
             head += (
@@ -608,6 +680,23 @@ class Guard:
         if shown < found.total_matches and found.method != "ranking":
             head += f"\n({found.total_matches - shown} more: narrow the query or use read_result)"
         return self._capped(head + "\n" + "\n".join(out))
+
+    def _fit_fragments(self, found: Extraction, budget: int) -> list[str]:
+        """The labelled fragments that fit in ``budget`` tokens; the first is cut to fit."""
+        used, out = 0, list[str]()
+        for where, body in found.fragments:
+            piece = f"--- {where}\n{body}"
+            cost = self.count(piece)
+            if out and used + cost > budget:
+                break
+            if cost > budget:
+                piece = (
+                    cap_text(piece, max(budget - 10, 1), self.count) + " …(cut; use read_result)"
+                )
+                cost = self.count(piece)
+            out.append(piece)
+            used += cost
+        return out
 
     def _too_big(self, chunks: int) -> str:
         return (

@@ -358,8 +358,17 @@ _PATH_TOKEN = re.compile(
     r"|\[(?P<index>-?\d+)\]"
     r"|\[(?P<star>\*)\]"
     r"|\[\s*'(?P<quoted>(?:[^'\\]|\\.)*)'\s*\]"
-    r"|\[\?\(@\.(?P<fkey>[\w-]+)\s*(?P<op>==|!=|>=|<=|>|<)\s*(?P<fval>[^)]+)\)\]"
+    r"|\[\?\(@\.(?P<fkey>[\w-]+)\s*(?P<op>==|!=|>=|<=|>|<)\s*"
+    r"(?P<fval>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[^)'\"]+?)\s*\)\]"
 )
+"""The quoted forms take a backslash escape (``\\'``, ``\\\\``), as ``child_path`` writes them,
+and a filter's quoted value may hold ``)``."""
+_ESCAPED = re.compile(r"\\(.)", re.S)
+
+
+def _unescape(quoted: str) -> str:
+    """A quoted key or value as written between its quotes, escapes undone."""
+    return _ESCAPED.sub(r"\1", quoted)
 
 
 def _descend(value: Any, path: str) -> Iterator[tuple[str, Any]]:
@@ -389,7 +398,7 @@ def _filter_value(raw: str) -> Any:
     """
     raw = raw.strip()
     if len(raw) >= 2 and raw[0] in "'\"" and raw[-1] == raw[0]:
-        return raw[1:-1]
+        return _unescape(raw[1:-1])
     try:
         return json.loads(raw)
     except ValueError:
@@ -441,7 +450,8 @@ def json_path(value: Any, expr: str) -> list[tuple[str, Any]]:
                     elif isinstance(v, dict) and key in v:
                         nxt.append((child_path(p, key), v[key]))
             elif m.group("key") is not None or m.group("quoted") is not None:
-                key = m.group("key") if m.group("key") is not None else m.group("quoted")
+                key = m.group("key")
+                key = _unescape(m.group("quoted")) if key is None else key
                 if key == "*" and m.group("key") is not None:
                     nxt.extend(_children(node, path))
                 elif isinstance(node, dict) and key in node:
@@ -499,6 +509,8 @@ class Extraction:
     total_matches: int = 0
     coverage: float = 0.0
     notes: list[str] = field(default_factory=list)
+    searchable: bool = True
+    """False for a query with no word to search for: neither ranking nor an LLM can answer."""
 
     def useful(self) -> bool:
         return bool(self.fragments) and self.coverage >= 0.5
@@ -642,6 +654,35 @@ def _regex_hits(source: str, flag_letters: str, text: str) -> list[tuple[int, st
     return hits
 
 
+_JSONPATH = re.compile(r"\$(?:$|\.|\[)")
+"""A query that is a JSONPath (``$.a``, ``$..a``, ``$[0]``, ``$``), not words such as ``$HOME``."""
+_REGEX = re.compile(r"/(.+)/([A-Za-z]*)", re.S)
+REGEX_FLAGS = "imsx"
+_NO_OP_FLAGS = "gu"
+"""JavaScript's ``g`` (every matching line is returned anyway) and ``u`` (the default)."""
+_OTHER_FLAGS = "dvy"
+"""Flags of other dialects: a query ending in them is a regex with a flag we refuse."""
+
+
+def _regex_flags(query: str) -> str | None:
+    """The flags of a ``/regex/flags`` query (those ``re`` knows), or ``None`` when it is not
+    one. ``/needle/g`` was taken for words and sent to the LLM map-reduce; an unsupported
+    flag is now an error, and letters that are no flags (``/usr/bin/env``) make it words."""
+    written = _REGEX.fullmatch(query)
+    if written is None:
+        return None
+    letters = written.group(2)
+    if set(letters) - set(REGEX_FLAGS + _NO_OP_FLAGS + _OTHER_FLAGS):
+        return None
+    bad = sorted(set(letters) & set(_OTHER_FLAGS))
+    if bad:
+        raise InvalidInput(
+            f"regex flag(s) {', '.join(bad)} not supported: use {', '.join(REGEX_FLAGS)}"
+            " (every matching line is returned, so no 'g' is needed)"
+        )
+    return "".join(c for c in letters if c in REGEX_FLAGS)
+
+
 def extract_local(content: str, is_json: bool, query: str) -> Extraction:
     """Verbatim fragments for ``query``; ``coverage`` is the share of query terms matched."""
     query = query.strip()
@@ -651,13 +692,21 @@ def extract_local(content: str, is_json: bool, query: str) -> Extraction:
         out = Extraction("jsonpath", total_matches=len(matches), coverage=1.0 if matches else 0)
         out.fragments = [(p, dumps(v)) for p, v in matches]
         return out
-    written = re.fullmatch(r"/(.+)/([imsx]*)", query, re.S)
-    if written:
-        hits = _regex_hits(written.group(1), written.group(2), view_text(content, is_json))
+    if _JSONPATH.match(query):
+        raise InvalidInput(
+            "this result is text, not JSON, so a JSONPath cannot apply: ask with a /regex/ or"
+            " plain words, or read it with read_result(lines=...)"
+        )
+    flags = _regex_flags(query)
+    if flags is not None:
+        source = query[1 : query.rindex("/")]
+        hits = _regex_hits(source, flags, view_text(content, is_json))
         out = Extraction("regex", total_matches=len(hits), coverage=1.0 if hits else 0.0)
         out.fragments = [(f"line {n}", line.strip()) for n, line in hits]
         return out
     wanted = [t for t in terms(query) if t not in STOPWORDS]
+    if not wanted and not re.search(r"\w", _WORD.sub(" ", query)):  # "???", "the"
+        return Extraction("ranking", searchable=False)
     records = _json_records(parsed) if is_json else _text_records(content)
     ranked = _bm25(records, wanted)
     out = Extraction("ranking", total_matches=len(ranked))

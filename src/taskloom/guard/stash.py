@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from taskloom.domain.common import iso
+from taskloom.domain.common import iso, parse_iso
 from taskloom.store.base import Row, Transaction
 
 if TYPE_CHECKING:
@@ -31,6 +31,11 @@ _COLUMNS = (
 )
 _LRU = " (least recently stored first)"
 _META = "result_id, tool_name, is_json, tokens, bytes, lines, encoding, created_at, expires_at"
+
+
+SUMMARY_CLAIM = timedelta(minutes=10)
+"""How long a process's claim on summarizing one payload holds off the others; longer than
+a summary call with its retries takes, so only a process that died leaves it to expire."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,11 +69,27 @@ def purge_expired(tx: Transaction, thread: str | None, now: datetime) -> int:
         detail = f"TTL reached {row['expires_at']}"
         _log(tx, row["thread_id"], row["result_id"], "expired", detail, stamp)
     tx.execute(f"DELETE FROM stash_results WHERE {where}", params)
+    _purge_summaries(tx, thread, now)
     return len(gone)
 
 
+def _purge_summaries(tx: Transaction, thread: str | None, now: datetime) -> None:
+    """Delete the summaries (and stale claims) of threads with no result left: a summary is
+    made from stored content, and was kept for ever after its results had gone. One younger
+    than ``SUMMARY_CLAIM`` stays, as its result may not be stored yet."""
+    where, params = "created_at <= ?", [iso(now - SUMMARY_CLAIM)]
+    if thread is not None:
+        where, params = f"thread_id = ? AND {where}", [thread, *params]
+    tx.execute(
+        f"DELETE FROM stash_summaries WHERE {where} AND NOT EXISTS (SELECT 1 FROM"
+        " stash_results r WHERE r.thread_id = stash_summaries.thread_id)",
+        params,
+    )
+
+
 def purge_stash(tl: Taskloom) -> int:
-    """Delete every thread's results past their TTL, in one write; how many went."""
+    """Delete every thread's results past their TTL, and the summaries of threads left with
+    none, in one write; how many results went."""
     with tl.store.write() as tx:
         return purge_expired(tx, None, tl.now())
 
@@ -228,14 +249,50 @@ def record_outcome(
 
 
 def cached_summary(tx: Transaction, key: str) -> str | None:
+    """The finished summary under ``key``; a claim (an empty summary) is not one."""
     row = tx.query_one("SELECT summary FROM stash_summaries WHERE cache_key = ?", (key,))
-    return None if row is None else str(row["summary"])
+    return str(row["summary"]) if row is not None and row["summary"] else None
 
 
-def store_summary(tx: Transaction, key: str, thread: str, summary: str, now: datetime) -> None:
-    if cached_summary(tx, key) is None:
+def summary_claimed(tx: Transaction, key: str) -> bool:
+    """Whether a claim (an unfinished summary) is held under ``key``."""
+    row = tx.query_one("SELECT summary FROM stash_summaries WHERE cache_key = ?", (key,))
+    return row is not None and not row["summary"]
+
+
+def claim_summary(tx: Transaction, key: str, thread: str, now: datetime) -> tuple[bool, str | None]:
+    """``(claimed, summary)``: the finished summary if there is one; else whether this caller
+    now holds the claim to make it. A claim is a row with an empty summary, taken over once
+    older than ``SUMMARY_CLAIM``: two processes wrapping the same payload called the LLM
+    twice, against "never summarized twice"."""
+    tx.lock("summary", key)
+    row = tx.query_one(
+        "SELECT summary, created_at FROM stash_summaries WHERE cache_key = ?", (key,)
+    )
+    if row is not None and row["summary"]:
+        return False, str(row["summary"])
+    if row is not None and parse_iso(str(row["created_at"])) + SUMMARY_CLAIM > now:
+        return False, None
+    if row is not None:
+        tx.execute(
+            "UPDATE stash_summaries SET thread_id = ?, created_at = ? WHERE cache_key = ?",
+            (thread, iso(now), key),
+        )
+    else:
         tx.execute(
             "INSERT INTO stash_summaries (cache_key, thread_id, summary, created_at)"
-            " VALUES (?, ?, ?, ?) ON CONFLICT (cache_key) DO NOTHING",
-            (key, thread, summary, iso(now)),
+            " VALUES (?, ?, '', ?)",
+            (key, thread, iso(now)),
         )
+    return True, None
+
+
+def settle_summary(tx: Transaction, key: str, summary: str | None, now: datetime) -> None:
+    """End a claim: store ``summary``, or (``None``, the call failed) give the claim up."""
+    if summary is None:
+        tx.execute("DELETE FROM stash_summaries WHERE cache_key = ? AND summary = ''", (key,))
+        return
+    tx.execute(
+        "UPDATE stash_summaries SET summary = ?, created_at = ? WHERE cache_key = ?",
+        (summary, iso(now), key),
+    )

@@ -5,10 +5,14 @@ is configured, and then:
 
 - the summary prompt states the exact original size (counted, not guessed: the seed's model
   invented ``<original_bytes>``) and the caller's task hint (the seed passed ``None``);
-- the map stage runs at most ``concurrency`` calls at once (3 by default: fully parallel
-  calls caused 504 storms in the seed), each fragment keeps its chunk label and line range,
-  and a reduce call reconciles the partials (top-N and ordering questions need it). A chunk
-  that failed is listed as failed, never folded into "nothing found".
+- at most ``concurrency`` calls run at once per endpoint in this process (3 by default: fully
+  parallel calls caused 504 storms in the seed), across every extract and summary, not per
+  call: four extracts at once had twelve requests in flight;
+- each map fragment keeps its chunk label and line range, and a reduce call reconciles the
+  partials (top-N and ordering questions need it). A chunk that failed is listed as failed,
+  never folded into "nothing found";
+- one extract has an overall deadline: chunks not answered by then are listed as failed, so
+  a slow provider costs minutes, not the 22 of 32 chunks at 120 s each, three at a time.
 
 The chunk budget is larger than the stash threshold, so a result just over the threshold is
 answered in one call (the seed's single-shot path was unreachable).
@@ -18,9 +22,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from taskloom.domain.errors import ProviderError
 from taskloom.guard.retrieve import cap_text
@@ -60,6 +68,50 @@ Answer the query from them only: deduplicate, order as the query asks, keep iden
 and keep the [chunk N] label of every fact you use. No preamble."""
 
 
+T = TypeVar("T")
+
+
+class _Endpoint:
+    """The LLM calls of one endpoint in flight in this process."""
+
+    def __init__(self) -> None:
+        self.busy = 0
+        self.changed = threading.Condition()
+
+
+_ENDPOINTS: dict[str, _Endpoint] = {}
+_ENDPOINTS_LOCK = threading.Lock()
+
+
+def _endpoint(llm: ChatModel) -> _Endpoint:
+    """The shared count of ``llm``'s endpoint: its ``base_url``, else the client object."""
+    base = getattr(llm, "base_url", None)
+    key = base if isinstance(base, str) and base else f"{type(llm).__qualname__}@{id(llm):x}"
+    with _ENDPOINTS_LOCK:
+        return _ENDPOINTS.setdefault(key, _Endpoint())
+
+
+@contextmanager
+def llm_slot(llm: ChatModel, limit: int, deadline: float | None = None) -> Iterator[None]:
+    """Hold one of ``limit`` call slots of ``llm``'s endpoint, waiting at most until
+    ``deadline`` (``time.monotonic()``); a wait past it is a ``ProviderError``."""
+    endpoint = _endpoint(llm)
+    with endpoint.changed:
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        if not endpoint.changed.wait_for(lambda: endpoint.busy < limit, timeout=left):
+            raise ProviderError(f"not started: {DEADLINE_NOTE}")
+        endpoint.busy += 1
+    try:
+        yield
+    finally:
+        with endpoint.changed:
+            endpoint.busy -= 1
+            endpoint.changed.notify_all()
+
+
+DEADLINE_NOTE = "the extract's deadline (extract_timeout) passed first"
+
+
 def cache_key(thread_id: str, tool_name: str, hint: str | None, content: str) -> str:
     """sha256 over length-prefixed (thread, tool, hint, content): no two inputs collide."""
     digest = hashlib.sha256()
@@ -92,12 +144,15 @@ def summarize(
     size: int,
     lines: int,
     count: Callable[[str], int],
+    concurrency: int,
 ) -> str:
-    """One summary call. An empty answer, one no shorter than the input, one the model cut
-    at its token limit, or one over ``SUMMARY_MAX_TOKENS`` is a failure: a provider that
-    ignored ``max_tokens`` made a 200,000-character "summary" a 13,000-token placeholder."""
+    """One summary call, in one of the endpoint's ``concurrency`` slots. An empty answer, one
+    no shorter than the input, one the model cut at its token limit, or one over
+    ``SUMMARY_MAX_TOKENS`` is a failure: a provider that ignored ``max_tokens`` made a
+    200,000-character "summary" a 13,000-token placeholder."""
     prompt = summary_prompt(tool_name, hint, content, tokens=tokens, size=size, lines=lines)
-    answer = ask(llm, SUMMARY_SYSTEM, prompt, max_tokens=SUMMARY_MAX_TOKENS)
+    with llm_slot(llm, concurrency):
+        answer = ask(llm, SUMMARY_SYSTEM, prompt, max_tokens=SUMMARY_MAX_TOKENS)
     text = answer.strip()
     if not text:
         raise ProviderError(f"{llm.name} returned an empty summary")
@@ -188,31 +243,32 @@ def map_reduce(
     *,
     concurrency: int,
     count: Callable[[str], int],
+    deadline: float,
 ) -> MapReduceResult:
-    """Ask every chunk, at most ``concurrency`` at a time, then reduce the partials.
+    """Ask every chunk, at most ``concurrency`` calls of the endpoint at a time, then reduce
+    the partials; whatever has not answered by ``deadline`` (``time.monotonic()``) fails.
 
     A chunk whose call failed, was refused or came back empty is a failed chunk, never
     "nothing found" (only an explicit ``NONE`` is); an answer cut at the model's token limit
     is kept and marked as cut.
     """
     total = len(chunks)
-    result = MapReduceResult(answer="", chunks=total, calls=total)
+    result = MapReduceResult(answer="", chunks=total)
+    started = threading.Lock()
 
-    def one(chunk: Chunk) -> tuple[Chunk, str | None, str | None]:
+    def one(chunk: Chunk) -> str:
         prompt = (
             f"Tool: {tool_name}\nChunk {chunk.index} of {total} "
             f"(lines {chunk.first_line}-{chunk.last_line})\nQuery: {query}\n\n"
             f"--- BEGIN SLICE ---\n{chunk.text}\n--- END SLICE ---"
         )
-        try:
+        with llm_slot(llm, concurrency, deadline):
+            with started:
+                result.calls += 1
             answer = ask(llm, EXTRACT_SYSTEM, prompt, max_tokens=MAP_ANSWER_TOKENS)
-            return chunk, _partial(llm, answer, count), None
-        except ProviderError as exc:
-            return chunk, None, exc.message
+        return _partial(llm, answer, count)
 
-    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        outcomes = list(pool.map(one, chunks))
-    for chunk, answer, error in outcomes:
+    for chunk, answer, error in _run_by(deadline, concurrency, one, chunks):
         if error is not None:
             result.failed.append((chunk, error))
         elif answer and answer.upper() != "NONE":
@@ -221,8 +277,33 @@ def map_reduce(
     result.answer = labelled
     if len(result.partials) > 1:
         result.calls += 1
-        result.answer = _reduce(llm, query, labelled)
+        result.answer = _reduce(llm, query, labelled, concurrency, deadline)
     return result
+
+
+def _run_by(
+    deadline: float, workers: int, task: Callable[[T], str], items: list[T]
+) -> Iterator[tuple[T, str | None, str | None]]:
+    """``(item, answer, error)`` for each item, in order; one with no answer by ``deadline``
+    fails. The pool is left without waiting: a call still running ends within
+    its client's own timeout, holding its endpoint slot until then."""
+    pool = ThreadPoolExecutor(max_workers=max(1, workers))
+    try:
+        futures = [pool.submit(task, item) for item in items]
+        done, _late = wait(futures, timeout=max(0.0, deadline - time.monotonic()))
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+    for item, future in zip(items, futures, strict=True):
+        yield (item, *_outcome(future, done))
+
+
+def _outcome(future: Future[str], done: set[Future[str]]) -> tuple[str | None, str | None]:
+    if future not in done:
+        return None, f"no answer: {DEADLINE_NOTE}"
+    try:
+        return future.result(), None
+    except ProviderError as exc:
+        return None, exc.message
 
 
 def _partial(llm: ChatModel, answer: str, count: Callable[[str], int]) -> str:
@@ -237,13 +318,17 @@ def _partial(llm: ChatModel, answer: str, count: Callable[[str], int]) -> str:
     return kept
 
 
-def _reduce(llm: ChatModel, query: str, labelled: str) -> str:
-    """The merged answer, or the labelled partials when the merge failed, was cut, or lost
-    the ``[chunk N]`` labels that say where each fact came from."""
-    try:
-        answer = ask(llm, REDUCE_SYSTEM, f"Query: {query}\n\n{labelled}")
-    except ProviderError as exc:
-        return f"(reduce step failed: {exc.message}; partial answers follow)\n{labelled}"
+def _reduce(llm: ChatModel, query: str, labelled: str, concurrency: int, deadline: float) -> str:
+    """The merged answer, or the labelled partials when the merge failed, was cut, missed
+    the deadline, or lost the ``[chunk N]`` labels that say where each fact came from."""
+
+    def merge(prompt: str) -> str:
+        with llm_slot(llm, concurrency, deadline):
+            return ask(llm, REDUCE_SYSTEM, prompt)
+
+    [(_prompt, answer, error)] = _run_by(deadline, 1, merge, [f"Query: {query}\n\n{labelled}"])
+    if error is not None or answer is None:
+        return f"(reduce step failed: {error}; partial answers follow)\n{labelled}"
     merged = answer.strip()
     if is_truncated(answer):
         why = "the merged answer was cut at the model's token limit"

@@ -66,11 +66,12 @@ class Counter:
         return self.count(text)
 
 
-def _tiktoken_cache_dir() -> Path:
-    """The directory tiktoken reads its cache from (same rules as ``tiktoken.load``)."""
+def _tiktoken_cache_dir() -> Path | None:
+    """The directory tiktoken reads its cache from (same rules as ``tiktoken.load``), or
+    ``None`` when it is set to "" (tiktoken then downloads on every load)."""
     for var in ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"):
         if var in os.environ:
-            return Path(os.environ[var])
+            return Path(os.environ[var]) if os.environ[var] else None
     return Path(tempfile.gettempdir()) / "data-gym-cache"
 
 
@@ -90,10 +91,20 @@ def _bundled_vocabulary(encoding: str) -> bytes | None:
 
 
 def _seed_tiktoken_cache(encoding: str) -> bool:
-    """Put the bundled vocabulary where tiktoken looks, so it never tries the network."""
-    url, _sha = _SOURCES[encoding]
-    target = _tiktoken_cache_dir() / hashlib.sha1(url.encode()).hexdigest()
-    if target.exists():
+    """Put the bundled vocabulary where tiktoken looks, so it never tries the network.
+
+    A file already there counts only if it hashes to OpenAI's sha256: tiktoken deletes a bad
+    one and downloads it again, with no timeout, so a stale or garbage file made ``wrap``
+    hang behind a silent proxy. A bad file is rewritten from the wheel; if that cannot be
+    done (no wheel, a read-only cache, ``TIKTOKEN_CACHE_DIR=""``, which turns tiktoken's cache
+    off) tiktoken is not used at all.
+    """
+    cache = _tiktoken_cache_dir()
+    if cache is None:
+        return False
+    url, sha = _SOURCES[encoding]
+    target = cache / hashlib.sha1(url.encode()).hexdigest()
+    if _hashes_to(target, sha):
         return True
     data = _bundled_vocabulary(encoding)
     if data is None:
@@ -106,7 +117,15 @@ def _seed_tiktoken_cache(encoding: str) -> bool:
     except OSError as exc:
         log.warning("cannot write tiktoken cache %s: %s", target, exc)
         return False
-    return True
+    return _hashes_to(target, sha)
+
+
+def _hashes_to(path: Path, sha: str) -> bool:
+    """Whether ``path`` is a readable file whose sha256 is ``sha``."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest() == sha
+    except OSError:
+        return False
 
 
 @functools.cache

@@ -15,7 +15,10 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
+from urllib.parse import urlsplit, urlunsplit
 
 from taskloom.domain.errors import ProviderError
 
@@ -26,6 +29,14 @@ REDACTED = "[redacted]"
 MAX_REPLY_BYTES = 8 * 1024 * 1024
 """A reply larger than this is refused: no answer the guard asks for comes near it."""
 ERROR_PREVIEW_CHARS = 300
+RETRY_STATUSES = frozenset({429, 503})
+"""Answers that mean "busy, try again shortly": retried, the others fail at once."""
+MAX_RETRIES = 2
+"""Retries after the first attempt: a provider still busy after three tries fails the call."""
+MAX_RETRY_WAIT = 10.0
+"""The longest ``Retry-After`` (seconds) waited for; a longer one fails the call at once."""
+RETRY_BACKOFF = 0.5
+"""The first wait when the provider names none; it doubles on each retry."""
 
 
 @runtime_checkable
@@ -79,6 +90,55 @@ def clean_key(key: str | None, provider: str) -> str | None:
     return key or None
 
 
+def retry_after(header: str | None, now: datetime | None = None) -> float | None:
+    """Seconds a ``Retry-After`` header asks for (a number or an HTTP date), or ``None``."""
+    if not header:
+        return None
+    try:
+        return max(0.0, float(header))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(header)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+
+
+def retry_wait(status: int, header: str | None, attempt: int) -> float | None:
+    """How long to wait before retry ``attempt`` (0 for the first), or ``None`` to fail now:
+    not a busy status, out of retries, or asked to wait longer than ``MAX_RETRY_WAIT``."""
+    if status not in RETRY_STATUSES or attempt >= MAX_RETRIES:
+        return None
+    asked = retry_after(header)
+    wait = RETRY_BACKOFF * 2**attempt if asked is None else asked
+    return wait if wait <= MAX_RETRY_WAIT else None
+
+
+def mask_url(url: str) -> str:
+    """``url`` with the password of its ``user:password@`` part replaced by ``[redacted]``."""
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:
+        return url
+    if not password:
+        return url
+    host = parts.netloc.rsplit("@", 1)[1]
+    user = parts.netloc.rsplit("@", 1)[0].split(":", 1)[0]
+    return urlunsplit(parts._replace(netloc=f"{user}:{REDACTED}@{host}"))
+
+
+class Reply(NamedTuple):
+    """One HTTP answer: its status, its ``Retry-After`` header and its body."""
+
+    status: int
+    retry_after: str | None
+    body: bytes
+
+
 def reply_error(data: Any) -> str:
     """The error a provider put in a 200 reply (``{"error": …}``), for the failure message."""
     if isinstance(data, dict) and data.get("error"):
@@ -86,10 +146,18 @@ def reply_error(data: Any) -> str:
     return ""
 
 
+def _url_password(url: str) -> str | None:
+    try:
+        return urlsplit(url).password or None
+    except ValueError:
+        return None
+
+
 class HttpChat:
     """Shared plumbing of the HTTP providers: one httpx client per OS thread (the map-reduce
-    calls from a small pool), secret headers kept out of ``repr`` and out of every error,
-    and one wall-clock deadline per request."""
+    calls from a small pool), secret headers and a URL's password kept out of ``repr`` and
+    out of every error, one wall-clock deadline per request, and a short retry of a busy
+    answer (429, 503) that honours ``Retry-After``."""
 
     provider = "http"
 
@@ -106,6 +174,7 @@ class HttpChat:
         self.model = model
         self.name = f"{self.provider}:{model}"
         self.base_url = base_url.rstrip("/")
+        self._url_secret = _url_password(self.base_url)
         self.temperature = temperature
         self.timeout = timeout
         self._secret: str | None = None
@@ -123,11 +192,16 @@ class HttpChat:
         raise NotImplementedError
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
+        base = mask_url(self.base_url)
+        return f"{type(self).__name__}(model={self.model!r}, base_url={base!r})"
 
     def redact(self, text: str) -> str:
-        """``text`` with this client's key replaced, wherever an error or a body echoed it."""
-        return text.replace(self._secret, REDACTED) if self._secret else text
+        """``text`` with this client's key and its URL's password replaced, wherever an error
+        or a body echoed them."""
+        for secret in (self._secret, self._url_secret):
+            if secret:
+                text = text.replace(secret, REDACTED)
+        return text
 
     def _client(self) -> httpx.Client:
         client: httpx.Client | None = getattr(self._local, "client", None)
@@ -146,7 +220,7 @@ class HttpChat:
         with self.mapped_errors():
             if self._key_error:
                 raise ProviderError(self._key_error)
-            raw = self._read(url, body, time.monotonic() + self.timeout)
+            raw = self._attempts(url, body)
             try:
                 return json.loads(raw)
             except (ValueError, RecursionError):
@@ -155,7 +229,23 @@ class HttpChat:
                     f"{self.name} sent a reply that is not JSON: {preview}"
                 ) from None
 
-    def _read(self, url: str, body: dict[str, Any], deadline: float) -> bytes:
+    def _attempts(self, url: str, body: dict[str, Any]) -> bytes:
+        """The body of a successful reply, retrying a busy one at most ``MAX_RETRIES`` times:
+        a single 429 failed the call, and three of them opened the summarizer's breaker."""
+        attempt = 0
+        while True:
+            reply = self._read(url, body, time.monotonic() + self.timeout)
+            if 200 <= reply.status < 300:
+                return reply.body
+            wait = retry_wait(reply.status, reply.retry_after, attempt)
+            if wait is None:
+                tries = f" (after {attempt + 1} attempts)" if attempt else ""
+                text = self._preview(reply.body)
+                raise ProviderError(f"{self.name} answered HTTP {reply.status}{tries}: {text}")
+            time.sleep(wait)
+            attempt += 1
+
+    def _read(self, url: str, body: dict[str, Any], deadline: float) -> Reply:
         parts: list[bytes] = []
         size = 0
         with self._client().stream("POST", url, json=body, headers=self._headers) as response:
@@ -166,11 +256,8 @@ class HttpChat:
                 if size > MAX_REPLY_BYTES:
                     raise ProviderError(f"{self.name} sent a reply over {MAX_REPLY_BYTES:,} bytes")
                 parts.append(part)
-            raw = b"".join(parts)
-            if not response.is_success:
-                text = self._preview(raw)
-                raise ProviderError(f"{self.name} answered HTTP {response.status_code}: {text}")
-        return raw
+            status, after = response.status_code, response.headers.get("retry-after")
+        return Reply(status, after, b"".join(parts))
 
     def _preview(self, raw: bytes) -> str:
         """The start of a reply for an error message, redacted before it is cut: a key that

@@ -10,18 +10,57 @@ from taskloom.store.base import Document, Row, Store, Transaction
 
 DEFAULT_URL = "sqlite:///./.taskloom/taskloom.db"
 
-__all__ = ["DEFAULT_URL", "Document", "Row", "Store", "Transaction", "open_store", "resolve_url"]
+__all__ = [
+    "DEFAULT_URL",
+    "Document",
+    "Row",
+    "Store",
+    "Transaction",
+    "check_url",
+    "open_store",
+    "resolve_url",
+]
 
 
 def resolve_url(url: str | None = None) -> str:
-    """The explicit URL, else ``TASKLOOM_URL``, else the default file in ``./.taskloom/``."""
-    return url or os.environ.get("TASKLOOM_URL") or DEFAULT_URL
+    """The explicit URL, else ``TASKLOOM_URL``, else the default file in ``./.taskloom/``.
+    An explicit URL that is empty is refused: ``--db "$UNSET_VAR"`` quietly used another
+    database. An empty ``TASKLOOM_URL`` counts as unset, as environment variables do."""
+    if url is not None and not url.strip():
+        raise InvalidInput(
+            "the database URL is empty: give one (sqlite:///path.db, postgresql://…),"
+            " or leave --db out for $TASKLOOM_URL or the default"
+        )
+    return url or os.environ.get("TASKLOOM_URL", "").strip() or DEFAULT_URL
+
+
+def check_url(url: str) -> str:
+    """``url`` checked as :func:`open_store` would take it, without opening anything (no
+    driver, no file, no server): for a URL written into another program's settings."""
+    _parse(resolve_url(url))
+    return url
 
 
 def open_store(url: str | None = None) -> Store:
-    """Open a store. Accepts ``sqlite:///relative/or/absolute.db``, a bare file path, or a
-    ``postgresql://`` URL (needs the ``postgres`` extra)."""
-    url = resolve_url(url)
+    """Open a store. Accepts ``sqlite:///relative/or/absolute.db`` (``~`` is the home
+    folder), a bare file path, or a ``postgresql://`` URL (needs the ``postgres`` extra)."""
+    scheme, where = _parse(resolve_url(url))
+    if scheme == "postgresql":
+        try:
+            from taskloom.store.postgres import PostgresStore
+        except ImportError as exc:
+            raise InvalidInput(
+                f"PostgreSQL needs the postgres extra: pip install 'taskloom[postgres]' ({exc})"
+            ) from None
+        return PostgresStore(where)
+    from taskloom.store.sqlite import SqliteStore
+
+    return SqliteStore(Path(where))
+
+
+def _parse(url: str) -> tuple[str, str]:
+    """``("postgresql", url)`` or ``("sqlite", file path)``, or the error that says why
+    ``url`` is neither."""
     scheme, colon, rest = url.partition(":")
     scheme = scheme.lower() if colon else ""  # a bare file path named "sqlite" is a file
     if scheme in ("postgresql", "postgres"):
@@ -30,18 +69,9 @@ def open_store(url: str | None = None) -> Store:
                 f"not a valid PostgreSQL URL: write {scheme}://user@host/dbname"
                 f" ({scheme}:///dbname for the local socket)"
             )
-        url = "postgresql:" + rest  # the scheme is not case-sensitive
-        try:
-            from taskloom.store.postgres import PostgresStore
-        except ImportError as exc:
-            raise InvalidInput(
-                f"PostgreSQL needs the postgres extra: pip install 'taskloom[postgres]' ({exc})"
-            ) from None
-        return PostgresStore(url)
+        return "postgresql", "postgresql:" + rest  # the scheme is not case-sensitive
     if scheme == "sqlite":
-        if not rest.startswith("///"):
-            raise InvalidInput("a SQLite URL is sqlite:///path/to/file.db (three slashes)")
-        path = rest.removeprefix("///")
+        path = _sqlite_path(rest)
     elif "://" in url:
         scheme = url.split("://", 1)[0]
         raise InvalidInput(f"unsupported database URL scheme '{scheme}' (use sqlite or postgresql)")
@@ -54,6 +84,19 @@ def open_store(url: str | None = None) -> Store:
             )
     if not path or path == ":memory:":
         raise InvalidInput("an in-memory database cannot be shared; give a file path")
-    from taskloom.store.sqlite import SqliteStore
+    return "sqlite", os.path.expanduser(path)
 
-    return SqliteStore(Path(path))
+
+def _sqlite_path(rest: str) -> str:
+    """The file path of a ``sqlite:`` URL (what follows the colon). A ``?query`` is refused:
+    SQLite's URI options (``?mode=ro``) are not taken, and the file was created with the
+    query in its name."""
+    if not rest.startswith("///"):
+        raise InvalidInput("a SQLite URL is sqlite:///path/to/file.db (three slashes)")
+    path, question, _ = rest.removeprefix("///").partition("?")
+    if question:  # not shown: the query may hold a password
+        raise InvalidInput(
+            "a SQLite URL takes no ?query options (such as ?mode=ro): write"
+            " sqlite:///path/to/file.db"
+        )
+    return path

@@ -186,6 +186,33 @@ def _pending(conn: sqlite3.Connection, name: str) -> list[tuple[int, str, str]]:
     return [m for m in migrations.load("sqlite") if m[0] not in applied]
 
 
+FOREIGN_TABLES_SHOWN = 5
+"""How many of another application's tables the refusal to use its file names."""
+
+
+def _refuse_foreign(conn: sqlite3.Connection, path: Path) -> None:
+    """Refuse a file that holds tables but not taskloom's (no ``schema_migrations``): another
+    application's database. Taskloom's schema went into it, even on a read, or the open
+    failed half-way on a table name both use. Checked before WAL is switched on, which
+    would change the file too."""
+    names = [
+        str(row[0])
+        for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite!_%'"
+            " ESCAPE '!' ORDER BY name"
+        )
+    ]
+    if not names or "schema_migrations" in names:
+        return
+    shown = ", ".join(names[:FOREIGN_TABLES_SHOWN]) + (
+        ", …" if len(names) > FOREIGN_TABLES_SHOWN else ""
+    )
+    raise StoreError(
+        f"{path} is not a taskloom database (it has tables: {shown}); point --db at a new"
+        " file or a taskloom database"
+    )
+
+
 def _rollback(conn: sqlite3.Connection) -> None:
     """Roll back what is still open. SQLite itself rolls back on some errors (a full disk),
     and a second ROLLBACK then failed with "no transaction is active", which replaced the
@@ -234,6 +261,7 @@ class SqliteStore(Store):
         with self._lock:
             if self._ready:
                 return
+            _refuse_foreign(conn, self.path)
             mode = _wal(conn)
             if mode.lower() != "wal":
                 raise StoreError(f"could not switch {self.path} to WAL mode (got {mode})")

@@ -1,0 +1,65 @@
+"""`--db` and `$TASKLOOM_URL` values that pointed somewhere else than they said."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import subprocess_env
+
+
+def run_in(
+    cwd: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "taskloom", *args],
+        capture_output=True,
+        text=True,
+        env={**subprocess_env(), **(env or {})},
+        cwd=cwd,
+        timeout=60,
+    )
+
+
+def test_a_tilde_is_the_home_folder_not_a_folder_named_tilde(tmp_path: Path) -> None:
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir()
+    work.mkdir()
+    for how in (["--db", "sqlite:///~/x.db"], []):
+        env = {"HOME": str(home)} if how else {"HOME": str(home), "TASKLOOM_URL": "~/y.db"}
+        added = run_in(work, "board", "add", "t", "x", *how, env=env)
+        assert added.returncode == 0, added.stderr
+    assert (home / "x.db").exists() and (home / "y.db").exists()
+    assert list(work.iterdir()) == []
+
+
+@pytest.mark.parametrize("via", ["--db", "TASKLOOM_URL"])
+def test_a_sqlite_url_with_a_query_is_refused_not_made_a_file_name(
+    tmp_path: Path, via: str
+) -> None:
+    url = f"sqlite:///{tmp_path / 'q.db'}?mode=ro"
+    args, env = (["--db", url], None) if via == "--db" else ([], {"TASKLOOM_URL": url})
+    result = run_in(tmp_path, "board", "add", "t", "x", *args, env=env)
+    assert result.returncode == 1
+    assert result.stderr.startswith("Error: a SQLite URL takes no ?query options")
+    assert result.stderr.count("\n") == 1 and list(tmp_path.iterdir()) == []
+
+
+def test_an_empty_db_is_refused_not_read_as_the_default(tmp_path: Path) -> None:
+    other = tmp_path / "other.db"
+    env = {"TASKLOOM_URL": f"sqlite:///{other}"}
+    assert run_in(tmp_path, "board", "add", "t", "in other", env=env).returncode == 0
+    for args in (["board", "list", "t"], ["board", "add", "t", "x"], ["tasks", "stats"]):
+        result = run_in(tmp_path, *args, "--db", "", env=env)
+        assert result.returncode == 1, args
+        assert result.stderr.startswith("Error: the database URL is empty"), result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.db"]
+
+
+def test_an_empty_taskloom_url_is_unset(tmp_path: Path) -> None:
+    result = run_in(tmp_path, "board", "add", "t", "x", env={"TASKLOOM_URL": ""})
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / ".taskloom" / "taskloom.db").exists()

@@ -1,0 +1,111 @@
+"""`taskloom init` on files it cannot use: one error line naming the file, nothing written."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from taskloom.cli import main
+
+
+def tree(root: Path) -> dict[str, str | bytes]:
+    """Every entry under ``root`` as it is on disk: a file's bytes, a folder, a link."""
+    found: dict[str, str | bytes] = {}
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = Path(folder) / name
+            key = str(path.relative_to(root))
+            if path.is_symlink():
+                found[key] = f"link to {os.readlink(path)}"
+            elif path.is_dir():
+                found[key] = "folder"
+            else:
+                found[key] = path.read_bytes()
+    return found
+
+
+def _folder(path: Path) -> None:
+    path.mkdir(parents=True)
+
+
+def _not_utf8(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b'{"mcpServers": {"x": "\xff"}}')
+
+
+def _loop(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(path.name)
+
+
+CLAUDE_CASES: dict[str, tuple[str, Callable[[Path], None], str]] = {
+    "mcp.json is a folder": (".mcp.json", _folder, ".mcp.json"),
+    "settings.json is a folder": (".claude/settings.json", _folder, "settings.json"),
+    "mcp.json is not UTF-8": (".mcp.json", _not_utf8, "is not UTF-8 text"),
+    "settings.json is not UTF-8": (".claude/settings.json", _not_utf8, "is not UTF-8 text"),
+    "mcp.json is a loop of links": (".mcp.json", _loop, ".mcp.json"),
+    ".claude is a file": (".claude", lambda p: p.write_text("x"), "is not a directory"),
+}
+
+
+@pytest.mark.parametrize("case", CLAUDE_CASES)
+def test_claude_code_refuses_a_file_it_cannot_use_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str
+) -> None:
+    where, make, said = CLAUDE_CASES[case]
+    make(tmp_path / where)
+    before = tree(tmp_path)
+    args = ["init", "claude-code", "--thread", "t", "--project", str(tmp_path)]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("Error: ") and err.count("\n") == 1 and said in err, err
+    assert tree(tmp_path) == before
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (lambda home: home.write_text("not a folder"), "is not a directory"),
+        (lambda home: (home / "config.toml").mkdir(parents=True), "config.toml"),
+        (lambda home: (home / "hooks.json").mkdir(parents=True), "hooks.json"),
+        (lambda home: _not_utf8(home / "config.toml"), "is not UTF-8 text"),
+    ],
+)
+def test_codex_refuses_a_home_or_file_it_cannot_use_and_writes_nothing(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    make: Callable[[Path], None],
+    said: str,
+) -> None:
+    home = tmp_path / "codex"
+    make(home)
+    before = tree(tmp_path)
+    assert main(["init", "codex", "--thread", "t", "--codex-home", str(home)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("Error: ") and err.count("\n") == 1 and said in err, err
+    assert tree(tmp_path) == before
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("bogus://x", "unsupported database URL scheme 'bogus'"),
+        ("sqlite://rel.db", "three slashes"),
+        ("postgresql:db", "not a valid PostgreSQL URL"),
+        ("sqlite:///x.db?mode=ro", "takes no ?query"),
+        ("", "empty"),
+    ],
+)
+def test_a_database_url_taskloom_could_not_open_is_refused_not_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], url: str, said: str
+) -> None:
+    """The agent would have started with a database URL every call then failed on."""
+    for agent, where in (("claude-code", "--project"), ("codex", "--codex-home")):
+        args = ["init", agent, "--thread", "t", where, str(tmp_path), "--db", url]
+        assert main(args) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("Error: ") and said in err, err
+    assert list(tmp_path.iterdir()) == []

@@ -1,0 +1,49 @@
+"""JSON is re-written only when it comes back exactly: a number its encoders would write
+differently keeps the whole output as the text it was, in every view of it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from taskloom.client import Taskloom
+from tests.test_guard_store import SMALL
+
+ALTERED = ["12345678901234567890.5", "0.30000000000000000001", "1E5", "1.50", "1e-7", "-0"]
+
+
+def records(number: str, n: int = 150) -> str:
+    """A JSON array, as a tool writes it, of ``n`` records each holding ``number``."""
+    rows = [f'{{"id": {i}, "marker": "m{i}", "amount": {number}}}' for i in range(n)]
+    return "[" + ", ".join(rows) + "]"
+
+
+@pytest.mark.parametrize("number", ALTERED)
+def test_a_small_result_passes_with_its_numbers_as_written(tl: Taskloom, number: str) -> None:
+    text = f'{{"amount": {number}}}'
+    assert tl.guard("t1", SMALL).wrap("api", text) == text
+
+
+@pytest.mark.parametrize("number", ALTERED)
+def test_a_stashed_result_shows_reads_and_extracts_its_numbers_as_written(
+    tl: Taskloom, number: str
+) -> None:
+    """``12345678901234567890.5`` came back as ``1.2345678901234567e+19`` in the preview, in
+    ``read_result`` and in ``extract_from_result``: data changed with no sign of it."""
+    g = tl.guard("t1", SMALL)
+    out = g.stash("api", records(number))
+    assert out.mode == "stashed" and out.result_id
+    assert f'"amount": {number}' in out.text  # the preview
+    assert f'"amount": {number}' in g.read(out.result_id, lines="1-5")
+    assert f'"amount": {number}' in g.extract(out.result_id, "m7")
+
+
+@pytest.mark.parametrize("number", ["1.5", "0.1", "-2.25", "1e+16", "5e-324", "0.0001", "7"])
+def test_numbers_written_as_the_encoders_write_them_stay_json(tl: Taskloom, number: str) -> None:
+    g = tl.guard("t1", SMALL)
+    out = g.stash("api", records(number))
+    assert out.result_id and "JSON array of 150 items" in out.text
+    read = g.read(out.result_id, path="$[7].amount")
+    assert read.endswith(f"$[7].amount: {number}")
+    assert json.loads(read.rsplit(": ", 1)[1]) == json.loads(number)

@@ -1,0 +1,84 @@
+"""Every path the guard reports reads back exactly, and filters take any quoted value."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from taskloom.client import Taskloom
+from tests.test_guard_store import SMALL
+
+AWKWARD = [
+    "it's",
+    "back\\slash",
+    "trailing\\",
+    "\\'",
+    "'",
+    'dq"x',
+    "br[ack]et",
+    "]",
+    "do.t",
+    "a b",
+    "-dash",
+    "名前",
+    "",
+]
+
+
+def stashed(tl: Taskloom, value: object) -> str:
+    out = tl.guard("t1", SMALL).stash("api", json.dumps(value))
+    assert out.mode == "stashed" and out.result_id
+    return out.result_id
+
+
+@pytest.mark.parametrize("key", AWKWARD)
+def test_a_path_extract_reports_reads_back_exactly(tl: Taskloom, key: str) -> None:
+    """For keys like ``it's`` extract reported ``$['it\\'s']``, and that path then matched
+    nothing in read_result: the escape was written but never undone."""
+    items = [{key: {"marker": f"marker{i}", "n": i}} for i in range(60)]
+    g = tl.guard("t1", SMALL)
+    rid = stashed(tl, {"items": items})
+    answer = g.extract(rid, "marker37")
+    [where] = re.findall(r"^--- (\$.*)$", answer, re.M)[:1]
+    pretty = json.dumps({"marker": "marker37", "n": 37}, indent=2)
+    assert g.read(rid, path=where).split("\n", 1)[1] == f"{where}: {pretty}"
+    assert g.extract(rid, where).endswith(f'--- {where}\n{{"marker":"marker37","n":37}}')
+
+
+def test_every_path_of_a_wildcard_reads_back_its_value(tl: Taskloom) -> None:
+    doc: dict[str, object] = {key: {"inner " + key: [i, key]} for i, key in enumerate(AWKWARD)}
+    doc["pad"] = "x " * 800  # stashed, not passed through
+    g = tl.guard("t1", SMALL)
+    rid = stashed(tl, doc)
+    listing = g.read(rid, path="$..*")
+    heads = [line.split(": ", 1) for line in listing.splitlines()[1:] if line.startswith("$")]
+    assert len(heads) == 1 + 4 * len(AWKWARD)  # pad; each key, its inner key, its 2 items
+    for where, start in heads:
+        read = g.read(rid, path=where)
+        assert "1 match(es)" in read.splitlines()[0], where
+        assert read.splitlines()[1] == f"{where}: {start}", where
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        '$[?(@.title=="Issue 1 (x)")].number',
+        "$[?(@.title=='Issue 1 (x)')].number",
+        "$[?(@.title == 'it\\'s (quoted)' )].number",
+        "$[?(@.title=='a)b]c')].number",
+    ],
+)
+def test_a_quoted_filter_value_may_hold_a_parenthesis(tl: Taskloom, path: str) -> None:
+    """The value stopped at the first ``)``: ``[?(@.title=="Issue 1 (x)")]`` could not be
+    parsed."""
+    titles = ["Issue 1 (x)", "it's (quoted)", "a)b]c"]
+    rows = [{"number": n, "title": titles[n % 3], "body": "text " * 20} for n in range(30)]
+    g = tl.guard("t1", SMALL)
+    rid = stashed(tl, rows)
+    wanted = titles.index(re.findall(r"[\"'](.*)[\"']", path)[0].replace("\\'", "'"))
+    numbers = [n for n in range(30) if n % 3 == wanted]
+    read = g.read(rid, path=path)
+    assert f"{len(numbers)} match(es)" in read
+    assert [int(v) for v in re.findall(r"\]\.number: (\d+)", read)] == numbers
