@@ -519,3 +519,36 @@ def test_reads_go_on_while_many_writers_wait_for_the_lock(tmp_path: Path) -> Non
     finally:
         holder.close()
         server.kill()
+
+
+def test_mcp_over_http_answers_a_body_it_cannot_accept_as_stdio_does(tmp_path: Path) -> None:
+    """The same bad message gets the same error code over both transports (the SDK answered
+    HTTP's with -32602, "invalid params", and its model's whole validation dump)."""
+    server = Server(f"sqlite:///{tmp_path / 'mcp-bad.db'}")
+    server.start()
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    try:
+        for name, (line, code, request_id) in BAD_LINES.items():
+            answer = httpx.post(f"{server.url}/mcp", content=line.encode(), headers=headers)
+            assert answer.status_code == 400, (name, answer.text)
+            error = answer.json()
+            assert (error["id"], error["error"]["code"]) == (request_id, code), (name, error)
+            assert "validation error" not in error["error"]["message"], (name, error)
+        not_utf8 = httpx.post(f"{server.url}/mcp", content=b'{"id":\xff}', headers=headers)
+        assert not_utf8.status_code == 400 and not_utf8.json()["error"]["code"] == -32700
+        huge = httpx.post(f"{server.url}/mcp", content=b" " * (5 * 1024 * 1024), headers=headers)
+        assert huge.status_code == 413
+        hello = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"},
+            },
+        }
+        opened = httpx.post(f"{server.url}/mcp", json=hello, headers=headers)
+        assert opened.status_code == 200 and "mcp-session-id" in opened.headers, opened.text
+    finally:
+        server.kill()

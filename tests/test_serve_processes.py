@@ -145,3 +145,42 @@ def test_sigint_ends_open_streams_cleanly(tmp_path: Path) -> None:
     logged = stderr.read()
     stderr.close()
     assert "ERROR" not in logged and "Traceback" not in logged, logged
+
+
+def test_a_client_that_stopped_reading_does_not_keep_the_server_from_stopping(
+    tmp_path: Path,
+) -> None:
+    """A stalled tab or a dead network path: a stream client that never reads while events
+    fill its socket. SIGTERM must still stop the server (a deploy, a systemd stop), not wait
+    for that client for ever."""
+    url = f"sqlite:///{tmp_path / 'stalled.db'}"
+    with taskloom.connect(url) as tl:
+        tl.board("t").add("first")
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "taskloom", "serve", "--port", str(port), "--db", url],
+        env=subprocess_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    stalled = socket.socket()
+    try:
+        wait_until_serving(proc, f"http://127.0.0.1:{port}")
+        stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        stalled.connect(("127.0.0.1", port))
+        stalled.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        with taskloom.connect(url) as tl:
+            for i in range(20):  # megabytes of snapshots the client never reads
+                tl.board("t").add(f"card {i}", notes="n" * 20_000)
+        threading.Event().wait(1)  # the server has the events queued for the client
+        proc.send_signal(signal.SIGTERM)
+        try:
+            code = proc.wait(60)
+        except subprocess.TimeoutExpired:
+            code = None
+        assert code is not None, "taskloom serve was still running 60 s after SIGTERM"
+    finally:
+        stalled.close()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)

@@ -748,3 +748,24 @@ def test_the_server_purges_expired_stashed_results_of_every_thread(
         assert tx.query_one("SELECT count(*) AS n FROM stash_results")["n"] == 0
         log = tx.query("SELECT action FROM stash_log WHERE action = 'expired'")
     assert len(log) == 2
+
+
+def test_a_url_that_is_not_utf8_is_refused_not_read_as_another_thread(
+    tl: Taskloom, live_server: str
+) -> None:
+    """``%FF`` decoded to U+FFFD: the request read, changed and streamed the thread named
+    "\ufffd" (which anyone may create) instead of saying the id was not text."""
+    tl.board("\ufffd").add("someone else's card")
+    tl.goal("\ufffd").set("someone else's goal")
+    for method, path in (
+        ("GET", "/api/threads/%FF/board"),
+        ("GET", "/api/threads/%ED%A0%80/goal"),
+        ("POST", "/api/threads/%FE/goal/pause"),
+        ("GET", "/api/events?thread=%FF"),
+    ):
+        response = httpx.request(method, live_server + path, json={}, timeout=10)
+        assert response.status_code == 400, (path, response.text)
+        assert "not valid UTF-8" in response.json()["message"]
+    assert tl.goal("\ufffd").get()["goal"]["status"] == "active"
+    ok = httpx.get(live_server + "/api/threads/%C3%A9t%C3%A9/board", timeout=10)
+    assert ok.status_code == 200 and ok.json()["thread_id"] == "été"

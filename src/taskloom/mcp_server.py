@@ -438,6 +438,64 @@ class _NoteAnswers(_Proxy):
         self._unanswered.sent(item)
 
 
+MAX_HTTP_MESSAGE = 4 * 1024 * 1024
+"""The largest message ``/mcp`` reads (the SDK's own limit)."""
+
+
+class CheckedMessages:
+    """The ``/mcp`` endpoint, with a POSTed body checked as stdio checks a line
+    (:func:`read_line`): a body that is not one JSON-RPC message is answered -32700 or -32600
+    with a short reason, as over stdio, where the SDK answered -32602 ("invalid params")
+    with its model's whole validation dump. Every other request goes to ``app`` as sent."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        body = b""
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body += message.get("body", b"")
+            if len(body) > MAX_HTTP_MESSAGE:
+                await self._answer(scope, receive, send, 413, None)
+                return
+            if not message.get("more_body", False):
+                break
+        try:
+            checked = read_line(body.decode("utf-8"))
+        except UnicodeDecodeError:
+            checked = _error(None, types.PARSE_ERROR, "not UTF-8")
+        if isinstance(checked, types.JSONRPCError):
+            await self._answer(scope, receive, send, 400, checked)
+            return
+        replayed = False
+
+        async def replay() -> Any:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
+
+    @staticmethod
+    async def _answer(
+        scope: Any, receive: Any, send: Any, status: int, error: types.JSONRPCError | None
+    ) -> None:
+        from starlette.responses import JSONResponse
+
+        if error is None:
+            error = _error(None, types.INVALID_REQUEST, f"over {MAX_HTTP_MESSAGE} bytes")
+        content = error.model_dump(by_alias=True, mode="json", exclude_unset=True)
+        await JSONResponse(content, status)(scope, receive, send)
+
+
 def http_session_manager(tl: Taskloom) -> Any:
     """The streamable-HTTP MCP endpoint for ``taskloom serve`` (run it in the app lifespan).
 

@@ -49,7 +49,7 @@ def serve(
     """
     import uvicorn
 
-    from taskloom.server.app import create_app
+    from taskloom.server.app import SHUTDOWN_GRACE_S, create_app
     from taskloom.server.security import is_loopback_name
 
     token = token or os.environ.get("TASKLOOM_TOKEN") or None
@@ -80,7 +80,15 @@ def serve(
     shown = f"[{host}]" if ":" in host else host  # an IPv6 address in a URL
     err.print(f"taskloom panel on http://{shown}:{port}/  (Ctrl+C stops)", markup=False)
     logging.getLogger("psycopg").addHandler(POOL_LOG)  # a server's log shows outages
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    # Past the streams' own grace, connections still open are closed: a client that stopped
+    # reading kept a stopped server waiting for its socket to drain, for ever.
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        timeout_graceful_shutdown=int(SHUTDOWN_GRACE_S) + 1,
+    )
 
 
 def _check_listen(host: str, port: int) -> None:

@@ -329,8 +329,10 @@ def create_app(
     if mcp_manager is not None:
         from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 
+        from taskloom.mcp_server import CheckedMessages
+
         # An ASGI app (not a function) as the endpoint: Starlette hands it the raw request.
-        routes.append(Route("/mcp", StreamableHTTPASGIApp(mcp_manager)))
+        routes.append(Route("/mcp", CheckedMessages(StreamableHTTPASGIApp(mcp_manager))))
     return Starlette(
         routes=routes,
         lifespan=lifespan,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-from urllib.parse import urlsplit
+from urllib.parse import unquote_to_bytes, urlsplit
 
 from starlette.datastructures import Headers, QueryParams
 from starlette.responses import JSONResponse
@@ -84,6 +84,20 @@ def _given_token(headers: Headers, query: QueryParams) -> str:
     return query.get("token", "")  # EventSource cannot send headers
 
 
+def _utf8_url(scope: Scope) -> bool:
+    """Whether the path and query decode to UTF-8. Starlette decodes bad bytes to U+FFFD, so
+    ``/api/threads/%FF/board`` read and changed the thread named "\ufffd", which anyone may
+    create: another thread than the one asked for."""
+    raw_path = scope.get("raw_path") or scope["path"].encode()
+    query = scope.get("query_string", b"").replace(b"+", b" ")
+    try:
+        unquote_to_bytes(raw_path).decode("utf-8")
+        unquote_to_bytes(query).decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 class RequestGuard:
     """Refuse what the server must not answer; add the security headers to the rest."""
 
@@ -124,6 +138,12 @@ class RequestGuard:
                 "misdirected_request",
                 "this server answers only to localhost names (DNS rebinding protection);"
                 " open it as http://127.0.0.1:PORT/",
+            )
+        if not _utf8_url(scope):
+            return (
+                400,
+                "bad_request",
+                "the URL is not valid UTF-8 once its %-escapes are decoded (thread ids are text)",
             )
         path: str = scope["path"]
         if scope["method"] not in SAFE_METHODS:
