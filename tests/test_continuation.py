@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import gc
 import itertools
+import subprocess
+import sys
 import warnings
 from typing import Any
 
@@ -26,8 +28,8 @@ from taskloom.continuation import (
 from taskloom.domain.errors import InvalidInput
 from taskloom.domain.goals import MAX_EVIDENCE, MAX_REASON, Goal
 from taskloom.tools.registry import ToolContext
-from taskloom.turns import claim_turn, end_turn
-from tests.conftest import FakeClock
+from taskloom.turns import TurnLease, claim_turn, end_turn
+from tests.conftest import FakeClock, subprocess_env
 
 CTX = ToolContext(thread_id="t")
 
@@ -235,11 +237,17 @@ def test_a_user_turn_resets_the_idle_clock(tl_fixed: Taskloom, clock: FakeClock)
     ]
 
 
-def test_no_scheduler_turn_while_a_user_turn_runs(tl_fixed: Taskloom, clock: FakeClock) -> None:
-    tl_fixed.goal("t").set("x")
+def _turn_in_flight(tl: Taskloom, clock: FakeClock) -> TurnLease:
+    """Thread ``t`` with a goal, and a continuation turn on it that is still running."""
+    tl.goal("t").set("x")
     clock.advance(120)
-    scheduler = claim_turn(tl_fixed, "t", 600)  # a continuation turn is in flight
+    scheduler = claim_turn(tl, "t", 600)
     assert scheduler is not None
+    return scheduler
+
+
+def test_no_scheduler_turn_while_a_user_turn_runs(tl_fixed: Taskloom, clock: FakeClock) -> None:
+    scheduler = _turn_in_flight(tl_fixed, clock)
     with user_turn(tl_fixed, "t"):
         clock.advance(120)
         assert end_turn(tl_fixed, scheduler, 0) is False  # the user's turn took over
@@ -408,27 +416,32 @@ def test_a_turn_that_clears_its_goal_without_progress_ends_cleanly(
 def test_a_turn_lease_held_by_a_process_that_died_frees_the_thread(db_url: str) -> None:
     """A process killed mid-turn kept the thread from every scheduler and loop for lease_s
     (900 s by default)."""
-    import subprocess
-    import sys
-
-    from tests.conftest import subprocess_env
-
-    with taskloom.connect(db_url) as tl:
-        tl.goal("t").set("x")
-    script = (
-        "import os, sys, taskloom\n"
+    died = _in_another_process(
+        db_url,
         "from taskloom.turns import claim_turn\n"
-        "tl = taskloom.connect(sys.argv[1])\n"
         "assert claim_turn(tl, 't', 900) is not None\n"
-        "os._exit(0)  # dies mid-turn: no end_turn\n"
-    )
-    died = subprocess.run(
-        [sys.executable, "-c", script, db_url], env=subprocess_env(), timeout=60, check=False
+        "os._exit(0)  # dies mid-turn: no end_turn\n",
     )
     assert died.returncode == 0
     with taskloom.connect(db_url) as tl:
         result = run_goal_loop(tl, "t", lambda g: TurnOutcome(), max_turns=1)
         assert result.reason is StopReason.MAX_TURNS and result.turns == 1
+
+
+def _in_another_process(db_url: str, code: str) -> subprocess.CompletedProcess[str]:
+    """``code`` run by a new Python process with ``tl`` connected to ``db_url`` (thread ``t``
+    given a goal first)."""
+    with taskloom.connect(db_url) as tl:
+        tl.goal("t").set("x")
+    script = "import os, sys, taskloom\ntl = taskloom.connect(sys.argv[1])\n" + code
+    return subprocess.run(
+        [sys.executable, "-c", script, db_url],
+        env=subprocess_env(),
+        timeout=60,
+        check=False,
+        capture_output=True,
+        text=True,
+    )
 
 
 def test_a_goal_the_turn_ended_stops_the_loop_for_that_reason(
@@ -469,10 +482,7 @@ def test_a_goal_the_turn_ended_stops_the_loop_for_that_reason(
 def test_a_turn_a_user_turn_went_before_still_holds_the_thread_after_it(
     tl_fixed: Taskloom, clock: FakeClock
 ) -> None:
-    tl_fixed.goal("t").set("x")
-    clock.advance(120)
-    scheduler = claim_turn(tl_fixed, "t", 600)  # a continuation turn is in flight
-    assert scheduler is not None
+    scheduler = _turn_in_flight(tl_fixed, clock)
     with user_turn(tl_fixed, "t"):
         clock.advance(1)
     clock.advance(120)  # the user's turn is over; the continuation turn still runs
@@ -512,30 +522,14 @@ def test_turns_that_kill_their_process_pause_the_goal_after_max_failures(db_url:
     """A turn that takes its process down never reports a failure; each one that never
     ended counts as one when the thread is next taken, and at ``max_failures`` the goal is
     paused with the reason instead of being run again for ever."""
-    import subprocess
-    import sys
-
-    from tests.conftest import subprocess_env
-
-    with taskloom.connect(db_url) as tl:
-        tl.goal("t").set("x")
-    script = (
-        "import os, sys, taskloom\n"
+    code = (
         "from taskloom.continuation import continuation_tick\n"
-        "tl = taskloom.connect(sys.argv[1])\n"
         "items = continuation_tick(tl, lambda g: os._exit(137), idle_s=0, max_failures=3)\n"
         "print([(i.ran, i.paused) for i in items])\n"
     )
     outputs = []
     for _ in range(4):
-        run = subprocess.run(
-            [sys.executable, "-c", script, db_url],
-            env=subprocess_env(),
-            timeout=60,
-            check=False,
-            capture_output=True,
-            text=True,
-        )
+        run = _in_another_process(db_url, code)
         outputs.append((run.returncode, run.stdout.strip()))
     assert outputs == [(137, "")] * 3 + [(0, "[(False, True)]")], outputs
     with taskloom.connect(db_url) as tl:
