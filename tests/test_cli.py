@@ -14,13 +14,14 @@ from taskloom.cli import main
 from tests.conftest import subprocess_env
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "taskloom", *args],
         capture_output=True,
         text=True,
         env=subprocess_env(),
         timeout=60,
+        cwd=cwd,
     )
 
 

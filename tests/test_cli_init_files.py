@@ -48,6 +48,11 @@ CLAUDE_CASES: dict[str, tuple[str, Callable[[Path], None], str]] = {
     "settings.json is not UTF-8": (".claude/settings.json", _not_utf8, "is not UTF-8 text"),
     "mcp.json is a loop of links": (".mcp.json", _loop, ".mcp.json"),
     ".claude is a file": (".claude", lambda p: p.write_text("x"), "is not a directory"),
+    "a folder where the temp file goes": (
+        ".claude/settings.json.taskloom-tmp",
+        _folder,
+        "settings.json.taskloom-tmp is in the way",
+    ),
 }
 
 

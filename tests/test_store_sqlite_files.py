@@ -40,7 +40,7 @@ def test_another_applications_database_is_refused_by_reads_and_writes_and_left_a
         assert result.returncode == 1, args
         assert result.stderr == (
             f"Error: {path} is not a taskloom database (it has tables: {', '.join(tables)});"
-            " point --db at a new file or a taskloom database\n"
+            " use a new file or a taskloom database\n"
         )
     assert _schema(path) == before
     with sqlite3.connect(path) as conn:
@@ -66,3 +66,44 @@ def test_a_new_an_empty_and_a_taskloom_file_still_open(tmp_path: Path) -> None:
             tl.board("t").add("x")
         with taskloom.connect(f"sqlite:///{path}") as tl:  # its own tables: not foreign
             assert [c["title"] for c in tl.board("t").list()["cards"]] == ["x"]
+
+
+FRAMEWORK_MIGRATIONS = {
+    "golang-migrate": (
+        "CREATE TABLE schema_migrations (version bigint PRIMARY KEY, dirty boolean)",
+        "INSERT INTO schema_migrations VALUES (1, 0)",
+    ),
+    "rails": (
+        "CREATE TABLE schema_migrations (version varchar NOT NULL PRIMARY KEY)",
+        "INSERT INTO schema_migrations VALUES ('20240101000000')",
+    ),
+    "same columns, other rows": (
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL)",
+        "INSERT INTO schema_migrations VALUES (9, 'create_accounts')",
+    ),
+    "a view only": ("CREATE VIEW answer AS SELECT 42 AS n", "SELECT 1"),
+}
+
+
+@pytest.mark.parametrize("made", FRAMEWORK_MIGRATIONS.values(), ids=FRAMEWORK_MIGRATIONS.keys())
+def test_another_frameworks_migrations_table_is_not_taken_for_taskloom_s(
+    tmp_path: Path, made: tuple[str, str]
+) -> None:
+    """Rails, golang-migrate, dbmate and Ecto keep a ``schema_migrations`` table too:
+    taskloom's rows went into theirs, and its tables beside their app's."""
+    path = tmp_path / "app.db"
+    with sqlite3.connect(path) as conn:
+        for sql in made:
+            conn.execute(sql)
+    before = _schema(path)
+    result = run("board", "add", "t", "x", "--db", f"sqlite:///{path}")
+    assert result.returncode == 1 and "is not a taskloom database" in result.stderr
+    assert _schema(path) == before
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+
+
+def test_an_unknown_users_home_is_refused_not_made_a_folder(tmp_path: Path) -> None:
+    result = run("board", "list", "t", "--db", "sqlite:///~no-such-user-here/x.db", cwd=tmp_path)
+    assert result.returncode == 1 and "~no-such-user-here" in result.stderr, result.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -140,17 +140,17 @@ def _after_turn(
     """Account the turn; return the stop result, or the new count of idle turns. A goal whose
     objective the model rephrased during the turn is the same goal (:meth:`Goal.continues`):
     its idle turns go on counting, or rephrasing every turn would never stop."""
-    snap = handle.account_usage(goal.goal_id, outcome.tokens_used, outcome.elapsed_s)
+    snap = handle.account_usage(goal.lineage_id, outcome.tokens_used, outcome.elapsed_s)
     if not snap["applied"]:
         return LoopResult(StopReason.GOAL_CHANGED, turns, snap["goal"])
     reason = _why_stop(Goal.from_dict(snap["goal"]))  # completed, blocked, out of budget…
     if reason is not None:
         return LoopResult(reason, turns, snap["goal"])
-    if not Goal.from_dict(snap["goal"]).continues(goal.goal_id):
+    if not Goal.from_dict(snap["goal"]).continues(goal.lineage_id):
         return 0  # the host set a new objective during the turn: charged, counted afresh
     idle = 0 if outcome.made_progress else idle + 1
     if idle >= limit:
-        suppressed = handle.suppress(True, goal_id=goal.goal_id)["goal"]
+        suppressed = handle.suppress(True, goal_id=goal.lineage_id)["goal"]
         return LoopResult(StopReason.NO_PROGRESS, turns, suppressed)
     return idle
 
@@ -334,18 +334,18 @@ def _pause_failing(handle: GoalHandle, goal: Goal, reason: str) -> bool:
     cannot be paused and needs no retry limit: it is left as the turn left it, as is a new
     goal set since (it did not fail)."""
     try:
-        snap = handle.pause(reason, goal_id=goal.goal_id)
+        snap = handle.pause(reason, goal_id=goal.lineage_id)
     except (InvariantViolation, NotFound):
         return False
     now = Goal.from_dict(snap["goal"])
-    return now.status is GoalStatus.PAUSED and now.continues(goal.goal_id)
+    return now.status is GoalStatus.PAUSED and now.continues(goal.lineage_id)
 
 
 def _turn_failed(
     handle: GoalHandle, goal: Goal, exc: Exception, failures: int, max_failures: int
 ) -> tuple[TickItem, int]:
     """Stamp activity, count the failure, pause at the limit; return the item and the count."""
-    handle.account_usage(goal.goal_id, 0, 0.0)
+    handle.account_usage(goal.lineage_id, 0, 0.0)
     failures += 1
     reason = _failure_reason(failures, str(exc))
     paused = failures >= max_failures and _pause_failing(handle, goal, reason)
@@ -356,11 +356,11 @@ def _turn_failed(
 def _turn_done(handle: GoalHandle, goal: Goal, outcome: TurnOutcome) -> TickItem:
     """Charge the turn; suppress only the goal that ran, never one that replaced it since. A
     turn that cleared its goal leaves nothing to suppress (that raised, and ended the tick)."""
-    snap = handle.account_usage(goal.goal_id, outcome.tokens_used, outcome.elapsed_s)
+    snap = handle.account_usage(goal.lineage_id, outcome.tokens_used, outcome.elapsed_s)
     after = snap["goal"]
     if not outcome.made_progress and after and after["status"] == GoalStatus.ACTIVE:
         with contextlib.suppress(NotFound):  # a goal the turn ended needs no suppression
-            handle.suppress(True, goal_id=goal.goal_id)
+            handle.suppress(True, goal_id=goal.lineage_id)
     return TickItem(goal.thread_id, ran=True, outcome=outcome)
 
 

@@ -113,7 +113,7 @@ def claim_turn(
         elif unended:  # the last turn never ended: its process died, or it outran its lease
             failures += 1
         holder = _holder(lease_s, stamp, "turn")
-        state = {**holder, "goal_id": goal.goal_id, "failures": failures}
+        state = {**holder, "goal_id": goal.lineage_id, "failures": failures}
         _save(tx, thread_id, doc.version if doc else 0, state, now)
     return TurnLease(thread_id, holder["owner"], goal, failures)
 
@@ -175,7 +175,7 @@ def end_turn(tl: Taskloom, lease: TurnLease, failures: int) -> bool:
             return False
         held = doc.state.get("owner") == lease.owner
         if held:
-            state.update(goal_id=lease.goal.goal_id, failures=failures)
+            state.update(goal_id=lease.goal.lineage_id, failures=failures)
         _save(tx, lease.thread_id, doc.version, state, now)
     return held
 

@@ -77,6 +77,9 @@ def _check_writable(path: Path) -> None:
     target = path.resolve()
     if os.path.lexists(target) and not target.is_file():
         raise InvalidInput(f"cannot write {path}: it is not a regular file")
+    tmp = _tmp_path(target)
+    if os.path.lexists(tmp) and not tmp.is_file():  # a file there is replaced, a folder not
+        raise InvalidInput(f"cannot write {path}: {tmp} is in the way (not a regular file)")
     folder = target.parent
     while not os.path.lexists(folder) and folder != folder.parent:
         folder = folder.parent  # the first folder that exists: mkdir starts there
@@ -84,6 +87,11 @@ def _check_writable(path: Path) -> None:
         raise InvalidInput(f"cannot write {path}: {folder} is not a directory")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise InvalidInput(f"cannot write {path}: the folder {folder} is not writable")
+
+
+def _tmp_path(target: Path) -> Path:
+    """Where :func:`_write` puts the new text before renaming it over ``target``."""
+    return target.with_name(target.name + ".taskloom-tmp")
 
 
 def _why(exc: BaseException) -> str:
@@ -101,7 +109,7 @@ def _write(path: Path, text: str) -> None:
         target = path.resolve()
         mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else None
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(target.name + ".taskloom-tmp")
+        tmp = _tmp_path(target)
         with tmp.open("wb") as out:
             if mode is not None:
                 tmp.chmod(mode)

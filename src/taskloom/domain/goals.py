@@ -13,8 +13,9 @@ Pure transitions, ``now`` and ids injected. The budget rules close the seed's es
 - the model's ``goal_set`` never undoes a host control: a paused or blocked goal stays so and
   continuation suppression stays set (only the host or a user turn lifts them);
 - ``account_usage`` is a compare-and-set on ``goal_id``: a stale id changes nothing. The ids a
-  goal had before its objective was rephrased still count as current (``replaced_goal_ids``), so
-  a turn that rephrased the objective is charged in full; after a clear they are gone.
+  goal had before its objective was rephrased still count as current (``replaced_goal_ids``, and
+  without limit its ``lineage_id``), so a turn that rephrased the objective is charged in full;
+  after a clear they are gone.
 """
 
 from __future__ import annotations
@@ -37,10 +38,6 @@ MAX_EVIDENCE = 16000
 """Completion evidence, in characters: room for a test summary, not a whole log."""
 MAX_REPLACED_IDS = 256
 """How many earlier goal ids (one per objective change) still accept usage."""
-MAX_REPHRASES = 32
-"""How many times the model may change the objective between two charged turns. Each change
-pushes an older id out of the :data:`MAX_REPLACED_IDS` that accept usage: unbounded, 257
-changes in one turn made the turn's own id stale, and the turn was never charged."""
 
 
 class GoalStatus(enum.StrEnum):
@@ -69,8 +66,13 @@ class Goal:
     last_activity_at: str = ""
     replaced_goal_ids: tuple[str, ...] = ()
     rephrased_ids: tuple[str, ...] = ()
-    rephrases: int = 0
-    """Objective changes by the model since a turn was last charged (:data:`MAX_REPHRASES`)."""
+    lineage_id: str = ""
+    """The id this goal had when it was set (created, or given a new objective by the host):
+    the model's rephrasings keep it. A turn charged by it is charged however many times the
+    model rephrased meanwhile; by its ``goal_id`` alone, 257 rephrasings in one turn pushed
+    that id out of :data:`MAX_REPLACED_IDS`, and the turn was never charged."""
+    replaced_lineages: tuple[str, ...] = ()
+    """The lineages the host's new objectives replaced (only the host adds to these)."""
 
     @property
     def tokens_remaining(self) -> int | None:
@@ -94,17 +96,25 @@ class Goal:
         fields["status"] = GoalStatus(fields.get("status", "active"))
         fields["replaced_goal_ids"] = tuple(fields.get("replaced_goal_ids", ()))
         fields["rephrased_ids"] = tuple(fields.get("rephrased_ids", ()))
+        fields["replaced_lineages"] = tuple(fields.get("replaced_lineages", ()))
+        if not fields.get("lineage_id"):  # stored before lineages: its oldest rephrased id
+            fields["lineage_id"] = (fields["rephrased_ids"] or (fields["goal_id"],))[0]
         return cls(**fields)
 
     def answers_to(self, goal_id: str) -> bool:
-        """Whether usage reported for ``goal_id`` belongs to this goal (current or rephrased)."""
-        return goal_id == self.goal_id or goal_id in self.replaced_goal_ids
+        """Whether usage reported for ``goal_id`` belongs to this goal: its id or lineage, an
+        id it had before an objective change, or a lineage the host's change replaced."""
+        return (
+            goal_id in (self.goal_id, self.lineage_id)
+            or goal_id in self.replaced_goal_ids
+            or goal_id in self.replaced_lineages
+        )
 
     def continues(self, goal_id: str) -> bool:
         """Whether a turn run for ``goal_id`` was a turn of this goal's continuation: the
         same goal, or one the model rephrased since (``rephrased_ids``). Rephrasing must not
         reset the no-progress count nor escape suppression; a host's new objective does."""
-        return goal_id == self.goal_id or goal_id in self.rephrased_ids
+        return goal_id in (self.goal_id, self.lineage_id) or goal_id in self.rephrased_ids
 
 
 MAX_TOKEN_BUDGET = 2**63 - 1
@@ -188,10 +198,12 @@ def set_goal(
     _check_time_budget(time_budget_s)
     stamp = iso(now)
     if current is None:
+        goal_id = new_id()
         goal = Goal(
-            new_id(),
+            goal_id,
             thread_id,
             text,
+            lineage_id=goal_id,
             token_budget=token_budget,
             time_budget_s=time_budget_s,
             created_at=stamp,
@@ -228,11 +240,6 @@ def set_goal(
         updated_at=stamp,
     )
     if text != current.objective:
-        if not host and current.rephrases >= MAX_REPHRASES:
-            raise InvariantViolation(
-                f"the objective was already changed {MAX_REPHRASES} times since the last turn"
-                " was charged; keep working on it, and change it again in a later turn"
-            )
         goal = _new_version(goal, new_id(), rephrased=not host)
     return _settle(goal)
 
@@ -262,13 +269,19 @@ def _new_version(goal: Goal, goal_id: str, *, rephrased: bool) -> Goal:
     flight. The model's rephrasing also keeps the goal's continuation (:meth:`Goal.continues`);
     the host's new objective starts a fresh one."""
     replaced = (*goal.replaced_goal_ids, goal.goal_id)[-MAX_REPLACED_IDS:]
-    kept = (*goal.rephrased_ids, goal.goal_id)[-MAX_REPLACED_IDS:] if rephrased else ()
+    if rephrased:
+        kept = (*goal.rephrased_ids, goal.goal_id)[-MAX_REPLACED_IDS:]
+        return dataclasses.replace(
+            goal, goal_id=goal_id, replaced_goal_ids=replaced, rephrased_ids=kept
+        )
+    lineages = (*goal.replaced_lineages, goal.lineage_id)[-MAX_REPLACED_IDS:]
     return dataclasses.replace(
         goal,
         goal_id=goal_id,
         replaced_goal_ids=replaced,
-        rephrased_ids=kept,
-        rephrases=goal.rephrases + 1 if rephrased else 0,
+        rephrased_ids=(),
+        lineage_id=goal_id,
+        replaced_lineages=lineages,
     )
 
 
@@ -381,7 +394,6 @@ def account_usage(
         time_used_s=goal.time_used_s + seconds,
         last_activity_at=stamp,
         updated_at=stamp,
-        rephrases=0,
     )
     return _settle(charged), True
 

@@ -84,7 +84,10 @@ def _parse(url: str) -> tuple[str, str]:
             )
     if not path or path == ":memory:":
         raise InvalidInput("an in-memory database cannot be shared; give a file path")
-    return "sqlite", os.path.expanduser(path)
+    home = os.path.expanduser(path)
+    if path.startswith("~") and home == path:  # ~nosuchuser: a folder named so in the cwd
+        raise InvalidInput(f"cannot find the home folder {path.split('/')[0]!r} names")
+    return "sqlite", home
 
 
 def _sqlite_path(rest: str) -> str:
