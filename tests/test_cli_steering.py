@@ -57,7 +57,9 @@ def test_resuming_a_complete_goal_is_an_error_and_a_users_turn_on_it_is_not(
     assert _goal(db)["status"] == "complete"
 
 
-@pytest.mark.parametrize("status", ["in_progress", "started", "done", "blocked", "ready"])
+@pytest.mark.parametrize(
+    "status", ["in_progress", "started", "done", "blocked", "ready", "todo", "pending"]
+)
 def test_a_card_that_needs_approval_cannot_start_past_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], status: str
 ) -> None:
@@ -69,7 +71,8 @@ def test_a_card_that_needs_approval_cannot_start_past_it(
 
 
 @pytest.mark.parametrize(
-    ("given", "expected"), [([], "awaiting_approval"), (["--status", "todo"], "todo")]
+    ("given", "expected"),
+    [([], "awaiting_approval"), (["--status", "awaiting_approval"], "awaiting_approval")],
 )
 def test_a_card_that_needs_approval_waits_for_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], given: list[str], expected: str

@@ -175,6 +175,18 @@ def test_tools_model_rules_and_host_only(tl: Taskloom) -> None:
     assert r.data["goal"]["status"] == "paused"
 
 
+def test_the_host_budget_tool_removes_a_budget_only_when_told_to(tl: Taskloom) -> None:
+    """An empty ``goal_set_budget`` call removed the budget, the spending limit the host set."""
+    tl.goal("t").set("Ship", token_budget=100)
+    r = tl.tools.dispatch("goal_set_budget", {}, CTX, allow_host=True)
+    assert r.is_error and "token_budget" in r.content
+    assert tl.goal("t").get()["goal"]["token_budget"] == 100
+    r = tl.tools.dispatch("goal_set_budget", {"token_budget": 500}, CTX, allow_host=True)
+    assert r.data["goal"]["token_budget"] == 500
+    r = tl.tools.dispatch("goal_set_budget", {"token_budget": None}, CTX, allow_host=True)
+    assert not r.is_error and r.data["goal"]["token_budget"] is None
+
+
 def test_loop_scripted_agent_uses_real_tools_until_complete(tl: Taskloom) -> None:
     tl.goal("t").set("Write three steps and finish", token_budget=10_000)
     script = iter(

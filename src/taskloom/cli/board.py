@@ -118,8 +118,8 @@ def add(
         bool,
         typer.Option(
             "--needs-approval",
-            help="Wait for a person to approve the plan (with --status todo or"
-            " awaiting_approval, the default).",
+            help="Wait for a person to approve the plan: the card starts"
+            " awaiting_approval, where `taskloom board approve` and the panel take it.",
         ),
     ] = False,
     db: DbOption = None,
@@ -140,13 +140,14 @@ def add(
 
 
 def _check_waits(status: str | None) -> None:
-    """Refuse --needs-approval with a status past approval: a card in progress or done that
-    "needs approval" was never approved by anyone."""
-    if status and parse_status(status) not in (CardStatus.TODO, CardStatus.AWAITING_APPROVAL):
+    """Refuse --needs-approval with another status than awaiting_approval: a card in progress
+    or done that "needs approval" was never approved by anyone, and one in todo could not be
+    (a person approves cards awaiting approval)."""
+    if status and parse_status(status) is not CardStatus.AWAITING_APPROVAL:
         raise InvalidInput(
             f"--needs-approval makes the card wait for a person's approval, so it cannot start"
-            f" as {parse_status(status).value}: leave --status out (awaiting_approval) or give"
-            " todo"
+            f" as {parse_status(status).value} (in todo no one could approve it): leave"
+            " --status out"
         )
 
 

@@ -42,8 +42,10 @@ class GoalBlockArgs(ToolArgs):
 
 
 class BudgetArgs(ToolArgs):
+    # Required, though it may be null: an empty call removed the budget, the spending limit
+    # a host sets, as `taskloom goal budget THREAD` without a number did.
     token_budget: int | None = Field(
-        None, gt=0, description="New token budget; omit or null to remove the budget."
+        ..., gt=0, description="New token budget, or null to remove the budget."
     )
 
 
