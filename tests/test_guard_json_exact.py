@@ -10,7 +10,10 @@ import pytest
 from taskloom.client import Taskloom
 from tests.test_guard_store import SMALL
 
-ALTERED = ["12345678901234567890.5", "0.30000000000000000001", "1E5", "1.50", "1e-7", "-0"]
+ALTERED = ["12345678901234567890.5", "0.30000000000000000001", "1e-400", "-0"]
+"""Numbers a double cannot hold with their value: the output stays text."""
+RESPELLED = ["0.5", "12.75", "1e-05", "-2.5e-05", "1e3", "3.0e8", "1.50", "1E5", "1e-7", "1e16"]
+"""Numbers a double holds exactly, whatever their spelling: typical API JSON."""
 
 
 def records(number: str, n: int = 150) -> str:
@@ -47,3 +50,18 @@ def test_numbers_written_as_the_encoders_write_them_stay_json(tl: Taskloom, numb
     read = g.read(out.result_id, path="$[7].amount")
     assert read.endswith(f"$[7].amount: {number}")
     assert json.loads(read.rsplit(": ", 1)[1]) == json.loads(number)
+
+
+@pytest.mark.parametrize("number", RESPELLED)
+def test_numbers_spelled_otherwise_keep_their_value_and_stay_json(
+    tl: Taskloom, number: str
+) -> None:
+    """Asking the encoders to write ``1e-05`` or ``1.50`` back verbatim kept such outputs as
+    text, and ``read_result(path=...)`` said the result was text."""
+    g = tl.guard("t1", SMALL)
+    out = g.stash("api", records(number))
+    assert out.result_id and "JSON array of 150 items" in out.text
+    read = g.read(out.result_id, path="$[7].amount")
+    assert json.loads(read.rsplit(": ", 1)[1]) == json.loads(number)
+    found = g.extract(out.result_id, "$[?(@.amount==" + number + ")].marker")
+    assert "method: JSONPath" in found and '"m7"' in found

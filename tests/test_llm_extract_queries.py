@@ -7,6 +7,7 @@ import pytest
 
 from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput
+from tests.test_guard_store import SMALL
 from tests.test_llm_guard import FakeProvider
 from tests.test_llm_robust import extract_cfg, stash_log
 
@@ -65,9 +66,28 @@ def test_regex_flags_other_dialects_use_are_answered_locally(
     out = g.extract(rid, "/BATCH 123 /gi")
     assert "method: regex" in out and "--- line 124\n2026-01-01 worker-3 processed batch 123" in out
     assert "regex matches no line" in g.extract(rid, "/no-such-token/g")
-    with pytest.raises(InvalidInput, match=r"regex flag.* y not supported: use i, m, s, x"):
-        g.extract(rid, "/batch/y")
     assert provider.requests == []
+
+
+def path_log() -> str:
+    lines = [f"2026-01-01 exec /usr/bin/dig host-{i}.example" for i in range(300)]
+    lines[120] = "2026-01-01 exec /home/sim/run.sh batch/y ready"
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize(
+    ("query", "line"),
+    [("/usr/bin/dig", 1), ("/batch/y", 121), ("/home/sim/run.sh", 121), ("/dig host-7\\./", 8)],
+)
+def test_a_path_is_words_unless_it_reads_as_a_regex(tl: Taskloom, query: str, line: int) -> None:
+    """``/usr/bin/dig`` was refused ("regex flag(s) d not supported") and ``/batch/y`` too:
+    a query is a regex only with no unescaped ``/`` inside and flags from ``imsxgu``."""
+    g = tl.guard("t1", SMALL)
+    rid = g.stash("bash", path_log()).result_id or ""
+    out = g.extract(rid, query)
+    method = "regex" if query.startswith("/dig") else "local ranking"
+    assert f"method: {method}" in out
+    assert f"line {line}" in out or f"lines {line}-" in out
 
 
 @pytest.mark.parametrize("query", ["???", "the", "what is the value of it", "--- !!"])

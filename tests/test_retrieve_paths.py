@@ -82,3 +82,41 @@ def test_a_quoted_filter_value_may_hold_a_parenthesis(tl: Taskloom, path: str) -
     read = g.read(rid, path=path)
     assert f"{len(numbers)} match(es)" in read
     assert [int(v) for v in re.findall(r"\]\.number: (\d+)", read)] == numbers
+
+
+def issues() -> list[dict[str, object]]:
+    """Sixty issues, every third one closed: the others have ``closed_at: null``."""
+    return [
+        {
+            "number": i,
+            "title": f"issue {i}",
+            "closed_at": f"2019-05-{i % 28 + 1:02d}T00:00:00Z" if i % 3 == 0 else None,
+        }
+        for i in range(60)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("path", "numbers"),
+    [
+        ("$[?(@.closed_at==null)].number", [i for i in range(60) if i % 3]),
+        ("$[?(@.closed_at!=null)].number", [i for i in range(60) if i % 3 == 0]),
+        ('$[?(@.closed_at!="2019-05-01T00:00:00Z")].number', [i for i in range(60) if i]),
+        ('$[?(@.closed_at=="2019-05-01T00:00:00Z")].number', [0]),
+        ('$[?(@.closed_at>"2019-05-27")].number', [27, 54]),
+        ("$[?(@.closed_at<5)].number", []),
+        ("$[?(@.number!=true)].number", list(range(60))),
+    ],
+)
+def test_filters_compare_across_nulls_and_types(
+    tl: Taskloom, path: str, numbers: list[int]
+) -> None:
+    """All six comparisons were built for each node, so ``None > None`` raised and every
+    filter on a field that is sometimes ``null`` matched nothing, ``==null`` included."""
+    g = tl.guard("t1", SMALL)
+    rid = stashed(tl, issues())
+    if not numbers:
+        assert "matches nothing" in g.extract(rid, path)
+        return
+    found = re.findall(r"^\$\[\d+\]\.number: (\d+)$", g.read(rid, path=path), re.M)
+    assert [int(n) for n in found] == numbers

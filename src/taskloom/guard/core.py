@@ -22,10 +22,10 @@ import json
 import logging
 import math
 import re
-import threading
 import time
 from dataclasses import dataclass, field
 from datetime import timedelta
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from taskloom.boards import check_thread_id
@@ -52,6 +52,7 @@ from taskloom.guard.summarize import (
     cache_key,
     chunk_lines,
     map_reduce,
+    shared_attempt,
     summarize,
 )
 from taskloom.guard.tokens import DEFAULT_ENCODING, ENCODINGS, Counter, counter
@@ -62,13 +63,16 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("taskloom.guard")
 
-_SUMMARY_LOCKS = tuple(threading.Lock() for _ in range(64))
-"""Summaries of one payload are made one at a time in a process (a lock per cache key's
-stripe): four threads wrapping the same output at once made four LLM calls."""
-
 CLAIM_POLL_SECONDS = 0.2
 CLAIM_WAIT_SECONDS = 120.0
 """How long a wrap waits for another process's summary when its model names no timeout."""
+
+
+def _client_timeout(llm: ChatModel) -> float:
+    """How long one call of ``llm`` may take: its ``timeout``, else ``CLAIM_WAIT_SECONDS``."""
+    timeout = getattr(llm, "timeout", None)
+    return float(timeout) if isinstance(timeout, int | float) else CLAIM_WAIT_SECONDS
+
 
 NO_MATCH = {
     "jsonpath": "The JSONPath matches nothing in this result; check the keys with"
@@ -141,6 +145,12 @@ class GuardConfig:
             raise InvalidInput(
                 f"unknown encoding {self.encoding!r}: use one of {', '.join(ENCODINGS)}"
             )
+        for name in ("ttl", "extract_timeout", "breaker_cooldown"):
+            if not isinstance(getattr(self, name), timedelta):
+                raise InvalidInput(
+                    f"{name} must be a datetime.timedelta, e.g. {name}=timedelta(minutes=5)"
+                    f" (got {type(getattr(self, name)).__name__} {getattr(self, name)!r})"
+                )
         if self.extract_timeout <= timedelta(0):
             raise InvalidInput("extract_timeout must be positive")
 
@@ -171,17 +181,19 @@ def _exact_int(text: str) -> int:
 
 
 def _exact_float(text: str) -> float:
-    """``text`` as a float, if both encoders write that float back as ``text`` exactly.
+    """``text`` as a float, if the float holds exactly the value ``text`` writes.
 
     Only finiteness was checked, so ``12345678901234567890.5`` was shown, read and extracted
-    as ``1.2345678901234567e+19``, ``0.30000000000000000001`` as ``0.3`` and ``1E5`` as
-    ``100000.0``: Python's ``repr`` (pretty print, ``read_result``) and orjson (minified
-    text, previews, extracts) must both give the text back, or the output is kept as text.
+    as ``1.2345678901234567e+19`` and ``0.30000000000000000001`` as ``0.3``: values changed.
+    Requiring the encoders to write the text back verbatim went too far (``1e-05``, ``1e3``,
+    ``1.50`` became text, and JSONPath failed on them): a spelling may change, a value may
+    not. The shortest round-trip writers (``repr``, orjson) all give the same decimal value,
+    so comparing that value with the text's is enough.
     """
     value = float(text)
     if not math.isfinite(value):
         raise ValueError("a number beyond a double")
-    if repr(value) != text or dumps(value) != text:
+    if Decimal(repr(value)) != Decimal(text):
         raise ValueError(f"{text} would be written back as {value!r}")
     return value
 
@@ -194,9 +206,9 @@ def _parse_json(text: str) -> Any:
     """The JSON object or array ``text`` holds, if the guard can re-encode it exactly; else
     ``None``, and the output is kept as text, which loses nothing. Integers beyond 64 bits
     (token amounts, say) failed the encoder, ``NaN``, ``Infinity`` or ``1e400`` came out as
-    ``null``, and a number written otherwise than its encoders write it (``1E5``, ``1.50``,
-    more digits than a double holds) came out changed: values the model would have been
-    shown changed."""
+    ``null``, and a number with more digits than a double holds came out changed: values the
+    model would have been shown changed. A number only spelled otherwise (``1E5``, ``1.50``)
+    keeps its value and stays JSON."""
     head = text.lstrip()[:1]
     if head not in ("{", "["):
         return None
@@ -472,8 +484,9 @@ class Guard:
             log.info("%s is too large to summarize (%s tokens)", facts.result_id, facts.tokens)
             return None
         key = cache_key(self.thread_id, facts.tool_name, hint, content)
-        with _SUMMARY_LOCKS[int(key[:8], 16) % len(_SUMMARY_LOCKS)]:
-            return self._summary_once(llm, key, facts, content, hint)
+        return shared_attempt(
+            (id(self._tl.store), key), lambda: self._summary_once(llm, key, facts, content, hint)
+        )
 
     def _summary_once(
         self, llm: ChatModel, key: str, facts: StashFacts, content: str, hint: str | None
@@ -505,6 +518,7 @@ class Guard:
                 lines=facts.lines,
                 count=self.count,
                 concurrency=self.config.concurrency,
+                deadline=time.monotonic() + _client_timeout(llm),
             )
             summary += (
                 f"\n(Exact original size, counted by taskloom: {facts.tokens:,} tokens, "
@@ -523,7 +537,7 @@ class Guard:
         """The summary another process is making, polled for as long as one call of ``llm``
         may take (its ``timeout``); ``None`` if it failed or is not done by then, and the
         placeholder goes without a summary."""
-        limit = time.monotonic() + float(getattr(llm, "timeout", CLAIM_WAIT_SECONDS))
+        limit = time.monotonic() + _client_timeout(llm)
         while time.monotonic() < limit:
             time.sleep(CLAIM_POLL_SECONDS)
             with self._tl.store.read() as tx:
@@ -585,8 +599,8 @@ class Guard:
 
         A JSONPath or a /regex/ is exact, so a miss is answered here ("matches nothing"):
         sending it to the map-reduce cost 89 calls to learn the same. So is a query with no
-        word to search for ("???", "the"), and a JSONPath on text or a regex flag we lack is
-        an error, not words for the LLM. A result over ``max_chunks`` chunks is not
+        word to search for ("???", "the"), and a JSONPath on text is an error, not words for
+        the LLM. A result over ``max_chunks`` chunks is not
         map-reduced either; the answer says why.
         """
         if not query or not query.strip():

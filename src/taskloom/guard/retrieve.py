@@ -408,20 +408,33 @@ def _filter_value(raw: str) -> Any:
         ) from None
 
 
+def _json_equal(left: Any, right: Any) -> bool:
+    """JSON equality: ``true`` is not ``1``, and values of different types are unequal."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return type(left) is type(right) and left == right
+    return bool(left == right)
+
+
+def _orderable(left: Any, right: Any) -> bool:
+    """Whether ``<`` and friends mean anything: two numbers, or two strings."""
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (left, right))
+    return numbers or (isinstance(left, str) and isinstance(right, str))
+
+
 def _compare(left: Any, op: str, right: Any) -> bool:
-    try:
-        return bool(
-            {
-                "==": left == right,
-                "!=": left != right,
-                ">": left > right,
-                "<": left < right,
-                ">=": left >= right,
-                "<=": left <= right,
-            }[op]
-        )
-    except TypeError:
+    """``left op right``, only the operator asked for. All six were built at once, so
+    ``None > None`` raised and ``@.closed_at==null`` or ``!=null`` matched nothing."""
+    if op in ("==", "!="):
+        return _json_equal(left, right) == (op == "==")
+    if not _orderable(left, right):
         return False
+    if op == "<":
+        return bool(left < right)
+    if op == "<=":
+        return bool(left <= right)
+    if op == ">":
+        return bool(left > right)
+    return bool(left >= right)
 
 
 def json_path(value: Any, expr: str) -> list[tuple[str, Any]]:
@@ -656,31 +669,22 @@ def _regex_hits(source: str, flag_letters: str, text: str) -> list[tuple[int, st
 
 _JSONPATH = re.compile(r"\$(?:$|\.|\[)")
 """A query that is a JSONPath (``$.a``, ``$..a``, ``$[0]``, ``$``), not words such as ``$HOME``."""
-_REGEX = re.compile(r"/(.+)/([A-Za-z]*)", re.S)
+_REGEX = re.compile(r"/((?:[^/\\]|\\.)+)/([imsxgu]*)", re.S)
+"""A ``/pattern/flags`` query: no unescaped ``/`` in the pattern, flags only from ``imsxgu``."""
 REGEX_FLAGS = "imsx"
 _NO_OP_FLAGS = "gu"
 """JavaScript's ``g`` (every matching line is returned anyway) and ``u`` (the default)."""
-_OTHER_FLAGS = "dvy"
-"""Flags of other dialects: a query ending in them is a regex with a flag we refuse."""
 
 
 def _regex_flags(query: str) -> str | None:
-    """The flags of a ``/regex/flags`` query (those ``re`` knows), or ``None`` when it is not
-    one. ``/needle/g`` was taken for words and sent to the LLM map-reduce; an unsupported
-    flag is now an error, and letters that are no flags (``/usr/bin/env``) make it words."""
+    """The flags of a ``/regex/flags`` query (those ``re`` knows), or ``None`` when it is
+    not one and the query is words. ``/needle/g`` was taken for words and sent to the LLM
+    map-reduce; then a path was refused or misread (``/usr/bin/dig`` as flag ``d``), so a
+    query with a ``/`` inside its pattern, or letters that are not our flags, is words."""
     written = _REGEX.fullmatch(query)
     if written is None:
         return None
-    letters = written.group(2)
-    if set(letters) - set(REGEX_FLAGS + _NO_OP_FLAGS + _OTHER_FLAGS):
-        return None
-    bad = sorted(set(letters) & set(_OTHER_FLAGS))
-    if bad:
-        raise InvalidInput(
-            f"regex flag(s) {', '.join(bad)} not supported: use {', '.join(REGEX_FLAGS)}"
-            " (every matching line is returned, so no 'g' is needed)"
-        )
-    return "".join(c for c in letters if c in REGEX_FLAGS)
+    return "".join(c for c in written.group(2) if c in REGEX_FLAGS)
 
 
 def extract_local(content: str, is_json: bool, query: str) -> Extraction:

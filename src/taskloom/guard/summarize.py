@@ -24,7 +24,8 @@ import hashlib
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections import deque
+from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -72,10 +73,12 @@ T = TypeVar("T")
 
 
 class _Endpoint:
-    """The LLM calls of one endpoint in flight in this process."""
+    """The LLM calls of one endpoint in flight in this process, and the callers waiting for
+    one, first come first served."""
 
     def __init__(self) -> None:
         self.busy = 0
+        self.queue: deque[object] = deque()
         self.changed = threading.Condition()
 
 
@@ -91,15 +94,38 @@ def _endpoint(llm: ChatModel) -> _Endpoint:
         return _ENDPOINTS.setdefault(key, _Endpoint())
 
 
+def wait_left(deadline: float) -> float:
+    """Seconds until ``deadline`` (``time.monotonic()``), within what a thread can wait: a
+    ``GuardConfig(extract_timeout=timedelta(days=365000))`` overflowed ``Condition.wait``."""
+    return min(max(0.0, deadline - time.monotonic()), threading.TIMEOUT_MAX)
+
+
 @contextmanager
-def llm_slot(llm: ChatModel, limit: int, deadline: float | None = None) -> Iterator[None]:
+def llm_slot(
+    llm: ChatModel, limit: int, deadline: float, note: str | None = None
+) -> Iterator[None]:
     """Hold one of ``limit`` call slots of ``llm``'s endpoint, waiting at most until
-    ``deadline`` (``time.monotonic()``); a wait past it is a ``ProviderError``."""
+    ``deadline`` (``time.monotonic()``); a wait past it is a ``ProviderError`` (``note``
+    says whose deadline it was).
+
+    Callers are served in the order they came: each waited for ``busy < limit`` alone, so a
+    caller with ``concurrency=1`` on an endpoint that a ``concurrency=6`` config kept busy
+    got no slot until the endpoint was idle, which it might never be.
+    """
     endpoint = _endpoint(llm)
+    ticket = object()
     with endpoint.changed:
-        left = None if deadline is None else max(0.0, deadline - time.monotonic())
-        if not endpoint.changed.wait_for(lambda: endpoint.busy < limit, timeout=left):
-            raise ProviderError(f"not started: {DEADLINE_NOTE}")
+        endpoint.queue.append(ticket)
+        try:
+            started = endpoint.changed.wait_for(
+                lambda: endpoint.queue[0] is ticket and endpoint.busy < limit,
+                timeout=wait_left(deadline),
+            )
+        finally:
+            endpoint.queue.remove(ticket)
+            endpoint.changed.notify_all()
+        if not started:
+            raise ProviderError(f"not started: {note or DEADLINE_NOTE}")
         endpoint.busy += 1
     try:
         yield
@@ -110,6 +136,47 @@ def llm_slot(llm: ChatModel, limit: int, deadline: float | None = None) -> Itera
 
 
 DEADLINE_NOTE = "the extract's deadline (extract_timeout) passed first"
+SUMMARY_DEADLINE_NOTE = "every call slot of the endpoint stayed busy for the client's timeout"
+
+
+class _Flight:
+    """One attempt at a value in this process, and what it came to."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.result: str | None = None
+        self.waiters = 0
+
+
+_FLIGHTS: dict[Hashable, _Flight] = {}
+_FLIGHTS_LOCK = threading.Lock()
+
+
+def shared_attempt(key: Hashable, make: Callable[[], str | None]) -> str | None:
+    """``make()``, run once for every caller in this process that asks for ``key`` while it
+    runs: they wait for that one attempt and share its result (``None`` if it raised).
+
+    Nothing is held across ``make``: a striped lock held across the summary call made four
+    wraps of one payload wait out the timeout one after another (and a failing provider be
+    called once per wrap), and unrelated payloads on the same stripe wait for each other.
+    """
+    with _FLIGHTS_LOCK:
+        flight = _FLIGHTS.get(key)
+        leader = flight is None
+        if flight is None:
+            flight = _FLIGHTS[key] = _Flight()
+        else:
+            flight.waiters += 1
+    if not leader:
+        flight.done.wait()
+        return flight.result
+    try:
+        flight.result = make()
+    finally:
+        with _FLIGHTS_LOCK:
+            del _FLIGHTS[key]
+        flight.done.set()
+    return flight.result
 
 
 def cache_key(thread_id: str, tool_name: str, hint: str | None, content: str) -> str:
@@ -145,13 +212,15 @@ def summarize(
     lines: int,
     count: Callable[[str], int],
     concurrency: int,
+    deadline: float,
 ) -> str:
-    """One summary call, in one of the endpoint's ``concurrency`` slots. An empty answer, one
+    """One summary call, in one of the endpoint's ``concurrency`` slots if one frees before
+    ``deadline`` (a summary waited for one without bound). An empty answer, one
     no shorter than the input, one the model cut at its token limit, or one over
     ``SUMMARY_MAX_TOKENS`` is a failure: a provider that ignored ``max_tokens`` made a
     200,000-character "summary" a 13,000-token placeholder."""
     prompt = summary_prompt(tool_name, hint, content, tokens=tokens, size=size, lines=lines)
-    with llm_slot(llm, concurrency):
+    with llm_slot(llm, concurrency, deadline, SUMMARY_DEADLINE_NOTE):
         answer = ask(llm, SUMMARY_SYSTEM, prompt, max_tokens=SUMMARY_MAX_TOKENS)
     text = answer.strip()
     if not text:
@@ -290,7 +359,7 @@ def _run_by(
     pool = ThreadPoolExecutor(max_workers=max(1, workers))
     try:
         futures = [pool.submit(task, item) for item in items]
-        done, _late = wait(futures, timeout=max(0.0, deadline - time.monotonic()))
+        done, _late = wait(futures, timeout=wait_left(deadline))
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
     for item, future in zip(items, futures, strict=True):

@@ -11,6 +11,7 @@ it cannot send into its exception text, and a provider's 401 body may echo the k
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -18,7 +19,6 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
-from urllib.parse import urlsplit, urlunsplit
 
 from taskloom.domain.errors import ProviderError
 
@@ -117,18 +117,27 @@ def retry_wait(status: int, header: str | None, attempt: int) -> float | None:
     return wait if wait <= MAX_RETRY_WAIT else None
 
 
+_URL_PASSWORD = re.compile(
+    r"^(?P<head>[A-Za-z][A-Za-z0-9+.-]*://[^:/?#@]*:)(?P<password>.*)@", re.S
+)
+"""``scheme://user:`` and the password after it, up to the last ``@``. Tolerant on purpose:
+``urlsplit`` gives up on (or misreads) a password holding ``#``, ``/`` or ``?`` and on a
+bad host, and the password was then shown whole."""
+MIN_REDACTED_CHARS = 4
+
+
+def _url_password(url: str) -> str | None:
+    """The password of ``url``'s ``user:password@`` part, however malformed the rest is."""
+    match = _URL_PASSWORD.match(url)
+    return (match.group("password") or None) if match else None
+
+
 def mask_url(url: str) -> str:
     """``url`` with the password of its ``user:password@`` part replaced by ``[redacted]``."""
-    try:
-        parts = urlsplit(url)
-        password = parts.password
-    except ValueError:
+    match = _URL_PASSWORD.match(url)
+    if match is None or not match.group("password"):
         return url
-    if not password:
-        return url
-    host = parts.netloc.rsplit("@", 1)[1]
-    user = parts.netloc.rsplit("@", 1)[0].split(":", 1)[0]
-    return urlunsplit(parts._replace(netloc=f"{user}:{REDACTED}@{host}"))
+    return f"{match.group('head')}{REDACTED}@{url[match.end() :]}"
 
 
 class Reply(NamedTuple):
@@ -144,13 +153,6 @@ def reply_error(data: Any) -> str:
     if isinstance(data, dict) and data.get("error"):
         return f": error {json.dumps(data['error'])[:ERROR_PREVIEW_CHARS]}"
     return ""
-
-
-def _url_password(url: str) -> str | None:
-    try:
-        return urlsplit(url).password or None
-    except ValueError:
-        return None
 
 
 class HttpChat:
@@ -197,9 +199,11 @@ class HttpChat:
 
     def redact(self, text: str) -> str:
         """``text`` with this client's key and its URL's password replaced, wherever an error
-        or a body echoed them."""
+        or a body echoed them. A secret shorter than ``MIN_REDACTED_CHARS`` is left alone: as
+        a substring it is everywhere, and a one-character password turned an error into
+        "[Errno [redacted][redacted]…" while hiding next to nothing."""
         for secret in (self._secret, self._url_secret):
-            if secret:
+            if secret and len(secret) >= MIN_REDACTED_CHARS:
                 text = text.replace(secret, REDACTED)
         return text
 
@@ -265,6 +269,18 @@ class HttpChat:
         text = self.redact(raw[: ERROR_PREVIEW_CHARS * 4].decode("utf-8", "replace"))
         return text[:ERROR_PREVIEW_CHARS]
 
+    def _bad_url(self, exc: Exception) -> str:
+        """The error for a URL httpx refuses. With a password in ``base_url`` httpx's own
+        text is left out: it quotes the piece it misread ("Invalid port: 'pa'" for
+        ``user:pa#ss@``), part of the password that no redaction of the whole one finds."""
+        base = mask_url(self.base_url)
+        if self._url_secret is None:
+            return self.redact(f"{self.name} request failed: InvalidURL: {exc}")
+        return (
+            f"{self.name} request failed: InvalidURL: base_url {base!r} cannot be parsed"
+            " (percent-encode a '#', '/', '?' or '@' in its password)"
+        )
+
     def _timed_out(self) -> str:
         return f"{self.name} timed out after {self.timeout:g} s"
 
@@ -284,7 +300,9 @@ class HttpChat:
             raise ProviderError(self.redact(exc.message)) from None
         except httpx.TimeoutException:
             raise ProviderError(self._timed_out()) from None
-        except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError) as exc:
+        except httpx.InvalidURL as exc:
+            raise ProviderError(self._bad_url(exc)) from None
+        except (httpx.HTTPError, httpx.StreamError) as exc:
             message = f"{self.name} request failed: {type(exc).__name__}: {exc}"
             raise ProviderError(self.redact(message)) from None
         except (ValueError, LookupError, TypeError, AttributeError, RecursionError) as exc:
