@@ -6,6 +6,8 @@ import json
 import os
 import shlex
 import stat
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -13,6 +15,46 @@ import pytest
 
 from taskloom import agent_setup
 from taskloom.cli import main
+
+HERE = Path(sys.executable).parent
+"""This environment's bin folder, where its ``taskloom`` script is."""
+
+
+@pytest.fixture(autouse=True)
+def taskloom_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The agent finds this environment's ``taskloom`` on its PATH, as after ``activate``:
+    the files then name it plainly (see the test for the other case)."""
+    monkeypatch.setenv("PATH", f"{HERE}{os.pathsep}{os.environ.get('PATH', '')}")
+
+
+def test_a_taskloom_the_agent_cannot_find_on_path_is_written_as_its_full_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A virtualenv's ``taskloom`` not on PATH: the agent could start neither the MCP server
+    nor a hook ("taskloom: not found"); the files name the program by its path."""
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+    full = str((HERE / "taskloom").resolve())
+    assert main(["init", "claude-code", "--thread", "t", "--project", str(tmp_path)]) == 0
+    mcp = json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["taskloom"]
+    assert mcp["command"] == full
+    settings = json.loads((tmp_path / ".claude" / "settings.json").read_text())
+    hook = settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+    assert shlex.split(hook)[0] == full
+    run = subprocess.run(
+        hook,
+        shell=True,
+        input=json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": "hi"}),
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"PATH": str(tmp_path / "empty-bin"), "HOME": str(tmp_path)},
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    codex = tmp_path / "codex"
+    assert main(["init", "codex", "--thread", "t", "--codex-home", str(codex)]) == 0
+    config = tomllib.loads((codex / "config.toml").read_text())
+    assert config["mcp_servers"]["taskloom"]["command"] == full
 
 
 def test_claude_code_merges_keeps_user_settings_and_is_idempotent(

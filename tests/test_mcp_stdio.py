@@ -40,8 +40,10 @@ async def _session_calls(db: str, thread: str, title: str) -> dict[str, object]:
         bad = await session.call_tool("todo", {"op": "add"})
         listed = await session.call_tool("todo", {"op": "list"})
         board = await session.read_resource("taskloom://board")
+        templates = await session.list_resource_templates()  # none, but answered
         return {
             "names": [t.name for t in tools.tools],
+            "templates": templates.resource_templates,
             "added": added,
             "bad": bad,
             "listed": listed.content[0].text,  # type: ignore[union-attr]
@@ -65,6 +67,7 @@ def test_mcp_stdio_tools_errors_and_thread_isolation(tmp_path: Path) -> None:
         registry = tl.tools.names()
     assert a["names"] == registry  # the MCP tool list is the registry
     assert not a["added"].is_error  # type: ignore[attr-defined]
+    assert a["templates"] == []
     assert a["bad"].is_error  # type: ignore[attr-defined]
     assert "op 'add' needs `content`" in a["bad"].content[0].text  # type: ignore[attr-defined]
     assert "only in a" in str(a["listed"]) and "only in b" not in str(a["listed"])

@@ -127,6 +127,19 @@ def test_migrate_db_refuses_a_missing_sqlite_source(
     assert not source.exists() and not target.exists()
 
 
+def test_migrate_db_refuses_an_empty_sqlite_source_and_leaves_it_empty(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A 0-byte file (what ``touch`` or a tool that "creates the file first" leaves) was
+    migrated in place, written to though it is the source, and "0 rows" copied."""
+    source, target = tmp_path / "empty.db", tmp_path / "new.db"
+    source.touch()
+    code = main(["migrate-db", "--from", f"sqlite:///{source}", "--to", f"sqlite:///{target}"])
+    assert code == 1
+    assert f"Error: the source database {source} is an empty file" in capsys.readouterr().err
+    assert source.stat().st_size == 0 and not target.exists()
+
+
 @pytest.mark.postgres
 def test_migrate_db_copies_a_postgres_table_larger_than_a_quarter_of_shared_buffers(
     tmp_path: Path,

@@ -874,3 +874,43 @@ def test_a_mistyped_first_schema_is_refused_not_skipped_for_public() -> None:
     with pytest.raises(taskloom.StoreError, match=f"first schema, '{typo}', does not exist"):
         tl.queue.stats()
     tl.close()
+
+
+PG_FOREIGN = {
+    "another app's tables": ("CREATE TABLE users (id int)",),
+    "a table taskloom also has": ("CREATE TABLE tasks (id int)",),
+    "golang-migrate": (
+        "CREATE TABLE schema_migrations (version bigint PRIMARY KEY, dirty boolean)",
+        "INSERT INTO schema_migrations VALUES (3, false)",
+    ),
+    "rails": (
+        "CREATE TABLE schema_migrations (version varchar PRIMARY KEY)",
+        "INSERT INTO schema_migrations VALUES ('20240101000000')",
+    ),
+}
+
+
+@pytest.mark.parametrize("made", PG_FOREIGN.values(), ids=PG_FOREIGN.keys())
+def test_a_schema_of_another_application_is_refused_and_left_as_it_was(
+    pg_url: str, made: tuple[str, ...]
+) -> None:
+    """As on SQLite: taskloom's tables went in beside the other application's, or the
+    migrations failed half-way ("relation tasks already exists", a boolean column given a
+    file name), or a framework's history was blamed on a newer taskloom."""
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        for sql in made:
+            conn.execute(sql)
+        before = conn.execute(
+            "SELECT table_name FROM information_schema.tables"
+            " WHERE table_schema = current_schema() ORDER BY 1"
+        ).fetchall()
+    tl = taskloom.connect(pg_url)
+    with pytest.raises(taskloom.StoreError, match=r"is not a taskloom database \(it has tables: "):
+        tl.board("t").add("x")
+    tl.close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        after = conn.execute(
+            "SELECT table_name FROM information_schema.tables"
+            " WHERE table_schema = current_schema() ORDER BY 1"
+        ).fetchall()
+    assert after == before

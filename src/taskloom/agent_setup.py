@@ -11,8 +11,10 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import shutil
+import sys
 import tomllib
-from pathlib import PureWindowsPath
+from pathlib import Path, PureWindowsPath
 from typing import Any
 
 from taskloom.domain.common import parse_json_object, url_has_password
@@ -20,6 +22,7 @@ from taskloom.domain.errors import InvalidInput
 from taskloom.store import check_url
 
 SERVER_NAME = "taskloom"
+PROGRAM_NAMES = ("taskloom", "taskloom.exe")
 HOOK_EVENTS = {"UserPromptSubmit": "prompt", "SessionStart": "session-start"}
 
 
@@ -36,8 +39,22 @@ def mcp_command(thread: str, agent: str, db: str | None) -> list[str]:
             " and command lines: set TASKLOOM_URL in the agent's environment instead, and"
             " leave --db out"
         )
-    args = ["taskloom", "mcp", "--thread", thread, "--agent", agent]
+    args = [program(), "mcp", "--thread", thread, "--agent", agent]
     return args + (["--db", db] if db else [])
+
+
+def program() -> str:
+    """How the agent is to start taskloom: ``taskloom`` when that name on its PATH is this
+    very program, else this program's absolute path. A virtualenv's ``.venv/bin/taskloom``
+    is seldom on PATH: the agent found no ``taskloom``, and its MCP server and every hook
+    failed to start ("taskloom: not found"), out of the user's sight."""
+    candidates = [Path(sys.argv[0])] if Path(sys.argv[0]).name in PROGRAM_NAMES else []
+    candidates.append(Path(sys.executable).parent / "taskloom")  # ``python -m taskloom``
+    mine = next((c.resolve() for c in candidates if c.is_file()), None)
+    if mine is None:
+        return "taskloom"
+    found = shutil.which("taskloom")
+    return "taskloom" if found and Path(found).resolve() == mine else str(mine)
 
 
 def hook_command(event: str, agent: str, db: str | None, program: str = "taskloom") -> str:
@@ -91,7 +108,7 @@ def merge_hooks_json(text: str, name: str, agent: str, db: str | None) -> tuple[
         if not isinstance(groups, list):
             raise InvalidInput(f"{name}: `hooks.{event}` must be a list")
         ours = [args for g in groups for h in _entries(g) if (args := _our_args(h, event))]
-        command = hook_command(event, agent, db, ours[0][0] if ours else "taskloom")
+        command = hook_command(event, agent, db, ours[0][0] if ours else program())
         if [shlex.join(args) for args in ours] == [command]:
             continue
         kept = []
@@ -123,7 +140,7 @@ def _our_args(hook: object, event: str) -> list[str]:
     except ValueError:
         return []
     program = PureWindowsPath(args[0]).name if args else ""  # takes "/" and "\\" alike
-    ours = program in ("taskloom", "taskloom.exe") and args[1:3] == ["hook", HOOK_EVENTS[event]]
+    ours = program in PROGRAM_NAMES and args[1:3] == ["hook", HOOK_EVENTS[event]]
     return args if ours else []
 
 

@@ -163,6 +163,11 @@ def build_server(tl: Taskloom, ctx: ToolContext | None) -> Server[Any]:
             ]
         )
 
+    async def list_resource_templates(_: Any, __: Any) -> types.ListResourceTemplatesResult:
+        """None: the two resources are fixed. Answered, not "method not found", as the
+        server says it serves resources, and SDK clients that list templates then failed."""
+        return types.ListResourceTemplatesResult(resource_templates=[])
+
     async def read_resource(request_ctx: Any, params: types.ReadResourceRequestParams) -> Any:
         async with session_lock(request_ctx):  # after the session's earlier calls, in order
             return await _read_resource(request_ctx, params)
@@ -202,6 +207,7 @@ def build_server(tl: Taskloom, ctx: ToolContext | None) -> Server[Any]:
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         on_list_resources=list_resources,
+        on_list_resource_templates=list_resource_templates,
         on_read_resource=read_resource,
     )
 

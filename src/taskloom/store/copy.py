@@ -150,6 +150,10 @@ def copy_store(src: Store, dst: Store, progress: Progress) -> dict[str, int]:
         # Reading a missing SQLite file sees an empty schema: a mistyped --from would "copy
         # 0 rows" and succeed.
         raise NotFound(f"the source database {src.path} does not exist")
+    if isinstance(src, SqliteStore) and src.path.stat().st_size == 0:
+        # The same with an empty file, which opening it would also have turned into a
+        # database (the source is only read).
+        raise InvalidInput(f"the source database {src.path} is an empty file: nothing to copy")
     with src.read() as stx, dst.write() as dtx:
         for side, tx in (("source", stx), ("destination", dtx)):
             newer = _migrations(tx) - {number for number, _, _ in migrations.load(tx.dialect)}

@@ -416,10 +416,43 @@ def _configure(conn: psycopg.Connection[Any]) -> None:
     )
 
 
+def _refuse_foreign(conn: psycopg.Connection[Any], name: str) -> None:
+    """Refuse a schema holding another application's tables (and no taskloom history): its
+    tables got taskloom's beside them, or the migrations failed on a table name both use
+    ("relation tasks already exists"), or a framework's ``schema_migrations`` was taken for
+    a newer taskloom's."""
+    tables = [
+        str(r["table_name"])
+        for r in conn.execute(
+            "SELECT table_name FROM information_schema.tables"
+            " WHERE table_schema = current_schema() ORDER BY table_name"
+        )
+    ]
+    if not tables:
+        return
+    if "schema_migrations" in tables:
+        columns = [
+            str(r["column_name"])
+            for r in conn.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_schema ="
+                " current_schema() AND table_name = 'schema_migrations' ORDER BY ordinal_position"
+            )
+        ]
+        rows = [tuple(r.values()) for r in conn.execute("SELECT * FROM schema_migrations")]
+        if migrations.is_taskloom_history(columns, rows):
+            return
+    schema = conn.execute("SELECT current_schema() AS s").fetchone()
+    where = f"the schema {schema['s'] if schema else '?'} of {name}"
+    migrations.refuse_foreign(
+        tables, where, "use another database, or another schema (search_path in the URL)"
+    )
+
+
 def _migrate(conn: psycopg.Connection[Any], schema_hash: int, name: str) -> None:
     """Apply the migrations this schema lacks, under a lock. A schema already up to date is
     only read, so a role allowed to read and write rows, but not to create tables, can
     use a schema its owner set up."""
+    _refuse_foreign(conn, name)
     wanted = {number for number, _, _ in migrations.load("postgres")}
     exists = conn.execute("SELECT to_regclass('schema_migrations') IS NOT NULL AS t").fetchone()
     if exists and exists["t"]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import sqlite3
 import threading
 import time
@@ -187,16 +186,10 @@ def _pending(conn: sqlite3.Connection, name: str) -> list[tuple[int, str, str]]:
     return [m for m in migrations.load("sqlite") if m[0] not in applied]
 
 
-FOREIGN_TABLES_SHOWN = 5
-"""How many of another application's tables the refusal to use its file names."""
-
-
 def _refuse_foreign(conn: sqlite3.Connection, path: Path) -> None:
     """Refuse a file that holds tables or views but not taskloom's schema: another
     application's database. Taskloom's schema went into it, even on a read, or the open
-    failed half-way on a table name both use. A ``schema_migrations`` table is not proof:
-    Rails, golang-migrate, dbmate and Ecto keep one too (taskloom's rows went into theirs),
-    so its columns and rows must be taskloom's. Checked before WAL is switched on, which
+    failed half-way on a table name both use. Checked before WAL is switched on, which
     would change the file too."""
     names = [
         str(row[0])
@@ -205,35 +198,14 @@ def _refuse_foreign(conn: sqlite3.Connection, path: Path) -> None:
             " AND name NOT LIKE 'sqlite!_%' ESCAPE '!' ORDER BY name"
         )
     ]
-    if not names or ("schema_migrations" in names and _taskloom_migrations(conn)):
+    if not names:
         return
-    shown = ", ".join(names[:FOREIGN_TABLES_SHOWN]) + (
-        ", …" if len(names) > FOREIGN_TABLES_SHOWN else ""
-    )
-    raise StoreError(
-        f"{path} is not a taskloom database (it has tables: {shown}); use a new file or a"
-        " taskloom database"
-    )
-
-
-def _taskloom_migrations(conn: sqlite3.Connection) -> bool:
-    """Whether ``schema_migrations`` is taskloom's: columns ``version`` and ``name``, and each
-    row a numbered migration file (``1, '0001_core.sql'``). Empty is taskloom's too: another
-    process may have just created it, in the transaction that goes on to fill it."""
-    columns = [str(row[1]) for row in conn.execute("PRAGMA table_info(schema_migrations)")]
-    if columns != ["version", "name"]:
-        return False
-    rows = conn.execute("SELECT version, name FROM schema_migrations").fetchall()
-    return all(
-        isinstance(version, int)
-        and isinstance(name, str)
-        and _MIGRATION_NAME.fullmatch(name) is not None
-        and int(name[:4]) == version
-        for version, name in rows
-    )
-
-
-_MIGRATION_NAME = re.compile(r"\d{4}_[a-z0-9_]+\.sql")
+    if "schema_migrations" in names:
+        columns = [str(row[1]) for row in conn.execute("PRAGMA table_info(schema_migrations)")]
+        rows = conn.execute("SELECT * FROM schema_migrations").fetchall()
+        if migrations.is_taskloom_history(columns, rows):
+            return
+    migrations.refuse_foreign(names, str(path), "use a new file or a taskloom database")
 
 
 def _rollback(conn: sqlite3.Connection) -> None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import re
+from collections.abc import Collection, Sequence
 from importlib import resources
+from typing import Any
 
 from taskloom.domain.errors import StoreError
 
@@ -28,3 +30,31 @@ def refuse_newer(applied: Collection[int], dialect: str, name: str) -> None:
             f"the database {name} has migrations {newer} that this taskloom does not know (a newer"
             " taskloom wrote it): upgrade taskloom to use it"
         )
+
+
+_NAME = re.compile(r"\d{4}_[a-z0-9_]+\.sql")
+FOREIGN_SHOWN = 5
+"""How many of another application's tables a refusal to use its database names."""
+
+
+def is_taskloom_history(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> bool:
+    """Whether a ``schema_migrations`` table (its column names and ``(version, name)`` rows)
+    is taskloom's: Rails, golang-migrate, dbmate and Ecto keep a table of that name too, and
+    taskloom's rows and tables went into theirs. Empty is taskloom's: another process may
+    have just created it, in the transaction that goes on to fill it."""
+    if list(columns) != ["version", "name"]:
+        return False
+    return all(
+        isinstance(version, int)
+        and isinstance(name, str)
+        and _NAME.fullmatch(name) is not None
+        and int(name[:4]) == version
+        for version, name in rows
+    )
+
+
+def refuse_foreign(tables: Sequence[str], where: str, instead: str) -> None:
+    """Refuse a database whose ``tables`` (and views) are another application's: ``where``
+    names it, ``instead`` says what to use."""
+    shown = ", ".join(tables[:FOREIGN_SHOWN]) + (", …" if len(tables) > FOREIGN_SHOWN else "")
+    raise StoreError(f"{where} is not a taskloom database (it has tables: {shown}); {instead}")
