@@ -84,6 +84,10 @@ def test_thread_id_is_validated(tl: Taskloom) -> None:
         tl.board("  ")
     with pytest.raises(InvalidInput, match="longer than"):
         tl.board("x" * 201)
+    for dots in (".", ".."):  # a URL path drops them: the panel could not act on the thread
+        with pytest.raises(InvalidInput, match="a URL path drops it"):
+            tl.board(dots)
+    assert tl.board("...").list()["thread_id"] == "..."  # not a path segment browsers drop
 
 
 def test_unknown_field_rejected(tl: Taskloom) -> None:

@@ -827,3 +827,67 @@ def test_the_hash_names_a_thread_as_the_server_does(server: Server, page: object
     page.goto(f"{server.url}/#t")
     expect(page.locator("#live")).to_have_attribute("data-state", "live")
     expect(page.locator("#toast")).to_be_hidden()
+
+
+def test_a_thread_without_a_board_shows_an_empty_one_not_loading(
+    server: Server, page: object
+) -> None:
+    """A thread with only a goal, or none at all yet, said "Loading…" for ever: its stream
+    opening has no board snapshot."""
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    tl = taskloom.connect(server.db_url)
+    tl.goal("g").set("Ship", token_budget=1000)
+    page.goto(f"{server.url}/#g")
+    expect(page.locator(".goal .status")).to_have_attribute("data-status", "active")
+    expect(page.locator("#board")).to_contain_text("No cards on this board yet.")
+    page.goto(f"{server.url}/#later")
+    expect(page.locator("#thread-title")).to_have_text("later")
+    expect(page.locator("#board")).to_contain_text("No cards on this board yet.")
+    tl.board("later").add("now there is one")
+    expect(page.locator(".card .title", has_text="now there is one")).to_be_visible()
+    tl.close()
+
+
+def test_a_status_filter_that_hides_every_task_does_not_call_the_queue_empty(
+    server: Server, page: object
+) -> None:
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    tl = taskloom.connect(server.db_url)
+    tl.queue.add("Index the docs")
+    claimed = tl.queue.claim("w", lease=300)
+    assert claimed is not None
+    tl.board("t").add("card")
+    page.goto(f"{server.url}/#t")
+    expect(page.locator("table.tasks tbody tr")).to_have_count(1)
+    page.get_by_label("Status filter").select_option("ready")
+    expect(page.locator("#queue")).to_contain_text("No task matches the filters.")
+    tl.close()
+
+
+def test_a_control_an_action_removes_leaves_focus_on_its_card_or_section(
+    server: Server, page: object
+) -> None:
+    """After Enter on Pause (or Approve), focus fell to <body>: a keyboard user started over
+    from the top. It stays in the goal (or on the card), on no other button a second Enter
+    would press."""
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    tl = _goal_shown(server, page, budget=1000, used=0)
+    goal = page.locator(".goal")
+    goal.get_by_role("button", name="Pause").focus()
+    page.keyboard.press("Enter")
+    expect(goal.locator(".status")).to_have_attribute("data-status", "paused")
+    assert page.evaluate("document.activeElement.id") == "goal-panel"
+    page.keyboard.press("Enter")
+    assert tl.goal("t").get()["goal"]["status"] == "paused"
+    card = _awaiting(tl, "t", "deploy", ["step"])
+    page.locator(f'[data-card="{card}"]').get_by_role("button", name="Approve").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator(f'[data-card="{card}"] .status')).to_have_attribute("data-status", "ready")
+    assert page.evaluate("document.activeElement.dataset.card") == card
+    tl.close()

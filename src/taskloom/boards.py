@@ -40,6 +40,10 @@ def check_thread_id(thread_id: str | None) -> str:
     storable_size(thread_id, "thread id")
     if len(thread_id) > MAX_THREAD_ID:
         raise InvalidInput(f"thread id is longer than {MAX_THREAD_ID} characters")
+    if thread_id in (".", ".."):
+        # A URL path cannot carry these: browsers drop them (as "%2E" too), so the panel's
+        # every button on such a thread went to another route ("Not Found").
+        raise InvalidInput(f"a thread id cannot be {thread_id!r} (a URL path drops it)")
     if not thread_id.isprintable():
         for at, char in enumerate(thread_id):
             if _unseen(char):

@@ -171,15 +171,23 @@ function nameOf(el) {
   const what = el.dataset.act ? `${el.dataset.act}|${el.textContent}` : el.getAttribute("aria-label") || el.getAttribute("href") || el.textContent;
   return `${el.tagName}|${where}|${what}`;
 }
+// A control that is gone (Approve once the plan is approved, Pause once paused) leaves focus
+// on its card or task, else its section: on <body>, a keyboard user started over from the top
+// of the page. Not on another button there, where a second Enter would act again.
 function keepingFocus(render) {
   const active = document.activeElement;
   const name = active && active !== document.body ? nameOf(active) : null;
   const caret = typeof active?.selectionStart === "number"
     ? [active.selectionStart, active.selectionEnd, active.selectionDirection] : null;
+  const row = active?.closest?.("[data-card], [data-task]");
+  const rowKey = row ? (row.dataset.card ? `[data-card="${CSS.escape(row.dataset.card)}"]` : `[data-task="${CSS.escape(row.dataset.task)}"]`) : null;
+  const section = active?.closest?.("section[id]")?.id;
   render();
   if (name === null || document.activeElement === active && active.isConnected) return;
-  const again = [...document.querySelectorAll(active.tagName)].find((el) => nameOf(el) === name);
+  const again = [...document.querySelectorAll(active.tagName)].find((el) => nameOf(el) === name)
+    || (rowKey && document.querySelector(rowKey)) || (section && document.getElementById(section));
   if (!again) return;
+  if (!again.matches("a[href], button, input, select, textarea, [tabindex]")) again.tabIndex = -1;
   again.focus({ preventScroll: true });
   if (caret && typeof again.setSelectionRange === "function") again.setSelectionRange(...caret);
 }
@@ -406,7 +414,9 @@ function renderQueue() {
   }
   const note = more ? h("p", { class: "more" }, more) : null;
   if (!rows.length) {
-    $("queue").replaceChildren(h("p", { class: "empty" }, total || held.length ? "No task matches the filters." : "The queue is empty."), ...(note ? [note] : []));
+    // Any task at all, whatever the status filter shows (its count is only that status's).
+    const any = (stats ? stats.total : 0) || held.length;
+    $("queue").replaceChildren(h("p", { class: "empty" }, any ? "No task matches the filters." : "The queue is empty."), ...(note ? [note] : []));
     return;
   }
   $("queue").replaceChildren(h("table", { class: "tasks" },
@@ -494,6 +504,7 @@ function connect() {
   }
   source.addEventListener("open", () => {
     setLive("live");
+    if (state.thread !== null) loadBoardIfNone(source);
     if (wasStopped && $("toast").textContent.startsWith("The live view stopped")) $("toast").hidden = true;
     loadTasks();
   });
@@ -503,6 +514,21 @@ function connect() {
     // The browser retries by itself with Last-Event-ID; if it gave up, find out why.
     if (source.readyState === EventSource.CLOSED) diagnose(source, source.url);
   });
+}
+
+// A thread without a board has no todo_state in the stream's opening, and the id-only frame
+// that ends the opening is not an event a page sees: the board said "Loading…" for ever. Once
+// the stream is open the board is asked for, and shown only if the stream sent none meanwhile.
+async function loadBoardIfNone(source) {
+  const thread = state.thread;
+  try {
+    const board = await api(`/api/threads/${encodeURIComponent(thread)}/board`);
+    if (source !== state.source || state.thread !== thread || state.board !== null) return;
+    state.board = board;
+    schedule("board");
+  } catch {
+    // the server is away (the stream says so) or refused the thread (the list says why)
+  }
 }
 
 // The browser gave up on the stream: the server is away (try again shortly), or it refused the
