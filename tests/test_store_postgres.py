@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Iterator
 from importlib.resources import files
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import psycopg.sql
@@ -914,3 +914,39 @@ def test_a_schema_of_another_application_is_refused_and_left_as_it_was(
             " WHERE table_schema = current_schema() ORDER BY 1"
         ).fetchall()
     assert after == before
+
+
+def test_another_applications_tables_count_though_the_role_cannot_see_them(pg_url: str) -> None:
+    """The information schema lists only tables the role has a privilege on: a taskloom role
+    with none on the other application's tables saw an empty schema and migrated into it."""
+    role = f"tl_noperm_{uuid.uuid4().hex[:8]}"
+    schema = urlsplit(pg_url).query.split("search_path%3D")[-1].split("&")[0]
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE users (id int PRIMARY KEY)")
+        conn.execute(psycopg.sql.SQL("CREATE ROLE {} LOGIN").format(psycopg.sql.Identifier(role)))
+        conn.execute(
+            psycopg.sql.SQL("GRANT USAGE, CREATE ON SCHEMA {} TO {}").format(
+                psycopg.sql.Identifier(schema), psycopg.sql.Identifier(role)
+            )
+        )
+    parts = urlsplit(pg_url)
+    as_role = urlunsplit(parts._replace(netloc=f"{role}@{parts.netloc.rsplit('@', 1)[-1]}"))
+    try:
+        tl = taskloom.connect(as_role)
+        with pytest.raises(taskloom.StoreError, match=r"\(it has tables: users"):
+            tl.board("t").add("x")
+        tl.close()
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            tables = conn.execute(
+                "SELECT relname FROM pg_class WHERE relnamespace = current_schema()::regnamespace"
+                " AND relkind = 'r'"
+            ).fetchall()
+        assert tables == [("users",)]
+    finally:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute(
+                psycopg.sql.SQL("REVOKE ALL ON SCHEMA {} FROM {}").format(
+                    psycopg.sql.Identifier(schema), psycopg.sql.Identifier(role)
+                )
+            )
+            conn.execute(psycopg.sql.SQL("DROP ROLE {}").format(psycopg.sql.Identifier(role)))

@@ -957,3 +957,56 @@ def test_an_approved_card_s_agent_and_a_removed_id_in_another_case_stay_a_person
     back = {"merge": True, "todos": [{"id": "STEP-1", "content": "Other", "status": "completed"}]}
     r = call(tl, "todo_list", back)
     assert r.is_error and "give new work a new id" in r.content
+
+
+@pytest.mark.parametrize("control", ["\x01", "\x1b[2K", "\x7f", "\x9b"])
+def test_control_characters_in_card_text_are_refused(tl: Taskloom, control: str) -> None:
+    """``"Deploy to production\\x01"`` passed the approval gate's look-alike check, and a
+    terminal escape in a plan step hid text from the person about to approve it."""
+    for args in (
+        {"op": "add", "content": f"Deploy to production{control}"},
+        {"op": "add", "content": "Drop the database", "plan": [f"rm -rf /srv{control}"]},
+        {"op": "add", "content": "x", "notes": f"n{control}"},
+    ):
+        r = call(tl, "todo", args)
+        assert r.is_error and "must not contain control characters (U+00" in r.content, r.content
+    assert tl.board("thread-1").list()["cards"] == []
+    r = call(tl, "goal_set", {"objective": f"Ship{control}"})
+    assert r.is_error and "control characters" in r.content
+
+
+def test_an_argument_the_op_does_not_use_is_refused_not_ignored(tl: Taskloom) -> None:
+    """Evidence sent with update_status was dropped in silence, and ``clear`` with an id (a
+    model that meant remove) emptied the board."""
+    cid = ok(tl, "todo", {"op": "add", "content": "Write tests"}).data["cards"][0]["id"]
+    r = call(
+        tl,
+        "todo",
+        {"op": "update_status", "id": cid, "status": "done", "evidence": ["pytest: 42 passed"]},
+    )
+    assert r.is_error and "op 'update_status' does not take `evidence`" in r.content
+    assert "op 'edit'" in r.content
+    r = call(tl, "todo", {"op": "clear", "id": cid})
+    assert r.is_error and "op 'clear' does not take `id`: it takes nothing else" in r.content
+    assert [c["status"] for c in tl.board("thread-1").list()["cards"]] == ["todo"]
+    # Parameters sent empty or null because the model fills every one are not "given".
+    ok(tl, "todo", {"op": "list", "id": None, "content": "", "plan": [], "cards": None})
+
+
+def test_a_key_given_twice_is_refused_not_last_one_wins(tl: Taskloom) -> None:
+    ok(tl, "todo", {"op": "add", "content": "keep me"})
+    r = call(tl, "todo", '{"op": "list", "op": "clear"}')
+    assert r.is_error and "gives the key 'op' twice" in r.content
+    assert len(tl.board("thread-1").list()["cards"]) == 1
+
+
+def test_errors_do_not_echo_a_huge_argument_back_whole(tl: Taskloom) -> None:
+    big = "x" * 2_000_000
+    for name, args in ((big, {}), ("todo", {"op": "remove", "id": big})):
+        r = call(tl, name, args)
+        assert r.is_error and len(r.content) < 2_100 and "error cut at 2,000" in r.content
+
+
+def test_an_unknown_card_id_says_where_the_ids_are(tl: Taskloom) -> None:
+    r = call(tl, "todo", {"op": "remove", "id": "nope"})
+    assert r.is_error and "todo id 'nope' not found (op 'list' shows" in r.content

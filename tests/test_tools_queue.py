@@ -169,3 +169,14 @@ def test_a_long_result_or_error_is_cut_alike_and_the_model_is_told(tl: Taskloom)
     got = call(tl, "task_next", {}, CODER).data
     wide = {"task_id": got["id"], "lease_token": got["lease_token"], "result": "a" * 16_383 + "é"}
     assert "only its first 16383 were kept" in call(tl, "task_done", wide, CODER).content
+
+
+def test_a_lease_too_short_to_read_the_answer_is_refused(tl: Taskloom) -> None:
+    """``lease_s: 1e-9`` ran out before the answer was read; three such claims used up the
+    task's attempts and sent it to dead."""
+    task, _ = tl.queue.add("Index the docs")
+    me = ToolContext(thread_id="t", agent_id="agent-a")
+    for _ in range(3):
+        r = call(tl, "task_next", {"lease_s": 1e-9}, me)
+        assert r.is_error and "lease_s" in r.content and "greater than or equal to 1" in r.content
+    assert tl.queue.get(task.id).status == "ready" and tl.queue.get(task.id).attempts == 0

@@ -45,7 +45,7 @@ def _snapshot(thread_id: str, version: int, goal: Goal | None) -> Snapshot:
 
 def _need(goal: Goal | None) -> Goal:
     if goal is None:
-        raise NotFound("this thread has no goal")
+        raise NotFound("this thread has no goal: set one first")
     return goal
 
 

@@ -31,6 +31,7 @@ from taskloom.domain.common import (
     Unset,
     clean_list,
     iso,
+    no_controls,
     non_empty,
     parse_iso,
 )
@@ -332,17 +333,17 @@ def _clean_title(title: str) -> str:
     title = " ".join(storable(title, "todo content", MAX_TITLE_BYTES).split())
     if not title:
         raise InvalidInput("todo content must not be empty")
-    return title
+    return no_controls(title, "todo content")
 
 
 def _clean_text(value: str | None, name: str) -> str | None:
-    return non_empty(None if value is None else storable(value, name))
+    return non_empty(None if value is None else no_controls(storable(value, name), name))
 
 
 def _clean_items(items: Sequence[str] | None, name: str) -> tuple[str, ...]:
     if isinstance(items, str):  # a list of its letters, otherwise
         raise InvalidInput(f"{name} must be a list of text, not one text")
-    cleaned = clean_list([storable(i, name) for i in items or ()])
+    cleaned = clean_list([no_controls(storable(i, name), name) for i in items or ()])
     if len(cleaned) > MAX_ITEMS:
         raise InvalidInput(f"{name} holds more than {MAX_ITEMS} items")
     return cleaned

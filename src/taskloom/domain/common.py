@@ -54,9 +54,9 @@ def clean_list(items: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
 
 def parse_json(text: str, what: str) -> Any:
     """``text`` as JSON, or an error naming ``what`` and the problem: whatever the input (too
-    deep, a number too long), never a Python exception of another kind."""
+    deep, a number too long, a key twice), never a Python exception of another kind."""
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_UniqueKeys(what))
     except RecursionError:
         raise InvalidInput(f"{what} is not valid JSON (nested too deeply)") from None
     except json.JSONDecodeError as exc:
@@ -65,12 +65,50 @@ def parse_json(text: str, what: str) -> Any:
         raise InvalidInput(f"{what} is not valid JSON (a number is too long)") from None
 
 
+class _UniqueKeys:
+    """An object hook refusing a key given twice: the last one won in silence, and
+    ``{"op": "list", "op": "clear"}`` cleared a board."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out = dict(pairs)
+        if len(out) < len(pairs):
+            seen: set[str] = set()
+            for key, _ in pairs:
+                if key in seen:
+                    raise InvalidInput(f"{self.what} gives the key {key!r} twice")
+                seen.add(key)
+        return out
+
+
 def parse_json_object(text: str, what: str) -> dict[str, Any]:
     """``text`` as a JSON object, or an error naming ``what`` and the problem."""
     value = parse_json(text, what)
     if not isinstance(value, dict):
         raise InvalidInput(f"{what} must be a JSON object")
     return value
+
+
+_CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f]")
+"""Control characters that are not whitespace or a line break (as Python splits lines:
+tab, LF, VT, FF, CR, the separators U+001C–U+001F, NEL)."""
+
+
+def no_controls(text: str, name: str) -> str:
+    """Refuse control characters (whitespace and line breaks aside) in text a person reads:
+    ``\x01`` made a title pass for another's, past the approval gate's look-alike check, and
+    a terminal escape (``\x1b[1A\x1b[2K``) in a plan step is an attempt to hide text from the
+    person about to approve it (the CLI shows escapes on a terminal, but other readers may
+    not)."""
+    found = _CONTROLS.search(text)
+    if found is not None:
+        raise InvalidInput(
+            f"{name} must not contain control characters (U+{ord(found.group()):04X} at"
+            f" position {found.start() + 1}): write it as plain text"
+        )
+    return text
 
 
 def storable_size(text: str, name: str = "text") -> int:

@@ -27,7 +27,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from taskloom.domain.common import UNSET, Unset, escape_xml, iso, non_empty, storable_size
+from taskloom.domain.common import (
+    UNSET,
+    Unset,
+    escape_xml,
+    iso,
+    no_controls,
+    non_empty,
+    storable_size,
+)
 from taskloom.domain.errors import InvalidInput, InvariantViolation
 
 MAX_OBJECTIVE = 4000
@@ -154,6 +162,7 @@ def _text(value: str | None, name: str, limit: int) -> str | None:
     ``limit`` characters, or ``None``. Too long is refused, not cut: nothing is lost."""
     if value is not None:
         storable_size(value, name)
+        no_controls(value, name)
     text = non_empty(value)
     if text is not None and len(text) > limit:
         raise InvalidInput(f"{name} is longer than {limit} characters")

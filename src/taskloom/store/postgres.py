@@ -420,25 +420,31 @@ def _refuse_foreign(conn: psycopg.Connection[Any], name: str) -> None:
     """Refuse a schema holding another application's tables (and no taskloom history): its
     tables got taskloom's beside them, or the migrations failed on a table name both use
     ("relation tasks already exists"), or a framework's ``schema_migrations`` was taken for
-    a newer taskloom's."""
+    a newer taskloom's. Read from the catalog, which shows every table: the information
+    schema shows only those the role has a privilege on, and a taskloom role with none on
+    the other application's tables saw an empty schema."""
     tables = [
-        str(r["table_name"])
+        str(r["relname"])
         for r in conn.execute(
-            "SELECT table_name FROM information_schema.tables"
-            " WHERE table_schema = current_schema() ORDER BY table_name"
+            "SELECT relname FROM pg_catalog.pg_class WHERE relnamespace ="
+            " current_schema()::regnamespace AND relkind IN ('r', 'p', 'v', 'm', 'f')"
+            " ORDER BY relname"
         )
     ]
     if not tables:
         return
     if "schema_migrations" in tables:
         columns = [
-            str(r["column_name"])
+            str(r["attname"])
             for r in conn.execute(
-                "SELECT column_name FROM information_schema.columns WHERE table_schema ="
-                " current_schema() AND table_name = 'schema_migrations' ORDER BY ordinal_position"
+                "SELECT attname FROM pg_catalog.pg_attribute WHERE attrelid ="
+                " to_regclass(format('%I.schema_migrations', current_schema()))"
+                " AND attnum > 0 AND NOT attisdropped ORDER BY attnum"
             )
         ]
-        rows = [tuple(r.values()) for r in conn.execute("SELECT * FROM schema_migrations")]
+        rows = []
+        if columns == ["version", "name"]:
+            rows = [(r["version"], r["name"]) for r in conn.execute(_HISTORY)]
         if migrations.is_taskloom_history(columns, rows):
             return
     schema = conn.execute("SELECT current_schema() AS s").fetchone()
@@ -446,6 +452,9 @@ def _refuse_foreign(conn: psycopg.Connection[Any], name: str) -> None:
     migrations.refuse_foreign(
         tables, where, "use another database, or another schema (search_path in the URL)"
     )
+
+
+_HISTORY = "SELECT version, name FROM schema_migrations"
 
 
 def _migrate(conn: psycopg.Connection[Any], schema_hash: int, name: str) -> None:

@@ -17,7 +17,7 @@ from pydantic import Field, StringConstraints
 from taskloom.domain.approval import advice_for_list_tools
 from taskloom.domain.board import Card, CardPatch, CardStatus, parse_status
 from taskloom.domain.common import UNSET, Unset
-from taskloom.domain.errors import InvalidInput, InvariantViolation
+from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound
 from taskloom.tools.registry import REGISTRY, ToolArgs, ToolContext, ToolResult, ToolSpec
 
 if TYPE_CHECKING:
@@ -118,8 +118,48 @@ def _model_board(tl: Taskloom, ctx: ToolContext) -> BoardHandle:
     return tl.board(ctx.thread_id or "").as_model()
 
 
+_CARD = frozenset(CardFields.model_fields)
+_OP_TAKES: dict[str, frozenset[str]] = {
+    "list": frozenset(),
+    "add": _CARD | {"content", "status"},
+    "edit": _CARD | {"id", "content", "status"},
+    "update_status": frozenset({"id", "status", "blocker"}),
+    "revise_plan": frozenset(),
+    "remove": frozenset({"id"}),
+    "replace": frozenset({"cards"}),
+    "clear": frozenset(),
+}
+"""The arguments each op uses. Any other is refused, never ignored in silence: evidence sent
+with ``update_status`` was lost, and ``{"op": "clear", "id": …}`` (a model that meant
+remove) emptied the board."""
+
+
+def _check_takes(args: TodoArgs) -> None:
+    """Refuse arguments the op does not use. Null and empty ones pass: many models send every
+    parameter, empty when unused."""
+    given = {name for name in type(args).model_fields if getattr(args, name) not in (None, "", [])}
+    extra = sorted(given - {"op"} - _OP_TAKES[args.op])
+    if extra:
+        takes = ", ".join(f"`{n}`" for n in sorted(_OP_TAKES[args.op])) or "nothing else"
+        hint = {
+            "update_status": " (op 'edit' changes a card's other fields)",
+            "add": " (the board assigns card ids)" if "id" in extra else "",
+        }.get(args.op, "")
+        raise InvalidInput(
+            f"op '{args.op}' does not take {', '.join(f'`{n}`' for n in extra)}: it takes"
+            f" {takes}{hint}"
+        )
+
+
 def _todo(tl: Taskloom, args: TodoArgs, ctx: ToolContext) -> ToolResult:
-    board = _model_board(tl, ctx)
+    _check_takes(args)
+    try:
+        return _board_result(_todo_op(_model_board(tl, ctx), args))
+    except NotFound as exc:  # an id the model made up, or one of a card removed since
+        raise NotFound(f"{exc.message} (op 'list' shows the cards and their ids)") from None
+
+
+def _todo_op(board: BoardHandle, args: TodoArgs) -> dict[str, Any]:
     fields = _fields(args)
     if args.status is not None:
         fields["status"] = parse_status(args.status)
@@ -127,8 +167,6 @@ def _todo(tl: Taskloom, args: TodoArgs, ctx: ToolContext) -> ToolResult:
     if op == "list":
         snap = board.list()
     elif op == "add":
-        if args.id is not None:
-            raise InvalidInput("op 'add' does not take `id`: the board assigns card ids")
         snap = board.add(_need(args.content, op, "content"), **fields)
     elif op == "edit":
         if args.content is not None:
@@ -149,7 +187,7 @@ def _todo(tl: Taskloom, args: TodoArgs, ctx: ToolContext) -> ToolResult:
         snap = board.replace([_replace_patch(c) for c in args.cards])
     else:
         snap = board.clear()
-    return _board_result(snap)
+    return snap
 
 
 def _replace_patch(card: ReplaceCard) -> CardPatch:

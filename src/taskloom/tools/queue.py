@@ -34,12 +34,19 @@ if TYPE_CHECKING:
     from taskloom.client import Taskloom
 
 DEFAULT_LEASE_S = 600.0
+MIN_LEASE_S = 1.0
+"""The shortest lease a model may take: ``1e-9`` ran out before the answer was read, and three
+such claims used up a task's attempts and sent it to dead."""
 
 
 def _lease(description: str) -> Any:
-    """A lease in seconds: positive, finite, at most :data:`MAX_SECONDS`."""
+    """A lease in seconds: at least :data:`MIN_LEASE_S`, finite, at most :data:`MAX_SECONDS`."""
     return Field(
-        DEFAULT_LEASE_S, gt=0, le=MAX_SECONDS, allow_inf_nan=False, description=description
+        DEFAULT_LEASE_S,
+        ge=MIN_LEASE_S,
+        le=MAX_SECONDS,
+        allow_inf_nan=False,
+        description=description,
     )
 
 

@@ -157,7 +157,14 @@ def _validation_text(name: str, exc: ValidationError) -> str:
     return f"invalid arguments for tool '{name}': " + "; ".join(parts)
 
 
+MAX_ERROR_CHARS = 2_000
+"""An error's text is cut here: many repeat what the model sent (an unknown 2 MB tool name or
+card id), which came back whole into its context."""
+
+
 def error_result(message: str) -> ToolResult:
+    if len(message) > MAX_ERROR_CHARS:
+        message = f"{message[:MAX_ERROR_CHARS]}… (error cut at {MAX_ERROR_CHARS:,} characters)"
     return ToolResult(content=f"error: {message}", is_error=True)
 
 
