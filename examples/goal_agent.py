@@ -20,12 +20,18 @@ import sys
 import time
 from typing import Any
 
-import httpx
-
 import taskloom
-from taskloom.continuation import StopReason, TurnOutcome, note_user_turn, run_goal_loop
-from taskloom.domain.errors import InvalidInput, TaskloomError
+from taskloom.continuation import (
+    StopReason,
+    TurnFailed,
+    TurnOutcome,
+    note_user_turn,
+    run_goal_loop,
+)
+from taskloom.domain.errors import InvalidInput, ProviderError, TaskloomError
 from taskloom.domain.goals import Goal
+from taskloom.llm.base import mask_url
+from taskloom.llm.openai import OpenAIChat
 from taskloom.tools.adapters import run_tool_calls
 
 SYSTEM = (
@@ -56,16 +62,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def read_reply(reply: httpx.Response) -> tuple[dict[str, Any], int]:
-    """The assistant's message and the tokens the call cost; a reply in another shape (not
-    JSON, no choices, a null usage) is a ValueError that says so."""
+def read_reply(response: Any) -> tuple[dict[str, Any], int | None]:
+    """The assistant's message and the tokens the call cost (``None``: not reported); a reply
+    in another shape (no choices, a usage that is not a whole count) is a ValueError."""
     try:
-        response = reply.json()
-        return response["choices"][0]["message"], int(
-            (response.get("usage") or {}).get("total_tokens") or 0
-        )
-    except (ValueError, LookupError, TypeError, AttributeError) as exc:
+        message, usage = response["choices"][0]["message"], response.get("usage") or {}
+        tokens = usage.get("total_tokens")
+    except (LookupError, TypeError, AttributeError) as exc:
         raise ValueError(f"unexpected reply ({type(exc).__name__}: {exc})") from None
+    if tokens is not None and (type(tokens) is not int or tokens < 0):
+        raise ValueError(f"unexpected reply (usage.total_tokens is {tokens!r})")
+    return message, tokens
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,46 +85,58 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Error: {exc}", file=sys.stderr)
         return 1
     ctx = taskloom.ToolContext(thread_id=args.thread, agent_id="goal-agent")
-    key = os.environ.get("OPENAI_API_KEY", "")
-    http = httpx.Client(
-        base_url=args.base_url,
-        headers={"Authorization": f"Bearer {key}"} if key else {},
-        timeout=120,
-    )
+    # The library's client: the key is checked and kept out of every error, busy answers
+    # (429, 503) are retried, and the provider's reason for a refusal is in the error.
+    chat = OpenAIChat(args.model, base_url=args.base_url)
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": SYSTEM},
         {"role": "user", "content": args.objective},
     ]
+    unreported: list[bool] = []
+
+    def call_model() -> tuple[dict[str, Any], int]:
+        body = {"model": args.model, "messages": messages, "tools": tl.tools.schemas()}
+        message, tokens = read_reply(chat.post_json(f"{chat.base_url}/chat/completions", body))
+        if tokens is None and not unreported:
+            unreported.append(True)
+            print(
+                "warning: the endpoint reports no usage; turns are charged 0 tokens",
+                file=sys.stderr,
+            )
+        return message, tokens or 0
 
     def turn(goal: Goal) -> TurnOutcome:
         started, tokens = time.monotonic(), 0
         before = tl.board(args.thread).list()["version"]
         if messages[-1]["role"] != "user":  # a continuation: remind the model of the goal
             messages.append({"role": "user", "content": tl.goal(args.thread).get()["context"]})
-        for _ in range(8):  # model ↔ tools round trips within one turn
-            reply = http.post(
-                "/chat/completions",
-                json={"model": args.model, "messages": messages, "tools": tl.tools.schemas()},
-            )
-            reply.raise_for_status()
-            message, used = read_reply(reply)
-            tokens += used
-            messages.append(message)
-            results = run_tool_calls(tl.tools, message, "openai", ctx)
-            if not results:
-                break
-            messages.extend(results)
-            now = tl.goal(args.thread).goal()
-            if now is None or now.status != goal.status:  # completed, blocked or paused
-                break
+        try:
+            for _ in range(8):  # model ↔ tools round trips within one turn
+                message, used = call_model()
+                tokens += used
+                messages.append(message)
+                results = run_tool_calls(tl.tools, message, "openai", ctx)
+                if not results:
+                    break
+                messages.extend(results)
+                now = tl.goal(args.thread).goal()
+                if now is None or now.status != goal.status:  # completed, blocked or paused
+                    break
+        except (ProviderError, InvalidInput, ValueError) as exc:  # down, refused, garbled:
+            # what the turn spent before the failure is charged all the same
+            raise TurnFailed(tokens, time.monotonic() - started) from exc
         progressed = tl.board(args.thread).list()["version"] != before
         print(f"turn: {tokens} tokens, board v{tl.board(args.thread).list()['version']}")
         return TurnOutcome(tokens, time.monotonic() - started, made_progress=progressed)
 
     try:
         result = run_goal_loop(tl, args.thread, turn, max_turns=args.max_turns)
-    except (httpx.HTTPError, ValueError, InvalidInput) as exc:  # down, refused, or garbled
-        print(f"Error: the model endpoint {args.base_url} failed: {exc}", file=sys.stderr)
+    except TurnFailed as exc:
+        where = mask_url(args.base_url)
+        print(f"Error: the model endpoint {where} failed: {exc}", file=sys.stderr)
+        return 1
+    except TaskloomError as exc:  # the database, not the model
+        print(f"Error: {exc}", file=sys.stderr)
         return 1
     print(f"stopped: {result.reason} after {result.turns} turn(s)")
     for card in tl.board(args.thread).list()["cards"]:

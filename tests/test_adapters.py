@@ -152,6 +152,23 @@ def test_responses_schemas_say_strict_false_and_chat_schemas_leave_it_out(tl: Ta
     assert chat and all("strict" not in t and "strict" not in t["function"] for t in chat)
 
 
+def test_every_description_fits_openais_limit_and_a_longer_one_is_refused(tl: Taskloom) -> None:
+    """OpenAI answers 400 (``string_above_max_length``) to a request with a tool description
+    over 1,024 characters: the ``todo`` tool's 1,123 stopped the example agent's first call."""
+    from pydantic import BaseModel
+
+    from taskloom.tools.registry import ToolRegistry, ToolSpec
+
+    for tool in tl.tools.schemas("openai"):
+        assert len(tool["function"]["description"]) <= 1024, tool["function"]["name"]
+
+    def handler(*_: object) -> None:
+        return None
+
+    with pytest.raises(ValueError, match="description of 1,025 characters; OpenAI refuses"):
+        ToolRegistry().register(ToolSpec("long", "x" * 1025, BaseModel, handler))
+
+
 @pytest.mark.parametrize("falsy", [[], False, 0])
 def test_falsy_arguments_that_are_not_an_object_are_refused_not_run(
     tl: Taskloom, falsy: object

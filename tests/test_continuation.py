@@ -17,6 +17,7 @@ import taskloom
 from taskloom.client import Taskloom
 from taskloom.continuation import (
     StopReason,
+    TurnFailed,
     TurnOutcome,
     acontinuation_tick,
     arun_goal_loop,
@@ -133,6 +134,72 @@ def test_loop_refuses_a_bad_outcome_before_charging_it(tl: Taskloom) -> None:
     assert _goal(tl)["tokens_used"] == 0
     # the lease went with the failed turn: the next loop runs
     assert run_goal_loop(tl, "t", lambda g: TurnOutcome(), max_turns=1).turns == 1
+
+
+# --- a turn that failed after spending is charged what it spent ---
+
+
+def _spends_then_fails(goal: Goal) -> TurnOutcome:
+    try:
+        raise ConnectionError("the model endpoint went away")
+    except ConnectionError as exc:
+        raise TurnFailed(tokens_used=300, elapsed_s=2.5) from exc
+
+
+def test_the_loop_charges_a_failed_turn_then_raises(tl_fixed: Taskloom) -> None:
+    tl_fixed.goal("t").set("x", token_budget=1000)
+    with pytest.raises(TurnFailed, match="the model endpoint went away") as raised:
+        run_goal_loop(tl_fixed, "t", _spends_then_fails)
+    assert isinstance(raised.value.__cause__, ConnectionError)
+    assert (_goal(tl_fixed)["tokens_used"], _goal(tl_fixed)["time_used_s"]) == (300, 2.5)
+    assert run_goal_loop(tl_fixed, "t", lambda g: TurnOutcome(), max_turns=1).turns == 1
+
+
+def test_the_async_loop_charges_a_failed_turn(tl_fixed: Taskloom) -> None:
+    tl_fixed.goal("t").set("x", token_budget=1000)
+
+    async def turn(goal: Goal) -> TurnOutcome:
+        return _spends_then_fails(goal)
+
+    with pytest.raises(TurnFailed):
+        asyncio.run(arun_goal_loop(tl_fixed, "t", turn))
+    assert _goal(tl_fixed)["tokens_used"] == 300
+
+
+def test_a_failed_turn_that_spends_the_budget_stops_the_goal(tl_fixed: Taskloom) -> None:
+    tl_fixed.goal("t").set("x", token_budget=200)
+    with pytest.raises(TurnFailed):
+        run_goal_loop(tl_fixed, "t", _spends_then_fails)
+    assert _goal(tl_fixed)["status"] == "budget_limited"
+    result = run_goal_loop(tl_fixed, "t", lambda g: TurnOutcome())
+    assert (result.reason, result.turns) == (StopReason.BUDGET_LIMITED, 0)
+
+
+def test_a_failed_turn_with_bad_usage_is_an_input_error_charging_nothing(
+    tl_fixed: Taskloom,
+) -> None:
+    tl_fixed.goal("t").set("x", token_budget=1000)
+
+    def turn(goal: Goal) -> TurnOutcome:
+        raise TurnFailed(tokens_used=-3)
+
+    with pytest.raises(InvalidInput, match="the TurnFailed a turn raised: tokens must be"):
+        run_goal_loop(tl_fixed, "t", turn)
+    assert _goal(tl_fixed)["tokens_used"] == 0
+
+
+def test_the_tick_charges_a_failed_turn_and_counts_the_failure(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    tl_fixed.goal("t").set("x", token_budget=10_000)
+    for attempt in range(2):
+        clock.advance(120)
+        items = continuation_tick(tl_fixed, _spends_then_fails, idle_s=60, max_failures=2)
+        assert items[0].error == "the model endpoint went away"
+        assert items[0].paused is (attempt == 1)
+    goal = _goal(tl_fixed)
+    assert (goal["tokens_used"], goal["status"]) == (600, "paused")
+    assert "went away" in goal["reason"]
 
 
 # --- the turn lease belongs to the turn that took it ---

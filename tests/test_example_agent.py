@@ -14,7 +14,7 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -206,7 +206,95 @@ def test_example_agent_says_in_one_line_that_the_reply_is_garbled(
         if b"null" in body:  # a null usage is no usage: the turn runs, costing nothing
             assert "turn: 0 tokens" in run.stdout, run.stdout + run.stderr
             continue
-        assert run.returncode == 1 and run.stderr.startswith("Error: the model endpoint")
+        last = run.stderr.splitlines()[-1]
+        assert run.returncode == 1 and last.startswith("Error: the model endpoint"), run.stderr
+
+
+class ScriptedOpenAI(FakeOpenAI):
+    """Answers each request with the next ``(status, body)`` of ``script``, and keeps the
+    Authorization header it was sent."""
+
+    script: ClassVar[list[tuple[int, dict[str, Any]]]] = []
+    seen_auth: ClassVar[list[str | None]] = []
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        type(self).seen_auth.append(self.headers.get("Authorization"))
+        status, body = type(self).script.pop(0)
+        payload = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+def add_card_reply(tokens: object) -> dict[str, Any]:
+    message = {"role": "assistant", "content": None, "tool_calls": [call(1, "todo", ADD)]}
+    return {"choices": [{"message": message}], "usage": {"total_tokens": tokens}}
+
+
+ADD = {"op": "add", "content": "Draft the notes"}
+SERVER_ERROR = (500, {"error": {"message": "upstream exploded"}})
+
+
+def run_scripted(
+    script: list[tuple[int, dict[str, Any]]], tmp_path: Path, key: str = "sk-test", **env: str
+) -> tuple[subprocess.CompletedProcess[str], Path]:
+    ScriptedOpenAI.script, ScriptedOpenAI.seen_auth = list(script), []
+    db = tmp_path / "agent.db"
+    for server in serve(ScriptedOpenAI):
+        run = subprocess.run(
+            [
+                *(sys.executable, str(EXAMPLE), "Ship the notes", "--thread", "release"),
+                *("--base-url", env.get("base_url", server), "--db", f"sqlite:///{db}"),
+            ],
+            env={**subprocess_env(), "OPENAI_API_KEY": key},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    return run, db
+
+
+def test_example_agent_charges_what_a_turn_spent_before_the_endpoint_failed(
+    tmp_path: Path,
+) -> None:
+    """A card added and 300 tokens spent, then a 500: the goal said 0/50000 tokens used."""
+    run, db = run_scripted([(200, add_card_reply(300)), SERVER_ERROR], tmp_path)
+    assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
+    assert "upstream exploded" in run.stderr  # the provider's reason, not just "500"
+    with taskloom.connect(f"sqlite:///{db}") as tl:
+        assert tl.goal("release").get()["goal"]["tokens_used"] == 300
+        assert [c["title"] for c in tl.board("release").list()["cards"]] == ["Draft the notes"]
+
+
+@pytest.mark.parametrize("tokens", [-500, 12.7, "300"])
+def test_example_agent_refuses_a_usage_that_is_not_a_whole_count(
+    tmp_path: Path, tokens: object
+) -> None:
+    run, _ = run_scripted([(200, add_card_reply(tokens))], tmp_path)
+    assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
+    assert "usage.total_tokens" in run.stderr and "turn:" not in run.stdout, run.stdout
+
+
+def test_example_agent_strips_a_pasted_newline_from_the_key(tmp_path: Path) -> None:
+    """httpx refused the header and its error, printed, held the key."""
+    done = {"choices": [{"message": {"role": "assistant", "content": "ok"}}], "usage": {}}
+    run, _ = run_scripted([(200, done)] * 2, tmp_path, key="sk-SECRETKEY123\n")
+    assert "SECRETKEY" not in run.stdout + run.stderr, run.stderr
+    assert ScriptedOpenAI.seen_auth == ["Bearer sk-SECRETKEY123"] * 2
+    assert "reports no usage" in run.stderr
+
+
+def test_example_agent_never_prints_the_key_or_a_url_password(tmp_path: Path) -> None:
+    run, _ = run_scripted([], tmp_path, key="sk-SECRET\u201cKEY123")
+    assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
+    assert "SECRET" not in run.stderr and "U+201C at position 10" in run.stderr, run.stderr
+    url = "http://user:hunter2pw@127.0.0.1:9/v1"
+    run, _ = run_scripted([], tmp_path, base_url=url)
+    assert run.returncode == 1 and "hunter2pw" not in run.stderr, run.stderr
+    assert "user:[redacted]@127.0.0.1:9" in run.stderr, run.stderr
 
 
 @pytest.mark.parametrize(

@@ -41,6 +41,30 @@ class TurnOutcome:
     made_progress: bool = True
 
 
+class TurnFailed(Exception):
+    """Raise from a turn function that failed after spending, with what it spent:
+    ``raise TurnFailed(tokens_used=300) from exc``. The loop and the tick charge it before the
+    failure counts: a provider that broke after the first of a turn's calls left the goal's
+    budget untouched, and a flaky one was never stopped by its budget."""
+
+    def __init__(self, tokens_used: int = 0, elapsed_s: float = 0.0, message: str = "") -> None:
+        super().__init__(message)
+        self.tokens_used = tokens_used
+        self.elapsed_s = elapsed_s
+
+    def __str__(self) -> str:
+        return str(self.args[0] or self.__cause__ or "the turn failed")
+
+
+def _charge_failed(handle: GoalHandle, goal: Goal, failed: TurnFailed) -> None:
+    """Charge what a failed turn spent; usage that is not a whole token count and finite
+    seconds is an ``InvalidInput`` raised from the turn's own error."""
+    try:
+        handle.account_usage(goal.lineage_id, failed.tokens_used, failed.elapsed_s)
+    except InvalidInput as exc:
+        raise InvalidInput(f"the TurnFailed a turn raised: {exc.message}") from failed
+
+
 class StopReason(enum.StrEnum):
     NO_GOAL = "no_goal"
     COMPLETE = "complete"
@@ -174,7 +198,8 @@ def run_goal_loop(
 
     Each turn holds the thread's turn lease (:mod:`taskloom.turns`), so a scheduler in
     another process never runs a turn beside it; if another turn holds the thread, the loop
-    stops with ``turn_in_flight``. An exception from ``work`` ends the loop and propagates.
+    stops with ``turn_in_flight``. An exception from ``work`` ends the loop and propagates;
+    a :class:`TurnFailed` is charged first.
     """
     _check_loop(max_turns, max_no_progress, lease_s)
     handle = tl.goal(thread_id)
@@ -187,6 +212,9 @@ def run_goal_loop(
             outcome = _check_outcome(work(lease.goal))
             turns += 1
             after = _after_turn(handle, lease.goal, outcome, turns, idle, max_no_progress)
+        except TurnFailed as failed:
+            _charge_failed(handle, lease.goal, failed)
+            raise
         finally:
             end_turn(tl, lease, lease.failures)
         if isinstance(after, LoopResult):
@@ -246,6 +274,9 @@ async def arun_goal_loop(
             after = await asyncio.to_thread(
                 _after_turn, handle, lease.goal, outcome, turns, idle, max_no_progress
             )
+        except TurnFailed as failed:
+            await asyncio.to_thread(_charge_failed, handle, lease.goal, failed)
+            raise
         finally:
             await asyncio.to_thread(end_turn, tl, lease, lease.failures)
         if isinstance(after, LoopResult):
@@ -344,8 +375,16 @@ def _pause_failing(handle: GoalHandle, goal: Goal, reason: str) -> bool:
 def _turn_failed(
     handle: GoalHandle, goal: Goal, exc: Exception, failures: int, max_failures: int
 ) -> tuple[TickItem, int]:
-    """Stamp activity, count the failure, pause at the limit; return the item and the count."""
-    handle.account_usage(goal.lineage_id, 0, 0.0)
+    """Charge what it spent (a :class:`TurnFailed`'s usage, else nothing: activity is
+    stamped), count the failure, pause at the limit; return the item and the count."""
+    tokens, seconds = (0, 0.0)
+    if isinstance(exc, TurnFailed):
+        try:
+            check_usage(exc.tokens_used, exc.elapsed_s)
+            tokens, seconds = exc.tokens_used, exc.elapsed_s
+        except InvalidInput as bad:
+            exc = InvalidInput(f"the TurnFailed a turn raised: {bad.message} ({exc})")
+    handle.account_usage(goal.lineage_id, tokens, seconds)
     failures += 1
     reason = _failure_reason(failures, str(exc))
     paused = failures >= max_failures and _pause_failing(handle, goal, reason)
@@ -435,8 +474,9 @@ def continuation_tick(
     (paused, suppressed, or just run by another scheduler since the tick listed them). A turn
     that raises, or returns something other than a valid :class:`TurnOutcome`, stamps
     activity (so the goal is not picked again at once) and counts as a failure; after
-    ``max_failures`` failures in a row the goal is paused with the error as its reason. A turn
-    without progress sets one-shot suppression, cleared by the next user turn.
+    ``max_failures`` failures in a row the goal is paused with the error as its reason (a
+    :class:`TurnFailed` is charged its usage first). A turn without progress sets one-shot
+    suppression, cleared by the next user turn.
     """
     _check_tick(idle_s, max_per_tick, max_failures, lease_s)
     items: list[TickItem] = []

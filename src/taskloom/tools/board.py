@@ -70,20 +70,19 @@ class TodoArgs(CardFields):
 
 
 TODO_DESCRIPTION = (
-    "Maintain a visible plan for THIS thread: an ordered kanban board of task cards that "
-    "survives across turns and is shown live to the people watching. Use it for any request "
-    "with 3 or more distinct steps; skip it for trivial single-step requests. At the start, "
-    "`add` one card per step. Keep exactly ONE card `in_progress` at a time; mark a card "
-    "`done` the moment it finishes (do not batch completions); if a step cannot proceed, set "
-    "it `blocked` with a `blocker`. `list` re-reads the plan. The board is bound to the "
-    "current thread automatically: never pass a thread id. "
+    "Maintain a visible plan for THIS thread: an ordered board of task cards that survives "
+    "across turns and is shown live to the people watching. Use it for any request with 3 or "
+    "more distinct steps; skip it for trivial ones. At the start, `add` one card per step. "
+    "Keep exactly ONE card `in_progress`; mark a card `done` the moment it finishes (do not "
+    "batch completions); if a step cannot proceed, set it `blocked` with a `blocker`. The "
+    "board is bound to this thread: never pass a thread id. "
     "Ops: add(content, fields…) · edit(id, fields…) · update_status(id, status, blocker?) · "
     "revise_plan() rejects every card awaiting approval · remove(id) · replace(cards) · "
     "clear() · list(). Every op returns the whole board with card ids. In add and edit, "
-    'omitted or null fields are left as they are; send "" (text) or [] (list) to clear '
-    "one. A card `awaiting_approval` or with approval_mode `required` waits for a person "
-    "to approve its plan: you cannot approve, start or finish it, nor change its "
-    "approval_mode; ask the user, or withdraw it with revise_plan."
+    'omitted or null fields stay as they are; "" or [] clears one. A card '
+    "`awaiting_approval` or with approval_mode `required` waits for a person to approve its "
+    "plan: you cannot approve, start or finish it, nor change its approval_mode; ask the "
+    "user, or withdraw it with revise_plan."
 )
 
 

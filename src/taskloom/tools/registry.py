@@ -78,6 +78,11 @@ class ToolSpec:
         return clean_schema(self.args.model_json_schema())
 
 
+MAX_DESCRIPTION_CHARS = 1_024
+"""OpenAI refuses a whole request whose tool description is longer (HTTP 400,
+``string_above_max_length``): the ``todo`` tool's 1,123 characters stopped every call."""
+
+
 class ToolRegistry:
     def __init__(self) -> None:
         self._tools: dict[str, ToolSpec] = {}
@@ -85,6 +90,11 @@ class ToolRegistry:
     def register(self, spec: ToolSpec) -> ToolSpec:
         if spec.name in self._tools:
             raise ValueError(f"tool '{spec.name}' is already registered")
+        if len(spec.description) > MAX_DESCRIPTION_CHARS:
+            raise ValueError(
+                f"tool '{spec.name}' has a description of {len(spec.description):,} characters;"
+                f" OpenAI refuses requests with one over {MAX_DESCRIPTION_CHARS:,}"
+            )
         self._tools[spec.name] = spec
         return spec
 
