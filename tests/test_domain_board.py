@@ -316,10 +316,26 @@ def test_model_change_refuses_dropping_the_requirement() -> None:
             check_model_change(before, after)
 
 
-def test_model_change_refuses_a_new_approved_card_that_requires_approval() -> None:
+@pytest.mark.parametrize("status", [None, "todo", "ready", "in_progress", "blocked"])
+def test_a_new_card_that_requires_approval_starts_awaiting_it(status: str | None) -> None:
+    """Added as todo it was gated yet no one could approve it (decide_plan takes cards
+    awaiting approval, the panel showed no button); added as ready it passed for approved."""
+    fields = {"status": status} if status else {}
+    patch = CardPatch(approval_mode="required", **fields)
+    after, card = ops.add(Board("t"), "x", patch, now=T0, new_id=ids())
+    assert card.status is CardStatus.AWAITING_APPROVAL
+    check_model_change(Board("t"), after)  # the model may submit a plan for approval
+    item = CardPatch(title="y", approval_mode="required", status=status or "todo")
+    listed = ops.upsert(Board("t"), [item], prune=True, now=T0, new_id=ids())
+    assert listed.cards[0].status is CardStatus.AWAITING_APPROVAL
+    approved = ops.decide_plan(after, card.id, True, now=T1)
+    assert approved.cards[0].status is CardStatus.READY
+
+
+def test_model_change_refuses_a_new_finished_card_that_requires_approval() -> None:
     before = Board("t")
     after, _ = ops.add(
-        before, "x", CardPatch(approval_mode="required", status="ready"), now=T0, new_id=ids()
+        before, "x", CardPatch(approval_mode="required", status="done"), now=T0, new_id=ids()
     )
     with pytest.raises(InvariantViolation, match="waiting for a person"):
         check_model_change(before, after)

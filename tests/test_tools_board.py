@@ -295,7 +295,6 @@ def test_model_cannot_bypass_approval_through_other_ops(tl: Taskloom) -> None:
     cid = awaiting_card(tl)
     bypasses = [
         ("todo", {"op": "replace", "cards": [{"id": cid, "content": "Deploy", "status": "ready"}]}),
-        ("todo", {"op": "add", "content": "Mine", "approval_mode": "required", "status": "ready"}),
         (
             "todo_write",
             {"todos": [{"content": "Deploy", "status": "in_progress", "activeForm": "Deploying"}]},
@@ -306,6 +305,11 @@ def test_model_cannot_bypass_approval_through_other_ops(tl: Taskloom) -> None:
         r = call(tl, name, args)
         assert r.is_error and "person" in r.content, (name, args, r.content)
     assert tl.board("thread-1").list()["version"] == 1
+    # a new card asked for as approved and gated is submitted for approval instead
+    r = call(
+        tl, "todo", {"op": "add", "content": "Mine", "approval_mode": "required", "status": "ready"}
+    )
+    assert not r.is_error and "[?] Mine" in r.content, r.content
 
 
 def test_an_unapproved_card_stays_gated_in_todo(tl: Taskloom) -> None:

@@ -424,7 +424,9 @@ def _commit(board: Board, cards: Sequence[Card], now: datetime) -> Board:
             out.append(card)
             continue
         if old is None:
-            card = dataclasses.replace(card, order=index, created_at=stamp, updated_at=stamp)
+            card = dataclasses.replace(
+                _waits_if_gated(card), order=index, created_at=stamp, updated_at=stamp
+            )
             changed = True
         elif old.same_content(card):
             card = dataclasses.replace(
@@ -461,6 +463,15 @@ def needs_a_person(card: Card) -> bool:
     return (
         card.approval_mode is ApprovalMode.REQUIRED or card.status is CardStatus.AWAITING_APPROVAL
     )
+
+
+def _waits_if_gated(card: Card) -> Card:
+    """A new card that needs approval and is not finished starts awaiting it: added as
+    ``todo`` it was gated yet no one could approve it, and added as ``ready`` it passed for
+    approved and was started (the rule for a card made to need approval, at creation)."""
+    if card.approval_mode is ApprovalMode.REQUIRED and card.status in _UNFINISHED:
+        return dataclasses.replace(card, status=CardStatus.AWAITING_APPROVAL)
+    return card
 
 
 def _keeps_its_gate(old: Card, card: Card) -> Card:
