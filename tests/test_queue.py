@@ -21,6 +21,7 @@ from taskloom.domain.events import TASK_STATE, Event
 from taskloom.domain.queue import CHANGE_FIELDS, Task, surface_block, validate_new_task
 from taskloom.process import INIT_PID_NAMESPACE, host_name
 from taskloom.queue import Queue
+from taskloom.tools.registry import ToolContext
 from tests.conftest import FakeClock
 
 
@@ -678,6 +679,22 @@ def test_a_task_one_backend_cannot_store_is_refused_on_every_backend(
     with pytest.raises(InvalidInput, match=message):
         tl.queue.add_many([{"title": "fine"}, fields])
     assert tl.queue.stats()["total"] == 0
+
+
+@pytest.mark.parametrize("agent", ["\x1b[2J\x1b[31mroot\x1b[0m", "ag\u202eX", "a\u200bb", "a\nb"])
+def test_an_agent_id_with_characters_one_cannot_see_is_refused(tl: Taskloom, agent: str) -> None:
+    """Any HTTP /mcp client names its agent: an escape in the id cleared the screen of whoever
+    listed the queue, and a bidi override made a look-alike of another agent's id."""
+    q = tl.queue
+    task, _ = q.add("t")
+    with pytest.raises(InvalidInput, match="an agent id to claim for must not contain control"):
+        q.claim(agent, lease=30)
+    with pytest.raises(InvalidInput, match="'target_agent', when given, must not contain"):
+        q.add("for someone", target_agent=agent)
+    r = tl.tools.dispatch("task_next", {}, ToolContext(thread_id="t", agent_id=agent))
+    assert r.is_error and "must not contain control characters" in r.content, r.content
+    assert q.get(task.id).status == "ready" and q.stats()["total"] == 1
+    assert q.claim("agent-\u200d\U0001f600", lease=30) is not None  # a joiner (emoji) stays
 
 
 def test_bad_leases_ids_and_texts_are_refused_and_change_nothing(tl: Taskloom) -> None:

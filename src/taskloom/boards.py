@@ -9,7 +9,6 @@ operation targets one card).
 from __future__ import annotations
 
 import dataclasses
-import unicodedata
 from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -17,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from taskloom.domain import board as ops
 from taskloom.domain.approval import model_change
 from taskloom.domain.board import Board, Card, CardPatch, CardStatus
-from taskloom.domain.common import UNSET, Unset, iso, storable_size
+from taskloom.domain.common import UNSET, Unset, iso, storable_size, visible_id
 from taskloom.domain.errors import InvalidInput
 from taskloom.domain.events import TODO_STATE
 from taskloom.store.base import Transaction
@@ -44,32 +43,9 @@ def check_thread_id(thread_id: str | None) -> str:
         # A URL path cannot carry these: browsers drop them (as "%2E" too), so the panel's
         # every button on such a thread went to another route ("Not Found").
         raise InvalidInput(f"a thread id cannot be {thread_id!r} (a URL path drops it)")
-    if not thread_id.isprintable():
-        for at, char in enumerate(thread_id):
-            if _unseen(char):
-                # A line break in an id made the panel's routes miss it (no one could approve
-                # its plans there), and "multi\nline" showed as "multi line", another thread's
-                # name; a U+2028 did the same, and a bidi override or a zero-width space made a
-                # look-alike id. Joiners (emoji, Persian) and direction marks (Arabic) stay.
-                raise InvalidInput(
-                    f"thread id must not contain control characters (line breaks, tabs,"
-                    f" zero-width spaces, direction overrides): U+{ord(char):04X} at position"
-                    f" {at + 1}; choose an id without it"
-                )
-    return thread_id
-
-
-_SPOOFING = frozenset("\u00ad\u200b\u2060\u2061\u2062\u2063\u2064\ufeff") | frozenset(
-    map(chr, [*range(0x202A, 0x202F), *range(0x2066, 0x206A)])
-)
-"""Format characters that hide in an id or reorder it: zero-width spaces, the soft hyphen,
-the byte order mark, bidi embeddings, overrides and isolates."""
-
-
-def _unseen(char: str) -> bool:
-    """A control or line/paragraph separator character, or a format character that hides in
-    an id (:data:`_SPOOFING`)."""
-    return unicodedata.category(char) in ("Cc", "Zl", "Zp") or char in _SPOOFING
+    # A line break in an id made the panel's routes miss it (no one could approve its plans
+    # there), and "multi\nline" showed as "multi line", another thread's name.
+    return visible_id(thread_id, "thread id")
 
 
 class BoardCache:

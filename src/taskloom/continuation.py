@@ -23,7 +23,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from taskloom.domain.common import iso
-from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound
+from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound, TurnFailed
 from taskloom.domain.goals import MAX_TURN_SECONDS, Goal, GoalStatus, check_usage
 from taskloom.goals import GOAL_KIND, GoalHandle
 from taskloom.turns import TurnLease, claim_turn, end_turn, end_user_turn, hold_for_user
@@ -32,6 +32,20 @@ if TYPE_CHECKING:
     from taskloom.client import AsyncTaskloom, Taskloom
 
 T = TypeVar("T")
+__all__ = [
+    "LoopResult",
+    "StopReason",
+    "TickItem",
+    "TurnFailed",
+    "TurnOutcome",
+    "acontinuation_tick",
+    "arun_goal_loop",
+    "continuation_tick",
+    "due_goals",
+    "note_user_turn",
+    "run_goal_loop",
+    "user_turn",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,21 +53,6 @@ class TurnOutcome:
     tokens_used: int = 0
     elapsed_s: float = 0.0
     made_progress: bool = True
-
-
-class TurnFailed(Exception):
-    """Raise from a turn function that failed after spending, with what it spent:
-    ``raise TurnFailed(tokens_used=300) from exc``. The loop and the tick charge it before the
-    failure counts: a provider that broke after the first of a turn's calls left the goal's
-    budget untouched, and a flaky one was never stopped by its budget."""
-
-    def __init__(self, tokens_used: int = 0, elapsed_s: float = 0.0, message: str = "") -> None:
-        super().__init__(message)
-        self.tokens_used = tokens_used
-        self.elapsed_s = elapsed_s
-
-    def __str__(self) -> str:
-        return str(self.args[0] or self.__cause__ or "the turn failed")
 
 
 def _charge_failed(handle: GoalHandle, goal: Goal, failed: TurnFailed) -> None:

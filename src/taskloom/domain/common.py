@@ -6,6 +6,7 @@ import enum
 import html
 import json
 import re
+import unicodedata
 import urllib.parse
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -108,6 +109,35 @@ def no_controls(text: str, name: str) -> str:
             f"{name} must not contain control characters (U+{ord(found.group()):04X} at"
             f" position {found.start() + 1}): write it as plain text"
         )
+    return text
+
+
+_SPOOFING = frozenset("\u00ad\u200b\u2060\u2061\u2062\u2063\u2064\ufeff") | frozenset(
+    map(chr, [*range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+)
+"""Format characters that hide in an id or reorder it: zero-width spaces, the soft hyphen,
+the byte order mark, bidi embeddings, overrides and isolates."""
+
+
+def _unseen(char: str) -> bool:
+    """A control or line/paragraph separator character, or a format character that hides in
+    an id (:data:`_SPOOFING`)."""
+    return unicodedata.category(char) in ("Cc", "Zl", "Zp") or char in _SPOOFING
+
+
+def visible_id(text: str, name: str) -> str:
+    """Refuse an id (a thread's, an agent's) holding a character one cannot see: a terminal
+    escape in an agent id cleared the screen of whoever ran ``taskloom tasks list``, and a
+    bidi override or a zero-width space made a look-alike id. Joiners (emoji, Persian) and
+    direction marks (Arabic) stay."""
+    if not text.isprintable():
+        for at, char in enumerate(text):
+            if _unseen(char):
+                raise InvalidInput(
+                    f"{name} must not contain control characters (line breaks, tabs,"
+                    f" zero-width spaces, direction overrides): U+{ord(char):04X} at position"
+                    f" {at + 1}; choose an id without it"
+                )
     return text
 
 

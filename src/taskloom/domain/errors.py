@@ -11,6 +11,7 @@
     │   └── LeaseLost              queue lease token no longer current (409)
     ├── BudgetExceeded             goal is budget-limited (409)
     ├── ProviderError              an LLM provider failed or answered badly (502)
+    ├── TurnFailed                 a goal turn failed after spending tokens (502)
     └── StoreError                 the database failed (500); driver errors are mapped here
         └── StoreBusy              the database stayed locked past the busy timeout (503)
 
@@ -72,6 +73,25 @@ class BudgetExceeded(TaskloomError):
 class ProviderError(TaskloomError):
     code = "provider_error"
     http_status = 502
+
+
+class TurnFailed(TaskloomError):
+    """Raise from a turn function that failed after spending, with what it spent:
+    ``raise TurnFailed(tokens_used=300) from exc``. The goal loop and the scheduler tick
+    charge it before the failure counts: a provider that broke after the first of a turn's
+    calls left the goal's budget untouched, and a flaky one was never stopped by it."""
+
+    code = "turn_failed"
+    http_status = 502
+
+    def __init__(self, tokens_used: int = 0, elapsed_s: float = 0.0, message: str = "") -> None:
+        super().__init__(message)
+        self.tokens_used = tokens_used
+        self.elapsed_s = elapsed_s
+
+    def __str__(self) -> str:
+        """The message given, else the error it was raised from."""
+        return self.message or str(self.__cause__ or "the turn failed")
 
 
 class StoreError(TaskloomError):

@@ -21,7 +21,13 @@ from typing import Any
 
 import orjson
 
-from taskloom.domain.common import escape_xml, storable_size, terminal_safe, url_has_password
+from taskloom.domain.common import (
+    escape_xml,
+    storable_size,
+    terminal_safe,
+    url_has_password,
+    visible_id,
+)
 from taskloom.domain.errors import InvalidInput
 from taskloom.domain.secrets import looks_secret
 
@@ -338,7 +344,7 @@ def _agent(agent_id: str, what: str) -> str:
         raise InvalidInput(f"{what} is required (non-empty text)")
     if storable_size(agent, what) > MAX_NAME_BYTES:
         raise InvalidInput(f"{what} is longer than {MAX_NAME_BYTES} bytes")
-    return agent
+    return visible_id(agent, what)
 
 
 def _check_payload_keys(value: Any, path: str = "", depth: int = 0) -> None:
