@@ -31,7 +31,10 @@ def test_goal_budget_needs_a_number_and_removing_it_needs_remove(
     db = f"sqlite:///{tmp_path / 'g.db'}"
     assert run(capsys, "goal", "set", "t", "Ship", "--budget", "1000", "--db", db)[0] == 0
     code, _, err = run(capsys, "goal", "budget", "t", "--db", db)
-    assert code == 1 and err == "Error: give the new token budget (or --remove to remove it)\n"
+    assert code == 1 and err == (
+        "Error: give the new token budget (or --remove to remove it),"
+        " or --time SECONDS (or --remove-time)\n"
+    )
     assert _goal(db)["token_budget"] == 1000  # the safety limit is still there
     code, _, err = run(capsys, "goal", "budget", "t", "5", "--remove", "--db", db)
     assert code == 1 and err.startswith("Error: give a new token budget or --remove, not both")

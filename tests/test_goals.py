@@ -187,6 +187,32 @@ def test_the_host_budget_tool_removes_a_budget_only_when_told_to(tl: Taskloom) -
     assert not r.is_error and r.data["goal"]["token_budget"] is None
 
 
+def test_the_host_budget_tool_sets_and_removes_a_time_budget(tl: Taskloom) -> None:
+    """The tool knew only tokens: a host could not lift a goal stopped by its time budget."""
+    gid = tl.goal("t").set("Ship", token_budget=100, time_budget_s=10)["goal"]["lineage_id"]
+    tl.goal("t").account_usage(gid, 5, 20.0)
+    r = tl.tools.dispatch("goal_get", {}, CTX)
+    assert r.content.startswith("Goal (budget_limited; 5/100 tokens, 20/10 s)"), r.content
+    r = tl.tools.dispatch("goal_resume", {}, CTX, allow_host=True)
+    assert r.is_error and "out of budget (5/100 tokens, 20/10 s)" in r.content, r.content
+    r = tl.tools.dispatch("goal_set_budget", {"time_budget_s": 60.5}, CTX, allow_host=True)
+    goal = r.data["goal"]
+    assert (goal["status"], goal["time_budget_s"], goal["token_budget"]) == ("active", 60.5, 100)
+    assert "40.5 s of 60.5 s of time remain" in r.data["context"]
+    r = tl.tools.dispatch("goal_set_budget", {"time_budget_s": None}, CTX, allow_host=True)
+    assert r.data["goal"]["time_budget_s"] is None and r.data["goal"]["token_budget"] == 100
+    r = tl.tools.dispatch("goal_set_budget", {"time_budget_s": 0}, CTX, allow_host=True)
+    assert r.is_error and "time_budget_s" in r.content
+
+
+def test_resume_refuses_a_goal_out_of_budget_and_changes_nothing(tl: Taskloom) -> None:
+    gid = tl.goal("t").set("Ship", token_budget=10)["goal"]["lineage_id"]
+    before = tl.goal("t").account_usage(gid, 10)["goal"]
+    with pytest.raises(InvariantViolation, match=r"out of budget \(10/10 tokens\)"):
+        tl.goal("t").resume()
+    assert tl.goal("t").get()["goal"] == before
+
+
 def test_loop_scripted_agent_uses_real_tools_until_complete(tl: Taskloom) -> None:
     tl.goal("t").set("Write three steps and finish", token_budget=10_000)
     script = iter(

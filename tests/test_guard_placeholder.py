@@ -33,3 +33,52 @@ def test_a_placeholder_stays_a_placeholder_when_it_would_now_be_compacted(tl: Ta
     assert first.mode == "stashed"
     roomy = GuardConfig(threshold_tokens=150, compacted_max_tokens=400)
     assert tl.guard("t1", roomy).stash("api", repos()) == first
+
+
+def build_log(lines: int = 2_000) -> str:
+    body = [f"step {i:05d}: compiled module_{i}.c" for i in range(lines)]
+    return "\n".join(["BUILD START", *body, "BUILD FAILED: 3 errors"])
+
+
+def preview_of(text: str) -> tuple[str, str]:
+    """The placeholder's preview header line and the preview under it."""
+    after = text.split("\nPreview (", 1)[1]
+    header, rest = after.split("\n", 1)
+    return "Preview (" + header, rest.split("\n\nThe full output is stored.", 1)[0]
+
+
+def test_a_text_preview_header_says_it_shows_the_start_and_the_end(tl: Taskloom) -> None:
+    """The header said "Preview (first 1,503 chars):" over 1,000 first chars, "…" and the
+    500 last: the model was told it saw the start when it also saw the end."""
+    out = tl.guard("t1").stash("bash", build_log())
+    assert out.mode == "stashed"
+    header, preview = preview_of(out.text)
+    assert header == "Preview (first 1,000 and last 500 chars, … between them):"
+    assert preview.startswith("BUILD START\n") and preview.endswith("BUILD FAILED: 3 errors")
+    head, tail = preview.split("\n…\n")
+    assert (len(head), len(tail)) == (1_000, 500)
+
+
+def test_a_json_preview_header_says_first_chars_as_it_is(tl: Taskloom) -> None:
+    out = tl.guard("t1").stash("api", repos(400))
+    assert out.mode == "stashed"
+    header, preview = preview_of(out.text)
+    assert header == "Preview (first 1,500 chars):" and len(preview) == 1_500
+    assert preview.startswith('[{"n":0,')
+
+
+def test_a_text_shorter_than_the_preview_is_shown_once(tl: Taskloom) -> None:
+    """Its first and last chars overlapped: the same lines were shown twice."""
+    log = build_log(80)
+    out = tl.guard("t1", GuardConfig(threshold_tokens=50, preview_chars=5_000)).stash("bash", log)
+    assert out.mode == "stashed"
+    header, preview = preview_of(out.text)
+    assert header == f"Preview (first {len(log):,} chars):" and preview == log
+
+
+def test_a_tiny_preview_is_the_start_not_the_whole_output(tl: Taskloom) -> None:
+    """With ``preview_chars`` under 3 the tail was ``text[-0:]``: the whole output."""
+    out = tl.guard("t1", GuardConfig(threshold_tokens=50, preview_chars=2)).stash(
+        "bash", build_log()
+    )
+    assert preview_of(out.text) == ("Preview (first 2 chars):", "BU")

@@ -140,12 +140,71 @@ def test_a_key_ending_in_a_secret_s_name_is_secret(key: str) -> None:
 
 @pytest.mark.parametrize(
     "key",
-    ["secretName", "tokenUrl", "password_policy", "PasswordLastUsed", "secrets", "tough-cookie",
+    ["secretName", "tokenUrl", "password_policy", "PasswordLastUsed", "tough-cookie",
      "nextPageToken", "next_page_token", "continuation_token", "token_count", "max_tokens",
      "author", "auth_method", "session_id", "ssh_key_fingerprint", "csrf_token", "key"],
 )  # fmt: skip
 def test_a_key_that_only_contains_a_secret_s_name_is_not(key: str) -> None:
     assert not is_secret_key(key)
+
+
+PLURAL_SECRETS = [
+    "secrets", "client_secrets", "clientSecrets", "client-secrets", "tokens", "access_tokens",
+    "accessTokens", "auth_tokens", "refresh_tokens", "id_tokens", "credentials", "CREDENTIALS",
+    "passphrases", "jwts", "passwords", "api_keys", "private_keys", "API_KEYS",
+]  # fmt: skip
+MODEL_TOKENS = [
+    "token_count", "tokens_used", "max_tokens", "prompt_tokens", "total_tokens",
+    "completion_tokens", "input_tokens", "maxOutputTokens", "cache_read_input_tokens",
+    "max_new_tokens", "special_tokens", "next_page_tokens", "csrf_tokens",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("key", PLURAL_SECRETS)
+def test_the_plural_of_a_secret_s_name_is_secret(key: str) -> None:
+    """``secrets``, ``clientSecrets``, ``tokens``, ``access_tokens`` and ``credentials`` were
+    stored in clear while ``passwords`` and ``api_keys`` were redacted."""
+    assert is_secret_key(key)
+
+
+@pytest.mark.parametrize("key", [*MODEL_TOKENS, "secretNames", "tokenUrls", "author_tokens_url"])
+def test_a_count_or_a_vocabulary_of_tokens_is_not_secret(key: str) -> None:
+    assert not is_secret_key(key)
+
+
+def test_plural_secret_keys_are_redacted_where_the_model_reads_them(tl: Taskloom) -> None:
+    """The QA repro: 300 objects whose keys hold ``["v"]``, stashed, then ``$[0]`` read."""
+    keys = PLURAL_SECRETS + MODEL_TOKENS
+    rows = [{k: ["v"] for k in keys} | {"max_tokens": 4096, "n": i} for i in range(300)]
+    out = tl.guard("t1").stash("api", json.dumps(rows))
+    assert out.mode == "stashed" and out.result_id
+    reply = tl.tools.dispatch("read_result", {"result_id": out.result_id, "path": "$[0]"}, T1)
+    first = json.loads(reply.content.split("\n$[0]: ", 1)[1])
+    assert {k: first[k] for k in PLURAL_SECRETS} == {k: ["[redacted]"] for k in PLURAL_SECRETS}
+    assert {k: first[k] for k in MODEL_TOKENS} == {k: ["v"] for k in MODEL_TOKENS} | {
+        "max_tokens": 4096
+    }
+
+
+def test_counters_stay_whether_numbers_or_strings() -> None:
+    usage = {"prompt_tokens": 12, "completion_tokens": "30", "total_tokens": 42.0,
+             "max_tokens": "4096", "token_count": "7", "tokens_used": 9, "tokens": 3}  # fmt: skip
+    assert redact_value(usage) == (usage, 0)
+
+
+def test_the_keys_of_a_permissions_object_name_scopes_not_secrets() -> None:
+    """GitHub's installation permissions (``"secrets": "read"``) and a workflow's
+    (``"id-token": "write"``) are access levels: ``id-token`` lost its value."""
+    value = {
+        "permissions": {"secrets": "read", "id-token": "write", "organization_secrets": "read"},
+        "default_permissions": {"dependabot_secrets": "write"},
+        "config": {"secrets": ["hunter2"], "id-token": "eyJ0"},
+    }
+    out, count = redact_value(value)
+    assert count == 2 and out["config"] == {"secrets": ["[redacted]"], "id-token": "[redacted]"}
+    assert {k: out[k] for k in ("permissions", "default_permissions")} == {
+        k: value[k] for k in ("permissions", "default_permissions")
+    }
 
 
 def test_values_under_secret_keys_lists_included_and_only_those() -> None:

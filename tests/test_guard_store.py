@@ -460,7 +460,7 @@ def test_json_nested_past_the_encoders_is_stashed_as_the_text_it_was(
         first = g.read(out.result_id, page=1)
         assert text.startswith(first.split("\n", 1)[1])
         assert "--- line 1" in g.extract(out.result_id, "/[[{]/")
-        assert "local ranking" in g.extract(out.result_id, "a")
+        assert "local ranking" in g.extract(out.result_id, "deep")
     small = '{"a":' * 300 + "1" + "}" * 300
     assert tl.guard("t1").wrap("tool", small) == small  # passes through, exactly
 

@@ -96,8 +96,9 @@ def test_a_query_with_no_word_to_search_for_is_not_sent_to_the_llm(
 ) -> None:
     provider, url = openai_server
     cfg = extract_cfg(url)
-    out = tl.guard("t1", cfg).extract(stash_log(tl, cfg), query)
-    assert "no match]" in out and "The query has no word to search for" in out
+    rid = stash_log(tl, cfg)
+    with pytest.raises(InvalidInput, match="the query has no word to search for"):
+        tl.guard("t1", cfg).extract(rid, query)
     assert provider.requests == []
 
 

@@ -122,14 +122,19 @@ class GoalHandle:
         return self._mutate(op)
 
     def resume(self) -> Snapshot:
-        """Host control: a paused or blocked goal back to work. A complete goal is refused:
-        resuming it reported success and changed nothing (a user's turn on one is fine,
-        :meth:`user_turn`)."""
+        """Host control: a paused or blocked goal back to work. A complete goal is refused,
+        and so is one out of budget: resuming them reported success and changed nothing (a
+        user's turn on one is fine, :meth:`user_turn`)."""
 
         def op(g: Goal | None, now: datetime) -> Goal:
             goal = _need(g)
             if goal.status is GoalStatus.COMPLETE:
                 raise InvariantViolation("a complete goal cannot be resumed; set a new objective")
+            if goal.status is GoalStatus.BUDGET_LIMITED:
+                raise InvariantViolation(
+                    f"the goal is out of budget ({ops.usage_text(goal.to_dict())}), which resume"
+                    " does not lift; raise or remove the budget"
+                )
             return ops.resume(goal, now=now)
 
         return self._mutate(op)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+import shlex
+from typing import Annotated, Any, TypeVar
 
 import typer
 
@@ -15,10 +16,17 @@ from taskloom.cli.common import (
     print_json,
     print_text,
 )
+from taskloom.domain.common import UNSET, Unset
 from taskloom.domain.errors import InvalidInput, InvariantViolation
+from taskloom.domain.goals import GoalStatus, usage_text
 
+_T = TypeVar("_T")
 app = typer.Typer(help="Read and steer a thread's goal.", no_args_is_help=True)
 Thread = Annotated[str, typer.Argument(help="Thread id.")]
+TimeOption = Annotated[
+    float | None,
+    typer.Option("--time", help="Time budget in seconds (positive).", show_default=False),
+]
 
 
 def _show(snap: dict[str, Any], as_json: bool) -> None:
@@ -44,15 +52,16 @@ def set_(
     thread: Thread,
     objective: Annotated[str, typer.Argument(help="The objective.")],
     budget: Annotated[int | None, typer.Option(help="Token budget (positive).")] = None,
+    time: TimeOption = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Set or replace the goal (as the host: any budget allowed).
+    """Set or replace the goal (as the host: any budget allowed; a budget not given is kept).
 
-    Example: taskloom goal set my-thread "Ship 1.0" --budget 200000
+    Example: taskloom goal set my-thread "Ship 1.0" --budget 200000 --time 3600
     """
-    with flag_names({"token_budget": "--budget"}):
-        snap = open_db(db).goal(thread).set(objective, token_budget=budget)
+    with flag_names({"token_budget": "--budget", "time_budget_s": "--time"}):
+        snap = open_db(db).goal(thread).set(objective, token_budget=budget, time_budget_s=time)
     _show(snap, as_json)
 
 
@@ -67,15 +76,36 @@ def pause(thread: Thread, db: DbOption = None, as_json: JsonOption = False) -> N
 
 @app.command()
 def resume(thread: Thread, db: DbOption = None, as_json: JsonOption = False) -> None:
-    """Resume a paused or blocked goal (a complete one is an error: set a new objective).
+    """Resume a paused or blocked goal. A complete goal is an error (set a new objective), and
+    so is a budget-limited one (raise its budget with taskloom goal budget).
 
     Example: taskloom goal resume my-thread
     """
+    handle = open_existing(db).goal(thread)
     try:
-        snap = open_existing(db).goal(thread).resume()
-    except InvariantViolation as exc:  # a complete goal: say how to start a new one
-        raise InvariantViolation(f"{exc.message} with `taskloom goal set`") from None
+        snap = handle.resume()
+    except InvariantViolation as exc:
+        goal = handle.get()["goal"]
+        if goal is not None and goal["status"] == GoalStatus.BUDGET_LIMITED:
+            raise InvariantViolation(_out_of_budget(goal, handle.thread_id)) from None
+        raise InvariantViolation(f"{exc.message} with `taskloom goal set`") from None  # complete
     _show(snap, as_json)
+
+
+def _out_of_budget(goal: dict[str, Any], thread: str) -> str:
+    """Why resume is refused, with the command that lifts the budget that ran out (both, if
+    both did): resuming reported success and changed nothing."""
+    time_out = goal["time_budget_s"] is not None and goal["time_used_s"] >= goal["time_budget_s"]
+    tokens_out = goal["token_budget"] is not None and goal["tokens_used"] >= goal["token_budget"]
+    lifts = [(("N", "--remove"), tokens_out), (("--time SECONDS", "--remove-time"), time_out)]
+    chosen = [flags for flags, out in lifts if out] or [("N", "--remove")]
+    raise_it = " ".join(given for given, _ in chosen)
+    remove_it = " ".join(flag for _, flag in chosen)
+    return (
+        f"the goal is out of budget ({usage_text(goal)}), which resume does not lift; raise it"
+        f" with `taskloom goal budget {shlex.quote(thread)} {raise_it}` or remove it with"
+        f" {remove_it}"
+    )
 
 
 @app.command()
@@ -94,24 +124,38 @@ def budget(
     remove: Annotated[
         bool, typer.Option("--remove", help="Remove the token budget instead (no limit).")
     ] = False,
+    time: TimeOption = None,
+    remove_time: Annotated[
+        bool, typer.Option("--remove-time", help="Remove the time budget (no time limit).")
+    ] = False,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Set or raise the token budget, or remove it with --remove (a time budget is kept).
+    """Set, raise or remove the token budget (N, --remove) and the time budget (--time,
+    --remove-time); a budget not named is kept. Lifts budget_limited once no budget is used up.
 
-    Example: taskloom goal budget my-thread 500000
+    Example: taskloom goal budget my-thread 500000 --time 3600
     """
-    _show(open_existing(db).goal(thread).set_budget(_budget(tokens, remove)), as_json)
+    token_budget = _change(tokens, remove, "a new token budget", "--remove")
+    time_budget = _change(time, remove_time, "--time", "--remove-time")
+    if isinstance(token_budget, Unset) and isinstance(time_budget, Unset):
+        raise InvalidInput(
+            "give the new token budget (or --remove to remove it),"
+            " or --time SECONDS (or --remove-time)"
+        )
+    with flag_names({"time_budget_s": "--time"}):
+        snap = open_existing(db).goal(thread).set_budget(token_budget, time_budget_s=time_budget)
+    _show(snap, as_json)
 
 
-def _budget(tokens: int | None, remove: bool) -> int | None:
-    """The budget asked for. Removing a safety limit takes its own flag: a number left out
-    (a script's empty variable) removed it."""
-    if remove and tokens is not None:
-        raise InvalidInput("give a new token budget or --remove, not both")
-    if not remove and tokens is None:
-        raise InvalidInput("give the new token budget (or --remove to remove it)")
-    return tokens
+def _change(value: _T | None, remove: bool, given: str, flag: str) -> _T | Unset | None:
+    """One budget's change: the value, ``None`` (removed) or ``UNSET`` (kept). Removing a
+    safety limit takes its own flag: a number left out (a script's empty variable) removed it."""
+    if remove and value is not None:
+        raise InvalidInput(f"give {given} or {flag}, not both")
+    if remove:
+        return None
+    return UNSET if value is None else value
 
 
 @app.command()

@@ -417,7 +417,23 @@ def _objective_element(goal: Goal) -> str:
 
 
 def _seconds(value: float) -> str:
-    return f"{value:,.0f} s"
+    """``1,200 s``, ``30.5 s``: a budget of 30.5 s read "30 s"."""
+    return f"{value:,.1f}".removesuffix(".0") + " s"
+
+
+def usage_text(goal: dict[str, Any]) -> str:
+    """A goal's usage against each budget, ``5/1000 tokens, 20/10 s`` (a fraction is a
+    limit), for headers: "no budget" was shown for a goal stopped by its time budget."""
+    tokens, limit = goal["tokens_used"], goal["token_budget"]
+    parts = [f"{tokens} tokens" if limit is None else f"{tokens}/{limit} tokens"]
+    if goal.get("time_budget_s") is not None:
+        used, budget = (
+            f"{v:.1f}".removesuffix(".0") for v in (goal["time_used_s"], goal["time_budget_s"])
+        )
+        parts.append(f"{used}/{budget} s")
+    elif limit is None:
+        parts.append("no budget")
+    return ", ".join(parts)
 
 
 def _remaining(goal: Goal) -> str:

@@ -96,6 +96,8 @@ class StashFacts:
     preview: str
     is_json: bool
     notes: tuple[str, ...] = ()
+    preview_label: str = ""
+    """What the preview is, when not simply the first characters (a text's head and tail)."""
 
 
 def placeholder(facts: StashFacts) -> str:
@@ -108,7 +110,7 @@ def placeholder(facts: StashFacts) -> str:
     )
     out = [head, f"Shape: {facts.shape}"]
     out.extend(facts.notes)
-    out.append(f"Preview (first {len(facts.preview):,} chars):")
+    out.append(f"Preview ({facts.preview_label or f'first {len(facts.preview):,} chars'}):")
     out.append(facts.preview)
     out.append("")
     out.append("The full output is stored. To see more, call:")

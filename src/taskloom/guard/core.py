@@ -68,6 +68,18 @@ CLAIM_WAIT_SECONDS = 120.0
 """How long a wrap waits for another process's summary when its model names no timeout."""
 
 
+def _text_preview(shown: str, chars: int) -> tuple[str, str]:
+    """The preview of a text result and what it is: the first two thirds of ``chars`` and
+    the last third (where a log ends, a build fails, a command sums up), or only the start
+    of a text too short for both (label ``""``: "first N chars" is true)."""
+    tail = chars // 3
+    if len(shown) <= chars or not tail:
+        return shown[:chars], ""
+    head = chars - tail
+    preview = shown[:head] + "\n…\n" + shown[-tail:]
+    return preview, f"first {head:,} and last {tail:,} chars, … between them"
+
+
 def _client_timeout(llm: ChatModel) -> float:
     """How long one call of ``llm`` may take: its ``timeout``, else ``CLAIM_WAIT_SECONDS``."""
     timeout = getattr(llm, "timeout", None)
@@ -79,10 +91,13 @@ NO_MATCH = {
     " read_result(path=...) or ask a plain question.",
     "regex": "The regex matches no line of this result; try another pattern or a plain question.",
     "ranking": "Nothing matched; try other words, a JSONPath or /regex/.",
-    "words": "The query has no word to search for (only punctuation, or words such as 'the'"
-    " or 'list'): name the ids, fields or values you need, or ask with a JSONPath ($..login)"
-    " or a /regex/.",
 }
+NO_WORDS = (
+    "the query has no word to search for (only punctuation, or words such as 'the' or"
+    " 'list'), so it can match nothing: name the ids, fields or values you need, or ask with"
+    " a JSONPath ($..login) or a /regex/"
+)
+"""An error, not a miss: no result could answer such a query, so the call must change."""
 
 
 @dataclass(frozen=True)
@@ -383,9 +398,7 @@ class Guard:
             text, redacted = redact_text(text)
             if redacted:
                 cleaned = clean(text)
-        shown = cleaned.text
-        half = self.config.preview_chars // 3
-        preview = shown[: self.config.preview_chars - half] + "\n…\n" + shown[-half:]
+        preview, label = _text_preview(cleaned.text, self.config.preview_chars)
         notes = (
             f"Markup removed from the preview: {', '.join(cleaned.removed)};"
             " read_result returns the output exactly.",
@@ -401,6 +414,7 @@ class Guard:
             preview=preview,
             is_json=False,
             notes=(notes if cleaned.removed else ()) + self._redaction_note(redacted),
+            preview_label=label,
         )
         return self._stash_placeholder(facts, text, hint)
 
@@ -598,9 +612,9 @@ class Guard:
         """Answer ``query`` from a stashed result: locally first, then the LLM if configured.
 
         A JSONPath or a /regex/ is exact, so a miss is answered here ("matches nothing"):
-        sending it to the map-reduce cost 89 calls to learn the same. So is a query with no
-        word to search for ("???", "the"), and a JSONPath on text is an error, not words for
-        the LLM. A result over ``max_chunks`` chunks is not
+        sending it to the map-reduce cost 89 calls to learn the same. A query with no word to
+        search for ("???", "the") and a JSONPath on text are errors, not words for the LLM:
+        they could match nothing in any result. A result over ``max_chunks`` chunks is not
         map-reduced either; the answer says why.
         """
         if not query or not query.strip():
@@ -609,8 +623,10 @@ class Guard:
         row = self._row(rid)
         is_json = bool(row["is_json"])
         local = extract_local(row["content"], is_json, query)
+        if not local.searchable:
+            raise InvalidInput(NO_WORDS)
         llm = self.config.llm
-        if local.useful() or llm is None or local.method != "ranking" or not local.searchable:
+        if local.useful() or llm is None or local.method != "ranking":
             return self._render_local(rid, query, local)
         content = row["content"]
         if is_json:
@@ -683,8 +699,7 @@ class Guard:
         out = self._fit_fragments(found, budget)
         shown = len(out)
         if not out:
-            said = NO_MATCH[found.method if found.searchable else "words"]
-            return self._capped(head + "no match]" + why + "\n" + said)
+            return self._capped(head + "no match]" + why + "\n" + NO_MATCH[found.method])
         head += f"{shown} of {found.total_matches} match(es) shown]"
         if found.method == "ranking" and not found.useful():
             head += (

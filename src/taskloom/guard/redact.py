@@ -13,13 +13,15 @@ lost (a stored copy is what the model reads back and may write back into a file)
 - the value of an environment line (``DB_PASSWORD=…``, ``export API_TOKEN=…``, an upper-case
   name at the start of a line) or a command-line flag (``--password=…``) whose name ends in
   a secret's name;
-- in JSON, the string values under a key whose name ends in a secret's name (``password``,
-  ``api_key``, ``clientSecret``, ``refresh_token``…), lists of them included.
+- in JSON, the string values under a key whose name ends in a secret's name or its plural
+  (``password``, ``api_key``, ``clientSecret``, ``refresh_tokens``…), lists of them included,
+  but for the keys of a ``permissions`` object (GitHub's ``"secrets": "read"``).
 
 Code is left alone (``password = ask()``, ``token := getenv()``, ``password: string``), and
 so are names that only contain such a word (``secretName``, ``tokenUrl``, ``password_policy``,
-``nextPageToken``). Replacements never contain a quote or a backslash, so JSON stays JSON.
-Every pattern runs in time linear in the output.
+``nextPageToken``), and so are a model's tokens (``max_tokens``, ``special_tokens``).
+Replacements never contain a quote or a backslash, so JSON stays JSON. Every pattern runs in
+time linear in the output.
 """
 
 from __future__ import annotations
@@ -82,12 +84,20 @@ _SECRET_LAST_PAIRS = frozenset(
 _NOT_SECRET_TOKEN = frozenset({"page", "next", "prev", "continuation", "sync", "cursor", "csrf"})
 """``next_page_token`` is a place in a listing: redacted, a model could not ask for the next
 page (a CSRF token is good for one form, and shows in every page's HTML)."""
+_MODEL_TOKENS = frozenset(
+    {"max", "min", "total", "prompt", "completion", "input", "output", "cache", "cached",
+     "reasoning", "prediction", "audio", "text", "image", "num", "n", "new", "remaining",
+     "context", "generated", "special", "added", "stop"}
+)  # fmt: skip
+"""Words before ``tokens`` that make it a model's tokens, not credentials: a count
+(``max_tokens``, ``prompt_tokens``, ``cache_read_input_tokens``) or a tokenizer's vocabulary
+(``special_tokens``, ``stop_tokens``), which redacted would be data lost."""
 
 
 def is_secret_key(key: str) -> bool:
-    """Whether a JSON key names a secret by its last word (``password``, ``clientSecret``,
-    ``api_key``, ``refresh_token``, ``privateKey``), not merely contains one (``secretName``,
-    ``password_policy``, ``tokenUrl``). Stricter than the payload check
+    """Whether a JSON key names a secret by its last word, singular or plural (``password``,
+    ``clientSecrets``, ``api_key``, ``refresh_tokens``, ``privateKey``), not merely contains one
+    (``secretName``, ``password_policy``, ``tokenUrl``). Stricter than the payload check
     (:func:`taskloom.domain.secrets.looks_secret`): there a false match costs a rename,
     here a value."""
     words = [w.lower() for w in _KEY_WORDS.findall(key)]
@@ -96,11 +106,27 @@ def is_secret_key(key: str) -> bool:
     if words == ["auth"]:  # a registry login in Docker's config.json
         return True
     last = words[-1]
-    if last in _SECRET_LAST_WORDS:
-        return last != "token" or _NOT_SECRET_TOKEN.isdisjoint(words[-3:-1])
-    if last in ("passwords", "apikeys"):
+    one = last.removesuffix("s")  # a list of secrets is as secret as one
+    if one == "token":
+        return _is_credential_token(words[-3:-1], plural=last != one)
+    if last in _SECRET_LAST_WORDS or one in _SECRET_LAST_WORDS:
         return True
-    return len(words) > 1 and (words[-2], last.removesuffix("s")) in _SECRET_LAST_PAIRS
+    return len(words) > 1 and (words[-2], one) in _SECRET_LAST_PAIRS
+
+
+def _is_credential_token(before: list[str], *, plural: bool) -> bool:
+    """Whether ``token``/``tokens`` after the words ``before`` is a credential: not a place in
+    a listing (``next_page_token``) nor, plural, a model's tokens (``max_tokens``)."""
+    if not _NOT_SECRET_TOKEN.isdisjoint(before):
+        return False
+    return not plural or not before or before[-1] not in _MODEL_TOKENS
+
+
+def _is_permissions_key(key: str) -> bool:
+    """Whether ``key`` holds a permissions object, whose keys name what may be reached and
+    whose values are access levels: GitHub's ``{"secrets": "read", "id-token": "write"}``."""
+    words = _KEY_WORDS.findall(key)
+    return bool(words) and words[-1].lower() == "permissions"
 
 
 def redact_text(text: str) -> tuple[str, int]:
@@ -138,8 +164,10 @@ def redact_value(value: Any) -> tuple[Any, int]:
         if isinstance(item, dict):
             copy: Any = dict(item)
             parent[slot] = copy
+            scopes = isinstance(slot, str) and _is_permissions_key(slot)
             pending.extend(
-                (copy, k, v, isinstance(k, str) and is_secret_key(k)) for k, v in item.items()
+                (copy, k, v, not scopes and isinstance(k, str) and is_secret_key(k))
+                for k, v in item.items()
             )
         elif isinstance(item, list | tuple):
             copy = list(item)

@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from taskloom.domain.goals import MAX_EVIDENCE, MAX_OBJECTIVE, MAX_REASON, framed
+from taskloom.domain.common import UNSET
+from taskloom.domain.errors import InvalidInput
+from taskloom.domain.goals import MAX_EVIDENCE, MAX_OBJECTIVE, MAX_REASON, framed, usage_text
 from taskloom.tools.registry import REGISTRY, ToolArgs, ToolContext, ToolResult, ToolSpec
 
 if TYPE_CHECKING:
@@ -42,10 +44,13 @@ class GoalBlockArgs(ToolArgs):
 
 
 class BudgetArgs(ToolArgs):
-    # Required, though it may be null: an empty call removed the budget, the spending limit
-    # a host sets, as `taskloom goal budget THREAD` without a number did.
+    # A budget not given is kept and null removes it; a call giving neither is refused: an
+    # empty call removed the budget, the spending limit a host sets.
     token_budget: int | None = Field(
-        ..., gt=0, description="New token budget, or null to remove the budget."
+        None, gt=0, description="New token budget, or null to remove it; omitted: kept."
+    )
+    time_budget_s: float | None = Field(
+        None, gt=0, description="New time budget in seconds, or null to remove it; omitted: kept."
     )
 
 
@@ -55,12 +60,7 @@ def render_goal(snap: dict[str, Any]) -> ToolResult:
     goal = snap["goal"]
     if goal is None:
         return ToolResult(content="This thread has no goal.", data=snap)
-    budget = (
-        f"{goal['tokens_used']}/{goal['token_budget']} tokens"
-        if goal["token_budget"] is not None
-        else f"{goal['tokens_used']} tokens, no budget"
-    )
-    lines = [f"Goal ({goal['status']}; {budget})"]
+    lines = [f"Goal ({goal['status']}; {usage_text(goal)})"]
     lines.append(snap.get("context") or framed("objective", goal["objective"]))
     if goal.get("reason"):
         lines.append(framed("reason", goal["reason"]))
@@ -104,7 +104,15 @@ def _clear(tl: Taskloom, args: NoArgs, ctx: ToolContext) -> ToolResult:
 
 
 def _budget(tl: Taskloom, args: BudgetArgs, ctx: ToolContext) -> ToolResult:
-    return render_goal(_thread(tl, ctx).set_budget(args.token_budget))
+    given = args.model_fields_set
+    if not given & {"token_budget", "time_budget_s"}:
+        raise InvalidInput("give token_budget or time_budget_s (null removes that budget)")
+    return render_goal(
+        _thread(tl, ctx).set_budget(
+            args.token_budget if "token_budget" in given else UNSET,
+            time_budget_s=args.time_budget_s if "time_budget_s" in given else UNSET,
+        )
+    )
 
 
 _SPECS = (
@@ -141,7 +149,7 @@ _SPECS = (
     ),
     ToolSpec(
         "goal_resume",
-        "Host only: resume a paused or blocked goal.",
+        "Host only: resume a paused or blocked goal (not one out of budget: raise its budget).",
         NoArgs,
         _resume,
         host_only=True,
@@ -155,7 +163,7 @@ _SPECS = (
     ),
     ToolSpec(
         "goal_set_budget",
-        "Host only: set, raise or remove the goal's token budget.",
+        "Host only: set, raise or remove the goal's token or time budget.",
         BudgetArgs,
         _budget,
         host_only=True,
