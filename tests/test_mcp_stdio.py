@@ -394,6 +394,20 @@ BAD_LINES = {
     "not an object": ("[1, 2]", -32600, None),
     "id not a string or integer": ('{"jsonrpc":"2.0","id":true,"method":"ping"}', -32600, None),
     "bad response": (r'{"jsonrpc":"2.0","id":7,"result":"\ud83d"}', -32600, None),
+    "a key twice": (_raw_call(7, '{"op":"list","op":"add","content":"x"}'), -32600, 7),
+    "arguments as JSON text": (_raw_call(7, '"{\\"op\\": \\"list\\"}"'), -32602, 7),
+    "arguments a list": (_raw_call(7, "[1, 2]"), -32602, 7),
+    "no tool name": (
+        '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{}}}',
+        -32602,
+        7,
+    ),
+}
+REASONS = {
+    "a key twice": "the request gives the key 'op' twice",
+    "arguments as JSON text": "params.arguments must be an object, not text (send the",
+    "arguments a list": "params.arguments must be an object, not a list",
+    "no tool name": "params.name must be the tool's name (text), not missing",
 }
 
 
@@ -410,6 +424,8 @@ def test_mcp_stdio_answers_a_line_it_cannot_accept_then_goes_on(
         refused = client.send(line)
         assert refused["id"] == request_id, refused
         assert refused["error"]["code"] == code and refused["error"]["message"], refused
+        reason = REASONS.get(next(k for k, v in BAD_LINES.items() if v[0] == line), "")
+        assert reason in refused["error"]["message"], refused
         added = client.send(_line(8, _call("todo", {"op": "add", "content": "after"})))
         assert added["id"] == 8 and not added["result"]["isError"], added
         listed = client.send(_line(9, {"method": "tools/list"}))

@@ -37,6 +37,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from taskloom.client import Taskloom
+from taskloom.domain.common import parse_json
 from taskloom.domain.errors import InvalidInput, TaskloomError
 from taskloom.server.pool import REQUESTS
 from taskloom.tools.registry import ToolContext, error_result
@@ -282,7 +283,41 @@ def read_line(line: str) -> SessionMessage | types.JSONRPCError:
         return _refusal(line, exc.errors()[0])
     if isinstance(message, types.JSONRPCNotification) and "id" in _loads(line):
         return _error(None, types.INVALID_REQUEST, "id must be a string or an integer")
+    if isinstance(message, types.JSONRPCRequest):
+        refused = _refused_request(line, message)
+        if refused is not None:
+            return refused
     return SessionMessage(message)
+
+
+def _refused_request(line: str, request: types.JSONRPCRequest) -> types.JSONRPCError | None:
+    """The error for a request the SDK would take wrongly or answer without a reason: a key
+    given twice (``{"op": "list", "op": "add"}`` ran the add, where ``tool call`` refuses
+    it), or ``tools/call`` params of the wrong shape (answered -32602 with empty data)."""
+    try:
+        parse_json(line, "the request")
+    except InvalidInput as exc:
+        return _error(request.id, types.INVALID_REQUEST, exc.message)
+    if request.method != "tools/call":
+        return None
+    params = request.params or {}
+    name, arguments = params.get("name"), params.get("arguments")
+    why = None
+    if not isinstance(name, str):
+        why = f"params.name must be the tool's name (text), not {_kind(name)}"
+    elif arguments is not None and not isinstance(arguments, dict):
+        why = f"params.arguments must be an object, not {_kind(arguments)}"
+        if isinstance(arguments, str):
+            why += " (send the arguments themselves, not their JSON text)"
+    return None if why is None else _error(request.id, types.INVALID_PARAMS, why)
+
+
+def _kind(value: object) -> str:
+    """A JSON value's kind, as a client's author names it."""
+    if value is None:
+        return "missing (or null)"
+    names = {bool: "a boolean", str: "text", list: "a list", dict: "an object"}
+    return names.get(type(value), "a number")
 
 
 def _refusal(line: str, error: ErrorDetails) -> types.JSONRPCError:
@@ -340,8 +375,11 @@ def _is_utf8(text: str) -> bool:
     return True
 
 
+_KINDS = {types.PARSE_ERROR: "Parse error", types.INVALID_PARAMS: "Invalid params"}
+
+
 def _error(request_id: types.RequestId | None, code: int, why: str) -> types.JSONRPCError:
-    kind = "Parse error" if code == types.PARSE_ERROR else "Invalid request"
+    kind = _KINDS.get(code, "Invalid request")
     error = types.ErrorData(code=code, message=f"{kind}: {why}")
     return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
 
