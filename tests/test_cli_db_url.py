@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -63,3 +64,18 @@ def test_an_empty_taskloom_url_is_unset(tmp_path: Path) -> None:
     result = run_in(tmp_path, "board", "add", "t", "x", env={"TASKLOOM_URL": ""})
     assert result.returncode == 0, result.stderr
     assert (tmp_path / ".taskloom" / "taskloom.db").exists()
+
+
+def test_a_path_under_a_file_says_so_and_serve_refuses_to_start(tmp_path: Path) -> None:
+    """``mkdir`` failed with "File exists"; ``serve`` started, served an empty panel and
+    logged a failure every minute."""
+    (tmp_path / "notes").write_text("a file, not a folder")
+    url = f"sqlite:///{tmp_path / 'notes' / 'x.db'}"
+    why = f"{tmp_path / 'notes'} is a file, not a folder\n"
+    added = run_in(tmp_path, "board", "add", "t", "x", "--db", url)
+    assert added.returncode == 1 and added.stderr.endswith(why), added.stderr
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        port = str(probe.getsockname()[1])
+    served = run_in(tmp_path, "serve", "--port", port, "--db", url)
+    assert served.returncode == 1 and served.stderr.startswith("Error: cannot create"), served
+    assert served.stderr.endswith(why) and served.stderr.count("\n") == 1

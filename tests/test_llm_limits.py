@@ -117,6 +117,18 @@ def test_a_busy_answer_is_retried_after_its_retry_after(
     assert len(provider.requests) == 3
 
 
+def test_anthropics_overloaded_answer_is_retried(
+    anthropic_server: tuple[FakeProvider, str],
+) -> None:
+    """529 is Anthropic's "overloaded, try again": it failed at once, and counted toward the
+    summarizer's breaker."""
+    provider, url = anthropic_server
+    answers = iter([(529, "overloaded"), (529, "overloaded"), (200, "tenant-7")])
+    provider.reply = lambda system, prompt: next(answers)
+    assert AnthropicChat("m", base_url=url).complete("s", "p") == "tenant-7"
+    assert len(provider.requests) == 3
+
+
 def test_a_provider_busy_for_good_fails_after_three_tries(
     openai_server: tuple[FakeProvider, str],
 ) -> None:

@@ -29,8 +29,9 @@ REDACTED = "[redacted]"
 MAX_REPLY_BYTES = 8 * 1024 * 1024
 """A reply larger than this is refused: no answer the guard asks for comes near it."""
 ERROR_PREVIEW_CHARS = 300
-RETRY_STATUSES = frozenset({429, 503})
-"""Answers that mean "busy, try again shortly": retried, the others fail at once."""
+RETRY_STATUSES = frozenset({429, 503, 529})
+"""Answers that mean "busy, try again shortly" (529: Anthropic's "overloaded"): retried, the
+others fail at once."""
 MAX_RETRIES = 2
 """Retries after the first attempt: a provider still busy after three tries fails the call."""
 MAX_RETRY_WAIT = 10.0
@@ -159,7 +160,7 @@ class HttpChat:
     """Shared plumbing of the HTTP providers: one httpx client per OS thread (the map-reduce
     calls from a small pool), secret headers and a URL's password kept out of ``repr`` and
     out of every error, one wall-clock deadline per request, and a short retry of a busy
-    answer (429, 503) that honours ``Retry-After``."""
+    answer (429, 503, 529) that honours ``Retry-After``."""
 
     provider = "http"
 

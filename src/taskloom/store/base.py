@@ -217,6 +217,11 @@ class Store(abc.ABC):
         (PostgreSQL) keeps its own: nothing to do."""
         return None
 
+    def check_creatable(self) -> None:
+        """Raise ``StoreError`` now if the database does not exist and cannot be created. A
+        server (PostgreSQL) answers for itself when first asked: nothing to do."""
+        return None
+
     def write_chain(
         self, sql: str, params: Sequence[Any], then_sql: str = "", then_params: Sequence[Any] = ()
     ) -> tuple[list[Values], list[Values]]:

@@ -230,6 +230,19 @@ def _wal(conn: sqlite3.Connection) -> str:
             time.sleep(0.01)
 
 
+def creation_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be created, if a look at its folders tells: the nearest one that
+    exists is a file, or cannot be written to."""
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        return f"{folder} is a file, not a folder"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"the folder {folder} is not writable"
+    return None
+
+
 class SqliteStore(Store):
     dialect = "sqlite"
 
@@ -297,7 +310,7 @@ class SqliteStore(Store):
                 local.check_due = time.monotonic() + FILE_CHECK_S
             self._prepare(conn)
         except OSError as exc:
-            why = exc.strerror or exc
+            why = creation_problem(self.path) or exc.strerror or exc  # not "File exists"
             raise StoreError(f"cannot open the database {self.path}: {why}") from exc
         except sqlite3.Error as exc:
             error = store_error(exc)
@@ -337,6 +350,15 @@ class SqliteStore(Store):
 
     def exists(self) -> bool:
         return self._ready or self.path.exists()
+
+    def check_creatable(self) -> None:
+        """A file that cannot be created is an error now: ``taskloom mcp`` and ``serve``
+        started on ``/etc/passwd/x.db`` answered every read (an empty database, which needs
+        no file) and failed every write."""
+        if not self.exists():
+            problem = creation_problem(self.path)
+            if problem:
+                raise StoreError(f"cannot create the database {self.path}: {problem}")
 
     def _empty_conn(self) -> sqlite3.Connection:
         """An in-memory database with the schema, for reads before the file exists."""
