@@ -132,7 +132,8 @@ def test_a_key_marker_in_one_record_and_its_end_in_another_lose_nothing(tl: Task
 @pytest.mark.parametrize(
     "key",
     ["password", "clientSecret", "api_key", "refresh_token", "privateKey", "jwt", "auth",
-     "aws_secret_access_key", "DB_PASSWORD", "apiKey", "id_token"],
+     "aws_secret_access_key", "DB_PASSWORD", "apiKey", "id_token", "APIkey", "GITHUBtoken",
+     "PRIVATEkey"],
 )  # fmt: skip
 def test_a_key_ending_in_a_secret_s_name_is_secret(key: str) -> None:
     assert is_secret_key(key)
@@ -142,7 +143,8 @@ def test_a_key_ending_in_a_secret_s_name_is_secret(key: str) -> None:
     "key",
     ["secretName", "tokenUrl", "password_policy", "PasswordLastUsed", "tough-cookie",
      "nextPageToken", "next_page_token", "continuation_token", "token_count", "max_tokens",
-     "author", "auth_method", "session_id", "ssh_key_fingerprint", "csrf_token", "key"],
+     "author", "auth_method", "session_id", "ssh_key_fingerprint", "csrf_token", "key",
+     "MAXtokens", "XMLauthor"],
 )  # fmt: skip
 def test_a_key_that_only_contains_a_secret_s_name_is_not(key: str) -> None:
     assert not is_secret_key(key)

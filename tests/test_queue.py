@@ -1113,6 +1113,8 @@ SECRET_KEYS = [
     "signing_key", "privkey", "jwt", "access_tokens", "client_secret", "dbPassword",
     "refresh_tokens", "github_tokens", "DBPASS", "mysqlpwd", "secretkeys", "sshkeys",
     "privatekeys", "passphrases", "deploy_key", "consumer_key", "master_key", "session_id",
+    # capitals run into a word ("AP" + "Ikey", "PAS" + "Sword" were read), and oauth as OAuth
+    "APIkey", "PASSword", "SSHkey", "DBpass", "GITHUBtoken", "PRIVATEkey", "oauth", "IDtoken",
 ]  # fmt: skip
 HARMLESS_KEYS = [
     "max_tokens", "author", "tokenizer", "passes", "token_count", "tokens_used",
@@ -1122,7 +1124,7 @@ HARMLESS_KEYS = [
     "secret_scanning", "secret_type", "PaginationToken", "since_token", "secret_name",
     "secret_arn", "credentials_path", "private_key_path", "PASSWORD_FILE", "pass_rate",
     "auth_method", "token_url", "signing_key_id", "has_password", "password_policy",
-    "cookie_consent",
+    "cookie_consent", "XMLauthor", "TOTALtokens", "HTTPSproxy", "URLpath", "MAXtokens",
 ]  # fmt: skip
 
 

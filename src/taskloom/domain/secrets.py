@@ -22,6 +22,7 @@ _SECRET_WORDS = frozenset(
         "jwt",
         "jwts",
         "pwds",
+        "oauth",
     }
 )
 _SECRET_ENDINGS = (
@@ -106,13 +107,27 @@ _QUALIFIED_TOKENS = frozenset(
 )
 """Words that make ``tokens`` secrets rather than a count: ``refresh_tokens``."""
 _KEY_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_KEY_WORDS_CAPS_FIRST = re.compile(r"[A-Z]{2,}(?=[a-z])|[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+"""The other reading of capitals run into a word: ``APIkey`` as ``API`` + ``key`` (the first
+reads ``AP`` + ``Ikey``, and ``PASSword`` as ``PAS`` + ``Sword``: both passed as no secret)."""
+
+
+def key_readings(key: str) -> set[tuple[str, ...]]:
+    """The ways to read ``key`` as lower-case words: ``apiKey`` one way, ``APIkey`` two."""
+    return {
+        tuple(w.lower() for w in pattern.findall(key))
+        for pattern in (_KEY_WORDS, _KEY_WORDS_CAPS_FIRST)
+    }
 
 
 def looks_secret(key: str) -> bool:
     """Whether a payload key names a secret, judged by its words (``apiKey``, ``AUTH_TOKEN``,
-    ``x-api-key``, ``PGPASSWORD``) so that ``max_tokens``, ``token_count`` or ``author`` are
-    not mistaken for one."""
-    words = [w.lower() for w in _KEY_WORDS.findall(key)]
+    ``x-api-key``, ``PGPASSWORD``, ``APIkey``) so that ``max_tokens``, ``token_count`` or
+    ``author`` are not mistaken for one."""
+    return any(_secret_words(list(words)) for words in key_readings(key))
+
+
+def _secret_words(words: list[str]) -> bool:
     if len(words) > 1 and (words[-2], words[-1].removesuffix("s")) in _SECRET_PAIRS:
         return True  # session_id: a pair names it, though "id" alone says "about"
     if len(words) > 1 and (words[-1] in _ABOUT_A_SECRET or words[0] in _FLAG_WORDS):

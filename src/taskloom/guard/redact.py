@@ -29,6 +29,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from taskloom.domain.secrets import key_readings
+
 REDACTED = "[redacted]"
 
 _TOKEN = r"(?<![\w-])(?:{})(?![\w-])"
@@ -100,7 +102,10 @@ def is_secret_key(key: str) -> bool:
     (``secretName``, ``password_policy``, ``tokenUrl``). Stricter than the payload check
     (:func:`taskloom.domain.secrets.looks_secret`): there a false match costs a rename,
     here a value."""
-    words = [w.lower() for w in _KEY_WORDS.findall(key)]
+    return any(_names_a_secret(list(words)) for words in key_readings(key))
+
+
+def _names_a_secret(words: list[str]) -> bool:
     if not words:
         return False
     if words == ["auth"]:  # a registry login in Docker's config.json
