@@ -35,11 +35,14 @@ def test_a_taskloom_the_agent_cannot_find_on_path_is_written_as_its_full_path(
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
     full = str((HERE / "taskloom").resolve())
     assert main(["init", "claude-code", "--thread", "t", "--project", str(tmp_path)]) == 0
+    queue = f"sqlite:///{tmp_path / '.taskloom' / 'taskloom.db'}"
+    assert main(["tasks", "add", "Fix it", "--db", queue]) == 0
     mcp = json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["taskloom"]
     assert mcp["command"] == full
     settings = json.loads((tmp_path / ".claude" / "settings.json").read_text())
     hook = settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
     assert shlex.split(hook)[0] == full
+    bare = {"PATH": str(tmp_path / "empty-bin"), "HOME": str(tmp_path)}
     run = subprocess.run(
         hook,
         shell=True,
@@ -47,10 +50,16 @@ def test_a_taskloom_the_agent_cannot_find_on_path_is_written_as_its_full_path(
         capture_output=True,
         text=True,
         cwd=tmp_path,
-        env={"PATH": str(tmp_path / "empty-bin"), "HOME": str(tmp_path)},
+        env=bare,
         timeout=60,
     )
     assert run.returncode == 0, run.stderr
+    context = json.loads(run.stdout)["hookSpecificOutput"]["additionalContext"]
+    claim = context.split("Claim one with `")[1].split("`")[0]  # bare "taskloom": not found
+    claimed = subprocess.run(
+        claim, shell=True, capture_output=True, text=True, cwd=tmp_path, env=bare, timeout=60
+    )
+    assert claimed.returncode == 0 and "Fix it" in claimed.stdout, claimed.stderr
     codex = tmp_path / "codex"
     assert main(["init", "codex", "--thread", "t", "--codex-home", str(codex)]) == 0
     config = tomllib.loads((codex / "config.toml").read_text())

@@ -265,10 +265,12 @@ def test_the_surfaced_claim_command_runs_as_shown(
     _, out, _ = run(capsys, "hook", "prompt", "--agent", "claude 1", "--db", url)
     context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
     command = context.split("Claim one with `")[1].split("`")[0]
-    assert command == f"taskloom tasks next --agent 'claude 1' --db {url}"
     import shlex
 
-    code, out, _ = run(capsys, *shlex.split(command)[1:], "--json")
+    program, *args = shlex.split(command)
+    assert Path(program).name == "taskloom"  # by name, or by path when not on PATH
+    assert args == ["tasks", "next", "--agent", "claude 1", "--db", url]
+    code, out, _ = run(capsys, *args, "--json")
     assert code == 0 and json.loads(out)["title"] == "Fix it"
     assert json.loads(out)["claimed_by"] == "claude 1"
 

@@ -427,8 +427,11 @@ def prompt(agent: Agent, db: DbOption = None, as_json: JsonOption = False) -> No
 
     Example: taskloom hook prompt --agent claude-1
     """
+    from taskloom.agent_setup import program
+
     del as_json  # already JSON
-    block = open_db(db).queue.surface(agent, claim=claim_command(agent.strip(), db))
+    claim = claim_command(agent.strip(), db, program())
+    block = open_db(db).queue.surface(agent, claim=claim)
     if block:
         out: dict[str, Any] = {
             "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": block}

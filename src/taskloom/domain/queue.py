@@ -495,11 +495,13 @@ def new_task(fields: Mapping[str, Any]) -> NewTask:
     )
 
 
-def claim_command(agent_id: str, db: str | None = None) -> str:
-    """The shell command that claims a task for ``agent_id``, quoted to run as shown; with
-    the database the hook was given, unless its URL holds a password (which must not reach a
-    model's context: the agent's environment, ``$TASKLOOM_URL``, has to say it then)."""
-    args = ["taskloom", "tasks", "next", "--agent", agent_id]
+def claim_command(agent_id: str, db: str | None = None, program: str = "taskloom") -> str:
+    """The shell command that claims a task for ``agent_id``, quoted to run as shown: with
+    ``program``, the hook's own (a virtualenv's full path when ``taskloom`` is not on the
+    agent's PATH, where a bare name was "command not found"), and the database the hook was
+    given, unless its URL holds a password (which must not reach a model's context: the
+    agent's environment, ``$TASKLOOM_URL``, has to say it then)."""
+    args = [program, "tasks", "next", "--agent", agent_id]
     if db and not url_has_password(db):
         args += ["--db", db]
     return shlex.join(args)
