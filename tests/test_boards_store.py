@@ -318,6 +318,23 @@ def test_connect_async(db_url: str) -> None:
     assert asyncio.run(main()) == 1
 
 
+def test_a_setting_through_the_async_client_reaches_the_queue(db_url: str) -> None:
+    """``tl.queue.max_active = 2`` on the async client landed on the proxy: it read back 2
+    and the cap stayed 10,000."""
+
+    async def main() -> dict[str, int]:
+        atl = await taskloom.connect_async(db_url)
+        atl.queue.max_active = 2
+        assert atl.sync.queue.max_active == 2
+        for i in range(4):
+            await atl.queue.add(f"t{i}", priority=i)
+        stats: dict[str, int] = await atl.queue.stats()
+        await atl.close()
+        return stats
+
+    assert asyncio.run(main())["ready"] == 2
+
+
 def test_ids_grow_and_a_forked_child_makes_its_own() -> None:
     """Ids made by one process sort in the order made; a child forked while another thread
     held the id lock can still make ids, and never its parent's."""

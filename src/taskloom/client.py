@@ -135,7 +135,12 @@ class AsyncProxy:
     """
 
     def __init__(self, target: object) -> None:
-        self._target = target
+        object.__setattr__(self, "_target", target)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Settings go to the wrapped object: ``tl.aio.queue.max_active = 2`` landed on the
+        proxy, read back as 2 and was never applied."""
+        setattr(self._target, name, value)
 
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self._target, name)

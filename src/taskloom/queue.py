@@ -105,8 +105,8 @@ class Queue:
 
     @property
     def max_active(self) -> int:
-        """The most ready and in-progress tasks the queue holds; an add over it evicts the
-        least urgent, oldest ready ones (never in-progress work)."""
+        """The most ready tasks the queue holds (in-progress work is not counted); an add
+        over it evicts the least urgent, oldest ready ones (never in-progress work)."""
         return self._max_active
 
     @max_active.setter
