@@ -33,6 +33,21 @@ def test_tasks_add_errors_name_its_flags(
     assert code == 1 and err.startswith(f"Error: {said}") and "_" not in err, err
 
 
+@pytest.mark.parametrize(
+    "command",
+    [["next", "--agent", "a"], ["extend", "0193", "--token", "t"]],
+    ids=["next", "extend"],
+)
+@pytest.mark.parametrize("lease", ["0", "-5", "nan"])
+def test_a_bad_lease_is_named_by_its_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str], lease: str
+) -> None:
+    """ "a lease must be more than 0 seconds" named no flag of the command."""
+    db = f"sqlite:///{tmp_path / 'q.db'}"
+    code, _, err = run(capsys, "tasks", *command, "--lease", lease, "--db", db)
+    assert code == 1 and err.startswith("Error: --lease must be"), err
+
+
 def test_goal_and_stash_errors_name_their_flags(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1058,6 +1058,23 @@ def test_one_doctor_fix_cancels_a_task_its_reclaim_leaves_poisoned(
     }  # fmt: skip
 
 
+def test_doctor_lists_tasks_in_id_order_on_every_backend(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    """The lists came in whatever order the backend read them: PostgreSQL's differed."""
+    q = tl_fixed.queue
+    for i in range(6):
+        q.add(f"t{i}", max_attempts=1, priority=10 - i)
+    claimed = q.claim_batch("w", 6, lease=10)
+    for task in claimed[::2]:
+        q.fail(task.id, task.lease_token or "", "boom")  # its last attempt: dead
+    clock.advance(7200)
+    report = q.doctor(fix=True)
+    assert report["dead"] == sorted(report["dead"]) and len(report["dead"]) == 6  # reclaimed
+    assert report["stuck"] == sorted(report["stuck"]) and len(report["stuck"]) == 3
+    assert report["fixed"] == sorted(report["fixed"])
+
+
 def test_doctor_refuses_arguments_it_cannot_mean(tl: Taskloom) -> None:
     for kwargs in ({"stuck_after_s": "1h"}, {"poisoned_at": "5"}, {"poisoned_at": 0}):
         with pytest.raises(InvalidInput):

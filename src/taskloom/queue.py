@@ -706,7 +706,8 @@ class Queue:
         with self._tl.store.read() as tx:
             stuck = _tasks(
                 tx.query(
-                    "SELECT * FROM tasks WHERE status = 'in_progress' AND lease_expires_at < ?",
+                    "SELECT * FROM tasks WHERE status = 'in_progress' AND lease_expires_at < ?"
+                    " ORDER BY id",
                     (now - stuck_after_s,),
                 )
             )
@@ -715,22 +716,23 @@ class Queue:
         with self._tl.store.read() as tx:
             poisoned = _tasks(
                 tx.query(
-                    "SELECT * FROM tasks WHERE status = 'ready' AND attempts >= ?", (poisoned_at,)
+                    "SELECT * FROM tasks WHERE status = 'ready' AND attempts >= ? ORDER BY id",
+                    (poisoned_at,),
                 )
             )
-            dead = _tasks(tx.query("SELECT * FROM tasks WHERE status = 'dead'"))
+            dead = _tasks(tx.query("SELECT * FROM tasks WHERE status = 'dead' ORDER BY id"))
         if fix:
             for task in poisoned:
                 # Only while still ready: a worker may have claimed it since it was listed.
                 why = f"doctor: poisoned after {task.attempts} attempts"
                 if self._cancel(task.id, why, "status = 'ready'") and task.id not in fixed:
                     fixed.append(task.id)
-        return {
+        return {  # each list in id order, the same on both backends
             "stuck": [t.id for t in stuck],
-            "orphaned": list(orphaned),
+            "orphaned": sorted(orphaned),
             "poisoned": [t.id for t in poisoned],
             "dead": [t.id for t in dead],
-            "fixed": fixed,
+            "fixed": sorted(fixed),
         }
 
 

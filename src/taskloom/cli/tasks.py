@@ -24,7 +24,7 @@ from taskloom.cli.common import (
 )
 from taskloom.domain.common import parse_json, parse_json_object
 from taskloom.domain.errors import InvalidInput
-from taskloom.domain.queue import Task, claim_command
+from taskloom.domain.queue import Task, check_seconds, claim_command
 from taskloom.guard.stash import count_expired, purge_stash
 from taskloom.queue import Queue
 
@@ -238,6 +238,7 @@ def next(
     """
     # Not bound to this process, which exits now: doctor --fix must not read its death as
     # the agent's.
+    check_seconds(lease, "--lease", positive=True)  # named as typed, not "a lease"
     task = open_db(db).queue.claim(agent, lease=lease, kinds=kind, bind_process=False)
     if task is None:
         print_text("null" if as_json else "(no task ready)")
@@ -303,6 +304,7 @@ def extend(
 
     Example: taskloom tasks extend 0193… --token abc… --lease 600
     """
+    check_seconds(lease, "--lease", positive=True)
     _one(open_existing(db).queue.extend(task_id, token, lease), as_json)
 
 
