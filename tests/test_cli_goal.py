@@ -94,24 +94,30 @@ def test_the_header_says_no_budget_only_when_there_is_none(
 # --- goal budget: --time and --remove-time --------------------------------------------------
 
 
-def test_budget_time_raises_the_time_budget_and_lifts_budget_limited(
-    db: str, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("flags", "header", "time_budget"),
+    [
+        (["--time", "60"], "Goal (active; 5/1000 tokens, 20/60 s)", 60),
+        (["--remove-time"], "Goal (active; 5/1000 tokens)", None),
+    ],
+    ids=["raise", "remove"],
+)
+def test_budget_time_changes_only_the_time_budget_and_lifts_budget_limited(
+    db: str,
+    capsys: pytest.CaptureFixture[str],
+    flags: list[str],
+    header: str,
+    time_budget: int | None,
 ) -> None:
     _over_time(db)
-    code, out, _ = run(capsys, "goal", "budget", "T", "--time", "60", "--db", db)
-    assert code == 0 and out.splitlines()[0] == "Goal (active; 5/1000 tokens, 20/60 s)"
+    code, out, _ = run(capsys, "goal", "budget", "T", *flags, "--db", db)
+    assert code == 0 and out.splitlines()[0] == header
     goal = _goal(db)
-    assert (goal["status"], goal["time_budget_s"], goal["token_budget"]) == ("active", 60, 1000)
-
-
-def test_budget_remove_time_removes_only_the_time_budget(
-    db: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    _over_time(db)
-    code, out, _ = run(capsys, "goal", "budget", "T", "--remove-time", "--db", db)
-    assert code == 0 and out.splitlines()[0] == "Goal (active; 5/1000 tokens)"
-    goal = _goal(db)
-    assert (goal["status"], goal["time_budget_s"], goal["token_budget"]) == ("active", None, 1000)
+    assert (goal["status"], goal["time_budget_s"], goal["token_budget"]) == (
+        "active",
+        time_budget,
+        1000,
+    )
 
 
 def test_budget_changes_both_budgets_at_once(db: str, capsys: pytest.CaptureFixture[str]) -> None:
