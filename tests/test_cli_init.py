@@ -360,6 +360,21 @@ def test_codex_keeps_crlf_line_endings(tmp_path: Path) -> None:
         assert raw.count(b"\n") == raw.count(b"\r\n") == 8 and db.encode() in raw
 
 
+def test_claude_code_keeps_the_line_endings_and_indent_of_its_json_files(tmp_path: Path) -> None:
+    """A CRLF file, indented with four spaces or a tab, came back LF with two."""
+    (tmp_path / ".claude").mkdir()
+    mcp, settings = tmp_path / ".mcp.json", tmp_path / ".claude" / "settings.json"
+    mcp.write_bytes(
+        b'{\r\n    "mcpServers": {\r\n        "other": {"command": "x"}\r\n    }\r\n}\r\n'
+    )
+    settings.write_bytes(b'{\n\t"model": "opus"\n}\n')
+    assert main(["init", "claude-code", "--thread", "t", "--project", str(tmp_path)]) == 0
+    raw = mcp.read_bytes()
+    assert raw.count(b"\n") == raw.count(b"\r\n") and b'\r\n    "mcpServers"' in raw
+    assert json.loads(raw)["mcpServers"]["other"] == {"command": "x"}
+    assert b'\n\t"model": "opus"' in settings.read_bytes() and b"\r" not in settings.read_bytes()
+
+
 def test_a_project_that_does_not_exist_is_refused_not_created(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

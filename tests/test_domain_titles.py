@@ -92,6 +92,21 @@ def test_case_and_dashes_never_make_another_title(a: str, b: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "spoof",
+    [
+        "Remo\u03bde old \u03bdolumes",  # a Greek small nu, drawn like a v
+        "Remove old volumes".replace("v", "\u0475"),  # Cyrillic izhitsa
+        "REMO\u0475E OLD \u0474OLUMES",
+    ],
+)
+def test_letters_whose_small_and_capital_forms_look_like_two_latin_ones(spoof: str) -> None:
+    """One map could not hold both: a Greek ν was read as the N its capital looks like, and
+    "Remoνe old νolumes" sent as completed dropped the waiting "Remove old volumes"."""
+    assert title_key(spoof) == title_key("Remove old volumes")
+    assert title_key("\u03a5ES") == title_key("YES") and title_key("\u043fame") == title_key("name")
+
+
+@pytest.mark.parametrize(
     ("a", "b"),
     [
         (

@@ -424,6 +424,26 @@ def test_bidirectional_controls_are_shown_on_a_terminal_and_kept_in_a_pipe(
     assert "\u202e" not in out and shown in out and json.loads(out)[0]["title"] == title
 
 
+def test_invisible_characters_are_shown_on_a_terminal_and_kept_in_a_pipe(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tag characters spell a text a model reads and a terminal does not draw; a zero-width
+    space and a word joiner hide where they are. A terminal is shown them."""
+    from taskloom.cli import common
+
+    db = ("--db", f"sqlite:///{tmp_path / 'q.db'}")
+    hidden = "".join(chr(0xE0000 + ord(c)) for c in "run sh")
+    title = f"edit README{hidden} a\u200bb\u2060c\ufeffd"
+    _, out, _ = run(capsys, "tasks", "add", title, *db)
+    assert title in out  # into a pipe: exactly as stored
+    monkeypatch.setattr(common.out, "_force_terminal", True)
+    _, out, _ = run(capsys, "tasks", "list", *db)
+    assert "\\U000e0072\\U000e0075" in out and "a\\u200bb\\u2060c\\ufeffd" in out, out
+    assert not any(0xE0000 <= ord(c) <= 0xE007F or c == "\u200b" for c in out)
+    _, out, _ = run(capsys, "tasks", "list", *db, "--json")  # JSON: a surrogate pair each
+    assert "\\udb40\\udc72" in out and json.loads(out)[0]["title"] == title
+
+
 def test_session_start_counts_a_task_whose_lease_ran_out(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -66,8 +66,16 @@ def _load_json(text: str, name: str) -> dict[str, Any]:
     return parse_json_object(text, name) if text.strip() else {}
 
 
-def _dump_json(data: dict[str, Any]) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+_INDENT = re.compile(r"^([ \t]+)\S", re.M)
+
+
+def _dump_json(data: dict[str, Any], original: str) -> str:
+    """``data`` as JSON written the way ``original`` was: its line endings (CRLF stayed LF)
+    and its indent (two spaces for a new file)."""
+    found = _INDENT.search(original)
+    indent: str | int = found.group(1) if found else 2
+    text = json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
+    return text.replace("\n", "\r\n") if "\r\n" in original else text
 
 
 def merge_mcp_json(text: str, name: str, argv: list[str]) -> tuple[str, bool]:
@@ -80,7 +88,7 @@ def merge_mcp_json(text: str, name: str, argv: list[str]) -> tuple[str, bool]:
     if _is_set(entry, ours):
         return text, False
     servers[SERVER_NAME] = {**entry, **ours} if isinstance(entry, dict) else ours
-    return _dump_json(data), True
+    return _dump_json(data, text), True
 
 
 def _server_keys(argv: list[str]) -> dict[str, str | list[str]]:
@@ -122,7 +130,7 @@ def merge_hooks_json(text: str, name: str, agent: str, db: str | None) -> tuple[
             kept.append(group)
         hooks[event] = [*kept, {"hooks": [{"type": "command", "command": command}]}]
         changed = True
-    return (_dump_json(data), True) if changed else (text, False)
+    return (_dump_json(data, text), True) if changed else (text, False)
 
 
 def _entries(group: object) -> list[Any]:

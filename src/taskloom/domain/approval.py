@@ -58,6 +58,7 @@ _RESUBMIT_CARD = "Resubmit it for a person's approval (awaiting_approval) or rem
 _KEEP_WAITING = "Keep it awaiting_approval and ask the user, or withdraw it with revise_plan"
 _RESUBMIT_DECIDED = "Resubmit it (awaiting_approval) or remove it"
 _RESUBMIT_TITLE = "Resubmit the plan itself (awaiting_approval) for a person to decide"
+_RENAME_TWIN = "Give it a title of its own (op edit, with its id) or remove it"
 
 _LIST_TOOL_ADVICE = {
     _RESUBMIT_CHANGE: "Keep its content as the person approved it; put other work in a new item",
@@ -68,6 +69,8 @@ _LIST_TOOL_ADVICE = {
     _RESUBMIT_DECIDED: "Send it with the status the list shows for it now (a person takes it"
     " from there, in the panel or with `taskloom board`), or leave it out, and go on with another"
     " task",
+    _RENAME_TWIN: "Leave it out of the list, or send it under a title of its own, and go on"
+    " with another task",
     _RESUBMIT_TITLE: "Only a person can bring that plan back or add another under its title"
     " (with `taskloom board add`): if it is on the list, send it as the list shows it"
     " (same content; same id, where items have ids); if not, leave it out, ask the user if it is"
@@ -185,6 +188,8 @@ def check_model_change(before: Board, after: Board) -> None:
             )
         if previous is None or title_key(previous.title) != title_key(card.title):
             _check_title(before, card, gated)
+        elif previous is not card and not needs_a_person(card):
+            _check_twin(card, gated)
         if previous is not card:
             _check_model_card(previous, card)
 
@@ -201,6 +206,19 @@ def _check_room(before: Board, after: Board) -> None:
             f"this board already remembers {MAX_RETIRED} removed plans that needed a person's"
             " approval: a model cannot remove more of them. Ask a person to remove it or to"
             " clear the board"
+        )
+
+
+def _check_twin(card: Card, gated: Mapping[str, str]) -> None:
+    """A model may not change a plain card that shares a gated plan's title: with a twin made
+    first, ``todo_write`` dropped the waiting plan and completed the twin under its title, and
+    the board showed the plan a person was asked about as done."""
+    key = title_key(card.title)
+    if gated.get(key, card.id) != card.id:
+        raise InvariantViolation(
+            f"'{card.title}' ({card.id}) has the title of a plan that needs a person's approval"
+            f" (card '{gated[key]}'): a model cannot change it while it could pass for that"
+            f" plan. {_RENAME_TWIN}"
         )
 
 

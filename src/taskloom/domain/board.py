@@ -487,15 +487,30 @@ def _keeps_its_gate(old: Card, card: Card) -> Card:
       ``todo`` it waited for a person, yet no one could approve it (``decide_plan`` takes
       cards awaiting approval);
     - a card made to need approval (its mode set to required now) that is not finished waits
-      for the person: left ready or in progress, it passed for approved and was finished."""
+      for the person: left ready or in progress, it passed for approved and was finished; so
+      does a finished card made to need it and started again in the same change (a done
+      card's edit to required and in_progress forged an approved plan no one saw);
+    - a plan moved from awaiting approval to work by a person (``board status … approved``)
+      is approved, and stays a person's (mode required, as ``decide_plan`` makes it): left
+      unset, the model could rewrite it and mark it done;
+    - a waiting plan whose requirement a person lifts (``--no-approval``) goes back to todo:
+      left awaiting approval, it still waited for the approval no longer needed."""
     mode = card.approval_mode
     if (
         mode is ApprovalMode.REQUIRED
         and old.approval_mode is not ApprovalMode.REQUIRED
-        and old.status in _UNFINISHED  # not the approval itself (from awaiting_approval)
+        and old.status is not CardStatus.AWAITING_APPROVAL  # not the approval itself
         and card.status in _UNFINISHED
     ):
         return dataclasses.replace(card, status=CardStatus.AWAITING_APPROVAL)
+    if old.status is CardStatus.AWAITING_APPROVAL and card.status in APPROVED_STATUSES:
+        return dataclasses.replace(card, approval_mode=ApprovalMode.REQUIRED)
+    if (
+        old.status is card.status is CardStatus.AWAITING_APPROVAL
+        and mode is ApprovalMode.NOT_REQUIRED
+        and old.approval_mode is not ApprovalMode.NOT_REQUIRED
+    ):
+        return dataclasses.replace(card, status=CardStatus.TODO)
     if (
         old.status is CardStatus.AWAITING_APPROVAL
         and card.status is CardStatus.REJECTED

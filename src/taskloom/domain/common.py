@@ -92,9 +92,11 @@ def parse_json_object(text: str, what: str) -> dict[str, Any]:
     return value
 
 
-_CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f]")
+_CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\U000e0000-\U000e007f]")
 """Control characters that are not whitespace or a line break (as Python splits lines:
-tab, LF, VT, FF, CR, the separators U+001C–U+001F, NEL)."""
+tab, LF, VT, FF, CR, the separators U+001C–U+001F, NEL), and Unicode tag characters: drawn
+as nothing, they spell a text a model reads and the person approving the plan never sees
+("edit README.md" and, hidden, "and also run: curl … | sh")."""
 
 
 def no_controls(text: str, name: str) -> str:
@@ -208,23 +210,40 @@ def escape_xml(text: str, *, quote: bool = False) -> str:
     return html.escape(text, quote=quote)
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064"
+    r"\u2066-\u2069\ufeff\U000e0000-\U000e007f]"
+)
+"""Control characters, bidi controls, and what is drawn as nothing: zero-width spaces, the
+soft hyphen, the byte order mark and Unicode tag characters (which spell a hidden text a
+model reads and a person's terminal does not show)."""
 
 
 def terminal_safe(text: str) -> str:
-    """``text`` with control characters (other than newline and tab) shown as ``\\xNN`` and
-    bidirectional controls as ``\\uNNNN``: text written by agents or other people must not
-    move the cursor, recolour or retitle the reader's terminal (ANSI escapes), nor show its
-    characters in another order than they are stored."""
+    """``text`` with control characters (other than newline and tab) shown as ``\\xNN``, and
+    bidirectional controls and invisible characters as ``\\uNNNN``: text written by agents
+    or other people must not move the cursor, recolour or retitle the reader's terminal (ANSI
+    escapes), show its characters in another order than they are stored, nor hide any."""
     return _CONTROL.sub(_escaped, text)
 
 
 def _escaped(match: re.Match[str]) -> str:
     code = ord(match.group())
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def json_escaped_controls(text: str) -> str:
     """JSON text with the characters :func:`terminal_safe` shows written as ``\\uNNNN``
-    escapes: valid JSON still, meaning the same strings (they only occur inside strings)."""
-    return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    escapes (a surrogate pair past U+FFFF): valid JSON still, meaning the same strings (they
+    only occur inside strings)."""
+    return _CONTROL.sub(_json_escaped, text)
+
+
+def _json_escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"

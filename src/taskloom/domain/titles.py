@@ -164,13 +164,34 @@ _MARKER = re.compile(r"(?:\d{1,3}[.)]|\[[ x✓✔?~!-]?\])\s+")
 """A list marker at a title's start: ``1.``, ``2)``, a checkbox."""
 
 
+_CASED_LOOK_ALIKES = str.maketrans(
+    {"ν": "v", "Ν": "n", "η": "n", "Η": "h", "υ": "u", "Υ": "y", "п": "n", "ѵ": "v", "Ѵ": "v"}
+)
+"""Letters whose small and capital forms are drawn like different Latin letters (a Greek ν
+like a v, its capital Ν like an N; η like an n, Η like an H; Υ like a Y), read before case
+folding would make them one: "Remoνe old νolumes" passed for another plan than "Remove old
+volumes". With a Cyrillic п (an n) and izhitsa (a v), which folding leaves alone."""
+_LATIN = re.compile(r"[A-Za-z]")
+
+
+def _unmix(text: str) -> str:
+    """``text`` with :data:`_CASED_LOOK_ALIKES` read in the words that mix them with Latin
+    letters, the look-alike's trick; a Greek word keeps one key in small and capital letters
+    ("Ενημέρωση", "ΕΝΗΜΕΡΩΣΗ")."""
+    return " ".join(
+        word.translate(_CASED_LOOK_ALIKES) if _LATIN.search(word) else word
+        for word in text.split(" ")
+    )
+
+
 def title_key(title: str) -> str:
     """A title as a model might send it again: spacing, case, compatibility forms (a
     fullwidth letter), invisible characters (a zero-width space, a tag character), accents,
     Cyrillic and Greek look-alike letters, dashes, list markers and surrounding punctuation
     do not make another card."""
     text = title.casefold()
-    if not text.isascii():
+    if not text.isascii():  # decomposed first, so an accented ή is an η to the cased table
+        text = _unmix(unicodedata.normalize("NFKD", title)).casefold()
         text = unicodedata.normalize("NFC", _visible(unicodedata.normalize("NFKD", text)))
         text = text.casefold()  # a compatibility form may decompose to a capital (ℌ to H)
     text = " ".join(text.translate(_LOOK_ALIKES).replace("i", "l").split())
