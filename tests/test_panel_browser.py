@@ -752,7 +752,7 @@ def test_a_wrong_token_stops_the_live_view_and_says_why(tmp_path: Path, page: ob
         streams = _streams(page)
         page.goto(f"{srv.url}/?token=wrong")
         expect(page.locator("#live")).to_have_attribute("data-state", "stopped")
-        expect(page.locator("#toast")).to_contain_text("needs its token")
+        expect(page.locator("#toast")).to_contain_text("wrong token")
         opened = len(streams)
         time.sleep(3)  # past the retry the panel used to make
         assert len(streams) == opened

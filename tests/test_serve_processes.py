@@ -20,7 +20,7 @@ import pytest
 
 import taskloom
 from tests.conftest import subprocess_env
-from tests.test_server import body_id, read_events
+from tests.test_server import body_id, read_events, seq
 
 
 def free_port() -> int:
@@ -87,7 +87,7 @@ def test_each_server_streams_what_the_other_wrote(two_servers: list[str], db_url
         )
         assert response.status_code == 200, response.text
         thread.join(30)
-        assert len(got) == 1 and int(got[0]["id"]) > int(cursor)
+        assert len(got) == 1 and seq(got[0]["id"]) > seq(cursor)
         assert json.loads(got[0]["data"])["data"]["cards"][0]["status"] == status
         cursor = got[0]["id"]
 

@@ -102,6 +102,7 @@ def test_api_reads_and_human_actions(tl: Taskloom) -> None:
         ("GET", "/api/tasks/nope", None, 404, "not found"),
         ("GET", "/api/tasks?status=weird", None, 400, "weird"),
         ("GET", "/api/events?after=abc", None, 400, "Last-Event-ID"),
+        ("GET", "/api/events?after=3-xyz", None, 400, "Last-Event-ID"),
     ],
 )
 def test_bad_input_is_4xx_json(
@@ -120,6 +121,23 @@ def test_token_required_when_configured(tl: Taskloom) -> None:
     )
     assert ok.status_code == 200
     assert request(tl, "GET", "/api/threads?token=s3cret", token="s3cret").status_code == 200
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_the_startup_line_says_how_to_open_a_panel_with_a_token(terminal: bool) -> None:
+    """A base64 token's ``+`` typed into the address is a space; on a terminal the line gives
+    the address ready to open, and into a log (systemd, docker) never the token."""
+    from taskloom.cli import common, serve
+
+    common.err._force_terminal = terminal
+    try:
+        hint = serve._token_hint("http://127.0.0.1:8765/", "Ab+cD/eF==")
+    finally:
+        common.err._force_terminal = None
+    if terminal:
+        assert hint == "open http://127.0.0.1:8765/?token=Ab%2BcD%2FeF%3D%3D"
+    else:
+        assert "Ab+cD" not in hint and "?token=" in hint
 
 
 def test_serve_refuses_public_bind_without_token(capsys: pytest.CaptureFixture[str]) -> None:
@@ -161,23 +179,38 @@ def sse_frames(lines: Iterator[str]) -> Iterator[dict[str, str]]:
             current[key] = value.strip()
 
 
-def browser_events(frames: Iterable[dict[str, str]], last_id: str) -> Iterator[dict[str, str]]:
+MARKERS = ("opening", "opened")
+"""The events that start and end an opening, around its snapshots."""
+
+
+def browser_events(
+    frames: Iterable[dict[str, str]], last_id: str, *, markers: bool = False
+) -> Iterator[dict[str, str]]:
     """The events of ``frames`` as a browser dispatches them: each ``id`` is the stream's last
     event id at that point, which any frame with an ``id:`` sets (data or not) and which
     starts as the ``Last-Event-ID`` sent (``last_id``, "" if none). So an opening's snapshots
-    have the id from before it; their body has the head."""
+    have the id from before it; their body has the head. The opening's own ``opening`` and
+    ``opened`` events are left out unless ``markers``."""
     for frame in frames:
         last_id = frame.get("id", last_id)
-        if "data" in frame:
+        if "data" in frame and (markers or frame.get("event") not in MARKERS):
             yield {**frame, "id": last_id}
 
 
-def read_events(url: str, n: int, headers: dict[str, str] | None = None) -> list[dict[str, str]]:
+def read_events(
+    url: str, n: int, headers: dict[str, str] | None = None, *, markers: bool = False
+) -> list[dict[str, str]]:
     """The first ``n`` events of a stream, as a browser sees them (:func:`browser_events`)."""
     headers = headers or {}
     with httpx.stream("GET", url, headers=headers, timeout=30) as response:
         frames = sse_frames(response.iter_lines())
-        return list(itertools.islice(browser_events(frames, headers.get("last-event-id", "")), n))
+        events = browser_events(frames, headers.get("last-event-id", ""), markers=markers)
+        return list(itertools.islice(events, n))
+
+
+def seq(sse_id: str) -> int:
+    """The outbox id an SSE id names (``12-<stamp>``: event 12)."""
+    return int(sse_id.split("-")[0])
 
 
 def body_id(event: dict[str, str]) -> str:
@@ -210,14 +243,14 @@ def test_sse_streams_changes_from_another_process_and_resumes(
         timeout=60,
     )
     reader.join(30)
-    assert len(got) == 1 and int(got[0]["id"]) > int(head)
+    assert len(got) == 1 and seq(got[0]["id"]) > int(head)
     titles = [c["title"] for c in json.loads(got[0]["data"])["data"]["cards"]]
     assert titles == ["first", "from the cli"]
     # Resume from the very start replays both, in order, with no duplicates.
     replay = read_events(f"{live_server}/api/events?thread=t&after=0", 2)
     sizes = [len(json.loads(e["data"])["data"]["cards"]) for e in replay]
     assert sizes == [1, 2] and replay[1]["id"] == got[0]["id"]
-    assert int(replay[0]["id"]) < int(head)  # the opening snapshot was at the head
+    assert seq(replay[0]["id"]) < int(head)  # the opening snapshot was at the head
 
 
 def test_fresh_stream_opens_with_snapshots_and_pruned_cursor_gets_them_too(
@@ -256,6 +289,81 @@ def test_a_cursor_past_the_head_gets_the_snapshots_not_silence(
     frames = read_events(f"{live_server}/api/events?thread=t&tasks=0", 1, {"last-event-id": "9999"})
     assert frames[0]["event"] == "todo_state"
     assert json.loads(frames[0]["data"])["data"]["cards"][0]["title"] == "only"
+
+
+def _open(store: Any, after: Any) -> Any:
+    """:func:`open_stream` on ``store`` from the cursor ``after``, on a hub of its own."""
+    from taskloom.server.hub import EventHub
+    from taskloom.server.sse import open_stream
+
+    async def go() -> Any:
+        hub = EventHub(store, poll_s=0.01)
+        try:
+            return await open_stream(hub, after=after, thread_id="t")
+        finally:
+            await hub.stop()
+
+    return asyncio.run(go())
+
+
+def test_a_cursor_from_another_database_gets_an_opening_not_its_events(
+    tl: Taskloom, live_server: str, make_tl: Any
+) -> None:
+    """A server restarted on a restored backup, or on another database file, whose outbox
+    had reached the browser's Last-Event-ID with other events, resumed after it: the panel
+    kept showing boards that no longer existed. An SSE id names its event (a stamp): the
+    same database resumes from it, another opens afresh; a plain id is still taken."""
+    from taskloom.server.cursor import Cursor, parse_cursor
+
+    for i in range(3):
+        tl.board("t").add(f"first {i}")
+    (live,) = read_events(f"{live_server}/api/events?thread=t&tasks=0", 1, {"last-event-id": "2"})
+    assert seq(live["id"]) == 3 and live["id"] != "3"
+    cursor = parse_cursor(live["id"])
+    same = _open(tl.store, cursor)
+    assert not same.fresh and same.cursor == 3
+    other = make_tl("other.db")
+    for i in range(5):
+        other.board("t").add(f"other {i}")
+    elsewhere = _open(other.store, cursor)
+    assert elsewhere.fresh and elsewhere.cursor == 5
+    cards = elsewhere.frames[0].wire.decode()
+    assert "other 4" in cards and "first" not in cards
+    assert not _open(other.store, Cursor(3)).fresh  # a plain id, on trust as before
+
+
+def test_the_thread_list_is_computed_again_only_after_a_change(
+    tl: Taskloom, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every open panel asks for the list every few seconds, and each answer decoded every
+    board and goal: 400 big threads cost seconds of CPU per call. Until the outbox moves, the
+    answer is the one computed last."""
+    computed = []
+    threads = tl.threads
+
+    def counted() -> list[dict[str, Any]]:
+        computed.append(1)
+        return threads()
+
+    monkeypatch.setattr(tl, "threads", counted)
+    tl.board("a").add("one")
+    app = create_app(tl, mcp=False)
+
+    async def go() -> None:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+
+            async def listed() -> dict[str, Any]:
+                return {r["thread_id"]: r for r in (await client.get("/api/threads")).json()}
+
+            first = await listed()
+            assert await listed() == first and len(computed) == 1
+            tl.board("b").add("two")
+            assert set(await listed()) == {"a", "b"} and len(computed) == 2
+            tl.goal("a").set("Ship it")
+            assert (await listed())["a"]["goal_status"] == "active" and len(computed) == 3
+
+    asyncio.run(go())
 
 
 def test_a_stream_the_database_cannot_open_is_an_http_error(tl: Taskloom) -> None:
@@ -382,13 +490,14 @@ def test_hub_window_is_capped_by_bytes_and_readers_behind_it_catch_up(tl: Tasklo
 
 async def _ids_from_the_start(hub: Any, thread_id: str, n: int) -> list[int]:
     """The ids of the first ``n`` events a stream opened at cursor 0 delivers."""
+    from taskloom.server.cursor import Cursor
     from taskloom.server.sse import event_stream, open_stream
 
     seen: list[int] = []
-    opened = await open_stream(hub, after=0, thread_id=thread_id)
+    opened = await open_stream(hub, after=Cursor(0), thread_id=thread_id)
     stream = event_stream(hub, opened, thread_id=thread_id)
     async for wire in stream:
-        seen.append(int(wire.split(b"\r\n")[0].removeprefix(b"id: ")))
+        seen.append(seq(wire.split(b"\r\n")[0].removeprefix(b"id: ").decode()))
         if len(seen) == n:
             break
     await stream.aclose()
@@ -489,7 +598,7 @@ def test_after_zero_replays_what_retention_kept(tl: Taskloom, live_server: str) 
     tl.goal("t").set("Ship it")  # events 1-3 are the board's, 4 the goal's
     assert prune_events(tl.store, tl.now(), keep=2) == 2
     replay = read_events(f"{live_server}/api/events?tasks=0&after=0", 2)
-    assert [(e["event"], e["id"]) for e in replay] == [("todo_state", "3"), ("goal_state", "4")]
+    assert [(e["event"], seq(e["id"])) for e in replay] == [("todo_state", 3), ("goal_state", 4)]
     stale = read_events(f"{live_server}/api/events?tasks=0", 2, {"last-event-id": "1"})
     assert [(e["event"], body_id(e)) for e in stale] == [("todo_state", "4"), ("goal_state", "4")]
     assert {e["id"] for e in stale} == {"1"}  # the cursor stays until the opening is whole
@@ -550,9 +659,9 @@ def test_a_fresh_stream_reads_the_snapshots_a_page_at_a_time(
         tl.store.read = counting  # type: ignore[method-assign]
         opened = await sse.open_stream(hub, after=None, thread_id=None)
         stream = sse.event_stream(hub, opened, thread_id=None)
-        await anext(stream)
+        assert b"event: opening" in await anext(stream)
         at_first = loaded[0]
-        for _ in range(boards):
+        for _ in range(boards + 1):
             await anext(stream)
         await stream.aclose()
         await hub.stop()
@@ -568,7 +677,7 @@ def _head(tl: Taskloom) -> str:
 
 
 def test_an_opening_cut_off_midway_is_sent_whole_again(tl: Taskloom, live_server: str) -> None:
-    """The snapshots of an opening carry no SSE id, and a frame of only the head's id follows
+    """The snapshots of an opening carry no SSE id, and ``opened``, with the head's id, follows
     the last of them: a browser cut off mid-opening has no Last-Event-ID to resume from past
     the snapshots it missed, so it gets the whole opening again; one that saw the opening
     whole resumes live after the head, repeating none of it."""
@@ -582,10 +691,12 @@ def test_an_opening_cut_off_midway_is_sent_whole_again(tl: Taskloom, live_server
     url = f"{live_server}/api/events?tasks=0"
 
     def opening() -> tuple[list[dict[str, str]], dict[str, str]]:
-        """The frames of a fresh stream up to the first with an SSE id, and that frame."""
+        """The snapshots of a fresh stream up to the first frame with an SSE id, and that."""
         with httpx.stream("GET", url, timeout=30) as response:
+            frames = sse_frames(response.iter_lines())
+            assert next(frames)["event"] == "opening"
             snapshots = []
-            for frame in sse_frames(response.iter_lines()):
+            for frame in frames:
                 if "data" not in frame or "id" in frame:
                     return snapshots, frame
                 snapshots.append(frame)
@@ -601,7 +712,7 @@ def test_an_opening_cut_off_midway_is_sent_whole_again(tl: Taskloom, live_server
             tl.board(thread).add("written once the stream is open")
             for frame in sse_frames(response.iter_lines()):
                 frames.append(frame)
-                if "data" in frame and json.loads(frame["data"])["thread_id"] == thread:
+                if "data" in frame and json.loads(frame["data"]).get("thread_id") == thread:
                     return frames
         raise AssertionError("the stream ended")
 
@@ -611,7 +722,7 @@ def test_an_opening_cut_off_midway_is_sent_whole_again(tl: Taskloom, live_server
     head = _head(tl)
     snapshots, end = opening()
     assert threads(snapshots) == names and {body_id(f) for f in snapshots} == {head}
-    assert end == {"id": head}
+    assert end["event"] == "opened" and seq(end["id"]) == int(head)
     # Cut off after 40 boards: the browser has no last event id, and reconnects without one.
     cut = read_events(url, 40)
     last_id = cut[-1]["id"]
@@ -619,24 +730,25 @@ def test_an_opening_cut_off_midway_is_sent_whole_again(tl: Taskloom, live_server
     assert last_id == "" and threads(again[:-1]) == names  # every board, then the write
     # A whole opening ends with the head's id: reconnecting with it resumes after it.
     snapshots, end = opening()
-    assert len(snapshots) == boards + 1 and end == {"id": _head(tl)}  # with "later"
-    resumed = reconnect(end["id"], "b00")  # the write only: no snapshot, no id-only frame
-    assert [(f["id"], f["event"]) for f in resumed] == [(str(int(end["id"]) + 1), "todo_state")]
+    assert len(snapshots) == boards + 1 and seq(end["id"]) == int(_head(tl))  # with "later"
+    resumed = reconnect(end["id"], "b00")  # the write only: no opening
+    assert [(seq(f["id"]), f["event"]) for f in resumed] == [(seq(end["id"]) + 1, "todo_state")]
     assert len(json.loads(resumed[0]["data"])["data"]["cards"]) == 2
 
 
 def test_a_fresh_stream_without_snapshots_still_gets_the_head(
     tl: Taskloom, live_server: str
 ) -> None:
-    """No board or goal to open with: the id-only frame comes first, so the client knows
-    where to resume from at once."""
+    """No board or goal to open with: ``opened``, with the head's id, follows ``opening`` at
+    once, so the client knows where to resume from."""
     tl.queue.add("job")  # an event, but no snapshot
     for query in ("", "?thread=nobody"):
         head = _head(tl)
         with httpx.stream("GET", f"{live_server}/api/events{query}", timeout=30) as response:
             tl.queue.add("written once the stream is open")  # so this ends on any server
-            first = next(sse_frames(response.iter_lines()))
-        assert first == {"id": head}, query
+            first, second = itertools.islice(sse_frames(response.iter_lines()), 2)
+        assert first["event"] == "opening" and json.loads(first["data"]) == {"head": int(head)}
+        assert second["event"] == "opened" and seq(second["id"]) == int(head), query
 
 
 def test_a_stream_stopped_mid_opening_ends_without_the_head(
@@ -664,11 +776,11 @@ def test_a_stream_stopped_mid_opening_ends_without_the_head(
         await hub.stop()
         return sent
 
-    cut = asyncio.run(go(3))  # stopped in the second page: it is sent, the third is not
-    assert len(cut) == 4 and not any(b"id:" in wire for wire in cut)
-    whole = asyncio.run(go(6))
-    assert len(whole) == 6 and not any(b"id:" in wire for wire in whole[:5])
-    assert whole[5] == b"id: 5\r\n\r\n"
+    cut = asyncio.run(go(4))  # stopped in the second page: it is sent, the third is not
+    assert len(cut) == 5 and not any(b"id:" in wire for wire in cut)
+    whole = asyncio.run(go(7))  # "opening", five snapshots, "opened"
+    assert len(whole) == 7 and not any(b"id:" in wire for wire in whole[:6])
+    assert whole[6].startswith(b"id: 5-") and b"event: opened" in whole[6]
 
 
 def test_a_stream_behind_what_retention_pruned_gets_snapshots_not_a_hole(tl: Taskloom) -> None:
@@ -676,6 +788,7 @@ def test_a_stream_behind_what_retention_pruned_gets_snapshots_not_a_hole(tl: Tas
     it reads them, is sent the current snapshots (then the head), never a silent jump: the
     one change of board "b" among them would otherwise stay missing from its view."""
     from taskloom.server import sse
+    from taskloom.server.cursor import Cursor
     from taskloom.server.hub import EventHub
 
     for i in range(20):
@@ -688,7 +801,7 @@ def test_a_stream_behind_what_retention_pruned_gets_snapshots_not_a_hole(tl: Tas
         hub = EventHub(tl.store, poll_s=0.01, window=1)  # the stream reads from the table
         await hub.start()
         stop = anyio.Event()
-        opened = await sse.open_stream(hub, after=1, thread_id=None)  # covered, so far
+        opened = await sse.open_stream(hub, after=Cursor(1), thread_id=None)  # covered, so far
         prune_events(tl.store, tl.now(), keep=5)
         sent = []
         async for wire in sse.event_stream(hub, opened, thread_id=None, stop=stop):
@@ -700,10 +813,12 @@ def test_a_stream_behind_what_retention_pruned_gets_snapshots_not_a_hole(tl: Tas
 
     sent = asyncio.run(go())
     frames = [next(sse_frames(iter([*w.decode().splitlines(), ""]))) for w in sent]
-    snapshots = {json.loads(f["data"])["thread_id"]: f for f in frames if "data" in f}
+    snapshots = {
+        json.loads(f["data"])["thread_id"]: f for f in frames if f.get("event") == "todo_state"
+    }
     assert set(snapshots) == {"a", "b"} and all("id" not in f for f in snapshots.values())
     assert "the only change of b" in snapshots["b"]["data"]
-    assert frames[-1] == {"id": str(_head(tl))}
+    assert frames[-1]["event"] == "opened" and seq(frames[-1]["id"]) == int(_head(tl))
 
 
 def test_a_database_failure_is_logged_by_the_server(

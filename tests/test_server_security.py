@@ -221,3 +221,16 @@ def test_every_action_route_refuses_an_unknown_field(tl: Taskloom) -> None:
 def test_a_digit_int_cannot_read_gets_the_route_s_own_message(tl: Taskloom, query: str) -> None:
     r = request(tl, "GET", query)
     assert r.status_code == 400 and "int()" not in r.json()["message"], r.text
+
+
+def test_a_refused_token_says_whether_one_was_sent(tl: Taskloom) -> None:
+    """Both answers said "token required": a person who opened the panel with a mistyped
+    token was told to open it with a token. A base64 token's "+" arrives whole when escaped."""
+    token = "Ab+cD/eF=="
+    none = request(tl, "GET", "/api/threads", token=token)
+    wrong = request(tl, "GET", "/api/threads?token=Ab%2BcD", token=token)
+    assert none.status_code == wrong.status_code == 401
+    assert none.json()["message"].startswith("token required")
+    assert wrong.json()["message"].startswith("wrong token")
+    escaped = request(tl, "GET", "/api/threads?token=Ab%2BcD%2FeF%3D%3D", token=token)
+    assert escaped.status_code == 200

@@ -100,7 +100,10 @@ def prune_events(
     write transaction; call again until it returns 0 (a long-running caller can stop
     between calls)."""
     if keep is not None and keep < 1:
-        raise ValueError("keep must be at least 1")
+        raise ValueError(
+            "keep must be at least 1, or None to keep every event"
+            " (as `taskloom serve --retain-events 0` does)"
+        )
     if batch is not None and batch < 1:
         raise ValueError("batch must be at least 1")
     before = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import urllib.parse
 from datetime import timedelta
 from typing import Annotated
 
@@ -80,6 +81,8 @@ def serve(
     _check_listen(host, port)
     shown = f"[{host}]" if ":" in host else host  # an IPv6 address in a URL
     err.print(f"taskloom panel on http://{shown}:{port}/  (Ctrl+C stops)", markup=False)
+    if token is not None:
+        err.print(_token_hint(f"http://{shown}:{port}/", token), markup=False)
     logging.getLogger("psycopg").addHandler(POOL_LOG)  # a server's log shows outages
     # Past the streams' own grace, connections still open are closed: a client that stopped
     # reading kept a stopped server waiting for its socket to drain, for ever.
@@ -90,6 +93,15 @@ def serve(
         log_level="warning",
         timeout_graceful_shutdown=int(SHUTDOWN_GRACE_S) + 1,
     )
+
+
+def _token_hint(url: str, token: str) -> str:
+    """How to open the panel of a server with a token: on a terminal, the address with the
+    token percent-encoded (a base64 token's ``+`` typed as is read as a space); into a log
+    (systemd, docker), never the token itself."""
+    if not err.is_terminal:
+        return "open it with ?token=YOUR_TOKEN (percent-encoded) added to the address"
+    return f"open {url}?token={urllib.parse.quote(token, safe='')}"
 
 
 def _check_listen(host: str, port: int) -> None:

@@ -35,7 +35,9 @@ from taskloom.domain.common import UNSET
 from taskloom.domain.errors import Conflict, InvalidInput, TaskloomError, TooLarge
 from taskloom.guard.stash import purge_stash
 from taskloom.outbox import prune_events
+from taskloom.server.cursor import parse_cursor
 from taskloom.server.hub import EventHub
+from taskloom.server.listing import ThreadListing
 from taskloom.server.pool import REQUESTS
 from taskloom.server.security import RequestGuard
 from taskloom.server.sse import event_stream, open_stream
@@ -122,6 +124,7 @@ def create_app(
     if retain_age is not None and not timedelta(0) < retain_age <= MAX_RETAIN_AGE:
         raise ValueError(f"retain_age must be more than 0 and at most {MAX_RETAIN_AGE.days} days")
     hub = EventHub(tl.store, poll_s=poll_s)
+    listing = ThreadListing(tl.store, tl.threads)
     mcp_manager = None
     if mcp:
         from taskloom.mcp_server import http_session_manager
@@ -144,7 +147,7 @@ def create_app(
         return JSONResponse(await call(tl.guard(request.path_params["thread"]).results))
 
     async def threads(request: Request) -> Response:
-        return JSONResponse(await call(tl.threads))
+        return Response(await call(listing.get), media_type="application/json")
 
     async def board(request: Request) -> Response:
         return JSONResponse(await call(tl.board(request.path_params["thread"]).list))
@@ -238,12 +241,10 @@ def create_app(
 
     async def events(request: Request) -> Response:
         raw = request.headers.get("last-event-id") or request.query_params.get("after")
-        if raw is not None and not _digits(raw):
-            raise InvalidInput("Last-Event-ID must be a non-negative integer")
+        after = None if raw is None else parse_cursor(raw)
         thread_id = request.query_params.get("thread") or None
         if thread_id is not None:
             thread_id = check_thread_id(thread_id)
-        after = None if raw is None else int(raw)
         opened = await open_stream(hub, after=after, thread_id=thread_id)
         tasks = request.query_params.get("tasks", "1") != "0"
         # Set on server shutdown: the stream then ends and its response completes.

@@ -26,6 +26,7 @@ import anyio
 from sse_starlette.event import ServerSentEvent
 
 from taskloom.domain.events import TASK_STATE, Event
+from taskloom.server.cursor import stamp, wire_id
 from taskloom.server.pool import STREAMS
 from taskloom.store.base import Store
 
@@ -37,6 +38,9 @@ FIRST_BATCH = 16
 """The first batch of a read: frame sizes are unknown until some have been seen."""
 WINDOW_FRAMES = 4096
 WINDOW_BYTES = 32 * 1024 * 1024
+OPENING = "opening"
+OPENED = "opened"
+"""The SSE event types that start and end an opening (see :mod:`taskloom.server.sse`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,21 +55,35 @@ class Frame:
 
 
 def to_frame(event: Event, *, tagged: bool = True) -> Frame:
-    """Encode an event for the wire, with its id as the SSE ``id:`` unless not ``tagged``
-    (its body has it all the same). Lease tokens are capabilities for a worker, not something
-    to broadcast to every viewer, so they are blanked here."""
+    """Encode an event for the wire, with its stamped id (:mod:`taskloom.server.cursor`) as
+    the SSE ``id:`` unless not ``tagged`` (its body has the id all the same). Lease tokens are
+    capabilities for a worker, not something to broadcast to every viewer, so they are
+    blanked here."""
     body = event.to_dict()
     if event.type == TASK_STATE and body["data"].get("lease_token"):
         body["data"] = {**body["data"], "lease_token": None}
     data = json.dumps(body)
-    wire = ServerSentEvent(data, event=event.type, id=str(event.id) if tagged else None).encode()
-    return Frame(int(event.id or 0), event.type, event.thread_id, wire)
+    event_id = int(event.id or 0)
+    sse_id = None
+    if tagged:
+        sse_id = wire_id(event_id, stamp(event_id, event.type, event.thread_id, event.created_at))
+    wire = ServerSentEvent(data, event=event.type, id=sse_id).encode()
+    return Frame(event_id, event.type, event.thread_id, wire)
 
 
-def id_only(event_id: int) -> bytes:
-    """A frame with nothing but an SSE ``id:``: it sets the client's last event id (what it
-    resumes from after a reconnect) without dispatching a message."""
-    return ServerSentEvent(id=str(event_id)).encode()
+def opening_start(head: int) -> bytes:
+    """The ``opening`` event that starts every opening: the snapshots that follow (each at
+    ``head``) replace what the client shows, whatever their versions, since they may come
+    from another history than the one it showed."""
+    return ServerSentEvent(json.dumps({"head": head}), event=OPENING).encode()
+
+
+def opening_end(head: int, head_stamp: str) -> bytes:
+    """The ``opened`` event that ends a whole opening, with the stamped head as its SSE
+    ``id:``: the first id the stream sets, which the client resumes from after a reconnect;
+    what the opening did not send is not in this database."""
+    data = json.dumps({"head": head})
+    return ServerSentEvent(data, event=OPENED, id=wire_id(head, head_stamp)).encode()
 
 
 def read_frames(

@@ -28,6 +28,11 @@ CONTENT_POLICY = (
 """The panel runs only its own script and style and talks only to its own server: should any
 user or model text ever reach the page as markup, no script or style in it would run, and no
 request could carry the page's data elsewhere."""
+NO_TOKEN = "token required: send Authorization: Bearer TOKEN (the panel: open /?token=TOKEN)"
+WRONG_TOKEN = "wrong token: the token sent is not this server's"
+"""The 401 messages. Which of the two it is tells the caller nothing it did not know (whether
+it sent a token), and tells a person what to fix: a panel opened with a mistyped token said
+to open it with a token."""
 SECURITY_HEADERS = [
     (b"x-frame-options", b"DENY"),
     (b"content-security-policy", CONTENT_POLICY),
@@ -156,6 +161,8 @@ class RequestGuard:
                 return 415, "unsupported_media_type", "send the request body as application/json"
         if self.token is not None and not _is_public(path):
             given = _given_token(headers, QueryParams(scope.get("query_string", b"")))
+            if not given:
+                return 401, "unauthorized", NO_TOKEN
             if not hmac.compare_digest(given.encode(), self.token.encode()):
-                return 401, "unauthorized", "token required"
+                return 401, "unauthorized", WRONG_TOKEN
         return None

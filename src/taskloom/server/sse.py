@@ -1,14 +1,16 @@
 """SSE from the outbox: every event committed by any process, in id order, resumable.
 
-A stream opened without a cursor (a fresh page), or with one whose events retention has
-pruned, starts with an opening: the current snapshots, each an event at the outbox head. They
-are read and sent a page at a time, so a stream costs one page of memory however many boards
-there are, and its first bytes leave after the first page. Their frames carry no SSE ``id:``
-(their body holds the head); one frame of only ``id: <head>`` follows the last of them. A
-client cut off mid-opening therefore reconnects with the cursor it had (none, or one the
-outbox no longer covers) and gets the whole opening again, instead of resuming after the head
-without the snapshots it missed. The stream then follows live. A ``Last-Event-ID`` that is
-still covered resumes exactly after it: no gap, no duplicate; ``after=0`` replays every event
+A stream opened without a cursor (a fresh page), with one whose events retention has pruned,
+or with one from another history (:mod:`taskloom.server.cursor`: a restored or another
+database), starts with an opening: an ``opening`` event, the current snapshots, each an event at
+the outbox head, and an ``opened`` event. The snapshots are read and sent a page at a time, so a
+stream costs one page of memory however many boards there are, and its first bytes leave after
+the first page. Their frames carry no SSE ``id:`` (their body holds the head); ``opened``, the
+first frame with one, carries the stamped head. A client cut off mid-opening therefore
+reconnects with the cursor it had (none, or one the outbox does not cover) and gets the whole
+opening again, instead of resuming after the head without the snapshots it missed. The stream
+then follows live. A ``Last-Event-ID`` that is still covered (and, if stamped, still names the
+same event) resumes exactly after it: no gap, no duplicate; ``after=0`` replays every event
 still kept. The events of one thread are selected with ``thread``; queue events
 (``task_state``) belong to no thread and go to every stream unless ``tasks=0``.
 
@@ -26,9 +28,17 @@ import anyio
 
 from taskloom.domain.errors import TaskloomError
 from taskloom.outbox import SnapshotPosition, pruned_through, snapshot_page
-from taskloom.server.hub import EventHub, Frame, id_only, read_frames, to_frame
+from taskloom.server.cursor import Cursor, stamp_at
+from taskloom.server.hub import (
+    EventHub,
+    Frame,
+    opening_end,
+    opening_start,
+    read_frames,
+    to_frame,
+)
 from taskloom.server.pool import STREAMS
-from taskloom.store.base import Store
+from taskloom.store.base import Store, Transaction
 
 RETRY_S = 1.0
 """How long a stream waits before reading again when the database could not answer."""
@@ -40,12 +50,13 @@ SNAPSHOT_PAGE = 32
 class Opening:
     """Where a stream starts: its cursor, the first page of snapshots, where the rest of
     them are read from (``None``: no more), and whether it opens with them (``fresh``, even
-    if there are none: its cursor, the head, is sent once they all are)."""
+    if there are none: its cursor, the head, is sent with its ``stamp`` once they all are)."""
 
     cursor: int
     frames: list[Frame]
     rest: SnapshotPosition | None = None
     fresh: bool = False
+    stamp: str = ""
 
 
 def _snapshots(
@@ -56,19 +67,31 @@ def _snapshots(
     return [to_frame(e, tagged=False) for e in events], rest
 
 
-def _opening(store: Store, after: int | None, thread_id: str | None) -> Opening:
-    """Where a stream starts: right after ``after`` if the outbox still covers it (``0``:
-    from the oldest event kept), else (no cursor, a pruned one, or one past the head: another
-    database's, after a restore) at the head, with the current snapshots."""
+def _covers(tx: Transaction, after: Cursor, head: int) -> bool:
+    """Whether the outbox still holds every event after ``after`` and, for a stamped cursor,
+    still names by it the event it named when sent (not another database's). A plain ``0``
+    covers what is kept, pruned or not."""
+    if after.stamp is None and after.id == 0:
+        return True
+    if not pruned_through(tx) <= after.id <= head:
+        return False
+    return after.stamp is None or stamp_at(tx, after.id) == after.stamp
+
+
+def _opening(store: Store, after: Cursor | None, thread_id: str | None) -> Opening:
+    """Where a stream starts: right after ``after`` if the outbox still covers it, else (no
+    cursor, a pruned one, one past the head or from another history: a restored or another
+    database) at the head, with the current snapshots."""
     with store.read() as tx:
         head = tx.event_head()
-        if after is not None and (after == 0 or pruned_through(tx) <= after <= head):
-            return Opening(after, [])
+        if after is not None and _covers(tx, after, head):
+            return Opening(after.id, [])
+        head_stamp = stamp_at(tx, head)
     frames, rest = _snapshots(store, head, thread_id, (0, None))
-    return Opening(head, frames, rest, fresh=True)
+    return Opening(head, frames, rest, fresh=True, stamp=head_stamp)
 
 
-async def open_stream(hub: EventHub, *, after: int | None, thread_id: str | None) -> Opening:
+async def open_stream(hub: EventHub, *, after: Cursor | None, thread_id: str | None) -> Opening:
     """The cursor and first opening frames of a stream, read before the response starts, so
     a database that cannot answer is an HTTP error rather than a stream cut short."""
     await hub.start()
@@ -92,9 +115,9 @@ async def event_stream(
     tasks: bool = True,
     stop: anyio.Event | None = None,
 ) -> AsyncIterator[bytes]:
-    """The frames of an opened stream (:func:`open_stream`): the rest of its snapshots, a
-    page at a time, and then (the opening complete) the head as an id-only frame, then every
-    later event. While the database cannot be read the stream stays open (pings go on) and
+    """The frames of an opened stream (:func:`open_stream`): the rest of its opening (its
+    snapshots, a page at a time, then ``opened`` with the head's id), then every later
+    event. While the database cannot be read the stream stays open (pings go on) and
     catches up afterwards. It ends when ``stop`` is set."""
 
     def stopped() -> bool:
@@ -102,6 +125,8 @@ async def event_stream(
 
     async def send(opened: Opening) -> AsyncIterator[bytes]:
         rest = opened.rest
+        if opened.fresh:
+            yield opening_start(opened.cursor)
         for frame in opened.frames:
             yield frame.wire
         while rest is not None and not stopped():
@@ -115,7 +140,7 @@ async def event_stream(
             for frame in page:
                 yield frame.wire
         if opened.fresh and rest is None:
-            yield id_only(opened.cursor)
+            yield opening_end(opened.cursor, opened.stamp)
 
     def wanted(frame: Frame) -> bool:
         if frame.thread_id is None:

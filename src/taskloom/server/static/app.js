@@ -5,11 +5,21 @@
 // as marks (see bidiShown()); identifiers also show their invisible and direction-control
 // characters (see ident()). Snapshots carry versions: an older one than shown
 // is dropped, so a replay after a reconnect can never move the view backwards, except when the
-// stream starts over (a fresh opening, e.g. after a database restore: see connect()), whose
+// stream starts over (an opening, e.g. after a database restore: see connect()), whose
 // snapshots replace the view. Repaints are batched to one per frame.
 
-const params = new URLSearchParams(location.search);
-const token = params.get("token");
+// The token as typed in the address: URLSearchParams reads "+" as a space, and a base64
+// token ("Ab+cD/eF==") was refused; only %-escapes are decoded.
+function addressToken() {
+  const match = /(?:^|&)token=([^&]*)/.exec(location.search.slice(1));
+  if (!match) return null;
+  try {
+    return decodeURIComponent(match[1]) || null;
+  } catch {
+    return match[1]; // a "%" that starts no escape is part of the token
+  }
+}
+const token = addressToken();
 
 const state = {
   thread: null,
@@ -21,6 +31,7 @@ const state = {
   stats: null, // task counts by status, from /api/tasks/stats
   view: localStorage.getItem("taskloom.view") || "list",
   source: null,
+  cursor: null, // the last event id the stream sent (see connect()), or null
   stopped: null, // why the server refused the live view (a wrong token), or null
 };
 
@@ -236,13 +247,30 @@ function cardDetail(card) {
 
 const planList = (card) => (card.plan && card.plan.length
   ? h("ol", {}, card.plan.map((step) => iso("li", {}, step))) : null);
+
+// What approving a plan grants (the tools the card may use) and what it is judged by, shown
+// beside the plan: a person approved a plan without seeing the tools it was allowed.
+function cardTerms(card) {
+  const tools = card.allowed_tools || [];
+  const items = (label, values) => (values && values.length
+    ? h("div", { class: "sub terms" }, h("span", { class: "label" }, label),
+      h("ul", {}, values.map((value) => iso("li", {}, value)))) : null);
+  return [
+    tools.length ? h("div", { class: "sub terms tools" }, h("span", { class: "label" }, "Tools allowed"),
+      h("span", {}, tools.map((tool) => iso("code", {}, ident(tool))))) : null,
+    items("Acceptance criteria", card.acceptance_criteria),
+    items("Evidence", card.evidence),
+  ];
+}
+
 const listCard = (card) => h("li", { class: `card ${card.status}`, "data-card": card.id },
   statusChip(card.status),
-  h("div", {}, iso("div", { class: "title" }, card.title), cardDetail(card), planList(card)),
+  h("div", {}, iso("div", { class: "title" }, card.title), cardDetail(card), planList(card), cardTerms(card)),
   cardActions(card));
 // A plan waiting for approval is shown where it is decided on, in either view.
 const kanbanCard = (card) => h("div", { class: "kcard", "data-card": card.id },
-  iso("div", { class: "title" }, card.title), cardDetail(card), planList(card), cardActions(card));
+  iso("div", { class: "title" }, card.title), cardDetail(card), planList(card), cardTerms(card),
+  cardActions(card));
 
 // Card elements, reused while the card and its buttons' busy state are unchanged: rebuilding
 // all of a 1,000-card board on every live update froze the page for a third of a second.
@@ -471,35 +499,52 @@ function setLive(mode, text = mode) {
 // One stream: the selected thread's events and the queue's, or (no thread yet, because there
 // is none) the queue's and any thread's, whose first event makes the panel pick that thread.
 //
-// Every event's body carries its outbox id, and a stream's opening snapshots all carry the
-// head. Their frames have no SSE id: only once the whole opening is sent does an id-only frame
-// set the head as the stream's Last-Event-ID, so a stream cut off mid-opening reopens afresh.
-// A reconnect with Last-Event-ID normally resumes after it (higher ids); if the server's outbox
-// no longer goes that far (the database was restored from an older copy) it opens afresh, with
-// ids lower than the last one seen: the view is then cleared (a board absent from the restored
-// database must not stay) and the opening's snapshots replace it, whatever their versions.
-function connect() {
+// Every event's body carries its outbox id. A stream that starts over (a fresh page, a cursor
+// the server no longer covers, or one from another history: the server restarted on a
+// restored or another database, whose ids may go on past ours) sends an opening: an "opening"
+// event with the head, the current snapshots (each with the head as its id), then "opened",
+// which carries the stream's first SSE id. The opening's snapshots replace what is shown,
+// whatever their versions, and what it did not send (a board gone from that database) goes.
+// Other events set `state.cursor`, from which a stream reopened after the tab was hidden
+// resumes (the browser's own reconnects resume from its last event id by themselves).
+function connect(resume = false) {
   if (state.source) state.source.close();
+  state.source = null;
+  if (!resume) state.cursor = null;
   const wasStopped = state.stopped !== null;
   state.stopped = null;
+  if (document.hidden) { // opened once the tab is shown (see onVisibility())
+    setLive("paused");
+    return;
+  }
   const query = new URLSearchParams();
   if (state.thread !== null) query.set("thread", state.thread);
   query.set("tasks", "1");
+  if (state.cursor) query.set("after", state.cursor);
   if (token) query.set("token", token);
   const source = new EventSource(`/api/events?${query}`);
   state.source = source;
-  let lastId = null; // the id of this stream's last event
-  let opening = null; // the id the snapshots of the opening being read carry
+  let opening = null; // the opening being read: its head, and whether it sent our board, goal
+  let openings = 0;
+  source.addEventListener("opening", (message) => {
+    if (source !== state.source) return;
+    opening = { head: Number(parse(message.data).head), todo_state: false, goal_state: false };
+  });
+  source.addEventListener("opened", (message) => {
+    if (source !== state.source) return;
+    state.cursor = message.lastEventId;
+    if (opening !== null) dropUnsent(opening);
+    opening = null;
+    if (openings++ > 0) loadThreads(); // started over: the list may have changed as much
+  });
   for (const type of ["todo_state", "goal_state", "task_state"]) {
     source.addEventListener(type, (message) => {
       if (source !== state.source) return;
       const event = parse(message.data);
-      const id = Number(event.id);
-      if (lastId !== null && id < lastId) restarted();
-      if (lastId === null || id < lastId) opening = id;
-      else if (id > lastId) opening = null;
-      lastId = id;
-      apply(type, event, id === opening);
+      const fresh = opening !== null && Number(event.id) === opening.head;
+      if (!fresh) state.cursor = message.lastEventId;
+      else if (event.thread_id === state.thread) opening[type] = true;
+      apply(type, event, fresh);
     });
   }
   source.addEventListener("open", () => {
@@ -516,9 +561,39 @@ function connect() {
   });
 }
 
-// A thread without a board has no todo_state in the stream's opening, and the id-only frame
-// that ends the opening is not an event a page sees: the board said "Loading…" for ever. Once
-// the stream is open the board is asked for, and shown only if the stream sent none meanwhile.
+// The end of an opening: the selected thread's board or goal it did not send is not in the
+// server's database (it was restored from a backup, or is another file), so it goes from the
+// view too; a thread without a board then shows an empty one.
+function dropUnsent(opening) {
+  if (!opening.todo_state && state.board !== null) {
+    state.board = null;
+    schedule("board");
+    loadBoardIfNone(state.source);
+  }
+  if (!opening.goal_state && state.goal !== null) {
+    state.goal = null;
+    schedule("goal");
+  }
+}
+
+// A hidden tab holds no connection: a browser opens six at most to a server (HTTP/1.1), and
+// six tabs' streams left none for any request, so every action hung. The stream is closed
+// while the tab is hidden (nothing is polled either) and resumes from its cursor once shown.
+function onVisibility() {
+  if (document.hidden) {
+    if (state.source === null || state.stopped !== null) return;
+    state.source.close();
+    state.source = null;
+    setLive("paused");
+    return;
+  }
+  loadThreads();
+  if (state.source === null && state.stopped === null && state.thread !== null) connect(true);
+}
+
+// A thread without a board has no todo_state in the stream's opening: the board said
+// "Loading…" for ever. Once the stream is open (and when an opening dropped the board) the
+// board is asked for, and shown only if the stream sent none meanwhile.
 async function loadBoardIfNone(source) {
   const thread = state.thread;
   try {
@@ -554,8 +629,12 @@ async function diagnose(source, url) {
   else stop(refusal, status);
 }
 
-const refusalText = (status, message) => (status === 401
-  ? "this server needs its token: open the panel as /?token=YOUR_TOKEN" : message || `HTTP ${status}`);
+// The server refuses a wrong token as it refuses none (401): the panel knows which it sent.
+function refusalText(status, message) {
+  if (status !== 401) return message || `HTTP ${status}`;
+  return token ? "wrong token: the token in this address (?token=…) is not this server's"
+    : "this server needs its token: open the panel as /?token=YOUR_TOKEN";
+}
 
 function stop(refusal, status) {
   if (state.source) state.source.close();
@@ -563,14 +642,6 @@ function stop(refusal, status) {
   state.stopped = { message: refusal, status };
   setLive("stopped", "stopped");
   toast(`The live view stopped: ${refusal}`, true);
-}
-
-// The stream started over at an older point: what is shown came from another database.
-function restarted() {
-  state.board = null;
-  state.goal = null;
-  schedule("board", "goal");
-  loadThreads(); // the queue is reloaded by the stream's "open"
 }
 
 // The queue as the API lists it replaces what the panel holds (after a reconnect the stream
@@ -640,24 +711,44 @@ function loadStatsSoon() {
   if (statsTimer === null) statsTimer = setTimeout(() => { statsTimer = null; loadStats(); }, 250);
 }
 
-let threadsLoad = 0;
+// One load of the list at a time: a slow server must not have a new poll piled on every 3 s
+// per tab. A load asked for meanwhile (an opening said the list may have changed) runs once
+// the one in flight is done, which may have been answered before the change.
+let threadsBusy = false;
+let threadsAgain = false;
 async function loadThreads() {
   if (state.stopped?.status === 401) return; // no list without the token: the message is on screen
-  const load = ++threadsLoad;
+  if (threadsBusy) {
+    threadsAgain = true;
+    return;
+  }
+  threadsBusy = true;
   try {
     const threads = await api("/api/threads");
-    if (load !== threadsLoad) return;
     const changed = JSON.stringify(threads) !== JSON.stringify(state.threads); // true on the first load
     state.threads = threads;
     if (!state.thread && threads.length) selectThread(threads[0].thread_id);
     else if (changed) schedule("threads");
-    if (!state.source) connect(); // no thread to pick: follow the queue (and new threads)
+    // No thread to pick: follow the queue (and new threads).
+    if (!state.source && !document.hidden) connect();
   } catch (error) {
     // The server is away (the live indicator says so), or it answered with an error, which
     // the person must see: a database replaced under the server looked like an empty one.
     if (error.status === 401) stop(refusalText(401), 401);
     else if (!(error instanceof TypeError)) toast(error.message, true);
+  } finally {
+    threadsBusy = false;
+    if (threadsAgain) {
+      threadsAgain = false;
+      loadThreads();
+    }
   }
+}
+
+// The periodic poll (threads other than the one followed change too): not while hidden, and
+// not while a load is still out.
+function pollThreads() {
+  if (!document.hidden && !threadsBusy) loadThreads();
 }
 
 function selectThread(thread) {
@@ -704,7 +795,8 @@ function start() {
   if (initial) selectThread(initial);
   else schedule();
   loadThreads();
-  setInterval(loadThreads, 3000);
+  setInterval(pollThreads, 3000);
+  document.addEventListener("visibilitychange", onVisibility);
 }
 
 start();
