@@ -479,14 +479,19 @@ def test_a_role_that_may_not_create_tables_uses_a_schema_its_owner_set_up(pg_url
                 assert claimed is not None and claimed.title == "set up by the owner"
                 tl.queue.done(claimed.id, claimed.lease_token or "")
                 assert tl.board("t").add("works")["version"] == 1
+                with tl.store.read() as tx:  # what the panel reads: the event log's head
+                    head = tx.event_head()
+                with tl.store.read() as tx:
+                    assert tx.events_after(head - 1)[0].type == TODO_STATE
         finally:
             drop = "DROP OWNED BY {r}; DROP ROLE {r}"
             admin.execute(psycopg.sql.SQL(drop).format(r=psycopg.sql.Identifier(role)))
 
 
-def test_reader_waits_for_a_late_committing_smaller_id(pg_url: str) -> None:
+def test_reader_never_passes_a_late_committing_smaller_id(pg_url: str) -> None:
     """Appender A draws id 1 and stays open; B draws id 2 and commits. A reader must not
-    deliver 2 and move its cursor past 1: it waits for A, then returns both in order."""
+    deliver 2 and move its cursor past 1: it delivers nothing while A is open, then both in
+    order."""
     with (
         taskloom.connect(pg_url) as a,
         taskloom.connect(pg_url) as b,
@@ -499,24 +504,46 @@ def test_reader_waits_for_a_late_committing_smaller_id(pg_url: str) -> None:
         tx_a = held.__enter__()
         first = tx_a.append_event(Event(TODO_STATE, "a", {"n": 1}, created_at="t"))
         b.board("b").add("commits first")
-        got: list[list[int | None]] = []
-
-        def read() -> None:
-            with reader.store.read() as tx:
-                got.append([e.id for e in tx.events_after(start)])
-
-        thread = threading.Thread(target=read)
-        thread.start()
-        with psycopg.connect(pg_url, autocommit=True) as admin:
-            while not admin.execute(
-                "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
-                " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
-            ).fetchone():
-                thread.join(0.01)
-                assert thread.is_alive(), "the reader returned while an appender was open"
+        with reader.store.read() as tx:
+            assert tx.events_after(start) == []
         held.__exit__(None, None, None)
-        thread.join()
-    assert got == [[first, first + 1]]
+        with reader.store.read() as tx:
+            assert [e.id for e in tx.events_after(start)] == [first, first + 1]
+
+
+def test_a_transaction_left_open_stalls_no_writer_behind_the_reader(pg_url: str) -> None:
+    """An admin's plain-SQL fix left open held the outbox lock shared; the server's reader
+    queued for it exclusively (ten seconds), and every claim, add and board edit of every
+    process queued behind the reader."""
+    with taskloom.connect(pg_url) as tl, taskloom.connect(pg_url) as reader:
+        task, _ = tl.queue.add("fix me")
+        with reader.store.read() as tx:
+            head = tx.event_head()
+        with psycopg.connect(pg_url) as admin:  # a transaction, left open
+            admin.execute("UPDATE tasks SET priority = priority + 1 WHERE id = %s", (task.id,))
+            done = threading.Event()
+
+            def read() -> None:
+                while not done.is_set():
+                    with reader.store.read() as tx:
+                        assert tx.events_after(head) == []  # not past the open one
+                    with reader.store.read() as tx:
+                        assert tx.event_head() == head  # the last horizon it knew
+
+            thread = threading.Thread(target=read)
+            thread.start()
+            try:
+                for i in range(20):  # each waited for the reader's lock timeout
+                    tl.board("t").add(f"card {i}")
+                assert not admin.execute(
+                    "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+                ).fetchone()
+            finally:
+                done.set()
+                thread.join()
+            admin.rollback()
+        with reader.store.read() as tx:
+            assert len(tx.events_after(head)) == 20
 
 
 def test_finishing_a_lease_reads_one_row_whatever_the_statistics_say(pg_url: str) -> None:
@@ -916,6 +943,37 @@ def _tables(url: str) -> list[str]:
             " AND relkind = 'r' ORDER BY 1"
         ).fetchall()
     return [str(r[0]) for r in rows]
+
+
+def test_a_schema_named_with_capitals_is_used() -> None:
+    """``current_schema()::regnamespace`` read "TeamB" as teamb: "schema teamb does not
+    exist" (or, with a teamb beside it, the wrong schema's tables were checked)."""
+    server, why = pg_server()
+    if server is None:
+        if pg_required():
+            pytest.fail(why)
+        pytest.skip(why)
+    name = f"TeamB_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(server, autocommit=True) as admin:
+        admin.execute(psycopg.sql.SQL("CREATE SCHEMA {}").format(psycopg.sql.Identifier(name)))
+        admin.execute(
+            psycopg.sql.SQL("CREATE SCHEMA {}").format(psycopg.sql.Identifier(name.lower()))
+        )
+        admin.execute(
+            psycopg.sql.SQL("CREATE TABLE {}.users (id int)").format(
+                psycopg.sql.Identifier(name.lower())
+            )
+        )
+    try:
+        with taskloom.connect(with_schema(server, f'"{name}"')) as tl:
+            assert tl.board("t").add("in TeamB")["version"] == 1
+            assert tl.store.schema == name  # type: ignore[attr-defined]
+    finally:
+        with psycopg.connect(server, autocommit=True) as admin:
+            for schema in (name, name.lower()):
+                admin.execute(
+                    psycopg.sql.SQL("DROP SCHEMA {} CASCADE").format(psycopg.sql.Identifier(schema))
+                )
 
 
 def test_another_applications_tables_count_though_the_role_cannot_see_them(pg_url: str) -> None:

@@ -63,6 +63,7 @@ from taskloom.store.base import (
     events_from_rows,
     events_query,
 )
+from taskloom.store.pg_horizon import Horizon
 from taskloom.store.pg_notify import CommitNotifier, channel_name
 from taskloom.store.pg_url import (
     KNOWN_SECRETS,
@@ -261,18 +262,8 @@ class PgTransaction(Transaction):
 
     def _horizon(self, run: Callable[[str, Sequence[Any]], Any], after_id: int) -> int | None:
         """The largest event id up to which every id is settled (committed or rolled back), or
-        ``None`` when no id above ``after_id`` has even been drawn.
-
-        Taking the outbox lock exclusively waits for the appenders in flight (each holds it
-        shared from before drawing its id until it ends); the sequence read under the lock is
-        then a horizon, and the lock is let go in the same statement. An idle poll (nothing
-        drawn since the cursor) only peeks at the sequence and takes no lock at all.
-        """
-        if int(run(PEEK_SQL, ()).fetchone()["h"]) <= after_id:
-            return None
-        key = (OUTBOX_LOCK, self.store.schema_hash)
-        row = run(HORIZON_SQL, (*key, *key)).fetchone()
-        return int(row["h"])
+        ``None`` when nothing past ``after_id`` can be read yet (:mod:`.pg_horizon`)."""
+        return self.store.horizon.after(run, (OUTBOX_LOCK, self.store.schema_hash), after_id)
 
     def events_after(
         self, after_id: int, *, thread_id: str | None = None, limit: int = 500
@@ -381,18 +372,6 @@ def release(conn: psycopg.Connection[Any], *, rollback: bool) -> None:
         conn.execute("SELECT pg_advisory_unlock_all()")
 
 
-PEEK_SQL = "SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS h FROM events_id_seq"
-HORIZON_SQL = """
-WITH l AS MATERIALIZED (SELECT pg_advisory_lock(%s, %s) AS lk, 1 AS one),
-     h AS MATERIALIZED (
-         SELECT (SELECT CASE WHEN s.is_called THEN s.last_value ELSE 0 END
-                   FROM events_id_seq s WHERE l.one = 1) AS h
-           FROM l),
-     u AS MATERIALIZED (SELECT pg_advisory_unlock(%s, %s) AS ok FROM h)
-SELECT h.h, u.ok FROM h, u
-"""
-
-
 def _configure(conn: psycopg.Connection[Any]) -> None:
     """Every pooled connection: JSON as text, dict rows, bounded lock waits, index order
     before sorting, no JIT.
@@ -426,8 +405,9 @@ def _refuse_foreign(conn: psycopg.Connection[Any], name: str) -> None:
     tables = [
         str(r["relname"])
         for r in conn.execute(
-            "SELECT relname FROM pg_catalog.pg_class WHERE relnamespace ="
-            " current_schema()::regnamespace AND relkind IN ('r', 'p', 'v', 'm', 'f')"
+            "SELECT relname FROM pg_catalog.pg_class WHERE relnamespace = (SELECT oid FROM"
+            " pg_catalog.pg_namespace WHERE nspname = current_schema())"  # not ::regnamespace,
+            " AND relkind IN ('r', 'p', 'v', 'm', 'f')"  # which folds "TeamB" to teamb
             " ORDER BY relname"
         )
     ]
@@ -520,6 +500,7 @@ class PostgresStore(Store):
         self.schema_hash = 0
         self.channel = ""
         self.notifier: CommitNotifier | None = None
+        self.horizon = Horizon()
 
     def _new_pool(self) -> psycopg_pool.ConnectionPool[psycopg.Connection[Row]]:
         """An unopened pool: a closed one cannot be opened again, so a store whose pool
