@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from taskloom.domain.board_markdown import render_card
 from taskloom.domain.common import (
     UNSET,
     Unset,
@@ -166,7 +167,7 @@ class Card:
 
     def markdown_lines(self) -> list[str]:
         if self._lines is None:
-            object.__setattr__(self, "_lines", _render_card(self))
+            object.__setattr__(self, "_lines", render_card(self))
         assert self._lines is not None
         return self._lines
 
@@ -747,43 +748,6 @@ def waits_for_person(card: Card) -> bool:
 
 
 # --- rendering --------------------------------------------------------------------------------
-
-
-def _render_card(card: Card) -> list[str]:
-    """A card's item. Free text keeps its lines, each indented under its own field, so a
-    note or a plan step cannot pose as another card (``"done\n- [x] fake"``)."""
-    lines = [f"- {card.status.marker} {card.title}  `({card.id})`"]
-
-    def field(text: str, depth: int = 2) -> None:
-        # Every line break markdown or a reader knows (a bare \r, U+2028, NEL, VT, FF: all
-        # that str.splitlines splits at) is indented under the field.
-        parts = text.splitlines() or [""]
-        lines.append(" " * depth + "- " + ("\n" + " " * (depth + 2)).join(parts))
-
-    if card.objective:
-        field(f"objective: {card.objective}")
-    if card.assigned_agent:
-        field(f"agent: {card.assigned_agent}")
-    if card.allowed_tools:
-        field(f"tools: {', '.join(card.allowed_tools)}")
-    if card.approval_mode:
-        field(f"approval: {card.approval_mode.value}")
-    for label, items in (
-        ("plan", card.plan),
-        ("acceptance criteria", card.acceptance_criteria),
-        ("evidence", card.evidence),
-    ):
-        if items:
-            field(f"{label}:")
-            for item in items:
-                field(item, depth=4)
-    if card.status is CardStatus.BLOCKED:
-        reason = card.blocker or card.notes
-        if reason:
-            field(f"_blocked:_ {reason}")
-    elif card.notes:
-        field(card.notes)
-    return lines
 
 
 def render_markdown(board: Board) -> str:
