@@ -1,12 +1,15 @@
 """Remove markup noise from text tool output before it is measured or shown.
 
-Only an HTML document is stripped of markup: text that starts with ``<!doctype html>`` or
-``<html`` (after any comments), or holds a ``<body>`` element. Anything else passes exactly
-as the tool returned it (only NUL characters go): C++ ``std::vector<int>``, ``a<b && c>d``,
-XML, a Vue or Svelte component, JSX, a template, a README with a few tags. A coding agent
-edits files by the text it was shown, so a collapsed space or a dropped ``<script>`` block
-in what it read would become a broken edit; and cleaning decides whether an output passes,
-so what it removed from a component was lost, not stashed.
+Only an HTML document is stripped of markup: text that starts with ``<!doctype html`` or
+``<html`` (after a byte order mark, whitespace and comments), and holds no template or
+server code (``<?php``, ``<?=``, ``<%``, ``{%``, ``{{``). Anything else passes exactly as the
+tool returned it (only NUL characters go): C++ ``std::vector<int>``, ``a<b && c>d``, XML, a
+Vue or Svelte component, JSX, a PHP or Jinja template, a Python file with an inline string
+holding ``<html><body>…``, a README with a few tags. Holding a ``<body>`` element was
+enough, and a PHP page came back as "Hi", a Python file without its indentation. A coding
+agent edits files by the text it was shown, so a collapsed space or a dropped ``<script>``
+block in what it read would become a broken edit. What cleaning removes is never lost: the
+guard stores the original of any output it shows cleaned (:mod:`taskloom.guard.core`).
 
 For HTML the order follows the seed's ``clean_tool_output``: whole ``<script>``/``<style>``
 blocks first (their bodies are not text), ``<svg>`` and ``data:`` URIs become short markers (so
@@ -151,8 +154,9 @@ _TAG = re.compile(
 _DOCUMENT = re.compile(
     r"\A\ufeff?\s*(?:<!--.*?-->\s*)*(?:<!doctype\s+html|<html[\s>])", re.I | re.S
 )
-_BODY_OPEN = re.compile(r"<body[\s>]", re.I)
-_BODY_CLOSE = re.compile(r"</body\s*>", re.I)
+_CODE = re.compile(r"<\?(?:php|=)|<%|\{%|\{\{", re.I)
+"""Server or template code (PHP, ASP/JSP/ERB/EJS, Jinja/Django/Liquid, Mustache/Vue): the
+file is source, whatever markup it holds."""
 _SPACES = re.compile(r"[ \t\f\v]+")
 _BLANK_LINES = re.compile(r"\n[ \t]*(?:\n[ \t]*){2,}")
 
@@ -165,8 +169,9 @@ class Cleaned:
 
 
 def is_html(text: str) -> bool:
-    """Whether ``text`` is an HTML document (see the module docs)."""
-    return bool(_DOCUMENT.match(text) or (_BODY_OPEN.search(text) and _BODY_CLOSE.search(text)))
+    """Whether ``text`` is an HTML document (see the module docs): one that starts as a
+    document does and holds no code."""
+    return bool(_DOCUMENT.match(text)) and not _CODE.search(text)
 
 
 def _untag(match: re.Match[str], removed: list[int]) -> str:

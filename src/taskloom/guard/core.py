@@ -2,9 +2,10 @@
 
 ``wrap(tool_name, output)`` decides once, when a result first enters history:
 
-1. JSON is minified, text is cleaned of markup (:mod:`~taskloom.guard.clean`); if that fits
-   under ``threshold_tokens`` (real BPE tokens) it passes through (what is stashed is
-   always the output exactly as returned);
+1. JSON is minified, an HTML document is cleaned of markup (:mod:`~taskloom.guard.clean`);
+   if that fits under ``threshold_tokens`` (real BPE tokens) it passes through, but for a
+   document that cleaning changed much, which is stashed and shown cleaned under a header
+   naming it (what is stashed is always the output exactly as returned);
 2. JSON that fits once compacted (:mod:`~taskloom.guard.compact`) is shown compacted, with
    the list of what was dropped and the id of the stashed original;
 3. anything else is stashed and replaced by a deterministic placeholder (id, size, shape,
@@ -23,8 +24,7 @@ import logging
 import math
 import re
 import time
-from dataclasses import dataclass, field
-from datetime import timedelta
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -35,18 +35,18 @@ from taskloom.domain.stash import StashFacts, json_shape, placeholder, result_id
 from taskloom.guard import stash as sql
 from taskloom.guard.clean import clean
 from taskloom.guard.compact import compact, deep_text, dumps, too_deep
-from taskloom.guard.redact import REDACTED, redact_text, redact_value
+from taskloom.guard.config import GuardConfig as GuardConfig
+from taskloom.guard.redact import REDACTED, redact_json_text, redact_text, redact_value
 from taskloom.guard.retrieve import (
     HEADER_TOKENS,
     MAX_QUERY_CHARS,
-    MIN_READ_TOKENS,
     Extraction,
     cap_text,
-    echo,
     extract_local,
     read_slice,
     view_text,
 )
+from taskloom.guard.search import echo
 from taskloom.guard.summarize import (
     MapReduceResult,
     cache_key,
@@ -55,7 +55,7 @@ from taskloom.guard.summarize import (
     shared_attempt,
     summarize,
 )
-from taskloom.guard.tokens import DEFAULT_ENCODING, ENCODINGS, Counter, counter
+from taskloom.guard.tokens import Counter, counter
 
 if TYPE_CHECKING:
     from taskloom.client import Taskloom
@@ -100,82 +100,12 @@ NO_WORDS = (
 """An error, not a miss: no result could answer such a query, so the call must change."""
 
 
-@dataclass(frozen=True)
-class GuardConfig:
-    """Knobs of the guard. Sizes are in tokens of ``encoding`` unless named ``_bytes``.
-
-    ``threshold_tokens`` defaults to 3,000, about what Codex keeps of one output (10 KiB of
-    JSON), against the seed's 500k that never fired; nothing is lost above it, so it can be
-    low. A JSON output whose compacted form fits in ``compacted_max_tokens`` is shown
-    compacted instead of as a placeholder. ``chunk_tokens`` is larger than the threshold so
-    the single-call LLM path is reachable; ``max_chunks`` bounds the calls of one map-reduce
-    (a result over it gets a message saying how to narrow the query, not 89 calls).
-    ``concurrency`` bounds the LLM calls in flight per endpoint in this process, summaries
-    and every extract together; ``extract_timeout`` bounds one extract's map-reduce.
-
-    ``redact`` (on by default) replaces credentials by ``[redacted]`` in every output the
-    guard stashes or compacts, before it is stored, previewed, summarized or read back
-    (:mod:`~taskloom.guard.redact`). An output small enough to pass through is handed on as
-    the tool returned it, unless ``redact_pass_through``: a coding agent that reads a config
-    file to change one line and is shown ``[redacted]`` writes ``[redacted]`` back.
-    """
-
-    threshold_tokens: int = 3_000
-    compacted_max_tokens: int = 1_500
-    encoding: str = DEFAULT_ENCODING
-    ttl: timedelta = timedelta(days=7)
-    quota_bytes: int = 64 * 1024 * 1024
-    max_entries: int = 200
-    preview_chars: int = 1_500
-    read_cap_tokens: int = 4_000
-    extract_cap_tokens: int = 1_500
-    llm: ChatModel | None = field(default=None, repr=False)
-    summarize: bool = False
-    summary_max_tokens: int = 100_000
-    chunk_tokens: int = 12_000
-    max_chunks: int = 32
-    concurrency: int = 3
-    extract_timeout: timedelta = timedelta(minutes=5)
-    breaker_trips_after: int = 3
-    breaker_cooldown: timedelta = timedelta(minutes=15)
-    redact: bool = True
-    redact_pass_through: bool = False
-
-    def __post_init__(self) -> None:
-        if self.threshold_tokens < 1 or self.read_cap_tokens < 1 or self.chunk_tokens < 1:
-            raise InvalidInput("guard token limits must be positive")
-        if self.read_cap_tokens < MIN_READ_TOKENS:
-            raise InvalidInput(
-                f"read_cap_tokens must be at least {MIN_READ_TOKENS}: a slice needs room for"
-                " its header"
-            )
-        if self.extract_cap_tokens < MIN_READ_TOKENS:
-            raise InvalidInput(
-                f"extract_cap_tokens must be at least {MIN_READ_TOKENS}: an answer needs room"
-                " for its header"
-            )
-        if self.concurrency < 1 or self.max_chunks < 1:
-            raise InvalidInput("guard concurrency and max_chunks must be at least 1")
-        if self.encoding not in ENCODINGS:  # its estimate would be shown as an exact count
-            raise InvalidInput(
-                f"unknown encoding {self.encoding!r}: use one of {', '.join(ENCODINGS)}"
-            )
-        for name in ("ttl", "extract_timeout", "breaker_cooldown"):
-            if not isinstance(getattr(self, name), timedelta):
-                raise InvalidInput(
-                    f"{name} must be a datetime.timedelta, e.g. {name}=timedelta(minutes=5)"
-                    f" (got {type(getattr(self, name)).__name__} {getattr(self, name)!r})"
-                )
-        if self.extract_timeout <= timedelta(0):
-            raise InvalidInput("extract_timeout must be positive")
-
-
 @dataclass(frozen=True, slots=True)
 class Wrapped:
     """What :meth:`Guard.stash` decided: ``text`` is what enters the model's history."""
 
     text: str
-    mode: str  # "pass" | "compacted" | "stashed"
+    mode: str  # "pass" | "cleaned" | "compacted" | "stashed"
     tokens: int
     result_id: str | None = None
     summarized: bool = False
@@ -183,7 +113,23 @@ class Wrapped:
 
 def _mode(stored: str) -> str:
     """The decision a stored placeholder records: the first wrap's, whatever this one's."""
-    return "compacted" if stored.startswith("[compacted tool output") else "stashed"
+    for mode in ("compacted", "cleaned"):
+        if stored.startswith(f"[{mode} tool output"):
+            return mode
+    return "stashed"
+
+
+def _redact_output(text: str) -> tuple[str, int]:
+    """A text output redacted: by key when it is JSON kept as text (a number beyond a
+    double lost every key's redaction), then by the text rules."""
+    text, by_key = redact_json_text(text)
+    text, by_text = redact_text(text)
+    return text, by_key + by_text
+
+
+CLEANED_HEADER_TOKENS = 80
+"""About what the header of a cleaned output costs: cleaning that saves less is not worth
+a stashed copy, and a document that fits goes as it is."""
 
 
 def _exact_int(text: str) -> int:
@@ -217,19 +163,33 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose keys are distinct: of ``{"a": 1, "a": 2}`` a dict keeps only the last
+    value, and the first could no longer be read."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        raise ValueError("a duplicate key")
+    return value
+
+
 def _parse_json(text: str) -> Any:
     """The JSON object or array ``text`` holds, if the guard can re-encode it exactly; else
     ``None``, and the output is kept as text, which loses nothing. Integers beyond 64 bits
     (token amounts, say) failed the encoder, ``NaN``, ``Infinity`` or ``1e400`` came out as
     ``null``, and a number with more digits than a double holds came out changed: values the
     model would have been shown changed. A number only spelled otherwise (``1E5``, ``1.50``)
-    keeps its value and stays JSON."""
+    keeps its value and stays JSON. An object with a duplicate key is text too: parsed, all
+    but its last value would be lost."""
     head = text.lstrip()[:1]
     if head not in ("{", "["):
         return None
     try:
         value = json.loads(
-            text, parse_int=_exact_int, parse_float=_exact_float, parse_constant=_no_constant
+            text,
+            parse_int=_exact_int,
+            parse_float=_exact_float,
+            parse_constant=_no_constant,
+            object_pairs_hook=_unique_keys,
         )
     except (ValueError, RecursionError):
         return None
@@ -325,7 +285,7 @@ class Guard:
                 value, redacted = redact_value(value)
                 text = dumps(value) if redacted else text
             else:
-                text, redacted = redact_text(text)
+                text, redacted = _redact_output(text)
             if redacted:
                 return Wrapped(text, "pass", self.count(text))
         return Wrapped(text, "pass", tokens)
@@ -392,10 +352,15 @@ class Guard:
         cleaned = clean(text)
         tokens = self.count(cleaned.text)
         if tokens <= self.config.threshold_tokens:
-            return self._passed(cleaned.text, tokens)
+            if cleaned.text == text:
+                return self._passed(text, tokens)
+            original = self.count(text)
+            if original <= min(self.config.threshold_tokens, tokens + CLEANED_HEADER_TOKENS):
+                return self._passed(text, original)
+            return self._stash_cleaned(tool, text)
         redacted = 0
         if self.config.redact:  # before anything is stored, shown or summarized
-            text, redacted = redact_text(text)
+            text, redacted = _redact_output(text)
             if redacted:
                 cleaned = clean(text)
         preview, label = _text_preview(cleaned.text, self.config.preview_chars)
@@ -417,6 +382,27 @@ class Guard:
             preview_label=label,
         )
         return self._stash_placeholder(facts, text, hint)
+
+    def _stash_cleaned(self, tool: str, text: str) -> Wrapped:
+        """An HTML document that fits once cleaned: shown cleaned, under a header naming the
+        stored original. A cleaned text passed on with no way back was all the model had:
+        a template that cleaning took for HTML lost its code, and nothing was stored."""
+        redacted = 0
+        if self.config.redact:  # the stored copy, and so what is shown of it
+            text, redacted = _redact_output(text)
+        cleaned = clean(text)
+        rid = result_id(tool, text)
+        tokens = self.count(text)
+        shown = (
+            f'[cleaned tool output: result_id="{rid}" · tool {tool} · {tokens:,} tokens → '
+            f"{self.count(cleaned.text):,}; markup removed: {', '.join(cleaned.removed)}; the"
+            f' exact original: read_result(result_id="{rid}", page=1)]\n{cleaned.text}'
+        )
+        notes = self._redaction_note(redacted)
+        if len(text.encode()) > self.config.quota_bytes:
+            notes += (self._over_quota(len(text.encode())),)
+        stored = self._put(tool, rid, text, False, tokens, "\n".join((shown, *notes)))
+        return Wrapped(stored, _mode(stored), self.count(stored), rid)
 
     def _stash_placeholder(self, facts: StashFacts, content: str, hint: str | None) -> Wrapped:
         with self._tl.store.read() as tx:
@@ -519,33 +505,52 @@ class Guard:
             claimed, cached = sql.claim_summary(tx, key, self.thread_id, self._tl.now())
         if not claimed:
             return cached if cached is not None else self._await_summary(llm, key)
+        summary: str | None = None
         error: str | None = None
-        summary = None
         try:
-            summary = summarize(
-                llm,
-                facts.tool_name,
-                hint,
-                content,
-                tokens=facts.tokens,
-                size=facts.bytes,
-                lines=facts.lines,
-                count=self.count,
-                concurrency=self.config.concurrency,
-                deadline=time.monotonic() + _client_timeout(llm),
-            )
-            summary += (
-                f"\n(Exact original size, counted by taskloom: {facts.tokens:,} tokens, "
-                f"{facts.bytes:,} bytes.)"
-            )
+            summary = self._make_summary(llm, facts, content, hint)
         except ProviderError as exc:
             error = exc.message
-            log.warning("summarizer failed for %s: %s", self.thread_id, error)
-        trips = self.config.breaker_trips_after
-        with self._tl.store.write() as tx:
-            sql.record_outcome(tx, self.thread_id, self._tl.now(), error=error, trip_after=trips)
-            sql.settle_summary(tx, key, summary, self._tl.now())
+        except Exception as exc:  # any ChatModel may be plugged in: its failure is a failure
+            error = f"{type(exc).__name__}: {redact_text(str(exc))[0]}"[:500]
+        finally:
+            self._settle(key, summary, error)
         return summary
+
+    def _make_summary(
+        self, llm: ChatModel, facts: StashFacts, content: str, hint: str | None
+    ) -> str:
+        """One summary from ``llm``, with the exact size (counted here) appended."""
+        summary = summarize(
+            llm,
+            facts.tool_name,
+            hint,
+            content,
+            tokens=facts.tokens,
+            size=facts.bytes,
+            lines=facts.lines,
+            count=self.count,
+            concurrency=self.config.concurrency,
+            deadline=time.monotonic() + _client_timeout(llm),
+        )
+        return summary + (
+            f"\n(Exact original size, counted by taskloom: {facts.tokens:,} tokens, "
+            f"{facts.bytes:,} bytes.)"
+        )
+
+    def _settle(self, key: str, summary: str | None, error: str | None) -> None:
+        """End this process's claim on ``key``: store the summary or give the claim up, so a
+        later wrap of the payload asks again rather than waiting on an orphaned claim; and
+        count the outcome for the breaker (nothing is counted when neither came, as when
+        the wrap was interrupted)."""
+        if error is not None:
+            log.warning("summarizer failed for %s: %s", self.thread_id, error)
+        with self._tl.store.write() as tx:
+            if summary is not None or error is not None:
+                trips = self.config.breaker_trips_after
+                now = self._tl.now()
+                sql.record_outcome(tx, self.thread_id, now, error=error, trip_after=trips)
+            sql.settle_summary(tx, key, summary, self._tl.now())
 
     def _await_summary(self, llm: ChatModel, key: str) -> str | None:
         """The summary another process is making, polled for as long as one call of ``llm``
@@ -700,14 +705,16 @@ class Guard:
         shown = len(out)
         if not out:
             return self._capped(head + "no match]" + why + "\n" + NO_MATCH[found.method])
-        head += f"{shown} of {found.total_matches} match(es) shown]"
+        total = f"{found.total_matches:,}{'+' if found.at_least else ''}"
+        head += f"{shown} of {total} match(es) shown]"
         if found.method == "ranking" and not found.useful():
             head += (
                 why
                 or "\n(weak match: few query words found; no LLM configured for a deeper search)"
             )
         if shown < found.total_matches and found.method != "ranking":
-            head += f"\n({found.total_matches - shown} more: narrow the query or use read_result)"
+            more = f"{'at least ' if found.at_least else ''}{found.total_matches - shown:,}"
+            head += f"\n({more} more: narrow the query or use read_result)"
         return self._capped(head + "\n" + "\n".join(out))
 
     def _fit_fragments(self, found: Extraction, budget: int) -> list[str]:

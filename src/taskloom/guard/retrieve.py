@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -27,6 +26,18 @@ from typing import Any
 from taskloom.domain.errors import InvalidInput
 from taskloom.domain.stash import child_path
 from taskloom.guard.compact import compact, dumps
+from taskloom.guard.search import (
+    ECHO_CHARS,
+    LONG_LINE,
+    MAX_HITS,
+    echo,
+    line_pieces,
+    regex_flags,
+    regex_fragments,
+    regex_hits,
+    window,
+    window_label,
+)
 
 IDENTITY_KEYS = (
     "id",
@@ -108,16 +119,8 @@ HEADER_TOKENS = 100
 MIN_READ_TOKENS = 2 * HEADER_TOKENS
 """The smallest read cap: below it the header would crowd out the slice it describes."""
 PRETTY_NOTE = " (of the JSON pretty-printed with 2-space indent)"
-ECHO_CHARS = 200
-"""How much of a model's query, path or pattern an answer or an error repeats."""
 MAX_QUERY_CHARS = 2_000
 """The longest query or path accepted; a real one is a few dozen characters."""
-
-
-def echo(text: str, limit: int = ECHO_CHARS) -> str:
-    """``text`` as an answer repeats it: at most ``limit`` characters, then "…". Echoing a
-    model's argument whole let a 50 KB path come back as a 50 KB error, past every cap."""
-    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def view_text(content: str, is_json: bool) -> str:
@@ -513,6 +516,8 @@ class Record:
     node: Any = None
     ident: frozenset[str] = frozenset()
     name: str = ""
+    piece: tuple[str, int, int, int] | None = None
+    """For a piece of a long line: the line, its index, and the piece's start and end."""
 
 
 @dataclass(slots=True)
@@ -524,6 +529,8 @@ class Extraction:
     notes: list[str] = field(default_factory=list)
     searchable: bool = True
     """False for a query with no word to search for: neither ranking nor an LLM can answer."""
+    at_least: bool = False
+    """The matches were counted up to a limit: there are ``total_matches`` or more."""
 
     def useful(self) -> bool:
         return bool(self.fragments) and self.coverage >= 0.5
@@ -563,11 +570,19 @@ def _json_records(value: Any) -> list[Record]:
 
 
 def _text_records(text: str, block: int = 30) -> list[Record]:
+    """Blocks of up to ``block`` lines, split at blank lines; a long line is cut into
+    pieces of its own, so a match deep in it ranks the piece that holds it."""
     lines = text.split("\n")
     records, start = [], 0
     while start < len(lines):
+        if len(lines[start]) > LONG_LINE:
+            records.extend(_piece_records(lines[start], start))
+            start += 1
+            continue
         end = start
         while end < len(lines) and end - start < block and (end == start or lines[end].strip()):
+            if len(lines[end]) > LONG_LINE:
+                break
             end += 1
         chunk = "\n".join(lines[start:end])
         if chunk.strip():
@@ -578,6 +593,32 @@ def _text_records(text: str, block: int = 30) -> list[Record]:
             )
         start = end if end > start else start + 1
     return records
+
+
+def _piece_records(line: str, index: int) -> list[Record]:
+    """The records of a long line: one per piece, labelled with its character offsets."""
+    records = []
+    for start, stop in line_pieces(line):
+        text = line[start:stop]
+        words = terms(text)
+        where = window_label(index + 1, start, stop, len(line))
+        record = Record(where, text, Counter(words), frozenset(words), frozenset())
+        record.piece = (line, index, start, stop)
+        records.append(record)
+    return records
+
+
+def _text_fragment(record: Record, wanted: list[str]) -> tuple[str, str]:
+    """A ranked text record as shown: a block of lines whole, a piece of a long line as the
+    window around the first place it holds the longest query word it holds."""
+    if record.piece is None:
+        return record.where, record.text
+    line, index, start, stop = record.piece
+    low = line[start:stop].lower()
+    held = sorted((w for w in set(wanted) if w in low), key=lambda w: (-len(w), w))
+    at = start + low.find(held[0]) if held else start
+    first, last = window(at, at + len(held[0]) if held else at, 0, len(line))
+    return window_label(index + 1, first, last, len(line)), line[first:last]
 
 
 def _render_record(node: dict[str, Any], wanted: set[str]) -> str:
@@ -634,57 +675,8 @@ def _bm25(records: list[Record], query: list[str]) -> list[tuple[float, float, R
     return scored
 
 
-REGEX_SECONDS = 1.0
-"""How long a model's regex may search one result. A pattern that backtracks without end
-(``(a+)+$`` on a long line) would otherwise hold the interpreter, and every thread of the
-server with it: ``re`` keeps the GIL and cannot be stopped."""
-
-
-def _regex_hits(source: str, flag_letters: str, text: str) -> list[tuple[int, str]]:
-    """The lines of ``text`` that ``source`` matches, numbered from 1, searched with the
-    ``regex`` module: it takes a time limit and lets other threads run meanwhile."""
-    import regex  # only for regex queries
-
-    flags = sum(getattr(regex, letter.upper()) for letter in flag_letters)
-    try:
-        pattern = regex.compile(source, flags)
-    except regex.error as exc:
-        raise InvalidInput(f"bad regex {echo(source, 100)!r}: {exc}") from None
-    deadline = time.monotonic() + REGEX_SECONDS
-    hits = []
-    try:
-        for number, line in enumerate(text.split("\n"), 1):
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError
-            if pattern.search(line, concurrent=True, timeout=left):
-                hits.append((number, line))
-    except TimeoutError:
-        raise InvalidInput(
-            f"regex {echo(source, 100)!r} took over {REGEX_SECONDS:g} s on this result: simplify it"
-            " (nested repeats such as (a+)+ can backtrack without end)"
-        ) from None
-    return hits
-
-
 _JSONPATH = re.compile(r"\$(?:$|\.|\[)")
 """A query that is a JSONPath (``$.a``, ``$..a``, ``$[0]``, ``$``), not words such as ``$HOME``."""
-_REGEX = re.compile(r"/((?:[^/\\]|\\.)+)/([imsxgu]*)", re.S)
-"""A ``/pattern/flags`` query: no unescaped ``/`` in the pattern, flags only from ``imsxgu``."""
-REGEX_FLAGS = "imsx"
-_NO_OP_FLAGS = "gu"
-"""JavaScript's ``g`` (every matching line is returned anyway) and ``u`` (the default)."""
-
-
-def _regex_flags(query: str) -> str | None:
-    """The flags of a ``/regex/flags`` query (those ``re`` knows), or ``None`` when it is
-    not one and the query is words. ``/needle/g`` was taken for words and sent to the LLM
-    map-reduce; then a path was refused or misread (``/usr/bin/dig`` as flag ``d``), so a
-    query with a ``/`` inside its pattern, or letters that are not our flags, is words."""
-    written = _REGEX.fullmatch(query)
-    if written is None:
-        return None
-    return "".join(c for c in written.group(2) if c in REGEX_FLAGS)
 
 
 def extract_local(content: str, is_json: bool, query: str) -> Extraction:
@@ -701,12 +693,14 @@ def extract_local(content: str, is_json: bool, query: str) -> Extraction:
             "this result is text, not JSON, so a JSONPath cannot apply: ask with a /regex/ or"
             " plain words, or read it with read_result(lines=...)"
         )
-    flags = _regex_flags(query)
+    flags = regex_flags(query)
     if flags is not None:
         source = query[1 : query.rindex("/")]
-        hits = _regex_hits(source, flags, view_text(content, is_json))
-        out = Extraction("regex", total_matches=len(hits), coverage=1.0 if hits else 0.0)
-        out.fragments = [(f"line {n}", line.strip()) for n, line in hits]
+        text = view_text(content, is_json)
+        found = regex_hits(source, flags, text)
+        out = Extraction("regex", total_matches=len(found.hits), coverage=float(bool(found.hits)))
+        out.fragments = regex_fragments(found, text)
+        out.at_least = len(found.hits) >= MAX_HITS
         return out
     wanted = [t for t in terms(query) if t not in STOPWORDS]
     if not wanted and not re.search(r"\w", _WORD.sub(" ", query)):  # "???", "the"
@@ -723,8 +717,10 @@ def extract_local(content: str, is_json: bool, query: str) -> Extraction:
     for score, _cov, rec in ranked:
         if score < best * 0.5 or len(out.fragments) >= MAX_FRAGMENTS:
             break
-        body = _render_record(rec.node, want) if is_json else rec.text
+        where, body = (
+            (rec.where, _render_record(rec.node, want)) if is_json else _text_fragment(rec, wanted)
+        )
         if body not in seen:
             seen.add(body)
-            out.fragments.append((rec.where, body))
+            out.fragments.append((where, body))
     return out

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from taskloom.domain.errors import ProviderError
+from taskloom.guard.redact import redact_text
 from taskloom.guard.retrieve import cap_text
 from taskloom.llm.base import ChatModel, is_truncated
 
@@ -238,9 +239,17 @@ def summarize(
 
 
 def ask(llm: ChatModel, system: str, prompt: str, *, max_tokens: int = 1024) -> str:
-    """``llm.complete``, with an answer that is not text counted as the provider's failure
-    (any ``ChatModel`` may be plugged in, not only the two clients)."""
-    answer = llm.complete(system, prompt, max_tokens=max_tokens)
+    """``llm.complete``, with an answer that is not text, or any exception, counted as the
+    provider's failure (any ``ChatModel`` may be plugged in, not only the two clients: a
+    custom one's ``ConnectionResetError`` made a wrap raise and lose its tool result, and an
+    extract lose every chunk's answer)."""
+    try:
+        answer = llm.complete(system, prompt, max_tokens=max_tokens)
+    except ProviderError:
+        raise
+    except Exception as exc:
+        detail = redact_text(str(exc))[0]
+        raise ProviderError(f"{llm.name} failed: {type(exc).__name__}: {detail}"[:500]) from exc
     if not isinstance(answer, str):
         raise ProviderError(f"{llm.name} returned a {type(answer).__name__}, not text")
     return answer
@@ -345,8 +354,7 @@ def map_reduce(
     labelled = "\n\n".join(f"{_label(c, total)}\n{a}" for c, a in result.partials)
     result.answer = labelled
     if len(result.partials) > 1:
-        result.calls += 1
-        result.answer = _reduce(llm, query, labelled, concurrency, deadline)
+        result.answer = _reduce(llm, query, labelled, concurrency, deadline, result)
     return result
 
 
@@ -387,12 +395,22 @@ def _partial(llm: ChatModel, answer: str, count: Callable[[str], int]) -> str:
     return kept
 
 
-def _reduce(llm: ChatModel, query: str, labelled: str, concurrency: int, deadline: float) -> str:
+def _reduce(
+    llm: ChatModel,
+    query: str,
+    labelled: str,
+    concurrency: int,
+    deadline: float,
+    result: MapReduceResult,
+) -> str:
     """The merged answer, or the labelled partials when the merge failed, was cut, missed
-    the deadline, or lost the ``[chunk N]`` labels that say where each fact came from."""
+    the deadline, or lost the ``[chunk N]`` labels that say where each fact came from. The
+    call is counted in ``result`` once it has a slot: a reduce that never started was
+    counted as a call made."""
 
     def merge(prompt: str) -> str:
         with llm_slot(llm, concurrency, deadline):
+            result.calls += 1
             return ask(llm, REDUCE_SYSTEM, prompt)
 
     [(_prompt, answer, error)] = _run_by(deadline, 1, merge, [f"Query: {query}\n\n{labelled}"])
