@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -48,12 +49,39 @@ CLAUDE_CASES: dict[str, tuple[str, Callable[[Path], None], str]] = {
     "settings.json is not UTF-8": (".claude/settings.json", _not_utf8, "is not UTF-8 text"),
     "mcp.json is a loop of links": (".mcp.json", _loop, ".mcp.json"),
     ".claude is a file": (".claude", lambda p: p.write_text("x"), "is not a directory"),
-    "a folder where the temp file goes": (
-        ".claude/settings.json.taskloom-tmp",
-        _folder,
-        "settings.json.taskloom-tmp is in the way",
-    ),
 }
+
+
+def test_a_link_planted_where_a_temp_file_might_go_is_left_alone(tmp_path: Path) -> None:
+    """The temp file had a fixed name: a link a cloned repository shipped there was
+    followed, the settings were written into a file outside the project, and the settings
+    file became that link."""
+    victim = tmp_path / "victim"
+    victim.write_text("export IMPORTANT=1\n")
+    project = tmp_path / "proj"
+    (project / ".claude").mkdir(parents=True)
+    for name in (".mcp.json", ".claude/settings.json"):
+        (project / f"{name}.taskloom-tmp").symlink_to(victim)
+    (project / ".mcp.json").write_text("{}")
+    (project / ".mcp.json").chmod(0o640)
+    assert main(["init", "claude-code", "--thread", "t", "--project", str(project)]) == 0
+    assert victim.read_text() == "export IMPORTANT=1\n"
+    for name in (".mcp.json", ".claude/settings.json"):
+        assert not (project / name).is_symlink() and (project / name).is_file()
+    assert stat.S_IMODE((project / ".mcp.json").stat().st_mode) == 0o640  # kept
+    made = stat.S_IMODE((project / ".claude" / "settings.json").stat().st_mode)
+    assert made == 0o666 & ~_umask()  # a new file: the umask's, not mkstemp's 600
+    assert sorted(p.name for p in project.iterdir()) == [
+        ".claude",
+        ".mcp.json",
+        ".mcp.json.taskloom-tmp",
+    ]  # no temp file left behind
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 @pytest.mark.parametrize("case", CLAUDE_CASES)

@@ -50,6 +50,9 @@ THREAD_HEADER = "x-taskloom-thread"
 AGENT_HEADER = "x-taskloom-agent"
 SESSION_HEADER = "mcp-session-id"
 MAX_PINNED_SESSIONS = 10_000
+MAX_HTTP_SESSIONS = 1_000
+"""Open /mcp sessions at most (each ~35 KB until 30 minutes idle; the SDK allows 10,000):
+five thousand initializes from any local process held 175 MB."""
 """How many HTTP sessions' bindings a server remembers (the least recently used go first)."""
 
 # ``resources/read`` of a URI the server does not have: -32002 up to protocol 2025-11-25;
@@ -551,4 +554,6 @@ def http_session_manager(tl: Taskloom) -> Any:
     from mcp.server.transport_security import TransportSecuritySettings
 
     security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    return StreamableHTTPSessionManager(build_server(tl, None), security_settings=security)
+    return StreamableHTTPSessionManager(
+        build_server(tl, None), security_settings=security, max_sessions=MAX_HTTP_SESSIONS
+    )

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
@@ -77,9 +79,6 @@ def _check_writable(path: Path) -> None:
     target = path.resolve()
     if os.path.lexists(target) and not target.is_file():
         raise InvalidInput(f"cannot write {path}: it is not a regular file")
-    tmp = _tmp_path(target)
-    if os.path.lexists(tmp) and not tmp.is_file():  # a file there is replaced, a folder not
-        raise InvalidInput(f"cannot write {path}: {tmp} is in the way (not a regular file)")
     folder = target.parent
     while not os.path.lexists(folder) and folder != folder.parent:
         folder = folder.parent  # the first folder that exists: mkdir starts there
@@ -87,11 +86,6 @@ def _check_writable(path: Path) -> None:
         raise InvalidInput(f"cannot write {path}: {folder} is not a directory")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise InvalidInput(f"cannot write {path}: the folder {folder} is not writable")
-
-
-def _tmp_path(target: Path) -> Path:
-    """Where :func:`_write` puts the new text before renaming it over ``target``."""
-    return target.with_name(target.name + ".taskloom-tmp")
 
 
 def _why(exc: BaseException) -> str:
@@ -103,20 +97,33 @@ def _write(path: Path, text: str) -> None:
     or the new one, never half of one. A symlink is followed (a settings file kept in a
     dotfiles repository is updated there, not replaced by a copy), and the file keeps its
     permission bits, set before the text goes in: a 600 config.toml may hold tokens. A new
-    file gets the default ones (the umask). What the checks could not foresee (a full disk)
-    is still one error line."""
+    file gets the default ones (the umask). The temp file is made new, under a name no one
+    could choose (``mkstemp``): at a fixed name, a link a cloned repository shipped there was
+    followed, and the settings went into a file outside the project. What the checks could
+    not foresee (a full disk) is still one error line."""
     try:
         target = path.resolve()
-        mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else None
+        mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else _new_file_mode()
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = _tmp_path(target)
-        with tmp.open("wb") as out:
-            if mode is not None:
-                tmp.chmod(mode)
-            out.write(text.encode("utf-8"))
-        tmp.replace(target)
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+        try:
+            os.fchmod(fd, mode)
+            with os.fdopen(fd, "wb") as out:
+                out.write(text.encode("utf-8"))
+            os.replace(name, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(name)
+            raise
     except OSError as exc:
         raise InvalidInput(f"cannot write {path}: {_why(exc)}") from None
+
+
+def _new_file_mode() -> int:
+    """What a new file gets by the umask (``mkstemp`` makes its file 600)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
 
 
 def claude_code(

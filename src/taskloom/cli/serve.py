@@ -51,6 +51,7 @@ def serve(
     import uvicorn
 
     from taskloom.server.app import SHUTDOWN_GRACE_S, create_app
+    from taskloom.server.http import DeadlineH11Protocol
     from taskloom.server.security import is_loopback_name
 
     token = token or os.environ.get("TASKLOOM_TOKEN") or None
@@ -90,6 +91,7 @@ def serve(
         app,
         host=host,
         port=port,
+        http=DeadlineH11Protocol,  # bounded request heads: see taskloom.server.http
         log_level="warning",
         timeout_graceful_shutdown=int(SHUTDOWN_GRACE_S) + 1,
     )

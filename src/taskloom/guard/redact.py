@@ -5,17 +5,30 @@ and every read back; the project's rule is that secrets go into none of them. On
 credential beyond doubt is replaced by ``[redacted]``, since anything else replaced is data
 lost (a stored copy is what the model reads back and may write back into a file):
 
-- credential shapes: OpenAI/Anthropic ``sk-…`` keys, GitHub ``ghp_``/``gho_``/``ghs_``/
-  ``ghu_``/``ghr_``/``github_pat_`` tokens, npm ``npm_…`` tokens, AWS ``AKIA``/``ASIA`` key
-  ids, Slack ``xox?-…``, Google ``AIza…``, JWTs, and PEM private key blocks;
+- credential shapes, wherever they are (a JSON object's keys too): OpenAI/Anthropic ``sk-…``
+  keys, GitHub ``ghp_``/``gho_``/``ghs_``/``ghu_``/``ghr_``/``github_pat_`` tokens, npm
+  ``npm_…`` tokens, AWS ``AKIA``/``ASIA`` key ids, Slack ``xox?-…``, Google ``AIza…``, JWTs,
+  and PEM private key blocks;
 - the credential of an ``Authorization:`` header (any case, any scheme), and the password of a
-  ``scheme://user:password@host`` URL;
+  ``scheme://user:password@host`` URL, all of it up to the last ``@`` before the host
+  (``p@ss/w0rd``), an ``@`` in the path or the query being no host's;
 - the value of an environment line (``DB_PASSWORD=…``, ``export API_TOKEN=…``, an upper-case
   name at the start of a line) or a command-line flag (``--password=…``) whose name ends in
   a secret's name;
+- the value of a line that is one setting whose name names one secret (:func:`is_secret_key`,
+  not a plural), any case: ``db_password=hunter2``, ``export api_token=…``, YAML's
+  ``password: hunter2``; the value one word or one quoted string and nothing after it but a
+  comment, and no reference, path, type, keyword or status (:func:`_not_a_secret`), nor a
+  line of code between brackets (:func:`_inside_code`);
+- the value of a secret's flag written apart from it (``--password hunter2``, ``--token
+  abc123``), but a word (help's ``--token TOKEN``), another flag, a file or a spec;
+- in a ``curl`` command the password of ``-u``/``--user``/``-U user:password``, in a
+  ``mysql`` one the ``-pPASSWORD`` (elsewhere ``-u 1000:1000`` and ``-p8080:80`` are no
+  credentials);
 - in JSON, the string values under a key whose name ends in a secret's name or its plural
   (``password``, ``api_key``, ``clientSecret``, ``refresh_tokens``…), lists of them included,
-  but for the keys of a ``permissions`` object (GitHub's ``"secrets": "read"``);
+  but for the keys of a ``permissions`` object (GitHub's ``"secrets": "read"``), and a number
+  under a password's or a secret's (:func:`holds_numeric_secret`);
 - in JSON, the credential of an ``Authorization`` or ``Proxy-Authorization`` value, its
   scheme word kept (``"Bearer [redacted]"``): under such a key (any case), as the ``value``
   of a ``{"name": "Authorization", "value": …}`` object (HAR; a ``name`` that is a secret's
@@ -23,14 +36,16 @@ lost (a stored copy is what the model reads back and may write back into a file)
   an ``["Authorization", …]`` pair.
 
 JSON the guard keeps as text (a number beyond a double, a duplicate key) gets the same
-key-based redaction in place (:func:`redact_json_text`): only the redacted string tokens of
-the text change, every other character stays as the tool wrote it.
+key-based redaction in place (:func:`redact_json_text`): only the redacted tokens of the
+text change, every other character stays as the tool wrote it. In a JSON value every key is
+redacted as text, and two keys redacted alike stay apart (``[redacted]``, ``[redacted] 2``).
 
-Code is left alone (``password = ask()``, ``token := getenv()``, ``password: string``), and
-so are names that only contain such a word (``secretName``, ``tokenUrl``, ``password_policy``,
-``nextPageToken``), and so are a model's tokens (``max_tokens``, ``special_tokens``).
-Replacements never contain a quote or a backslash, so JSON stays JSON. Every pattern runs in
-time linear in the output.
+Code is left alone (``password = ask()``, ``token := getenv()``, ``password: string``, a
+``token=token`` argument on its own line), and so are names that only contain such a word
+(``secretName``, ``tokenUrl``, ``password_policy``, ``nextPageToken``), and so are a model's
+tokens (``max_tokens``, ``special_tokens``). Replacements never contain a quote or a
+backslash, and no match takes the quote that ends a JSON string, so JSON stays JSON. Every
+pattern runs in time linear in the output.
 """
 
 from __future__ import annotations
@@ -38,7 +53,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 from taskloom.domain.secrets import key_readings
@@ -71,23 +86,28 @@ _HEADER = re.compile(
     r"(?i)(\b(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:(?:bearer|basic|token|digest"
     r"|negotiate)[ \t]+)?)(?!\[redacted\])[A-Za-z0-9._~+/=-]{6,}"
 )
-_URL_PASSWORD = re.compile(r"(://[^:/\s@\"'\\]+:)(?!\[redacted\])[^@\s/\"'\\]+(@)")
 _SECRET_NAME = (
     r"(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API_?KEY|PRIVATE_?KEY|SECRET_?KEY|ACCESS_?KEY"
     r"|CREDENTIALS?|AUTH)"
 )
+_QUOTED = r"\"(?![ \t]*[,:\]}])[^\"\n]*\"|'[^'\n]*'"
+"""A quoted value; a double quote followed by ``,``, ``:``, ``]`` or ``}`` closes a JSON string
+(``{"cmd": "--token=", "n": 1}``): taken for a value, ``", "`` was replaced and the JSON broken."""
 _ENV_LINE = re.compile(
     rf"(?m)^([ \t]*(?:export[ \t]+)?[A-Z0-9_]*{_SECRET_NAME}=)(?![\"']?\$)(?!\[redacted\])"
-    r"(\"[^\"\n]*\"|'[^'\n]*'|[^\s\"']+)"
+    rf"({_QUOTED}|[^\s\"']+)"
 )
 """``NAME=value`` at the start of a line, no spaces around ``=`` (a shell's, an env file's,
 ``docker inspect``'s): code assigns with spaces. A ``$REFERENCE`` is not a secret."""
 _FLAG = re.compile(
     r"(?i)((?<![\w-])--?[a-z-]*(?:password|passwd|secret|token|api-key|apikey)=)(?!\[redacted\])"
-    r"(\"[^\"\n]*\"|'[^'\n]*'|[^\s\"']+)"
+    rf"({_QUOTED}|(?:[^\s\"'\\]|\\(?!\"))+)"
 )
-_NPMRC = re.compile(r"(:_(?:authToken|auth|password)=)(?!\[redacted\])(\S+)")
-"""An ``.npmrc`` registry credential (``//registry.npmjs.org/:_authToken=…``)."""
+"""A flag's value; a backslash before a quote escapes it in a JSON string (``\"abc\"``), and
+taken with the value it left the quote bare and the JSON broken."""
+_NPMRC = re.compile(r"(:_(?:authToken|auth|password)=)(?!\[redacted\])([^\s\"'\\]+)")
+"""An ``.npmrc`` registry credential (``//registry.npmjs.org/:_authToken=…``), which holds no
+quote: one ends the JSON string it is in."""
 _KEY_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _SECRET_LAST_WORDS = frozenset(
     {"password", "passwd", "passphrase", "secret", "token", "apikey", "jwt", "credential"}
@@ -146,6 +166,247 @@ def _is_permissions_key(key: str) -> bool:
     return bool(words) and words[-1].lower() == "permissions"
 
 
+_URL_USER = re.compile(r"://[^:/\s@\"'\\]*:(?!\[redacted\])")
+"""The start of a ``scheme://user:password@host`` URL, the user empty too (``redis://:pw@``)."""
+_URL_REST = re.compile(r"(?:[^\s\"'\\:]|:(?!//))*")
+"""The rest of a URL: up to a space, a quote, a backslash or the next ``://``."""
+_URL_CUT = re.compile(r"/@|[?#&][\w.%~+-]*=")
+"""Where a URL's path or query has begun for sure: a ``/@scope`` or ``/users/@me`` segment, a
+``?email=a@b`` parameter. No ``@`` past it is the host's."""
+_URL_HOST = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?")
+
+
+def _url_password_end(rest: str) -> int:
+    """Where the password at the start of ``rest`` (what follows ``scheme://user:``) ends:
+    at the last ``@`` before the host, since a password may hold ``@`` and ``/``
+    (``p@ss/w0rd@host``); -1 if there is none."""
+    cut = _URL_CUT.search(rest)
+    limit = cut.start() if cut else len(rest)
+    end = -1
+    at = rest.find("@", 0, limit)
+    while at > 0:
+        host = _URL_HOST.match(rest, at + 1, limit)
+        if host and rest[host.end() : host.end() + 1] in ("", "/", "?", "#"):
+            name = host.group(1)
+            if "." in name or host.group(2) or name.startswith("[") or name == "localhost":
+                end = at  # a host beyond doubt: a later ``@`` is the path's (``repo.git@v1``)
+                break
+            end = at
+        at = rest.find("@", at + 1, limit)
+    span = rest[:end]
+    if end > 0 and not ("/" in span and span.partition("/")[0].isdigit()):
+        return end
+    at = rest.find("@")  # a port and a path (``host:8080/a@b``) is no password: the old rule
+    return at if at > 0 and "/" not in rest[:at] else -1
+
+
+def _redact_url_passwords(text: str) -> tuple[str, int]:
+    """``text`` with the password of every ``scheme://user:password@host`` URL redacted."""
+    out: list[str] = []
+    last = 0
+    for m in _URL_USER.finditer(text):
+        if m.start() < last:
+            continue
+        rest = _URL_REST.match(text, m.end())
+        end = _url_password_end(rest.group(0)) if rest else -1
+        if end > 0:
+            out.append(text[last : m.end()] + REDACTED)
+            last = m.end() + end
+    return "".join([*out, text[last:]]), len(out)
+
+
+def _sub(
+    pattern: re.Pattern[str], text: str, redact: Callable[[re.Match[str]], str | None]
+) -> tuple[str, int]:
+    """``pattern.subn`` where ``redact`` may keep a match (``None``), counting only the
+    matches it replaces."""
+    count = 0
+
+    def replace(m: re.Match[str]) -> str:
+        nonlocal count
+        new = redact(m)
+        if new is None:
+            return m.group(0)
+        count += 1
+        return new
+
+    return pattern.sub(replace, text), count
+
+
+def _redacted_group(m: re.Match[str], group: int | str) -> str:
+    """The text of ``m`` with one of its groups replaced by ``[redacted]``."""
+    whole, start = m.group(0), m.start()
+    return whole[: m.start(group) - start] + REDACTED + whole[m.end(group) - start :]
+
+
+_CONFIG_LINE = re.compile(
+    r"(?m)^([+-]?[ \t]*(?:(?:export|-|[<>])[ \t]+)?)([A-Za-z_][\w.-]*)(=|:[ \t]+)"
+    r"(\"[^\"\n\\]*\"|'[^'\n\\]*'|[^\s\"'`\\]+)(?=(?:[ \t]+#[^\n]*)?[ \t\r]*$)"
+)
+"""A line that is one setting: ``db_password=hunter2`` (an env file's, a properties file's),
+``password: hunter2`` (YAML's), a trailing ``# comment`` allowed. Its value is one word or
+one quoted string: prose goes on past it (``password: can't be blank``)."""
+_SPACED_FLAG = re.compile(
+    r"(-(?<![\w-]-)-?(?=[A-Za-z])[\w-]*(?i:pass(?:word|wd|phrase)|secret|token|key|jwt))"
+    r"[ \t]+(\"[^\"\n\\]*\"|'[^'\n\\]*'|[^\s\"'`\\]+)"
+)
+"""A secret's flag and its value apart, as a command line echoed in a log writes it
+(``--password hunter2``, ``--token abc123``). It starts with the ``-`` (its lookbehind after
+it), which the regex engine then searches for fast."""
+_COMMAND = re.compile(r"(?<![\w-])(curl|mysql\w*|mariadb[\w-]*)(?![\w-])(?:[^\n\\]|\\\r?\n?)*")
+"""A ``curl`` or ``mysql`` command, its ``\\``-continued lines included: only there are
+``-u user:password`` and ``-pPASSWORD`` credentials (``docker run -u 1000:1000 -p8080:80``
+are a user id and a port)."""
+_USER_OPTION = re.compile(
+    r"(?<![\w-])(?:--(?:proxy-)?user(?:[ \t]+|=)|-[uU][ \t]*)(?:\"[^\"\s:\\]*:(?P<dq>[^\"\n\\]+)\""
+    r"|'[^'\s:\\]*:(?P<sq>[^'\n\\]+)'|[^\s\"':\\]*:(?P<pw>[^\s\"'`\\]+))"
+)
+"""curl's ``-u user:password`` (``--user``, ``-U``/``--proxy-user``), quoted or not."""
+_MYSQL_PASSWORD = re.compile(r"(?<![\w-])-p(?P<pw>\"[^\"\n\\]+\"|'[^'\n\\]+'|[^\s\"'`\\]+)")
+"""MySQL's ``-pPASSWORD``, written against its flag (a bare ``-p`` asks for it)."""
+_NOT_VALUES = frozenset(
+    {"str", "string", "bytes", "int", "integer", "float", "number", "bool", "boolean", "any",
+     "unknown", "object", "char", "text", "none", "null", "nil", "undefined", "true", "false",
+     "yes", "no", "on", "off", "required", "optional", "invalid", "incorrect", "wrong",
+     "expired", "revoked", "missing", "empty", "blank", "hidden", "masked", "redacted", "set",
+     "unset", "inherit", "random", "generated", "prompt", "default", "ok", "read", "write",
+     "files", "compat"}
+)  # fmt: skip
+"""Words a secret's line holds that are no secret: a type (``password: string``), a keyword
+(``token=None``), a status (``token: expired``), an access level (a workflow's
+``id-token: write``), GitHub's ``secrets: inherit``, nsswitch's ``passwd: files``."""
+_TYPE_NAME = re.compile(r"[A-Z][A-Za-z]*[!?]?")
+"""A capitalized word: a type (``token: Token``, GraphQL's ``String!``) or a label in a
+translation file (``password: Password``), not a secret."""
+_SWITCH_WORDS = frozenset({"no", "skip", "ask", "prompt", "with", "without", "use", "show"})
+"""First words of a flag that is a switch, its next word no value (``--no-password db``)."""
+_NUMERIC_SECRET_WORDS = frozenset({"password", "passwd", "passphrase", "secret"})
+
+
+@functools.lru_cache(maxsize=4096)
+def holds_numeric_secret(name: str) -> bool:
+    """Whether a number under ``name`` is a secret: a password or a secret
+    (``{"password": 123456}``), not a token's number, which is an id or a count
+    (``{"token": 7}``, ``max_tokens``), nor a plural's (``"secrets": 3`` counts them)."""
+    return any(words and words[-1] in _NUMERIC_SECRET_WORDS for words in key_readings(name))
+
+
+@functools.lru_cache(maxsize=4096)
+def _names_one_secret(name: str) -> bool:
+    """Whether a line's or a flag's name names one secret: not a plural (``secrets: inherit``,
+    ``--tokens 5``) nor a bare ``auth``, which in a config is a method (``auth: ldap``)."""
+    lower = name.lower()
+    return lower != "auth" and not lower.endswith("s") and is_secret_key(name)
+
+
+_PATH = re.compile(r"(?:~|\.\.?)?/[\w.@/-]*")
+
+
+def _not_a_secret(value: str, name: str, *, labels: bool) -> bool:
+    """Whether a setting's value is no credential: a reference (``$DB_PASS``, ``${{ … }}``,
+    ``%(pw)s``, ``self.token``, a path), a placeholder (``<token>``, ``****``), code's
+    (``ask()``, ``pw,``), a type or a keyword, no letter under a token's name; with ``labels``
+    (YAML, where the value is a word), a capitalized word (``Password``). A quoted value is
+    judged by what it quotes, and one that quotes JSON's ``", "`` is no value at all."""
+    if value[:1] in "\"'":
+        value = value[1:-1]
+        closes_json = value.lstrip()[:1] in (",", ":", "]", "}")
+        if closes_json or (labels and any(c.isspace() for c in value)):
+            return True
+    if not value or value == REDACTED or value[0] in "$%{[(<`" or len(set(value)) == 1:
+        return True
+    if value[-1] in ",;({[)]}" or value.lower() in _NOT_VALUES or _PATH.fullmatch(value):
+        return True
+    if not any(c.isalpha() for c in value) and not holds_numeric_secret(name):
+        return True  # a number, a version: ``token: 3.0-``
+    parts = value.split(".")
+    if len(parts) > 1 and all(part.isidentifier() for part in parts):
+        return True  # an attribute, a module, a file name: ``self.token``, ``key.json``
+    return labels and _TYPE_NAME.fullmatch(value) is not None
+
+
+def _inside_code(m: re.Match[str]) -> bool:
+    """Whether a ``name=value`` line sits in code: an argument or a member on its own line,
+    after a line ending in ``(``, ``{``, ``[`` or ``,`` or before one starting with a closing
+    bracket (``    token=token`` before ``)``)."""
+    text = m.string
+    before = text[max(0, m.start() - 300) : m.start()].rstrip()
+    after = text[m.end() : m.end() + 300].partition("\n")[2].lstrip()
+    return before.endswith(("(", "{", "[", ",")) or after.startswith((")", "}", "]"))
+
+
+def _config_line(m: re.Match[str]) -> str | None:
+    """A setting's value, but in YAML for a tag, an anchor, an alias or a block
+    (``!vault |``, ``*default``): an env file's value may start with any character."""
+    prefix, name, sep, value = m.groups()
+    yaml = sep != "="
+    if not _names_one_secret(name) or (yaml and value[0] in "!&*|>@"):
+        return None
+    if _not_a_secret(value, name, labels=yaml) or _inside_code(m):
+        return None
+    return prefix + name + sep + REDACTED
+
+
+def _spaced_flag(m: re.Match[str]) -> str | None:
+    """A secret flag's value, but for the next flag, a file (``@path``), a redirection or a
+    pipe, a word (help's ``--token TOKEN``, prose's ``--token is``) and a spec (``docker build
+    --secret id=npmrc,src=…``; a base64 value ends in ``==``)."""
+    flag, value = m.groups()
+    name = flag.lstrip("-")
+    if not _names_one_secret(name) or _KEY_WORDS.findall(name)[0].lower() in _SWITCH_WORDS:
+        return None
+    word = value[1:-1] if value[:1] in "\"'" else value
+    if word[:1] in ("-", "@", "|", ">", "&") or "=" in word.rstrip("="):
+        return None
+    if (word.isalpha() and len(word) < 16) or _not_a_secret(value, name, labels=False):
+        return None
+    return _redacted_group(m, 2)
+
+
+def _command_credential(m: re.Match[str]) -> str | None:
+    """The credential of a ``-u user:password`` or ``-pPASSWORD`` option, a
+    ``$REFERENCE`` kept."""
+    group = next(g for g in ("dq", "sq", "pw") if m.groupdict().get(g) is not None)
+    value = m.group(group).strip("\"'")
+    if not value or value[0] in "$`" or value == REDACTED:
+        return None
+    return _redacted_group(m, group)
+
+
+def _command(m: re.Match[str]) -> str | None:
+    option = _USER_OPTION if m.group(1) == "curl" else _MYSQL_PASSWORD
+    text, n = _sub(option, m.group(0), _command_credential)
+    return text if n else None
+
+
+def _may_name_a_secret(text: str) -> bool:
+    """Whether ``text`` holds a word the line and flag rules need in a name: most output holds
+    none. ``in`` on the lower-cased text finds it 5 times faster than a case-blind regex."""
+    lower = text.lower()
+    return (  # an ``or`` of ``in``: a generator would double the cost of a short string
+        "pass" in lower
+        or "secret" in lower
+        or "token" in lower
+        or "key" in lower
+        or "jwt" in lower
+        or "credential" in lower
+    )
+
+
+def _redact_lines(text: str) -> tuple[str, int]:
+    """The rules that read a line or a command: settings, flags apart from their value,
+    curl's and mysql's credentials."""
+    count = 0
+    if _may_name_a_secret(text):
+        for pattern, rule in ((_CONFIG_LINE, _config_line), (_SPACED_FLAG, _spaced_flag)):
+            text, n = _sub(pattern, text, rule)
+            count += n
+    if "curl" in text or "mysql" in text or "mariadb" in text:
+        text, n = _sub(_COMMAND, text, _command)
+        count += n
+    return text, count
+
+
 def redact_text(text: str) -> tuple[str, int]:
     """``text`` with credentials replaced by ``[redacted]``, and how many were."""
     count = 0
@@ -159,13 +420,14 @@ def redact_text(text: str) -> tuple[str, int]:
             count += n
             break
     if "://" in text:
-        text, n = _URL_PASSWORD.subn(r"\1" + REDACTED + r"\2", text)
+        text, n = _redact_url_passwords(text)
         count += n
     if "=" in text:
         for pattern in (_ENV_LINE, _FLAG, _NPMRC):
             text, n = pattern.subn(r"\1" + REDACTED, text)
             count += n
-    return text, count
+    text, n = _redact_lines(text)
+    return text, count + n
 
 
 Mode = Literal["secret", "auth"] | None
@@ -251,8 +513,9 @@ def list_modes(items: list[Any], inherited: Mode) -> list[Mode]:
 def redact_value(value: Any) -> tuple[Any, int]:
     """A copy of a JSON-like value with credentials redacted: every string as in
     :func:`redact_text`, every string under a key that names a secret
-    (:func:`is_secret_key`), in a list too, and the credential of every ``Authorization``
-    value (module docs). Call it on a value within
+    (:func:`is_secret_key`), in a list too, a number under a password's or a secret's key
+    (:func:`holds_numeric_secret`), every key as text, and the credential of every
+    ``Authorization`` value (module docs). Call it on a value within
     :data:`~taskloom.guard.compact.MAX_DEPTH` (a cycle never ends)."""
     count = 0
     root: list[Any] = [value]
@@ -260,11 +523,15 @@ def redact_value(value: Any) -> tuple[Any, int]:
     while pending:
         parent, slot, item, mode = pending.pop()
         if isinstance(item, dict):
-            copy: Any = dict(item)
-            parent[slot] = copy
             pairs = list(item.items())
             modes = object_modes(pairs, slot)
-            pending.extend((copy, k, v, m) for (k, v), m in zip(pairs, modes, strict=True))
+            keys, n = _redact_keys([key for key, _value in pairs])
+            count += n
+            copy: Any = dict(zip(keys, item.values(), strict=True))
+            parent[slot] = copy
+            pending.extend(
+                (copy, k, v, m) for k, (_k, v), m in zip(keys, pairs, modes, strict=True)
+            )
         elif isinstance(item, list | tuple):
             copy = list(item)
             parent[slot] = copy
@@ -273,7 +540,42 @@ def redact_value(value: Any) -> tuple[Any, int]:
         elif isinstance(item, str):
             parent[slot], n = _redact_string(item, mode)
             count += n
+        elif mode == "secret" and _is_numeric_secret(slot, item):
+            parent[slot] = REDACTED
+            count += 1
     return root[0], count
+
+
+def _is_numeric_secret(key: Any, value: Any) -> bool:
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    return number and isinstance(key, str) and holds_numeric_secret(key)
+
+
+@functools.lru_cache(maxsize=4096)
+def _redact_key(key: str) -> tuple[str, int]:
+    """A key redacted as text: a token used as a key (``{"ghp_…": {…}}``) is a token. Cached
+    like :func:`_name_mode`."""
+    return redact_text(key)
+
+
+def _redact_keys(keys: list[Any]) -> tuple[list[Any], int]:
+    """An object's keys redacted as text, and how many were; two redacted alike stay apart
+    (``[redacted]``, ``[redacted] 2``), so that neither value is lost."""
+    redacted = [_redact_key(key) if isinstance(key, str) else (key, 0) for key in keys]
+    count = sum(n for _key, n in redacted)
+    if not count:
+        return keys, 0
+    taken = {key for key, (_new, n) in zip(keys, redacted, strict=True) if not n}
+    last: dict[str, int] = {}
+    out: list[Any] = []
+    for key, (new, n) in zip(keys, redacted, strict=True):
+        name = new if n else key
+        while n and name in taken:
+            last[new] = last.get(new, 1) + 1
+            name = f"{new} {last[new]}"
+        taken.add(name)
+        out.append(name)
+    return out, count
 
 
 class _Pairs(list[tuple[Any, Any]]):
@@ -314,26 +616,34 @@ def _parse_pairs(text: str, keys: set[str]) -> Any:
 
 
 _KEY_TOKEN = object()
+TokenMode = Mode | Literal["number"]
+"""The mode of a string token; ``"number"``: a key whose number value is redacted."""
+_NUMBER_VALUE = re.compile(r"[ \t\r\n]*:[ \t\r\n]*(-?\d[\d.eE+-]*)")
+"""The number after a key's token (``NaN`` and ``Infinity`` are no secrets)."""
 
 
-def _token_modes(root: Any) -> list[Mode]:
-    """The mode of every string token of a parsed document, keys (never redacted) included,
-    in the order they are written."""
-    modes: list[Mode] = []
-    pending: list[tuple[Any, Any, Mode]] = [(root, None, None)]
+def _key_mark(key: str, value: Any, mode: Mode) -> TokenMode:
+    return "number" if value is _NUMBER and mode == "secret" and holds_numeric_secret(key) else None
+
+
+def _token_modes(root: Any) -> list[TokenMode]:
+    """The mode of every string token of a parsed document, keys included, in the order
+    they are written; a key is redacted never, its number value may be."""
+    modes: list[TokenMode] = []
+    pending: list[tuple[Any, Any, TokenMode]] = [(root, None, None)]
     while pending:
         node, slot, mode = pending.pop()
         if node is _KEY_TOKEN or isinstance(node, str):
-            modes.append(None if node is _KEY_TOKEN else mode)
+            modes.append(mode)
         elif isinstance(node, _Pairs):
-            children: Iterable[tuple[Any, Any, Mode]] = (
+            children: Iterable[tuple[Any, Any, TokenMode]] = (
                 item
                 for (key, value), m in zip(node, object_modes(node, slot), strict=True)
-                for item in ((_KEY_TOKEN, None, None), (value, key, m))
+                for item in ((_KEY_TOKEN, None, _key_mark(key, value, m)), (value, key, m))
             )
             pending.extend(reversed(list(children)))
         elif isinstance(node, list):
-            modes_ = list_modes(node, mode)
+            modes_ = list_modes(node, None if mode == "number" else mode)
             pending.extend(reversed([(v, None, m) for v, m in zip(node, modes_, strict=True)]))
     return modes
 
@@ -364,12 +674,17 @@ def redact_json_text(text: str) -> tuple[str, int]:
     out: list[str] = []
     last = count = 0
     for mode, token in zip(modes, _STRING_TOKEN.finditer(text), strict=False):
-        if mode is None:
-            continue
-        raw = token.group(0)[1:-1]  # escapes and all: the scheme word has none
-        new, n = _redact_string(raw, mode)
-        if n:
-            out.append(text[last : token.start() + 1] + new)
-            last = token.end() - 1
-            count += n
+        if mode == "number":
+            number = _NUMBER_VALUE.match(text, token.end())
+            if number:
+                out.append(f'{text[last : number.start(1)]}"{REDACTED}"')
+                last = number.end(1)
+                count += 1
+        elif mode is not None:
+            raw = token.group(0)[1:-1]  # escapes and all: the scheme word has none
+            new, n = _redact_string(raw, mode)
+            if n:
+                out.append(text[last : token.start() + 1] + new)
+                last = token.end() - 1
+                count += n
     return "".join([*out, text[last:]]), count

@@ -1,0 +1,62 @@
+"""The HTTP/1.1 protocol ``taskloom serve`` runs: uvicorn's h11 one, with a deadline on
+each request's head.
+
+uvicorn's default (httptools) sets no limit on a header's size: one client sending a
+400 MiB header held the event loop for tens of seconds, every other request waiting, before
+any token was checked. h11 refuses an unfinished request head past 16 KiB. Neither bounds
+the *time* a head may take: a connection that sent one byte and then nothing stayed open
+for ever, and twenty thousand of them took every file descriptor (slowloris). uvicorn's
+keep-alive timeout is reset by every byte received, so a client trickling its head kept it
+off. Here each request's head must arrive whole within :data:`REQUEST_HEAD_S` of the
+connection opening, or of the previous response ending; a slow *response* (an event stream)
+is never cut.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+REQUEST_HEAD_S = 10.0
+"""How long a client may take to send a request's line and headers."""
+
+
+class DeadlineH11Protocol(H11Protocol):
+    """:class:`H11Protocol` closing a connection whose request head is late."""
+
+    _head_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def handle_events(self) -> None:
+        before = self.cycle
+        super().handle_events()
+        if self.cycle is not before:  # a request's head arrived whole
+            self._disarm()
+
+    def on_response_complete(self) -> None:
+        if not self.transport.is_closing():
+            self._arm()  # the next request's own deadline; a pipelined one disarms it at once
+        super().on_response_complete()
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._head_timer = self.loop.call_later(REQUEST_HEAD_S, self._head_late)
+
+    def _disarm(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _head_late(self, *_: Any) -> None:
+        self._head_timer = None
+        if not self.transport.is_closing():
+            self.transport.close()

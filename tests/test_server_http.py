@@ -1,0 +1,122 @@
+"""The HTTP protocol of ``taskloom serve`` against clients that never finish a request:
+a header without end, a request head sent a byte at a time, a connection that says nothing.
+Real sockets on loopback, against the protocol ``serve`` runs."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+import uvicorn
+
+from taskloom.client import Taskloom
+from taskloom.server import http
+from taskloom.server.app import create_app
+from tests.test_server import read_events
+
+HEAD_S = 0.5
+
+
+@pytest.fixture
+def server(tl: Taskloom, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, int]]:
+    monkeypatch.setattr(http, "REQUEST_HEAD_S", HEAD_S)
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        port = probe.getsockname()[1]
+    config = uvicorn.Config(
+        create_app(tl, poll_s=0.05),
+        host="127.0.0.1",
+        port=port,
+        log_level="critical",
+        http=http.DeadlineH11Protocol,
+    )
+    running = uvicorn.Server(config)
+    thread = threading.Thread(target=running.run, daemon=True)
+    thread.start()
+    while not running.started:
+        time.sleep(0.02)
+    yield "127.0.0.1", port
+    running.should_exit = True
+    thread.join(10)
+
+
+def closed_by_server(sock: socket.socket, give_up_s: float = 30) -> bool:
+    """Whether the server closes ``sock`` (an empty read, or a reset) before ``give_up_s``."""
+    sock.settimeout(give_up_s)
+    try:
+        while sock.recv(65536):
+            pass
+    except TimeoutError:
+        return False
+    except ConnectionResetError:
+        return True
+    return True
+
+
+def test_a_request_head_that_never_ends_is_closed(server: tuple[str, int]) -> None:
+    """One byte, then nothing: the connection was kept for ever, and twenty thousand of them
+    took every file descriptor."""
+    with socket.create_connection(server) as quiet, socket.create_connection(server) as loris:
+        loris.sendall(b"G")
+        assert closed_by_server(loris) and closed_by_server(quiet)
+
+
+def test_a_head_trickled_a_byte_at_a_time_is_closed_at_its_deadline(
+    server: tuple[str, int],
+) -> None:
+    """uvicorn's keep-alive timer is reset by every byte: a trickle kept it off."""
+    with socket.create_connection(server) as sock:
+        sock.settimeout(0.05)
+        closed = False
+        for byte in b"GET / HTTP/1.1\r\nX-Slow: " + b"a" * 1000:
+            try:
+                sock.sendall(bytes([byte]))
+                if sock.recv(1) == b"":
+                    closed = True
+                    break
+            except TimeoutError:
+                continue
+            except (BrokenPipeError, ConnectionResetError):
+                closed = True
+                break
+        assert closed
+
+
+def test_a_huge_header_is_refused_and_others_are_served_meanwhile(
+    server: tuple[str, int],
+) -> None:
+    """httptools read a 400 MiB header whole, the event loop busy all along."""
+    url = f"http://{server[0]}:{server[1]}"
+    with socket.create_connection(server) as big:
+        big.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: ")
+        try:
+            for _ in range(64):
+                big.sendall(b"a" * 65536)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        assert closed_by_server(big)
+        assert httpx.get(f"{url}/api/threads", timeout=10).status_code == 200
+
+
+def test_a_stream_outlives_the_head_deadline_and_keep_alive_works(
+    tl: Taskloom, server: tuple[str, int]
+) -> None:
+    url = f"http://{server[0]}:{server[1]}"
+    tl.board("t").add("first")
+    with httpx.Client(timeout=10) as client:  # one connection, two requests
+        assert client.get(f"{url}/api/threads").status_code == 200
+        time.sleep(HEAD_S * 2)
+        assert client.get(f"{url}/api/threads").status_code == 200
+
+    def later() -> None:
+        time.sleep(HEAD_S * 3)
+        tl.board("t").add("second, after the deadline")
+
+    writer = threading.Thread(target=later)
+    writer.start()
+    events = read_events(f"{url}/api/events?thread=t&tasks=0", 2)
+    writer.join()
+    assert "second, after the deadline" in events[1]["data"]
