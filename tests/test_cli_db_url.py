@@ -79,3 +79,11 @@ def test_a_path_under_a_file_says_so_and_serve_refuses_to_start(tmp_path: Path) 
     served = run_in(tmp_path, "serve", "--port", port, "--db", url)
     assert served.returncode == 1 and served.stderr.startswith("Error: cannot create"), served
     assert served.stderr.endswith(why) and served.stderr.count("\n") == 1
+
+
+def test_a_path_starting_with_file_colon_is_that_file_not_a_uri(tmp_path: Path) -> None:
+    """SQLite read ``file:x.db`` as a URI: it made x.db, then the file was not found."""
+    for how in (["--db", "file:x.db"], ["--db", "sqlite:///file:y.db"]):
+        added = run_in(tmp_path, "board", "add", "t", "x", *how)
+        assert added.returncode == 0, added.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file:x.db", "file:y.db"]

@@ -82,3 +82,13 @@ def test_a_tiny_preview_is_the_start_not_the_whole_output(tl: Taskloom) -> None:
         "bash", build_log()
     )
     assert preview_of(out.text) == ("Preview (first 2 chars):", "BU")
+
+
+def test_a_final_line_break_ends_the_last_line_and_starts_none(tl: Taskloom) -> None:
+    """A 3,000-line file (``wc -l``) was stashed as 3,001 lines, the last one empty."""
+    text = "".join(f"line {i} " + "word " * 10 + "\n" for i in range(3000))
+    g = tl.guard("t1")
+    out = g.stash("read_file", text)
+    assert out.result_id and "3,000 lines]" in out.text, out.text[:300]
+    last = g.read(out.result_id, lines="2999-3001")
+    assert "of 3000" in last and "line 2999 word" in last, last

@@ -44,6 +44,7 @@ from taskloom.guard.retrieve import (
     cap_text,
     extract_local,
     read_slice,
+    split_lines,
     view_text,
 )
 from taskloom.guard.search import echo
@@ -313,7 +314,7 @@ class Guard:
                 output = value
         original = output if isinstance(output, str) else minified
         rid = result_id(tool, original)
-        lines = view_text(original, True).count("\n") + 1  # as read_result numbers them
+        lines = len(split_lines(view_text(original, True)))  # as read_result numbers them
         comp = compact(value)
         comp_tokens = self.count(comp.text)
         if comp_tokens <= self.config.compacted_max_tokens:
@@ -374,7 +375,7 @@ class Guard:
             tokens=self.count(text),  # cleaning also collapses whitespace: count the original
             encoding=self.config.encoding,
             bytes=len(text.encode()),
-            lines=text.count("\n") + 1,
+            lines=len(split_lines(text)),
             shape=text_shape(text),
             preview=preview,
             is_json=False,
@@ -452,7 +453,7 @@ class Guard:
             "is_json": 1 if is_json else 0,
             "tokens": tokens,
             "bytes": len(content.encode()),
-            "lines": lines if lines is not None else content.count("\n") + 1,
+            "lines": lines if lines is not None else len(split_lines(content)),
             "encoding": self.config.encoding,
             "placeholder": shown,
         }

@@ -130,6 +130,13 @@ def view_text(content: str, is_json: bool) -> str:
     return json.dumps(json.loads(content), indent=2, ensure_ascii=False)
 
 
+def split_lines(text: str) -> list[str]:
+    """``text``'s lines as ``wc -l`` and an editor count them: a final line break ends the
+    last line, it does not start another (a 3,000-line file read as 3,001, the last empty)."""
+    lines = text.split("\n")
+    return lines[:-1] if len(lines) > 1 and not lines[-1] else lines
+
+
 # --- exact reads --------------------------------------------------------------------------------
 
 Pos = tuple[int, int]
@@ -279,7 +286,7 @@ def read_slice(
     number = 1 if page is None else page
     if path:
         return _read_path(content, is_json, path, number, budget, count)
-    all_lines = view_text(content, is_json).split("\n")
+    all_lines = split_lines(view_text(content, is_json))
     if page is not None or not lines:
         return _read_page(all_lines, is_json, number, budget, count)
     return _read_lines(all_lines, is_json, lines, budget, count)
@@ -572,7 +579,7 @@ def _json_records(value: Any) -> list[Record]:
 def _text_records(text: str, block: int = 30) -> list[Record]:
     """Blocks of up to ``block`` lines, split at blank lines; a long line is cut into
     pieces of its own, so a match deep in it ranks the piece that holds it."""
-    lines = text.split("\n")
+    lines = split_lines(text)
     records, start = [], 0
     while start < len(lines):
         if len(lines[start]) > LONG_LINE:

@@ -255,6 +255,8 @@ class SqliteStore(Store):
         self._empty: sqlite3.Connection | None = None
 
     def _open(self, path: str) -> sqlite3.Connection:
+        if path.startswith("file:"):  # SQLite built with URIs on read it as one: another file
+            path = f"./{path}"
         conn = sqlite3.connect(
             path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
         )
