@@ -657,6 +657,12 @@ class Queue:
             )
         return int(row["n"]) if row else 0
 
+    def unsee(self, agent_id: str) -> None:
+        """Forget the block ``agent_id`` last saw, so :meth:`surface` shows it again: for a
+        hook that could not deliver it (a closed stdout, a full disk)."""
+        with self._tl.store.write() as tx:
+            tx.execute("DELETE FROM agent_cursors WHERE agent_id = ?", (check_agent(agent_id),))
+
     def surface(self, agent_id: str, *, claim: str = "") -> str | None:
         """The ready-task block for ``agent_id``, or ``None`` if nothing changed since the
         agent last saw it (the cursor lives in the database, shared by every process).

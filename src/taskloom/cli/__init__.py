@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import typer
 
 from taskloom.cli import board, goal, init, mcp, migrate, serve, stash, tasks, tool
-from taskloom.cli.common import DbOption, err, flush_out, open_db, print_text
+from taskloom.cli.common import DbOption, err, flush_out, guarded_stdout, open_db, print_text
 from taskloom.domain.common import terminal_safe
 from taskloom.domain.errors import InvalidInput, TaskloomError
 
@@ -81,8 +81,9 @@ QUIET = logging.NullHandler()
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; map every taskloom error to ``Error: …`` and exit 1, never a traceback.
 
-    Output that cannot be written (standard output closed, its reader gone) is dropped
-    quietly: the command's work is saved before it prints (see ``common.write_out``)."""
+    Output nobody reads (standard output closed, its reader gone) is dropped quietly: the
+    command's work is saved before it prints (see ``common.write_out``). Output that cannot
+    be written (a full disk), help included, is ``Error: cannot write the output: …``."""
     args = list(argv) if argv is not None else sys.argv[1:]
     # The PostgreSQL pool's own warnings (a connection discarded, a reconnect failing) would
     # reach stderr through logging's last resort, next to the one ``Error:`` line that says
@@ -91,6 +92,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):  # an ASCII or Latin-1 locale: escape, not crash
         if isinstance(stream, io.TextIOWrapper):  # (after the write, which a retry repeats)
             stream.reconfigure(errors="backslashreplace")
+    with guarded_stdout():
+        code = _run(args)
+        try:
+            flush_out()  # here, not at exit: a full disk fails the flush, not the write
+        except TaskloomError as exc:
+            code = _error(exc)
+    return code
+
+
+def _run(args: list[str]) -> int:
+    """The command's exit status; its errors printed as one line."""
     try:
         check_utf8(args)
         app(args=args, prog_name="taskloom")
@@ -98,15 +110,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 1)
     except TaskloomError as exc:
-        message = terminal_safe(exc.message) if err.is_terminal else exc.message
-        err.print(f"Error: {message}", markup=False)
-        return 1
+        return _error(exc)
     except KeyboardInterrupt:
         err.print("Interrupted.")
         return 130
-    finally:
-        flush_out()
     return 0
+
+
+def _error(exc: TaskloomError) -> int:
+    message = terminal_safe(exc.message) if err.is_terminal else exc.message
+    err.print(f"Error: {message}", markup=False)
+    return 1
 
 
 def run() -> None:

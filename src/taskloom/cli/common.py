@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import json
 import os
 import re
 import sys
 from collections.abc import Iterator
-from typing import Annotated, Any
+from pathlib import Path
+from typing import Annotated, Any, TextIO, cast
 
 import typer
 from rich.console import Console
 
 from taskloom.client import Taskloom, connect
 from taskloom.domain.common import json_escaped_controls, terminal_safe
-from taskloom.domain.errors import InvalidInput, NotFound
+from taskloom.domain.errors import InvalidInput, NotFound, TaskloomError
 
 out = Console(highlight=False, soft_wrap=True, emoji=False)
 err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
@@ -73,57 +75,142 @@ def check_range(value: float, name: str, low: int, high: int) -> None:
         raise InvalidInput(f"{name} must be from {low} to {high}")
 
 
-def print_json(value: Any) -> None:
+def json_text(value: Any, *, indent: int | None = None) -> str:
+    """``value`` as JSON for standard output: non-ASCII characters as ``\\uNNNN`` escapes
+    when stdout is not UTF-8, where they came out as ``\\U0001f389`` (invalid JSON)."""
+    return json.dumps(value, indent=indent, ensure_ascii=not _stdout_is_utf8(), default=str)
+
+
+def _stdout_is_utf8() -> bool:
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    try:
+        return codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
+        return False
+
+
+def print_json(value: Any, *, must_arrive: bool = False) -> None:
     """``value`` as JSON. On a terminal the characters :func:`terminal_safe` shows are
     written as ``\\uNNNN`` escapes, which JSON reads back as the same text (a bidi control
-    in a title reordered the terminal's line, a C1 control drove it)."""
-    text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    in a title reordered the terminal's line, a C1 control drove it). ``must_arrive``: see
+    :func:`write_out`."""
+    text = json_text(value, indent=2)
     if out.is_terminal:
         text = json_escaped_controls(text)
-    write_out(text + "\n")
+    write_out(text + "\n", must_arrive=must_arrive)
 
 
-def print_text(text: str) -> None:
+def print_text(text: str, *, must_arrive: bool = False) -> None:
     """Print model/user text as stored: no rich markup or ``:emoji:`` codes are interpreted
     inside it. On a terminal, control characters are shown, not obeyed
     (:func:`terminal_safe`); into a pipe or a file the text goes exactly as stored (an exact
-    slice of a stashed result stays exact)."""
+    slice of a stashed result stays exact). ``must_arrive``: see :func:`write_out`."""
     if out.is_terminal:
-        with _reader_may_leave():
+        with _reader_may_leave(must_arrive):
             out.print(terminal_safe(text), markup=False)
     else:  # rich would expand tabs and drop carriage returns
-        write_out(text + "\n")
+        write_out(text + "\n", must_arrive=must_arrive)
 
 
-def write_out(text: str) -> None:
-    """Write ``text`` to standard output exactly; with standard output closed (``>&-``),
-    nothing. A command prints after its work is saved, so output that cannot be written
-    must not turn it into a failure."""
-    with _reader_may_leave():
-        if sys.stdout is not None:
-            sys.stdout.write(text)
+def write_out(text: str, *, must_arrive: bool = False) -> None:
+    """Write ``text`` to standard output exactly; with standard output closed (``>&-``) or
+    its reader gone, nothing. A command prints after its work is saved, so output nobody
+    reads must not turn it into a failure; output that cannot be written (a full disk) is
+    ``Error: cannot write the output: …``.
+
+    ``must_arrive``: the output is the work (a claimed task's token, a hook's block), so it
+    is flushed now and a closed or unread stdout is that error too, for the caller to undo
+    what it handed out."""
+    if sys.stdout is None:
+        if must_arrive:
+            raise TaskloomError("cannot write the output: standard output is closed")
+        return
+    with _reader_may_leave(must_arrive):
+        sys.stdout.write(text)
+        if must_arrive:
+            sys.stdout.flush()
 
 
 def flush_out() -> None:
-    """Flush standard output while the CLI can still handle a reader gone away: left to the
-    interpreter's exit, the failed flush prints "Exception ignored … BrokenPipeError"."""
+    """Flush standard output while the CLI can still handle a reader gone away or a full
+    disk: left to the interpreter's exit, the failed flush prints "Exception ignored …"."""
     with _reader_may_leave():
         if sys.stdout is not None:
             sys.stdout.flush()
 
 
 @contextlib.contextmanager
-def _reader_may_leave() -> Iterator[None]:
+def _reader_may_leave(must_arrive: bool = False) -> Iterator[None]:
     """When the reader of standard output is gone (``| head -1``), send the rest of the
     output, including what is still buffered, to the null device: quietly, exit status
-    unchanged."""
+    unchanged (unless it ``must_arrive``). Any other failure to write is an error."""
     try:
         yield
     except BrokenPipeError:
-        with contextlib.suppress(OSError, ValueError, AttributeError):  # no real descriptor
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            os.close(devnull)
+        _discard_output()
+        if must_arrive:
+            raise TaskloomError("cannot write the output: its reader has gone") from None
+    except OSError as exc:
+        raise _cannot_write(exc) from None
+
+
+def _cannot_write(exc: OSError) -> TaskloomError:
+    """The one-line error for output that failed; what is still buffered goes to the null
+    device, so the interpreter's last flush does not fail again with a traceback."""
+    _discard_output()
+    return TaskloomError(f"cannot write the output: {exc.strerror or exc}")
+
+
+def _discard_output() -> None:
+    with contextlib.suppress(OSError, ValueError, AttributeError):  # no real descriptor
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+class _GuardedStdout:
+    """Standard output whose failed writes (not a gone reader, which click handles) are
+    :func:`_cannot_write` errors, whoever writes: rich's help printer left a traceback."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        with _write_errors():
+            return self._stream.write(text)
+
+    def flush(self) -> None:
+        with _write_errors():
+            self._stream.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def _write_errors() -> Iterator[None]:
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise _cannot_write(exc) from None
+
+
+@contextlib.contextmanager
+def guarded_stdout() -> Iterator[None]:
+    """Run the CLI with :class:`_GuardedStdout` in place of ``sys.stdout``, put back after."""
+    stream = sys.stdout
+    if stream is None:
+        yield
+        return
+    guard = cast(TextIO, _GuardedStdout(stream))
+    sys.stdout = guard
+    try:
+        yield
+    finally:
+        if sys.stdout is guard:  # click puts its own wrapper in place when the reader left
+            sys.stdout = stream
 
 
 MAX_STDIN_BYTES = 64 * 1024 * 1024
@@ -144,3 +231,16 @@ def read_stdin(what: str) -> str:
         raise InvalidInput(f"{what}: standard input holds more than {MAX_STDIN_BYTES:,} bytes")
     text = data if isinstance(data, str) else data.decode("utf-8", "replace")
     return text.removeprefix("\ufeff")
+
+
+def read_file(path: str) -> str:
+    """A UTF-8 file's text (a byte order mark dropped), at most :data:`MAX_STDIN_BYTES` of
+    it, as stdin: ``/dev/zero`` was read without end, to a ``MemoryError``."""
+    try:
+        with Path(path).open("rb") as file:
+            data = file.read(MAX_STDIN_BYTES + 1)
+        if len(data) > MAX_STDIN_BYTES:
+            raise InvalidInput(f"cannot read {path}: it holds more than {MAX_STDIN_BYTES:,} bytes")
+        return data.decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"cannot read {path}: {exc}") from None

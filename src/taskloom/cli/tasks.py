@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -15,16 +14,18 @@ from taskloom.cli.common import (
     check_range,
     err,
     flag_names,
+    json_text,
     open_db,
     open_existing,
     print_json,
     print_text,
+    read_file,
     read_stdin,
     write_out,
 )
 from taskloom.domain.common import parse_json, parse_json_object
-from taskloom.domain.errors import InvalidInput
-from taskloom.domain.queue import Task, check_seconds, claim_command
+from taskloom.domain.errors import InvalidInput, TaskloomError
+from taskloom.domain.queue import Task, TaskStatus, check_seconds, claim_command
 from taskloom.guard.stash import count_expired, purge_stash
 from taskloom.queue import Queue
 
@@ -54,13 +55,13 @@ def _line(task: Task) -> str:
     return f"{task.id}  [{task.status.value}] p{task.priority} {task.kind}: {task.title}{who}"
 
 
-def _one(task: Task, as_json: bool, *, with_token: bool = False) -> None:
+def _one(task: Task, as_json: bool, *, with_token: bool = False, must_arrive: bool = False) -> None:
     if as_json:
-        print_json(task.to_dict(with_token=with_token))
+        print_json(task.to_dict(with_token=with_token), must_arrive=must_arrive)
         return
-    print_text(_line(task))
+    print_text(_line(task), must_arrive=must_arrive)
     if with_token:
-        print_text(f"lease token: {task.lease_token}")
+        print_text(f"lease token: {task.lease_token}", must_arrive=must_arrive)
 
 
 @app.command()
@@ -91,6 +92,8 @@ def add(
 
     Example: taskloom tasks add "Review PR 12" --kind review --priority 10 --ttl 3600
     """
+    if dedup is not None and not dedup.strip():  # "--dedup $KEY", KEY unset: no dedup at all
+        raise InvalidInput("--dedup, when given, must not be empty")
     data = parse_json_object(payload, "--payload") if payload else None
     with flag_names(ADD_FLAGS):
         task, added = open_db(db).queue.add(
@@ -134,7 +137,7 @@ def add_many(
 
     Example: taskloom tasks add-many plan.jsonl
     """
-    text = read_stdin("add-many") if source == "-" else _read(source)
+    text = read_stdin("add-many") if source == "-" else read_file(source)
     tasks, lines = _task_objects(text)
     try:
         answers = open_db(db).queue.add_many(tasks)
@@ -147,13 +150,6 @@ def add_many(
         print_text(_line(task) + ("" if added else "  (already queued)"))
     fresh = sum(added for _, added in answers)
     print_text(f"{fresh} added, {len(answers) - fresh} already queued")
-
-
-def _read(path: str) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8-sig")  # a byte order mark is not text
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidInput(f"cannot read {path}: {exc}") from None
 
 
 def _task_objects(text: str) -> tuple[list[Any], list[int] | None]:
@@ -191,6 +187,9 @@ def list_(
     Example: taskloom tasks list --status ready
     """
     check_range(limit, "--limit", 0, MAX_LIMIT)
+    if status == "":  # the queue reads "" as no filter: a script's unset variable listed all
+        statuses = ", ".join(TaskStatus)
+        raise InvalidInput(f"--status, when given, must not be empty (one of: {statuses})")
     queue = open_db(db).queue
     tasks = queue.list(status=status, agent=agent, limit=limit + 1)  # one more: are there?
     shown = tasks[:limit]
@@ -239,11 +238,16 @@ def next(
     # Not bound to this process, which exits now: doctor --fix must not read its death as
     # the agent's.
     check_seconds(lease, "--lease", positive=True)  # named as typed, not "a lease"
-    task = open_db(db).queue.claim(agent, lease=lease, kinds=kind, bind_process=False)
+    queue = open_db(db).queue
+    task = queue.claim(agent, lease=lease, kinds=kind, bind_process=False)
     if task is None:
         print_text("null" if as_json else "(no task ready)")
         raise typer.Exit(3)
-    _one(task, as_json, with_token=True)
+    try:
+        _one(task, as_json, with_token=True, must_arrive=True)
+    except TaskloomError:  # nobody got the token: the task would wait out its lease
+        queue.release(task.id, task.lease_token or "")
+        raise
 
 
 @app.command()
@@ -433,12 +437,17 @@ def prompt(agent: Agent, db: DbOption = None, as_json: JsonOption = False) -> No
 
     del as_json  # already JSON
     claim = claim_command(agent.strip(), db, program())
-    block = open_db(db).queue.surface(agent, claim=claim)
+    tl = open_db(db)
+    block = tl.queue.surface(agent, claim=claim)
     if block:
         out: dict[str, Any] = {
             "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": block}
         }
-        write_out(json.dumps(out, ensure_ascii=False) + "\n")  # exactly, for the agent
+        try:
+            write_out(json_text(out) + "\n", must_arrive=True)  # exactly, for the agent
+        except TaskloomError:
+            tl.queue.unsee(agent)
+            raise
 
 
 @hook_app.command("session-start")
