@@ -11,16 +11,11 @@ from taskloom.client import Taskloom
 from taskloom.guard import GuardConfig
 from taskloom.guard.redact import redact_json_text, redact_text, redact_value
 from taskloom.tools import ToolContext
+from tests.test_guard_json_text import stored
 
 GHP = "ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 GHO = "gho_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 STRICT = GuardConfig(redact_pass_through=True)
-
-
-def stored_contents(tl: Taskloom) -> str:
-    with tl.store.read() as tx:
-        rows = tx.query("SELECT content, placeholder FROM stash_results")
-    return "\n".join(f"{r['content']}\n{r['placeholder']}" for r in rows)
 
 
 @pytest.mark.parametrize(
@@ -209,7 +204,7 @@ def test_a_token_keyed_result_is_stored_without_its_tokens(tl: Taskloom) -> None
     rows = {f"ghp_{i:036d}": {"login": f"user{i}", "scopes": ["repo"]} for i in range(300)}
     out = tl.guard("t1").stash("tokens", json.dumps(rows))
     assert out.result_id and "300 credential-like value(s)" in out.text
-    assert "ghp_0" not in stored_contents(tl)
+    assert "ghp_0" not in stored(tl)
     reply = tl.tools.dispatch(
         "read_result", {"result_id": out.result_id, "path": "$..login"}, ToolContext("t1")
     )
@@ -279,9 +274,9 @@ def test_an_output_with_new_shapes_is_stored_redacted(tl: Taskloom) -> None:
     )
     out = tl.guard("t1").stash("shell", log)
     assert out.result_id and "5 credential-like value(s)" in out.text
-    stored = stored_contents(tl)
+    kept = stored(tl)
     for secret in ("t0ps3cret", "R00tPw", "hunter2xyz", "Zq9secret", "p@ss", "w0rd"):
-        assert secret not in stored
+        assert secret not in kept
 
 
 ADVERSARIAL = [

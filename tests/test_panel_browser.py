@@ -360,17 +360,9 @@ def _errors(page: object) -> list[str]:
 
 def _streams(page: Any) -> list[dict[str, list[str]]]:
     """The query of every event stream the page opens, from now on."""
-    from urllib.parse import parse_qs, urlsplit
+    from tests.test_panel_live import _requests
 
-    streams: list[dict[str, list[str]]] = []
-
-    def seen(request: Any) -> None:
-        url = urlsplit(request.url)
-        if url.path == "/api/events":
-            streams.append(parse_qs(url.query))
-
-    page.on("request", seen)
-    return streams
+    return _requests(page, "/api/events")
 
 
 def test_queue_resyncs_from_the_api_after_a_reconnect_past_pruned_events(
