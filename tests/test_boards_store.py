@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import sqlite3
 import subprocess
 import sys
@@ -337,15 +338,18 @@ def test_a_setting_through_the_async_client_reaches_the_queue(db_url: str) -> No
 
 def test_ids_grow_and_a_forked_child_makes_its_own() -> None:
     """Ids made by one process sort in the order made; a child forked while another thread
-    held the id lock can still make ids, and never its parent's."""
+    held the id lock can still make ids and lease tokens, and never its parent's, and knows
+    its own pid (claims record it)."""
     import os
     import select
     import signal
     import threading
 
-    from taskloom import ids
+    from taskloom import ids, process
 
     made = [ids.new_id() for _ in range(2000)]
+    tokens = {ids.new_token() for _ in range(200)}  # the parent holds random bytes read ahead
+    assert len(tokens) == 200 and all(re.fullmatch(r"[0-9a-f]{32}", t) for t in tokens)
     assert made == sorted(made) and len(set(made)) == len(made)
     held = threading.Event()
     release = threading.Event()
@@ -361,7 +365,7 @@ def test_ids_grow_and_a_forked_child_makes_its_own() -> None:
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: an id at once, or the parent's test times out
-        os.write(write, ids.new_id().encode())
+        os.write(write, f"{ids.new_id()} {ids.new_token()} {process.current_pid()}".encode())
         os._exit(0)
     release.set()
     holder.join()
@@ -371,9 +375,11 @@ def test_ids_grow_and_a_forked_child_makes_its_own() -> None:
         os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
     assert answered, "the forked child could not make an id"
-    child_id = os.read(read, 64).decode()
+    child_id, child_token, child_pid = os.read(read, 128).decode().split()
     parent_id = ids.new_id()
     assert len(child_id) == 36 and child_id != parent_id
+    assert child_token != ids.new_token() and child_token not in tokens
+    assert int(child_pid) == pid and process.current_pid() == os.getpid()
 
 
 @pytest.mark.parametrize("text", ["a\x00b", "\ud800"])

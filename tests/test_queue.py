@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+import taskloom
 from taskloom import queue as queue_module
 from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound
@@ -393,6 +394,36 @@ def test_event_is_the_task_as_the_api_shows_it(tl_fixed: Taskloom, clock: FakeCl
     q.cancel(other.id, "not needed")
     latest_event_matches(other.id)
     assert q.get(task.id).status == "completed"
+
+
+@pytest.mark.parametrize("known", [True, False], ids=["claimed here", "claimed elsewhere"])
+def test_done_and_claim_appends_each_task_s_event_as_get_shows_it(
+    tl_fixed: Taskloom, clock: FakeClock, db_url: str, known: bool
+) -> None:
+    """One call, two changes: the completion's event and the claim's, each the task as
+    ``get`` shows it, and nothing else; the task completed is not the one claimed."""
+    q = tl_fixed.queue
+    first, _ = q.add("first", payload={"n": 1})
+    second, _ = q.add("second", body="b")
+    with taskloom.connect(db_url, clock=clock) as elsewhere:
+        # Claimed elsewhere, the completing queue reads the completed task back.
+        held = (q if known else elsewhere.queue).claim("w", lease=30)
+    assert held is not None and held.id == first.id
+    clock.advance(2.0004)
+    with tl_fixed.store.read() as tx:
+        head = tx.event_head()
+    done, nxt = q.done_and_claim(first.id, held.lease_token or "", "w", result="ok", lease=60)
+    assert nxt is not None and nxt.id == second.id and nxt.lease_token
+    assert done.to_dict() == q.get(first.id).to_dict()
+    assert done.status == "completed" and done.result == "ok" and done.lease_token is None
+    assert nxt.to_dict(with_token=True) == q.get(second.id).to_dict(with_token=True)
+    assert (nxt.attempts, done.attempts) == (1, 1)
+    with tl_fixed.store.read() as tx:
+        events = {e.data["id"]: e for e in tx.events_after(head)}
+    assert sorted(events) == sorted([first.id, second.id])
+    for task_id, event in events.items():
+        assert event.type == "task_state"
+        assert event.data == q.get(task_id).to_dict()
 
 
 def test_events_store_times_as_milliseconds_and_older_text_events_still_read(

@@ -12,7 +12,6 @@ a ``task_state`` event in the same transaction.
 from __future__ import annotations
 
 import hashlib
-import os
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -38,7 +37,7 @@ from taskloom.domain.queue import (
     surface_block,
 )
 from taskloom.ids import new_token
-from taskloom.process import HOST, alive
+from taskloom.process import HOST, alive, current_pid
 from taskloom.queue_sql import (
     ADD_CHUNK,
     CLAIMABLE,
@@ -334,7 +333,7 @@ class Queue:
             self._sweep(now)
         if type(bind_process) is not bool:
             raise InvalidInput(f"bind_process is true or false, not {bind_process!r}")
-        pid = os.getpid() if bind_process else None
+        pid = current_pid() if bind_process else None
         params = [agent_id, pid, HOST, now, now + lease, new_token(), now]
         params += [agent_id, now, now, *kinds]
         return claim_sql(self._tl.store.dialect, len(kinds), n), params, swept

@@ -387,13 +387,21 @@ class SqliteStore(Store):
         self, sql: str, params: Sequence[Any], then_sql: str = "", then_params: Sequence[Any] = ()
     ) -> tuple[list[Values], list[Values]]:
         """:meth:`write` for the queue's one or two statements without its context managers,
-        whose cost showed on the hot path (every claim and completion is one statement)."""
+        whose cost showed on the hot path (every claim and completion is one statement).
+
+        A lone statement runs without ``BEGIN IMMEDIATE`` and ``COMMIT``: SQLite makes a
+        statement that writes its own transaction, taking the write lock (waiting for it as
+        ``BEGIN IMMEDIATE`` does) before it reads anything, and committing as it ends; the
+        two extra calls were 8 % of the instructions of a claim plus completion."""
         try:
             conn = self._conn()
-            conn.execute("BEGIN IMMEDIATE")
+            if then_sql:
+                conn.execute("BEGIN IMMEDIATE")
             try:
                 rows: list[Values] = conn.execute(sql, params).fetchall()
-                then = conn.execute(then_sql, then_params).fetchall() if rows and then_sql else []
+                if not then_sql:
+                    return rows, []
+                then = conn.execute(then_sql, then_params).fetchall() if rows else []
                 conn.execute("COMMIT")
             except BaseException:
                 _rollback(conn)
