@@ -305,6 +305,22 @@ def test_cap_holds_over_many_adds_and_other_producers(tl_fixed: Taskloom, clock:
     assert a.stats()["ready"] == 5
 
 
+def test_adds_that_skip_the_count_still_append_their_events(tl: Taskloom) -> None:
+    """Once a process has counted the room under the cap, an add without a dedup key is the
+    insert alone (one statement): each task still gets its event, as ``get`` shows it."""
+    q = tl.queue
+    q.add("counts the room")
+    with tl.store.read() as tx:
+        head = tx.event_head()
+    added = [q.add(f"t{i}", payload={"i": i})[0] for i in range(3)]
+    added += [task for task, _ in q.add_many([{"title": "m1"}, {"title": "m2"}])]
+    with tl.store.read() as tx:
+        events = [e for e in tx.events_after(head) if e.type == "task_state"]
+    assert [e.data["id"] for e in events] == [t.id for t in added]
+    assert all(e.data == q.get(e.data["id"]).to_dict() for e in events)
+    assert [t.title for t in added] == ["t0", "t1", "t2", "m1", "m2"]
+
+
 def test_cancel_prune_stats(tl_fixed: Taskloom, clock) -> None:  # type: ignore[no-untyped-def]
     q = tl_fixed.queue
     task, _ = q.add("x")
