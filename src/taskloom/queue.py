@@ -28,6 +28,8 @@ from taskloom.domain.queue import (
     Task,
     TaskStatus,
     check_agent,
+    check_cap,
+    check_ids,
     check_kinds,
     check_seconds,
     check_text,
@@ -74,6 +76,7 @@ SWEEP_EVERY_S = 1.0
 """How often (at most) a process's claims also return expired leases to ready."""
 COUNT_EVERY_S = 1.0
 """How long a process trusts its count of ready tasks when far below the cap."""
+_STATUSES = tuple(s.value for s in TaskStatus)
 
 
 def _tasks(rows: Sequence[Row]) -> list[Task]:
@@ -89,7 +92,7 @@ class Queue:
 
     def __init__(self, tl: Taskloom, *, max_active: int = 10_000) -> None:
         self._tl = tl
-        self._max_active = _check_cap(max_active)
+        self._max_active = check_cap(max_active)
         self._sweep_due = 0.0
         # The rows of tasks this queue claimed and still holds, by id, with their lease token:
         # a completion under the same lease then knows the task it leaves and needs only the
@@ -110,7 +113,7 @@ class Queue:
 
     @max_active.setter
     def max_active(self, value: int) -> None:
-        self._max_active = _check_cap(value)  # -1 cancelled every ready task
+        self._max_active = check_cap(value)  # -1 cancelled every ready task
 
     def _now(self) -> float:
         clock = self._tl.now
@@ -400,7 +403,7 @@ class Queue:
     ) -> Task:
         """``change`` under the caller's lease; with ``hold`` the lease goes on and the task is
         remembered again."""
-        _check_ids(task_id, token)
+        check_ids(task_id, token)
         self._holding(task_id, token)
         sql = fenced_sql(self._tl.store.dialect, change)
         rows = self._write_rows(sql, (*params, task_id, token))
@@ -429,7 +432,7 @@ class Queue:
         return str(current["status"])
 
     def done(self, task_id: str, lease_token: str, result: str | None = None) -> Task:
-        _check_ids(task_id, lease_token)
+        check_ids(task_id, lease_token)
         check_text(result, "a task's result")
         now = self._now()
         held = self._holding(task_id, lease_token)
@@ -458,7 +461,7 @@ class Queue:
             if not isinstance(item, tuple | list) or len(item) not in (2, 3):
                 raise InvalidInput("done_many takes (task_id, lease_token[, result]) tuples")
             result = item[2] if len(item) == 3 else None
-            _check_ids(item[0], item[1])
+            check_ids(item[0], item[1])
             check_text(result, "a task's result")
             entry = (item[0], item[1], result)
             if items.setdefault(item[0], entry) != entry:  # the same one twice is one
@@ -500,7 +503,7 @@ class Queue:
         """Complete a task and claim the agent's next one in the same transaction: a worker
         loop pays for one commit per task instead of two. If the lease was lost, nothing is
         claimed and ``LeaseLost`` is raised, exactly as from :meth:`done`."""
-        _check_ids(task_id, lease_token)
+        check_ids(task_id, lease_token)
         check_text(result, "a task's result")
         now = self._now()
         kinds = [] if kinds is None else check_kinds(kinds)
@@ -573,7 +576,7 @@ class Queue:
 
     def cancel(self, task_id: str, reason: str | None = None) -> Task:
         """Cancel a task that is not finished, claimed or not (its worker's lease ends)."""
-        _check_ids(task_id)
+        check_ids(task_id)
         check_text(reason, "a cancel reason")
         tasks = self._cancel(task_id, reason, "status IN ('ready', 'in_progress')")
         if not tasks:
@@ -628,7 +631,7 @@ class Queue:
     # --- reading ------------------------------------------------------------------------------
 
     def get(self, task_id: str) -> Task:
-        _check_ids(task_id)
+        check_ids(task_id)
         with self._tl.store.read() as tx:
             row = tx.query_one("SELECT * FROM tasks WHERE id = ?", (task_id,))
         if row is None:
@@ -762,37 +765,8 @@ class Queue:
         }
 
 
-def _check_cap(value: object) -> int:
-    if type(value) is not int or not 1 <= value <= INT_RANGE[1]:
-        raise InvalidInput(f"max_active must be a whole number from 1 to {INT_RANGE[1]}")
-    return value
-
-
 def _chunks(items: Sequence[T], size: int) -> list[Sequence[T]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
-
-
-_STATUSES = tuple(s.value for s in TaskStatus)
-
-
-def _check_ids(task_id: object, token: object = "") -> None:
-    """Task ids and lease tokens are printable ASCII text (taskloom makes them so); anything
-    else is the caller's mistake, said as such on both backends rather than as a database
-    error on one (PostgreSQL text cannot hold a NUL)."""
-    if (
-        type(task_id) is str
-        and type(token) is str
-        and task_id.isascii()
-        and token.isascii()
-        and task_id.isprintable()
-        and token.isprintable()
-    ):
-        return
-    for value in (task_id, token):
-        if type(value) is not str:
-            raise InvalidInput(f"task ids and lease tokens are text, not {type(value).__name__}")
-        if not (value.isascii() and value.isprintable()):
-            raise InvalidInput(f"{value!r} is not a task id or lease token")
 
 
 def _orphaned(tx: Transaction) -> dict[str, str]:

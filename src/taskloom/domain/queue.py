@@ -286,6 +286,34 @@ def check_text(
         raise InvalidInput(f"{name} is longer than {limit} bytes")
 
 
+def check_cap(value: object) -> int:
+    """A queue's cap on ready tasks: a whole number from 1 up (``-1`` cancelled every ready
+    task on the next add)."""
+    if type(value) is not int or not 1 <= value <= INT_RANGE[1]:
+        raise InvalidInput(f"max_active must be a whole number from 1 to {INT_RANGE[1]}")
+    return value
+
+
+def check_ids(task_id: object, token: object = "") -> None:
+    """Task ids and lease tokens are printable ASCII text (taskloom makes them so); anything
+    else is the caller's mistake, said as such on both backends rather than as a database
+    error on one (PostgreSQL text cannot hold a NUL)."""
+    if (
+        type(task_id) is str
+        and type(token) is str
+        and task_id.isascii()
+        and token.isascii()
+        and task_id.isprintable()
+        and token.isprintable()
+    ):
+        return
+    for value in (task_id, token):
+        if type(value) is not str:
+            raise InvalidInput(f"task ids and lease tokens are text, not {type(value).__name__}")
+        if not (value.isascii() and value.isprintable()):
+            raise InvalidInput(f"{value!r} is not a task id or lease token")
+
+
 def check_kinds(kinds: object) -> list[str]:
     """The kinds a claim asks for, as a list: one kind (text), or a list or tuple of them,
     each a valid kind (no other can match a task), at most :data:`MAX_KINDS` (one statement's
