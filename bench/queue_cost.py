@@ -9,7 +9,8 @@ run by run so that the machine's drift hits each alike:
 - ``raw + event row``: the same, with an event row appended by a trigger on every change;
 - ``taskloom SQL``: taskloom's own claim and fenced completion statements on a database
   ``taskloom.connect`` made (its schema, indexes and event triggers), driven by a bare
-  ``sqlite3`` loop: the database's share of a job;
+  ``sqlite3`` loop, each statement its own transaction as the store runs them: the
+  database's share of a job;
 - ``taskloom``: ``tl.queue.claim`` then ``tl.queue.done``, the API a worker calls.
 
 The difference between the last two is the Python API's share; between the second and third,
@@ -62,19 +63,15 @@ def raw_drain(path: Path) -> int:
 def taskloom_sql_drain(path: Path) -> int:
     claim, done = claim_sql("sqlite", 0, 1), fenced_sql("sqlite", DONE, returning=False)
     conn, pid, n = queue_sqlite.raw_conn(str(path)), os.getpid(), 0
-    while True:
+    while True:  # each statement its own transaction, as taskloom's SQLite store runs them
         now, token = time.time(), new_token()
-        conn.execute("BEGIN IMMEDIATE")
         params = ["w0", pid, "host", now, now + 30, token, now, "w0", now, now]
         rows = conn.execute(claim, params).fetchall()
-        conn.execute("COMMIT")
         if not rows:
             return n
-        conn.execute("BEGIN IMMEDIATE")
         task_id = orjson.loads(rows[0][0])[0]
         if not conn.execute(done, [now, now, None, task_id, token]).fetchall():
             raise SystemExit(f"taskloom SQL: the completion of {task_id} matched nothing")
-        conn.execute("COMMIT")
         n += 1
 
 
