@@ -18,12 +18,15 @@ from taskloom.domain.errors import (
     InvalidInput,
     InvariantViolation,
     LeaseLost,
+    NoRetry,
     NotFound,
     StoreBusy,
     StoreError,
+    TaskFailed,
     TaskloomError,
 )
 from taskloom.domain.events import Event
+from taskloom.worker import Outcome, Worker, WorkSummary
 
 if TYPE_CHECKING:
     from taskloom.tools.registry import ToolContext, ToolResult, ToolSpec
@@ -56,14 +59,19 @@ __all__ = [
     "InvalidInput",
     "InvariantViolation",
     "LeaseLost",
+    "NoRetry",
     "NotFound",
+    "Outcome",
     "StoreBusy",
     "StoreError",
+    "TaskFailed",
     "Taskloom",
     "TaskloomError",
     "ToolContext",
     "ToolResult",
     "ToolSpec",
+    "WorkSummary",
+    "Worker",
     "__version__",
     "connect",
     "connect_async",

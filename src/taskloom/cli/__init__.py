@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import typer
 
-from taskloom.cli import board, goal, init, mcp, migrate, serve, stash, tasks, tool
+from taskloom.cli import board, goal, init, mcp, migrate, serve, stash, tasks, tool, work
 from taskloom.cli.common import DbOption, err, flush_out, guarded_stdout, open_db, print_text
 from taskloom.domain.common import terminal_safe
 from taskloom.domain.errors import InvalidInput, TaskloomError
@@ -25,6 +25,7 @@ app.add_typer(board.app, name="board")
 app.add_typer(tool.app, name="tool")
 app.add_typer(goal.app, name="goal")
 app.add_typer(tasks.app, name="tasks")
+tasks.app.command()(work.work)
 app.add_typer(tasks.hook_app, name="hook")
 app.command()(tasks.doctor)
 app.command()(mcp.mcp)

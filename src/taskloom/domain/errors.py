@@ -12,6 +12,8 @@
     ├── BudgetExceeded             goal is budget-limited (409)
     ├── ProviderError              an LLM provider failed or answered badly (502)
     ├── TurnFailed                 a goal turn failed after spending tokens (502)
+    ├── TaskFailed                 a worker's handler failed its task, to retry (500)
+    │   └── NoRetry                … and no other attempt can succeed (500)
     └── StoreError                 the database failed (500); driver errors are mapped here
         └── StoreBusy              the database stayed locked past the busy timeout (503)
 
@@ -92,6 +94,23 @@ class TurnFailed(TaskloomError):
     def __str__(self) -> str:
         """The message given, else the error it was raised from."""
         return self.message or str(self.__cause__ or "the turn failed")
+
+
+class TaskFailed(TaskloomError):
+    """Raise from a :class:`taskloom.Worker` handler to fail its task with just this message
+    as the error (any other exception is stored as ``TypeName: message``); the task is
+    retried while attempts remain."""
+
+    code = "task_failed"
+    http_status = 500
+
+
+class NoRetry(TaskFailed):
+    """Raise from a worker's handler when no other attempt can succeed: the task goes dead
+    now, its attempts left unused."""
+
+    code = "task_failed_no_retry"
+    http_status = 500
 
 
 class StoreError(TaskloomError):

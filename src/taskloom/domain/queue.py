@@ -341,6 +341,18 @@ def cut_bytes(text: str, limit: int) -> str:
     return text if len(data) <= limit else data[:limit].decode("utf-8", "ignore")
 
 
+def fit_text(text: str | None, what: str, limit: int) -> tuple[str | None, str]:
+    """``text`` cut to ``limit`` bytes if it is longer, and a sentence saying so (empty if
+    it fits). A model's or a command's result and error are cut alike rather than refused:
+    the work, or the failure, is not lost to a retry that may never come, and whoever wrote
+    it is told the limit."""
+    if text is None or storable_size(text, what) <= limit:
+        return text, ""
+    kept = cut_bytes(text, limit)
+    note = f" {what.capitalize()} was longer than {limit} bytes: only its first"
+    return kept, f"{note} {len(kept.encode())} were kept."
+
+
 def check_seconds(value: object, name: str, *, positive: bool = False) -> float:
     """A duration in seconds: a finite number, ``> 0`` if ``positive`` (else ``>= 0``), at
     most :data:`MAX_SECONDS`. (Every claim checks its lease: the usual value passes the

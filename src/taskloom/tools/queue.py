@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from taskloom.domain.common import escape_xml, storable_size
+from taskloom.domain.common import escape_xml
 from taskloom.domain.errors import InvalidInput
 from taskloom.domain.queue import (
     MAX_ERROR_BYTES,
@@ -26,7 +26,7 @@ from taskloom.domain.queue import (
     MAX_SECONDS,
     MAX_TEXT_BYTES,
     Task,
-    cut_bytes,
+    fit_text,
 )
 from taskloom.tools.registry import REGISTRY, ToolArgs, ToolContext, ToolResult, ToolSpec
 
@@ -138,20 +138,9 @@ def _next(tl: Taskloom, args: NextArgs, ctx: ToolContext) -> ToolResult:
     return ToolResult(content=text, data=task.to_dict(with_token=True))
 
 
-def _cut(text: str | None, what: str, limit: int) -> str:
-    """What a finish says of its text cut to ``limit`` bytes: a result and an error are cut
-    alike rather than refused (the work, or the failure, is not lost to a retry the model may
-    not make), and the model is told, so it can put what matters first next time."""
-    if text is None or storable_size(text, what) <= limit:
-        return ""
-    kept = len(cut_bytes(text, limit).encode())  # never half a character
-    return f" {what.capitalize()} was longer than {limit} bytes: only its first {kept} were kept."
-
-
 def _done(tl: Taskloom, args: DoneArgs, ctx: ToolContext) -> ToolResult:
     _mine(tl, args.task_id, _agent(ctx))
-    cut = _cut(args.result, "a task's result", MAX_TEXT_BYTES)
-    result = cut_bytes(args.result, MAX_TEXT_BYTES) if cut and args.result else args.result
+    result, cut = fit_text(args.result, "a task's result", MAX_TEXT_BYTES)
     task = tl.queue.done(args.task_id, args.lease_token, result)
     return ToolResult(content=f"Task {task.id} is completed.{cut}", data=task.to_dict())
 
@@ -165,7 +154,7 @@ def _fail(tl: Taskloom, args: FailArgs, ctx: ToolContext) -> ToolResult:
         then = "it is dead (no attempts left)"
     else:
         then = "it is dead (no retry asked for)"
-    cut = _cut(args.error, "a failure's error", MAX_ERROR_BYTES)
+    _, cut = fit_text(args.error, "a failure's error", MAX_ERROR_BYTES)
     return ToolResult(content=f"Task {task.id} failed; {then}.{cut}", data=task.to_dict())
 
 

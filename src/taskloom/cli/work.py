@@ -1,0 +1,210 @@
+"""``taskloom tasks work``: run a command on each task an agent claims, under a kept lease.
+
+The command gets the task as JSON on standard input (and its id, kind and attempt in
+``TASKLOOM_TASK_*`` variables); what it prints is the task's result, and a non-zero exit
+fails the task with the end of what it wrote to standard error. This is how a queue feeds a
+headless coding agent or any script without a line of Python.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+from collections import Counter
+from collections.abc import Callable
+from types import FrameType
+from typing import Annotated, NoReturn
+
+import typer
+
+from taskloom.cli.common import (
+    DbOption,
+    JsonOption,
+    check_range,
+    err,
+    json_text,
+    open_db,
+    print_text,
+)
+from taskloom.domain.errors import InvalidInput, TaskFailed
+from taskloom.domain.queue import MAX_ERROR_BYTES, Task, check_seconds
+from taskloom.worker import Outcome, Worker
+
+STDERR_TAIL_BYTES = MAX_ERROR_BYTES - 100
+"""How much of a failed command's standard error its task keeps: the end, where the reason
+usually is, with room for the exit status before it."""
+MAX_TASKS = 2**31 - 1
+
+
+def run_command(argv: list[str], timeout: float | None) -> Callable[[Task], str | None]:
+    """A handler running ``argv`` on a task: its stdout (decoded, trailing newline dropped)
+    is the result."""
+
+    def handle(task: Task) -> str | None:
+        env = dict(os.environ)
+        env.update(
+            TASKLOOM_TASK_ID=task.id,
+            TASKLOOM_TASK_KIND=task.kind,
+            TASKLOOM_TASK_ATTEMPT=str(task.attempts),
+        )
+        try:
+            done = subprocess.run(
+                argv,
+                input=json.dumps(task.to_dict(), ensure_ascii=False).encode(),
+                capture_output=True,
+                env=env,
+                timeout=timeout,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise TaskFailed(f"timed out after {timeout:g} s (killed)") from None
+        except OSError as exc:  # removed or made unrunnable since the worker started
+            raise TaskFailed(f"could not run {argv[0]}: {exc.strerror or exc}") from None
+        if done.returncode != 0:
+            tail = _text(done.stderr[-STDERR_TAIL_BYTES:]).strip()
+            raise TaskFailed(f"exit {_status(done.returncode)}" + (f": {tail}" if tail else ""))
+        result = _text(done.stdout).removesuffix("\n")
+        return result or None
+
+    return handle
+
+
+def _text(data: bytes) -> str:
+    """A command's output as storable text: undecodable bytes and NULs become U+FFFD."""
+    return data.decode("utf-8", "replace").replace("\x00", "\ufffd")
+
+
+def _status(code: int) -> str:
+    if code < 0:
+        try:
+            return f"{code} ({signal.Signals(-code).name})"
+        except ValueError:
+            pass
+    return str(code)
+
+
+def _line(outcome: Outcome) -> str:
+    task, what = outcome.task, outcome.kind
+    said = {
+        "completed": f"completed in {outcome.seconds:.1f} s",
+        "failed": "failed, back in the queue",
+        "dead": "failed, dead (no attempts left)",
+        "lost": "finished after its lease was lost; another worker has it",
+        "released": "given back unfinished",
+    }[what]
+    detail = f": {outcome.detail}" if what in ("failed", "dead") and outcome.detail else ""
+    return f"{task.id}  {task.title}  {said}{detail}{outcome.note}"
+
+
+def _shown(outcome: Outcome) -> dict[str, object]:
+    return {
+        "task_id": outcome.task.id,
+        "title": outcome.task.title,
+        "outcome": outcome.kind,
+        "seconds": round(outcome.seconds, 3),
+        "detail": outcome.detail,
+        "note": outcome.note.strip() or None,
+    }
+
+
+def _terminate(signum: int, frame: FrameType | None) -> NoReturn:
+    """SIGTERM, raised where the worker is as Ctrl-C is, so it gives its task back."""
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+SUMMARY = (
+    ("completed", "completed"),
+    ("failed", "failed (to retry)"),
+    ("dead", "dead"),
+    ("lost", "lost"),
+    ("released", "given back"),
+)
+
+
+def _summary(outcomes: list[Outcome]) -> str:
+    """``2 completed, 1 failed (to retry)``: always those two, the rest when they happened."""
+    counts = Counter[str](o.kind for o in outcomes)
+    return ", ".join(
+        f"{counts[kind]} {name}"
+        for kind, name in SUMMARY
+        if counts[kind] or kind in ("completed", "failed")
+    )
+
+
+def work(
+    command: Annotated[
+        list[str], typer.Argument(help="The command to run on each task, after --.")
+    ],
+    agent: Annotated[str, typer.Option("--agent", help="Agent id to claim tasks for.")],
+    lease: Annotated[
+        float,
+        typer.Option(
+            help="Seconds a claim holds a task; renewed while the command runs, so it is how"
+            " soon a hung or killed worker gives the task up."
+        ),
+    ] = 300.0,
+    kind: Annotated[list[str] | None, typer.Option(help="Only these kinds (repeat).")] = None,
+    timeout: Annotated[
+        float | None, typer.Option(help="Kill the command after this many seconds (fails).")
+    ] = None,
+    max_tasks: Annotated[
+        int | None, typer.Option("--max-tasks", help="Stop after handling this many tasks.")
+    ] = None,
+    until_empty: Annotated[
+        bool,
+        typer.Option("--until-empty", help="Stop when no task is ready instead of waiting."),
+    ] = False,
+    poll: Annotated[float, typer.Option(help="Seconds between looks when idle.")] = 1.0,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Run COMMAND on each task claimed for --agent, one at a time, until interrupted.
+
+    The task comes as JSON on the command's standard input, with TASKLOOM_TASK_ID,
+    TASKLOOM_TASK_KIND and TASKLOOM_TASK_ATTEMPT set. Exit 0: the task is completed with
+    what the command printed as its result. Any other exit: the task fails with the end of
+    the command's standard error (retried until its attempts run out, then dead). Ctrl-C or
+    SIGTERM stops the command and gives its task back. One line per task is printed as it
+    ends (--json: one JSON object per line), then a summary on standard error. Exit status
+    4 if any task failed or was lost, 130 on Ctrl-C, 143 on SIGTERM, else 0.
+
+    Example: taskloom tasks work --agent reviewer --until-empty -- ./review.sh
+    """
+    check_seconds(lease, "--lease", positive=True)
+    check_seconds(poll, "--poll", positive=True)
+    if timeout is not None:
+        check_seconds(timeout, "--timeout", positive=True)
+    if max_tasks is not None:
+        check_range(max_tasks, "--max-tasks", 1, MAX_TASKS)
+    if shutil.which(command[0]) is None:
+        raise InvalidInput(f"command not found: {command[0]} (nothing was claimed)")
+
+    outcomes: list[Outcome] = []
+
+    def show(outcome: Outcome) -> None:
+        outcomes.append(outcome)
+        print_text(json_text(_shown(outcome)) if as_json else _line(outcome))
+
+    worker = Worker(
+        open_db(db),
+        agent,
+        run_command(command, timeout),
+        lease=lease,
+        kinds=kind,
+        poll=poll,
+        on_outcome=show,
+    )
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        worker.run(max_tasks=max_tasks, until_empty=until_empty)
+    except KeyboardInterrupt as exc:
+        err.print(f"Interrupted: {_summary(outcomes)}.", markup=False)
+        raise typer.Exit(143 if exc.args == ("SIGTERM",) else 130) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    err.print(_summary(outcomes), markup=False)
+    if any(o.kind in ("failed", "dead", "lost") for o in outcomes):
+        raise typer.Exit(4)

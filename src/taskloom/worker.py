@@ -1,0 +1,297 @@
+"""A worker loop over the queue: claim a task, run a handler on it, finish it, claim the next.
+
+Every user of a lease queue writes this loop, and each way of writing it wrong has been seen
+in the field: a fixed lease that runs out under slow work hands the task to a second worker
+(beads' five minutes); an exception kills the worker and leaves the task held until its lease
+ends; Ctrl-C drops a task nobody will finish. Here a background thread renews the lease while
+the handler runs (at a third of the lease, so two renewals can fail before it lapses), the
+handler's exception fails the task (retried until ``max_attempts``, then dead), and an
+interrupt gives the task back before it propagates. Finishing a task and claiming the next is
+one transaction (:meth:`Queue.done_and_claim`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from taskloom.domain.errors import (
+    InvalidInput,
+    LeaseLost,
+    NoRetry,
+    NotFound,
+    TaskFailed,
+    TaskloomError,
+)
+from taskloom.domain.queue import MAX_TEXT_BYTES, Task, check_agent, check_seconds, fit_text
+
+if TYPE_CHECKING:
+    from taskloom.client import Taskloom
+
+log = logging.getLogger("taskloom.worker")
+
+Handler = Callable[[Task], "str | None"]
+"""What a worker runs on each task: its answer is the task's result (text, or ``None``)."""
+OutcomeKind = Literal["completed", "failed", "dead", "lost", "released"]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How one task ended for this worker. ``detail``: the result or the error, as stored."""
+
+    task: Task
+    kind: OutcomeKind
+    seconds: float
+    detail: str | None = None
+    note: str = ""
+    """Anything the worker had to change, e.g. a result cut to the queue's limit."""
+
+
+@dataclass(slots=True)
+class WorkSummary:
+    """What :meth:`Worker.run` did. ``lost``: finished after its lease was lost (another
+    worker holds it now; the result was refused). ``released``: given back unfinished when
+    the worker was interrupted (the attempt does not count)."""
+
+    completed: int = 0
+    failed: int = 0
+    dead: int = 0
+    lost: int = 0
+    released: int = 0
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    @property
+    def handled(self) -> int:
+        return self.completed + self.failed + self.dead + self.lost
+
+    def add(self, outcome: Outcome) -> None:
+        setattr(self, outcome.kind, getattr(self, outcome.kind) + 1)
+        self.outcomes.append(outcome)
+
+
+class _Renewal:
+    """The background thread that keeps the current task's lease alive.
+
+    ``lock`` is held while the lease is renewed and while the worker lets go of the task, so a
+    renewal never runs beside (or after) the task's completion."""
+
+    def __init__(self, tl: Taskloom, lease: float) -> None:
+        self._tl = tl
+        self._lease = lease
+        self._every = lease / 3
+        self._cond = threading.Condition()
+        self._task: Task | None = None
+        self._due = math.inf
+        self._closing = False
+        self.lost = False
+        self._thread = threading.Thread(target=self._run, name="taskloom-lease", daemon=True)
+        self._thread.start()
+
+    def hold(self, task: Task) -> None:
+        with self._cond:
+            self._task, self._due, self.lost = task, time.monotonic() + self._every, False
+            self._cond.notify()
+
+    def let_go(self) -> bool:
+        """Stop renewing; whether the lease was lost meanwhile."""
+        with self._cond:
+            self._task, self._due = None, math.inf
+            return self.lost
+
+    def close(self) -> None:
+        with self._cond:
+            self._closing = True
+            self._cond.notify()
+        self._thread.join()
+
+    def _run(self) -> None:
+        with self._cond:
+            while not self._closing:
+                wait = self._due - time.monotonic()
+                if wait > 0:
+                    self._cond.wait(None if math.isinf(wait) else wait)
+                    continue
+                self._renew()
+
+    def _renew(self) -> None:
+        task = self._task
+        if task is None:
+            return
+        try:
+            self._tl.queue.extend(task.id, task.lease_token or "", self._lease)
+            self._due = time.monotonic() + self._every
+        except (LeaseLost, NotFound):
+            log.warning("lease on task %s was lost while its handler ran", task.id)
+            self.lost, self._due = True, math.inf
+        except TaskloomError as exc:  # a busy database: try again soon, well before it ends
+            log.warning("could not renew the lease on task %s: %s", task.id, exc)
+            self._due = time.monotonic() + min(self._every / 4, 5.0)
+
+
+class Worker:
+    """Run ``handler`` on the tasks ``agent_id`` can claim, one at a time.
+
+    ``lease``: how long each claim holds a task before another worker may take it; it is
+    renewed while the handler runs, so it is how soon a worker that hangs or dies gives its
+    task up, not how long a task may take. ``kinds``: only tasks of these kinds. ``poll``:
+    how often an idle worker looks for work. ``on_outcome``: called with each task's
+    :class:`Outcome` as it ends (progress output)."""
+
+    def __init__(
+        self,
+        tl: Taskloom,
+        agent_id: str,
+        handler: Handler,
+        *,
+        lease: float = 300.0,
+        kinds: str | Sequence[str] | None = None,
+        poll: float = 1.0,
+        on_outcome: Callable[[Outcome], None] | None = None,
+    ) -> None:
+        if not callable(handler):
+            raise InvalidInput("a worker's handler must be callable: handler(task) -> result")
+        self._tl = tl
+        self._agent = check_agent(agent_id, "an agent id to work for")
+        self._handler = handler
+        self._lease = check_seconds(lease, "a lease", positive=True)
+        self._kinds = kinds
+        self._poll = check_seconds(poll, "a poll interval", positive=True)
+        self._on_outcome = on_outcome
+        self._stop = threading.Event()
+
+    def stop(self) -> None:
+        """Finish the task in hand, claim no other, and return from :meth:`run`. Safe from
+        any thread, a signal handler or the handler itself."""
+        self._stop.set()
+
+    def run(self, *, max_tasks: int | None = None, until_empty: bool = False) -> WorkSummary:
+        """Work until stopped, until ``max_tasks`` tasks are handled, or (``until_empty``)
+        until no task is ready for this agent. A ``KeyboardInterrupt`` or ``SystemExit``
+        in the handler gives the task back to the queue, then propagates."""
+        if max_tasks is not None and (type(max_tasks) is not int or max_tasks < 1):
+            raise InvalidInput("max_tasks is a whole number from 1 up, or None for no limit")
+        self._stop.clear()
+        summary = WorkSummary()
+        renewal = _Renewal(self._tl, self._lease)
+        try:
+            task = self._claim(until_empty)
+            while task is not None:
+                try:
+                    outcome, result = self._handle(task, renewal)
+                except (KeyboardInterrupt, SystemExit):
+                    if not renewal.lost and self._give_back(task):
+                        self._report(summary, Outcome(task, "released", 0.0))
+                    raise
+                last = self._stop.is_set() or summary.handled + 1 == max_tasks
+                task, outcome = self._finish(task, outcome, result, claim_next=not last)
+                self._report(summary, outcome)
+                if task is None and not last:
+                    task = self._claim(until_empty)
+        finally:
+            renewal.close()
+        return summary
+
+    def _report(self, summary: WorkSummary, outcome: Outcome) -> None:
+        summary.add(outcome)
+        if self._on_outcome is not None:
+            self._on_outcome(outcome)
+
+    def _claim(self, until_empty: bool) -> Task | None:
+        """The next task, waiting for one unless ``until_empty``; ``None`` once stopped."""
+        while not self._stop.is_set():
+            task = self._tl.queue.claim(self._agent, lease=self._lease, kinds=self._kinds)
+            if task is not None or until_empty:
+                return task
+            self._stop.wait(self._poll)
+        return None
+
+    def _handle(self, task: Task, renewal: _Renewal) -> tuple[Outcome, str | None]:
+        """Run the handler under a renewed lease: the outcome it asks for (before the queue
+        has its say) and the result to store. An interrupt propagates, the lease let go."""
+        started = time.monotonic()
+        renewal.hold(task)
+        try:
+            answer = self._handler(task)
+        except NoRetry as exc:
+            return self._outcome(task, "dead", started, _error(exc)), None
+        except Exception as exc:
+            log.debug("handler failed on task %s", task.id, exc_info=True)
+            return self._outcome(task, "failed", started, _error(exc)), None
+        finally:
+            lost = renewal.let_go()
+        if lost:
+            return self._outcome(task, "lost", started), None
+        try:
+            result, note = fit_text(_as_text(answer), "a task's result", MAX_TEXT_BYTES)
+        except InvalidInput as exc:
+            return self._outcome(task, "failed", started, str(exc)), None
+        return self._outcome(task, "completed", started, result, note), result
+
+    def _outcome(
+        self,
+        task: Task,
+        kind: OutcomeKind,
+        started: float,
+        detail: str | None = None,
+        note: str = "",
+    ) -> Outcome:
+        return Outcome(task, kind, time.monotonic() - started, detail, note)
+
+    def _finish(
+        self, task: Task, outcome: Outcome, result: str | None, *, claim_next: bool
+    ) -> tuple[Task | None, Outcome]:
+        """Record ``outcome`` in the queue; the next task if one was claimed with it."""
+        queue, token = self._tl.queue, task.lease_token or ""
+        nxt: Task | None = None
+        try:
+            if outcome.kind == "completed" and claim_next:
+                done, nxt = queue.done_and_claim(
+                    task.id, token, self._agent, result=result, lease=self._lease, kinds=self._kinds
+                )
+            elif outcome.kind == "completed":
+                done = queue.done(task.id, token, result)
+            elif outcome.kind in ("failed", "dead"):
+                error = outcome.detail or "failed"
+                done = queue.fail(task.id, token, error, retry=outcome.kind == "failed")
+            else:
+                return None, outcome
+        except (LeaseLost, NotFound):
+            log.warning("task %s was no longer this worker's when it finished", task.id)
+            return None, Outcome(task, "lost", outcome.seconds, outcome.detail, outcome.note)
+        kind: OutcomeKind = "dead" if done.status == "dead" else outcome.kind
+        return nxt, Outcome(done, kind, outcome.seconds, outcome.detail, outcome.note)
+
+    def _give_back(self, task: Task) -> bool:
+        try:
+            self._tl.queue.release(task.id, task.lease_token or "")
+        except TaskloomError as exc:  # its lease ends, or its process's death frees it
+            log.warning("could not give task %s back: %s", task.id, exc)
+            return False
+        return True
+
+
+def _error(exc: BaseException) -> str:
+    text = str(exc).strip()
+    if isinstance(exc, TaskFailed):
+        return text or "failed"
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _as_text(answer: object) -> str | None:
+    """A handler's answer as a result: text as it is, ``None`` for none, anything else that
+    JSON can write as JSON."""
+    if answer is None or isinstance(answer, str):
+        return answer
+    try:
+        return json.dumps(answer, ensure_ascii=False)
+    except (TypeError, ValueError):
+        raise InvalidInput(
+            f"the handler returned {type(answer).__name__}, which is not text: return the"
+            " result as text, as JSON-able data, or None"
+        ) from None

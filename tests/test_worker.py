@@ -1,0 +1,186 @@
+"""The worker loop: handlers' answers and failures reach the queue, the lease outlives slow
+work, an interrupt gives the task back, and a stop claims nothing more. Both backends."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+import taskloom
+from taskloom import InvalidInput, NoRetry, Outcome, TaskFailed, Taskloom, Worker
+from taskloom.domain.queue import MAX_TEXT_BYTES, Task
+
+
+def titles(tl: Taskloom, status: str) -> list[str]:
+    return sorted(t.title for t in tl.queue.list(status=status))
+
+
+def test_a_worker_drains_the_queue_most_urgent_first(tl: Taskloom) -> None:
+    for title, priority in (("b", 5), ("a", 1), ("c", 9)):
+        tl.queue.add(title, priority=priority)
+    seen: list[Outcome] = []
+    worker = Worker(tl, "w1", lambda t: f"did {t.title}", on_outcome=seen.append)
+    summary = worker.run(until_empty=True)
+    assert (summary.completed, summary.failed, summary.handled) == (3, 0, 3)
+    assert [o.task.title for o in seen] == ["a", "b", "c"]
+    assert [o.kind for o in summary.outcomes] == ["completed"] * 3
+    for task in tl.queue.list(status="completed"):
+        assert task.result == f"did {task.title}" and task.claimed_by == "w1"
+        assert task.attempts == 1 and task.lease_token is None
+
+
+def test_a_failing_handler_fails_the_task_until_it_is_dead(tl: Taskloom) -> None:
+    task, _ = tl.queue.add("flaky", max_attempts=2)
+
+    def boom(t: Task) -> str:
+        raise ValueError(f"boom on attempt {t.attempts}")
+
+    summary = Worker(tl, "w1", boom).run(until_empty=True)
+    assert (summary.failed, summary.dead, summary.completed) == (1, 1, 0)
+    dead = tl.queue.get(task.id)
+    assert dead.status == "dead" and dead.attempts == 2
+    assert dead.last_error == "ValueError: boom on attempt 2"
+
+
+def test_task_failed_keeps_its_message_and_no_retry_goes_dead_at_once(tl: Taskloom) -> None:
+    retried, _ = tl.queue.add("retried", priority=1, max_attempts=3)
+    hopeless, _ = tl.queue.add("hopeless", priority=2, max_attempts=3)
+
+    def handler(t: Task) -> str:
+        if t.title == "hopeless":
+            raise NoRetry("the input is malformed")
+        if t.attempts == 1:
+            raise TaskFailed("upstream returned 503")
+        return "ok"
+
+    summary = Worker(tl, "w1", handler).run(until_empty=True)
+    assert (summary.completed, summary.failed, summary.dead) == (1, 1, 1)
+    assert tl.queue.get(retried.id).status == "completed"
+    assert tl.queue.get(retried.id).last_error == "upstream returned 503"
+    gone = tl.queue.get(hopeless.id)
+    assert gone.status == "dead" and gone.attempts == 1
+    assert gone.last_error == "the input is malformed"
+
+
+def test_the_lease_is_renewed_while_the_handler_runs(tl: Taskloom, db_url: str) -> None:
+    task, _ = tl.queue.add("slow")
+    other = taskloom.connect(db_url)
+    stolen: list[Task | None] = []
+
+    def slow(t: Task) -> str:
+        time.sleep(1.6)  # past the first lease's end
+        stolen.append(other.queue.claim("w2", lease=60))  # its sweep sees no expired lease
+        time.sleep(0.6)
+        return "done slowly"
+
+    try:
+        summary = Worker(tl, "w1", slow, lease=1.0).run(until_empty=True)
+    finally:
+        other.close()
+    assert stolen == [None]
+    assert summary.completed == 1
+    done = tl.queue.get(task.id)
+    assert done.status == "completed" and done.attempts == 1 and done.result == "done slowly"
+
+
+def test_a_result_refused_for_a_lost_lease_is_counted_lost(tl: Taskloom) -> None:
+    task, _ = tl.queue.add("taken away")
+    tl.queue.add("next one", priority=200)
+
+    def handler(t: Task) -> str:
+        if t.id == task.id:
+            tl.queue.cancel(t.id, "no longer wanted")
+        return "finished"
+
+    summary = Worker(tl, "w1", handler).run(until_empty=True)
+    assert (summary.lost, summary.completed) == (1, 1)
+    canceled = tl.queue.get(task.id)
+    assert canceled.status == "canceled" and canceled.result == "no longer wanted"
+
+
+def test_stop_finishes_the_task_in_hand_and_claims_no_other(tl: Taskloom) -> None:
+    for n in range(3):
+        tl.queue.add(f"t{n}", priority=n)
+    worker: Worker
+
+    def handler(t: Task) -> str:
+        worker.stop()
+        return "one"
+
+    worker = Worker(tl, "w1", handler)
+    summary = worker.run()
+    assert summary.completed == 1
+    assert titles(tl, "completed") == ["t0"]
+    assert titles(tl, "ready") == ["t1", "t2"]  # not claimed along with the completion
+
+
+def test_max_tasks_stops_after_that_many(tl: Taskloom) -> None:
+    for n in range(3):
+        tl.queue.add(f"t{n}", priority=n)
+    summary = Worker(tl, "w1", lambda t: None).run(max_tasks=2)
+    assert summary.completed == 2
+    assert titles(tl, "ready") == ["t2"]
+    assert tl.queue.list(status="in_progress") == []
+
+
+def test_an_interrupt_gives_the_task_back_then_propagates(tl: Taskloom) -> None:
+    task, _ = tl.queue.add("interrupted")
+    seen: list[Outcome] = []
+
+    def handler(t: Task) -> str:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        Worker(tl, "w1", handler, on_outcome=seen.append).run(until_empty=True)
+    back = tl.queue.get(task.id)
+    assert back.status == "ready" and back.attempts == 0 and back.claimed_by is None
+    assert [o.kind for o in seen] == ["released"]
+
+
+def test_answers_become_results(tl: Taskloom) -> None:
+    data, _ = tl.queue.add("data", priority=1)
+    huge, _ = tl.queue.add("huge", priority=2)
+    odd, _ = tl.queue.add("odd", priority=3)
+
+    def handler(t: Task) -> object:
+        return {"data": {"n": 1}, "huge": "x" * (MAX_TEXT_BYTES + 10), "odd": object()}[t.title]
+
+    summary = Worker(tl, "w1", handler).run(until_empty=True)  # type: ignore[arg-type]
+    assert tl.queue.get(data.id).result == '{"n": 1}'
+    assert tl.queue.get(huge.id).result == "x" * MAX_TEXT_BYTES
+    cut = next(o for o in summary.outcomes if o.task.id == huge.id)
+    assert f"longer than {MAX_TEXT_BYTES} bytes" in cut.note
+    refused = tl.queue.get(odd.id)
+    assert refused.status == "dead" and refused.attempts == 3  # failed on every attempt
+    assert "returned object, which is not text" in (refused.last_error or "")
+
+
+def test_an_idle_worker_picks_up_work_added_later(tl: Taskloom) -> None:
+    worker = Worker(tl, "w1", lambda t: "late", poll=0.05)
+    summaries = []
+    thread = threading.Thread(target=lambda: summaries.append(worker.run()))
+    thread.start()
+    try:
+        time.sleep(0.3)
+        task, _ = tl.queue.add("added later")
+        deadline = time.monotonic() + 30
+        while tl.queue.get(task.id).status != "completed" and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        worker.stop()
+        thread.join(timeout=30)
+    assert not thread.is_alive()
+    assert tl.queue.get(task.id).result == "late" and summaries[0].completed == 1
+
+
+def test_bad_settings_are_refused(tl: Taskloom) -> None:
+    with pytest.raises(InvalidInput, match="agent id"):
+        Worker(tl, " ", lambda t: None)
+    with pytest.raises(InvalidInput, match="lease"):
+        Worker(tl, "w", lambda t: None, lease=0)
+    with pytest.raises(InvalidInput, match="callable"):
+        Worker(tl, "w", "not a function")  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match="max_tasks"):
+        Worker(tl, "w", lambda t: None).run(max_tasks=0)

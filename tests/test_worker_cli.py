@@ -1,0 +1,132 @@
+"""``taskloom tasks work``: a real command run on each task, from a real shell command line."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+import taskloom
+from taskloom.cli import main
+from tests.conftest import subprocess_env
+
+HANDLER = textwrap.dedent(
+    """
+    import json, os, sys, time
+    task = json.load(sys.stdin)
+    if task["title"].startswith("fail"):
+        sys.stderr.write("a long log\\n" * 3 + "the reason: no good\\n")
+        sys.exit(3)
+    if task["title"].startswith("sleep"):
+        time.sleep(60)
+    print(f"handled {task['title']} {os.environ['TASKLOOM_TASK_ID'] == task['id']}"
+          f" attempt {os.environ['TASKLOOM_TASK_ATTEMPT']} {task['lease_token']}")
+    """
+)
+
+
+@pytest.fixture
+def handler(tmp_path: Path) -> list[str]:
+    script = tmp_path / "handler.py"
+    script.write_text(HANDLER)
+    return [sys.executable, str(script)]
+
+
+def work(capsys: pytest.CaptureFixture[str], db: str, *args: str) -> tuple[int, str, str]:
+    code = main(["tasks", "work", "--db", db, *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_each_task_is_run_through_the_command(
+    sqlite_url: str, handler: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    tl = taskloom.connect(sqlite_url)
+    ok, _ = tl.queue.add("ok <b>", priority=1)
+    bad, _ = tl.queue.add("fail me", priority=2, max_attempts=1)
+    code, out, err = work(capsys, sqlite_url, "--agent", "w1", "--until-empty", "--", *handler)
+    assert code == 4  # a task failed
+    done = tl.queue.get(ok.id)
+    # The task arrived as JSON on stdin, its id in the environment, and no lease token.
+    assert done.status == "completed" and done.result == "handled ok <b> True attempt 1 None"
+    dead = tl.queue.get(bad.id)
+    assert dead.status == "dead" and (dead.last_error or "").startswith("exit 3: a long log")
+    assert (dead.last_error or "").endswith("the reason: no good")
+    assert f"{ok.id}  ok <b>  completed in" in out
+    assert f"{bad.id}  fail me  failed, dead (no attempts left): exit 3" in out
+    assert "1 completed, 0 failed (to retry), 1 dead" in err
+
+
+def test_json_lines_and_a_clean_exit(
+    sqlite_url: str, handler: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    tl = taskloom.connect(sqlite_url)
+    for n in range(3):
+        tl.queue.add(f"job {n}", priority=n)
+    code, out, _ = work(
+        capsys, sqlite_url, "--agent", "w1", "--max-tasks", "2", "--json", "--", *handler
+    )
+    assert code == 0
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert [(d["title"], d["outcome"]) for d in lines] == [
+        ("job 0", "completed"),
+        ("job 1", "completed"),
+    ]
+    assert lines[0]["detail"] == "handled job 0 True attempt 1 None"
+    assert [t.title for t in tl.queue.list(status="ready")] == ["job 2"]
+
+
+def test_a_timeout_kills_the_command_and_fails_the_task(
+    sqlite_url: str, handler: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    tl = taskloom.connect(sqlite_url)
+    task, _ = tl.queue.add("sleep long", max_attempts=1)
+    started = time.monotonic()
+    code, _, _ = work(
+        capsys, sqlite_url, "--agent", "w1", "--until-empty", "--timeout", "0.5", "--", *handler
+    )
+    assert code == 4 and time.monotonic() - started < 30
+    assert tl.queue.get(task.id).last_error == "timed out after 0.5 s (killed)"
+
+
+def test_a_missing_command_claims_nothing(
+    sqlite_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tl = taskloom.connect(sqlite_url)
+    task, _ = tl.queue.add("waiting")
+    code, _, err = work(capsys, sqlite_url, "--agent", "w1", "--", "no-such-command-here")
+    assert code == 1 and "command not found: no-such-command-here" in err
+    assert tl.queue.get(task.id).attempts == 0
+    code, _, err = work(capsys, sqlite_url, "--agent", "w1", "--lease", "0", "--", "true")
+    assert code == 1 and "--lease" in err
+
+
+def test_sigterm_gives_the_running_task_back(sqlite_url: str, handler: list[str]) -> None:
+    tl = taskloom.connect(sqlite_url)
+    task, _ = tl.queue.add("sleep until stopped")
+    args = ["tasks", "work", "--db", sqlite_url, "--agent", "w1", "--", *handler]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "taskloom", *args],
+        env=subprocess_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while tl.queue.get(task.id).status != "in_progress" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert tl.queue.get(task.id).status == "in_progress"
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 143
+    assert "Interrupted: 0 completed, 0 failed (to retry), 1 given back." in err.decode()
+    back = tl.queue.get(task.id)
+    assert back.status == "ready" and back.attempts == 0
