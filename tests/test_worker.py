@@ -184,3 +184,24 @@ def test_bad_settings_are_refused(tl: Taskloom) -> None:
         Worker(tl, "w", "not a function")  # type: ignore[arg-type]
     with pytest.raises(InvalidInput, match="max_tasks"):
         Worker(tl, "w", lambda t: None).run(max_tasks=0)
+
+
+def test_a_busy_database_delays_the_worker_without_stopping_it(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlite3
+
+    from taskloom.store import sqlite as sqlite_store
+
+    monkeypatch.setattr(sqlite_store, "BUSY_TIMEOUT_MS", 100)
+    tl = taskloom.connect(sqlite_url)
+    task, _ = tl.queue.add("wait for the lock")
+    path = sqlite_url.removeprefix("sqlite:///")
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")  # another writer holds the database
+    threading.Timer(0.8, lambda: holder.execute("COMMIT")).start()
+    try:
+        summary = Worker(tl, "w1", lambda t: "got it", poll=0.1).run(max_tasks=1)
+    finally:
+        holder.close()
+    assert summary.completed == 1 and tl.queue.get(task.id).result == "got it"

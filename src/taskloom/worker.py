@@ -26,6 +26,7 @@ from taskloom.domain.errors import (
     LeaseLost,
     NoRetry,
     NotFound,
+    StoreBusy,
     TaskFailed,
     TaskloomError,
 )
@@ -39,6 +40,10 @@ log = logging.getLogger("taskloom.worker")
 Handler = Callable[[Task], "str | None"]
 """What a worker runs on each task: its answer is the task's result (text, or ``None``)."""
 OutcomeKind = Literal["completed", "failed", "dead", "lost", "released"]
+FINISH_RETRIES_S = (0.5, 1.0, 2.0)
+"""Pauses between tries to record a task's end while the database stays busy (each try
+already waited out the store's busy timeout): given up at once, the work done would be done
+again once the lease ends."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,9 +210,14 @@ class Worker:
     def _claim(self, until_empty: bool) -> Task | None:
         """The next task, waiting for one unless ``until_empty``; ``None`` once stopped."""
         while not self._stop.is_set():
-            task = self._tl.queue.claim(self._agent, lease=self._lease, kinds=self._kinds)
-            if task is not None or until_empty:
-                return task
+            try:
+                task = self._tl.queue.claim(self._agent, lease=self._lease, kinds=self._kinds)
+            except StoreBusy as exc:  # other writers held the database: look again
+                log.warning("could not claim a task, the database is busy: %s", exc)
+                task = None
+            else:
+                if task is not None or until_empty:
+                    return task
             self._stop.wait(self._poll)
         return None
 
@@ -247,25 +257,35 @@ class Worker:
         self, task: Task, outcome: Outcome, result: str | None, *, claim_next: bool
     ) -> tuple[Task | None, Outcome]:
         """Record ``outcome`` in the queue; the next task if one was claimed with it."""
-        queue, token = self._tl.queue, task.lease_token or ""
-        nxt: Task | None = None
-        try:
-            if outcome.kind == "completed" and claim_next:
-                done, nxt = queue.done_and_claim(
-                    task.id, token, self._agent, result=result, lease=self._lease, kinds=self._kinds
-                )
-            elif outcome.kind == "completed":
-                done = queue.done(task.id, token, result)
-            elif outcome.kind in ("failed", "dead"):
-                error = outcome.detail or "failed"
-                done = queue.fail(task.id, token, error, retry=outcome.kind == "failed")
-            else:
-                return None, outcome
-        except (LeaseLost, NotFound):
-            log.warning("task %s was no longer this worker's when it finished", task.id)
-            return None, Outcome(task, "lost", outcome.seconds, outcome.detail, outcome.note)
+        if outcome.kind not in ("completed", "failed", "dead"):
+            return None, outcome
+        for wait in (*FINISH_RETRIES_S, None):
+            try:
+                done, nxt = self._record(task, outcome, result, claim_next)
+                break
+            except StoreBusy as exc:  # nothing was changed: try again, then give up loudly
+                if wait is None:
+                    raise
+                log.warning("could not finish task %s, the database is busy: %s", task.id, exc)
+                time.sleep(wait)
+            except (LeaseLost, NotFound):
+                log.warning("task %s was no longer this worker's when it finished", task.id)
+                return None, Outcome(task, "lost", outcome.seconds, outcome.detail, outcome.note)
         kind: OutcomeKind = "dead" if done.status == "dead" else outcome.kind
         return nxt, Outcome(done, kind, outcome.seconds, outcome.detail, outcome.note)
+
+    def _record(
+        self, task: Task, outcome: Outcome, result: str | None, claim_next: bool
+    ) -> tuple[Task, Task | None]:
+        queue, token = self._tl.queue, task.lease_token or ""
+        if outcome.kind != "completed":
+            error = outcome.detail or "failed"
+            return queue.fail(task.id, token, error, retry=outcome.kind == "failed"), None
+        if not claim_next:
+            return queue.done(task.id, token, result), None
+        return queue.done_and_claim(
+            task.id, token, self._agent, result=result, lease=self._lease, kinds=self._kinds
+        )
 
     def _give_back(self, task: Task) -> bool:
         try:
