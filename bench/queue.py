@@ -69,6 +69,30 @@ def taskloom_chained_worker(url: str, index: int, start: Any, results: Any) -> N
         work(start, results, claim, complete, timed="complete")
 
 
+def taskloom_worker_loop(url: str, index: int, start: Any, results: Any) -> None:
+    """:class:`taskloom.Worker`, the loop taskloom ships: ``done_and_claim`` per job, the
+    lease renewed by a thread while the handler runs (here it does nothing). Its latency is
+    the gap between one handler call's end and the next one's start."""
+    ids: list[Hashable] = []
+    latencies: list[float] = []
+    ended: list[float] = []
+
+    def handle(task: taskloom.Task) -> None:
+        now = time.perf_counter()
+        if ended:
+            latencies.append((now - ended.pop()) * 1000)
+        ids.append(task.id)
+        ended.append(time.perf_counter())
+
+    with taskloom.connect(url) as tl:
+        tl.queue.stats()
+        worker = taskloom.Worker(tl, f"w{index}", handle, lease=30)
+        start.wait()
+        first = time.time()
+        worker.run(until_empty=True)
+        results.put((ids, first, time.time(), latencies))
+
+
 def taskloom_batch_worker(url: str, index: int, start: Any, results: Any) -> None:
     """``claim_batch(10)`` and ``done_many``: two transactions per ten jobs."""
     agent = f"w{index}"
@@ -85,7 +109,11 @@ def taskloom_batch_worker(url: str, index: int, start: Any, results: Any) -> Non
         )
 
 
-ONE_AT_A_TIME = {"taskloom": taskloom_worker, "taskloom done_and_claim": taskloom_chained_worker}
+ONE_AT_A_TIME = {
+    "taskloom": taskloom_worker,
+    "taskloom done_and_claim": taskloom_chained_worker,
+    "taskloom Worker": taskloom_worker_loop,
+}
 BATCHED = f"taskloom claim_batch({BATCH}) + done_many"
 TASKLOOM_ROWS = {**ONE_AT_A_TIME, BATCHED: taskloom_batch_worker}
 
