@@ -180,3 +180,41 @@ def test_a_lease_too_short_to_read_the_answer_is_refused(tl: Taskloom) -> None:
         r = call(tl, "task_next", {"lease_s": 1e-9}, me)
         assert r.is_error and "lease_s" in r.content and "greater than or equal to 1" in r.content
     assert tl.queue.get(task.id).status == "ready" and tl.queue.get(task.id).attempts == 0
+
+
+def test_a_working_model_keeps_its_lease_without_task_extend(tl: Taskloom, db_url: str) -> None:
+    import time
+
+    task, _ = tl.queue.add("long work")
+    token = call(tl, "task_next", {"lease_s": 1.0}, CODER).data["lease_token"]
+    other = taskloom.connect(db_url)
+    try:
+        for _ in range(6):  # 2.4 s of work, other tool calls between, past the 1 s lease
+            time.sleep(0.4)
+            assert not call(tl, "todo", {"op": "list"}, ToolContext("t", "coder-1")).is_error
+            call(tl, "task_next", {}, OTHER)  # another agent's calls renew nothing of ours
+        assert other.queue.claim("coder-3", lease=60) is None  # still leased: its sweep agrees
+        held = tl.queue.get(task.id)
+        assert held.status == "in_progress" and held.claimed_by == "coder-1"
+        assert held.attempts == 1 and (held.lease_expires_at or 0) > time.time()
+        done = call(tl, "task_done", {"task_id": task.id, "lease_token": token}, CODER)
+        assert not done.is_error and tl.queue.get(task.id).status == "completed"
+    finally:
+        other.close()
+
+
+def test_a_model_that_stops_calling_tools_lets_its_lease_run_out(tl: Taskloom, db_url: str) -> None:
+    import time
+
+    task, _ = tl.queue.add("abandoned")
+    call(tl, "task_next", {"lease_s": 1.0}, CODER)
+    time.sleep(1.3)  # no call from coder-1 for longer than its lease
+    call(tl, "todo", {"op": "list"}, ToolContext("t", "coder-1"))  # back too late: no renewal
+    other = taskloom.connect(db_url)
+    try:
+        taken = other.queue.claim("coder-3", lease=60)
+    finally:
+        other.close()
+    assert taken is not None and taken.id == task.id and taken.attempts == 2
+    call(tl, "todo", {"op": "list"}, ToolContext("t", "coder-1"))
+    assert tl.queue.get(task.id).claimed_by == "coder-3"  # never taken back

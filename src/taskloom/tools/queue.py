@@ -52,8 +52,8 @@ def _lease(description: str) -> Any:
 
 class NextArgs(ToolArgs):
     lease_s: float = _lease(
-        "How long the task is yours before it returns to the queue, in seconds; "
-        "extend it with task_extend if the work takes longer."
+        "How long the task is yours before it returns to the queue, in seconds; your host"
+        " may renew it while you keep working, and task_extend renews it for sure."
     )
     kinds: list[str] | None = Field(
         None,
@@ -128,6 +128,7 @@ def _next(tl: Taskloom, args: NextArgs, ctx: ToolContext) -> ToolResult:
     task = tl.queue.claim(agent, lease=args.lease_s, kinds=args.kinds, bind_process=False)
     if task is None:
         return ToolResult(content="No task is ready for you in the shared queue.", data=None)
+    tl.tools.leases.hold(task, agent, args.lease_s)
     text = (
         f"You hold task {task.id} (attempt {task.attempts} of {task.max_attempts}) until"
         f" {_when(task.lease_expires_at)}. Lease token: {task.lease_token}\n"
@@ -142,12 +143,14 @@ def _done(tl: Taskloom, args: DoneArgs, ctx: ToolContext) -> ToolResult:
     _mine(tl, args.task_id, _agent(ctx))
     result, cut = fit_text(args.result, "a task's result", MAX_TEXT_BYTES)
     task = tl.queue.done(args.task_id, args.lease_token, result)
+    tl.tools.leases.drop(task.id)
     return ToolResult(content=f"Task {task.id} is completed.{cut}", data=task.to_dict())
 
 
 def _fail(tl: Taskloom, args: FailArgs, ctx: ToolContext) -> ToolResult:
     _mine(tl, args.task_id, _agent(ctx))
     task = tl.queue.fail(args.task_id, args.lease_token, args.error, retry=args.retry)
+    tl.tools.leases.drop(task.id)
     if task.status != "dead":
         then = "it is back in the queue for another attempt"
     elif args.retry:
@@ -159,8 +162,10 @@ def _fail(tl: Taskloom, args: FailArgs, ctx: ToolContext) -> ToolResult:
 
 
 def _extend(tl: Taskloom, args: ExtendArgs, ctx: ToolContext) -> ToolResult:
-    _mine(tl, args.task_id, _agent(ctx))
+    agent = _agent(ctx)
+    _mine(tl, args.task_id, agent)
     task = tl.queue.extend(args.task_id, args.lease_token, args.lease_s)
+    tl.tools.leases.hold(task, agent, args.lease_s)
     text = f"Task {task.id} is yours until {_when(task.lease_expires_at)}."
     return ToolResult(content=text, data=task.to_dict())
 

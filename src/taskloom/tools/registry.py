@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from taskloom.domain.common import parse_json_object
 from taskloom.domain.errors import InvalidInput, TaskloomError
+from taskloom.tools.leases import HeldLeases
 
 if TYPE_CHECKING:
     from taskloom.client import Taskloom
@@ -249,6 +250,7 @@ class Toolbox:
     def __init__(self, tl: Taskloom, registry: ToolRegistry | None = None) -> None:
         self._tl = tl
         self.registry = registry or load_builtin_tools()
+        self.leases = HeldLeases(tl)
 
     def specs(self, *, include_host: bool = False) -> list[ToolSpec]:
         return self.registry.specs(include_host=include_host)
@@ -284,4 +286,9 @@ class Toolbox:
         *,
         allow_host: bool = False,
     ) -> ToolResult:
-        return dispatch(self._tl, self.registry, name, args, ctx, allow_host=allow_host)
+        """Run one tool call (see :func:`dispatch`), then renew the leases the calling agent
+        took with ``task_next`` (:class:`~taskloom.tools.leases.HeldLeases`): a model
+        that works keeps its tasks without calling ``task_extend``."""
+        result = dispatch(self._tl, self.registry, name, args, ctx, allow_host=allow_host)
+        self.leases.renew(ctx.agent_id)
+        return result
