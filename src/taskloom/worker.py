@@ -4,7 +4,8 @@ Every user of a lease queue writes this loop, and each way of writing it wrong h
 in the field: a fixed lease that runs out under slow work hands the task to a second worker
 (beads' five minutes); an exception kills the worker and leaves the task held until its lease
 ends; Ctrl-C drops a task nobody will finish. Here a background thread renews the lease while
-the handler runs (at a third of the lease, so two renewals can fail before it lapses), the
+the handler runs (between a third and half-way through it, so a failed renewal is tried
+again well before the lease lapses), the
 handler's exception fails the task (retried until ``max_attempts``, then dead), and an
 interrupt gives the task back before it propagates. Finishing a task and claiming the next is
 one transaction (:meth:`Queue.done_and_claim`).
@@ -18,7 +19,7 @@ import math
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from taskloom.domain.errors import (
@@ -69,15 +70,15 @@ class WorkSummary:
     dead: int = 0
     lost: int = 0
     released: int = 0
-    outcomes: list[Outcome] = field(default_factory=list)
 
     @property
     def handled(self) -> int:
         return self.completed + self.failed + self.dead + self.lost
 
     def add(self, outcome: Outcome) -> None:
+        """Count ``outcome`` (only counted: a worker may run for millions of tasks; see
+        ``on_outcome`` for each one)."""
         setattr(self, outcome.kind, getattr(self, outcome.kind) + 1)
-        self.outcomes.append(outcome)
 
 
 class _Renewal:
