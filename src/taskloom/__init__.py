@@ -26,6 +26,7 @@ from taskloom.domain.errors import (
     TaskloomError,
 )
 from taskloom.domain.events import Event
+from taskloom.domain.queue import Task
 from taskloom.worker import Outcome, Worker, WorkSummary
 
 if TYPE_CHECKING:
@@ -64,6 +65,7 @@ __all__ = [
     "Outcome",
     "StoreBusy",
     "StoreError",
+    "Task",
     "TaskFailed",
     "Taskloom",
     "TaskloomError",

@@ -1,0 +1,81 @@
+"""A producer and a pool of worker processes sharing one queue, with ``taskloom.Worker``.
+
+    .venv/bin/python examples/queue_workers.py --tasks 40 --workers 3
+    .venv/bin/python examples/queue_workers.py --db postgresql://localhost/app --workers 8
+
+The producer adds the tasks (a dedup key each: a task still waiting or in progress from an
+earlier run is not added again), then
+each worker process claims, works and finishes them until none is ready. The work here is a
+short sleep that fails one task in five on its first attempt, to show retries; put your own
+in ``handle``. Watch it live in ``taskloom serve`` (the queue tab) while it runs. At the end
+the script checks the queue: every task completed exactly once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import random
+import sys
+import time
+
+import taskloom
+from taskloom import Task, TaskFailed, TaskloomError
+
+
+def handle(task: Task) -> str:
+    """The work: whatever a task's payload asks for. Its return value is the task's result;
+    raising TaskFailed retries it (until max_attempts), NoRetry sends it dead at once."""
+    time.sleep(random.uniform(0.01, 0.05))
+    n = task.payload["n"]
+    if n % 5 == 0 and task.attempts == 1:
+        raise TaskFailed(f"item {n}: upstream busy, try again")
+    return f"item {n} squared is {n * n}"
+
+
+def work(url: str, agent: str) -> None:
+    with taskloom.connect(url) as tl:
+        summary = taskloom.Worker(tl, agent, handle, lease=30).run(until_empty=True)
+    print(
+        f"{agent}: {summary.completed} completed, {summary.failed} failed and retried,"
+        f" {summary.dead} dead, {summary.lost} lost",
+        flush=True,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", default=None, help="database URL (default: $TASKLOOM_URL)")
+    parser.add_argument("--tasks", type=int, default=40, help="how many tasks to add")
+    parser.add_argument("--workers", type=int, default=3, help="how many worker processes")
+    args = parser.parse_args(argv)
+    if not 1 <= args.tasks <= 100_000 or not 1 <= args.workers <= 64:
+        parser.error("--tasks is from 1 to 100000 and --workers from 1 to 64")
+    try:
+        with taskloom.connect(args.db) as tl:
+            url = tl.url
+            added = tl.queue.add_many(
+                {"title": f"square {n}", "payload": {"n": n}, "dedup_key": f"square-{n}"}
+                for n in range(args.tasks)
+            )
+        print(f"added {sum(new for _, new in added)} tasks to {url}", flush=True)
+        ctx = multiprocessing.get_context("spawn")
+        procs = [ctx.Process(target=work, args=(url, f"worker-{i}")) for i in range(args.workers)]
+        for proc in procs:
+            proc.start()
+        for proc in procs:
+            proc.join()
+        with taskloom.connect(url) as tl:
+            stats = tl.queue.stats()
+            mine = [tl.queue.get(task.id) for task, _ in added]
+    except TaskloomError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    done = [t for t in mine if t.status == "completed"]
+    retried = sum(1 for t in done if t.attempts > 1)
+    print(f"{len(done)} of {len(mine)} tasks completed ({retried} after a retry); queue: {stats}")
+    return 0 if len(done) == len(mine) else 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

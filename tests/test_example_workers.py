@@ -1,0 +1,46 @@
+"""examples/queue_workers.py: a producer and worker processes drain a queue exactly once."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import taskloom
+from tests.conftest import subprocess_env
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "queue_workers.py"
+
+
+def test_the_workers_complete_every_task_once_retrying_the_failures(db_url: str) -> None:
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLE), "--db", db_url, "--tasks", "12", "--workers", "2"],
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "added 12 tasks" in done.stdout
+    assert "12 of 12 tasks completed (3 after a retry)" in done.stdout
+    assert done.stdout.count(" lost") == 2 and "1 lost" not in done.stdout
+    with taskloom.connect(db_url) as tl:
+        tasks = tl.queue.list(status="completed", limit=100)
+    assert len(tasks) == 12
+    for task in tasks:
+        n = task.payload["n"]
+        assert task.result == f"item {n} squared is {n * n}"
+        assert task.attempts == (2 if n % 5 == 0 else 1)
+        assert task.claimed_by in ("worker-0", "worker-1")
+
+
+def test_bad_flags_are_refused_in_one_line(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLE), "--db", f"sqlite:///{tmp_path / 'q.db'}", "--workers", "0"],
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "--workers from 1 to 64" in done.stderr
+    assert not (tmp_path / "q.db").exists()
