@@ -21,10 +21,16 @@ def test_a_worker_drains_the_queue_most_urgent_first(tl: Taskloom) -> None:
     for title, priority in (("b", 5), ("a", 1), ("c", 9)):
         tl.queue.add(title, priority=priority)
     seen: list[Outcome] = []
-    worker = Worker(tl, "w1", lambda t: f"did {t.title}", on_outcome=seen.append)
+    starts: list[str] = []
+
+    def started(task: Task) -> None:
+        assert task.status == "in_progress" and task.claimed_by == "w1"
+        starts.append(task.title)
+
+    worker = Worker(tl, "w1", lambda t: f"did {t.title}", on_start=started, on_outcome=seen.append)
     summary = worker.run(until_empty=True)
     assert (summary.completed, summary.failed, summary.handled) == (3, 0, 3)
-    assert [o.task.title for o in seen] == ["a", "b", "c"]
+    assert starts == [o.task.title for o in seen] == ["a", "b", "c"]
     assert [o.kind for o in seen] == ["completed"] * 3
     for task in tl.queue.list(status="completed"):
         assert task.result == f"did {task.title}" and task.claimed_by == "w1"

@@ -61,6 +61,8 @@ def test_each_task_is_run_through_the_command(
     assert f"{ok.id}  ok <b>  completed in" in out
     assert f"{bad.id}  fail me  failed, dead (no attempts left): exit 3" in out
     assert "1 completed, 0 failed (to retry), 1 dead" in err
+    assert f"{ok.id}  ok <b>  started (attempt 1 of 3)" in err
+    assert f"{bad.id}  fail me  started (attempt 1 of 1)" in err
 
 
 def test_json_lines_and_a_clean_exit(

@@ -149,8 +149,8 @@ class Worker:
     ``lease``: how long each claim holds a task before another worker may take it; it is
     renewed while the handler runs, so it is how soon a worker that hangs or dies gives its
     task up, not how long a task may take. ``kinds``: only tasks of these kinds. ``poll``:
-    how often an idle worker looks for work. ``on_outcome``: called with each task's
-    :class:`Outcome` as it ends (progress output)."""
+    how often an idle worker looks for work. ``on_start`` and ``on_outcome``: called with
+    each task as its handler starts, and with its :class:`Outcome` as it ends (progress)."""
 
     def __init__(
         self,
@@ -161,6 +161,7 @@ class Worker:
         lease: float = 300.0,
         kinds: str | Sequence[str] | None = None,
         poll: float = 1.0,
+        on_start: Callable[[Task], None] | None = None,
         on_outcome: Callable[[Outcome], None] | None = None,
     ) -> None:
         if not callable(handler):
@@ -171,6 +172,7 @@ class Worker:
         self._lease = check_seconds(lease, "a lease", positive=True)
         self._kinds = kinds
         self._poll = check_seconds(poll, "a poll interval", positive=True)
+        self._on_start = on_start
         self._on_outcome = on_outcome
         self._stop = threading.Event()
 
@@ -228,6 +230,8 @@ class Worker:
     def _handle(self, task: Task, renewal: _Renewal) -> tuple[Outcome, str | None]:
         """Run the handler under a renewed lease: the outcome it asks for (before the queue
         has its say) and the result to store. An interrupt propagates, the lease let go."""
+        if self._on_start is not None:
+            self._on_start(task)
         started = time.monotonic()
         renewal.hold(task)
         try:

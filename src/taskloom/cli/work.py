@@ -29,6 +29,7 @@ from taskloom.cli.common import (
     open_db,
     print_text,
 )
+from taskloom.domain.common import terminal_safe
 from taskloom.domain.errors import InvalidInput, TaskFailed
 from taskloom.domain.queue import MAX_ERROR_BYTES, Task, check_seconds
 from taskloom.worker import Outcome, Worker
@@ -167,8 +168,9 @@ def work(
     TASKLOOM_TASK_KIND and TASKLOOM_TASK_ATTEMPT set. Exit 0: the task is completed with
     what the command printed as its result. Any other exit: the task fails with the end of
     the command's standard error (retried until its attempts run out, then dead). Ctrl-C or
-    SIGTERM stops the command and gives its task back. One line per task is printed as it
-    ends (--json: one JSON object per line), then a summary on standard error. Exit status
+    SIGTERM stops the command and gives its task back. Standard output gets a line per task
+    as it ends (--json: a JSON object per line); standard error a line as each task starts,
+    and a summary at the end. Exit status
     4 if any task failed or was lost, 130 on Ctrl-C, 143 on SIGTERM, else 0.
 
     Example: taskloom tasks work --agent reviewer --until-empty -- ./review.sh
@@ -188,6 +190,10 @@ def work(
         outcomes.append(outcome)
         print_text(json_text(_shown(outcome)) if as_json else _line(outcome))
 
+    def started(task: Task) -> None:
+        line = f"{task.id}  {task.title}  started (attempt {task.attempts} of {task.max_attempts})"
+        err.print(terminal_safe(line) if err.is_terminal else line, markup=False)
+
     worker = Worker(
         open_db(db),
         agent,
@@ -195,6 +201,7 @@ def work(
         lease=lease,
         kinds=kind,
         poll=poll,
+        on_start=started,
         on_outcome=show,
     )
     previous = signal.signal(signal.SIGTERM, _terminate)
