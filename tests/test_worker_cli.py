@@ -132,3 +132,18 @@ def test_sigterm_gives_the_running_task_back(sqlite_url: str, handler: list[str]
     assert "Interrupted: 0 completed, 0 failed (to retry), 1 given back." in err.decode()
     back = tl.queue.get(task.id)
     assert back.status == "ready" and back.attempts == 0
+
+
+def test_work_runs_from_a_thread_other_than_the_main_one(
+    sqlite_url: str, handler: list[str]
+) -> None:
+    import threading
+
+    tl = taskloom.connect(sqlite_url)
+    task, _ = tl.queue.add("from a thread")
+    codes: list[int] = []
+    args = ["tasks", "work", "--db", sqlite_url, "--agent", "w1", "--until-empty", "--", *handler]
+    thread = threading.Thread(target=lambda: codes.append(main(args)))
+    thread.start()
+    thread.join(timeout=120)
+    assert codes == [0] and tl.queue.get(task.id).status == "completed"

@@ -13,6 +13,7 @@ import os
 import shutil
 import signal
 import subprocess
+import threading
 from collections import Counter
 from collections.abc import Callable
 from types import FrameType
@@ -204,14 +205,16 @@ def work(
         on_start=started,
         on_outcome=show,
     )
-    previous = signal.signal(signal.SIGTERM, _terminate)
+    main = threading.current_thread() is threading.main_thread()  # signals reach only it
+    previous = signal.signal(signal.SIGTERM, _terminate) if main else None
     try:
         worker.run(max_tasks=max_tasks, until_empty=until_empty)
     except KeyboardInterrupt as exc:
         err.print(f"Interrupted: {_summary(outcomes)}.", markup=False)
         raise typer.Exit(143 if exc.args == ("SIGTERM",) else 130) from None
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        if main:
+            signal.signal(signal.SIGTERM, previous)
     err.print(_summary(outcomes), markup=False)
     if any(o.kind in ("failed", "dead", "lost") for o in outcomes):
         raise typer.Exit(4)
