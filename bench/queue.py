@@ -69,10 +69,11 @@ def taskloom_chained_worker(url: str, index: int, start: Any, results: Any) -> N
         work(start, results, claim, complete, timed="complete")
 
 
-def taskloom_worker_loop(url: str, index: int, start: Any, results: Any) -> None:
-    """:class:`taskloom.Worker`, the loop taskloom ships: ``done_and_claim`` per job, the
-    lease renewed by a thread while the handler runs (here it does nothing). Its latency is
-    the gap between one handler call's end and the next one's start."""
+def taskloom_worker_loop(url: str, index: int, start: Any, results: Any, *, batch: int = 1) -> None:
+    """:class:`taskloom.Worker`, the loop taskloom ships: ``done_and_claim`` per job (or
+    ``batch`` tasks claimed at a time and acknowledged together), the leases renewed by a
+    thread while the handler runs (here it does nothing). Its latency is the gap between one
+    handler call's end and the next one's start."""
     ids: list[Hashable] = []
     latencies: list[float] = []
     ended: list[float] = []
@@ -86,11 +87,15 @@ def taskloom_worker_loop(url: str, index: int, start: Any, results: Any) -> None
 
     with taskloom.connect(url) as tl:
         tl.queue.stats()
-        worker = taskloom.Worker(tl, f"w{index}", handle, lease=30)
+        worker = taskloom.Worker(tl, f"w{index}", handle, lease=30, batch=batch)
         start.wait()
         first = time.time()
         worker.run(until_empty=True)
         results.put((ids, first, time.time(), latencies))
+
+
+def taskloom_batch_worker_loop(url: str, index: int, start: Any, results: Any) -> None:
+    taskloom_worker_loop(url, index, start, results, batch=BATCH)
 
 
 def taskloom_batch_worker(url: str, index: int, start: Any, results: Any) -> None:
@@ -114,17 +119,20 @@ ONE_AT_A_TIME = {
     "taskloom done_and_claim": taskloom_chained_worker,
     "taskloom Worker": taskloom_worker_loop,
 }
-BATCHED = f"taskloom claim_batch({BATCH}) + done_many"
-TASKLOOM_ROWS = {**ONE_AT_A_TIME, BATCHED: taskloom_batch_worker}
+BATCHED = {
+    f"taskloom claim_batch({BATCH}) + done_many": taskloom_batch_worker,
+    f"taskloom Worker batch({BATCH})": taskloom_batch_worker_loop,
+}
+TASKLOOM_ROWS = {**ONE_AT_A_TIME, **BATCHED}
 
 
 def ratios(raw: str, raw_events: str, batched: list[str]) -> dict[str, list[str]]:
     """Which baselines each taskloom row is divided by: the one-at-a-time rows by the raw
-    queue (the target's baseline) and by raw plus an event row; the batch row by the raw
+    queue (the target's baseline) and by raw plus an event row; the batch rows by the raw
     queue and ``batched`` (the batch baselines and peers)."""
     return {
         **{name: [raw, raw_events] for name in ONE_AT_A_TIME},
-        BATCHED: [raw, *batched],
+        **{name: [raw, *batched] for name in BATCHED},
     }
 
 

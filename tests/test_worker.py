@@ -212,3 +212,81 @@ def test_a_busy_database_delays_the_worker_without_stopping_it(
     finally:
         holder.close()
     assert summary.completed == 1 and tl.queue.get(task.id).result == "got it"
+
+
+def test_a_batch_worker_acknowledges_its_completions_together(tl: Taskloom) -> None:
+    for n in range(7):
+        tl.queue.add(f"t{n}", priority=n, max_attempts=1)
+    seen: list[Outcome] = []
+
+    def handler(t: Task) -> str:
+        if t.title == "t3":
+            raise TaskFailed("no good")
+        return f"did {t.title}"
+
+    summary = Worker(tl, "w1", handler, batch=3, on_outcome=seen.append).run(until_empty=True)
+    assert (summary.completed, summary.dead, summary.handled) == (6, 1, 7)
+    # The failure is recorded at once; its batch's completions when the batch ends.
+    assert [o.task.title for o in seen] == ["t0", "t1", "t2", "t3", "t4", "t5", "t6"]
+    for task in tl.queue.list(status="completed"):
+        assert task.result == f"did {task.title}" and task.attempts == 1
+    assert tl.queue.get(next(o.task.id for o in seen if o.task.title == "t3")).status == "dead"
+
+
+def test_a_batch_keeps_every_lease_until_its_task_is_recorded(tl: Taskloom, db_url: str) -> None:
+    for n in range(3):
+        tl.queue.add(f"t{n}", priority=n)
+    other = taskloom.connect(db_url)
+    stolen: list[Task | None] = []
+
+    def slow(t: Task) -> str:
+        time.sleep(0.7)  # the batch takes 2.1 s, twice its 1 s lease
+        stolen.append(other.queue.claim("w2", lease=60))
+        return "slow"
+
+    try:
+        summary = Worker(tl, "w1", slow, lease=1.0, batch=3).run(until_empty=True)
+    finally:
+        other.close()
+    assert stolen == [None, None, None]  # neither the waiting nor the finished ones
+    assert summary.completed == 3
+    assert all(t.attempts == 1 for t in tl.queue.list(status="completed"))
+
+
+def test_a_stop_or_an_interrupt_mid_batch_gives_back_what_was_not_done(tl: Taskloom) -> None:
+    for n in range(4):
+        tl.queue.add(f"t{n}", priority=n)
+    worker: Worker
+
+    def stop_after_two(t: Task) -> str:
+        if t.title == "t1":
+            worker.stop()
+        return "ok"
+
+    worker = Worker(tl, "w1", stop_after_two, batch=4)
+    summary = worker.run()
+    assert (summary.completed, summary.released) == (2, 2)
+    assert titles(tl, "completed") == ["t0", "t1"]
+    assert titles(tl, "ready") == ["t2", "t3"]
+    assert all(t.attempts == 0 for t in tl.queue.list(status="ready"))
+
+    def interrupt_at_t3(t: Task) -> str:
+        if t.title == "t3":
+            raise KeyboardInterrupt
+        return "ok"
+
+    with pytest.raises(KeyboardInterrupt):
+        Worker(tl, "w1", interrupt_at_t3, batch=4).run()
+    assert titles(tl, "completed") == ["t0", "t1", "t2"]  # acknowledged before it propagated
+    back = tl.queue.list(status="ready")
+    assert [t.title for t in back] == ["t3"] and back[0].attempts == 0
+
+
+def test_max_tasks_caps_a_batch_worker(tl: Taskloom) -> None:
+    for n in range(7):
+        tl.queue.add(f"t{n}", priority=n)
+    summary = Worker(tl, "w1", lambda t: None, batch=3).run(max_tasks=5)
+    assert summary.completed == 5
+    assert titles(tl, "ready") == ["t5", "t6"] and tl.queue.list(status="in_progress") == []
+    with pytest.raises(InvalidInput, match="batch"):
+        Worker(tl, "w1", lambda t: None, batch=0)

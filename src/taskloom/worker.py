@@ -32,6 +32,7 @@ from taskloom.domain.errors import (
     TaskloomError,
 )
 from taskloom.domain.queue import MAX_TEXT_BYTES, Task, check_agent, check_seconds, fit_text
+from taskloom.queue import MAX_CLAIM_BATCH
 
 if TYPE_CHECKING:
     from taskloom.client import Taskloom
@@ -82,12 +83,12 @@ class WorkSummary:
 
 
 class _Renewal:
-    """The background thread that keeps the current task's lease alive.
+    """The background thread that keeps the leases of the tasks in hand alive.
 
-    It looks every sixth of the lease and renews a lease a third of it old, so a renewal
+    It looks every sixth of the lease and renews the leases a third of it old, so a renewal
     comes between a third and a half of the way through: nothing wakes it when a task is
     taken or finished (waking it per task cost a short-task worker two thirds of its rate).
-    Its lock is held while a lease is renewed and while the worker lets go of the task, so a
+    Its lock is held while leases are renewed and while the worker lets go of a task, so a
     renewal never runs beside (or after) the task's completion."""
 
     def __init__(self, tl: Taskloom, lease: float) -> None:
@@ -96,22 +97,29 @@ class _Renewal:
         self._every = lease / 3
         self._tick = lease / 6
         self._cond = threading.Condition()
-        self._task: Task | None = None
+        self._held: dict[str, Task] = {}
+        self._lost: set[str] = set()
         self._due = math.inf
         self._closing = False
-        self.lost = False
         self._thread = threading.Thread(target=self._run, name="taskloom-lease", daemon=True)
         self._thread.start()
 
-    def hold(self, task: Task) -> None:
+    def hold(self, *tasks: Task) -> None:
+        """Renew these tasks' leases (all claimed just now) until each is let go."""
         with self._cond:
-            self._task, self._due, self.lost = task, time.monotonic() + self._every, False
+            if not self._held:
+                self._due = time.monotonic() + self._every
+            for task in tasks:
+                self._held[task.id] = task
+                self._lost.discard(task.id)
 
-    def let_go(self) -> bool:
-        """Stop renewing; whether the lease was lost meanwhile."""
+    def let_go(self, task: Task) -> bool:
+        """Stop renewing ``task``'s lease; whether it was lost meanwhile."""
         with self._cond:
-            self._task, self._due = None, math.inf
-            return self.lost
+            self._held.pop(task.id, None)
+            if not self._held:
+                self._due = math.inf
+            return task.id in self._lost
 
     def close(self) -> None:
         with self._cond:
@@ -129,18 +137,21 @@ class _Renewal:
                     self._renew()
 
     def _renew(self) -> None:
-        task = self._task
-        if task is None:
-            return
-        try:
-            self._tl.queue.extend(task.id, task.lease_token or "", self._lease)
-            self._due = time.monotonic() + self._every
-        except (LeaseLost, NotFound):
-            log.warning("lease on task %s was lost while its handler ran", task.id)
-            self.lost, self._due = True, math.inf
-        except TaskloomError as exc:  # a busy database: try again soon, well before it ends
-            log.warning("could not renew the lease on task %s: %s", task.id, exc)
-            self._due = time.monotonic() + min(self._every / 4, 5.0)
+        busy = False
+        for task in list(self._held.values()):
+            try:
+                self._tl.queue.extend(task.id, task.lease_token or "", self._lease)
+            except (LeaseLost, NotFound):
+                log.warning("lease on task %s was lost while the worker held it", task.id)
+                self._lost.add(task.id)
+                del self._held[task.id]
+            except TaskloomError as exc:  # a busy database: try again soon, well before it ends
+                log.warning("could not renew the lease on task %s: %s", task.id, exc)
+                busy = True
+        if not self._held:
+            self._due = math.inf
+        else:
+            self._due = time.monotonic() + (min(self._every / 4, 5.0) if busy else self._every)
 
 
 class Worker:
@@ -149,8 +160,11 @@ class Worker:
     ``lease``: how long each claim holds a task before another worker may take it; it is
     renewed while the handler runs, so it is how soon a worker that hangs or dies gives its
     task up, not how long a task may take. ``kinds``: only tasks of these kinds. ``poll``:
-    how often an idle worker looks for work. ``on_start`` and ``on_outcome``: called with
-    each task as its handler starts, and with its :class:`Outcome` as it ends (progress)."""
+    how often an idle worker looks for work. ``batch``: claim this many tasks at a time and
+    acknowledge the completed ones together, as pgqueuer does (two commits per batch instead
+    of one per task, for many short tasks; each lease is renewed until its task is recorded).
+    ``on_start`` and ``on_outcome``: called with each task as its handler starts, and with its
+    :class:`Outcome` as it ends (progress)."""
 
     def __init__(
         self,
@@ -161,6 +175,7 @@ class Worker:
         lease: float = 300.0,
         kinds: str | Sequence[str] | None = None,
         poll: float = 1.0,
+        batch: int = 1,
         on_start: Callable[[Task], None] | None = None,
         on_outcome: Callable[[Outcome], None] | None = None,
     ) -> None:
@@ -172,6 +187,9 @@ class Worker:
         self._lease = check_seconds(lease, "a lease", positive=True)
         self._kinds = kinds
         self._poll = check_seconds(poll, "a poll interval", positive=True)
+        if type(batch) is not int or not 1 <= batch <= MAX_CLAIM_BATCH:
+            raise InvalidInput(f"a worker's batch is a whole number from 1 to {MAX_CLAIM_BATCH}")
+        self._batch = batch
         self._on_start = on_start
         self._on_outcome = on_outcome
         self._stop = threading.Event()
@@ -191,49 +209,92 @@ class Worker:
         summary = WorkSummary()
         renewal = _Renewal(self._tl, self._lease)
         try:
-            task = self._claim(until_empty)
-            while task is not None:
-                try:
-                    outcome, result = self._handle(task, renewal)
-                except (KeyboardInterrupt, SystemExit):
-                    if not renewal.lost and self._give_back(task):
-                        self._report(summary, Outcome(task, "released", 0.0))
-                    raise
-                last = self._stop.is_set() or summary.handled + 1 == max_tasks
-                task, outcome = self._finish(task, outcome, result, claim_next=not last)
-                self._report(summary, outcome)
-                if task is None and not last:
-                    task = self._claim(until_empty)
+            if self._batch > 1:
+                self._run_batches(renewal, summary, max_tasks, until_empty)
+            else:
+                self._run_one_by_one(renewal, summary, max_tasks, until_empty)
         finally:
             renewal.close()
         return summary
+
+    def _run_one_by_one(
+        self, renewal: _Renewal, summary: WorkSummary, max_tasks: int | None, until_empty: bool
+    ) -> None:
+        tasks = self._claim(until_empty, 1)
+        task = tasks[0] if tasks else None
+        while task is not None:
+            renewal.hold(task)
+            try:
+                outcome, result = self._handle(task)
+            except (KeyboardInterrupt, SystemExit):
+                self._give_back([task], renewal, summary)
+                raise
+            if renewal.let_go(task):
+                outcome = Outcome(task, "lost", outcome.seconds)
+            last = self._stop.is_set() or summary.handled + 1 == max_tasks
+            task, outcome = self._finish(task, outcome, result, claim_next=not last)
+            self._report(summary, outcome)
+            if task is None and not last:
+                tasks = self._claim(until_empty, 1)
+                task = tasks[0] if tasks else None
+
+    def _run_batches(
+        self, renewal: _Renewal, summary: WorkSummary, max_tasks: int | None, until_empty: bool
+    ) -> None:
+        while max_tasks is None or summary.handled < max_tasks:
+            left = self._batch if max_tasks is None else max_tasks - summary.handled
+            tasks = self._claim(until_empty, min(self._batch, left))
+            if not tasks:
+                return
+            renewal.hold(*tasks)
+            completed: list[tuple[Outcome, str | None]] = []
+            handled = 0  # tasks whose handler has returned
+            try:
+                for task in tasks:
+                    if self._stop.is_set():
+                        break
+                    outcome, result = self._handle(task)
+                    handled += 1
+                    if outcome.kind == "completed":
+                        completed.append((outcome, result))  # renewed until acknowledged
+                        continue
+                    if renewal.let_go(task):
+                        outcome = Outcome(task, "lost", outcome.seconds)
+                    self._report(summary, self._finish(task, outcome, result, claim_next=False)[1])
+            except (KeyboardInterrupt, SystemExit):
+                self._give_back(tasks[handled:], renewal, summary)
+                raise
+            finally:
+                self._acknowledge(completed, renewal, summary)
+            if handled < len(tasks):  # stopped: the tasks not started go back
+                self._give_back(tasks[handled:], renewal, summary)
+                return
 
     def _report(self, summary: WorkSummary, outcome: Outcome) -> None:
         summary.add(outcome)
         if self._on_outcome is not None:
             self._on_outcome(outcome)
 
-    def _claim(self, until_empty: bool) -> Task | None:
-        """The next task, waiting for one unless ``until_empty``; ``None`` once stopped."""
+    def _claim(self, until_empty: bool, n: int) -> list[Task]:
+        """Up to ``n`` tasks, waiting for one unless ``until_empty``; none once stopped."""
+        queue = self._tl.queue
         while not self._stop.is_set():
             try:
-                task = self._tl.queue.claim(self._agent, lease=self._lease, kinds=self._kinds)
+                tasks = queue.claim_batch(self._agent, n, lease=self._lease, kinds=self._kinds)
             except StoreBusy as exc:  # other writers held the database: look again
                 log.warning("could not claim a task, the database is busy: %s", exc)
-                task = None
             else:
-                if task is not None or until_empty:
-                    return task
+                if tasks or until_empty:
+                    return tasks
             self._stop.wait(self._poll)
-        return None
+        return []
 
-    def _handle(self, task: Task, renewal: _Renewal) -> tuple[Outcome, str | None]:
-        """Run the handler under a renewed lease: the outcome it asks for (before the queue
-        has its say) and the result to store. An interrupt propagates, the lease let go."""
+    def _handle(self, task: Task) -> tuple[Outcome, str | None]:
+        """Run the handler: the outcome it asks for (before the queue has its say) and the
+        result to store. An interrupt propagates."""
         if self._on_start is not None:
             self._on_start(task)
         started = time.monotonic()
-        renewal.hold(task)
         try:
             answer = self._handler(task)
         except NoRetry as exc:
@@ -241,10 +302,6 @@ class Worker:
         except Exception as exc:
             log.debug("handler failed on task %s", task.id, exc_info=True)
             return self._outcome(task, "failed", started, _error(exc)), None
-        finally:
-            lost = renewal.let_go()
-        if lost:
-            return self._outcome(task, "lost", started), None
         try:
             result, note = fit_text(_as_text(answer), "a task's result", MAX_TEXT_BYTES)
         except InvalidInput as exc:
@@ -295,13 +352,45 @@ class Worker:
             task.id, token, self._agent, result=result, lease=self._lease, kinds=self._kinds
         )
 
-    def _give_back(self, task: Task) -> bool:
-        try:
-            self._tl.queue.release(task.id, task.lease_token or "")
-        except TaskloomError as exc:  # its lease ends, or its process's death frees it
-            log.warning("could not give task %s back: %s", task.id, exc)
-            return False
-        return True
+    def _give_back(self, tasks: Sequence[Task], renewal: _Renewal, summary: WorkSummary) -> None:
+        """Return unfinished tasks to the queue (the attempt does not count)."""
+        for task in tasks:
+            if renewal.let_go(task):
+                continue
+            try:
+                self._tl.queue.release(task.id, task.lease_token or "")
+            except TaskloomError as exc:  # its lease ends, or its process's death frees it
+                log.warning("could not give task %s back: %s", task.id, exc)
+                continue
+            self._report(summary, Outcome(task, "released", 0.0))
+
+    def _acknowledge(
+        self, completed: list[tuple[Outcome, str | None]], renewal: _Renewal, summary: WorkSummary
+    ) -> None:
+        """Record a batch's completed tasks in one statement (:meth:`Queue.done_many`)."""
+        if not completed:
+            return
+        for outcome, _ in completed:
+            renewal.let_go(outcome.task)
+        items = [(o.task.id, o.task.lease_token or "", result) for o, result in completed]
+        for wait in (*FINISH_RETRIES_S, None):
+            try:
+                done, _ = self._tl.queue.done_many(items)
+                break
+            except StoreBusy as exc:  # nothing was changed: try again, then give up loudly
+                if wait is None:
+                    raise
+                log.warning("could not finish a batch, the database is busy: %s", exc)
+                time.sleep(wait)
+        recorded = {task.id: task for task in done}
+        for outcome, _ in completed:
+            task = recorded.get(outcome.task.id)
+            if task is None:
+                log.warning("task %s was no longer this worker's when it finished", outcome.task.id)
+                self._report(summary, Outcome(outcome.task, "lost", outcome.seconds))
+            else:
+                kept = Outcome(task, "completed", outcome.seconds, outcome.detail, outcome.note)
+                self._report(summary, kept)
 
 
 def _error(exc: BaseException) -> str:
