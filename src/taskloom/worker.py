@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from taskloom.domain.errors import (
     InvalidInput,
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from taskloom.client import Taskloom
 
 log = logging.getLogger("taskloom.worker")
+T = TypeVar("T")
 
 Handler = Callable[[Task], "str | None"]
 """What a worker runs on each task: its answer is the task's result (text, or ``None``)."""
@@ -324,18 +325,13 @@ class Worker:
         """Record ``outcome`` in the queue; the next task if one was claimed with it."""
         if outcome.kind not in ("completed", "failed", "dead"):
             return None, outcome
-        for wait in (*FINISH_RETRIES_S, None):
-            try:
-                done, nxt = self._record(task, outcome, result, claim_next)
-                break
-            except StoreBusy as exc:  # nothing was changed: try again, then give up loudly
-                if wait is None:
-                    raise
-                log.warning("could not finish task %s, the database is busy: %s", task.id, exc)
-                time.sleep(wait)
-            except (LeaseLost, NotFound):
-                log.warning("task %s was no longer this worker's when it finished", task.id)
-                return None, Outcome(task, "lost", outcome.seconds, outcome.detail, outcome.note)
+        try:
+            done, nxt = _while_busy(
+                lambda: self._record(task, outcome, result, claim_next), f"task {task.id}"
+            )
+        except (LeaseLost, NotFound):
+            log.warning("task %s was no longer this worker's when it finished", task.id)
+            return None, Outcome(task, "lost", outcome.seconds, outcome.detail, outcome.note)
         kind: OutcomeKind = "dead" if done.status == "dead" else outcome.kind
         return nxt, Outcome(done, kind, outcome.seconds, outcome.detail, outcome.note)
 
@@ -373,15 +369,7 @@ class Worker:
         for outcome, _ in completed:
             renewal.let_go(outcome.task)
         items = [(o.task.id, o.task.lease_token or "", result) for o, result in completed]
-        for wait in (*FINISH_RETRIES_S, None):
-            try:
-                done, _ = self._tl.queue.done_many(items)
-                break
-            except StoreBusy as exc:  # nothing was changed: try again, then give up loudly
-                if wait is None:
-                    raise
-                log.warning("could not finish a batch, the database is busy: %s", exc)
-                time.sleep(wait)
+        done, _ = _while_busy(lambda: self._tl.queue.done_many(items), "a batch")
         recorded = {task.id: task for task in done}
         for outcome, _ in completed:
             task = recorded.get(outcome.task.id)
@@ -391,6 +379,18 @@ class Worker:
             else:
                 kept = Outcome(task, "completed", outcome.seconds, outcome.detail, outcome.note)
                 self._report(summary, kept)
+
+
+def _while_busy(record: Callable[[], T], what: str) -> T:
+    """``record()`` (one transaction), tried again after each of :data:`FINISH_RETRIES_S`
+    while the database is busy (a busy try changed nothing), then given up loudly."""
+    for wait in FINISH_RETRIES_S:
+        try:
+            return record()
+        except StoreBusy as exc:
+            log.warning("could not finish %s, the database is busy: %s", what, exc)
+            time.sleep(wait)
+    return record()
 
 
 def _error(exc: BaseException) -> str:
