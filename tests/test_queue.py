@@ -1221,3 +1221,23 @@ def test_an_empty_kinds_list_and_a_non_bool_binding_are_refused(tl: Taskloom) ->
     with pytest.raises(InvalidInput, match="bind_process"):
         tl.queue.claim("a", bind_process="no")  # type: ignore[arg-type]
     assert tl.queue.stats()["ready"] == 1
+
+
+def test_remembered_claim_arguments_are_checked_as_given_every_time(tl: Taskloom) -> None:
+    """A claim's checked arguments are remembered, so a worker does not check them again on
+    every claim: an argument equal to a good one but of another type (``1`` for ``True``,
+    ``300`` for ``300.0``, a mapping of the good kinds) is still judged as itself."""
+    q = tl.queue
+    q.add("x", kind="build")
+    q.add("y", kind="build")
+    first = q.claim("a", kinds=["build"], bind_process=True)
+    assert first is not None and first.pid is not None
+    with pytest.raises(InvalidInput, match="bind_process"):
+        q.claim("a", kinds=["build"], bind_process=1)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match="kinds must be"):
+        q.claim("a", kinds={"build": 1})  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match="kind"):
+        q.claim("a", kinds=[["build"]])  # type: ignore[list-item]
+    second = q.claim("a", kinds=("build",), lease=300)  # the same kinds, as a tuple
+    assert second is not None and second.kind == "build"
+    assert q.stats()["in_progress"] == 2

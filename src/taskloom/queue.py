@@ -30,7 +30,6 @@ from taskloom.domain.queue import (
     check_agent,
     check_cap,
     check_ids,
-    check_kinds,
     check_seconds,
     check_text,
     completed_task,
@@ -46,10 +45,12 @@ from taskloom.queue_sql import (
     CLEAR_CLAIM,
     DONE,
     DONE_MANY_CHUNK,
+    PAYLOAD_AT,
     READ_TASK,
     RECLAIM,
     RETURNING,
-    claim_sql,
+    ClaimPlan,
+    claim_plan,
     done_and_claim_sql,
     done_many_sql,
     evict_sql,
@@ -67,9 +68,6 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 MAX_LIMIT = 2**63 - 1
 """The largest ``list`` limit: the largest integer either backend's LIMIT takes."""
-MAX_CLAIM_BATCH = 1_000
-"""The most tasks one ``claim_batch`` takes: each is leased at once, and a batch far larger
-than a worker gets through within its lease only returns them late."""
 HELD_MAX = 1_000
 """How many claimed tasks a queue remembers for its completions (see ``Queue.done``)."""
 SWEEP_EVERY_S = 1.0
@@ -77,6 +75,8 @@ SWEEP_EVERY_S = 1.0
 COUNT_EVERY_S = 1.0
 """How long a process trusts its count of ready tasks when far below the cap."""
 _STATUSES = tuple(s.value for s in TaskStatus)
+Held = tuple[Task, str]
+"""A task this queue claimed, and its payload's stored text."""
 
 
 def _tasks(rows: Sequence[Row]) -> list[Task]:
@@ -94,10 +94,10 @@ class Queue:
         self._tl = tl
         self._max_active = check_cap(max_active)
         self._sweep_due = 0.0
-        # The rows of tasks this queue claimed and still holds, by id, with their lease token:
-        # a completion under the same lease then knows the task it leaves and needs only the
-        # id back (see done). Rows, not Task objects: a caller may change a task's payload.
-        self._held: dict[str, tuple[str, Values]] = {}
+        # The tasks this queue claimed and still holds, by id, with their lease token and their
+        # payload's text: a completion under the same lease then knows the task it leaves and
+        # needs only the id back (see done).
+        self._held: dict[str, tuple[str, Task, str]] = {}
         self._held_lock = threading.Lock()
         # The ready count this process trusts (see _make_room): the cap it was counted
         # for, the room left under it, and when to count again.
@@ -120,26 +120,29 @@ class Queue:
         return time.time() if clock is utcnow else clock().timestamp()
 
     def _claimed(self, rows: list[Values]) -> list[Task]:
-        """The tasks a claim returned, remembered with their rows (at most :data:`HELD_MAX`,
-        oldest forgotten first)."""
-        tasks = [READ_TASK[self._tl.store.dialect](r) for r in rows]
+        """The tasks a claim returned, remembered with their payload's text (at most
+        :data:`HELD_MAX`, oldest forgotten first)."""
+        dialect = self._tl.store.dialect
+        tasks = [READ_TASK[dialect](r) for r in rows]
+        at = PAYLOAD_AT[dialect]
         with self._held_lock:
             held = self._held
             for task, row in zip(tasks, rows, strict=True):
-                held[task.id] = (task.lease_token or "", row)
+                held[task.id] = (task.lease_token or "", task, row[at])
             while len(held) > HELD_MAX:
                 del held[next(iter(held))]
         return tasks
 
-    def _holding(self, task_id: str, token: str) -> Values | None:
-        """The row this queue claimed the task with, if ``token`` is that claim's lease;
-        forgotten either way, as the caller is finishing or changing the task."""
+    def _holding(self, task_id: str, token: str) -> Held | None:
+        """The task this queue claimed, and its payload's text, if ``token`` is that claim's
+        lease; forgotten either way, as the caller is finishing or changing the task."""
         with self._held_lock:
             entry = self._held.pop(task_id, None)
-        return entry[1] if entry is not None and entry[0] == token else None
+        return entry[1:] if entry is not None and entry[0] == token else None
 
-    def _completed(self, row: Values, now: float, result: str | None) -> Task:
-        return completed_task(READ_TASK[self._tl.store.dialect](row), now, result)
+    @staticmethod
+    def _completed(held: Held, now: float, result: str | None) -> Task:
+        return completed_task(*held, now, result)
 
     # --- adding -------------------------------------------------------------------------------
 
@@ -327,40 +330,26 @@ class Queue:
         Expired leases go back to ready first, at most once a second per process (and always
         before an empty answer), so a busy queue does not pay for the sweep on every claim.
         """
-        sql, params, swept = self._claim_statement(agent_id, n, lease, kinds, bind_process)
+        plan = claim_plan(self._tl.store.dialect, agent_id, n, lease, kinds, bind_process)
+        sql = plan[1]
+        params, swept = self._claim_statement(plan)
         if not self._tl.store.exists():
             return []
         rows = self._retry_after_sweep(self._write_rows(sql, params), swept, sql, params)
         tasks = self._claimed(rows)
         return sorted(tasks, key=lambda t: (t.priority, t.created_at, t.id)) if n > 1 else tasks
 
-    def _claim_statement(
-        self,
-        agent_id: str,
-        n: int,
-        lease: float,
-        kinds: str | Sequence[str] | None,
-        bind_process: bool = True,
-    ) -> tuple[str, list[Any], bool]:
-        """The claim's SQL and parameters; sweeps expired leases first when one is due (the
-        third value says whether it did)."""
-        agent_id = check_agent(agent_id, "an agent id to claim for")
-        if type(n) is not int or not 1 <= n <= MAX_CLAIM_BATCH:
-            raise InvalidInput(
-                f"a batch claim takes a whole number of tasks, from 1 to {MAX_CLAIM_BATCH}"
-            )
-        lease = check_seconds(lease, "a lease", positive=True)
-        kinds = [] if kinds is None else check_kinds(kinds)
+    def _claim_statement(self, plan: ClaimPlan) -> tuple[list[Any], bool]:
+        """A claim's parameters for its checked arguments (``queue_sql.claim_plan``); sweeps
+        expired leases first when one is due (the second value says whether it did)."""
+        agent, _, lease, kinds, bind_process = plan
         now = self._now()
         swept = now >= self._sweep_due
         if swept:
             self._sweep(now)
-        if type(bind_process) is not bool:
-            raise InvalidInput(f"bind_process is true or false, not {bind_process!r}")
         pid = current_pid() if bind_process else None
-        params = [agent_id, pid, HOST, now, now + lease, new_token(), now]
-        params += [agent_id, now, now, *kinds]
-        return claim_sql(self._tl.store.dialect, len(kinds), n), params, swept
+        params = [agent, pid, HOST, now, now + lease, new_token(), now, agent, now, now, *kinds]
+        return params, swept
 
     def _retry_after_sweep(
         self, claimed: list[Values], swept: bool, sql: str, params: Sequence[Any]
@@ -506,14 +495,15 @@ class Queue:
         check_ids(task_id, lease_token)
         check_text(result, "a task's result")
         now = self._now()
-        kinds = [] if kinds is None else check_kinds(kinds)
-        claim, claim_params, swept = self._claim_statement(agent_id, 1, lease, kinds or None)
-        done_params = (now, now, result, task_id, lease_token)
         dialect = self._tl.store.dialect
+        plan = claim_plan(dialect, agent_id, 1, lease, kinds, True)
+        claim = plan[1]
+        claim_params, swept = self._claim_statement(plan)
+        done_params = (now, now, result, task_id, lease_token)
         held = self._holding(task_id, lease_token)
         nxt: list[Values]
         if dialect == "postgres":
-            sql = done_and_claim_sql(len(kinds), returning=held is None)
+            sql = done_and_claim_sql(len(plan[3]), returning=held is None)
             rows, _ = self._tl.store.write_chain(sql, (*done_params, *claim_params))
             if held is None:
                 done = [Task.from_values(r[1:]) for r in rows if r[0] == "done"]

@@ -32,7 +32,7 @@ from taskloom.domain.errors import (
     TaskloomError,
 )
 from taskloom.domain.queue import MAX_TEXT_BYTES, Task, check_agent, check_seconds, fit_text
-from taskloom.queue import MAX_CLAIM_BATCH
+from taskloom.queue_sql import MAX_CLAIM_BATCH
 
 if TYPE_CHECKING:
     from taskloom.client import Taskloom
@@ -97,7 +97,8 @@ class _Renewal:
         self._lease = lease
         self._every = lease / 3
         self._tick = lease / 6
-        self._cond = threading.Condition()
+        self._lock = threading.Lock()  # taken directly where nothing waits: half the cost
+        self._cond = threading.Condition(self._lock)
         self._held: dict[str, Task] = {}
         self._lost: set[str] = set()
         self._due = math.inf
@@ -107,7 +108,7 @@ class _Renewal:
 
     def hold(self, *tasks: Task) -> None:
         """Renew these tasks' leases (all claimed just now) until each is let go."""
-        with self._cond:
+        with self._lock:
             if not self._held:
                 self._due = time.monotonic() + self._every
             for task in tasks:
@@ -116,7 +117,7 @@ class _Renewal:
 
     def let_go(self, task: Task) -> bool:
         """Stop renewing ``task``'s lease; whether it was lost meanwhile."""
-        with self._cond:
+        with self._lock:
             self._held.pop(task.id, None)
             if not self._held:
                 self._due = math.inf
