@@ -331,7 +331,7 @@ class Queue:
         before an empty answer), so a busy queue does not pay for the sweep on every claim.
         """
         plan = claim_plan(self._tl.store.dialect, agent_id, n, lease, kinds, bind_process)
-        sql = plan[1]
+        sql = plan.sql
         params, swept = self._claim_statement(plan)
         if not self._tl.store.exists():
             return []
@@ -497,13 +497,13 @@ class Queue:
         now = self._now()
         dialect = self._tl.store.dialect
         plan = claim_plan(dialect, agent_id, 1, lease, kinds, True)
-        claim = plan[1]
+        claim = plan.sql
         claim_params, swept = self._claim_statement(plan)
         done_params = (now, now, result, task_id, lease_token)
         held = self._holding(task_id, lease_token)
         nxt: list[Values]
         if dialect == "postgres":
-            sql = done_and_claim_sql(len(plan[3]), returning=held is None)
+            sql = done_and_claim_sql(len(plan.kinds), returning=held is None)
             rows, _ = self._tl.store.write_chain(sql, (*done_params, *claim_params))
             if held is None:
                 done = [Task.from_values(r[1:]) for r in rows if r[0] == "done"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from taskloom.domain.errors import InvalidInput
 from taskloom.domain.queue import (
@@ -207,8 +207,16 @@ def fenced_sql(dialect: str, change: str, returning: bool = True) -> str:
 MAX_CLAIM_BATCH = 1_000
 """The most tasks one ``claim_batch`` takes: each is leased at once, and a batch far larger
 than a worker gets through within its lease only returns them late."""
-ClaimPlan = tuple[str, str, float, tuple[str, ...], bool]
-"""A claim's checked arguments: agent, SQL, lease, kinds, whether to bind the process."""
+
+
+class ClaimPlan(NamedTuple):
+    """A claim's checked arguments, and its statement."""
+
+    agent: str
+    sql: str
+    lease: float
+    kinds: tuple[str, ...]
+    bind_process: bool
 
 
 def claim_plan(
@@ -249,7 +257,7 @@ def _checked_claim(
     checked = () if kinds is None else tuple(check_kinds(kinds))
     if type(bind_process) is not bool:
         raise InvalidInput(f"bind_process is true or false, not {bind_process!r}")
-    return agent, claim_sql(dialect, len(checked), n), seconds, checked, bind_process
+    return ClaimPlan(agent, claim_sql(dialect, len(checked), n), seconds, checked, bind_process)
 
 
 ADD_CHUNK = 200
