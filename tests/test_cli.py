@@ -155,6 +155,16 @@ def test_every_command_has_help_with_an_example() -> None:
         assert cmd.help and "Example:" in cmd.help, " ".join(path)
 
 
+def test_every_command_summary_is_one_line() -> None:
+    """A group's ``--help`` lists each command with the first paragraph of its help, line
+    breaks kept: a summary wrapped in the source showed broken mid-sentence in that list."""
+    import inspect
+
+    for path, cmd in commands():
+        summary = inspect.cleandoc(cmd.help or "").split("\n\n")[0]
+        assert "\n" not in summary, " ".join(path)
+
+
 def test_help_texts_show_as_written(capsys: pytest.CaptureFixture[str]) -> None:
     """``--help`` reads help texts as rich markup: ``[default: …]`` was taken for a tag and
     dropped, hiding where the database is by default."""

@@ -95,8 +95,9 @@ def _decide(thread: str, card_id: str, approve: bool, seen: str | None, db: str 
 
 @app.command("list")
 def list_(thread: Thread, db: DbOption = None, as_json: JsonOption = False) -> None:
-    """Print the board, and for each plan awaiting approval the `board approve` line with
-    the `--seen` that ties the decision to the plan printed.
+    """Print the board, and the `board approve` line for each plan awaiting approval.
+
+    That line carries the `--seen` that ties the decision to the plan printed.
 
     Example: taskloom board list my-thread
     """

@@ -76,8 +76,10 @@ def pause(thread: Thread, db: DbOption = None, as_json: JsonOption = False) -> N
 
 @app.command()
 def resume(thread: Thread, db: DbOption = None, as_json: JsonOption = False) -> None:
-    """Resume a paused or blocked goal. A complete goal is an error (set a new objective), and
-    so is a budget-limited one (raise its budget with taskloom goal budget).
+    """Resume a paused or blocked goal.
+
+    A complete goal is an error (set a new objective), and so is a budget-limited one (raise
+    its budget with taskloom goal budget).
 
     Example: taskloom goal resume my-thread
     """
@@ -131,8 +133,10 @@ def budget(
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Set, raise or remove the token budget (N, --remove) and the time budget (--time,
-    --remove-time); a budget not named is kept. Lifts budget_limited once no budget is used up.
+    """Set, raise or remove the token budget and the time budget; one not named is kept.
+
+    The token budget: N, or --remove; the time budget: --time, or --remove-time. A goal that
+    was budget_limited goes on once no budget is used up.
 
     Example: taskloom goal budget my-thread 500000 --time 3600
     """

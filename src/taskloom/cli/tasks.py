@@ -181,8 +181,9 @@ def list_(
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """List tasks, most urgent first; a last line says how many more --limit left out (with
-    --json, a line on stderr, the list staying a list).
+    """List tasks, most urgent first, and how many more --limit left out.
+
+    That count is the last line (with --json, a line on stderr, the list staying a list).
 
     Example: taskloom tasks list --status ready
     """
@@ -393,8 +394,10 @@ def doctor(
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Check the database, and report stuck, orphaned, poisoned and dead tasks and stashed
-    results past their TTL; --fix reclaims, cancels and purges, never live work.
+    """Check the database and report stuck, orphaned, poisoned and dead tasks; --fix repairs.
+
+    Stashed results past their TTL are counted too. --fix reclaims, cancels and purges, and
+    never touches live work (a task whose lease has not ended).
 
     Example: taskloom doctor --fix
     """
