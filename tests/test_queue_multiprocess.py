@@ -55,41 +55,67 @@ def test_four_processes_complete_every_task_exactly_once(db_url: str) -> None:
         assert row is not None and int(row["n"]) == 0
 
 
-def _hold_leases(url: str, ready: mp.synchronize.Event) -> None:  # type: ignore[name-defined]
+LEASE_S = 1.5
+
+
+def _hold_leases(url: str, bind: bool, ready: mp.synchronize.Event) -> None:  # type: ignore[name-defined]
     with taskloom.connect(url) as tl:
-        tl.queue.claim_batch("doomed", 3, lease=1.5)
+        tl.queue.claim_batch("doomed", 3, lease=LEASE_S, bind_process=bind)
         ready.set()
         time.sleep(600)
 
 
-@pytest.mark.slow
-def test_sigkilled_worker_leases_are_reclaimed_and_its_late_done_rejected(db_url: str) -> None:
-    with taskloom.connect(db_url) as tl:
+def _killed_holder(url: str, *, bind: bool) -> dict[str, str]:
+    """Three tasks claimed by a process then SIGKILLed; their ids and its lease tokens."""
+    with taskloom.connect(url) as tl:
         for i in range(3):
             tl.queue.add(f"job {i}")
     ctx = mp.get_context("spawn")
     ready = ctx.Event()
-    proc = ctx.Process(target=_hold_leases, args=(db_url, ready))
+    proc = ctx.Process(target=_hold_leases, args=(url, bind, ready))
     proc.start()
     assert ready.wait(60)
     os.kill(proc.pid or 0, signal.SIGKILL)
     proc.join(10)
-    with taskloom.connect(db_url) as tl:
-        held = tl.queue.list(status="in_progress")
-        assert len(held) == 3
+    with taskloom.connect(url) as tl:
+        assert len(tl.queue.list(status="in_progress")) == 3
         with tl.store.read() as tx:
-            tokens = {
+            return {
                 r["id"]: r["lease_token"] for r in tx.query("SELECT id, lease_token FROM tasks")
             }
+
+
+def _finish_as_survivor(
+    tl: taskloom.Taskloom, again: list[taskloom.Task], old: dict[str, str]
+) -> None:
+    """The killed worker's late ``done`` (its old tokens) is refused; the new holder's counts."""
+    assert {t.id for t in again} == set(old)
+    for task_id, token in old.items():
+        with pytest.raises(LeaseLost):
+            tl.queue.done(task_id, token, "too late")
+    for task in again:
+        tl.queue.done(task.id, task.lease_token or "")
+    assert tl.queue.stats()["completed"] == 3
+
+
+@pytest.mark.slow
+def test_sigkilled_worker_leases_are_reclaimed_and_its_late_done_rejected(db_url: str) -> None:
+    tokens = _killed_holder(db_url, bind=True)
+    with taskloom.connect(db_url) as tl:
         # Dead PID on this host: reclaim() returns the tasks at once, before the lease ends.
         reclaimed = tl.queue.reclaim()
         assert {t.id for t in reclaimed} == set(tokens)
         assert all(t.last_error == "worker process died" for t in reclaimed)
-        again = tl.queue.claim_batch("survivor", 3, lease=60)
-        assert {t.id for t in again} == set(tokens)
-        for task_id, old in tokens.items():
-            with pytest.raises(LeaseLost):
-                tl.queue.done(task_id, old, "too late")
-        for task in again:
-            tl.queue.done(task.id, task.lease_token or "")
-        assert tl.queue.stats()["completed"] == 3
+        _finish_as_survivor(tl, tl.queue.claim_batch("survivor", 3, lease=60), tokens)
+
+
+@pytest.mark.slow
+def test_sigkilled_unbound_claims_come_back_only_when_their_lease_ends(db_url: str) -> None:
+    """Claims not bound to their process (``tasks next``: the agent outlives the command)
+    are freed by their lease alone: nothing to take while it runs, all of it once it ends."""
+    tokens = _killed_holder(db_url, bind=False)
+    with taskloom.connect(db_url) as tl:
+        assert tl.queue.reclaim() == []
+        assert tl.queue.claim_batch("survivor", 3, lease=60) == []
+        time.sleep(LEASE_S + 0.2)
+        _finish_as_survivor(tl, tl.queue.claim_batch("survivor", 3, lease=60), tokens)
