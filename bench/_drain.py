@@ -180,3 +180,20 @@ def print_tables(
             for c in cells
         )
         print(f"| {name} | {text} |")
+    print(
+        "\nwork per worker: the fewest and the most jobs one worker did, each as a share of an"
+        " even split (1.00 / 1.00 is even; near 0, a worker the others starved)"
+    )
+    print(header)
+    for name, cells in table:
+        print(f"| {name} | {' | '.join(spread(c['split']) for c in cells)} |")
+
+
+def spread(split: list[int]) -> str:
+    """The fewest and the most jobs one worker did, as shares of an even split: SQLite's busy
+    handler sleeps a millisecond or more at a time, so one worker can take nearly every turn
+    while the others wait (the issue's "some workers can starve")."""
+    even = sum(split) / len(split) if split else 0
+    if len(split) < 2 or not even:
+        return "-"
+    return f"{min(split) / even:.2f} / {max(split) / even:.2f}"

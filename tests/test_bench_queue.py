@@ -41,6 +41,21 @@ def _run(expected: set[str], *args: str, env: dict[str, str] | None = None) -> N
     for name in expected:
         line = rows[name]
         assert line.count("dup 0") == 2 and "(done" not in line, line
+    shares = _work_per_worker(done.stdout)
+    for name in expected:  # one worker is all of the work; two workers' shares make two
+        alone, (fewest, most) = shares[name]
+        assert alone == "-" and 0 <= fewest <= 1 <= most and abs(fewest + most - 2) < 0.011
+
+
+def _work_per_worker(out: str) -> dict[str, tuple[str, tuple[float, float]]]:
+    """The last table's rows (``| name | - | 0.41 / 1.59 |``), for runs at W=1 and W=2."""
+    table = out.split("work per worker")[1].splitlines()[3:]
+    rows = {}
+    for line in table:
+        name, alone, pair = (c.strip() for c in line.strip("|").split("|"))
+        fewest, most = (float(v) for v in pair.split(" / "))
+        rows[name] = (alone, (fewest, most))
+    return rows
 
 
 def test_sqlite_bench_drains_every_system_exactly_once() -> None:
