@@ -90,7 +90,7 @@ def test_add_many_reads_a_file_no_larger_than_stdin_may_be(
     assert main(["tasks", "add-many", str(plan), *db]) == 0
 
 
-def test_empty_dedup_and_status_are_refused(
+def test_empty_dedup_status_and_agent_are_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db = ("--db", f"sqlite:///{tmp_path / 'cli.db'}")
@@ -100,4 +100,6 @@ def test_empty_dedup_and_status_are_refused(
     assert main(["tasks", "list", "--status", "", *db]) == 1
     err = capsys.readouterr().err
     assert err.startswith("Error: --status, when given, must not be empty (one of: ready,")
+    assert main(["tasks", "list", "--agent", "", *db]) == 1  # an unset $AGENT listed all
+    assert capsys.readouterr().err == "Error: --agent, when given, must not be empty\n"
     assert main(["tasks", "add", "Review", "--dedup", "k", *db]) == 0

@@ -849,6 +849,24 @@ def test_doctor_lists_and_fixes_claims_of_dead_processes_seen_from_their_namespa
     assert q.get(task.id).status == "ready" and q.get(task.id).last_error == "worker process died"
 
 
+def test_doctor_counts_a_dead_workers_expired_lease_as_stuck_not_orphaned(tl: Taskloom) -> None:
+    """Orphaned means the lease still runs; once it is over the task is stuck (or simply due
+    back), and listing it under both counted one problem twice."""
+    q = tl.queue
+    task, _ = q.add("long gone")
+    assert q.claim("w", lease=60) is not None
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    with tl.store.write() as tx:  # its worker died, and its lease ended two hours ago
+        tx.execute(
+            "UPDATE tasks SET pid = ?, lease_expires_at = lease_expires_at - 7200 WHERE id = ?",
+            (gone.pid, task.id),
+        )
+    report = q.doctor()
+    assert report["stuck"] == [task.id] and report["orphaned"] == []
+    assert q.doctor(fix=True)["fixed"] == [task.id] and q.get(task.id).status == "ready"
+
+
 def test_a_claim_records_the_pid_namespace_when_it_is_not_the_machines(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -481,3 +481,32 @@ def test_doctor_reports_and_purges_stashed_results_past_their_ttl(
     assert json.loads(out)["purged_stash_results"] == 4
     code, out, _ = run(capsys, "doctor", "--db", url)
     assert "expired stash results: 0" in out
+
+
+def test_adds_at_the_cap_say_what_the_cap_evicted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """At the cap an add evicts the least urgent ready task, the new one included: the answer
+    says when that was the task just added, and stderr that older ones go too."""
+    import taskloom
+
+    url = f"sqlite:///{tmp_path / 'q.db'}"
+    code, _, err = run(capsys, "tasks", "add", "below the cap", "--db", url)
+    assert code == 0 and err == ""
+    with taskloom.connect(url) as tl:  # the CLI's queue keeps the default cap
+        cap = tl.queue.max_active
+        tl.queue.add_many({"title": f"t{i}"} for i in range(cap - 1))
+    code, out, err = run(capsys, "tasks", "add", "least urgent", "--priority", "1000", "--db", url)
+    assert code == 0 and out.rstrip().endswith(
+        "[canceled] p1000 task: least urgent  (evicted: queue is at its cap)"
+    )
+    assert err.startswith(f"note: the queue holds its cap of {cap:,} ready tasks")
+    plan = tmp_path / "plan.jsonl"
+    plan.write_text('{"title": "urgent", "priority": 1}\n{"title": "lazy", "priority": 1000}\n')
+    code, out, err = run(capsys, "tasks", "add-many", str(plan), "--db", url)
+    assert (
+        code == 0
+        and out.splitlines()[-1] == "2 added (1 of them evicted at once), 0 already queued"
+    )
+    assert "(evicted: queue is at its cap)" in out.splitlines()[1]
+    assert err.startswith("note: the queue holds its cap")

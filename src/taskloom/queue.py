@@ -589,7 +589,7 @@ class Queue:
         now = self._now()
         out = self._sweep(now)
         with self._tl.store.write() as tx:
-            for task_id, token in _orphaned(tx).items():
+            for task_id, token in _orphaned(tx, now).items():
                 # Under the lease found dead only: on PostgreSQL another worker may have
                 # swept and claimed the task since (SQLite holds its lock throughout).
                 out += _tasks(
@@ -730,7 +730,7 @@ class Queue:
                     (now - stuck_after_s,),
                 )
             )
-            orphaned = _orphaned(tx)
+            orphaned = _orphaned(tx, now)
         fixed = [t.id for t in self.reclaim()] if fix else []
         with self._tl.store.read() as tx:
             poisoned = _tasks(
@@ -759,16 +759,17 @@ def _chunks(items: Sequence[T], size: int) -> list[Sequence[T]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-def _orphaned(tx: Transaction) -> dict[str, str]:
+def _orphaned(tx: Transaction, now: float) -> dict[str, str]:
     """The tasks claimed by processes of this host (as :func:`taskloom.process.host_name`
     says) that have died, with the lease token of that claim: their leases may run for hours
-    yet, but no one will finish them."""
-    # ``lease_expires_at IS NOT NULL`` (set exactly while leased) lets PostgreSQL read the
-    # lease index instead of the whole table.
+    yet, but no one will finish them. A lease already over is not counted: the task is
+    stuck, or due back at the next claim, whoever held it."""
+    # The condition on ``lease_expires_at`` lets PostgreSQL read the lease index instead of
+    # the whole table.
     mine = tx.query(
         "SELECT id, pid, lease_token FROM tasks WHERE status = 'in_progress'"
-        " AND lease_expires_at IS NOT NULL AND host = ?",
-        (HOST,),
+        " AND lease_expires_at >= ? AND host = ?",
+        (now, HOST),
     )
     dead = (r for r in mine if r["pid"] and not alive(int(r["pid"])))
     return {str(r["id"]): str(r["lease_token"]) for r in dead}

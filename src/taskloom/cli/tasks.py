@@ -74,10 +74,20 @@ def add(
     dedup: Annotated[str | None, typer.Option(help="At most one live task per key.")] = None,
     payload: Annotated[str | None, typer.Option(help="JSON object (≤8 KiB, no secrets).")] = None,
     delay: Annotated[
-        float, typer.Option("--delay", help="Seconds before anyone may claim it.")
+        float,
+        typer.Option(
+            "--delay",
+            help="Seconds before anyone may claim it (default: at once).",
+            show_default=False,
+        ),
     ] = 0.0,
     ttl: Annotated[
-        float, typer.Option("--ttl", help="Seconds after which, unclaimed, it is canceled.")
+        float,
+        typer.Option(
+            "--ttl",
+            help="Seconds after which, unclaimed, it is canceled (default: never).",
+            show_default=False,
+        ),
     ] = 0.0,
     max_attempts: Annotated[
         int, typer.Option("--max-attempts", help="Claims before it goes dead.")
@@ -95,8 +105,9 @@ def add(
     if dedup is not None and not dedup.strip():  # "--dedup $KEY", KEY unset: no dedup at all
         raise InvalidInput("--dedup, when given, must not be empty")
     data = parse_json_object(payload, "--payload") if payload else None
+    queue = open_db(db).queue
     with flag_names(ADD_FLAGS):
-        task, added = open_db(db).queue.add(
+        task, added = queue.add(
             title,
             body=body,
             kind=kind,
@@ -112,10 +123,27 @@ def add(
     if as_json:
         # A dedup hit answers with the existing task and exit 0: ``added`` tells them apart.
         print_json({**task.to_dict(), "added": added})
-        return
-    if not added:
-        print_text("(already queued under that dedup key)")
-    print_text(_line(task))
+    else:
+        if not added:
+            print_text("(already queued under that dedup key)")
+        print_text(_line(task) + _evicted(task))
+    _note_cap(queue)
+
+
+def _evicted(task: Task) -> str:
+    """Why a task just added is already canceled: the cap evicted it, as the least urgent."""
+    return f"  ({task.result})" if task.status == "canceled" else ""
+
+
+def _note_cap(queue: Queue) -> None:
+    """At the cap each add evicts a ready task, and the evicted tasks are not in the answer:
+    say so on stderr (stdout keeps its shape for scripts)."""
+    if queue.stats()["ready"] >= queue.max_active:
+        err.print(
+            f"note: the queue holds its cap of {queue.max_active:,} ready tasks: each task added"
+            " evicts (cancels) the least urgent, oldest ready one",
+            markup=False,
+        )
 
 
 @app.command("add-many")
@@ -139,17 +167,21 @@ def add_many(
     """
     text = read_stdin("add-many") if source == "-" else read_file(source)
     tasks, lines = _task_objects(text)
+    queue = open_db(db).queue
     try:
-        answers = open_db(db).queue.add_many(tasks)
+        answers = queue.add_many(tasks)
     except InvalidInput as exc:
         raise _on_line(exc, lines) from None
     if as_json:
         print_json([{"added": added, "task": task.to_dict()} for task, added in answers])
-        return
-    for task, added in answers:
-        print_text(_line(task) + ("" if added else "  (already queued)"))
-    fresh = sum(added for _, added in answers)
-    print_text(f"{fresh} added, {len(answers) - fresh} already queued")
+    else:
+        for task, added in answers:
+            print_text(_line(task) + (_evicted(task) if added else "  (already queued)"))
+        fresh = sum(added for _, added in answers)
+        gone = sum(added and task.status == "canceled" for task, added in answers)
+        at_once = f" ({gone} of them evicted at once)" if gone else ""
+        print_text(f"{fresh} added{at_once}, {len(answers) - fresh} already queued")
+    _note_cap(queue)
 
 
 def _task_objects(text: str) -> tuple[list[Any], list[int] | None]:
@@ -191,6 +223,8 @@ def list_(
     if status == "":  # the queue reads "" as no filter: a script's unset variable listed all
         statuses = ", ".join(TaskStatus)
         raise InvalidInput(f"--status, when given, must not be empty (one of: {statuses})")
+    if agent == "":  # likewise
+        raise InvalidInput("--agent, when given, must not be empty")
     queue = open_db(db).queue
     tasks = queue.list(status=status, agent=agent, limit=limit + 1)  # one more: are there?
     shown = tasks[:limit]
