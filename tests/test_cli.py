@@ -165,6 +165,20 @@ def test_every_command_summary_is_one_line() -> None:
         assert "\n" not in summary, " ".join(path)
 
 
+def test_help_paragraphs_are_unwrapped_for_the_terminal_to_wrap() -> None:
+    """Typer prints a docstring's line breaks as they are: at 80 columns every sentence
+    wrapped in the source came out ragged."""
+    from taskloom.cli import cli
+
+    todo, seen = [cli()], 0
+    while todo:
+        cmd = todo.pop()
+        todo += getattr(cmd, "commands", {}).values()
+        seen += 1
+        assert all("\n" not in p for p in (cmd.help or "").split("\n\n")), cmd.name
+    assert seen > 40
+
+
 def test_help_texts_show_as_written(capsys: pytest.CaptureFixture[str]) -> None:
     """``--help`` reads help texts as rich markup: ``[default: …]`` was taken for a tag and
     dropped, hiding where the database is by default."""

@@ -185,8 +185,9 @@ def test_an_idle_worker_picks_up_work_added_later(tl: Taskloom) -> None:
 def test_bad_settings_are_refused(tl: Taskloom) -> None:
     with pytest.raises(InvalidInput, match="agent id"):
         Worker(tl, " ", lambda t: None)
-    with pytest.raises(InvalidInput, match="lease"):
-        Worker(tl, "w", lambda t: None, lease=0)
+    for lease in (0, 1e-9, 0.5):  # 1e-9: the lease thread renewed without end, holding its lock
+        with pytest.raises(InvalidInput, match="lease"):
+            Worker(tl, "w", lambda t: None, lease=lease)
     with pytest.raises(InvalidInput, match="callable"):
         Worker(tl, "w", "not a function")  # type: ignore[arg-type]
     with pytest.raises(InvalidInput, match="max_tasks"):
@@ -290,3 +291,28 @@ def test_max_tasks_caps_a_batch_worker(tl: Taskloom) -> None:
     assert titles(tl, "ready") == ["t5", "t6"] and tl.queue.list(status="in_progress") == []
     with pytest.raises(InvalidInput, match="batch"):
         Worker(tl, "w1", lambda t: None, batch=0)
+
+
+@pytest.mark.parametrize("batch", [1, 3])
+def test_a_failing_callback_gives_back_the_tasks_in_hand(tl: Taskloom, batch: int) -> None:
+    """``on_outcome`` raising after a completion that claimed the next task, or ``on_start``
+    raising before the handler: the error propagates, and no task stays held by a worker
+    that has stopped (until its lease ran out, doctor called it orphaned)."""
+    for i in range(4):
+        tl.queue.add(f"t{i}", priority=i)
+
+    def broken(outcome: Outcome) -> None:
+        raise ZeroDivisionError("a broken progress callback")
+
+    with pytest.raises(ZeroDivisionError):
+        Worker(tl, "w", lambda t: "ok", on_outcome=broken, batch=batch).run(until_empty=True)
+    done = ["t0"] if batch == 1 else ["t0", "t1", "t2"]  # a batch is acknowledged whole first
+    assert tl.queue.stats()["in_progress"] == 0 and titles(tl, "completed") == done
+    assert all(t.attempts == 0 for t in tl.queue.list(status="ready"))
+
+    def refuse(task: Task) -> None:
+        raise RuntimeError("on_start failed")
+
+    with pytest.raises(RuntimeError):
+        Worker(tl, "w", lambda t: "ok", on_start=refuse, batch=batch).run(until_empty=True)
+    assert tl.queue.stats()["in_progress"] == 0 and len(titles(tl, "ready")) == 4 - len(done)

@@ -109,10 +109,96 @@ def test_a_missing_command_claims_nothing(
     assert code == 1 and "--lease" in err
 
 
-def test_sigterm_gives_the_running_task_back(sqlite_url: str, handler: list[str]) -> None:
+def running(pid: int) -> bool:
+    """Whether ``pid`` runs (a killed process not yet reaped by its parent does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in ("Z", "X")
+
+
+def child_pid(pidfile: Path) -> int:
+    deadline = time.monotonic() + 60
+    while not pidfile.exists() or not pidfile.read_text().strip():
+        assert time.monotonic() < deadline, "the command never started its child"
+        time.sleep(0.05)
+    return int(pidfile.read_text())
+
+
+def test_a_timeout_stops_the_commands_children_too(
+    sqlite_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A killed shell's ``sleep`` went on (its parent now init) while the task was failed."""
+    tl = taskloom.connect(sqlite_url)
+    task, _ = tl.queue.add("spawns", max_attempts=1)
+    pidfile = tmp_path / "child.pid"
+    script = f"sleep 60 & echo $! > {pidfile}; wait"
+    code, _, _ = work(
+        capsys,
+        sqlite_url,
+        "--agent",
+        "w1",
+        "--until-empty",
+        "--timeout",
+        "1",
+        "--",
+        "sh",
+        "-c",
+        script,
+    )
+    assert code == 4 and tl.queue.get(task.id).last_error == "timed out after 1 s (killed)"
+    assert not running(child_pid(pidfile))
+
+
+def test_a_background_job_holding_the_output_does_not_hold_the_task(
+    sqlite_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The command's exit decides: it exited 0 at once, and the job it left behind (still
+    holding stdout) no longer keeps the task waiting, nor fails it under a timeout."""
+    tl = taskloom.connect(sqlite_url)
+    task, _ = tl.queue.add("leaves a job")
+    pidfile = tmp_path / "child.pid"
+    script = f"sleep 60 & echo $! > {pidfile}; echo started"
+    code, _, _ = work(
+        capsys,
+        sqlite_url,
+        "--agent",
+        "w1",
+        "--until-empty",
+        "--timeout",
+        "20",
+        "--",
+        "sh",
+        "-c",
+        script,
+    )
+    done = tl.queue.get(task.id)
+    assert code == 0 and done.status == "completed" and done.result == "started"
+    assert not running(child_pid(pidfile))
+
+
+def test_only_the_kept_part_of_a_commands_output_is_held() -> None:
+    """A command printing 64 MiB: the worker keeps the head of stdout and the tail of stderr
+    (it held all of it, twice over, while reading)."""
+    from taskloom.cli import task_command
+
+    code = (
+        "import sys; sys.stdout.write('o' * (64 << 20)); sys.stderr.write('e' * (8 << 20) + 'end')"
+    )
+    done = task_command.run([sys.executable, "-c", code], b"", {}, 60, 100, 10)
+    assert done == (0, b"o" * 100, b"e" * 7 + b"end")
+
+
+def test_sigterm_gives_the_running_task_back_and_stops_the_command(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """Its children too: a shell's ``sleep`` went on working on a task given back."""
     tl = taskloom.connect(sqlite_url)
     task, _ = tl.queue.add("sleep until stopped")
-    args = ["tasks", "work", "--db", sqlite_url, "--agent", "w1", "--", *handler]
+    pidfile = tmp_path / "child.pid"
+    script = f"sleep 60 & echo $! > {pidfile}; wait"
+    args = ["tasks", "work", "--db", sqlite_url, "--agent", "w1", "--", "sh", "-c", script]
     proc = subprocess.Popen(
         [sys.executable, "-m", "taskloom", *args],
         env=subprocess_env(),
@@ -132,6 +218,7 @@ def test_sigterm_gives_the_running_task_back(sqlite_url: str, handler: list[str]
     assert "Interrupted: 0 completed, 0 failed (to retry), 1 given back." in err.decode()
     back = tl.queue.get(task.id)
     assert back.status == "ready" and back.attempts == 0
+    assert not running(child_pid(pidfile))
 
 
 def test_work_runs_from_a_thread_other_than_the_main_one(

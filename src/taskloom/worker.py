@@ -31,7 +31,14 @@ from taskloom.domain.errors import (
     TaskFailed,
     TaskloomError,
 )
-from taskloom.domain.queue import MAX_TEXT_BYTES, Task, check_agent, check_seconds, fit_text
+from taskloom.domain.queue import (
+    MAX_TEXT_BYTES,
+    MIN_LEASE_S,
+    Task,
+    check_agent,
+    check_seconds,
+    fit_text,
+)
 from taskloom.queue_sql import MAX_CLAIM_BATCH
 
 if TYPE_CHECKING:
@@ -136,7 +143,7 @@ class _Renewal:
                 if wait > 0:
                     self._cond.wait(wait)
                 else:
-                    self._renew()
+                    self._renew()  # sets _due ahead (MIN_LEASE_S keeps it ahead)
 
     def _renew(self) -> None:
         busy = False
@@ -187,6 +194,8 @@ class Worker:
         self._agent = check_agent(agent_id, "an agent id to work for")
         self._handler = handler
         self._lease = check_seconds(lease, "a lease", positive=True)
+        if self._lease < MIN_LEASE_S:
+            raise InvalidInput(f"a worker's lease must be at least {MIN_LEASE_S:g} second")
         self._kinds = kinds
         self._poll = check_seconds(poll, "a poll interval", positive=True)
         if type(batch) is not int or not 1 <= batch <= MAX_CLAIM_BATCH:
@@ -228,14 +237,18 @@ class Worker:
             renewal.hold(task)
             try:
                 outcome, result = self._handle(task)
-            except (KeyboardInterrupt, SystemExit):
+            except BaseException:  # an interrupt, or on_start failing: the task goes back
                 self._give_back([task], renewal, summary)
                 raise
             if renewal.let_go(task):
                 outcome = Outcome(task, "lost", outcome.seconds)
             last = self._stop.is_set() or summary.handled + 1 == max_tasks
             task, outcome = self._finish(task, outcome, result, claim_next=not last)
-            self._report(summary, outcome)
+            try:
+                self._report(summary, outcome)
+            except BaseException:  # on_outcome failed: the next task, claimed, goes back
+                self._give_back([task] if task else [], renewal, summary)
+                raise
             if task is None and not last:
                 tasks = self._claim(until_empty, 1)
                 task = tasks[0] if tasks else None
@@ -263,7 +276,7 @@ class Worker:
                     if renewal.let_go(task):
                         outcome = Outcome(task, "lost", outcome.seconds)
                     self._report(summary, self._finish(task, outcome, result, claim_next=False)[1])
-            except (KeyboardInterrupt, SystemExit):
+            except BaseException:  # an interrupt, or a callback failing
                 self._give_back(tasks[handled:], renewal, summary)
                 raise
             finally:
@@ -350,7 +363,9 @@ class Worker:
         )
 
     def _give_back(self, tasks: Sequence[Task], renewal: _Renewal, summary: WorkSummary) -> None:
-        """Return unfinished tasks to the queue (the attempt does not count)."""
+        """Return unfinished tasks to the queue (the attempt does not count): all of them
+        first, then the reports, which may fail as the one that brought us here did."""
+        released = []
         for task in tasks:
             if renewal.let_go(task):
                 continue
@@ -359,6 +374,8 @@ class Worker:
             except TaskloomError as exc:  # its lease ends, or its process's death frees it
                 log.warning("could not give task %s back: %s", task.id, exc)
                 continue
+            released.append(task)
+        for task in released:
             self._report(summary, Outcome(task, "released", 0.0))
 
     def _acknowledge(

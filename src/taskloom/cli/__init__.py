@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import inspect
 import io
 import logging
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import typer
+import typer.main
 
 from taskloom.cli import board, goal, init, mcp, migrate, serve, stash, tasks, tool, work
 from taskloom.cli.common import DbOption, err, flush_out, guarded_stdout, open_db, print_text
@@ -102,11 +105,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+def cli() -> typer.core.TyperGroup:
+    """The command Typer builds from ``app``, each help text's paragraphs joined into lines:
+    Typer's help keeps a docstring's line breaks, and a terminal narrower than the source
+    showed every wrapped sentence ragged, a word or two alone on a line."""
+    command = typer.main.get_group(app)
+    todo: list[Any] = [command]
+    while todo:
+        cmd = todo.pop()
+        todo += getattr(cmd, "commands", {}).values()
+        if cmd.help:
+            paragraphs = inspect.cleandoc(cmd.help).split("\n\n")
+            cmd.help = "\n\n".join(" ".join(p.split("\n")) for p in paragraphs)
+    return command
+
+
 def _run(args: list[str]) -> int:
     """The command's exit status; its errors printed as one line."""
     try:
         check_utf8(args)
-        app(args=args, prog_name="taskloom")
+        cli().main(args=args, prog_name="taskloom")
     except SystemExit as exc:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 1)

@@ -12,7 +12,6 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 import threading
 from collections import Counter
 from collections.abc import Callable
@@ -21,6 +20,7 @@ from typing import Annotated, NoReturn
 
 import typer
 
+from taskloom.cli import task_command
 from taskloom.cli.common import (
     DbOption,
     JsonOption,
@@ -32,7 +32,13 @@ from taskloom.cli.common import (
 )
 from taskloom.domain.common import terminal_safe
 from taskloom.domain.errors import InvalidInput, TaskFailed
-from taskloom.domain.queue import MAX_ERROR_BYTES, Task, check_seconds
+from taskloom.domain.queue import (
+    MAX_ERROR_BYTES,
+    MAX_TEXT_BYTES,
+    MIN_LEASE_S,
+    Task,
+    check_seconds,
+)
 from taskloom.worker import Outcome, Worker
 
 STDERR_TAIL_BYTES = MAX_ERROR_BYTES - 100
@@ -52,21 +58,11 @@ def run_command(argv: list[str], timeout: float | None) -> Callable[[Task], str 
             TASKLOOM_TASK_KIND=task.kind,
             TASKLOOM_TASK_ATTEMPT=str(task.attempts),
         )
-        try:
-            done = subprocess.run(
-                argv,
-                input=json.dumps(task.to_dict(), ensure_ascii=False).encode(),
-                capture_output=True,
-                env=env,
-                timeout=timeout,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            raise TaskFailed(f"timed out after {timeout:g} s (killed)") from None
-        except OSError as exc:  # removed or made unrunnable since the worker started
-            raise TaskFailed(f"could not run {argv[0]}: {exc.strerror or exc}") from None
+        data = json.dumps(task.to_dict(), ensure_ascii=False).encode()
+        # One byte over the limit, and a newline: the worker then knows the result was cut.
+        done = task_command.run(argv, data, env, timeout, MAX_TEXT_BYTES + 2, STDERR_TAIL_BYTES)
         if done.returncode != 0:
-            tail = _text(done.stderr[-STDERR_TAIL_BYTES:]).strip()
+            tail = _text(done.stderr).strip()
             raise TaskFailed(f"exit {_status(done.returncode)}" + (f": {tail}" if tail else ""))
         result = _text(done.stdout).removesuffix("\n")
         return result or None
@@ -94,7 +90,7 @@ def _line(outcome: Outcome) -> str:
         "completed": f"completed in {outcome.seconds:.1f} s",
         "failed": "failed, back in the queue",
         "dead": "failed, dead (no attempts left)",
-        "lost": "finished after its lease was lost; another worker has it",
+        "lost": "finished after its lease was lost (canceled, or the lease ran out): not recorded",
         "released": "given back unfinished",
     }[what]
     detail = f": {outcome.detail}" if what in ("failed", "dead") and outcome.detail else ""
@@ -169,14 +165,17 @@ def work(
     TASKLOOM_TASK_KIND and TASKLOOM_TASK_ATTEMPT set. Exit 0: the task is completed with
     what the command printed as its result. Any other exit: the task fails with the end of
     the command's standard error (retried until its attempts run out, then dead). Ctrl-C or
-    SIGTERM stops the command and gives its task back. Standard output gets a line per task
+    SIGTERM stops the command, every process it started with it, and gives its task back;
+    --timeout stops them alike and fails the task. A process the command leaves behind still
+    holding its output is stopped when the command exits. Standard output gets a line per task
     as it ends (--json: a JSON object per line); standard error a line as each task starts,
     and a summary at the end. Exit status
     4 if any task failed or was lost, 130 on Ctrl-C, 143 on SIGTERM, else 0.
 
     Example: taskloom tasks work --agent reviewer --until-empty -- ./review.sh
     """
-    check_seconds(lease, "--lease", positive=True)
+    if check_seconds(lease, "--lease", positive=True) < MIN_LEASE_S:
+        raise InvalidInput(f"--lease must be at least {MIN_LEASE_S:g} second")
     check_seconds(poll, "--poll", positive=True)
     if timeout is not None:
         check_seconds(timeout, "--timeout", positive=True)

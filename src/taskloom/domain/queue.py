@@ -47,6 +47,10 @@ backend takes the other takes too."""
 MAX_SECONDS = 100 * 365.25 * 86400
 """The longest lease, delay or time to live: a longer one is a mistake (``inf``, ``1e300``)
 that would overflow every time column and clock it reaches."""
+MIN_LEASE_S = 1.0
+"""The shortest lease a model or a worker may take: ``1e-9`` ran out before the answer was
+read (three such claims used up a task's attempts), and a worker renewing a third of the way
+through such a lease never stopped renewing."""
 INT_RANGE = (-(2**31), 2**31 - 1)
 """Whole-number fields are 32-bit on PostgreSQL; SQLite is held to the same range so a task
 that one backend accepts, the other does too."""

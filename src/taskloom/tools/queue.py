@@ -25,6 +25,7 @@ from taskloom.domain.queue import (
     MAX_KINDS,
     MAX_SECONDS,
     MAX_TEXT_BYTES,
+    MIN_LEASE_S,
     Task,
     fit_text,
 )
@@ -34,9 +35,6 @@ if TYPE_CHECKING:
     from taskloom.client import Taskloom
 
 DEFAULT_LEASE_S = 600.0
-MIN_LEASE_S = 1.0
-"""The shortest lease a model may take: ``1e-9`` ran out before the answer was read, and three
-such claims used up a task's attempts and sent it to dead."""
 
 
 def _lease(description: str) -> Any:

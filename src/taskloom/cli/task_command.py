@@ -1,0 +1,135 @@
+"""One task's command for ``taskloom tasks work``: its own process group, the task on its
+standard input, and its output read within bounds.
+
+``subprocess.run`` was not enough here. It kills only the process it started, so a timeout or
+an interrupt left the command's children working on a task that had been failed or given to
+another worker; it reads until every process holding the output has closed it, so a command
+that left a job in the background was waited for (or failed as timed out) after it had exited
+with success; and it keeps all of the output, so a command printing gigabytes took gigabytes
+of the worker's memory when 16 KiB of it are kept.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from typing import IO, NamedTuple
+
+from taskloom.domain.errors import TaskFailed
+
+CHUNK_BYTES = 64 * 1024
+STOP_GRACE_S = 2.0
+"""How long a command stopped by a timeout or an interrupt has to exit after ``SIGTERM``
+(to its whole process group) before ``SIGKILL``."""
+OUTPUT_GRACE_S = 0.5
+"""How long the output may stay open after the command has exited: a process it left in the
+background still holding it is then stopped, and what was read is the result."""
+
+
+class Finished(NamedTuple):
+    """A command's exit status and the output :func:`run` kept of it."""
+
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+
+
+def run(
+    argv: list[str], data: bytes, env: dict[str, str], timeout: float | None, head: int, tail: int
+) -> Finished:
+    """Run ``argv`` with ``data`` on its stdin; keep at most ``head`` bytes of its stdout and
+    ``tail`` of its stderr. A timeout or an interrupt stops the command's whole process
+    group: the timeout as :class:`TaskFailed`, the interrupt propagating."""
+    try:
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            start_new_session=True,  # its own process group: stopped whole, children included
+        )
+    except OSError as exc:  # removed or made unrunnable since the worker started
+        raise TaskFailed(f"could not run {argv[0]}: {exc.strerror or exc}") from None
+    assert proc.stdin and proc.stdout and proc.stderr
+    out, err = bytearray(), bytearray()
+    threads = [
+        _thread(_feed, proc.stdin, data),
+        _thread(_keep_head, proc.stdout, out, head),
+        _thread(_keep_tail, proc.stderr, err, tail),
+    ]
+    try:
+        returncode = proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        _stop(proc, threads)
+        raise TaskFailed(f"timed out after {timeout:g} s (killed)") from None
+    except BaseException:  # Ctrl-C or SIGTERM in the worker: the command stops with it
+        _stop(proc, threads)
+        raise
+    if not _joined(threads, OUTPUT_GRACE_S):  # the output is held open by what it left behind
+        _signal_group(proc, signal.SIGKILL)
+        _joined(threads, STOP_GRACE_S)
+    return Finished(returncode, bytes(out), bytes(err))
+
+
+def _thread(target: Callable[..., None], *args: object) -> threading.Thread:
+    thread = threading.Thread(target=target, args=args, daemon=True)
+    thread.start()
+    return thread
+
+
+def _feed(pipe: IO[bytes], data: bytes) -> None:
+    """The task on the command's stdin; a command that does not read it all is its business."""
+    try:
+        pipe.write(data)
+        pipe.close()
+    except (BrokenPipeError, OSError):
+        pass
+
+
+def _keep_head(pipe: IO[bytes], into: bytearray, limit: int) -> None:
+    """Read ``pipe`` to its end, keeping its first ``limit`` bytes."""
+    with pipe:
+        while chunk := os.read(pipe.fileno(), CHUNK_BYTES):
+            if len(into) < limit:
+                into += chunk[: limit - len(into)]
+
+
+def _keep_tail(pipe: IO[bytes], into: bytearray, limit: int) -> None:
+    """Read ``pipe`` to its end, keeping its last ``limit`` bytes."""
+    with pipe:
+        while chunk := os.read(pipe.fileno(), CHUNK_BYTES):
+            into += chunk
+            if len(into) > 2 * limit:
+                del into[:-limit]
+    del into[:-limit]
+
+
+def _stop(proc: subprocess.Popen[bytes], threads: list[threading.Thread]) -> None:
+    """``SIGTERM`` to the command's process group, then ``SIGKILL`` to what is left."""
+    try:
+        _signal_group(proc, signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(STOP_GRACE_S)
+    finally:
+        _signal_group(proc, signal.SIGKILL)
+        proc.wait()
+    _joined(threads, STOP_GRACE_S)
+
+
+def _signal_group(proc: subprocess.Popen[bytes], signum: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # the group has ended
+        os.killpg(proc.pid, signum)
+
+
+def _joined(threads: list[threading.Thread], within: float) -> bool:
+    """Whether every thread ended within ``within`` seconds (all of them, not each)."""
+    deadline = time.monotonic() + within
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    return not any(thread.is_alive() for thread in threads)
