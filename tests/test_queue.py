@@ -1259,3 +1259,27 @@ def test_remembered_claim_arguments_are_checked_as_given_every_time(tl: Taskloom
     second = q.claim("a", kinds=("build",), lease=300)  # the same kinds, as a tuple
     assert second is not None and second.kind == "build"
     assert q.stats()["in_progress"] == 2
+
+
+def test_a_failure_can_hold_its_retry_back(tl_fixed: Taskloom, clock) -> None:  # type: ignore[no-untyped-def]
+    """``retry_delay`` sets the retried task's ``not_before``: no claim takes it until then,
+    so an outage does not use up its attempts within moments. A task failing into dead, or
+    failed without a delay, keeps the not_before it had."""
+    q = tl_fixed.queue
+    task, _ = q.add("calls the API", max_attempts=2)
+    claimed = q.claim("w", lease=60)
+    assert claimed is not None
+    failed = q.fail(task.id, claimed.lease_token or "", "503", retry_delay=60)
+    assert failed.status == "ready" and failed.not_before == claimed.claimed_at + 60
+    assert q.claim("w", lease=60) is None
+    clock.advance(61)
+    again = q.claim("w", lease=60)
+    assert again is not None and again.id == task.id and again.attempts == 2
+    dead = q.fail(task.id, again.lease_token or "", "503 again", retry_delay=60)
+    assert dead.status == "dead" and dead.not_before == failed.not_before
+    other, _ = q.add("fails fast")
+    claimed = q.claim("w", lease=60)
+    assert claimed is not None and claimed.id == other.id
+    assert q.fail(other.id, claimed.lease_token or "", "x").not_before is None
+    with pytest.raises(InvalidInput, match="retry_delay"):
+        q.fail(other.id, "t" * 32, "x", retry_delay=-1)

@@ -510,3 +510,32 @@ def test_adds_at_the_cap_say_what_the_cap_evicted(
     )
     assert "(evicted: queue is at its cap)" in out.splitlines()[1]
     assert err.startswith("note: the queue holds its cap")
+
+
+def test_fail_with_a_retry_delay_holds_the_task_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = ("--db", f"sqlite:///{tmp_path / 'q.db'}")
+    assert run(capsys, "tasks", "add", "flaky upstream", *db)[0] == 0
+    claimed = json.loads(run(capsys, "tasks", "next", "--agent", "a", *db, "--json")[1])
+    token = ("--token", claimed["lease_token"])
+    code, out, _ = run(
+        capsys,
+        "tasks",
+        "fail",
+        claimed["id"],
+        *token,
+        "--error",
+        "503",
+        "--retry-delay",
+        "600",
+        *db,
+        "--json",
+    )
+    failed = json.loads(out)
+    assert code == 0 and failed["status"] == "ready" and failed["not_before"] is not None
+    assert run(capsys, "tasks", "next", "--agent", "a", *db)[0] == 3  # nothing to claim yet
+    code, _, err = run(
+        capsys, "tasks", "fail", "x", *token, "--error", "e", "--retry-delay", "-1", *db
+    )
+    assert code == 1 and "--retry-delay" in err

@@ -316,3 +316,17 @@ def test_a_failing_callback_gives_back_the_tasks_in_hand(tl: Taskloom, batch: in
     with pytest.raises(RuntimeError):
         Worker(tl, "w", lambda t: "ok", on_start=refuse, batch=batch).run(until_empty=True)
     assert tl.queue.stats()["in_progress"] == 0 and len(titles(tl, "ready")) == 4 - len(done)
+
+
+def test_a_retry_delay_keeps_a_failed_task_for_later(tl: Taskloom) -> None:
+    """Without one, a failing handler used up all three attempts within a millisecond."""
+    task, _ = tl.queue.add("CI is down")
+
+    def down(t: Task) -> str:
+        raise TaskFailed("CI is down")
+
+    summary = Worker(tl, "w", down, retry_delay=3600).run(until_empty=True)
+    assert (summary.failed, summary.dead) == (1, 0)
+    later = tl.queue.get(task.id)
+    assert later.status == "ready" and later.attempts == 1
+    assert later.not_before is not None and later.not_before > time.time() + 3000

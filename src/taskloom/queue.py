@@ -524,12 +524,23 @@ class Queue:
         claimed = self._claimed(self._retry_after_sweep(nxt, swept, claim, claim_params))
         return done[0], claimed[0] if claimed else None
 
-    def fail(self, task_id: str, lease_token: str, error: str, *, retry: bool = True) -> Task:
+    def fail(
+        self,
+        task_id: str,
+        lease_token: str,
+        error: str,
+        *,
+        retry: bool = True,
+        retry_delay: float = 0.0,
+    ) -> Task:
         """Record a failure: back to ready while attempts remain (and ``retry``), else dead.
 
-        A long ``error`` (a whole traceback) is cut to its first :data:`MAX_ERROR_BYTES`
-        bytes, not refused: refusing it would lose the failure itself."""
+        ``retry_delay``: seconds before the task may be claimed again (its ``not_before``);
+        without one the next claim may retry it at once, and an outage of a minute uses up
+        its attempts in moments. A long ``error`` (a whole traceback) is cut to its first
+        :data:`MAX_ERROR_BYTES` bytes, not refused: refusing it would lose the failure."""
         check_text(error, "a failure's error", required=True, limit=None)
+        retry_delay = check_seconds(retry_delay, "retry_delay")
         status = (
             "CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'ready' END" if retry else "'dead'"
         )
@@ -538,8 +549,10 @@ class Queue:
             task_id,
             lease_token,
             f"UPDATE tasks SET status = {status}, last_error = ?, changed_at = ?,"
-            f" completed_at = CASE WHEN {status} = 'dead' THEN ? ELSE NULL END, {CLEAR_CLAIM}",
-            (cut_bytes(error, MAX_ERROR_BYTES), now, now),
+            f" completed_at = CASE WHEN {status} = 'dead' THEN ? ELSE NULL END,"
+            f" not_before = CASE WHEN {status} = 'ready' AND ? > 0 THEN ? ELSE not_before END,"
+            f" {CLEAR_CLAIM}",
+            (cut_bytes(error, MAX_ERROR_BYTES), now, now, retry_delay, now + retry_delay),
         )
 
     def release(self, task_id: str, lease_token: str) -> Task:

@@ -172,6 +172,8 @@ class Worker:
     how often an idle worker looks for work. ``batch``: claim this many tasks at a time and
     acknowledge the completed ones together, as pgqueuer does (two commits per batch instead
     of one per task, for many short tasks; each lease is renewed until its task is recorded).
+    ``retry_delay``: seconds before a failed task may be claimed again (by any worker), so a
+    failure that passes (an outage) does not use up its attempts at once.
     ``on_start`` and ``on_outcome``: called with each task as its handler starts, and with its
     :class:`Outcome` as it ends (progress)."""
 
@@ -185,6 +187,7 @@ class Worker:
         kinds: str | Sequence[str] | None = None,
         poll: float = 1.0,
         batch: int = 1,
+        retry_delay: float = 0.0,
         on_start: Callable[[Task], None] | None = None,
         on_outcome: Callable[[Outcome], None] | None = None,
     ) -> None:
@@ -201,6 +204,7 @@ class Worker:
         if type(batch) is not int or not 1 <= batch <= MAX_CLAIM_BATCH:
             raise InvalidInput(f"a worker's batch is a whole number from 1 to {MAX_CLAIM_BATCH}")
         self._batch = batch
+        self._retry_delay = check_seconds(retry_delay, "a retry delay")
         self._on_start = on_start
         self._on_outcome = on_outcome
         self._stop = threading.Event()
@@ -355,7 +359,9 @@ class Worker:
         queue, token = self._tl.queue, task.lease_token or ""
         if outcome.kind != "completed":
             error = outcome.detail or "failed"
-            return queue.fail(task.id, token, error, retry=outcome.kind == "failed"), None
+            retry = outcome.kind == "failed"
+            failed = queue.fail(task.id, token, error, retry=retry, retry_delay=self._retry_delay)
+            return failed, None
         if not claim_next:
             return queue.done(task.id, token, result), None
         return queue.done_and_claim(

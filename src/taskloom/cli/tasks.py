@@ -310,14 +310,24 @@ def fail(
     no_retry: Annotated[
         bool, typer.Option("--no-retry", help="Mark it dead now instead of retrying.")
     ] = False,
+    retry_delay: Annotated[
+        float,
+        typer.Option(
+            "--retry-delay",
+            help="Seconds before it may be claimed again (default: at once).",
+            show_default=False,
+        ),
+    ] = 0.0,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Record a failure (retried until max_attempts, then dead).
 
-    Example: taskloom tasks fail 0193… --token abc… --error "tests fail"
+    Example: taskloom tasks fail 0193… --token abc… --error "CI is down" --retry-delay 300
     """
-    _one(open_existing(db).queue.fail(task_id, token, error, retry=not no_retry), as_json)
+    retry_delay = check_seconds(retry_delay, "--retry-delay")
+    queue = open_existing(db).queue
+    _one(queue.fail(task_id, token, error, retry=not no_retry, retry_delay=retry_delay), as_json)
 
 
 @app.command()

@@ -156,6 +156,14 @@ def work(
         typer.Option("--until-empty", help="Stop when no task is ready instead of waiting."),
     ] = False,
     poll: Annotated[float, typer.Option(help="Seconds between looks when idle.")] = 1.0,
+    retry_delay: Annotated[
+        float,
+        typer.Option(
+            "--retry-delay",
+            help="Seconds before a failed task may be claimed again (default: at once).",
+            show_default=False,
+        ),
+    ] = 0.0,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -201,6 +209,7 @@ def work(
         lease=lease,
         kinds=kind,
         poll=poll,
+        retry_delay=check_seconds(retry_delay, "--retry-delay"),
         on_start=started,
         on_outcome=show,
     )
