@@ -126,6 +126,12 @@ def child_pid(pidfile: Path) -> int:
     return int(pidfile.read_text())
 
 
+def work_in_shell(capsys: pytest.CaptureFixture[str], db: str, script: str, timeout: str) -> int:
+    """``tasks work --until-empty --timeout`` running ``sh -c script``: its exit status."""
+    args = ("--agent", "w1", "--until-empty", "--timeout", timeout, "--", "sh", "-c", script)
+    return work(capsys, db, *args)[0]
+
+
 def test_a_timeout_stops_the_commands_children_too(
     sqlite_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -134,19 +140,7 @@ def test_a_timeout_stops_the_commands_children_too(
     task, _ = tl.queue.add("spawns", max_attempts=1)
     pidfile = tmp_path / "child.pid"
     script = f"sleep 60 & echo $! > {pidfile}; wait"
-    code, _, _ = work(
-        capsys,
-        sqlite_url,
-        "--agent",
-        "w1",
-        "--until-empty",
-        "--timeout",
-        "1",
-        "--",
-        "sh",
-        "-c",
-        script,
-    )
+    code = work_in_shell(capsys, sqlite_url, script, timeout="1")
     assert code == 4 and tl.queue.get(task.id).last_error == "timed out after 1 s (killed)"
     assert not running(child_pid(pidfile))
 
@@ -160,19 +154,7 @@ def test_a_background_job_holding_the_output_does_not_hold_the_task(
     task, _ = tl.queue.add("leaves a job")
     pidfile = tmp_path / "child.pid"
     script = f"sleep 60 & echo $! > {pidfile}; echo started"
-    code, _, _ = work(
-        capsys,
-        sqlite_url,
-        "--agent",
-        "w1",
-        "--until-empty",
-        "--timeout",
-        "20",
-        "--",
-        "sh",
-        "-c",
-        script,
-    )
+    code = work_in_shell(capsys, sqlite_url, script, timeout="20")
     done = tl.queue.get(task.id)
     assert code == 0 and done.status == "completed" and done.result == "started"
     assert not running(child_pid(pidfile))
