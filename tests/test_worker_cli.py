@@ -140,8 +140,8 @@ def test_a_timeout_stops_the_commands_children_too(
     task, _ = tl.queue.add("spawns", max_attempts=1)
     pidfile = tmp_path / "child.pid"
     script = f"sleep 60 & echo $! > {pidfile}; wait"
-    code = work_in_shell(capsys, sqlite_url, script, timeout="1")
-    assert code == 4 and tl.queue.get(task.id).last_error == "timed out after 1 s (killed)"
+    code = work_in_shell(capsys, sqlite_url, script, timeout="3")
+    assert code == 4 and tl.queue.get(task.id).last_error == "timed out after 3 s (killed)"
     assert not running(child_pid(pidfile))
 
 
@@ -192,6 +192,7 @@ def test_sigterm_gives_the_running_task_back_and_stops_the_command(
         while tl.queue.get(task.id).status != "in_progress" and time.monotonic() < deadline:
             time.sleep(0.05)
         assert tl.queue.get(task.id).status == "in_progress"
+        child = child_pid(pidfile)  # the command is running, its child started
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
     finally:
@@ -200,7 +201,7 @@ def test_sigterm_gives_the_running_task_back_and_stops_the_command(
     assert "Interrupted: 0 completed, 0 failed (to retry), 1 given back." in err.decode()
     back = tl.queue.get(task.id)
     assert back.status == "ready" and back.attempts == 0
-    assert not running(child_pid(pidfile))
+    assert not running(child)
 
 
 def test_work_runs_from_a_thread_other_than_the_main_one(
