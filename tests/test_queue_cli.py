@@ -85,7 +85,14 @@ def test_add_many_from_a_file_or_standard_input(
     assert code == 0 and out.strip().endswith("2 added, 1 already queued")
     monkeypatch.setattr("sys.stdin", io.StringIO('[{"title": "docs"}, {"title": "lint"}]'))
     code, out, _ = run(capsys, "tasks", "add-many", "-", *db, "--json")
-    assert code == 0 and [a["added"] for a in json.loads(out)] == [True, True]
+    answers = json.loads(out)
+    assert code == 0 and [(a["title"], a["added"]) for a in answers] == [
+        ("docs", True),
+        ("lint", True),
+    ]
+    code, out, _ = run(capsys, "tasks", "add", "test", "--dedup", "t", *db, "--json")
+    again = json.loads(out)  # already queued: the existing task, "added": false
+    assert code == 0 and not again["added"] and again.keys() == answers[0].keys()
     plan.write_text('{"title": "fine"}\n{"title": "bad", "priority": "high"}\n')
     code, _, err = run(capsys, "tasks", "add-many", str(plan), *db)
     assert code == 1 and "line 2: 'priority' must be a whole number" in err

@@ -173,7 +173,8 @@ def add_many(
     except InvalidInput as exc:
         raise _on_line(exc, lines) from None
     if as_json:
-        print_json([{"added": added, "task": task.to_dict()} for task, added in answers])
+        # Each task as ``tasks add --json`` prints one, so a script reads both alike.
+        print_json([{**task.to_dict(), "added": added} for task, added in answers])
     else:
         for task, added in answers:
             print_text(_line(task) + (_evicted(task) if added else "  (already queued)"))
