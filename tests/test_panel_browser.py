@@ -303,6 +303,24 @@ def test_queue_filters_and_cancel(server: Server, page: object) -> None:
     tl.close()
 
 
+def test_a_delayed_ready_task_says_from_when_it_may_be_claimed(
+    server: Server, page: object
+) -> None:
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    tl = taskloom.connect(server.db_url)
+    later, _ = tl.queue.add("Retry the sync", delay_s=3600)
+    now, _ = tl.queue.add("Index the docs")
+    page.goto(f"{server.url}/")
+    waits = page.locator(f'[data-task="{later.id}"] .waits')
+    expect(waits).to_contain_text("not before")
+    expect(waits).to_have_attribute("title", later.to_dict()["not_before"])
+    expect(page.locator(f'[data-task="{now.id}"]')).to_be_visible()
+    expect(page.locator(f'[data-task="{now.id}"] .waits')).to_have_count(0)
+    tl.close()
+
+
 def test_markup_in_titles_and_notes_is_shown_as_text(server: Server, page: object) -> None:
     from playwright.sync_api import Page, expect
 

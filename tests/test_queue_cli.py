@@ -323,6 +323,35 @@ def test_add_sets_delay_ttl_attempts_and_source(
     assert run(capsys, "tasks", "next", "--agent", "a", *db)[0] == 3  # not before a minute
 
 
+def test_list_and_show_say_why_a_ready_task_is_not_handed_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``tasks next`` answering "no task ready" beside a list of ready tasks needs saying why:
+    the line names the one agent it is for and the time it may be claimed from."""
+    db = ("--db", f"sqlite:///{tmp_path / 'q.db'}")
+    args = ("--for", "coder-2", "--delay", "600", "--ttl", "3600", "--dedup", "k", "--source", "ci")
+    code, out, _ = run(capsys, "tasks", "add", "later", *args, *db, "--json")
+    task = json.loads(out)
+    run(capsys, "tasks", "add", "now", *db)
+    code, out, _ = run(capsys, "tasks", "list", *db)
+    later, now = sorted(out.splitlines(), key=lambda line: "now" in line)
+    assert later.endswith(f"later  (for coder-2; not before {task['not_before']})")
+    assert now.endswith("task: now")  # nothing holds it back: no note
+    code, out, _ = run(capsys, "tasks", "show", task["id"], *db)
+    assert code == 0
+    for line in ("attempts: 0 of 3", "for: coder-2", "source: ci", "dedup key: k"):
+        assert line in out.splitlines()
+    assert f"not before: {task['not_before']}" in out and f"expires: {task['expires_at']}" in out
+    assert "claimed:" not in out and "lease expires:" not in out
+
+    code, out, _ = run(capsys, "tasks", "next", "--agent", "coder-1", *db, "--json")
+    claimed = json.loads(out)
+    code, out, _ = run(capsys, "tasks", "show", claimed["id"], *db)
+    assert code == 0 and f"claimed: {claimed['claimed_at']} by coder-1" in out
+    assert f"lease expires: {claimed['lease_expires_at']}" in out and "attempts: 1 of 3" in out
+    assert "(for" not in out.splitlines()[0]  # in progress: who holds it is what matters
+
+
 def test_add_many_reads_a_file_with_a_byte_order_mark(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from typing import Annotated, Any
 
 import typer
@@ -25,7 +26,7 @@ from taskloom.cli.common import (
 )
 from taskloom.domain.common import parse_json, parse_json_object
 from taskloom.domain.errors import InvalidInput, TaskloomError
-from taskloom.domain.queue import Task, TaskStatus, check_seconds, claim_command
+from taskloom.domain.queue import Task, TaskStatus, check_seconds, claim_command, iso_time
 from taskloom.guard.stash import count_expired, purge_stash
 from taskloom.queue import Queue
 
@@ -51,8 +52,17 @@ ADD_FLAGS = {
 
 
 def _line(task: Task) -> str:
+    """A task on one line: id, status, priority, kind, title, who holds it, and what keeps a
+    ready task from being claimed by anyone at once (``tasks next`` answers "no task ready"
+    while the list shows one)."""
     who = f" @{task.claimed_by}" if task.claimed_by else ""
-    return f"{task.id}  [{task.status.value}] p{task.priority} {task.kind}: {task.title}{who}"
+    line = f"{task.id}  [{task.status.value}] p{task.priority} {task.kind}: {task.title}{who}"
+    if task.status is not TaskStatus.READY:
+        return line
+    notes = [f"for {task.target_agent}"] if task.target_agent else []
+    if task.not_before is not None and task.not_before > time.time():
+        notes.append(f"not before {iso_time(task.not_before)}")
+    return f"{line}  ({'; '.join(notes)})" if notes else line
 
 
 def _one(task: Task, as_json: bool, *, with_token: bool = False, must_arrive: bool = False) -> None:
@@ -376,7 +386,7 @@ def cancel(
 
 @app.command()
 def show(task_id: TaskId, db: DbOption = None, as_json: JsonOption = False) -> None:
-    """Print one task: its line, then its body, payload, result and last error.
+    """Print one task: its line, then its attempts, schedule, claim, body, payload and result.
 
     Example: taskloom tasks show 0193…
     """
@@ -385,7 +395,20 @@ def show(task_id: TaskId, db: DbOption = None, as_json: JsonOption = False) -> N
         print_json(task.to_dict())
         return
     print_text(_line(task))
+    claim = None
+    if task.claimed_at is not None:
+        process = f" (pid {task.pid} on {task.host})" if task.pid is not None else ""
+        claim = f"{iso_time(task.claimed_at)} by {task.claimed_by}{process}"
+    times = {"not before": task.not_before, "expires": task.expires_at}
+    times |= {"lease expires": task.lease_expires_at, "completed": task.completed_at}
     details = {
+        "attempts": f"{task.attempts} of {task.max_attempts}",
+        "for": task.target_agent,
+        "source": task.source,
+        "dedup key": task.dedup_key,
+        "created": iso_time(task.created_at),
+        **{name: None if at is None else iso_time(at) for name, at in times.items()},
+        "claimed": claim,
         "body": task.body or None,
         "payload": json.dumps(task.payload, ensure_ascii=False) if task.payload else None,
         "result": task.result,

@@ -97,8 +97,9 @@ def _iso_ms(ms: int) -> str:
     return f"{stamp}{ms % 1000:03d}Z"
 
 
-def _iso(ts: float | None) -> str | None:
-    """Unix seconds as RFC 3339 UTC with milliseconds."""
+def iso_time(ts: float | None) -> str | None:
+    """Unix seconds as RFC 3339 UTC with milliseconds, as a task's times are shown
+    everywhere (rounded to the nearest millisecond, as its events have them)."""
     return None if ts is None else _iso_ms(_ms(ts))
 
 
@@ -146,7 +147,7 @@ def task_event_data(data: Any, fixed: Mapping[str, Any] | None = None) -> dict[s
                 value = row.get(name)
                 if name == "payload" and isinstance(value, str):
                     value = json.loads(value)
-                out[name] = _iso(value) if name in _TIMES else value
+                out[name] = iso_time(value) if name in _TIMES else value
             else:
                 out[name] = None  # the lease token, never in an event
     for name in TIME_FIELDS:
@@ -240,7 +241,7 @@ class Task:
         for name in self.__dataclass_fields__:
             value = getattr(self, name)
             if name in TIME_FIELDS:
-                value = _iso(value)
+                value = iso_time(value)
             out[name] = value
         out["status"] = self.status.value
         if not with_token:

@@ -450,7 +450,7 @@ function renderQueue() {
   $("queue").replaceChildren(h("table", { class: "tasks" },
     h("thead", {}, h("tr", {}, ["Status", "Title", "Kind", "Agent", "Prio", "Tries", ""].map((c) => h("th", {}, c)))),
     h("tbody", {}, rows.map((t) => h("tr", { "data-task": t.id },
-      h("td", {}, statusChip(t.status)),
+      h("td", {}, statusChip(t.status), waits(t)),
       h("td", {}, iso("div", { class: "title" }, t.title), t.last_error ? iso("div", { class: "err" }, t.last_error) : null),
       h("td", {}, iso("span", {}, t.kind || "")),
       h("td", {}, t.claimed_by ? iso("span", {}, ident(t.claimed_by))
@@ -461,6 +461,18 @@ function renderQueue() {
         ? actButton({ class: "btn danger", "aria-label": `Cancel the task: ${bidiShown(t.title)}` }, "Cancel",
           `/api/tasks/${encodeURIComponent(t.id)}/cancel`, { reason: "canceled from the panel" })
         : null))))), ...(note ? [note] : []));
+}
+
+// A ready task no one may claim yet (added with a delay, or failed with a retry delay) says
+// from when: otherwise it looks like work the agents are ignoring. An absolute time stays
+// true while the page sits unchanged.
+function waits(t) {
+  const from = t.status === "ready" && t.not_before ? Date.parse(t.not_before) : NaN;
+  if (!(from > Date.now())) return null;
+  const at = new Date(from);
+  const when = at.toDateString() === new Date().toDateString()
+    ? at.toLocaleTimeString() : at.toLocaleString();
+  return h("div", { class: "waits", title: t.not_before }, `not before ${when}`);
 }
 
 // ---- live data ----
