@@ -65,6 +65,22 @@ def test_each_task_is_run_through_the_command(
     assert f"{bad.id}  fail me  started (attempt 1 of 1)" in err
 
 
+def test_a_failure_held_back_by_a_retry_delay_says_until_when(
+    sqlite_url: str, handler: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    tl = taskloom.connect(sqlite_url)
+    flaky, _ = tl.queue.add("fail upstream")
+    args = ("--agent", "w1", "--until-empty", "--retry-delay", "600", "--", *handler)
+    code, out, err = work(capsys, sqlite_url, *args)
+    held = tl.queue.get(flaky.id).to_dict()
+    assert code == 4 and held["status"] == "ready" and held["not_before"]
+    assert f"failed, back in the queue (not before {held['not_before']}): exit 3" in out
+    assert "0 completed, 1 failed (to retry)" in err
+    code, out, _ = work(capsys, sqlite_url, *args)  # nothing to claim for ten minutes
+    assert code == 0 and out == ""
+    tl.close()
+
+
 def test_json_lines_and_a_clean_exit(
     sqlite_url: str, handler: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:

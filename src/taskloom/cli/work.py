@@ -13,6 +13,7 @@ import os
 import shutil
 import signal
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable
 from types import FrameType
@@ -38,6 +39,7 @@ from taskloom.domain.queue import (
     MIN_LEASE_S,
     Task,
     check_seconds,
+    iso_time,
 )
 from taskloom.worker import Outcome, Worker
 
@@ -88,13 +90,20 @@ def _line(outcome: Outcome) -> str:
     task, what = outcome.task, outcome.kind
     said = {
         "completed": f"completed in {outcome.seconds:.1f} s",
-        "failed": "failed, back in the queue",
+        "failed": "failed, back in the queue" + _retried_from(task),
         "dead": "failed, dead (no attempts left)",
         "lost": "finished after its lease was lost (canceled, or the lease ran out): not recorded",
         "released": "given back unfinished",
     }[what]
     detail = f": {outcome.detail}" if what in ("failed", "dead") and outcome.detail else ""
     return f"{task.id}  {task.title}  {said}{detail}{outcome.note}"
+
+
+def _retried_from(task: Task) -> str:
+    """When a failed task may be claimed again, if not at once (``--retry-delay``)."""
+    if task.not_before is None or task.not_before <= time.time():
+        return ""
+    return f" (not before {iso_time(task.not_before)})"
 
 
 def _shown(outcome: Outcome) -> dict[str, object]:
