@@ -321,6 +321,27 @@ def test_a_delayed_ready_task_says_from_when_it_may_be_claimed(
     tl.close()
 
 
+def test_a_dead_task_is_requeued_from_the_panel(server: Server, page: object) -> None:
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    tl = taskloom.connect(server.db_url)
+    task, _ = tl.queue.add("Sync the mirror", max_attempts=1)
+    claimed = tl.queue.claim("worker-1")
+    assert claimed is not None
+    tl.queue.fail(task.id, claimed.lease_token or "", "mirror down")
+    page.goto(f"{server.url}/")
+    row = page.locator(f'[data-task="{task.id}"]')
+    expect(row.locator(".status")).to_have_attribute("data-status", "dead")
+    expect(row.get_by_role("button", name="Cancel")).to_have_count(0)  # nothing to cancel
+    row.get_by_role("button", name="Requeue").click()
+    expect(row.locator(".status")).to_have_attribute("data-status", "ready")  # live
+    expect(row.get_by_role("button", name="Cancel")).to_be_visible()
+    back = tl.queue.get(task.id)
+    assert back.status == "ready" and back.attempts == 0 and back.last_error == "mirror down"
+    tl.close()
+
+
 def test_markup_in_titles_and_notes_is_shown_as_text(server: Server, page: object) -> None:
     from playwright.sync_api import Page, expect
 

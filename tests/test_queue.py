@@ -237,6 +237,67 @@ def test_fail_retries_then_dead_letter(tl: Taskloom) -> None:
     assert q.fail(other.id, c.lease_token or "", "fatal", retry=False).status == "dead"
 
 
+def _dead(q: Queue, title: str, **fields: Any) -> Task:
+    task, _ = q.add(title, max_attempts=1, **fields)
+    claimed = q.claim("w")
+    assert claimed is not None and claimed.id == task.id
+    dead = q.fail(task.id, claimed.lease_token or "", "upstream down")
+    assert dead.status == "dead"
+    return dead
+
+
+def test_a_dead_task_is_requeued_with_its_attempts_reset(tl: Taskloom) -> None:
+    q = tl.queue
+    dead = _dead(q, "flaky", dedup_key="nightly")
+    back = q.requeue(dead.id)
+    assert back.status == "ready" and back.attempts == 0 and back.max_attempts == 1
+    assert back.last_error == "upstream down"  # for the next worker to read
+    assert back.completed_at is None and back.claimed_by is None and back.not_before is None
+    assert q.get(dead.id) == back
+    with tl.store.read() as tx:
+        last = [e.data for e in tx.events_after(0) if e.type == TASK_STATE][-1]
+    assert last["id"] == dead.id and last["status"] == "ready" and last["attempts"] == 0
+    again = q.claim("w")
+    assert again is not None and again.id == dead.id and again.attempts == 1
+    # It holds its dedup key again, as any live task does.
+    assert q.add("flaky again", dedup_key="nightly") == (again, False)
+
+    with pytest.raises(InvalidInput, match="is in_progress: only a dead task is requeued"):
+        q.requeue(again.id)
+    assert q.get(again.id) == again
+    with pytest.raises(NotFound):
+        q.requeue("no-such-task")
+
+
+def test_a_requeue_is_refused_while_another_task_holds_its_dedup_key(tl: Taskloom) -> None:
+    q = tl.queue
+    dead = _dead(q, "sync", dedup_key="sync")
+    newer, added = q.add("sync, added again", dedup_key="sync")
+    assert added  # a dead task holds no key
+    with pytest.raises(InvalidInput, match=f"task '{newer.id}' now holds the dedup key 'sync'"):
+        q.requeue(dead.id)
+    assert q.get(dead.id) == dead
+
+
+def test_an_expired_dead_task_is_not_requeued(tl_fixed: Taskloom, clock: FakeClock) -> None:
+    q = tl_fixed.queue
+    dead = _dead(q, "report", ttl_s=60)
+    clock.advance(120)
+    with pytest.raises(InvalidInput, match=r"expired at .*: add it again"):
+        q.requeue(dead.id)
+    assert q.get(dead.id) == dead
+
+
+def test_a_requeue_keeps_to_the_cap(tl: Taskloom) -> None:
+    q = tl.queue
+    dead = _dead(q, "least urgent", priority=500)
+    q.max_active = 1
+    urgent, _ = q.add("urgent", priority=1)
+    back = q.requeue(dead.id)  # over the cap, and the least urgent ready task
+    assert back.status == "canceled" and back.result == "evicted: queue is at its cap"
+    assert q.get(urgent.id).status == "ready" and q.get(dead.id) == back
+
+
 def test_release_does_not_count_an_attempt(tl: Taskloom) -> None:
     q = tl.queue
     task, _ = q.add("x")

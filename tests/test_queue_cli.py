@@ -352,6 +352,33 @@ def test_list_and_show_say_why_a_ready_task_is_not_handed_out(
     assert "(for" not in out.splitlines()[0]  # in progress: who holds it is what matters
 
 
+def test_requeue_runs_dead_tasks_again_and_names_the_ones_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = ("--db", f"sqlite:///{tmp_path / 'q.db'}")
+    dead = []
+    for title in ("sync a", "sync b"):
+        run(capsys, "tasks", "add", title, "--max-attempts", "1", *db)
+        claimed = json.loads(run(capsys, "tasks", "next", "--agent", "a", *db, "--json")[1])
+        token = ("--token", claimed["lease_token"])
+        run(capsys, "tasks", "fail", claimed["id"], *token, "--error", "503", *db)
+        dead.append(claimed["id"])
+    code, out, _ = run(capsys, "doctor", *db)
+    assert code == 0 and f"dead: 2  {' '.join(sorted(dead))}" in out
+    assert "taskloom tasks requeue ID" in out
+
+    code, out, err = run(capsys, "tasks", "requeue", dead[0], "nope", dead[1], *db)
+    assert code == 1 and err.strip() == "Error: task 'nope' not found"
+    lines = out.splitlines()  # the others were requeued all the same
+    assert [line.split()[:2] for line in lines] == [[dead[0], "[ready]"], [dead[1], "[ready]"]]
+    code, out, err = run(capsys, "tasks", "requeue", dead[0], *db, "--json")
+    assert code == 1 and out == "" and "is ready: only a dead task is requeued" in err
+    task = json.loads(run(capsys, "tasks", "show", dead[0], *db, "--json")[1])
+    assert task["attempts"] == 0 and task["last_error"] == "503"
+    code, _, err = run(capsys, "tasks", "requeue", "x", "--db", f"sqlite:///{tmp_path / 'no.db'}")
+    assert code == 1 and "no taskloom database" in err
+
+
 def test_add_many_reads_a_file_with_a_byte_order_mark(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -85,6 +85,15 @@ def test_api_reads_and_human_actions(tl: Taskloom) -> None:
     assert request(tl, "GET", "/api/tasks/stats").json()["ready"] == 1
     r = request(tl, "POST", f"/api/tasks/{task.id}/cancel", json={"reason": "no"})
     assert r.json()["status"] == "canceled"
+    r = request(tl, "POST", f"/api/tasks/{task.id}/requeue")
+    assert r.status_code == 400 and "only a dead task is requeued" in r.json()["message"]
+    tl.queue.add("flaky", max_attempts=1)
+    claimed = tl.queue.claim("w")
+    assert claimed is not None
+    tl.queue.fail(claimed.id, claimed.lease_token or "", "boom")
+    r = request(tl, "POST", f"/api/tasks/{claimed.id}/requeue", json={})
+    assert r.json()["status"] == "ready" and r.json()["attempts"] == 0
+    assert r.json()["lease_token"] is None
 
 
 @pytest.mark.parametrize(

@@ -11,18 +11,17 @@ a ``task_state`` event in the same transaction.
 
 from __future__ import annotations
 
-import hashlib
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
+from taskloom import surfacing
 from taskloom.clock import utcnow
 from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound
 from taskloom.domain.queue import (
     INT_RANGE,
     MAX_ERROR_BYTES,
-    SURFACE_ROWS,
     TERMINAL,
     NewTask,
     Task,
@@ -30,21 +29,21 @@ from taskloom.domain.queue import (
     check_agent,
     check_cap,
     check_ids,
+    check_requeue,
     check_seconds,
     check_text,
     completed_task,
     cut_bytes,
     new_task,
-    surface_block,
 )
 from taskloom.ids import new_token
 from taskloom.process import HOST, alive, current_pid
 from taskloom.queue_sql import (
     ADD_CHUNK,
-    CLAIMABLE,
     CLEAR_CLAIM,
     DONE,
     DONE_MANY_CHUNK,
+    LIVE_KEY,
     PAYLOAD_AT,
     READ_TASK,
     RECLAIM,
@@ -57,6 +56,7 @@ from taskloom.queue_sql import (
     expire_sql,
     fenced_sql,
     insert_sql,
+    requeue_sql,
     sweep_all_sql,
     sweep_sql,
 )
@@ -614,6 +614,27 @@ class Queue:
                 )
         return out
 
+    def requeue(self, task_id: str) -> Task:
+        """Put a dead task back to ready with no attempts used (the dead-letter redrive, once
+        whatever killed it is fixed); its last error stays for the next worker to read.
+        Refused as :func:`~taskloom.domain.queue.check_requeue` says, changing nothing. The
+        active cap applies as to an add."""
+        check_ids(task_id)
+        now = self._now()
+        with self._tl.store.write() as tx:
+            row = tx.query_one("SELECT * FROM tasks WHERE id = ?", (task_id,))
+            if row is None:
+                raise NotFound(f"task '{task_id}' not found")
+            task, holder = Task.from_row(row), None
+            if task.dedup_key is not None and task.status is TaskStatus.DEAD:
+                tx.lock("dedup", task.dedup_key)  # as an add of the key takes it
+                holder = tx.query_one(LIVE_KEY, (task.dedup_key,))
+            check_requeue(task, now, None if holder is None else str(holder["id"]))
+            rows = tx.query(requeue_sql(tx.dialect), (now, task_id))
+            requeued = READ_TASK[tx.dialect](tuple(rows[0].values()))
+            evicted = self._make_room(tx, now)
+        return evicted.get(task_id, requeued)
+
     def prune(self, older_than_s: float = 7 * 86400) -> int:
         """Delete finished tasks older than the retention window, and their events: a task's
         events cannot be read whole without its row (they are left out of reads), so they
@@ -675,19 +696,12 @@ class Queue:
     def ready_count(self, agent_id: str) -> int:
         """How many tasks ``agent_id`` could claim now (a lease run out included: a claim
         takes it back first): the count :meth:`surface` shows."""
-        agent_id = check_agent(agent_id)
-        now = self._now()
-        with self._tl.store.read() as tx:
-            row = tx.query_one(
-                f"SELECT count(*) AS n FROM tasks WHERE {CLAIMABLE}", (now, agent_id, now, now)
-            )
-        return int(row["n"]) if row else 0
+        return surfacing.ready_count(self._tl.store, check_agent(agent_id), self._now())
 
     def unsee(self, agent_id: str) -> None:
         """Forget the block ``agent_id`` last saw, so :meth:`surface` shows it again: for a
         hook that could not deliver it (a closed stdout, a full disk)."""
-        with self._tl.store.write() as tx:
-            tx.execute("DELETE FROM agent_cursors WHERE agent_id = ?", (check_agent(agent_id),))
+        surfacing.unsee(self._tl.store, check_agent(agent_id))
 
     def surface(self, agent_id: str, *, claim: str = "") -> str | None:
         """The ready-task block for ``agent_id``, or ``None`` if nothing changed since the
@@ -699,30 +713,7 @@ class Queue:
             raise InvalidInput(
                 f"claim must be text (how to claim a task), not {type(claim).__name__}"
             )
-        now = self._now()
-        ready = f"FROM tasks WHERE {CLAIMABLE} ORDER BY priority, created_at, id"
-        params = (now, agent_id, now, now)
-        with self._tl.store.read() as tx:
-            # Only ids for the digest: a hook runs this on every prompt, and mapping a large
-            # backlog to tasks took ~0.4 s at 10,000 ready; five rows are shown.
-            ids = [str(r["id"]) for r in tx.query(f"SELECT id {ready}", params)]
-            digest = hashlib.sha256(",".join(ids).encode()).hexdigest()
-            seen = tx.query_one("SELECT digest FROM agent_cursors WHERE agent_id = ?", (agent_id,))
-            if (seen is None and not ids) or (seen is not None and seen["digest"] == digest):
-                return None  # nothing new (nothing at all: no cursor is written, no file made)
-            top = _tasks(tx.query(f"SELECT * {ready} LIMIT ?", (*params, SURFACE_ROWS)))
-        with self._tl.store.write() as tx:
-            # Set only if still different: of two hooks racing for one agent, one shows the
-            # block. (If the ready set changed in between, the next prompt shows it again.)
-            changed = tx.execute(
-                "INSERT INTO agent_cursors (agent_id, digest, updated_at) VALUES (?, ?, ?)"
-                " ON CONFLICT (agent_id) DO UPDATE SET digest = excluded.digest,"
-                " updated_at = excluded.updated_at WHERE agent_cursors.digest <> excluded.digest",
-                (agent_id, digest, now),
-            )
-        if not ids or not changed:
-            return None
-        return surface_block(agent_id, top, len(ids), claim)
+        return surfacing.surface(self._tl.store, agent_id, self._now(), claim)
 
     def doctor(
         self, *, fix: bool = False, stuck_after_s: float = 3600, poisoned_at: int = 5

@@ -321,3 +321,18 @@ def insert_sql(
         params += [t.dedup_key, t.payload_json, now, not_before, expires_at, t.max_attempts, now]
     values = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(fresh))
     return f"{INSERT}{values}{RETURNING[dialect]}", params
+
+
+LIVE_KEY = "SELECT id FROM tasks WHERE dedup_key = ? AND status IN ('ready', 'in_progress')"
+"""The live task holding a dedup key, if any (what ``tasks_dedup`` allows one of)."""
+
+
+@functools.lru_cache(maxsize=4)
+def requeue_sql(dialect: str) -> str:
+    """A dead task back to ready with its attempts at zero and nothing holding it back;
+    ``last_error`` stays. Parameters: now, the task's id."""
+    return (
+        "UPDATE tasks SET status = 'ready', attempts = 0, not_before = NULL,"
+        f" completed_at = NULL, changed_at = ?, {CLEAR_CLAIM}"
+        f" WHERE id = ? AND status = 'dead'{RETURNING[dialect]}"
+    )

@@ -13,8 +13,15 @@ import typer
 import typer.main
 
 from taskloom.cli import board, goal, init, mcp, migrate, serve, stash, tasks, tool, work
-from taskloom.cli.common import DbOption, err, flush_out, guarded_stdout, open_db, print_text
-from taskloom.domain.common import terminal_safe
+from taskloom.cli.common import (
+    DbOption,
+    err,
+    flush_out,
+    guarded_stdout,
+    open_db,
+    print_error,
+    print_text,
+)
 from taskloom.domain.errors import InvalidInput, TaskloomError
 
 app = typer.Typer(
@@ -137,8 +144,7 @@ def _run(args: list[str]) -> int:
 
 
 def _error(exc: TaskloomError) -> int:
-    message = terminal_safe(exc.message) if err.is_terminal else exc.message
-    err.print(f"Error: {message}", markup=False)
+    print_error(exc)
     return 1
 
 

@@ -112,6 +112,13 @@ def print_text(text: str, *, must_arrive: bool = False) -> None:
         write_out(text + "\n", must_arrive=must_arrive)
 
 
+def print_error(exc: TaskloomError) -> None:
+    """``Error: …`` on standard error, one line; on a terminal its controls shown, not obeyed
+    (an id or a title from the database may be in it)."""
+    message = terminal_safe(exc.message) if err.is_terminal else exc.message
+    err.print(f"Error: {message}", markup=False)
+
+
 def write_out(text: str, *, must_arrive: bool = False) -> None:
     """Write ``text`` to standard output exactly; with standard output closed (``>&-``) or
     its reader gone, nothing. A command prints after its work is saved, so output nobody

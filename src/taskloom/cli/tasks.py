@@ -18,6 +18,7 @@ from taskloom.cli.common import (
     json_text,
     open_db,
     open_existing,
+    print_error,
     print_json,
     print_text,
     read_file,
@@ -25,7 +26,7 @@ from taskloom.cli.common import (
     write_out,
 )
 from taskloom.domain.common import parse_json, parse_json_object
-from taskloom.domain.errors import InvalidInput, TaskloomError
+from taskloom.domain.errors import InvalidInput, NotFound, TaskloomError
 from taskloom.domain.queue import Task, TaskStatus, check_seconds, claim_command, iso_time
 from taskloom.guard.stash import count_expired, purge_stash
 from taskloom.queue import Queue
@@ -385,6 +386,33 @@ def cancel(
 
 
 @app.command()
+def requeue(
+    task_ids: Annotated[list[str], typer.Argument(help="Ids of dead tasks.", show_default=False)],
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Put dead tasks back to ready with their attempts reset, once what killed them is fixed.
+
+    Their last error stays for the next worker to read. A task that is not dead, has
+    expired, or whose dedup key another live task now holds is refused and left as it is;
+    the others are requeued (exit 1 if any was refused).
+
+    Example: taskloom tasks requeue 0193… 0194…
+    """
+    queue, refused = open_existing(db).queue, 0
+    for task_id in task_ids:
+        try:
+            task = queue.requeue(task_id)
+        except (InvalidInput, NotFound) as exc:
+            print_error(exc)
+            refused += 1
+            continue
+        print_json(task.to_dict()) if as_json else print_text(_line(task) + _evicted(task))
+    if refused:
+        raise typer.Exit(1)
+
+
+@app.command()
 def show(task_id: TaskId, db: DbOption = None, as_json: JsonOption = False) -> None:
     """Print one task: its line, then its attempts, schedule, claim, body, payload and result.
 
@@ -493,6 +521,8 @@ def doctor(
             print_text(f"{category.replace('_', ' ')}: {found}")
         elif category != "fixed" or fix:  # nothing is fixed without --fix: no line to read
             print_text(f"{category}: {len(found)}" + (f"  {' '.join(found)}" if found else ""))
+    if report["dead"]:
+        print_text("(a dead task runs again after `taskloom tasks requeue ID`)")
 
 
 @hook_app.command()

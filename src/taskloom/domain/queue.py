@@ -569,6 +569,28 @@ def surface_block(agent_id: str, tasks: Sequence[Task], total: int, claim: str =
     return "\n".join(lines)
 
 
+def check_requeue(task: Task, now: float, key_holder: str | None) -> None:
+    """Whether ``task`` may go back to ready (``Queue.requeue``): only a dead one, as a
+    completed or canceled task was finished on purpose (add it again to rerun it); not
+    once its ``expires_at`` has passed, as whoever added it said not after that; and not
+    while another live task, ``key_holder``, holds its dedup key."""
+    if task.status is not TaskStatus.DEAD:
+        raise InvalidInput(
+            f"task '{task.id}' is {task.status.value}: only a dead task is requeued"
+            " (add a new task to run finished work again)"
+        )
+    if task.expires_at is not None and task.expires_at <= now:
+        raise InvalidInput(
+            f"task '{task.id}' expired at {iso_time(task.expires_at)}: add it again to run it"
+            " after that"
+        )
+    if key_holder is not None:
+        raise InvalidInput(
+            f"task '{key_holder}' now holds the dedup key '{task.dedup_key}' of task"
+            f" '{task.id}', which stays dead"
+        )
+
+
 def completed_task(claimed: Task, payload: str, now: float, result: str | None) -> Task:
     """The task a fenced completion under ``claimed``'s lease leaves: the SQL of
     ``Queue.done``. Under a lease a task changes only through that lease, so a worker

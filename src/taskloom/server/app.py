@@ -239,6 +239,11 @@ def create_app(
         done = await act(tl.queue.cancel, request.path_params["task"], body.get("reason"))
         return JSONResponse(_public(done.to_dict()))
 
+    async def task_requeue(request: Request) -> Response:
+        _only(await _body(request), set())
+        done = await act(tl.queue.requeue, request.path_params["task"])
+        return JSONResponse(_public(done.to_dict()))
+
     async def events(request: Request) -> Response:
         raw = request.headers.get("last-event-id") or request.query_params.get("after")
         after = None if raw is None else parse_cursor(raw)
@@ -325,6 +330,7 @@ def create_app(
         Route("/api/tasks/stats", task_stats),
         Route("/api/tasks/{task}", task),
         Route("/api/tasks/{task}/cancel", task_cancel, methods=["POST"]),
+        Route("/api/tasks/{task}/requeue", task_requeue, methods=["POST"]),
         Route("/api/events", events),
     ]
     if mcp_manager is not None:

@@ -457,10 +457,20 @@ function renderQueue() {
         : t.target_agent ? ["→ ", iso("span", {}, ident(t.target_agent))] : null),
       h("td", { class: "num" }, String(t.priority)),
       h("td", { class: "num" }, `${t.attempts}/${t.max_attempts}`),
-      h("td", {}, t.status === "ready" || t.status === "in_progress"
-        ? actButton({ class: "btn danger", "aria-label": `Cancel the task: ${bidiShown(t.title)}` }, "Cancel",
-          `/api/tasks/${encodeURIComponent(t.id)}/cancel`, { reason: "canceled from the panel" })
-        : null))))), ...(note ? [note] : []));
+      h("td", {}, taskAction(t)))))), ...(note ? [note] : []));
+}
+
+// Cancel work not yet finished; run a dead task again (its attempts reset), once whatever
+// killed it is fixed.
+function taskAction(t) {
+  const path = `/api/tasks/${encodeURIComponent(t.id)}`;
+  if (t.status === "ready" || t.status === "in_progress") {
+    return actButton({ class: "btn danger", "aria-label": `Cancel the task: ${bidiShown(t.title)}` }, "Cancel",
+      `${path}/cancel`, { reason: "canceled from the panel" });
+  }
+  return t.status === "dead"
+    ? actButton({ "aria-label": `Requeue the task: ${bidiShown(t.title)}` }, "Requeue", `${path}/requeue`, {})
+    : null;
 }
 
 // A ready task no one may claim yet (added with a delay, or failed with a retry delay) says
