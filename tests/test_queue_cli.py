@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import taskloom
 from taskloom.cli import main
 from tests.conftest import damaged, subprocess_env
 
@@ -365,14 +366,30 @@ def test_requeue_runs_dead_tasks_again_and_names_the_ones_refused(
         dead.append(claimed["id"])
     code, out, _ = run(capsys, "doctor", *db)
     assert code == 0 and f"dead: 2  {' '.join(sorted(dead))}" in out
-    assert "taskloom tasks requeue ID" in out
+    assert "`taskloom tasks requeue ID` or `--all-dead`" in out
 
     code, out, err = run(capsys, "tasks", "requeue", dead[0], "nope", dead[1], *db)
     assert code == 1 and err.strip() == "Error: task 'nope' not found"
     lines = out.splitlines()  # the others were requeued all the same
     assert [line.split()[:2] for line in lines] == [[dead[0], "[ready]"], [dead[1], "[ready]"]]
     code, out, err = run(capsys, "tasks", "requeue", dead[0], *db, "--json")
-    assert code == 1 and out == "" and "is ready: only a dead task is requeued" in err
+    assert code == 1 and json.loads(out) == [] and "is ready: only a dead task is requeued" in err
+    code, out, _ = run(capsys, "tasks", "requeue", "--all-dead", *db)
+    assert code == 0 and out == "no dead task\n"
+    for task_id in dead:  # out of the way: canceled, not dead
+        run(capsys, "tasks", "cancel", task_id, *db)
+    with taskloom.connect(db[1]) as tl:
+        for title in ("c", "d"):
+            tl.queue.add(title, max_attempts=1)
+            claimed = tl.queue.claim("w")
+            assert claimed is not None
+            tl.queue.fail(claimed.id, claimed.lease_token or "", "boom")
+    code, out, _ = run(capsys, "tasks", "requeue", "--all-dead", *db, "--json")
+    assert code == 0 and [t["title"] for t in json.loads(out)] == ["c", "d"]
+    code, _, err = run(capsys, "tasks", "requeue", dead[0], "--all-dead", *db)
+    assert code == 1 and "not both" in err
+    code, _, err = run(capsys, "tasks", "requeue", *db)
+    assert code == 1 and "--all-dead" in err
     task = json.loads(run(capsys, "tasks", "show", dead[0], *db, "--json")[1])
     assert task["attempts"] == 0 and task["last_error"] == "503"
     code, _, err = run(capsys, "tasks", "requeue", "x", "--db", f"sqlite:///{tmp_path / 'no.db'}")

@@ -387,7 +387,12 @@ def cancel(
 
 @app.command()
 def requeue(
-    task_ids: Annotated[list[str], typer.Argument(help="Ids of dead tasks.", show_default=False)],
+    task_ids: Annotated[
+        list[str] | None, typer.Argument(help="Ids of dead tasks.", show_default=False)
+    ] = None,
+    all_dead: Annotated[
+        bool, typer.Option("--all-dead", help="Every dead task, instead of ids.")
+    ] = False,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -395,19 +400,29 @@ def requeue(
 
     Their last error stays for the next worker to read. A task that is not dead, has
     expired, or whose dedup key another live task now holds is refused and left as it is;
-    the others are requeued (exit 1 if any was refused).
+    the others are requeued (exit 1 if any was refused). --json prints the requeued tasks
+    as one list.
 
-    Example: taskloom tasks requeue 0193… 0194…
+    Example: taskloom tasks requeue --all-dead
     """
-    queue, refused = open_existing(db).queue, 0
-    for task_id in task_ids:
+    if bool(task_ids) == all_dead:
+        raise InvalidInput("name the dead tasks to requeue, or give --all-dead (not both)")
+    queue, requeued, refused = open_existing(db).queue, [], 0
+    ids = task_ids or [task.id for task in queue.list(status="dead", limit=MAX_LIMIT)]
+    for task_id in ids:
         try:
             task = queue.requeue(task_id)
         except (InvalidInput, NotFound) as exc:
             print_error(exc)
             refused += 1
             continue
-        print_json(task.to_dict()) if as_json else print_text(_line(task) + _evicted(task))
+        requeued.append(task)
+        if not as_json:
+            print_text(_line(task) + _evicted(task))
+    if as_json:
+        print_json([task.to_dict() for task in requeued])
+    elif not ids:
+        print_text("no dead task")
     if refused:
         raise typer.Exit(1)
 
@@ -522,7 +537,7 @@ def doctor(
         elif category != "fixed" or fix:  # nothing is fixed without --fix: no line to read
             print_text(f"{category}: {len(found)}" + (f"  {' '.join(found)}" if found else ""))
     if report["dead"]:
-        print_text("(a dead task runs again after `taskloom tasks requeue ID`)")
+        print_text("(dead tasks run again after `taskloom tasks requeue ID` or `--all-dead`)")
 
 
 @hook_app.command()
