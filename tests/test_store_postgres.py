@@ -806,6 +806,22 @@ def test_eviction_never_cancels_a_task_whose_claim_is_committing(pg_url: str) ->
         assert tl.queue.stats()["canceled"] == 1
 
 
+def test_a_requeue_racing_another_is_told_the_task_is_no_longer_dead(pg_url: str) -> None:
+    """Two people requeue one dead task at once: the second read it dead before the first
+    committed, then found nothing to change; it says so (it failed with an IndexError)."""
+    with taskloom.connect(pg_url) as tl:
+        task, _ = tl.queue.add("t", max_attempts=1)
+        claimed = tl.queue.claim("w")
+        assert claimed is not None
+        tl.queue.fail(task.id, claimed.lease_token or "", "boom")
+        first = "UPDATE tasks SET status = 'ready', attempts = 0, changed_at = 1 WHERE id = %s"
+        lost = pytest.raises(taskloom.InvalidInput, match="no longer dead: it changed meanwhile")
+        with _holding_row(pg_url, first, (task.id,), release_after=1.0), lost:
+            tl.queue.requeue(task.id)
+        back = tl.queue.get(task.id)
+        assert back.status is TaskStatus.READY and back.changed_at == 1  # the first one's
+
+
 def test_sweeps_skip_a_task_another_transaction_holds(pg_url: str) -> None:
     """Expiry and lease sweeps never wait for a row lock, so they cannot deadlock with each
     other or with an add (the caller's claim or add failed with 'deadlock detected')."""

@@ -631,6 +631,8 @@ class Queue:
                 holder = tx.query_one(LIVE_KEY, (task.dedup_key,))
             check_requeue(task, now, None if holder is None else str(holder["id"]))
             rows = tx.query(requeue_sql(tx.dialect), (now, task_id))
+            if not rows:  # PostgreSQL: requeued (or pruned) by another transaction meanwhile
+                raise InvalidInput(f"task '{task_id}' is no longer dead: it changed meanwhile")
             requeued = READ_TASK[tx.dialect](tuple(rows[0].values()))
             evicted = self._make_room(tx, now)
         return evicted.get(task_id, requeued)
