@@ -442,16 +442,17 @@ def show(task_id: TaskId, db: DbOption = None, as_json: JsonOption = False) -> N
     if task.claimed_at is not None:
         process = f" (pid {task.pid} on {task.host})" if task.pid is not None else ""
         claim = f"{iso_time(task.claimed_at)} by {task.claimed_by}{process}"
-    times = {"not before": task.not_before, "expires": task.expires_at}
-    times |= {"lease expires": task.lease_expires_at, "completed": task.completed_at}
     details = {
         "attempts": f"{task.attempts} of {task.max_attempts}",
         "for": task.target_agent,
         "source": task.source,
         "dedup key": task.dedup_key,
         "created": iso_time(task.created_at),
-        **{name: None if at is None else iso_time(at) for name, at in times.items()},
+        "not before": iso_time(task.not_before),
+        "expires": iso_time(task.expires_at),
         "claimed": claim,
+        "lease expires": iso_time(task.lease_expires_at),
+        "completed": iso_time(task.completed_at),
         "body": task.body or None,
         "payload": json.dumps(task.payload, ensure_ascii=False) if task.payload else None,
         "result": task.result,
