@@ -851,6 +851,17 @@ def test_listing_and_pruning_refuse_what_they_cannot_mean(tl: Taskloom) -> None:
     assert [t.title for t in q.list(status="ready")] == ["t"]
 
 
+def test_list_takes_the_kinds_a_claim_takes(tl: Taskloom) -> None:
+    q = tl.queue
+    for title, kind in (("r1", "review"), ("i1", "index"), ("d1", "deploy"), ("r2", "review")):
+        q.add(title, kind=kind)
+    assert [t.title for t in q.list(kinds="review")] == ["r1", "r2"]
+    assert [t.title for t in q.list(kinds=["review", "deploy"], limit=2)] == ["r1", "d1"]
+    assert [t.title for t in q.list(kinds=("index",), status="completed")] == []
+    with pytest.raises(InvalidInput, match="invalid task kind 'Bad Kind'"):
+        q.list(kinds=["Bad Kind"])
+
+
 def test_kinds_given_as_one_string_is_one_kind_and_agents_are_trimmed(tl: Taskloom) -> None:
     q = tl.queue
     review, _ = q.add("r", kind="review", target_agent=" coder-1 ")

@@ -480,9 +480,14 @@ def test_list_says_how_many_tasks_its_limit_left_out(
     assert last_line("--limit", "2") == "… and 1 more (use --limit)"
     assert last_line("--status", "ready", "--limit", "0") == "… and 3 more (use --limit)"
     assert last_line("--agent", "x", "--limit", "0") == "… and more (use --limit)"
+    assert last_line("--kind", "task", "--limit", "0") == "… and more (use --limit)"
     assert last_line("--limit", "3").endswith("task: c")
     _, out, _ = run(capsys, "tasks", "list", "--limit", "2", *db, "--json")
     assert [t["title"] for t in json.loads(out)] == ["a", "b"]
+    run(capsys, "tasks", "add", "deploy it", "--kind", "deploy", *db)
+    assert last_line("--kind", "deploy").endswith("deploy: deploy it")
+    code, out, _ = run(capsys, "tasks", "list", "--kind", "deploy", "--kind", "task", *db)
+    assert code == 0 and len(out.splitlines()) == 4
 
 
 def test_bidirectional_controls_are_shown_on_a_terminal_and_kept_in_a_pipe(

@@ -83,13 +83,19 @@ def test_api_reads_and_human_actions(tl: Taskloom) -> None:
     assert tl.goal("t").get()["goal"] is None
     task, _ = tl.queue.add("job")
     assert request(tl, "GET", "/api/tasks/stats").json()["ready"] == 1
+    tl.queue.add("review it", kind="review")
+    listed = request(tl, "GET", "/api/tasks?kind=review").json()
+    assert [t["title"] for t in listed] == ["review it"]
+    both = request(tl, "GET", "/api/tasks?kind=review&kind=task").json()
+    assert {t["title"] for t in both} == {"job", "review it"}
+    assert request(tl, "GET", "/api/tasks?kind=No").status_code == 400
     r = request(tl, "POST", f"/api/tasks/{task.id}/cancel", json={"reason": "no"})
     assert r.json()["status"] == "canceled"
     r = request(tl, "POST", f"/api/tasks/{task.id}/requeue")
     assert r.status_code == 400 and "only a dead task is requeued" in r.json()["message"]
     tl.queue.add("flaky", max_attempts=1)
-    claimed = tl.queue.claim("w")
-    assert claimed is not None
+    claimed = tl.queue.claim("w", kinds="task")
+    assert claimed is not None and claimed.title == "flaky"
     tl.queue.fail(claimed.id, claimed.lease_token or "", "boom")
     r = request(tl, "POST", f"/api/tasks/{claimed.id}/requeue", json={})
     assert r.json()["status"] == "ready" and r.json()["attempts"] == 0

@@ -29,6 +29,7 @@ from taskloom.domain.queue import (
     check_agent,
     check_cap,
     check_ids,
+    check_kinds,
     check_requeue,
     check_seconds,
     check_text,
@@ -665,8 +666,15 @@ class Queue:
         return Task.from_row(row)
 
     def list(
-        self, *, status: str | None = None, agent: str | None = None, limit: int = 100
+        self,
+        *,
+        status: str | None = None,
+        agent: str | None = None,
+        kinds: str | Sequence[str] | None = None,
+        limit: int = 100,
     ) -> list[Task]:
+        """Tasks, most urgent first: of one ``status``, claimed by or meant for ``agent``,
+        of one of ``kinds`` (a kind or a list, as a claim takes them)."""
         where, params = ["1 = 1"], []
         if type(limit) is not int or not 0 <= limit <= MAX_LIMIT:
             raise InvalidInput(f"limit must be a whole number from 0 to {MAX_LIMIT}")
@@ -679,6 +687,10 @@ class Queue:
             agent = check_agent(agent, "the agent to list for")
             where.append("(claimed_by = ? OR target_agent = ?)")
             params += [agent, agent]
+        if kinds is not None:
+            checked = check_kinds(kinds)
+            where.append(f"kind IN ({', '.join('?' * len(checked))})")
+            params += checked
         with self._tl.store.read() as tx:
             rows = tx.query(
                 f"SELECT * FROM tasks WHERE {' AND '.join(where)}"

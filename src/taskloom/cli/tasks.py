@@ -221,6 +221,7 @@ def _on_line(exc: InvalidInput, lines: list[int] | None) -> InvalidInput:
 def list_(
     status: Annotated[str | None, typer.Option(help="Filter by status.")] = None,
     agent: Annotated[str | None, typer.Option(help="Claimed by or targeted at.")] = None,
+    kind: Annotated[list[str] | None, typer.Option(help="Only these kinds (repeat).")] = None,
     limit: Annotated[int, typer.Option(help="At most this many.")] = 50,
     db: DbOption = None,
     as_json: JsonOption = False,
@@ -238,9 +239,9 @@ def list_(
     if agent == "":  # likewise
         raise InvalidInput("--agent, when given, must not be empty")
     queue = open_db(db).queue
-    tasks = queue.list(status=status, agent=agent, limit=limit + 1)  # one more: are there?
+    tasks = queue.list(status=status, agent=agent, kinds=kind, limit=limit + 1)  # any more?
     shown = tasks[:limit]
-    left = _left_out(queue, status, agent, limit) if len(tasks) > limit else 0
+    left = _left_out(queue, status, bool(agent or kind), limit) if len(tasks) > limit else 0
     if as_json:
         print_json([t.to_dict() for t in shown])
         if left:
@@ -259,10 +260,10 @@ def _json_note(shown: int, left: int) -> str:
     return f"{shown} of {shown + left} tasks shown; use --limit"
 
 
-def _left_out(queue: Queue, status: str | None, agent: str | None, shown: int) -> int:
+def _left_out(queue: Queue, status: str | None, narrowed: bool, shown: int) -> int:
     """How many tasks a list cut short by its limit left out, or -1 for "some" under
-    --agent, which the counts per status do not count by."""
-    if agent:
+    --agent or --kind (``narrowed``), which the counts per status do not count by."""
+    if narrowed:
         return -1
     return max(queue.stats()[status or "total"] - shown, 1)  # max: tasks pruned in between
 

@@ -222,6 +222,7 @@ def create_app(
             tl.queue.list,
             status=query.get("status") or None,
             agent=query.get("agent") or None,
+            kinds=query.getlist("kind") or None,
             limit=int(limit),
         )
         return JSONResponse([_public(t.to_dict()) for t in items])
