@@ -396,6 +396,61 @@ def test_requeue_runs_dead_tasks_again_and_names_the_ones_refused(
     assert code == 1 and "no taskloom database" in err
 
 
+def test_wait_prints_the_result_once_another_process_finishes_the_task(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"sqlite:///{tmp_path / 'q.db'}"
+    task = json.loads(run(capsys, "tasks", "add", "build", "--db", url, "--json")[1])
+    waiter = subprocess.Popen(
+        [sys.executable, "-m", "taskloom", "tasks", "wait", task["id"], "--db", url],
+        env=subprocess_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        time.sleep(0.5)  # waiting, the task still ready
+        assert waiter.poll() is None
+        with taskloom.connect(url) as tl:
+            claimed = tl.queue.claim("builder")
+            assert claimed is not None
+            tl.queue.done(claimed.id, claimed.lease_token or "", "built: app-1.2.whl")
+        out, err = waiter.communicate(timeout=30)
+    finally:
+        waiter.kill()
+    assert (waiter.returncode, out, err) == (0, "built: app-1.2.whl\n", "")
+
+
+def test_wait_says_why_a_task_ended_unfinished_or_gives_up_at_its_timeout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = ("--db", f"sqlite:///{tmp_path / 'q.db'}")
+    task = json.loads(
+        run(capsys, "tasks", "add", "deploy", "--max-attempts", "1", *db, "--json")[1]
+    )
+    started = time.monotonic()
+    code, out, err = run(capsys, "tasks", "wait", task["id"], "--timeout", "0.3", *db)
+    assert code == 124 and out == "" and time.monotonic() - started >= 0.3
+    assert err.strip() == f"Error: task {task['id']} is still ready after 0.3 s"
+
+    claimed = json.loads(run(capsys, "tasks", "next", "--agent", "a", *db, "--json")[1])
+    token = ("--token", claimed["lease_token"])
+    run(capsys, "tasks", "fail", task["id"], *token, "--error", "no disk", *db)
+    code, out, err = run(capsys, "tasks", "wait", task["id"], *db)
+    assert code == 4 and out == "" and err.strip() == f"Error: task {task['id']} is dead: no disk"
+    code, out, _ = run(capsys, "tasks", "wait", task["id"], *db, "--json")
+    assert code == 4 and json.loads(out)["status"] == "dead"
+
+    other = json.loads(run(capsys, "tasks", "add", "later", *db, "--json")[1])
+    run(capsys, "tasks", "cancel", other["id"], "--reason", "not needed", *db)
+    code, _, err = run(capsys, "tasks", "wait", other["id"], *db)
+    assert code == 4 and err.strip() == f"Error: task {other['id']} was canceled: not needed"
+    code, _, err = run(capsys, "tasks", "wait", "nope", *db)
+    assert code == 1 and "task 'nope' not found" in err
+    code, _, err = run(capsys, "tasks", "wait", other["id"], "--timeout", "-1", *db)
+    assert code == 1 and "--timeout" in err
+
+
 def test_add_many_reads_a_file_with_a_byte_order_mark(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -440,6 +495,9 @@ def test_commands_on_what_a_database_holds_refuse_a_missing_one(
         ("tasks", "extend", "t1", *token),
         ("tasks", "cancel", "t1"),
         ("tasks", "show", "t1"),
+        ("tasks", "requeue", "t1"),
+        ("tasks", "requeue", "--all-dead"),
+        ("tasks", "wait", "t1"),
         ("tasks", "prune"),
         ("doctor",),
         ("doctor", "--json"),

@@ -112,11 +112,11 @@ def print_text(text: str, *, must_arrive: bool = False) -> None:
         write_out(text + "\n", must_arrive=must_arrive)
 
 
-def print_error(exc: TaskloomError) -> None:
+def print_error(problem: TaskloomError | str) -> None:
     """``Error: …`` on standard error, one line; on a terminal its controls shown, not obeyed
-    (an id or a title from the database may be in it)."""
-    message = terminal_safe(exc.message) if err.is_terminal else exc.message
-    err.print(f"Error: {message}", markup=False)
+    (an id, a title or a stored error from the database may be in it)."""
+    message = problem if isinstance(problem, str) else problem.message
+    err.print(f"Error: {terminal_safe(message) if err.is_terminal else message}", markup=False)
 
 
 def write_out(text: str, *, must_arrive: bool = False) -> None:

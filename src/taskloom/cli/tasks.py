@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 import time
 from typing import Annotated, Any
@@ -27,7 +28,14 @@ from taskloom.cli.common import (
 )
 from taskloom.domain.common import parse_json, parse_json_object
 from taskloom.domain.errors import InvalidInput, NotFound, TaskloomError
-from taskloom.domain.queue import Task, TaskStatus, check_seconds, claim_command, iso_time
+from taskloom.domain.queue import (
+    TERMINAL,
+    Task,
+    TaskStatus,
+    check_seconds,
+    claim_command,
+    iso_time,
+)
 from taskloom.guard.stash import count_expired, purge_stash
 from taskloom.queue import Queue
 
@@ -475,6 +483,53 @@ def stats(db: DbOption = None, as_json: JsonOption = False) -> None:
         print_json(counts)
     else:
         print_text("  ".join(f"{status} {n}" for status, n in counts.items()))
+
+
+UNFINISHED = 4
+"""The exit status of ``tasks wait`` for a task that ended dead or canceled (as ``tasks
+work`` exits 4 when a task failed)."""
+TIMED_OUT = 124
+"""The exit status of ``tasks wait --timeout`` running out, as ``timeout(1)`` has it."""
+
+
+@app.command()
+def wait(
+    task_id: TaskId,
+    timeout: Annotated[
+        float | None,
+        typer.Option(help="Give up after this many seconds (exit 124).", show_default=False),
+    ] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Wait until a task is finished, then print its result (exit 0), or why it is not (4).
+
+    A dead task prints its last error and a canceled one its reason, on standard error
+    (exit 4). --json prints the task as it ended instead of its result.
+
+    Example: taskloom tasks wait "$(taskloom tasks add Build --json | jq -r .id)"
+    """
+    limit = None if timeout is None else check_seconds(timeout, "--timeout")
+    queue = open_existing(db).queue
+    deadline = None if limit is None else time.monotonic() + limit
+    pause = 0.05  # short tasks answer at once; a long wait looks once a second
+    while (task := queue.get(task_id)).status not in TERMINAL:
+        if deadline is not None and time.monotonic() >= deadline:
+            print_error(f"task {task_id} is still {task.status.value} after {limit:g} s")
+            raise typer.Exit(TIMED_OUT)
+        left = math.inf if deadline is None else deadline - time.monotonic()
+        time.sleep(max(0.0, min(pause, left)))
+        pause = min(pause * 2, 1.0)
+    if as_json:
+        print_json(task.to_dict())
+    elif task.status is TaskStatus.COMPLETED and task.result is not None:
+        print_text(task.result)
+    if task.status is TaskStatus.DEAD:
+        print_error(f"task {task_id} is dead: {task.last_error}")
+    elif task.status is TaskStatus.CANCELED:
+        print_error(f"task {task_id} was canceled: {task.result or 'no reason given'}")
+    if task.status is not TaskStatus.COMPLETED:
+        raise typer.Exit(UNFINISHED)
 
 
 @app.command()
