@@ -502,7 +502,7 @@ def wait(
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Wait until a task is finished, then print its result (exit 0), or why it is not (4).
+    """Wait until a task is finished; print its result, or why it ended unfinished (exit 4).
 
     A dead task prints its last error and a canceled one its reason, on standard error
     (exit 4). --json prints the task as it ended instead of its result.
