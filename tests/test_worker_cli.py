@@ -9,6 +9,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -231,6 +232,43 @@ def test_sigterm_gives_the_running_task_back_and_stops_the_command(
     back = tl.queue.get(task.id)
     assert back.status == "ready" and back.attempts == 0
     assert stopped(child)
+
+
+@pytest.mark.parametrize("when", ["as Popen returns", "as the output readers start"])
+def test_an_interrupt_while_the_command_is_starting_still_stops_it(
+    when: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C arriving after the command's fork but before the worker waited for it left the
+    command running on a task given back (CI caught it under load, as the readers started)."""
+    import os
+
+    from taskloom.cli import task_command
+
+    started: list[subprocess.Popen[bytes]] = []
+    fired: list[str] = []
+    real_popen, real_thread = subprocess.Popen, task_command._thread
+
+    def ctrl_c(at: str) -> None:
+        if at == when and not fired:
+            fired.append(at)
+            os.kill(os.getpid(), signal.SIGINT)  # a real one, handled in this, the main thread
+
+    def popen(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+        started.append(real_popen(*args, **kwargs))
+        ctrl_c("as Popen returns")  # the child runs; the worker does not know it yet
+        return started[-1]
+
+    def thread(target: Any, *args: object) -> Any:
+        ctrl_c("as the output readers start")
+        return real_thread(target, *args)
+
+    monkeypatch.setattr(task_command.subprocess, "Popen", popen)
+    monkeypatch.setattr(task_command, "_thread", thread)
+    with task_command.stopping_on_signals(), pytest.raises(KeyboardInterrupt, match="SIGINT"):
+        task_command.run(["/bin/sleep", "60"], b"", {}, None, 10, 10)
+    assert fired == [when] and len(started) == 1
+    assert stopped(started[0].pid)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # given back
 
 
 def test_work_runs_from_a_thread_other_than_the_main_one(

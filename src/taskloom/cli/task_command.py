@@ -17,12 +17,14 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from types import FrameType
 from typing import IO, NamedTuple
 
 from taskloom.domain.errors import TaskFailed
 
 CHUNK_BYTES = 64 * 1024
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 STOP_GRACE_S = 2.0
 """How long a command stopped by a timeout or an interrupt has to exit after ``SIGTERM``
 (to its whole process group) before ``SIGKILL``."""
@@ -39,37 +41,92 @@ class Finished(NamedTuple):
     stderr: bytes
 
 
+class _Starting:
+    """Whether the main thread is starting a command, and the interrupt that came meanwhile.
+
+    A signal raised between the command's fork and the wait that stops it on an interrupt
+    (inside ``Popen``, or as its output readers started: under load, CI caught it) left the
+    command and its children running on a task given back. While a command starts, an
+    interrupt is held, and raised once the command can be stopped with it."""
+
+    def __init__(self) -> None:
+        self.now = False
+        self.held: BaseException | None = None
+
+    def done(self) -> None:
+        """The command has started (or could not): raise the interrupt held meanwhile."""
+        self.now = False
+        held, self.held = self.held, None
+        if held is not None:
+            raise held
+
+
+_STARTING = _Starting()
+
+
+def _on_signal(signum: int, frame: FrameType | None) -> None:
+    """SIGINT or SIGTERM: ``KeyboardInterrupt`` named after the signal, raised where the
+    worker is (it gives its task back), unless a command is starting (see :class:`_Starting`)."""
+    interrupt = KeyboardInterrupt(signal.Signals(signum).name)
+    if _STARTING.now:
+        _STARTING.held = _STARTING.held or interrupt
+        return
+    raise interrupt
+
+
+@contextlib.contextmanager
+def stopping_on_signals() -> Iterator[None]:
+    """Within it, Ctrl-C and ``SIGTERM`` stop the worker and the command it runs, whenever they
+    come (see :func:`run`). Signals reach only the main thread: elsewhere it changes nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, _on_signal) for signum in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
 def run(
     argv: list[str], data: bytes, env: dict[str, str], timeout: float | None, head: int, tail: int
 ) -> Finished:
     """Run ``argv`` with ``data`` on its stdin; keep at most ``head`` bytes of its stdout and
     ``tail`` of its stderr. A timeout or an interrupt stops the command's whole process
     group: the timeout as :class:`TaskFailed`, the interrupt propagating."""
-    try:
-        proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=env,
-            start_new_session=True,  # its own process group: stopped whole, children included
-        )
-    except OSError as exc:  # removed or made unrunnable since the worker started
-        raise TaskFailed(f"could not run {argv[0]}: {exc.strerror or exc}") from None
-    assert proc.stdin and proc.stdout and proc.stderr
+    proc: subprocess.Popen[bytes] | None = None
+    threads: list[threading.Thread] = []
     out, err = bytearray(), bytearray()
-    threads = [
-        _thread(_feed, proc.stdin, data),
-        _thread(_keep_head, proc.stdout, out, head),
-        _thread(_keep_tail, proc.stderr, err, tail),
-    ]
+    _STARTING.now = threading.current_thread() is threading.main_thread()
     try:
+        try:
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+                start_new_session=True,  # its own process group: stopped whole, children too
+            )
+        except OSError as exc:  # removed or made unrunnable since the worker started
+            raise TaskFailed(f"could not run {argv[0]}: {exc.strerror or exc}") from None
+        assert proc.stdin and proc.stdout and proc.stderr
+        threads += [
+            _thread(_feed, proc.stdin, data),
+            _thread(_keep_head, proc.stdout, out, head),
+            _thread(_keep_tail, proc.stderr, err, tail),
+        ]
+        _STARTING.done()
         returncode = proc.wait(timeout)
     except subprocess.TimeoutExpired:
+        assert proc is not None
         _stop(proc, threads)
         raise TaskFailed(f"timed out after {timeout:g} s (killed)") from None
     except BaseException:  # Ctrl-C or SIGTERM in the worker: the command stops with it
-        _stop(proc, threads)
+        if proc is not None:
+            _stop(proc, threads)
+        _STARTING.done()  # an interrupt held while starting goes before a failure to start
         raise
     if not _joined(threads, OUTPUT_GRACE_S):  # the output is held open by what it left behind
         _signal_group(proc, signal.SIGKILL)

@@ -12,12 +12,10 @@ import json
 import os
 import shutil
 import signal
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from types import FrameType
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
@@ -115,11 +113,6 @@ def _shown(outcome: Outcome) -> dict[str, object]:
         "detail": outcome.detail,
         "note": outcome.note.strip() or None,
     }
-
-
-def _terminate(signum: int, frame: FrameType | None) -> NoReturn:
-    """SIGTERM, raised where the worker is as Ctrl-C is, so it gives its task back."""
-    raise KeyboardInterrupt(signal.Signals(signum).name)
 
 
 SUMMARY = (
@@ -222,16 +215,12 @@ def work(
         on_start=started,
         on_outcome=show,
     )
-    main = threading.current_thread() is threading.main_thread()  # signals reach only it
-    previous = signal.signal(signal.SIGTERM, _terminate) if main else None
     try:
-        worker.run(max_tasks=max_tasks, until_empty=until_empty)
+        with task_command.stopping_on_signals():
+            worker.run(max_tasks=max_tasks, until_empty=until_empty)
     except KeyboardInterrupt as exc:
         err.print(f"Interrupted: {_summary(outcomes)}.", markup=False)
         raise typer.Exit(143 if exc.args == ("SIGTERM",) else 130) from None
-    finally:
-        if main:
-            signal.signal(signal.SIGTERM, previous)
     err.print(_summary(outcomes), markup=False)
     if any(o.kind in ("failed", "dead", "lost") for o in outcomes):
         raise typer.Exit(4)
