@@ -136,10 +136,9 @@ def running(pid: int) -> bool:
 
 
 def stopped(pid: int, within: float = 10.0) -> bool:
-    """Whether ``pid`` has stopped, or stops within ``within`` seconds: the worker signals a
-    command's group before it goes on, but the kernel ends a killed process when it next
-    runs, which on a busy machine CI once caught a moment too early. A process never
-    signalled (``sleep 60``) still fails this."""
+    """Whether ``pid`` has stopped, or stops within ``within`` seconds: a killed process ends
+    when it next runs, which on a loaded machine is not at once. A process left running
+    (``sleep 60``) still fails this."""
     deadline = time.monotonic() + within
     while running(pid):
         if time.monotonic() >= deadline:
