@@ -263,11 +263,28 @@ def test_an_interrupt_while_the_command_is_starting_still_stops_it(
 
     monkeypatch.setattr(task_command.subprocess, "Popen", popen)
     monkeypatch.setattr(task_command, "_thread", thread)
-    with task_command.stopping_on_signals(), pytest.raises(KeyboardInterrupt, match="SIGINT"):
-        task_command.run(["/bin/sleep", "60"], b"", {}, None, 10, 10)
+    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)  # `cmd &` ignores it
+    try:
+        with task_command.stopping_on_signals(), pytest.raises(KeyboardInterrupt, match="SIGINT"):
+            task_command.run(["/bin/sleep", "60"], b"", {}, None, 10, 10)
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # given back
+    finally:
+        signal.signal(signal.SIGINT, inherited)
     assert fired == [when] and len(started) == 1
     assert stopped(started[0].pid)
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # given back
+
+
+def test_a_signal_the_worker_was_started_ignoring_stays_ignored() -> None:
+    from taskloom.cli import task_command
+
+    inherited = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with task_command.stopping_on_signals():
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+            assert signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL  # handled
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    finally:
+        signal.signal(signal.SIGINT, inherited)
 
 
 def test_work_runs_from_a_thread_other_than_the_main_one(

@@ -77,11 +77,17 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
 @contextlib.contextmanager
 def stopping_on_signals() -> Iterator[None]:
     """Within it, Ctrl-C and ``SIGTERM`` stop the worker and the command it runs, whenever they
-    come (see :func:`run`). Signals reach only the main thread: elsewhere it changes nothing."""
+    come (see :func:`run`). Signals reach only the main thread: elsewhere it changes nothing.
+    A signal the worker was started ignoring (``SIGINT`` under ``cmd &`` in a script) stays
+    ignored, as Python itself leaves it."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {signum: signal.signal(signum, _on_signal) for signum in STOP_SIGNALS}
+    previous = {
+        signum: signal.signal(signum, _on_signal)
+        for signum in STOP_SIGNALS
+        if signal.getsignal(signum) is not signal.SIG_IGN
+    }
     try:
         yield
     finally:
