@@ -35,6 +35,7 @@ from taskloom.domain.queue import (
     check_seconds,
     claim_command,
     iso_time,
+    waits_until,
 )
 from taskloom.guard.stash import count_expired, purge_stash
 from taskloom.queue import Queue
@@ -69,8 +70,8 @@ def _line(task: Task) -> str:
     if task.status is not TaskStatus.READY:
         return line
     notes = [f"for {task.target_agent}"] if task.target_agent else []
-    if task.not_before is not None and task.not_before > time.time():
-        notes.append(f"not before {iso_time(task.not_before)}")
+    if until := waits_until(task, time.time()):
+        notes.append(f"not before {until}")
     return f"{line}  ({'; '.join(notes)})" if notes else line
 
 

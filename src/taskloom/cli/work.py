@@ -37,7 +37,7 @@ from taskloom.domain.queue import (
     MIN_LEASE_S,
     Task,
     check_seconds,
-    iso_time,
+    waits_until,
 )
 from taskloom.worker import Outcome, Worker
 
@@ -99,9 +99,8 @@ def _line(outcome: Outcome) -> str:
 
 def _retried_from(task: Task) -> str:
     """When a failed task may be claimed again, if not at once (``--retry-delay``)."""
-    if task.not_before is None or task.not_before <= time.time():
-        return ""
-    return f" (not before {iso_time(task.not_before)})"
+    until = waits_until(task, time.time())
+    return f" (not before {until})" if until else ""
 
 
 def _shown(outcome: Outcome) -> dict[str, object]:

@@ -569,6 +569,14 @@ def surface_block(agent_id: str, tasks: Sequence[Task], total: int, claim: str =
     return "\n".join(lines)
 
 
+def waits_until(task: Task, now: float) -> str | None:
+    """When a ready task may be claimed, if that is still ahead (added with a delay, or failed
+    with a retry delay): what explains a ready task that no claim takes."""
+    if task.status is not TaskStatus.READY or task.not_before is None or task.not_before <= now:
+        return None
+    return iso_time(task.not_before)
+
+
 def check_requeue(task: Task, now: float, key_holder: str | None) -> None:
     """Whether ``task`` may go back to ready (``Queue.requeue``): only a dead one, as a
     completed or canceled task was finished on purpose (add it again to rerun it); not
