@@ -504,6 +504,61 @@ def test_an_mcp_http_session_keeps_the_thread_of_its_first_call(tmp_path: Path) 
         assert [c["title"] for c in tl.board("bob").list()["cards"]] == ["bob's private card"]
 
 
+async def _agent_switching_session(url: str) -> list[tuple[bool, str]]:
+    """One MCP session over HTTP that claims as agent a (no thread header), tries to claim
+    as agent b, then names a thread as well."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    answers: list[tuple[bool, str]] = []
+    async with (
+        httpx2.AsyncClient(timeout=30) as http,
+        streamable_http_client(f"{url}/mcp", http_client=http) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        for headers, tool, args in (
+            ({"X-Taskloom-Agent": "a"}, "task_next", {}),
+            ({"X-Taskloom-Agent": "b"}, "task_next", {}),
+            ({"X-Taskloom-Agent": "a", "X-Taskloom-Thread": "t"}, "todo", {"op": "list"}),
+            ({}, "task_next", {}),
+        ):
+            http.headers.clear()
+            http.headers.update(headers)
+            result = await session.call_tool(tool, args)
+            answers.append((result.is_error, result.content[0].text))  # type: ignore[union-attr]
+    return answers
+
+
+def test_an_mcp_http_session_keeps_the_agent_of_its_first_call(tmp_path: Path) -> None:
+    """A session bound only to an agent (a queue worker, no thread) could change its agent
+    header midway and claim the tasks meant for another agent; naming a thread it had left
+    out is still fine, and a call without headers acts as the session's agent."""
+    db = f"sqlite:///{tmp_path / 'pinned-agent.db'}"
+    with taskloom.connect(db) as tl:
+        for n in (1, 2):
+            tl.queue.add(f"for a {n}", target_agent="a")
+        for_b, _ = tl.queue.add("for b", target_agent="b")
+    server = Server(db)
+    server.start()
+    try:
+        answers = asyncio.run(asyncio.wait_for(_agent_switching_session(server.url), 120))
+    finally:
+        server.kill()
+    (first_error, first), (b_error, b_text), (thread_error, _), (bare_error, bare) = answers
+    assert not first_error and "for a 1" in first
+    assert b_error and "bound to thread None and agent 'a'" in b_text
+    assert "X-Taskloom-Agent header cannot change" in b_text
+    assert not thread_error
+    assert not bare_error and "for a 2" in bare
+    with taskloom.connect(db) as tl:
+        assert tl.queue.get(for_b.id).status.value == "ready"
+        assert sorted(t.title for t in tl.queue.list(status="in_progress")) == [
+            "for a 1",
+            "for a 2",
+        ]
+
+
 def test_reads_go_on_while_many_writers_wait_for_the_lock(tmp_path: Path) -> None:
     """Writers waiting for SQLite's write lock (another process holds it) filled asyncio's
     six default threads, and every other request waited behind them, reads included."""

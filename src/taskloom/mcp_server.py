@@ -112,27 +112,38 @@ def build_server(tl: Taskloom, ctx: ToolContext | None) -> Server[Any]:
     pinned: collections.OrderedDict[str, ToolContext] = collections.OrderedDict()
 
     def bound(request_ctx: Any) -> ToolContext:
-        """The call's thread and agent: the process's over stdio; over HTTP, the headers of
-        the session's first call, which the rest of the session must repeat. A session that
-        changed its headers midway acted on another thread under its old session."""
+        """The call's thread and agent: the process's over stdio; over HTTP, those the
+        session's calls named first, which the rest of the session must repeat or leave out.
+        A session that changed its thread header midway acted on another thread under its
+        old session; one that changed its agent header claimed another agent's tasks."""
         if ctx is not None:
             return ctx
         found = context_from_headers(request_ctx.request)
         headers = getattr(request_ctx.request, "headers", None) or {}
         session = headers.get(SESSION_HEADER)
-        if session is None or found.thread_id is None:  # nothing bound yet: nothing to pin
-            return pinned.get(session, found) if session is not None else found
-        first = pinned.setdefault(session, found)
-        pinned.move_to_end(session)
-        while len(pinned) > MAX_PINNED_SESSIONS:
-            pinned.popitem(last=False)
-        if (first.thread_id, first.agent_id) != (found.thread_id, found.agent_id):
-            raise InvalidInput(
-                f"this MCP session is bound to thread {first.thread_id!r} and agent"
-                f" {first.agent_id!r} by its first call: its X-Taskloom-Thread and"
-                " X-Taskloom-Agent headers cannot change: start a new session for another thread"
-            )
-        return first
+        if session is None:  # stateless: each request is its own session
+            return found
+        first = pinned.get(session, ToolContext())
+        for header, was, now in (
+            ("X-Taskloom-Thread", first.thread_id, found.thread_id),
+            ("X-Taskloom-Agent", first.agent_id, found.agent_id),
+        ):
+            if was is not None and now is not None and was != now:
+                raise InvalidInput(
+                    f"this MCP session is bound to thread {first.thread_id!r} and agent"
+                    f" {first.agent_id!r} by its first calls: its {header} header cannot"
+                    " change: start a new session for another thread or agent"
+                )
+        both = ToolContext(
+            thread_id=first.thread_id or found.thread_id,
+            agent_id=first.agent_id or found.agent_id,
+        )
+        if both != ToolContext():  # something to pin
+            pinned[session] = both
+            pinned.move_to_end(session)
+            while len(pinned) > MAX_PINNED_SESSIONS:
+                pinned.popitem(last=False)
+        return both
 
     async def list_tools(_: Any, __: Any) -> types.ListToolsResult:
         return types.ListToolsResult(
