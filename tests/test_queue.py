@@ -1355,3 +1355,53 @@ def test_a_failure_can_hold_its_retry_back(tl_fixed: Taskloom, clock) -> None:  
     assert q.fail(other.id, claimed.lease_token or "", "x").not_before is None
     with pytest.raises(InvalidInput, match="retry_delay"):
         q.fail(other.id, "t" * 32, "x", retry_delay=-1)
+
+
+def test_wait_returns_the_task_another_thread_finishes(tl: Taskloom) -> None:
+    """The producer's side of the queue: add work, then block until a worker elsewhere
+    (here a thread with its own connection) has finished it, and read its result."""
+    import threading
+    import time
+
+    task, _ = tl.queue.add("Summarize the log")
+    claimed = tl.queue.claim("worker", lease=30)
+    assert claimed is not None and claimed.id == task.id
+
+    def finish() -> None:
+        time.sleep(0.3)  # the waiter is looking by then
+        with taskloom.connect(tl.store.url) as other:
+            other.queue.done(claimed.id, claimed.lease_token or "", "3 errors, all in auth")
+
+    worker = threading.Thread(target=finish)
+    worker.start()
+    try:
+        ended = tl.queue.wait(task.id, timeout=30)
+    finally:
+        worker.join(10)
+    assert ended.status.value == "completed" and ended.result == "3 errors, all in auth"
+
+
+def test_wait_gives_up_at_its_timeout_and_answers_every_ending(tl: Taskloom) -> None:
+    from taskloom.errors import WaitTimeout
+
+    running, _ = tl.queue.add("Runs for ever")
+    claimed = tl.queue.claim("worker", lease=30)
+    assert claimed is not None
+    with pytest.raises(WaitTimeout, match=rf"task {running.id} is still in_progress after 0.2 s"):
+        tl.queue.wait(running.id, timeout=0.2)
+    with pytest.raises(TimeoutError):  # also what asyncio and concurrent code catch
+        tl.queue.wait(running.id, timeout=0)
+    doomed, _ = tl.queue.add("Fails", max_attempts=1)
+    got = tl.queue.claim("worker", lease=30)
+    assert got is not None and got.id == doomed.id
+    tl.queue.fail(got.id, got.lease_token or "", "disk full")
+    dead = tl.queue.wait(doomed.id, timeout=0)
+    assert dead.status.value == "dead" and dead.last_error == "disk full"
+    dropped, _ = tl.queue.add("Not needed")
+    tl.queue.cancel(dropped.id, "superseded")
+    canceled = tl.queue.wait(dropped.id)
+    assert canceled.status.value == "canceled" and canceled.result == "superseded"
+    with pytest.raises(NotFound, match="task 'nope' not found"):
+        tl.queue.wait("nope", timeout=1)
+    with pytest.raises(InvalidInput, match="timeout must be at least 0 seconds"):
+        tl.queue.wait(dropped.id, timeout=-1)

@@ -24,6 +24,7 @@ from taskloom.domain.errors import (
     StoreError,
     TaskFailed,
     TaskloomError,
+    WaitTimeout,
 )
 from taskloom.domain.events import Event
 from taskloom.domain.queue import Task
@@ -72,6 +73,7 @@ __all__ = [
     "ToolContext",
     "ToolResult",
     "ToolSpec",
+    "WaitTimeout",
     "WorkSummary",
     "Worker",
     "__version__",

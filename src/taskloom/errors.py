@@ -12,6 +12,7 @@ from taskloom.domain.errors import (
     StoreBusy,
     StoreError,
     TaskloomError,
+    WaitTimeout,
 )
 
 __all__ = [
@@ -24,4 +25,5 @@ __all__ = [
     "StoreBusy",
     "StoreError",
     "TaskloomError",
+    "WaitTimeout",
 ]

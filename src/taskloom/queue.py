@@ -11,14 +11,15 @@ a ``task_state`` event in the same transaction.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
-from taskloom import surfacing
+from taskloom import doctor, surfacing
 from taskloom.clock import utcnow
-from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound
+from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound, WaitTimeout
 from taskloom.domain.queue import (
     INT_RANGE,
     MAX_ERROR_BYTES,
@@ -38,7 +39,7 @@ from taskloom.domain.queue import (
     new_task,
 )
 from taskloom.ids import new_token
-from taskloom.process import HOST, alive, current_pid
+from taskloom.process import HOST, current_pid
 from taskloom.queue_sql import (
     ADD_CHUNK,
     CLEAR_CLAIM,
@@ -61,7 +62,7 @@ from taskloom.queue_sql import (
     sweep_all_sql,
     sweep_sql,
 )
-from taskloom.store.base import Row, Transaction, Values
+from taskloom.store.base import Transaction, Values
 
 if TYPE_CHECKING:
     from taskloom.client import Taskloom
@@ -73,15 +74,13 @@ HELD_MAX = 1_000
 """How many claimed tasks a queue remembers for its completions (see ``Queue.done``)."""
 SWEEP_EVERY_S = 1.0
 """How often (at most) a process's claims also return expired leases to ready."""
+WAIT_FIRST_S, WAIT_MOST_S = 0.05, 1.0
+"""How long :meth:`Queue.wait` sleeps between looks: first, and at most (doubling)."""
 COUNT_EVERY_S = 1.0
 """How long a process trusts its count of ready tasks when far below the cap."""
 _STATUSES = tuple(s.value for s in TaskStatus)
 Held = tuple[Task, str]
 """A task this queue claimed, and its payload's stored text."""
-
-
-def _tasks(rows: Sequence[Row]) -> list[Task]:
-    return [Task.from_row(r) for r in rows]
 
 
 class Queue:
@@ -603,10 +602,10 @@ class Queue:
         now = self._now()
         out = self._sweep(now)
         with self._tl.store.write() as tx:
-            for task_id, token in _orphaned(tx, now).items():
+            for task_id, token in doctor.orphaned(tx, now).items():
                 # Under the lease found dead only: on PostgreSQL another worker may have
                 # swept and claimed the task since (SQLite holds its lock throughout).
-                out += _tasks(
+                out += doctor.tasks(
                     tx.query(
                         f"{RECLAIM} last_error = 'worker process died' WHERE id = ?"
                         " AND status = 'in_progress' AND lease_token = ? RETURNING *",
@@ -664,6 +663,23 @@ class Queue:
         if row is None:
             raise NotFound(f"task '{task_id}' not found")
         return Task.from_row(row)
+
+    def wait(self, task_id: str, timeout: float | None = None) -> Task:
+        """The task once it has ended: completed (its ``result``), dead (its ``last_error``)
+        or canceled. Looks every 50 ms at first, then less often, at most a second apart:
+        short work answers at once and a long wait costs a read a second. ``timeout``: give
+        up after this many seconds with :class:`~taskloom.errors.WaitTimeout` (by default,
+        wait for as long as it takes)."""
+        limit = None if timeout is None else check_seconds(timeout, "timeout")
+        deadline = math.inf if limit is None else time.monotonic() + limit
+        pause = WAIT_FIRST_S
+        while (task := self.get(task_id)).status not in TERMINAL:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise WaitTimeout(f"task {task_id} is still {task.status.value} after {limit:g} s")
+            time.sleep(min(pause, left))
+            pause = min(pause * 2, WAIT_MOST_S)
+        return task
 
     def list(
         self,
@@ -741,23 +757,12 @@ class Queue:
             raise InvalidInput(f"poisoned_at must be a whole number from 1 to {INT_RANGE[1]}")
         now = self._now()
         with self._tl.store.read() as tx:
-            stuck = _tasks(
-                tx.query(
-                    "SELECT * FROM tasks WHERE status = 'in_progress' AND lease_expires_at < ?"
-                    " ORDER BY id",
-                    (now - stuck_after_s,),
-                )
-            )
-            orphaned = _orphaned(tx, now)
+            stuck = doctor.stuck(tx, now, stuck_after_s)
+            orphaned = doctor.orphaned(tx, now)
         fixed = [t.id for t in self.reclaim()] if fix else []
         with self._tl.store.read() as tx:
-            poisoned = _tasks(
-                tx.query(
-                    "SELECT * FROM tasks WHERE status = 'ready' AND attempts >= ? ORDER BY id",
-                    (poisoned_at,),
-                )
-            )
-            dead = _tasks(tx.query("SELECT * FROM tasks WHERE status = 'dead' ORDER BY id"))
+            poisoned = doctor.poisoned(tx, poisoned_at)
+            dead = doctor.dead(tx)
         if fix:
             for task in poisoned:
                 # Only while still ready: a worker may have claimed it since it was listed.
@@ -775,22 +780,6 @@ class Queue:
 
 def _chunks(items: Sequence[T], size: int) -> list[Sequence[T]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
-
-
-def _orphaned(tx: Transaction, now: float) -> dict[str, str]:
-    """The tasks claimed by processes of this host (as :func:`taskloom.process.host_name`
-    says) that have died, with the lease token of that claim: their leases may run for hours
-    yet, but no one will finish them. A lease already over is not counted: the task is
-    stuck, or due back at the next claim, whoever held it."""
-    # The condition on ``lease_expires_at`` lets PostgreSQL read the lease index instead of
-    # the whole table.
-    mine = tx.query(
-        "SELECT id, pid, lease_token FROM tasks WHERE status = 'in_progress'"
-        " AND lease_expires_at >= ? AND host = ?",
-        (now, HOST),
-    )
-    dead = (r for r in mine if r["pid"] and not alive(int(r["pid"])))
-    return {str(r["id"]): str(r["lease_token"]) for r in dead}
 
 
 __all__ = ["TERMINAL", "Queue"]

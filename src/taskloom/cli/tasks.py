@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import re
 import time
 from typing import Annotated, Any
@@ -27,9 +26,8 @@ from taskloom.cli.common import (
     write_out,
 )
 from taskloom.domain.common import parse_json, parse_json_object
-from taskloom.domain.errors import InvalidInput, NotFound, TaskloomError
+from taskloom.domain.errors import InvalidInput, NotFound, TaskloomError, WaitTimeout
 from taskloom.domain.queue import (
-    TERMINAL,
     Task,
     TaskStatus,
     check_seconds,
@@ -510,17 +508,13 @@ def wait(
 
     Example: taskloom tasks wait "$(taskloom tasks add Build --json | jq -r .id)"
     """
-    limit = None if timeout is None else check_seconds(timeout, "--timeout")
-    queue = open_existing(db).queue
-    deadline = None if limit is None else time.monotonic() + limit
-    pause = 0.05  # short tasks answer at once; a long wait looks once a second
-    while (task := queue.get(task_id)).status not in TERMINAL:
-        if deadline is not None and time.monotonic() >= deadline:
-            print_error(f"task {task_id} is still {task.status.value} after {limit:g} s")
-            raise typer.Exit(TIMED_OUT)
-        left = math.inf if deadline is None else deadline - time.monotonic()
-        time.sleep(max(0.0, min(pause, left)))
-        pause = min(pause * 2, 1.0)
+    if timeout is not None:
+        check_seconds(timeout, "--timeout")
+    try:
+        task = open_existing(db).queue.wait(task_id, timeout)
+    except WaitTimeout as exc:
+        print_error(exc)
+        raise typer.Exit(TIMED_OUT) from None
     if as_json:
         print_json(task.to_dict())
     elif task.status is TaskStatus.COMPLETED and task.result is not None:

@@ -14,6 +14,7 @@
     ├── TurnFailed                 a goal turn failed after spending tokens (502)
     ├── TaskFailed                 a worker's handler failed its task, to retry (500)
     │   └── NoRetry                … and no other attempt can succeed (500)
+    ├── WaitTimeout                a task did not end within the wait (504); a TimeoutError
     └── StoreError                 the database failed (500); driver errors are mapped here
         └── StoreBusy              the database stayed locked past the busy timeout (503)
 
@@ -111,6 +112,14 @@ class NoRetry(TaskFailed):
 
     code = "task_failed_no_retry"
     http_status = 500
+
+
+class WaitTimeout(TaskloomError, TimeoutError):
+    """``Queue.wait`` gave up: the task had not ended when the timeout ran out. Also a
+    :class:`TimeoutError`, so code that already catches that catches this."""
+
+    code = "wait_timeout"
+    http_status = 504
 
 
 class StoreError(TaskloomError):
