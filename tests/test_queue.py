@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import taskloom
-from taskloom import queue as queue_module
+from taskloom import doctor as doctor_module
 from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound
 from taskloom.domain.events import TASK_STATE, Event
@@ -913,7 +913,7 @@ def test_doctor_lists_and_fixes_claims_of_dead_processes_seen_from_their_namespa
     with tl.store.write() as tx:  # the claim's worker has died
         tx.execute("UPDATE tasks SET pid = ? WHERE id = ?", (gone.pid, task.id))
     with monkeypatch.context() as m:  # a sandbox with pids of its own, under the same name
-        m.setattr(queue_module, "HOST", f"{socket.gethostname()} (pid:[4026532999])")
+        m.setattr(doctor_module, "HOST", f"{socket.gethostname()} (pid:[4026532999])")
         assert q.doctor(fix=True)["orphaned"] == [] and q.get(task.id).status == "in_progress"
     report = q.doctor()
     assert report["orphaned"] == [task.id] and report["fixed"] == []
