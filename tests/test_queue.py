@@ -1405,3 +1405,33 @@ def test_wait_gives_up_at_its_timeout_and_answers_every_ending(tl: Taskloom) -> 
         tl.queue.wait("nope", timeout=1)
     with pytest.raises(InvalidInput, match="timeout must be at least 0 seconds"):
         tl.queue.wait(dropped.id, timeout=-1)
+
+
+def test_async_waits_hold_no_thread_while_their_tasks_run(tl: Taskloom) -> None:
+    """``tl.aio.queue.wait`` awaits between looks: run on a worker thread, as the other
+    ``tl.aio`` calls are, each wait held its thread until the task ended, and a few of them
+    stopped every other call of the process (here two threads, eight waits)."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    added = [tl.queue.add(f"job {i}")[0] for i in range(8)]
+
+    async def main() -> tuple[dict[str, int], list[Task]]:
+        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=2))
+        aq = tl.aio.queue
+        waits = [asyncio.create_task(aq.wait(t.id, timeout=30)) for t in added]
+        await asyncio.sleep(0.2)  # every wait has looked once and is pausing
+        stats = await asyncio.wait_for(aq.stats(), 10)
+        while claimed := await aq.claim("worker", lease=30):
+            await aq.done(claimed.id, claimed.lease_token, f"did {claimed.title}")
+        ended = await asyncio.gather(*waits)
+        forgotten, _ = await aq.add("Never done")
+        with pytest.raises(TimeoutError):  # cancelled by wait_for: it stops at once
+            await asyncio.wait_for(aq.wait(forgotten.id), 0.3)
+        return stats, ended
+
+    stats, ended = asyncio.run(main())
+    assert stats["ready"] == 8
+    assert [(t.id, t.status.value, t.result) for t in ended] == [
+        (t.id, "completed", f"did {t.title}") for t in added
+    ]

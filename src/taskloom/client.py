@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 from taskloom import ids
 from taskloom.boards import BOARD_KIND, BoardCache, BoardHandle
 from taskloom.clock import utcnow
+from taskloom.domain.queue import TERMINAL, Task
 from taskloom.goals import GOAL_KIND, GoalHandle
 from taskloom.queue import Queue
 from taskloom.store import Store, open_store
+from taskloom.waiting import Waiting
 
 if TYPE_CHECKING:
     from taskloom.guard.core import Guard, GuardConfig
@@ -153,13 +155,29 @@ class AsyncProxy:
         return call
 
 
+class AsyncQueue(AsyncProxy):
+    """``tl.aio.queue``: every method of :class:`Queue` run on a worker thread, but
+    :meth:`wait`, which awaits between looks and so holds no thread while the task runs."""
+
+    async def wait(self, task_id: str, timeout: float | None = None) -> Task:
+        """:meth:`Queue.wait` for asyncio: cancelling it (``asyncio.wait_for``, a task
+        group) stops it at once."""
+        import asyncio
+
+        queue: Queue = self._target
+        waiting = Waiting(task_id, timeout)
+        while (task := await _in_thread(queue.get, task_id)).status not in TERMINAL:
+            await asyncio.sleep(waiting.pause(task))
+        return task
+
+
 class AsyncTaskloom:
     """``tl.aio``: ``await tl.aio.board(t).add("...")``, ``await tl.aio.tools.dispatch(...)``."""
 
     def __init__(self, tl: Taskloom) -> None:
         self.sync = tl
         self.tools = AsyncProxy(tl.tools)
-        self.queue = AsyncProxy(tl.queue)
+        self.queue = AsyncQueue(tl.queue)
 
     def board(self, thread_id: str) -> Any:
         return AsyncProxy(self.sync.board(thread_id))

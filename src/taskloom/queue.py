@@ -11,7 +11,6 @@ a ``task_state`` event in the same transaction.
 
 from __future__ import annotations
 
-import math
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -19,7 +18,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from taskloom import doctor, surfacing
 from taskloom.clock import utcnow
-from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound, WaitTimeout
+from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound
 from taskloom.domain.queue import (
     INT_RANGE,
     MAX_ERROR_BYTES,
@@ -63,6 +62,7 @@ from taskloom.queue_sql import (
     sweep_sql,
 )
 from taskloom.store.base import Transaction, Values
+from taskloom.waiting import Waiting
 
 if TYPE_CHECKING:
     from taskloom.client import Taskloom
@@ -74,8 +74,6 @@ HELD_MAX = 1_000
 """How many claimed tasks a queue remembers for its completions (see ``Queue.done``)."""
 SWEEP_EVERY_S = 1.0
 """How often (at most) a process's claims also return expired leases to ready."""
-WAIT_FIRST_S, WAIT_MOST_S = 0.05, 1.0
-"""How long :meth:`Queue.wait` sleeps between looks: first, and at most (doubling)."""
 COUNT_EVERY_S = 1.0
 """How long a process trusts its count of ready tasks when far below the cap."""
 _STATUSES = tuple(s.value for s in TaskStatus)
@@ -666,19 +664,12 @@ class Queue:
 
     def wait(self, task_id: str, timeout: float | None = None) -> Task:
         """The task once it has ended: completed (its ``result``), dead (its ``last_error``)
-        or canceled. Looks every 50 ms at first, then less often, at most a second apart:
-        short work answers at once and a long wait costs a read a second. ``timeout``: give
-        up after this many seconds with :class:`~taskloom.errors.WaitTimeout` (by default,
-        wait for as long as it takes)."""
-        limit = None if timeout is None else check_seconds(timeout, "timeout")
-        deadline = math.inf if limit is None else time.monotonic() + limit
-        pause = WAIT_FIRST_S
+        or canceled. Looks every 50 ms at first, then less often, at most a second apart
+        (:mod:`taskloom.waiting`). ``timeout``: give up after this many seconds with
+        :class:`~taskloom.errors.WaitTimeout` (by default, wait for as long as it takes)."""
+        waiting = Waiting(task_id, timeout)
         while (task := self.get(task_id)).status not in TERMINAL:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise WaitTimeout(f"task {task_id} is still {task.status.value} after {limit:g} s")
-            time.sleep(min(pause, left))
-            pause = min(pause * 2, WAIT_MOST_S)
+            time.sleep(waiting.pause(task))
         return task
 
     def list(
