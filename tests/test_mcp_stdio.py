@@ -460,9 +460,13 @@ def test_mcp_stdio_answers_piped_bad_lines_and_applies_the_rest_in_order(tmp_pat
     assert "Traceback" not in stderr
 
 
-async def _switching_session(url: str) -> list[tuple[bool, str]]:
-    """One MCP session over HTTP that forgets its thread header on its first call, then
-    sends alice's, then changes it to bob's."""
+Call = tuple[dict[str, str], str, dict[str, object]]
+"""One tool call of a session: the headers it is sent with, the tool, its arguments."""
+
+
+async def _one_session(url: str, calls: list[Call]) -> list[tuple[bool, str]]:
+    """``calls`` in one MCP session over HTTP, each with its own headers; whether each
+    answer was an error, and its text."""
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
@@ -473,14 +477,16 @@ async def _switching_session(url: str) -> list[tuple[bool, str]]:
         ClientSession(read, write) as session,
     ):
         await session.initialize()
-        forgot = await session.call_tool("todo", {"op": "list"})
-        assert forgot.is_error and "needs a thread" in forgot.content[0].text  # type: ignore[union-attr]
-        for thread, op in (("alice", "add"), ("bob", "list"), ("bob", "clear"), ("alice", "list")):
-            http.headers["X-Taskloom-Thread"] = thread
-            args = {"op": op, "content": "alice's card"} if op == "add" else {"op": op}
-            result = await session.call_tool("todo", args)
+        for headers, tool, args in calls:
+            http.headers.clear()
+            http.headers.update(headers)
+            result = await session.call_tool(tool, args)
             answers.append((result.is_error, result.content[0].text))  # type: ignore[union-attr]
     return answers
+
+
+def _in_one_session(url: str, calls: list[Call]) -> list[tuple[bool, str]]:
+    return asyncio.run(asyncio.wait_for(_one_session(url, calls), 120))
 
 
 def test_an_mcp_http_session_keeps_the_thread_of_its_first_call(tmp_path: Path) -> None:
@@ -492,42 +498,27 @@ def test_an_mcp_http_session_keeps_the_thread_of_its_first_call(tmp_path: Path) 
     server = Server(db)
     server.start()
     try:
-        answers = asyncio.run(asyncio.wait_for(_switching_session(server.url), 120))
+        # It forgets its thread header on its first call, sends alice's, then bob's.
+        answers = _in_one_session(
+            server.url,
+            [
+                ({}, "todo", {"op": "list"}),
+                ({"X-Taskloom-Thread": "alice"}, "todo", {"op": "add", "content": "alice's card"}),
+                ({"X-Taskloom-Thread": "bob"}, "todo", {"op": "list"}),
+                ({"X-Taskloom-Thread": "bob"}, "todo", {"op": "clear"}),
+                ({"X-Taskloom-Thread": "alice"}, "todo", {"op": "list"}),
+            ],
+        )
     finally:
         server.kill()
-    (added_error, _), *switched, (back_error, back) = answers
+    (forgot_error, forgot), (added_error, _), *switched, (back_error, back) = answers
+    assert forgot_error and "needs a thread" in forgot
     assert not added_error and not back_error and "alice's card" in back
     for is_error, text in switched:
         assert is_error and "bound to thread 'alice'" in text
         assert "bob's private card" not in text
     with taskloom.connect(db) as tl:
         assert [c["title"] for c in tl.board("bob").list()["cards"]] == ["bob's private card"]
-
-
-async def _agent_switching_session(url: str) -> list[tuple[bool, str]]:
-    """One MCP session over HTTP that claims as agent a (no thread header), tries to claim
-    as agent b, then names a thread as well."""
-    import httpx2
-    from mcp.client.streamable_http import streamable_http_client
-
-    answers: list[tuple[bool, str]] = []
-    async with (
-        httpx2.AsyncClient(timeout=30) as http,
-        streamable_http_client(f"{url}/mcp", http_client=http) as (read, write),
-        ClientSession(read, write) as session,
-    ):
-        await session.initialize()
-        for headers, tool, args in (
-            ({"X-Taskloom-Agent": "a"}, "task_next", {}),
-            ({"X-Taskloom-Agent": "b"}, "task_next", {}),
-            ({"X-Taskloom-Agent": "a", "X-Taskloom-Thread": "t"}, "todo", {"op": "list"}),
-            ({}, "task_next", {}),
-        ):
-            http.headers.clear()
-            http.headers.update(headers)
-            result = await session.call_tool(tool, args)
-            answers.append((result.is_error, result.content[0].text))  # type: ignore[union-attr]
-    return answers
 
 
 def test_an_mcp_http_session_keeps_the_agent_of_its_first_call(tmp_path: Path) -> None:
@@ -542,7 +533,16 @@ def test_an_mcp_http_session_keeps_the_agent_of_its_first_call(tmp_path: Path) -
     server = Server(db)
     server.start()
     try:
-        answers = asyncio.run(asyncio.wait_for(_agent_switching_session(server.url), 120))
+        # It claims as agent a (no thread header), tries to claim as b, then names a thread.
+        answers = _in_one_session(
+            server.url,
+            [
+                ({"X-Taskloom-Agent": "a"}, "task_next", {}),
+                ({"X-Taskloom-Agent": "b"}, "task_next", {}),
+                ({"X-Taskloom-Agent": "a", "X-Taskloom-Thread": "t"}, "todo", {"op": "list"}),
+                ({}, "task_next", {}),
+            ],
+        )
     finally:
         server.kill()
     (first_error, first), (b_error, b_text), (thread_error, _), (bare_error, bare) = answers
