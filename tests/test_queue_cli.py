@@ -60,7 +60,7 @@ def test_hooks_and_doctor(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     code, out, _ = run(capsys, "hook", "prompt", "--agent", "claude-1", *db, "--json")
     assert code == 0 and out == ""  # unchanged since last time: nothing to add
     code, out, _ = run(capsys, "hook", "session-start", "--agent", "claude-1", *db)
-    assert "1 task(s) ready" in out
+    assert "1 task ready in the shared queue" in out
     code, out, _ = run(capsys, "doctor", *db, "--json")
     assert code == 0 and json.loads(out)["stuck"] == []
 
@@ -598,7 +598,7 @@ def test_session_start_counts_a_task_whose_lease_ran_out(
     claimed = json.loads(out)
     time.sleep(0.1)
     code, out, _ = run(capsys, "hook", "session-start", "--agent", "B", *db)
-    assert code == 0 and "1 task(s) ready" in out
+    assert code == 0 and "1 task ready in the shared queue" in out
     code, out, _ = run(capsys, "hook", "prompt", "--agent", "B", *db)
     assert code == 0 and claimed["id"] in out
     code, out, _ = run(capsys, "tasks", "list", "--status", "in_progress", *db, "--json")
@@ -682,3 +682,16 @@ def test_fail_with_a_retry_delay_holds_the_task_back(
         capsys, "tasks", "fail", "x", *token, "--error", "e", "--retry-delay", "-1", *db
     )
     assert code == 1 and "--retry-delay" in err
+
+
+def test_session_start_counts_in_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = ("--db", f"sqlite:///{tmp_path / 'q.db'}")
+    lines = []
+    for title in ("first", "second"):
+        code, out, _ = run(capsys, "hook", "session-start", "--agent", "A", *db)
+        lines.append(out.strip())
+        run(capsys, "tasks", "add", title, *db)
+    code, out, _ = run(capsys, "hook", "session-start", "--agent", "A", *db)
+    assert code == 0 and [*lines, out.strip()] == [
+        f"taskloom: {n} ready in the shared queue for A." for n in ("no tasks", "1 task", "2 tasks")
+    ]

@@ -629,4 +629,5 @@ def session_start(agent: Agent, db: DbOption = None, as_json: JsonOption = False
     if as_json:
         print_json({"agent": agent, "ready": ready})
     else:
-        print_text(f"taskloom: {ready} task(s) ready in the shared queue for {agent}.")
+        count = f"{ready or 'no'} task{'' if ready == 1 else 's'}"
+        print_text(f"taskloom: {count} ready in the shared queue for {agent}.")
