@@ -22,7 +22,7 @@ import pytest
 from psycopg.conninfo import conninfo_to_dict
 
 import taskloom
-import taskloom.queue as queue_module
+import taskloom.doctor as doctor_module
 from taskloom.domain.events import TODO_STATE, Event
 from taskloom.domain.queue import TaskStatus
 from taskloom.queue_sql import DONE, claim_sql, done_many_sql, fenced_sql
@@ -870,7 +870,7 @@ def test_reclaim_keeps_a_claim_made_after_it_found_the_worker_dead(
                 )
             return False
 
-        monkeypatch.setattr(queue_module, "alive", checking)
+        monkeypatch.setattr(doctor_module, "alive", checking)
         assert tl.queue.reclaim() == []
         now = tl.queue.get(task.id)
         assert now.status is TaskStatus.IN_PROGRESS and now.lease_token == "new"
