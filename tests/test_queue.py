@@ -503,20 +503,42 @@ def test_done_and_claim_appends_each_task_s_event_as_get_shows_it(
         assert event.data == q.get(task_id).to_dict()
 
 
-def test_events_store_times_as_milliseconds_and_older_text_events_still_read(
+def _stored_changes(tl: Taskloom) -> list[dict[str, Any]]:
+    """Each task event's change as stored: on SQLite in columns of the event (times in
+    seconds), on PostgreSQL as an array in ``data`` (times in integer milliseconds)."""
+    with tl.store.read() as tx:
+        if tx.dialect == "postgres":
+            rows = tx.query("SELECT data FROM events WHERE type = 'task_state' ORDER BY id")
+            return [dict(zip(CHANGE_FIELDS, json.loads(r["data"]), strict=True)) for r in rows]
+        columns = ", ".join(CHANGE_FIELDS[1:])
+        rows = tx.query(
+            f"SELECT task_id AS id, {columns}, data FROM events WHERE type = 'task_state'"
+            " ORDER BY id"
+        )
+    assert {r.pop("data") for r in rows} <= {"null"}
+    return rows
+
+
+def _as_stored(tl: Taskloom, seconds: float | None) -> float | int | None:
+    """A task's time as its events store it on this backend."""
+    if seconds is None or tl.store.dialect == "sqlite":
+        return seconds
+    return math.floor(seconds * 1000 + 0.5)
+
+
+def test_events_store_times_compactly_and_older_text_events_still_read(
     tl_fixed: Taskloom, clock: FakeClock
 ) -> None:
-    """Triggers store times as integer milliseconds (formatting text in SQL was most of an
-    event's cost); readers see RFC 3339 text either way, including events written as text
-    before that change."""
+    """Triggers store times as numbers (formatting text in SQL was most of an event's
+    cost); readers see RFC 3339 text either way, including events written as text before
+    that change."""
     clock.advance(0.0125)
     task, _ = tl_fixed.queue.add("t")
+    (stored,) = _stored_changes(tl_fixed)
+    assert stored["changed_at"] == _as_stored(tl_fixed, task.changed_at)
     legacy = {**task.to_dict(), "status": "in_progress"}
     with tl_fixed.store.write() as tx:
-        stored = tx.query("SELECT data FROM events WHERE type = 'task_state'")
         tx.append_event(Event(TASK_STATE, None, legacy, created_at=legacy["changed_at"]))
-    changed_at = dict(zip(CHANGE_FIELDS, json.loads(stored[0]["data"]), strict=True))["changed_at"]
-    assert changed_at == math.floor((task.changed_at or 0) * 1000 + 0.5)
     with tl_fixed.store.read() as tx:
         new, old = [e.data for e in tx.events_after(0) if e.type == TASK_STATE]
     assert new == task.to_dict()
@@ -524,27 +546,49 @@ def test_events_store_times_as_milliseconds_and_older_text_events_still_read(
 
 
 def test_a_change_is_stored_compactly_and_read_whole(tl_fixed: Taskloom, clock: FakeClock) -> None:
-    """A change's event stores only what a change can alter (an array, times in ms); readers
-    join the fixed fields back from the task. The events of a task deleted since are left out."""
+    """A change's event stores only what a change can alter; readers join the fixed fields
+    back from the task. The events of a task deleted since are left out."""
     q = tl_fixed.queue
     clock.advance(0.0125)
     task, _ = q.add("t", body="b", payload={"n": 1}, source="cli")
     held = q.claim("w", lease=30)
     assert held is not None
     with tl_fixed.store.read() as tx:
-        rows = tx.query("SELECT data FROM events WHERE type = 'task_state' ORDER BY id")
         shown = [e.data for e in tx.events_after(0) if e.type == TASK_STATE]
-    change = json.loads(rows[-1]["data"])
-    assert len(change) == len(CHANGE_FIELDS)
-    stored = dict(zip(CHANGE_FIELDS, change, strict=True))
+    stored = _stored_changes(tl_fixed)[-1]
+    assert stored.keys() == set(CHANGE_FIELDS)
     assert stored["status"] == "in_progress" and stored["claimed_by"] == "w"
-    assert stored["lease_expires_at"] == math.floor((held.lease_expires_at or 0) * 1000 + 0.5)
+    assert stored["lease_expires_at"] == _as_stored(tl_fixed, held.lease_expires_at)
     assert shown == [task.to_dict(), held.to_dict()]  # read whole, without the lease token
     with tl_fixed.store.write() as tx:
         tx.execute("DELETE FROM tasks WHERE id = ?", (task.id,))
     with tl_fixed.store.read() as tx:
         events = [e.data for e in tx.events_after(0) if e.type == TASK_STATE]
     assert events == []  # a deleted task's events cannot be shown whole: left out
+
+
+def test_sqlite_reads_the_array_events_written_before_the_event_columns(
+    tmp_path: Any, clock: FakeClock
+) -> None:
+    """A database migrated from before the event columns keeps its task events as arrays of
+    milliseconds in ``data``; they read as they did, next to the newer ones."""
+    with taskloom.connect(f"sqlite:///{tmp_path / 'old.db'}", clock=clock) as tl:
+        clock.advance(0.0125)
+        task, _ = tl.queue.add("t", body="b")
+        held = tl.queue.claim("w", lease=30)
+        assert held is not None
+        with tl.store.write() as tx:
+            tx.execute(
+                "UPDATE events SET data = json_array(task_id, status, claimed_by, pid, host,"
+                " CAST(claimed_at * 1000 + 0.5 AS INTEGER),"
+                " CAST(lease_expires_at * 1000 + 0.5 AS INTEGER), attempts,"
+                " CAST(completed_at * 1000 + 0.5 AS INTEGER), result, last_error,"
+                " CAST(changed_at * 1000 + 0.5 AS INTEGER)), status = NULL"
+                " WHERE id = (SELECT min(id) FROM events WHERE type = 'task_state')"
+            )
+        with tl.store.read() as tx:
+            shown = [e.data for e in tx.events_after(0) if e.type == TASK_STATE]
+        assert shown == [task.to_dict(), held.to_dict()]
 
 
 def test_a_completion_answers_the_task_as_stored(tl_fixed: Taskloom, clock: FakeClock) -> None:

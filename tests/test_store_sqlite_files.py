@@ -107,3 +107,26 @@ def test_an_unknown_users_home_is_refused_not_made_a_folder(tmp_path: Path) -> N
     result = run("board", "list", "t", "--db", "sqlite:///~no-such-user-here/x.db", cwd=tmp_path)
     assert result.returncode == 1 and "~no-such-user-here" in result.stderr, result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_new_database_has_small_pages_and_an_older_one_keeps_its_own(tmp_path: Path) -> None:
+    """Every commit writes each page it changed whole to the WAL, so taskloom makes its
+    files with 2 KiB pages; a file made before (SQLite's 4 KiB) opens, migrates and works as
+    it is."""
+    old = tmp_path / "old.db"
+    conn = sqlite3.connect(old)
+    conn.execute("PRAGMA page_size = 4096")
+    conn.execute("PRAGMA journal_mode = WAL")  # writes the header: the size is fixed now
+    conn.close()
+    for name in ("new.db", "old.db"):
+        with taskloom.connect(f"sqlite:///{tmp_path / name}") as tl:
+            task, _ = tl.queue.add("t")
+            claimed = tl.queue.claim("w", lease=30)
+            assert claimed is not None and claimed.id == task.id
+            tl.queue.done(task.id, claimed.lease_token or "", "ok")
+            assert tl.queue.get(task.id).result == "ok"
+    sizes = {
+        name: sqlite3.connect(tmp_path / name).execute("PRAGMA page_size").fetchone()[0]
+        for name in ("new.db", "old.db")
+    }
+    assert sizes == {"new.db": 2048, "old.db": 4096}

@@ -129,11 +129,12 @@ Code that ever changes one of them must write a whole event for that change."""
 def task_event_data(data: Any, fixed: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A stored ``task_state`` payload in its public shape, :meth:`Task.to_dict`'s.
 
-    The database triggers that write these events store times as integer milliseconds
-    (formatting them as text in SQL was the larger part of an event's cost), and a change
-    stores only :data:`CHANGE_FIELDS` as an array; ``fixed`` is then the task's row (its
-    :data:`FIXED_FIELDS`). Times already text (events from before either change) are left
-    alone.
+    The database triggers that write these events store a change's times as unix seconds
+    (SQLite, in columns of the event's own) or integer milliseconds (PostgreSQL, in an
+    array): formatting them as text in SQL was the larger part of an event's cost. A change
+    stores only :data:`CHANGE_FIELDS`, read here as a list in that order; ``fixed`` is then
+    the task's row (its :data:`FIXED_FIELDS`). Times already text (events from before
+    either change) are left alone.
     """
     out: dict[str, Any] = data
     if isinstance(data, list):
@@ -154,6 +155,8 @@ def task_event_data(data: Any, fixed: Mapping[str, Any] | None = None) -> dict[s
         value = out.get(name)
         if type(value) is int:
             out[name] = _iso_ms(value)
+        elif type(value) is float:
+            out[name] = iso_time(value)
     return out
 
 

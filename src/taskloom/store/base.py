@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 
 from taskloom.domain.events import TASK_STATE, Event
-from taskloom.domain.queue import FIXED_FIELDS, task_event_data
+from taskloom.domain.queue import CHANGE_FIELDS, FIXED_FIELDS, task_event_data
 
 Row = dict[str, Any]
 Values = Sequence[Any]
@@ -60,6 +60,11 @@ LIST_DOCS_SQL = "SELECT key, version, state, updated_at FROM documents WHERE kin
 
 
 _FIXED_COLUMNS = ", ".join(f"t.{name} AS task_{name}" for name in FIXED_FIELDS)
+_CHANGED = CHANGE_FIELDS[1:]
+"""A task event's columns (since the 0011 migrations): the change's fields but the id,
+which is ``events.task_id``."""
+_CHANGE_COLUMNS = ", ".join(f"e.{name}" for name in _CHANGED)
+_FIRST_FIXED = 6 + len(_CHANGED)
 
 
 def events_query(
@@ -67,12 +72,14 @@ def events_query(
 ) -> tuple[str, tuple[Any, ...]]:
     """The ``events_after`` query (``?`` placeholders) and its parameters, for every backend.
 
-    Each row is an :data:`EventRow`: the event's columns, then the fixed fields of the task
-    a compact change event names (``task_id``; all null for other events). With ``upto`` the
-    query also takes an upper bound on the id, the parameter before the limit."""
+    Each row is an :data:`EventRow`: the event's columns, a task event's change columns,
+    then the fixed fields of the task it names (``task_id``; all null for other events).
+    With ``upto`` the query also takes an upper bound on the id, the parameter before the
+    limit."""
     sql = (
-        f"SELECT e.id, e.type, e.thread_id, e.data, e.created_at, {_FIXED_COLUMNS}"
-        " FROM events AS e LEFT JOIN tasks AS t ON t.id = e.task_id WHERE e.id > ?"
+        f"SELECT e.id, e.type, e.thread_id, e.data, e.created_at, e.task_id, {_CHANGE_COLUMNS},"
+        f" {_FIXED_COLUMNS} FROM events AS e LEFT JOIN tasks AS t ON t.id = e.task_id"
+        " WHERE e.id > ?"
     )
     params: tuple[Any, ...] = (after_id,)
     if thread_id is not None:
@@ -84,27 +91,32 @@ def events_query(
 
 
 EventRow = Sequence[Any]
-"""An ``events_query`` row: ``id, type, thread_id, data, created_at``, then FIXED_FIELDS."""
+"""An ``events_query`` row: ``id, type, thread_id, data, created_at, task_id``, the change
+columns (:data:`CHANGE_FIELDS` but the id), then :data:`FIXED_FIELDS`."""
 
 
 def events_from_rows(rows: Sequence[EventRow]) -> list[Event]:
     """``events_query`` rows as :class:`Event` objects, in every backend the same way.
 
-    A queue task's change is stored compactly (see
-    :func:`~taskloom.domain.queue.task_event_data`) and read with its task's fixed fields.
+    A queue task's change is stored compactly, in columns of its own (or, before the 0011
+    migrations and on PostgreSQL, as an array in ``data``: see
+    :func:`~taskloom.domain.queue.task_event_data`), and read with its task's fixed fields.
     A change of a task deleted since (``prune``) cannot be shown whole and is left out: it
     describes a task that no longer exists, which is what its absence says too.
     """
     events = []
     for row in rows:
-        event_id, type_, thread_id, data, created_at = row[:5]
-        payload = decode(data) if isinstance(data, str | bytes) else data
+        event_id, type_, thread_id, data, created_at, task_id = row[:6]
+        if type_ == TASK_STATE and row[6] is not None:  # the status column: a change
+            payload: Any = [task_id, *row[6:_FIRST_FIXED]]
+        else:
+            payload = decode(data) if isinstance(data, str | bytes) else data
         if type_ == TASK_STATE:
             fixed = None
             if isinstance(payload, list):
-                if row[5] is None:  # title is NOT NULL: the task is gone
+                if row[_FIRST_FIXED] is None:  # title is NOT NULL: the task is gone
                     continue
-                fixed = dict(zip(FIXED_FIELDS, row[5:], strict=True))
+                fixed = dict(zip(FIXED_FIELDS, row[_FIRST_FIXED:], strict=True))
             payload = task_event_data(payload, fixed)
         events.append(Event(type_, thread_id, payload, id=event_id, created_at=created_at))
     return events
