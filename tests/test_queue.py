@@ -774,8 +774,9 @@ def test_doctor_reports_and_fixes_without_touching_live_work(tl_fixed: Taskloom,
 
 
 def test_sqlite_queue_statements_read_one_work_index(sqlite_url: str) -> None:
-    """The claim walks ``tasks_work`` in its own order (no sort of the ready set), the sweep
-    reads leases from it, and fenced finishes go straight to the primary key."""
+    """The claim walks ``tasks_work`` in its own order (no sort of the ready set) and goes
+    from there to the row by its rowid, the sweep reads leases from it, and fenced finishes
+    go straight to the primary key."""
     import taskloom
     from taskloom.queue_sql import DONE, claim_sql, expire_sql, fenced_sql, sweep_sql
 
@@ -793,6 +794,8 @@ def test_sqlite_queue_statements_read_one_work_index(sqlite_url: str) -> None:
                 )
                 assert "USING INDEX tasks_work (status=? AND lease_expires_at=?)" in claim, claim
                 assert "TEMP B-TREE" not in claim, claim
+                assert "USING INTEGER PRIMARY KEY (rowid=?)" in claim, claim
+                assert "autoindex" not in claim, claim  # the row, not the id index too
             sweep = plan(tx, sweep_sql("sqlite"), [now] * 6)
             assert "INDEX tasks_work (status=? AND lease_expires_at<?)" in sweep, sweep
             done = plan(tx, fenced_sql("sqlite", DONE), [now, now, None, "t", "k"])
