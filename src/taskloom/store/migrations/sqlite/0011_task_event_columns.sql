@@ -16,6 +16,8 @@ ALTER TABLE events ADD COLUMN last_error TEXT;
 ALTER TABLE events ADD COLUMN changed_at REAL;
 DROP TRIGGER tasks_event_insert;
 DROP TRIGGER tasks_event_update;
+-- SQLite has no trigger for inserts and updates alike, so the two say the same thing (a view
+-- shared by both cost a second read of the row, see 0010).
 CREATE TRIGGER tasks_event_insert AFTER INSERT ON tasks BEGIN
     INSERT INTO events (type, thread_id, task_id, data, created_at, status, claimed_by, pid,
         host, claimed_at, lease_expires_at, attempts, completed_at, result, last_error,
