@@ -19,7 +19,13 @@ from taskloom import doctor as doctor_module
 from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound
 from taskloom.domain.events import TASK_STATE, Event
-from taskloom.domain.queue import CHANGE_FIELDS, Task, surface_block, validate_new_task
+from taskloom.domain.queue import (
+    CHANGE_FIELDS,
+    TIME_FIELDS,
+    Task,
+    surface_block,
+    validate_new_task,
+)
 from taskloom.process import INIT_PID_NAMESPACE, host_name
 from taskloom.queue import Queue
 from taskloom.tools.registry import ToolContext
@@ -504,26 +510,16 @@ def test_done_and_claim_appends_each_task_s_event_as_get_shows_it(
 
 
 def _stored_changes(tl: Taskloom) -> list[dict[str, Any]]:
-    """Each task event's change as stored: on SQLite in columns of the event (times in
-    seconds), on PostgreSQL as an array in ``data`` (times in integer milliseconds)."""
+    """Each task event's change as stored: in columns of the event, times in seconds, and
+    ``data`` a JSON null."""
+    columns = ", ".join(CHANGE_FIELDS[1:])
     with tl.store.read() as tx:
-        if tx.dialect == "postgres":
-            rows = tx.query("SELECT data FROM events WHERE type = 'task_state' ORDER BY id")
-            return [dict(zip(CHANGE_FIELDS, json.loads(r["data"]), strict=True)) for r in rows]
-        columns = ", ".join(CHANGE_FIELDS[1:])
         rows = tx.query(
             f"SELECT task_id AS id, {columns}, data FROM events WHERE type = 'task_state'"
             " ORDER BY id"
         )
-    assert {r.pop("data") for r in rows} <= {"null"}
+    assert all(r.pop("data") in ("null", None) for r in rows)
     return rows
-
-
-def _as_stored(tl: Taskloom, seconds: float | None) -> float | int | None:
-    """A task's time as its events store it on this backend."""
-    if seconds is None or tl.store.dialect == "sqlite":
-        return seconds
-    return math.floor(seconds * 1000 + 0.5)
 
 
 def test_events_store_times_compactly_and_older_text_events_still_read(
@@ -535,7 +531,7 @@ def test_events_store_times_compactly_and_older_text_events_still_read(
     clock.advance(0.0125)
     task, _ = tl_fixed.queue.add("t")
     (stored,) = _stored_changes(tl_fixed)
-    assert stored["changed_at"] == _as_stored(tl_fixed, task.changed_at)
+    assert stored["changed_at"] == task.changed_at
     legacy = {**task.to_dict(), "status": "in_progress"}
     with tl_fixed.store.write() as tx:
         tx.append_event(Event(TASK_STATE, None, legacy, created_at=legacy["changed_at"]))
@@ -558,7 +554,7 @@ def test_a_change_is_stored_compactly_and_read_whole(tl_fixed: Taskloom, clock: 
     stored = _stored_changes(tl_fixed)[-1]
     assert stored.keys() == set(CHANGE_FIELDS)
     assert stored["status"] == "in_progress" and stored["claimed_by"] == "w"
-    assert stored["lease_expires_at"] == _as_stored(tl_fixed, held.lease_expires_at)
+    assert stored["lease_expires_at"] == held.lease_expires_at
     assert shown == [task.to_dict(), held.to_dict()]  # read whole, without the lease token
     with tl_fixed.store.write() as tx:
         tx.execute("DELETE FROM tasks WHERE id = ?", (task.id,))
@@ -567,28 +563,31 @@ def test_a_change_is_stored_compactly_and_read_whole(tl_fixed: Taskloom, clock: 
     assert events == []  # a deleted task's events cannot be shown whole: left out
 
 
-def test_sqlite_reads_the_array_events_written_before_the_event_columns(
-    tmp_path: Any, clock: FakeClock
+def test_the_array_events_written_before_the_event_columns_still_read(
+    tl_fixed: Taskloom, clock: FakeClock
 ) -> None:
     """A database migrated from before the event columns keeps its task events as arrays of
     milliseconds in ``data``; they read as they did, next to the newer ones."""
-    with taskloom.connect(f"sqlite:///{tmp_path / 'old.db'}", clock=clock) as tl:
-        clock.advance(0.0125)
-        task, _ = tl.queue.add("t", body="b")
-        held = tl.queue.claim("w", lease=30)
-        assert held is not None
-        with tl.store.write() as tx:
-            tx.execute(
-                "UPDATE events SET data = json_array(task_id, status, claimed_by, pid, host,"
-                " CAST(claimed_at * 1000 + 0.5 AS INTEGER),"
-                " CAST(lease_expires_at * 1000 + 0.5 AS INTEGER), attempts,"
-                " CAST(completed_at * 1000 + 0.5 AS INTEGER), result, last_error,"
-                " CAST(changed_at * 1000 + 0.5 AS INTEGER)), status = NULL"
-                " WHERE id = (SELECT min(id) FROM events WHERE type = 'task_state')"
-            )
-        with tl.store.read() as tx:
-            shown = [e.data for e in tx.events_after(0) if e.type == TASK_STATE]
-        assert shown == [task.to_dict(), held.to_dict()]
+    q = tl_fixed.queue
+    clock.advance(0.0125)
+    task, _ = q.add("t", body="b")
+    held = q.claim("w", lease=30)
+    assert held is not None
+    first = _stored_changes(tl_fixed)[0]
+    array = [
+        math.floor(v * 1000 + 0.5) if name in TIME_FIELDS and v is not None else v
+        for name, v in zip(CHANGE_FIELDS, (first[name] for name in CHANGE_FIELDS), strict=True)
+    ]
+    json_of = "CAST(? AS JSON)" if tl_fixed.store.dialect == "postgres" else "?"
+    with tl_fixed.store.write() as tx:
+        tx.execute(
+            f"UPDATE events SET data = {json_of}, status = NULL"
+            " WHERE id = (SELECT min(id) FROM events WHERE type = 'task_state')",
+            (json.dumps(array),),
+        )
+    with tl_fixed.store.read() as tx:
+        shown = [e.data for e in tx.events_after(0) if e.type == TASK_STATE]
+    assert shown == [task.to_dict(), held.to_dict()]
 
 
 def test_a_completion_answers_the_task_as_stored(tl_fixed: Taskloom, clock: FakeClock) -> None:

@@ -129,8 +129,8 @@ Code that ever changes one of them must write a whole event for that change."""
 def task_event_data(data: Any, fixed: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A stored ``task_state`` payload in its public shape, :meth:`Task.to_dict`'s.
 
-    The database triggers that write these events store a change's times as unix seconds
-    (SQLite, in columns of the event's own) or integer milliseconds (PostgreSQL, in an
+    The database triggers that write these events store a change's times as unix seconds,
+    in columns of the event's own (before the 0011 migrations, integer milliseconds in an
     array): formatting them as text in SQL was the larger part of an event's cost. A change
     stores only :data:`CHANGE_FIELDS`, read here as a list in that order; ``fixed`` is then
     the task's row (its :data:`FIXED_FIELDS`). Times already text (events from before

@@ -99,7 +99,7 @@ def events_from_rows(rows: Sequence[EventRow]) -> list[Event]:
     """``events_query`` rows as :class:`Event` objects, in every backend the same way.
 
     A queue task's change is stored compactly, in columns of its own (or, before the 0011
-    migrations and on PostgreSQL, as an array in ``data``: see
+    migrations, as an array in ``data``: see
     :func:`~taskloom.domain.queue.task_event_data`), and read with its task's fixed fields.
     A change of a task deleted since (``prune``) cannot be shown whole and is left out: it
     describes a task that no longer exists, which is what its absence says too.
