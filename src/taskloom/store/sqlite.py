@@ -43,8 +43,8 @@ PAGE_BYTES = 2048
 """The page size of a database taskloom creates (SQLite's default is 4096; a file made
 before keeps its own). Every commit writes each page it changed whole to the WAL, and a
 claim plus completion changes three or four (the task's, the work index's, the events'):
-at 2048 bytes a claim plus completion ran 4–8 % faster, at 1024 slower again (deeper
-trees), at 8192 15 % slower (see docs/benchmarks.md)."""
+at 2048 bytes a claim plus completion ran 4–10 % faster, at 1024 slower again (deeper
+trees), at 8192 14–17 % slower (see docs/benchmarks.md)."""
 WAL_PAGES = 4000
 """Pages the WAL grows to before a commit copies them back into the database (SQLite's
 default is 1000): 8 MB at :data:`PAGE_BYTES`. The queue's commits rewrite the same few
