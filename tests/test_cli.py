@@ -153,6 +153,8 @@ def commands():  # type: ignore[no-untyped-def]
 def test_every_command_has_help_with_an_example() -> None:
     for path, cmd in commands():
         assert cmd.help and "Example:" in cmd.help, " ".join(path)
+        # reStructuredText's literals print as typed in a terminal: ``--json`` was shown so
+        assert "``" not in cmd.help, " ".join(path)
 
 
 def test_every_command_summary_is_one_line() -> None:

@@ -597,7 +597,7 @@ def prompt(agent: Agent, db: DbOption = None, as_json: JsonOption = False) -> No
     """Prompt-submit hook: add the ready-task block to the agent's context when it changed.
 
     The output is JSON either way (the shape prompt-submit hooks read), and nothing at all
-    when the block is unchanged; ``--json`` is accepted like everywhere else.
+    when the block is unchanged; --json is accepted like everywhere else.
 
     Example: taskloom hook prompt --agent claude-1
     """
