@@ -3,6 +3,7 @@ work, an interrupt gives the task back, and a stop claims nothing more. Both bac
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 
@@ -104,6 +105,32 @@ def test_a_result_refused_for_a_lost_lease_is_counted_lost(tl: Taskloom) -> None
     assert (summary.lost, summary.completed) == (1, 1)
     canceled = tl.queue.get(task.id)
     assert canceled.status == "canceled" and canceled.result == "no longer wanted"
+
+
+def test_a_lease_lost_while_the_handler_runs_is_noticed_by_its_renewal(
+    tl: Taskloom, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The renewal finds the lease gone (here canceled): the worker records nothing and
+    counts the task lost, and the next claim of another task is renewed as usual."""
+    task, _ = tl.queue.add("taken away")
+    later, _ = tl.queue.add("slow but fine", priority=200)
+
+    def handler(t: Task) -> str:
+        if t.id == task.id:
+            tl.queue.cancel(t.id, "no longer wanted")
+        time.sleep(1.6)  # past a renewal (a third of the lease old, looked for every sixth)
+        return "finished"
+
+    seen: list[Outcome] = []
+    with caplog.at_level(logging.WARNING, logger="taskloom.worker"):
+        summary = Worker(tl, "w1", handler, lease=1.0, on_outcome=seen.append).run(until_empty=True)
+    assert [(o.task.id, o.kind) for o in seen] == [(task.id, "lost"), (later.id, "completed")]
+    assert f"lease on task {task.id} was lost while the worker held it" in caplog.text
+    assert f"lease on task {later.id}" not in caplog.text
+    assert (summary.lost, summary.completed) == (1, 1)
+    assert tl.queue.get(task.id).result == "no longer wanted"
+    done = tl.queue.get(later.id)
+    assert done.status == "completed" and done.attempts == 1
 
 
 def test_stop_finishes_the_task_in_hand_and_claims_no_other(tl: Taskloom) -> None:

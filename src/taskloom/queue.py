@@ -77,6 +77,8 @@ SWEEP_EVERY_S = 1.0
 COUNT_EVERY_S = 1.0
 """How long a process trusts its count of ready tasks when far below the cap."""
 _STATUSES = tuple(s.value for s in TaskStatus)
+DONE_HELD = fenced_sql("sqlite", DONE, returning=False)
+"""SQLite's completion of a task this queue holds: the id back is all it needs."""
 Held = tuple[Task, str]
 """A task this queue claimed, and its payload's stored text."""
 
@@ -330,18 +332,17 @@ class Queue:
         """
         plan = claim_plan(self._tl.store.dialect, agent_id, n, lease, kinds, bind_process)
         sql = plan.sql
-        params, swept = self._claim_statement(plan)
+        params, swept = self._claim_statement(plan, self._now())
         if not self._tl.store.exists():
             return []
         rows = self._retry_after_sweep(self._write_rows(sql, params), swept, sql, params)
         tasks = self._claimed(rows)
         return sorted(tasks, key=lambda t: (t.priority, t.created_at, t.id)) if n > 1 else tasks
 
-    def _claim_statement(self, plan: ClaimPlan) -> tuple[list[Any], bool]:
-        """A claim's parameters for its checked arguments (``queue_sql.claim_plan``); sweeps
+    def _claim_statement(self, plan: ClaimPlan, now: float) -> tuple[list[Any], bool]:
+        """A claim's parameters at ``now`` for its checked arguments (``claim_plan``); sweeps
         expired leases first when one is due (the second value says whether it did)."""
         agent, _, lease, kinds, bind_process = plan
-        now = self._now()
         swept = now >= self._sweep_due
         if swept:
             self._sweep(now)
@@ -492,35 +493,39 @@ class Queue:
         claimed and ``LeaseLost`` is raised, exactly as from :meth:`done`."""
         check_ids(task_id, lease_token)
         check_text(result, "a task's result")
-        now = self._now()
         dialect = self._tl.store.dialect
         plan = claim_plan(dialect, agent_id, 1, lease, kinds, True)
         claim = plan.sql
-        claim_params, swept = self._claim_statement(plan)
+        now = self._now()
+        claim_params, swept = self._claim_statement(plan, now)
         done_params = (now, now, result, task_id, lease_token)
         held = self._holding(task_id, lease_token)
-        nxt: list[Values]
         if dialect == "postgres":
-            sql = done_and_claim_sql(len(plan.kinds), returning=held is None)
-            rows, _ = self._tl.store.write_chain(sql, (*done_params, *claim_params))
-            if held is None:
-                done = [Task.from_values(r[1:]) for r in rows if r[0] == "done"]
-                nxt = [r[1:] for r in rows if r[0] == "next"]
-            else:
-                done = [self._completed(held, now, result)] if rows[0][0] else []
-                nxt = [rows[0][1:]] if rows[0][1] is not None else []
-        elif held is not None:
-            fenced = fenced_sql(dialect, DONE, returning=False)
-            ids, nxt = self._tl.store.write_chain(fenced, done_params, claim, claim_params)
-            done = [self._completed(held, now, result)] if ids else []
+            done, nxt = self._done_and_claim_pg(held, done_params, claim_params, len(plan.kinds))
+        elif held is not None:  # the worker's usual case: only whether the completion matched
+            ids, nxt = self._tl.store.write_chain(DONE_HELD, done_params, claim, claim_params)
+            done = completed_task(*held, now, result) if ids else None
         else:
             fenced = fenced_sql(dialect, DONE)
             rows, nxt = self._tl.store.write_chain(fenced, done_params, claim, claim_params)
-            done = [READ_TASK[dialect](r) for r in rows]
-        if not done:
+            done = READ_TASK[dialect](rows[0]) if rows else None
+        if done is None:
             self._lease_lost(task_id)
-        claimed = self._claimed(self._retry_after_sweep(nxt, swept, claim, claim_params))
-        return done[0], claimed[0] if claimed else None
+        if not nxt:
+            nxt = self._retry_after_sweep(nxt, swept, claim, claim_params)
+        return done, self._claimed(nxt)[0] if nxt else None
+
+    def _done_and_claim_pg(
+        self, held: Held | None, done_params: tuple[Any, ...], claim_params: list[Any], kinds: int
+    ) -> tuple[Task | None, list[Values]]:
+        """PostgreSQL's :meth:`done_and_claim`: one statement (see ``done_and_claim_sql``)."""
+        sql = done_and_claim_sql(kinds, returning=held is None)
+        rows, _ = self._tl.store.write_chain(sql, (*done_params, *claim_params))
+        if held is None:
+            done = [Task.from_values(r[1:]) for r in rows if r[0] == "done"]
+            return (done[0] if done else None), [r[1:] for r in rows if r[0] == "next"]
+        matched = completed_task(*held, done_params[0], done_params[2]) if rows[0][0] else None
+        return matched, [rows[0][1:]] if rows[0][1] is not None else []
 
     def fail(
         self,
