@@ -283,6 +283,33 @@ def test_the_surfaced_claim_command_runs_as_shown(
     assert json.loads(out)["claimed_by"] == "claude 1"
 
 
+def test_a_claim_command_for_an_agent_id_with_angle_brackets_runs_in_bash_as_shown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The block may not hold a raw ``<`` or ``>``, and an escaped one (``&lt;``) is not what
+    the shell needs: the id is written with bash's ``$'\\x3c'`` quoting instead."""
+    import shutil
+    import subprocess
+
+    bash = shutil.which("bash")
+    assert bash is not None
+    url = f"sqlite:///{tmp_path / 'q.db'}"
+    agent = "bot <1> 'it's"
+    run(capsys, "tasks", "add", "Fix it", "--db", url)
+    _, out, _ = run(capsys, "hook", "prompt", "--agent", agent, "--db", url)
+    context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    command = context.split("Claim one with `")[1].split("`")[0]
+    assert "<" not in command and "&lt;" not in command
+    _, arguments = command.split(" ", 1)  # the program, then what the shell makes of the rest
+    shown = subprocess.run(
+        [bash, "-c", f"printf '%s\\n' {arguments}"], capture_output=True, text=True, check=True
+    )
+    args = shown.stdout.splitlines()
+    assert args == ["tasks", "next", "--agent", agent, "--db", url]
+    code, out, _ = run(capsys, *args, "--json")
+    assert code == 0 and json.loads(out)["claimed_by"] == agent
+
+
 def test_a_database_password_never_reaches_the_surfaced_block() -> None:
     from taskloom.domain.queue import claim_command
 

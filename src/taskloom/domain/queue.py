@@ -537,16 +537,27 @@ def claim_command(agent_id: str, db: str | None = None, program: str = "taskloom
     ``program``, the hook's own (a virtualenv's full path when ``taskloom`` is not on the
     agent's PATH, where a bare name was "command not found"), and the database the hook was
     given, unless its URL holds a password (which must not reach a model's context: the
-    agent's environment, ``$TASKLOOM_URL``, has to say it then)."""
+    agent's environment, ``$TASKLOOM_URL``, has to say it then). It holds no ``<`` or
+    ``>``, so the block shows it as it is (see :func:`_shell_word`)."""
     args = [program, "tasks", "next", "--agent", agent_id]
     if db and not url_has_password(db):
         args += ["--db", db]
-    return shlex.join(args)
+    return " ".join(_shell_word(arg) for arg in args)
+
+
+def _shell_word(arg: str) -> str:
+    """``arg`` quoted for the shell. One with ``<`` or ``>`` (which the block would have to
+    escape, leaving a command that no longer runs) is written in bash's and zsh's ``$'…'``
+    quoting, where ``\\x3c`` and ``\\x3e`` stand for them."""
+    if "<" not in arg and ">" not in arg:
+        return shlex.quote(arg)
+    escaped = arg.replace("\\", "\\\\").replace("'", "\\'")
+    return "$'" + escaped.replace("<", "\\x3c").replace(">", "\\x3e") + "'"
 
 
 def _no_tags(command: str) -> str:
-    """A command shown in the block, runnable as shown: only ``<`` and ``>`` are escaped (no
-    tag can be closed or opened by it), so a URL's ``&`` stays one."""
+    """A command given to the block, shown without a tag it could close or open: only ``<``
+    and ``>`` are escaped (:func:`claim_command`'s hold neither), so a URL's ``&`` stays one."""
     return command.replace("<", "&lt;").replace(">", "&gt;")
 
 
