@@ -120,8 +120,8 @@ class _Renewal:
     comes between a third and a half of the way through: nothing wakes it when a task is
     taken or finished (waking it per task cost a short-task worker two thirds of its rate).
     Taking and letting go of a task are a dictionary's set and pop, atomic without a lock
-    (a lock there cost a short task 2 %): a renewal that runs beside a completion can only
-    find the lease ended and mark a claim already let go, which no one reads again."""
+    (which showed on short tasks): a renewal that runs beside a completion can only find
+    the lease ended and mark a claim already let go, which no one reads again."""
 
     def __init__(self, tl: Taskloom, lease: float) -> None:
         self._tl = tl
