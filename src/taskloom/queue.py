@@ -123,12 +123,14 @@ class Queue:
         """The tasks a claim returned, remembered with their payload's text (at most
         :data:`HELD_MAX`, oldest forgotten first)."""
         dialect = self._tl.store.dialect
-        tasks = [READ_TASK[dialect](r) for r in rows]
-        at = PAYLOAD_AT[dialect]
+        read, at = READ_TASK[dialect], PAYLOAD_AT[dialect]
+        tasks = []
         with self._held_lock:
             held = self._held
-            for task, row in zip(tasks, rows, strict=True):
+            for row in rows:
+                task = read(row)
                 held[task.id] = (task.lease_token or "", task, row[at])
+                tasks.append(task)
             while len(held) > HELD_MAX:
                 del held[next(iter(held))]
         return tasks
@@ -513,7 +515,8 @@ class Queue:
             self._lease_lost(task_id)
         if not nxt:
             nxt = self._retry_after_sweep(nxt, swept, claim, claim_params)
-        return done, self._claimed(nxt)[0] if nxt else None
+        claimed = self._claimed(nxt)
+        return done, claimed[0] if claimed else None
 
     def _done_and_claim_pg(
         self, held: Held | None, done_params: tuple[Any, ...], claim_params: list[Any], kinds: int

@@ -97,7 +97,11 @@ class WorkSummary:
     def add(self, outcome: Outcome) -> None:
         """Count ``outcome`` (only counted: a worker may run for millions of tasks; see
         ``on_outcome`` for each one)."""
-        setattr(self, outcome.kind, getattr(self, outcome.kind) + 1)
+        self.count(outcome.kind)
+
+    def count(self, kind: OutcomeKind) -> None:
+        """Count one task that ended as ``kind``."""
+        setattr(self, kind, getattr(self, kind) + 1)
 
 
 class _Held:
@@ -264,9 +268,9 @@ class Worker:
             last = self._stop.is_set() or (
                 max_tasks is not None and summary.handled + 1 == max_tasks
             )
-            task, outcome = self._finish(task, ended, lost, claim_next=not last)
+            task, done, ended = self._finish(task, ended, lost, claim_next=not last)
             try:
-                self._report(summary, outcome)
+                self._report(summary, done, ended)
             except BaseException:  # on_outcome failed: the next task, claimed, goes back
                 self._give_back([task] if task else [], renewal, summary)
                 raise
@@ -295,7 +299,8 @@ class Worker:
                         completed.append((task, ended))  # renewed until acknowledged
                         continue
                     lost = renewal.let_go(task)
-                    self._report(summary, self._finish(task, ended, lost, claim_next=False)[1])
+                    _, done, ended = self._finish(task, ended, lost, claim_next=False)
+                    self._report(summary, done, ended)
             except BaseException:  # an interrupt, or a callback failing
                 self._give_back(tasks[handled:], renewal, summary)
                 raise
@@ -305,10 +310,12 @@ class Worker:
                 self._give_back(tasks[handled:], renewal, summary)
                 return
 
-    def _report(self, summary: WorkSummary, outcome: Outcome) -> None:
-        summary.add(outcome)
+    def _report(self, summary: WorkSummary, task: Task, ended: _Ended) -> None:
+        """Count how ``task`` ended, and tell ``on_outcome`` (its :class:`Outcome` is made
+        only for it: a worker without one runs for millions of tasks)."""
+        summary.count(ended.kind)
         if self._on_outcome is not None:
-            self._on_outcome(outcome)
+            self._on_outcome(Outcome(task, ended.kind, ended.seconds, ended.detail, ended.note))
 
     def _claim(self, until_empty: bool, n: int) -> list[Task]:
         """Up to ``n`` tasks, waiting for one unless ``until_empty``; none once stopped."""
@@ -348,20 +355,22 @@ class Worker:
 
     def _finish(
         self, task: Task, ended: _Ended, lost: bool, *, claim_next: bool
-    ) -> tuple[Task | None, Outcome]:
+    ) -> tuple[Task | None, Task, _Ended]:
         """Record how ``task`` ended in the queue (unless its lease was ``lost`` meanwhile):
-        its :class:`Outcome`, and the next task if one was claimed with it."""
-        kind, seconds, detail, note, _ = ended
+        the next task if one was claimed with it, then the task as recorded and how it ended
+        once the queue had its say (what :meth:`_report` tells)."""
         if lost:
-            return None, Outcome(task, "lost", seconds)
+            return None, task, _Ended("lost", ended.seconds)
         try:
             done, nxt = _while_busy(
                 lambda: self._record(task, ended, claim_next), f"task {task.id}"
             )
         except (LeaseLost, NotFound):
             log.warning("task %s was no longer this worker's when it finished", task.id)
-            return None, Outcome(task, "lost", seconds, detail, note)
-        return nxt, Outcome(done, "dead" if done.status == "dead" else kind, seconds, detail, note)
+            return None, task, ended._replace(kind="lost")
+        if done.status == "dead" and ended.kind != "dead":
+            return nxt, done, ended._replace(kind="dead")
+        return nxt, done, ended
 
     def _record(self, task: Task, ended: _Ended, claim_next: bool) -> tuple[Task, Task | None]:
         queue, token = self._tl.queue, task.lease_token or ""
@@ -390,7 +399,7 @@ class Worker:
                 continue
             released.append(task)
         for task in released:
-            self._report(summary, Outcome(task, "released", 0.0))
+            self._report(summary, task, _Ended("released", 0.0))
 
     def _acknowledge(
         self, completed: list[tuple[Task, _Ended]], renewal: _Renewal, summary: WorkSummary
@@ -407,10 +416,9 @@ class Worker:
             kept = recorded.get(task.id)
             if kept is None:
                 log.warning("task %s was no longer this worker's when it finished", task.id)
-                self._report(summary, Outcome(task, "lost", ended.seconds))
+                self._report(summary, task, _Ended("lost", ended.seconds))
             else:
-                outcome = Outcome(kept, "completed", ended.seconds, ended.detail, ended.note)
-                self._report(summary, outcome)
+                self._report(summary, kept, ended)
 
 
 def _while_busy(record: Callable[[], T], what: str) -> T:

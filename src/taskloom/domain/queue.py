@@ -613,6 +613,16 @@ def check_requeue(task: Task, now: float, key_holder: str | None) -> None:
         )
 
 
+_COMPLETED = {
+    "status": TaskStatus.COMPLETED,
+    "pid": None,
+    "host": None,
+    "lease_expires_at": None,
+    "lease_token": None,
+}
+"""What every completion sets alike (the SQL's ``CLEAR_LEASE`` and status)."""
+
+
 def completed_task(claimed: Task, payload: str, now: float, result: str | None) -> Task:
     """The task a fenced completion under ``claimed``'s lease leaves: the SQL of
     ``Queue.done``. Under a lease a task changes only through that lease, so a worker
@@ -622,15 +632,8 @@ def completed_task(claimed: Task, payload: str, now: float, result: str | None) 
     task = _new(Task)
     fields = task.__dict__
     fields.update(claimed.__dict__)
-    fields.update(
-        payload={} if payload == "{}" else json.loads(payload),
-        status=TaskStatus.COMPLETED,
-        completed_at=now,
-        changed_at=now,
-        result=result,
-        pid=None,
-        host=None,
-        lease_expires_at=None,
-        lease_token=None,
-    )
+    fields.update(_COMPLETED)
+    fields["payload"] = {} if payload == "{}" else json.loads(payload)
+    fields["completed_at"] = fields["changed_at"] = now
+    fields["result"] = result
     return task
