@@ -36,6 +36,8 @@ from queue_sqlite import BATCH  # noqa: E402
 
 def taskloom_setup(url: str, jobs: int) -> None:
     with taskloom.connect(url) as tl:
+        # A backlog over the queue's default cap of ready tasks would be cut to the cap.
+        tl.queue.max_active = max(tl.queue.max_active, 2 * jobs)
         for i in range(jobs):
             tl.queue.add(f"job {i}")
 
