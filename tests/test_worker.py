@@ -209,6 +209,49 @@ def test_an_idle_worker_picks_up_work_added_later(tl: Taskloom) -> None:
     assert tl.queue.get(task.id).result == "late" and summaries[0].completed == 1
 
 
+def counting_claims(tl: Taskloom, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many tasks each of the worker's own claims (not its completions') asked for."""
+    asked: list[int] = []
+    claim_batch = tl.queue.claim_batch
+
+    def counted(agent_id: str, n: int, **kwargs: object) -> list[Task]:
+        asked.append(n)
+        return claim_batch(agent_id, n, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tl.queue, "claim_batch", counted)
+    return asked
+
+
+def test_a_completion_that_finds_the_queue_empty_ends_a_drain_without_asking_again(
+    tl: Taskloom, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for title in ("a", "b", "c"):
+        tl.queue.add(title)
+    asked = counting_claims(tl, monkeypatch)
+    summary = Worker(tl, "w1", lambda t: None).run(until_empty=True)
+    assert summary.completed == 3 and tl.queue.stats()["ready"] == 0
+    assert asked == [1]  # the first claim; each completion claimed the next, the last none
+
+
+def test_a_polling_worker_waits_its_poll_before_looking_again(
+    tl: Taskloom, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    task, _ = tl.queue.add("only")
+    asked = counting_claims(tl, monkeypatch)
+    worker = Worker(tl, "w1", lambda t: None, poll=600)
+    thread = threading.Thread(target=worker.run)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while tl.queue.get(task.id).status != "completed" and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        worker.stop()
+        thread.join(timeout=30)
+    assert not thread.is_alive() and tl.queue.get(task.id).status == "completed"
+    assert asked == [1]  # its completion found nothing; the next look is a poll away
+
+
 def test_bad_settings_are_refused(tl: Taskloom) -> None:
     with pytest.raises(InvalidInput, match="agent id"):
         Worker(tl, " ", lambda t: None)

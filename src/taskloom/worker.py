@@ -275,7 +275,8 @@ class Worker:
                 self._give_back([task] if task else [], renewal, summary)
                 raise
             if task is None and not last:
-                tasks = self._claim(until_empty, 1)
+                # A completion claimed with it: the queue had nothing ready a moment ago.
+                tasks = self._claim(until_empty, 1, just_looked=ended.kind == "completed")
                 task = tasks[0] if tasks else None
 
     def _run_batches(
@@ -317,9 +318,15 @@ class Worker:
         if self._on_outcome is not None:
             self._on_outcome(Outcome(task, ended.kind, ended.seconds, ended.detail, ended.note))
 
-    def _claim(self, until_empty: bool, n: int) -> list[Task]:
-        """Up to ``n`` tasks, waiting for one unless ``until_empty``; none once stopped."""
+    def _claim(self, until_empty: bool, n: int, *, just_looked: bool = False) -> list[Task]:
+        """Up to ``n`` tasks, waiting for one unless ``until_empty``; none once stopped.
+        ``just_looked``: a claim just found none, so do not ask again at once (an empty
+        queue, when ``until_empty``; else the poll's wait comes first)."""
         queue = self._tl.queue
+        if just_looked:
+            if until_empty:
+                return []
+            self._stop.wait(self._poll)
         while not self._stop.is_set():
             try:
                 tasks = queue.claim_batch(self._agent, n, lease=self._lease, kinds=self._kinds)
