@@ -6,11 +6,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 
 import pytest
 
 import taskloom
-from taskloom import InvalidInput, NoRetry, Outcome, TaskFailed, Taskloom, Worker
+from taskloom import InvalidInput, NoRetry, Outcome, TaskFailed, Taskloom, Worker, WorkSummary
 from taskloom.domain.queue import MAX_TEXT_BYTES, Task
 
 
@@ -191,22 +192,35 @@ def test_answers_become_results(tl: Taskloom) -> None:
     assert "returned object, which is not text" in (refused.last_error or "")
 
 
-def test_an_idle_worker_picks_up_work_added_later(tl: Taskloom) -> None:
-    worker = Worker(tl, "w1", lambda t: "late", poll=0.05)
-    summaries = []
+def run_until_completed(
+    tl: Taskloom, worker: Worker, task_id: Callable[[], str]
+) -> list[WorkSummary]:
+    """Run ``worker`` in a thread until the task ``task_id()`` names (called once the worker
+    runs) is completed, 30 s at most, then stop it; what ``run()`` returned."""
+    summaries: list[WorkSummary] = []
     thread = threading.Thread(target=lambda: summaries.append(worker.run()))
     thread.start()
     try:
-        time.sleep(0.3)
-        task, _ = tl.queue.add("added later")
-        deadline = time.monotonic() + 30
-        while tl.queue.get(task.id).status != "completed" and time.monotonic() < deadline:
-            time.sleep(0.05)
+        deadline, tid = time.monotonic() + 30, task_id()
+        while tl.queue.get(tid).status != "completed" and time.monotonic() < deadline:
+            time.sleep(0.02)
     finally:
         worker.stop()
         thread.join(timeout=30)
     assert not thread.is_alive()
-    assert tl.queue.get(task.id).result == "late" and summaries[0].completed == 1
+    return summaries
+
+
+def test_an_idle_worker_picks_up_work_added_later(tl: Taskloom) -> None:
+    added: list[Task] = []
+
+    def add_later() -> str:
+        time.sleep(0.3)  # the worker has found nothing and waits
+        added.append(tl.queue.add("added later")[0])
+        return added[0].id
+
+    summaries = run_until_completed(tl, Worker(tl, "w1", lambda t: "late", poll=0.05), add_later)
+    assert tl.queue.get(added[0].id).result == "late" and summaries[0].completed == 1
 
 
 def counting_claims(tl: Taskloom, monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -238,17 +252,8 @@ def test_a_polling_worker_waits_its_poll_before_looking_again(
 ) -> None:
     task, _ = tl.queue.add("only")
     asked = counting_claims(tl, monkeypatch)
-    worker = Worker(tl, "w1", lambda t: None, poll=600)
-    thread = threading.Thread(target=worker.run)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 30
-        while tl.queue.get(task.id).status != "completed" and time.monotonic() < deadline:
-            time.sleep(0.02)
-    finally:
-        worker.stop()
-        thread.join(timeout=30)
-    assert not thread.is_alive() and tl.queue.get(task.id).status == "completed"
+    run_until_completed(tl, Worker(tl, "w1", lambda t: None, poll=600), lambda: task.id)
+    assert tl.queue.get(task.id).status == "completed"
     assert asked == [1]  # its completion found nothing; the next look is a poll away
 
 
