@@ -275,7 +275,7 @@ class Worker:
                 self._give_back([task] if task else [], renewal, summary)
                 raise
             if task is None and not last:
-                # A completion claimed with it: the queue had nothing ready a moment ago.
+                # A recorded completion looked for the next task too, and found none.
                 tasks = self._claim(until_empty, 1, just_looked=ended.kind == "completed")
                 task = tasks[0] if tasks else None
 

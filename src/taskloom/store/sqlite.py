@@ -44,7 +44,8 @@ SQLite's busy handler sleeps 1, 2, 5, 10 … then 100 ms between looks, so a pro
 lost the lock a few times slept 100 ms at a stretch while the others committed every
 50 µs: a claim latency tail of hundreds of ms, starved workers, and a drain that ended
 only when the last sleeper woke. Asked again every 10 ms, a waiter looks every 1–5 ms:
-the same throughput, the longest claim wait 40 ms instead of 100–430 (docs/benchmarks.md)."""
+the same throughput, and at four workers the longest claim wait 27–74 ms instead of
+105–430 (docs/benchmarks.md, session of 2026-11-28)."""
 MMAP_BYTES = 256 * 1024 * 1024
 """Pages are read through a memory map: after another process commits, a reader re-reads
 changed pages from the map instead of with a system call each."""
