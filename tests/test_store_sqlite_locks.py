@@ -20,16 +20,22 @@ from taskloom.store import sqlite as sqlite_store
 HOLD_S = 0.4  # forty of SQLite's own waits
 
 
-def hold(conn: sqlite3.Connection, release: Callable[[], None]) -> threading.Event:
-    """Release the lock ``conn`` holds after :data:`HOLD_S`; the event is set once it has."""
-    released = threading.Event()
+class Hold:
+    """Let go of a lock after :data:`HOLD_S`, from another thread. ``letting_go`` is set
+    just before: a wait that ended with it set lasted the whole hold (set after, a waiter
+    could get in and look before the releasing thread had set it)."""
 
-    def later() -> None:
+    def __init__(self, release: Callable[[], None]) -> None:
+        self.letting_go = threading.Event()
+        self._timer = threading.Timer(HOLD_S, self._release, (release,))
+        self._timer.start()
+
+    def _release(self, release: Callable[[], None]) -> None:
+        self.letting_go.set()
         release()
-        released.set()
 
-    threading.Timer(HOLD_S, later).start()
-    return released
+    def join(self) -> None:
+        self._timer.join(10)
 
 
 def add(tl: Taskloom) -> object:
@@ -57,12 +63,12 @@ def test_a_write_waits_out_another_processes_write_lock(
             sqlite_url.removeprefix("sqlite:///"), isolation_level=None, check_same_thread=False
         )
         blocker.execute("BEGIN IMMEDIATE")
-        released = hold(blocker, lambda: blocker.execute("COMMIT"))
+        held = Hold(lambda: blocker.execute("COMMIT"))
         try:
             assert write(tl)
-            assert released.is_set()  # it waited the whole hold, not SQLite's slice alone
+            assert held.letting_go.is_set()  # it waited the whole hold, not one slice
         finally:
-            released.wait(10)
+            held.join()
             blocker.close()
 
 
@@ -83,12 +89,12 @@ def test_a_read_waits_out_a_lock_held_while_none_of_its_connections_is_open(
     holder.execute("SELECT count(*) FROM tasks").fetchone()  # takes the file's lock, keeps it
     with pytest.raises(sqlite3.OperationalError, match="locked"):
         sqlite3.connect(path, timeout=0).execute("SELECT 1 FROM tasks").fetchone()
-    released = hold(holder, holder.close)
+    held = Hold(holder.close)
     try:
         titles = [t.title for t in tl.queue.list()]
-        assert titles == ["there"] and released.is_set()
+        assert titles == ["there"] and held.letting_go.is_set()
     finally:
-        released.wait(10)
+        held.join()
         tl.close()
 
 
