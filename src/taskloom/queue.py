@@ -142,10 +142,6 @@ class Queue:
             entry = self._held.pop(task_id, None)
         return entry[1:] if entry is not None and entry[0] == token else None
 
-    @staticmethod
-    def _completed(held: Held, now: float, result: str | None) -> Task:
-        return completed_task(*held, now, result)
-
     # --- adding -------------------------------------------------------------------------------
 
     def add(
@@ -431,7 +427,7 @@ class Queue:
         sql = fenced_sql(self._tl.store.dialect, DONE, returning=False)
         if not self._write_rows(sql, (now, now, result, task_id, lease_token)):
             self._lease_lost(task_id)
-        return self._completed(held, now, result)
+        return completed_task(*held, now, result)
 
     def done_many(
         self, completions: Iterable[tuple[str, str] | tuple[str, str, str | None]]
@@ -474,7 +470,7 @@ class Queue:
             with self._tl.store.write() as tx:
                 rows = [tuple(r.values()) for sql, ps in statements for r in tx.query(sql, ps)]
         if ids_only:
-            tasks = [self._completed(known[r[0]], now, items[r[0]][2]) for r in rows]
+            tasks = [completed_task(*known[r[0]], now, items[r[0]][2]) for r in rows]
         else:
             tasks = [READ_TASK[dialect](r) for r in rows]
         done = {t.id: t for t in tasks}

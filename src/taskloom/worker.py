@@ -74,8 +74,8 @@ class _Ended(NamedTuple):
     kind: OutcomeKind
     seconds: float
     detail: str | None = None
+    """The error; for a completion, the result to store."""
     note: str = ""
-    result: str | None = None
 
 
 @dataclass(slots=True)
@@ -358,7 +358,7 @@ class Worker:
             result, note = fit_text(_as_text(answer), "a task's result", MAX_TEXT_BYTES)
         except InvalidInput as exc:
             return _Ended("failed", seconds, str(exc))
-        return _Ended("completed", seconds, result, note, result)
+        return _Ended("completed", seconds, result, note)
 
     def _finish(
         self, task: Task, ended: _Ended, lost: bool, *, claim_next: bool
@@ -387,9 +387,9 @@ class Worker:
             failed = queue.fail(task.id, token, error, retry=retry, retry_delay=self._retry_delay)
             return failed, None
         if not claim_next:
-            return queue.done(task.id, token, ended.result), None
+            return queue.done(task.id, token, ended.detail), None
         return queue.done_and_claim(
-            task.id, token, self._agent, result=ended.result, lease=self._lease, kinds=self._kinds
+            task.id, token, self._agent, result=ended.detail, lease=self._lease, kinds=self._kinds
         )
 
     def _give_back(self, tasks: Sequence[Task], renewal: _Renewal, summary: WorkSummary) -> None:
@@ -416,7 +416,7 @@ class Worker:
             return
         for task, _ in completed:
             renewal.let_go(task)
-        items = [(task.id, task.lease_token or "", ended.result) for task, ended in completed]
+        items = [(task.id, task.lease_token or "", ended.detail) for task, ended in completed]
         done, _ = _while_busy(lambda: self._tl.queue.done_many(items), "a batch")
         recorded = {task.id: task for task in done}
         for task, ended in completed:
