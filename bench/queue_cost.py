@@ -39,8 +39,8 @@ sys.path[:] = [p for p in sys.path if str(Path(p or ".").resolve()) != _HERE] + 
 
 import queue_sqlite  # noqa: E402
 import taskloom  # noqa: E402
-from taskloom.ids import new_token  # noqa: E402
-from taskloom.queue_sql import DONE, claim_sql, fenced_sql  # noqa: E402
+from taskloom._runtime import new_token  # noqa: E402
+from taskloom.store.queue_sql import DONE, claim_sql, fenced_sql  # noqa: E402
 
 Drain = Callable[[Path], int]
 

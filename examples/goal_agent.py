@@ -21,15 +21,15 @@ import time
 from typing import Any
 
 import taskloom
-from taskloom.continuation import (
+from taskloom.domain.errors import InvalidInput, ProviderError, TaskloomError
+from taskloom.domain.goals import Goal
+from taskloom.goals.continuation import (
     StopReason,
     TurnFailed,
     TurnOutcome,
     note_user_turn,
     run_goal_loop,
 )
-from taskloom.domain.errors import InvalidInput, ProviderError, TaskloomError
-from taskloom.domain.goals import Goal
 from taskloom.llm.base import mask_url
 from taskloom.llm.openai import OpenAIChat
 from taskloom.tools.adapters import run_tool_calls

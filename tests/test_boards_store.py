@@ -345,7 +345,8 @@ def test_ids_grow_and_a_forked_child_makes_its_own() -> None:
     import signal
     import threading
 
-    from taskloom import ids, process
+    from taskloom import _runtime as ids
+    from taskloom import _runtime as process
 
     made = [ids.new_id() for _ in range(2000)]
     tokens = {ids.new_token() for _ in range(200)}  # the parent holds random bytes read ahead

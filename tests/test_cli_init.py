@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from taskloom import agent_setup
+from taskloom.cli import agent_setup
 from taskloom.cli import main
 
 HERE = Path(sys.executable).parent

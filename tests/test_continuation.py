@@ -15,7 +15,9 @@ import pytest
 
 import taskloom
 from taskloom.client import Taskloom
-from taskloom.continuation import (
+from taskloom.domain.errors import InvalidInput
+from taskloom.domain.goals import MAX_EVIDENCE, MAX_REASON, Goal
+from taskloom.goals.continuation import (
     StopReason,
     TurnFailed,
     TurnOutcome,
@@ -26,10 +28,8 @@ from taskloom.continuation import (
     run_goal_loop,
     user_turn,
 )
-from taskloom.domain.errors import InvalidInput
-from taskloom.domain.goals import MAX_EVIDENCE, MAX_REASON, Goal
+from taskloom.goals.turns import TurnLease, claim_turn, end_turn
 from taskloom.tools.registry import ToolContext
-from taskloom.turns import TurnLease, claim_turn, end_turn
 from tests.conftest import FakeClock, subprocess_env
 
 CTX = ToolContext(thread_id="t")
@@ -417,7 +417,7 @@ def _slow_claims(monkeypatch: pytest.MonkeyPatch) -> None:
     """A database slow to answer: each claim commits, then takes a while to come back."""
     import time
 
-    import taskloom.continuation as continuation
+    import taskloom.goals.continuation as continuation
 
     real = continuation.claim_turn
 
@@ -485,7 +485,7 @@ def test_a_turn_lease_held_by_a_process_that_died_frees_the_thread(db_url: str) 
     (900 s by default)."""
     died = _in_another_process(
         db_url,
-        "from taskloom.turns import claim_turn\n"
+        "from taskloom.goals.turns import claim_turn\n"
         "assert claim_turn(tl, 't', 900) is not None\n"
         "os._exit(0)  # dies mid-turn: no end_turn\n",
     )
@@ -590,7 +590,7 @@ def test_turns_that_kill_their_process_pause_the_goal_after_max_failures(db_url:
     ended counts as one when the thread is next taken, and at ``max_failures`` the goal is
     paused with the reason instead of being run again for ever."""
     code = (
-        "from taskloom.continuation import continuation_tick\n"
+        "from taskloom.goals.continuation import continuation_tick\n"
         "items = continuation_tick(tl, lambda g: os._exit(137), idle_s=0, max_failures=3)\n"
         "print([(i.ran, i.paused) for i in items])\n"
     )

@@ -11,16 +11,16 @@ import pytest
 
 import taskloom
 from taskloom.client import Taskloom
-from taskloom.continuation import (
+from taskloom.domain import goals as ops
+from taskloom.domain.errors import InvalidInput, InvariantViolation
+from taskloom.domain.goals import Goal, GoalStatus
+from taskloom.goals.continuation import (
     StopReason,
     TurnOutcome,
     continuation_tick,
     note_user_turn,
     run_goal_loop,
 )
-from taskloom.domain import goals as ops
-from taskloom.domain.errors import InvalidInput, InvariantViolation
-from taskloom.domain.goals import Goal, GoalStatus
 from taskloom.tools.registry import ToolContext
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -276,7 +276,7 @@ def test_goal_cli(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # type
 
 
 def test_tick_idle_oldest_max_and_in_flight(tl_fixed: Taskloom, clock) -> None:  # type: ignore[no-untyped-def]
-    from taskloom.turns import claim_turn
+    from taskloom.goals.turns import claim_turn
 
     for name in ("a", "b", "c"):
         tl_fixed.goal(name).set(f"goal {name}")
@@ -331,7 +331,7 @@ def test_tick_no_progress_suppresses_until_user_turn(tl_fixed: Taskloom, clock) 
 def test_async_loop_with_async_work(tl: Taskloom) -> None:
     import asyncio
 
-    from taskloom.continuation import arun_goal_loop
+    from taskloom.goals.continuation import arun_goal_loop
 
     tl.goal("t").set("Two async turns then done")
     calls: list[int] = []
@@ -566,7 +566,7 @@ def test_tick_skips_a_goal_another_scheduler_just_ran(
 
 
 def _lease(tl: Taskloom, thread_id: str) -> object:
-    from taskloom.turns import TURN_KIND
+    from taskloom.goals.turns import TURN_KIND
 
     with tl.store.read() as tx:
         doc = tx.load_doc(TURN_KIND, thread_id)
@@ -596,7 +596,7 @@ def test_tick_survives_a_turn_that_ends_the_goal_then_raises(
 
 
 def test_tick_pause_reason_is_storable_and_bounded(tl_fixed: Taskloom, clock) -> None:  # type: ignore[no-untyped-def]
-    from taskloom.continuation import MAX_REASON, continuation_tick
+    from taskloom.goals.continuation import MAX_REASON, continuation_tick
 
     tl_fixed.goal("t").set("flaky")
     clock.advance(120)
@@ -706,7 +706,7 @@ def test_a_new_objective_set_right_after_the_charge_is_not_suppressed(
 ) -> None:
     """Charging and suppressing are two transactions: a host set landing between them must
     not be suppressed for the turn of the goal it replaced."""
-    from taskloom.goals import GoalHandle
+    from taskloom.goals.handle import GoalHandle
 
     charge = GoalHandle.account_usage
 

@@ -11,9 +11,9 @@ from datetime import timedelta
 
 import taskloom
 from taskloom.client import Taskloom
-from taskloom.guard.stash import claim_summary, purge_stash
 from taskloom.guard.summarize import cache_key
 from taskloom.llm.anthropic import AnthropicChat
+from taskloom.store.stash import claim_summary, purge_stash
 from tests.conftest import FakeClock, run_together
 from tests.test_llm_guard import SECRET, FakeProvider, big_log, summarizing
 

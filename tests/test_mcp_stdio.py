@@ -158,7 +158,7 @@ def test_the_end_of_input_waits_only_for_requests_that_will_be_answered() -> Non
     import mcp_types as types
     from mcp.shared.message import SessionMessage
 
-    from taskloom.mcp_server import _Unanswered
+    from taskloom.mcp import _Unanswered
 
     def request(request_id: int) -> SessionMessage:
         return SessionMessage(types.JSONRPCRequest(jsonrpc="2.0", id=request_id, method="ping"))

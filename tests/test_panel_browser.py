@@ -414,7 +414,7 @@ def test_queue_resyncs_from_the_api_after_a_reconnect_past_pruned_events(
 
     from playwright.sync_api import Page, expect
 
-    from taskloom.outbox import prune_events
+    from taskloom.store.outbox import prune_events
 
     assert isinstance(page, Page)
     tl = taskloom.connect(server.db_url)

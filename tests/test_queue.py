@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 import taskloom
-from taskloom import doctor as doctor_module
+from taskloom.queue import doctor as doctor_module
+from taskloom._runtime import INIT_PID_NAMESPACE, host_name
 from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound
 from taskloom.domain.events import TASK_STATE, Event
@@ -26,8 +27,7 @@ from taskloom.domain.queue import (
     surface_block,
     validate_new_task,
 )
-from taskloom.process import INIT_PID_NAMESPACE, host_name
-from taskloom.queue import Queue
+from taskloom.queue.handle import Queue
 from taskloom.tools.registry import ToolContext
 from tests.conftest import FakeClock
 
@@ -777,7 +777,7 @@ def test_sqlite_queue_statements_read_one_work_index(sqlite_url: str) -> None:
     from there to the row by its rowid, the sweep reads leases from it, and fenced finishes
     go straight to the primary key."""
     import taskloom
-    from taskloom.queue_sql import DONE, claim_sql, expire_sql, fenced_sql, sweep_sql
+    from taskloom.store.queue_sql import DONE, claim_sql, expire_sql, fenced_sql, sweep_sql
 
     def plan(tx: Any, sql: str, params: list[Any]) -> str:
         return " | ".join(str(r["detail"]) for r in tx.query("EXPLAIN QUERY PLAN " + sql, params))

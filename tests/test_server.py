@@ -22,8 +22,8 @@ import uvicorn
 
 from taskloom.cli import main
 from taskloom.client import Taskloom
-from taskloom.outbox import prune_events
 from taskloom.server.app import create_app
+from taskloom.store.outbox import prune_events
 from tests.conftest import FakeClock, subprocess_env
 
 
@@ -589,7 +589,7 @@ def test_serve_refuses_a_retention_window_it_cannot_hold(
 def test_prune_in_batches_each_its_own_transaction(tl: Taskloom) -> None:
     """The server prunes a batch at a time, so neither other writers nor a server stopping
     mid-prune wait for a whole backlog; readers see progress after every batch."""
-    from taskloom.outbox import pruned_through
+    from taskloom.store.outbox import pruned_through
 
     for i in range(10):
         tl.board("t").add(f"card {i}")

@@ -22,12 +22,12 @@ import pytest
 from psycopg.conninfo import conninfo_to_dict
 
 import taskloom
-import taskloom.doctor as doctor_module
+import taskloom.queue.doctor as doctor_module
 from taskloom.domain.events import TODO_STATE, Event
 from taskloom.domain.queue import TaskStatus
-from taskloom.queue_sql import DONE, claim_sql, done_many_sql, fenced_sql
 from taskloom.store.pg_url import join_url, split_url, url_secrets
 from taskloom.store.postgres import OUTBOX_LOCK, PostgresStore, translate
+from taskloom.store.queue_sql import DONE, claim_sql, done_many_sql, fenced_sql
 from tests.backends import pg_required, pg_schema, pg_server, with_schema
 from tests.conftest import subprocess_env
 

@@ -123,7 +123,7 @@ def test_a_lease_lost_while_the_handler_runs_is_noticed_by_its_renewal(
         return "finished"
 
     seen: list[Outcome] = []
-    with caplog.at_level(logging.WARNING, logger="taskloom.worker"):
+    with caplog.at_level(logging.WARNING, logger="taskloom.queue.worker"):
         summary = Worker(tl, "w1", handler, lease=1.0, on_outcome=seen.append).run(until_empty=True)
     assert [(o.task.id, o.kind) for o in seen] == [(task.id, "lost"), (later.id, "completed")]
     assert f"lease on task {task.id} was lost while the worker held it" in caplog.text

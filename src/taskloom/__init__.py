@@ -28,7 +28,7 @@ from taskloom.domain.errors import (
 )
 from taskloom.domain.events import Event
 from taskloom.domain.queue import Task
-from taskloom.worker import Outcome, Worker, WorkSummary
+from taskloom.queue.worker import Outcome, Worker, WorkSummary
 
 if TYPE_CHECKING:
     from taskloom.tools.registry import ToolContext, ToolResult, ToolSpec

@@ -12,14 +12,14 @@ from datetime import datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-from taskloom import ids
+from taskloom import _runtime
+from taskloom._runtime import utcnow
 from taskloom.boards import BOARD_KIND, BoardCache, BoardHandle
-from taskloom.clock import utcnow
 from taskloom.domain.queue import TERMINAL, Task
-from taskloom.goals import GOAL_KIND, GoalHandle
-from taskloom.queue import Queue
+from taskloom.goals.handle import GOAL_KIND, GoalHandle
+from taskloom.queue.handle import Queue
+from taskloom.queue.waiting import Waiting
 from taskloom.store import Store, open_store
-from taskloom.waiting import Waiting
 
 if TYPE_CHECKING:
     from taskloom.guard.core import Guard, GuardConfig
@@ -37,7 +37,7 @@ class Taskloom:
         store: Store,
         *,
         clock: Callable[[], datetime] = utcnow,
-        new_id: Callable[[], str] = ids.new_id,
+        new_id: Callable[[], str] = _runtime.new_id,
     ) -> None:
         self.store = store
         self.now = clock
@@ -199,7 +199,7 @@ def connect(
     url: str | None = None,
     *,
     clock: Callable[[], datetime] = utcnow,
-    new_id: Callable[[], str] = ids.new_id,
+    new_id: Callable[[], str] = _runtime.new_id,
 ) -> Taskloom:
     """Open taskloom on ``url`` (default ``TASKLOOM_URL`` or ``./.taskloom/taskloom.db``)."""
     return Taskloom(open_store(url), clock=clock, new_id=new_id)

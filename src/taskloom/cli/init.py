@@ -12,8 +12,8 @@ from typing import Annotated
 
 import typer
 
-from taskloom import agent_setup
 from taskloom.boards import check_thread_id
+from taskloom.cli import agent_setup
 from taskloom.cli.common import err, print_text
 from taskloom.domain.queue import check_agent
 from taskloom.errors import InvalidInput

@@ -21,7 +21,7 @@ def mcp(
     import asyncio
 
     from taskloom.boards import check_thread_id
-    from taskloom.mcp_server import serve_stdio
+    from taskloom.mcp import serve_stdio
     from taskloom.tools.registry import ToolContext
 
     ctx = ToolContext(thread_id=check_thread_id(thread), agent_id=agent)

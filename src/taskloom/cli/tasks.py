@@ -35,8 +35,8 @@ from taskloom.domain.queue import (
     iso_time,
     waits_until,
 )
-from taskloom.guard.stash import count_expired, purge_stash
-from taskloom.queue import Queue
+from taskloom.queue.handle import Queue
+from taskloom.store.stash import count_expired, purge_stash
 
 app = typer.Typer(help="The shared work queue.", no_args_is_help=True)
 hook_app = typer.Typer(help="Output for coding agents' hooks.", no_args_is_help=True)
@@ -577,7 +577,7 @@ def doctor(
         report["expired_stash_results"] = count_expired(tx, tl.now())
     if fix:  # the key is there whenever --fix is, so a script reads one shape; the purge
         # also drops the summaries of threads whose results are gone, expired or not
-        report["purged_stash_results"] = purge_stash(tl)
+        report["purged_stash_results"] = purge_stash(tl.store, tl.now())
     if as_json:
         print_json(report)
         return
@@ -601,7 +601,7 @@ def prompt(agent: Agent, db: DbOption = None, as_json: JsonOption = False) -> No
 
     Example: taskloom hook prompt --agent claude-1
     """
-    from taskloom.agent_setup import program
+    from taskloom.cli.agent_setup import program
 
     del as_json  # already JSON
     claim = claim_command(agent.strip(), db, program())

@@ -39,7 +39,7 @@ from taskloom.domain.queue import (
     check_seconds,
     waits_until,
 )
-from taskloom.worker import Outcome, Worker
+from taskloom.queue.worker import Outcome, Worker
 
 STDERR_TAIL_BYTES = MAX_ERROR_BYTES - 100
 """How much of a failed command's standard error its task keeps: the end, where the reason

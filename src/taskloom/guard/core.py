@@ -32,7 +32,6 @@ from taskloom.boards import check_thread_id
 from taskloom.domain.common import parse_iso, storable_size
 from taskloom.domain.errors import InvalidInput, NotFound, ProviderError
 from taskloom.domain.stash import StashFacts, json_shape, placeholder, result_id, text_shape
-from taskloom.guard import stash as sql
 from taskloom.guard.clean import clean
 from taskloom.guard.compact import compact, deep_text, dumps, too_deep
 from taskloom.guard.config import GuardConfig as GuardConfig
@@ -57,6 +56,7 @@ from taskloom.guard.summarize import (
     summarize,
 )
 from taskloom.guard.tokens import Counter, counter
+from taskloom.store import stash as sql
 
 if TYPE_CHECKING:
     from taskloom.client import Taskloom

@@ -33,14 +33,14 @@ from taskloom.client import Taskloom
 from taskloom.domain.board import CardStatus
 from taskloom.domain.common import UNSET
 from taskloom.domain.errors import Conflict, InvalidInput, TaskloomError, TooLarge
-from taskloom.guard.stash import purge_stash
-from taskloom.outbox import prune_events
 from taskloom.server.cursor import parse_cursor
 from taskloom.server.hub import EventHub
 from taskloom.server.listing import ThreadListing
 from taskloom.server.pool import REQUESTS
 from taskloom.server.security import RequestGuard
 from taskloom.server.sse import event_stream, open_stream
+from taskloom.store.outbox import prune_events
+from taskloom.store.stash import purge_stash
 
 STATIC = Path(__file__).parent / "static"
 
@@ -127,7 +127,7 @@ def create_app(
     listing = ThreadListing(tl.store, tl.threads)
     mcp_manager = None
     if mcp:
-        from taskloom.mcp_server import http_session_manager
+        from taskloom.mcp import http_session_manager
 
         mcp_manager = http_session_manager(tl)
 
@@ -293,7 +293,7 @@ def create_app(
             except Exception as exc:  # a locked database, say: try again next time
                 _retry_later("pruning the event log", exc)
             try:
-                await call(purge_stash, tl)
+                await call(purge_stash, tl.store, tl.now())
             except Exception as exc:
                 _retry_later("purging expired stashed results", exc)
             await asyncio.sleep(prune_every_s)
@@ -337,7 +337,7 @@ def create_app(
     if mcp_manager is not None:
         from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 
-        from taskloom.mcp_server import CheckedMessages
+        from taskloom.mcp import CheckedMessages
 
         # An ASGI app (not a function) as the endpoint: Starlette hands it the raw request.
         routes.append(Route("/mcp", CheckedMessages(StreamableHTTPASGIApp(mcp_manager))))

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 import anyio
 
 from taskloom.domain.errors import TaskloomError
-from taskloom.outbox import SnapshotPosition, pruned_through, snapshot_page
 from taskloom.server.cursor import Cursor, stamp_at
 from taskloom.server.hub import (
     EventHub,
@@ -39,6 +38,7 @@ from taskloom.server.hub import (
 )
 from taskloom.server.pool import STREAMS
 from taskloom.store.base import Store, Transaction
+from taskloom.store.outbox import SnapshotPosition, pruned_through, snapshot_page
 
 RETRY_S = 1.0
 """How long a stream waits before reading again when the database could not answer."""

@@ -14,7 +14,7 @@ from taskloom.tools.registry import REGISTRY, ToolArgs, ToolContext, ToolResult,
 
 if TYPE_CHECKING:
     from taskloom.client import Taskloom
-    from taskloom.goals import GoalHandle
+    from taskloom.goals.handle import GoalHandle
 
 
 class NoArgs(ToolArgs):

@@ -3,7 +3,7 @@
 The block is shown only when the agent's ready set changed since it last saw it, judged by a
 digest of the ids kept per agent in the database (``agent_cursors``), so every process and
 every hook of an agent shares one cursor. Reads only, but for the cursor: a hook must not
-create a database, claim, or sweep. :class:`taskloom.queue.Queue` exposes these as
+create a database, claim, or sweep. :class:`taskloom.queue.handle.Queue` exposes these as
 ``ready_count``, ``unsee`` and ``surface``.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import hashlib
 
 from taskloom.domain.queue import SURFACE_ROWS, Task, surface_block
-from taskloom.queue_sql import CLAIMABLE
 from taskloom.store.base import Store
+from taskloom.store.queue_sql import CLAIMABLE
 
 READY = f"FROM tasks WHERE {CLAIMABLE} ORDER BY priority, created_at, id"
 """The tasks an agent could claim now, most urgent first (parameters: now, agent, now, now)."""

@@ -1,6 +1,6 @@
 """The queue's SQL: every statement that changes tasks, built once per shape and cached.
 
-Kept apart from :class:`taskloom.queue.Queue` so the statements can be read (and their plans
+Kept apart from :class:`taskloom.queue.handle.Queue` so the statements can be read (and their plans
 checked, see tests) on their own. Each returns the tasks it changed the dialect's way
 (:data:`RETURNING`), read back by :data:`READ_TASK`.
 """

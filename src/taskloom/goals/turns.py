@@ -23,11 +23,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from taskloom._runtime import HOST, alive, new_token
 from taskloom.domain.common import iso
 from taskloom.domain.goals import Goal
-from taskloom.goals import load_goal
-from taskloom.ids import new_token
-from taskloom.process import HOST, alive
+from taskloom.goals.handle import load_goal
 from taskloom.store.base import Transaction
 
 if TYPE_CHECKING:

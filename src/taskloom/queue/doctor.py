@@ -2,15 +2,15 @@
 
 Stuck tasks hold a lease long over; orphaned ones were claimed by a process of this host that
 has died; poisoned ones keep coming back ready after many attempts; dead ones used up theirs.
-Reads only: :meth:`taskloom.queue.Queue.doctor` decides what to fix, under the queue's rules.
+Reads only: :meth:`taskloom.queue.handle.Queue.doctor` decides what to fix, under the queue's rules.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from taskloom._runtime import HOST, alive
 from taskloom.domain.queue import Task
-from taskloom.process import HOST, alive
 from taskloom.store.base import Row, Transaction
 
 
@@ -19,7 +19,7 @@ def tasks(rows: Sequence[Row]) -> list[Task]:
 
 
 def orphaned(tx: Transaction, now: float) -> dict[str, str]:
-    """The tasks claimed by processes of this host (as :func:`taskloom.process.host_name`
+    """The tasks claimed by processes of this host (as :func:`taskloom._runtime.host_name`
     says) that have died, with the lease token of that claim: their leases may run for hours
     yet, but no one will finish them. A lease already over is not counted: the task is
     stuck, or due back at the next claim, whoever held it."""

@@ -1,6 +1,6 @@
 """Waiting for a task to end: how long to pause between looks, and when to give up.
 
-Shared by :meth:`taskloom.queue.Queue.wait`, which sleeps, and the async twin
+Shared by :meth:`taskloom.queue.handle.Queue.wait`, which sleeps, and the async twin
 (``tl.aio.queue.wait``), which awaits, so that waiting in asyncio holds no thread: a wait
 run on a worker thread kept it for as long as the task ran, and a handful of them stopped
 every other ``tl.aio`` call of the process.

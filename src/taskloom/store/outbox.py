@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from taskloom.boards import BOARD_KIND
 from taskloom.domain.common import iso
 from taskloom.domain.events import GOAL_STATE, TODO_STATE, Event
-from taskloom.goals import GOAL_KIND
+from taskloom.goals.handle import GOAL_KIND
 from taskloom.store.base import Store, Transaction, decode
 
 META_KIND = "meta"

@@ -15,13 +15,10 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from taskloom.domain.common import iso, parse_iso
-from taskloom.store.base import Row, Transaction
-
-if TYPE_CHECKING:
-    from taskloom.client import Taskloom
+from taskloom.store.base import Row, Store, Transaction
 
 log = logging.getLogger("taskloom.guard")
 
@@ -87,11 +84,11 @@ def _purge_summaries(tx: Transaction, thread: str | None, now: datetime) -> None
     )
 
 
-def purge_stash(tl: Taskloom) -> int:
+def purge_stash(store: Store, now: datetime) -> int:
     """Delete every thread's results past their TTL, and the summaries of threads left with
     none, in one write; how many results went."""
-    with tl.store.write() as tx:
-        return purge_expired(tx, None, tl.now())
+    with store.write() as tx:
+        return purge_expired(tx, None, now)
 
 
 def count_expired(tx: Transaction, now: datetime) -> int:

@@ -16,8 +16,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
-from taskloom import doctor, surfacing
-from taskloom.clock import utcnow
+from taskloom._runtime import HOST, current_pid, new_token, utcnow
 from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound
 from taskloom.domain.queue import (
     INT_RANGE,
@@ -37,9 +36,10 @@ from taskloom.domain.queue import (
     cut_bytes,
     new_task,
 )
-from taskloom.ids import new_token
-from taskloom.process import HOST, current_pid
-from taskloom.queue_sql import (
+from taskloom.queue import doctor, surfacing
+from taskloom.queue.waiting import Waiting
+from taskloom.store.base import Transaction, Values
+from taskloom.store.queue_sql import (
     ADD_CHUNK,
     CLEAR_CLAIM,
     DONE,
@@ -61,8 +61,6 @@ from taskloom.queue_sql import (
     sweep_all_sql,
     sweep_sql,
 )
-from taskloom.store.base import Transaction, Values
-from taskloom.waiting import Waiting
 
 if TYPE_CHECKING:
     from taskloom.client import Taskloom
@@ -669,7 +667,7 @@ class Queue:
     def wait(self, task_id: str, timeout: float | None = None) -> Task:
         """The task once it has ended: completed (its ``result``), dead (its ``last_error``)
         or canceled. Looks every 50 ms at first, then less often, at most a second apart
-        (:mod:`taskloom.waiting`). ``timeout``: give up after this many seconds with
+        (:mod:`taskloom.queue.waiting`). ``timeout``: give up after this many seconds with
         :class:`~taskloom.errors.WaitTimeout` (by default, wait for as long as it takes)."""
         waiting = Waiting(task_id, timeout)
         while (task := self.get(task_id)).status not in TERMINAL:

@@ -7,7 +7,7 @@ so nothing restarts it until a user turn), and after ``max_turns`` turns in any 
 ``continuation_tick`` (and ``acontinuation_tick``) is the same for an external scheduler.
 ``note_user_turn`` clears suppression and resumes a paused goal, and ``user_turn`` keeps
 schedulers off the thread while a user's turn runs: a user always wins. Every turn holds the
-thread's turn lease (:mod:`taskloom.turns`).
+thread's turn lease (:mod:`taskloom.goals.turns`).
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from taskloom.domain.common import iso
 from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound, TurnFailed
 from taskloom.domain.goals import MAX_TURN_SECONDS, Goal, GoalStatus, check_usage
-from taskloom.goals import GOAL_KIND, GoalHandle
-from taskloom.turns import TurnLease, claim_turn, end_turn, end_user_turn, hold_for_user
+from taskloom.goals.handle import GOAL_KIND, GoalHandle
+from taskloom.goals.turns import TurnLease, claim_turn, end_turn, end_user_turn, hold_for_user
 
 if TYPE_CHECKING:
     from taskloom.client import AsyncTaskloom, Taskloom
@@ -195,7 +195,7 @@ def run_goal_loop(
 ) -> LoopResult:
     """Run ``work`` turn after turn until the goal stops being eligible; say why it stopped.
 
-    Each turn holds the thread's turn lease (:mod:`taskloom.turns`), so a scheduler in
+    Each turn holds the thread's turn lease (:mod:`taskloom.goals.turns`), so a scheduler in
     another process never runs a turn beside it; if another turn holds the thread, the loop
     stops with ``turn_in_flight``. An exception from ``work`` ends the loop and propagates;
     a :class:`TurnFailed` is charged first.

@@ -38,12 +38,12 @@ from taskloom.domain.queue import (
     check_seconds,
     fit_text,
 )
-from taskloom.queue_sql import MAX_CLAIM_BATCH
+from taskloom.store.queue_sql import MAX_CLAIM_BATCH
 
 if TYPE_CHECKING:
     from taskloom.client import Taskloom
 
-log = logging.getLogger("taskloom.worker")
+log = logging.getLogger("taskloom.queue.worker")
 T = TypeVar("T")
 
 Handler = Callable[[Task], "str | None"]
