@@ -230,10 +230,9 @@ def _pending(conn: sqlite3.Connection, path: str, copy_source: bool) -> list[tup
 
 
 def _refuse_foreign(conn: sqlite3.Connection, path: Path) -> None:
-    """Refuse a file that holds tables or views but not taskloom's schema: another
-    application's database. Taskloom's schema went into it, even on a read, or the open
-    failed half-way on a table name both use. Checked before WAL is switched on, which
-    would change the file too."""
+    """Refuse a file that holds tables or views but no taskloom ledger: another
+    application's database, which taskloom's tables must not join. Checked before WAL is
+    switched on, which would change the file too."""
     names = [
         str(row[0])
         for row in conn.execute(

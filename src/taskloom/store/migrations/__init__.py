@@ -85,9 +85,9 @@ FOREIGN_SHOWN = 5
 
 def is_taskloom_history(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> bool:
     """Whether a ``schema_migrations`` table (its column names and ``(version, name)`` rows)
-    is taskloom's: Rails, golang-migrate, dbmate and Ecto keep a table of that name too, and
-    taskloom's rows and tables went into theirs. Empty is taskloom's: another process may
-    have just created it, in the transaction that goes on to fill it."""
+    is taskloom's ledger: other migration tools keep a table of that name too. Empty is
+    taskloom's: another process may have just created it, in the transaction that goes on
+    to fill it."""
     if list(columns) != ["version", "name"]:
         return False
     return all(
