@@ -74,8 +74,7 @@ def test_event_ids_go_on_where_the_sources_would(
 def test_migrate_db_copies_back_into_sqlite(
     db_url: str, sqlite_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Either backend moves into a new SQLite file (the backends number their migrations
-    differently; only migrations this taskloom does not know stop a copy)."""
+    """Either backend moves into a new SQLite file."""
     before = fill(db_url)
     target = sqlite_url.replace("taskloom.db", "back.db")
     assert main(["migrate-db", "--from", db_url, "--to", target]) == 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import os
 import re
@@ -15,18 +14,18 @@ from typing import Any
 import pytest
 
 import taskloom
-from taskloom.queue import doctor as doctor_module
 from taskloom._runtime import INIT_PID_NAMESPACE, host_name
 from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound
-from taskloom.domain.events import TASK_STATE, Event
+from taskloom.domain.events import TASK_STATE
 from taskloom.domain.queue import (
     CHANGE_FIELDS,
-    TIME_FIELDS,
     Task,
+    iso_time,
     surface_block,
     validate_new_task,
 )
+from taskloom.queue import doctor as doctor_module
 from taskloom.queue.handle import Queue
 from taskloom.tools.registry import ToolContext
 from tests.conftest import FakeClock
@@ -522,23 +521,19 @@ def _stored_changes(tl: Taskloom) -> list[dict[str, Any]]:
     return rows
 
 
-def test_events_store_times_compactly_and_older_text_events_still_read(
+def test_a_task_event_stores_times_as_the_row_has_them(
     tl_fixed: Taskloom, clock: FakeClock
 ) -> None:
-    """Triggers store times as numbers (formatting text in SQL was most of an event's
-    cost); readers see RFC 3339 text either way, including events written as text before
-    that change."""
+    """A task's event stores its times as the task row has them (unix seconds); readers see
+    RFC 3339 text, as ``get`` shows the task."""
     clock.advance(0.0125)
     task, _ = tl_fixed.queue.add("t")
     (stored,) = _stored_changes(tl_fixed)
     assert stored["changed_at"] == task.changed_at
-    legacy = {**task.to_dict(), "status": "in_progress"}
-    with tl_fixed.store.write() as tx:
-        tx.append_event(Event(TASK_STATE, None, legacy, created_at=legacy["changed_at"]))
     with tl_fixed.store.read() as tx:
-        new, old = [e.data for e in tx.events_after(0) if e.type == TASK_STATE]
-    assert new == task.to_dict()
-    assert old == legacy
+        (shown,) = [e.data for e in tx.events_after(0) if e.type == TASK_STATE]
+    assert shown == tl_fixed.queue.get(task.id).to_dict()
+    assert shown["changed_at"] == iso_time(task.changed_at)
 
 
 def test_a_change_is_stored_compactly_and_read_whole(tl_fixed: Taskloom, clock: FakeClock) -> None:
@@ -561,33 +556,6 @@ def test_a_change_is_stored_compactly_and_read_whole(tl_fixed: Taskloom, clock: 
     with tl_fixed.store.read() as tx:
         events = [e.data for e in tx.events_after(0) if e.type == TASK_STATE]
     assert events == []  # a deleted task's events cannot be shown whole: left out
-
-
-def test_the_array_events_written_before_the_event_columns_still_read(
-    tl_fixed: Taskloom, clock: FakeClock
-) -> None:
-    """A database migrated from before the event columns keeps its task events as arrays of
-    milliseconds in ``data``; they read as they did, next to the newer ones."""
-    q = tl_fixed.queue
-    clock.advance(0.0125)
-    task, _ = q.add("t", body="b")
-    held = q.claim("w", lease=30)
-    assert held is not None
-    first = _stored_changes(tl_fixed)[0]
-    array = [
-        math.floor(v * 1000 + 0.5) if name in TIME_FIELDS and v is not None else v
-        for name, v in zip(CHANGE_FIELDS, (first[name] for name in CHANGE_FIELDS), strict=True)
-    ]
-    json_of = "CAST(? AS JSON)" if tl_fixed.store.dialect == "postgres" else "?"
-    with tl_fixed.store.write() as tx:
-        tx.execute(
-            f"UPDATE events SET data = {json_of}, status = NULL"
-            " WHERE id = (SELECT min(id) FROM events WHERE type = 'task_state')",
-            (json.dumps(array),),
-        )
-    with tl_fixed.store.read() as tx:
-        shown = [e.data for e in tx.events_after(0) if e.type == TASK_STATE]
-    assert shown == [task.to_dict(), held.to_dict()]
 
 
 def test_a_completion_answers_the_task_as_stored(tl_fixed: Taskloom, clock: FakeClock) -> None:

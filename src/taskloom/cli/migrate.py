@@ -25,15 +25,22 @@ def migrate_db(
     """Copy every table (boards, goals, queue, stash, events, cursors) into an empty database.
 
     Both databases are migrated to the current schema first; the copy is one transaction on
-    the destination, ids are kept, so SSE clients can resume with their Last-Event-ID.
+    the destination, ids are kept, so SSE clients can resume with their Last-Event-ID. The
+    source may be a database an earlier development build of taskloom made (schema 0011).
 
     Example: taskloom migrate-db --from sqlite:///.taskloom/taskloom.db --to postgresql://app@db/taskloom
     """
-    src, dst = open_store(source), open_store(target)
+    src, dst = open_store(source, copy_source=True), open_store(target)
     try:
         copied = copy_store(src, dst, _progress)
     finally:
         src.close()
         dst.close()
-    rows = sum(copied.values())
-    print_text(f"copied {rows:,} rows in {len(copied)} tables from {src.url} to {dst.url}")
+    if copied.left_out:
+        err.print(
+            f"  left out {copied.left_out:,} task events an earlier build stored in an older"
+            " format (past states of tasks that are copied)",
+            markup=False,
+        )
+    rows = sum(copied.rows.values())
+    print_text(f"copied {rows:,} rows in {len(copied.rows)} tables from {src.url} to {dst.url}")

@@ -86,21 +86,14 @@ TIME_FIELDS = (
 """A task's times: unix seconds on :class:`Task`, RFC 3339 text in its JSON form."""
 
 
-def _ms(ts: float) -> int:
-    """Unix seconds as whole milliseconds, rounded half up, the way the event triggers round
-    (SQLite ``CAST(ts * 1000 + 0.5 AS INTEGER)``, PostgreSQL ``taskloom_ms``)."""
-    return math.floor(ts * 1000 + 0.5)
-
-
-def _iso_ms(ms: int) -> str:
+def iso_time(ts: float | None) -> str | None:
+    """Unix seconds as RFC 3339 UTC with milliseconds (rounded half up), as a task's times
+    are shown everywhere."""
+    if ts is None:
+        return None
+    ms = math.floor(ts * 1000 + 0.5)
     stamp = datetime.fromtimestamp(ms // 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.")
     return f"{stamp}{ms % 1000:03d}Z"
-
-
-def iso_time(ts: float | None) -> str | None:
-    """Unix seconds as RFC 3339 UTC with milliseconds, as a task's times are shown
-    everywhere (rounded to the nearest millisecond, as its events have them)."""
-    return None if ts is None else _iso_ms(_ms(ts))
 
 
 CHANGE_FIELDS = (
@@ -117,46 +110,26 @@ CHANGE_FIELDS = (
     "last_error",
     "changed_at",
 )
-"""What a change of a task can alter (and its id), in the order a change's event stores them:
-the triggers write a change as this JSON array instead of the whole task."""
+"""What a change of a task can alter, and its id: a task's event stores these in columns of
+its own (``events.task_id`` and the columns named so), as the task row has them."""
 _GIVEN = ("title", "body", "kind", "priority", "source", "target_agent", "dedup_key", "payload")
 """The fields a task is added with as they are stored."""
 FIXED_FIELDS = (*_GIVEN, "created_at", "not_before", "expires_at", "max_attempts")
-"""Set when a task is added and never changed: a change's event leaves them to the task row.
-Code that ever changes one of them must write a whole event for that change."""
+"""Set when a task is added and never changed: a task's event leaves them to the task row.
+A change to one of them needs an event column of its own."""
 
 
-def task_event_data(data: Any, fixed: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """A stored ``task_state`` payload in its public shape, :meth:`Task.to_dict`'s.
-
-    The database triggers that write these events store a change's times as unix seconds,
-    in columns of the event's own (before the 0011 migrations, integer milliseconds in an
-    array): formatting them as text in SQL was the larger part of an event's cost. A change
-    stores only :data:`CHANGE_FIELDS`, read here as a list in that order; ``fixed`` is then
-    the task's row (its :data:`FIXED_FIELDS`). Times already text (events from before
-    either change) are left alone.
-    """
-    out: dict[str, Any] = data
-    if isinstance(data, list):
-        changed = dict(zip(CHANGE_FIELDS, data, strict=True))
-        row = fixed or {}
-        out = {}
-        for name in FIELD_NAMES:
-            if name in changed:
-                out[name] = changed[name]
-            elif name in _FIXED:
-                value = row.get(name)
-                if name == "payload" and isinstance(value, str):
-                    value = json.loads(value)
-                out[name] = iso_time(value) if name in _TIMES else value
-            else:
-                out[name] = None  # the lease token, never in an event
+def task_event_data(changed: Sequence[Any], fixed: Sequence[Any]) -> dict[str, Any]:
+    """A ``task_state`` event's payload, :meth:`Task.to_dict`'s shape, from the event's
+    :data:`CHANGE_FIELDS` (``changed``) and its task row's :data:`FIXED_FIELDS` (``fixed``),
+    each in that order, as stored: times in unix seconds, the payload as JSON text. An event
+    never carries the lease token."""
+    stored: dict[str, Any] = dict(zip(CHANGE_FIELDS, changed, strict=True))
+    stored.update(zip(FIXED_FIELDS, fixed, strict=True))
+    out = {name: stored.get(name) for name in FIELD_NAMES}
     for name in TIME_FIELDS:
-        value = out.get(name)
-        if type(value) is int:
-            out[name] = _iso_ms(value)
-        elif type(value) is float:
-            out[name] = iso_time(value)
+        out[name] = iso_time(out[name])
+    out["payload"] = json.loads(stored["payload"])
     return out
 
 
@@ -260,8 +233,6 @@ FIELD_NAMES = tuple(f.name for f in dataclasses.fields(Task))
 """A task's fields in declaration order: the columns of a row :meth:`Task.from_values` reads."""
 PACKED_FIELDS = tuple(n for n in FIELD_NAMES if n not in TIME_FIELDS and n != "payload")
 """The fields :meth:`Task.from_packed` reads from its JSON array."""
-_FIXED = frozenset(FIXED_FIELDS)
-_TIMES = frozenset(TIME_FIELDS)
 _new = object.__new__
 _STATUS = {status.value: status for status in TaskStatus}
 

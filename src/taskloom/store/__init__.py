@@ -41,9 +41,11 @@ def check_url(url: str) -> str:
     return url
 
 
-def open_store(url: str | None = None) -> Store:
+def open_store(url: str | None = None, *, copy_source: bool = False) -> Store:
     """Open a store. Accepts ``sqlite:///relative/or/absolute.db`` (``~`` is the home
-    folder), a bare file path, or a ``postgresql://`` URL (needs the ``postgres`` extra)."""
+    folder), a bare file path, or a ``postgresql://`` URL (needs the ``postgres`` extra).
+    ``copy_source``: the store is only read, as the source of ``migrate-db``, so a database
+    an earlier development build made is read as it is instead of refused."""
     scheme, where = _parse(resolve_url(url))
     if scheme == "postgresql":
         try:
@@ -52,10 +54,10 @@ def open_store(url: str | None = None) -> Store:
             raise InvalidInput(
                 f"PostgreSQL needs the postgres extra: pip install 'taskloom[postgres]' ({exc})"
             ) from None
-        return PostgresStore(where)
+        return PostgresStore(where, copy_source=copy_source)
     from taskloom.store.sqlite import SqliteStore
 
-    return SqliteStore(Path(where))
+    return SqliteStore(Path(where), copy_source=copy_source)
 
 
 def _parse(url: str) -> tuple[str, str]:

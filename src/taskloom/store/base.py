@@ -60,11 +60,9 @@ LIST_DOCS_SQL = "SELECT key, version, state, updated_at FROM documents WHERE kin
 
 
 _FIXED_COLUMNS = ", ".join(f"t.{name} AS task_{name}" for name in FIXED_FIELDS)
-_CHANGED = CHANGE_FIELDS[1:]
-"""A task event's columns (since the 0011 migrations): the change's fields but the id,
-which is ``events.task_id``."""
-_CHANGE_COLUMNS = ", ".join(f"e.{name}" for name in _CHANGED)
-_FIRST_FIXED = 6 + len(_CHANGED)
+_CHANGE_COLUMNS = ", ".join(f"e.{name}" for name in CHANGE_FIELDS[1:])
+"""A task event's columns: its change's fields but the id, which is ``events.task_id``."""
+_FIRST_FIXED = 5 + len(CHANGE_FIELDS)
 
 
 def events_query(
@@ -91,33 +89,27 @@ def events_query(
 
 
 EventRow = Sequence[Any]
-"""An ``events_query`` row: ``id, type, thread_id, data, created_at, task_id``, the change
-columns (:data:`CHANGE_FIELDS` but the id), then :data:`FIXED_FIELDS`."""
+"""An ``events_query`` row: ``id, type, thread_id, data, created_at``, then
+:data:`CHANGE_FIELDS` (``task_id`` first), then :data:`FIXED_FIELDS`."""
 
 
 def events_from_rows(rows: Sequence[EventRow]) -> list[Event]:
     """``events_query`` rows as :class:`Event` objects, in every backend the same way.
 
-    A queue task's change is stored compactly, in columns of its own (or, before the 0011
-    migrations, as an array in ``data``: see
-    :func:`~taskloom.domain.queue.task_event_data`), and read with its task's fixed fields.
-    A change of a task deleted since (``prune``) cannot be shown whole and is left out: it
-    describes a task that no longer exists, which is what its absence says too.
+    A task's event is its change's columns read with its task's fixed fields
+    (:func:`~taskloom.domain.queue.task_event_data`). The event of a task deleted since
+    (``prune``) cannot be shown whole and is left out: it describes a task that no longer
+    exists, which is what its absence says too.
     """
     events = []
     for row in rows:
-        event_id, type_, thread_id, data, created_at, task_id = row[:6]
-        if type_ == TASK_STATE and row[6] is not None:  # the status column: a change
-            payload: Any = [task_id, *row[6:_FIRST_FIXED]]
-        else:
-            payload = decode(data) if isinstance(data, str | bytes) else data
+        event_id, type_, thread_id, data, created_at = row[:5]
         if type_ == TASK_STATE:
-            fixed = None
-            if isinstance(payload, list):
-                if row[_FIRST_FIXED] is None:  # title is NOT NULL: the task is gone
-                    continue
-                fixed = dict(zip(FIXED_FIELDS, row[_FIRST_FIXED:], strict=True))
-            payload = task_event_data(payload, fixed)
+            if row[_FIRST_FIXED] is None:  # title is NOT NULL: the task is gone
+                continue
+            payload = task_event_data(row[5:_FIRST_FIXED], row[_FIRST_FIXED:])
+        else:
+            payload = decode(data)
         events.append(Event(type_, thread_id, payload, id=event_id, created_at=created_at))
     return events
 

@@ -3,6 +3,7 @@
 Moving an embedded SQLite database to PostgreSQL is the usual direction, but nothing here
 depends on it: both stores are opened (so each runs its own migrations), the destination must
 be empty, and every table the source has is copied row by row in batches, ids included. The
+source may also be a database an earlier development build made at its last schema. The
 whole copy is one destination write transaction, so a failure leaves the destination empty.
 Afterwards PostgreSQL sequences are moved past the copied ids, so new events keep increasing
 (an SSE client's ``Last-Event-ID`` stays valid across the move).
@@ -11,6 +12,7 @@ Afterwards PostgreSQL sequences are moved past the copied ids, so new events kee
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from taskloom.domain.errors import Conflict, InvalidInput, NotFound
@@ -82,8 +84,16 @@ def _primary_key(tx: Transaction, table: str) -> list[str]:
     return [r["name"] for r in rows]
 
 
-def _migrations(tx: Transaction) -> set[int]:
-    return {int(r["version"]) for r in tx.query("SELECT version FROM schema_migrations")}
+OLDER_TASK_EVENTS = "type = 'task_state' AND status IS NULL"
+"""Task events an earlier development build stored in a format this taskloom does not read
+(a whole task or an array in ``data``, none of the event's task columns set)."""
+
+
+def _earlier_build(tx: Transaction) -> bool:
+    """Whether the database is an earlier development build's (``migrations.earlier_schema``)."""
+    rows = tx.query("SELECT version, name FROM schema_migrations")
+    ledger = {int(r["version"]): str(r["name"]) for r in rows}
+    return migrations.earlier_schema(ledger, tx.dialect) is not None
 
 
 def _insert_sql(dst: Transaction, table: str, columns: list[str]) -> str:
@@ -93,35 +103,46 @@ def _insert_sql(dst: Transaction, table: str, columns: list[str]) -> str:
     return f"INSERT INTO {quote(table)} ({names}){overriding} VALUES ({marks})"
 
 
-def _pages(src: Transaction, table: str, columns: list[str]) -> Iterator[list[Row]]:
-    """The table's rows, :data:`BATCH` at a time, in primary key order, each page read from
-    where the last one ended (keyset paging). ``LIMIT … OFFSET`` without an order, as before,
-    let PostgreSQL start each page's scan elsewhere (synchronized scans of a large table), so
-    pages overlapped and the copy failed on a duplicate key; an offset also re-reads every
+def _pages(src: Transaction, table: str, columns: list[str], keep: str) -> Iterator[list[Row]]:
+    """The table's rows that match ``keep`` (an SQL condition), :data:`BATCH` at a time, in
+    primary key order, each page read from where the last one ended (keyset paging): with
+    ``LIMIT … OFFSET`` and no order, PostgreSQL may start each page's scan elsewhere
+    (synchronized scans of a large table), so pages overlap; an offset also re-reads every
     earlier row on each page."""
     key = _primary_key(src, table)
     if not key:
         raise InvalidInput(f"table '{table}' has no primary key: it cannot be copied in order")
     names = ", ".join(quote(c) for c in [*columns, *(k for k in key if k not in columns)])
     order = ", ".join(quote(c) for c in key)
-    head = f"SELECT {names} FROM {quote(table)}"
+    head = f"SELECT {names} FROM {quote(table)} WHERE ({keep})"
     after = f"({order}) > ({', '.join('?' for _ in key)})"
     page: list[Row] = src.query(f"{head} ORDER BY {order} LIMIT ?", (BATCH,))
     while page:
         yield page
         last = [page[-1][c] for c in key]
-        page = src.query(f"{head} WHERE {after} ORDER BY {order} LIMIT ?", (*last, BATCH))
+        page = src.query(f"{head} AND {after} ORDER BY {order} LIMIT ?", (*last, BATCH))
+
+
+def _count(tx: Transaction, table: str, condition: str) -> int:
+    row = tx.query_one(f"SELECT count(*) AS n FROM {quote(table)} WHERE {condition}")
+    return int(row["n"]) if row else 0
 
 
 def _copy_table(
-    src: Transaction, dst: Transaction, table: str, dst_types: dict[str, str], progress: Progress
+    src: Transaction,
+    dst: Transaction,
+    table: str,
+    dst_types: dict[str, str],
+    progress: Progress,
+    keep: str = "TRUE",
 ) -> int:
-    total = int((src.query_one(f"SELECT count(*) AS n FROM {quote(table)}") or {"n": 0})["n"])
+    """Copy the rows of ``table`` that match ``keep``; return how many."""
+    total = _count(src, table, keep)
     columns = [c for c in _column_types(src, table) if c in dst_types]
     insert = _insert_sql(dst, table, columns)
     done = 0
     progress(table, 0, total)
-    for page in _pages(src, table, columns):
+    for page in _pages(src, table, columns, keep):
         for row in page:
             dst.execute(insert, [_coerce(row[c], dst_types[c]) for c in columns])
         done += len(page)
@@ -144,8 +165,23 @@ def _advance_sequences(dst: Transaction, table: str) -> None:
         )
 
 
-def copy_store(src: Store, dst: Store, progress: Progress) -> dict[str, int]:
-    """Copy every table of ``src`` into the empty ``dst``; return rows copied per table."""
+@dataclass(frozen=True)
+class Copied:
+    """What :func:`copy_store` copied."""
+
+    rows: dict[str, int]
+    """Rows copied, per table."""
+    left_out: int = 0
+    """Task events of an earlier development build in a format this taskloom does not read
+    (:data:`OLDER_TASK_EVENTS`): each describes a past state of a task whose row is copied."""
+
+
+def copy_store(src: Store, dst: Store, progress: Progress) -> Copied:
+    """Copy every table of ``src`` into the empty ``dst``.
+
+    ``src`` may be a database an earlier development build made, opened as a copy source
+    (``open_store(url, copy_source=True)``): its tables are this build's, and its task events
+    in an older format are left out."""
     if isinstance(src, SqliteStore) and not src.path.exists():
         # Reading a missing SQLite file sees an empty schema: a mistyped --from would "copy
         # 0 rows" and succeed.
@@ -155,13 +191,7 @@ def copy_store(src: Store, dst: Store, progress: Progress) -> dict[str, int]:
         # database (the source is only read).
         raise InvalidInput(f"the source database {src.path} is an empty file: nothing to copy")
     with src.read() as stx, dst.write() as dtx:
-        for side, tx in (("source", stx), ("destination", dtx)):
-            newer = _migrations(tx) - {number for number, _, _ in migrations.load(tx.dialect)}
-            if newer:
-                raise InvalidInput(
-                    f"the {side} has migrations {sorted(newer)} that this taskloom does not"
-                    " know (a newer taskloom wrote it): upgrade taskloom first"
-                )
+        older = _earlier_build(stx)
         dst_tables = set(tables(dtx))
         # The outbox goes last: copying tasks fires the destination's event triggers, and
         # those echoes are dropped before the source's own events are copied.
@@ -172,16 +202,21 @@ def copy_store(src: Store, dst: Store, progress: Progress) -> dict[str, int]:
             if dtx.query_one(f"SELECT 1 AS one FROM {quote(table)} LIMIT 1"):
                 raise Conflict(f"the destination is not empty (table '{table}' has rows)")
         copied: dict[str, int] = {}
+        left_out = 0
         for table in order:
+            keep = "TRUE"
             if table == "events":
                 dtx.execute("DELETE FROM events")
+                if older:
+                    keep = f"NOT ({OLDER_TASK_EVENTS})"
+                    left_out = _count(stx, table, OLDER_TASK_EVENTS)
             dst_types = _column_types(dtx, table)
-            copied[table] = _copy_table(stx, dtx, table, dst_types, progress)
+            copied[table] = _copy_table(stx, dtx, table, dst_types, progress, keep)
             if dtx.dialect == "postgres":
                 _advance_sequences(dtx, table)
         if stx.dialect == "postgres" and dtx.dialect == "postgres":
             _continue_event_ids(stx, dtx)
-    return copied
+    return Copied(copied, left_out)
 
 
 def _continue_event_ids(src: Transaction, dst: Transaction) -> None:

@@ -25,8 +25,9 @@
 - ``json``/``jsonb`` values come back as text, as they do from SQLite, so callers decode JSON
   the same way on both backends.
 - Migrations run on first use under an advisory lock, each in the same transaction as its
-  ``schema_migrations`` row. The schema is whatever ``search_path`` names first, so several
-  deployments (or test runs) can share one database in different schemas.
+  ``schema_migrations`` row (:mod:`.pg_migrate`). The schema is whatever ``search_path``
+  names first, so several deployments (or test runs) can share one database in different
+  schemas.
 """
 
 from __future__ import annotations
@@ -49,7 +50,6 @@ from psycopg.types.string import TextLoader
 
 from taskloom.domain.errors import InvalidInput, StoreBusy, StoreError
 from taskloom.domain.events import Event
-from taskloom.store import migrations
 from taskloom.store.base import (
     LIST_DOCS_SQL,
     SAVE_DOC_SQL,
@@ -64,6 +64,7 @@ from taskloom.store.base import (
     events_query,
 )
 from taskloom.store.pg_horizon import Horizon
+from taskloom.store.pg_migrate import migrate
 from taskloom.store.pg_notify import CommitNotifier, channel_name
 from taskloom.store.pg_url import (
     KNOWN_SECRETS,
@@ -88,7 +89,7 @@ PROBE_TIMEOUT_S = 5
 LISTEN_RETRY_S = 1.0
 
 # Advisory lock classes (first int of the two-int form); the second int is the schema's hash.
-MIGRATE_LOCK = 0x746C0001
+# The migrations' lock is pg_migrate.MIGRATE_LOCK.
 OUTBOX_LOCK = 0x746C0002
 
 T = TypeVar("T")
@@ -395,74 +396,6 @@ def _configure(conn: psycopg.Connection[Any]) -> None:
     )
 
 
-def _refuse_foreign(conn: psycopg.Connection[Any], name: str) -> None:
-    """Refuse a schema holding another application's tables (and no taskloom history): its
-    tables got taskloom's beside them, or the migrations failed on a table name both use
-    ("relation tasks already exists"), or a framework's ``schema_migrations`` was taken for
-    a newer taskloom's. Read from the catalog, which shows every table: the information
-    schema shows only those the role has a privilege on, and a taskloom role with none on
-    the other application's tables saw an empty schema."""
-    tables = [
-        str(r["relname"])
-        for r in conn.execute(
-            "SELECT relname FROM pg_catalog.pg_class WHERE relnamespace = (SELECT oid FROM"
-            " pg_catalog.pg_namespace WHERE nspname = current_schema())"  # not ::regnamespace,
-            " AND relkind IN ('r', 'p', 'v', 'm', 'f')"  # which folds "TeamB" to teamb
-            " ORDER BY relname"
-        )
-    ]
-    if not tables:
-        return
-    if "schema_migrations" in tables:
-        columns = [
-            str(r["attname"])
-            for r in conn.execute(
-                "SELECT attname FROM pg_catalog.pg_attribute WHERE attrelid ="
-                " to_regclass(format('%I.schema_migrations', current_schema()))"
-                " AND attnum > 0 AND NOT attisdropped ORDER BY attnum"
-            )
-        ]
-        rows = []
-        if columns == ["version", "name"]:
-            rows = [(r["version"], r["name"]) for r in conn.execute(_HISTORY)]
-        if migrations.is_taskloom_history(columns, rows):
-            return
-    schema = conn.execute("SELECT current_schema() AS s").fetchone()
-    where = f"the schema {schema['s'] if schema else '?'} of {name}"
-    migrations.refuse_foreign(
-        tables, where, "use another database, or another schema (search_path in the URL)"
-    )
-
-
-_HISTORY = "SELECT version, name FROM schema_migrations"
-
-
-def _migrate(conn: psycopg.Connection[Any], schema_hash: int, name: str) -> None:
-    """Apply the migrations this schema lacks, under a lock. A schema already up to date is
-    only read, so a role allowed to read and write rows, but not to create tables, can
-    use a schema its owner set up."""
-    _refuse_foreign(conn, name)
-    wanted = {number for number, _, _ in migrations.load("postgres")}
-    exists = conn.execute("SELECT to_regclass('schema_migrations') IS NOT NULL AS t").fetchone()
-    if exists and exists["t"]:
-        applied = {r["version"] for r in conn.execute("SELECT version FROM schema_migrations")}
-        migrations.refuse_newer(applied, "postgres", name)
-        if wanted <= applied:
-            return
-    with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (MIGRATE_LOCK, schema_hash))
-        conn.execute(
-            "CREATE TABLE IF NOT EXISTS schema_migrations"
-            " (version INTEGER PRIMARY KEY, name TEXT NOT NULL)"
-        )
-        applied = {r["version"] for r in conn.execute("SELECT version FROM schema_migrations")}
-        for number, name, script in migrations.load("postgres"):
-            if number in applied:
-                continue
-            conn.execute(script.encode())
-            conn.execute("INSERT INTO schema_migrations VALUES (%s, %s)", (number, name))
-
-
 class PostgresStore(Store):
     """A store on one PostgreSQL schema (the first of the URL's ``search_path``).
 
@@ -472,7 +405,11 @@ class PostgresStore(Store):
 
     dialect = "postgres"
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, copy_source: bool = False) -> None:
+        """``copy_source``: the store is only read, as the source of ``migrate-db``, so a
+        schema an earlier development build made is read as it is (see
+        :func:`migrations.pending`)."""
+        self.copy_source = copy_source
         try:
             self.url = redact(url)
             conninfo, ours = split_url(url)
@@ -567,7 +504,7 @@ class PostgresStore(Store):
                 self.schema, self.schema_hash = row["s"], int(row["h"])
                 self.channel = channel_name(self.schema)
                 self.notifier = CommitNotifier(self.conninfo, self.channel)
-                _migrate(conn, self.schema_hash, self.url)
+                migrate(conn, self.schema_hash, self.url, copy_source=self.copy_source)
             self._ready = True
 
     @contextlib.contextmanager

@@ -192,20 +192,21 @@ def _split_statements(script: str) -> list[str]:
     return statements
 
 
-def _migrate(conn: sqlite3.Connection, name: str = ":memory:") -> None:
-    """Apply the migrations the file lacks. An up-to-date file is only read; otherwise all of
-    it runs in one ``BEGIN IMMEDIATE`` transaction, which waits its turn. A bare ``CREATE
-    TABLE IF NOT EXISTS`` before it was a write outside any transaction: in WAL mode, when
-    another process committed first, it failed at once ("database is locked") instead of
-    waiting, and so did processes opening a new file together."""
-    if _pending(conn, name):
+def _migrate(
+    conn: sqlite3.Connection, path: str = ":memory:", *, copy_source: bool = False
+) -> None:
+    """Apply the migrations the file lacks (see :func:`migrations.pending`). An up-to-date
+    file is only read; otherwise all of it runs in one ``BEGIN IMMEDIATE`` transaction, which
+    waits its turn: a write outside a transaction fails at once ("database is locked") when
+    another process commits first, where a transaction waits."""
+    if _pending(conn, path, copy_source):
         conn.execute("BEGIN IMMEDIATE")
         try:
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations"
                 " (version INTEGER PRIMARY KEY, name TEXT NOT NULL)"
             )
-            for number, file, sql in _pending(conn, name):
+            for number, file, sql in _pending(conn, path, copy_source):
                 for statement in _split_statements(sql):
                     conn.execute(statement)
                 conn.execute("INSERT INTO schema_migrations VALUES (?, ?)", (number, file))
@@ -215,23 +216,23 @@ def _migrate(conn: sqlite3.Connection, name: str = ":memory:") -> None:
             raise
 
 
-def _pending(conn: sqlite3.Connection, name: str) -> list[tuple[int, str, str]]:
-    """The migrations the file lacks (refusing a file a newer taskloom migrated)."""
+def _pending(conn: sqlite3.Connection, path: str, copy_source: bool) -> list[tuple[int, str, str]]:
+    """The migrations the file lacks."""
     found = conn.execute(
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
     ).fetchone()
-    applied = (
-        {r[0] for r in conn.execute("SELECT version FROM schema_migrations")} if found else set()
+    ledger = "SELECT version, name FROM schema_migrations"
+    applied = dict(conn.execute(ledger).fetchall()) if found else {}
+    where = f"the database {path}"
+    return migrations.pending(
+        applied, "sqlite", where, f"sqlite:///{path}", copy_source=copy_source
     )
-    migrations.refuse_newer(applied, "sqlite", name)
-    return [m for m in migrations.load("sqlite") if m[0] not in applied]
 
 
 def _refuse_foreign(conn: sqlite3.Connection, path: Path) -> None:
-    """Refuse a file that holds tables or views but not taskloom's schema: another
-    application's database. Taskloom's schema went into it, even on a read, or the open
-    failed half-way on a table name both use. Checked before WAL is switched on, which
-    would change the file too."""
+    """Refuse a file that holds tables or views but no taskloom ledger: another
+    application's database, which taskloom's tables must not join. Checked before WAL is
+    switched on, which would change the file too."""
     names = [
         str(row[0])
         for row in conn.execute(
@@ -287,8 +288,12 @@ def creation_problem(path: Path) -> str | None:
 class SqliteStore(Store):
     dialect = "sqlite"
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, copy_source: bool = False) -> None:
+        """``copy_source``: the store is only read, as the source of ``migrate-db``, so a
+        file an earlier development build made is read as it is (see
+        :func:`migrations.pending`)."""
         self.path = Path(path)
+        self.copy_source = copy_source
         self.url = f"sqlite:///{self.path}"
         self._local = threading.local()
         self._lock = threading.RLock()
@@ -320,7 +325,7 @@ class SqliteStore(Store):
                 raise StoreError(f"could not switch {self.path} to WAL mode (got {mode})")
             if self.path.stat().st_size <= CHECK_ON_OPEN_BYTES:
                 self._check(conn, "quick_check")
-            _migrate(conn, str(self.path))
+            _migrate(conn, str(self.path), copy_source=self.copy_source)
             self._ready = True
 
     def _check(self, conn: sqlite3.Connection, pragma: str) -> None:

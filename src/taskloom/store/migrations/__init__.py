@@ -1,9 +1,14 @@
-"""Numbered SQL migrations, one folder per backend, applied in order on open."""
+"""Numbered SQL migrations, one folder per backend, applied in order on open.
+
+Each backend's schema begins with ``0001_initial.sql``; a change to it is the next numbered
+file, never an edit of one a database may have recorded. Each database keeps a ledger,
+``schema_migrations (version, name)``, of the files applied to it.
+"""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
 
@@ -21,15 +26,56 @@ def load(dialect: str) -> list[tuple[int, str, str]]:
     return sorted(out)
 
 
-def refuse_newer(applied: Collection[int], dialect: str, name: str) -> None:
-    """Refuse a database a newer taskloom migrated: this one would write rows without the
-    columns, triggers or events the newer schema relies on (it used to go ahead)."""
-    newer = sorted(set(applied) - {number for number, _, _ in load(dialect)})
+EARLIER_LAST = 11
+"""The last schema of the earlier development builds, whose ledgers begin with
+``0001_core.sql``. Its tables, columns and task-event format are those of this build's
+``0001_initial.sql``, so ``taskloom migrate-db`` copies from it."""
+
+
+def earlier_schema(applied: Mapping[int, str], dialect: str) -> int | None:
+    """The schema number of a database an earlier development build made (the highest version
+    its ledger records), or ``None`` for a database of this build's line. ``applied`` is the
+    ledger: version → file name. An earlier build's ledger records a version this build has
+    under another file's name."""
+    known = {number: file for number, file, _ in load(dialect)}
+    if any(known.get(version, file) != file for version, file in applied.items()):
+        return max(applied)
+    return None
+
+
+def pending(
+    applied: Mapping[int, str], dialect: str, where: str, url: str, *, copy_source: bool = False
+) -> list[tuple[int, str, str]]:
+    """The migrations a database whose ledger is ``applied`` lacks, in order.
+
+    Refuses a database a newer taskloom migrated (this one would write rows without the
+    columns, triggers or events the newer schema relies on) and one an earlier development
+    build made, saying what to do in one line; ``where`` names the database, ``url`` is how
+    to name it to ``migrate-db``. As the source of a copy (``copy_source``), a database of
+    the earlier builds' last schema is read as it is: nothing is pending."""
+    earlier = earlier_schema(applied, dialect)
+    if earlier == EARLIER_LAST and copy_source:
+        return []
+    if earlier is not None:
+        made = f"{where} was made by an earlier development build of taskloom"
+        made += f" (schema {earlier:04d})"
+        if earlier == EARLIER_LAST:
+            raise StoreError(
+                f"{made}: copy it into a new database with `taskloom migrate-db --from {url}"
+                " --to NEW_URL`, or delete it"
+            )
+        raise StoreError(
+            f"{made}, which this taskloom neither opens nor copies (it copies schema"
+            f" {EARLIER_LAST:04d}): delete it"
+        )
+    migrations = load(dialect)
+    newer = sorted(set(applied) - {number for number, _, _ in migrations})
     if newer:
         raise StoreError(
-            f"the database {name} has migrations {newer} that this taskloom does not know (a newer"
+            f"{where} has migrations {newer} that this taskloom does not know (a newer"
             " taskloom wrote it): upgrade taskloom to use it"
         )
+    return [m for m in migrations if m[0] not in applied]
 
 
 _NAME = re.compile(r"\d{4}_[a-z0-9_]+\.sql")
@@ -39,9 +85,9 @@ FOREIGN_SHOWN = 5
 
 def is_taskloom_history(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> bool:
     """Whether a ``schema_migrations`` table (its column names and ``(version, name)`` rows)
-    is taskloom's: Rails, golang-migrate, dbmate and Ecto keep a table of that name too, and
-    taskloom's rows and tables went into theirs. Empty is taskloom's: another process may
-    have just created it, in the transaction that goes on to fill it."""
+    is taskloom's ledger: other migration tools keep a table of that name too. Empty is
+    taskloom's: another process may have just created it, in the transaction that goes on
+    to fill it."""
     if list(columns) != ["version", "name"]:
         return False
     return all(
