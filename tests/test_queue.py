@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 
 import taskloom
-from taskloom.queue import doctor as doctor_module
 from taskloom._runtime import INIT_PID_NAMESPACE, host_name
 from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound
@@ -27,6 +26,7 @@ from taskloom.domain.queue import (
     surface_block,
     validate_new_task,
 )
+from taskloom.queue import doctor as doctor_module
 from taskloom.queue.handle import Queue
 from taskloom.tools.registry import ToolContext
 from tests.conftest import FakeClock
