@@ -666,3 +666,22 @@ def test_scheduler_inputs_out_of_range_are_refused(tl_fixed: Taskloom) -> None:
         tl_fixed.goal("t").suppress("no")  # type: ignore[arg-type]
     with pytest.raises(InvalidInput, match="got '5'"):
         tl_fixed.goal("t").set_budget("5")  # type: ignore[arg-type]
+
+
+def test_the_entry_points_take_a_client_or_its_runtime_and_refuse_anything_else(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    tl_fixed.goal("t").set("x")
+    clock.advance(120)
+    items = continuation_tick(tl_fixed.runtime, lambda g: TurnOutcome(), idle_s=60)
+    assert [(i.thread_id, i.ran) for i in items] == [("t", True)]
+    assert asyncio.run(arun_goal_loop(tl_fixed.aio, "t", _async_turn, max_turns=1)).turns == 1
+    for wrong in (None, "sqlite:///x.db", tl_fixed.store):
+        with pytest.raises(InvalidInput, match=r"a client from taskloom\.connect"):
+            run_goal_loop(wrong, "t", lambda g: TurnOutcome())  # type: ignore[arg-type]
+        with pytest.raises(InvalidInput, match=r"a client from taskloom\.connect"):
+            asyncio.run(acontinuation_tick(wrong, _async_turn))  # type: ignore[arg-type]
+
+
+async def _async_turn(goal: Goal) -> TurnOutcome:
+    return TurnOutcome()
