@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
+import statistics
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import taskloom
@@ -55,9 +58,217 @@ def test_drivers_only_inside_store() -> None:
         assert "import sqlite3" not in text and "import psycopg" not in text, path
 
 
-def test_no_module_is_huge() -> None:
+def module_name(path: Path) -> str:
+    """``taskloom.store.base`` for ``store/base.py``; a package's ``__init__`` is the package."""
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported(path: Path, known: set[str]) -> set[str]:
+    """The package's modules ``path`` imports, wherever the import is: at the top, under
+    ``TYPE_CHECKING``, inside a function. ``from a.b import c`` imports ``a.b.c`` when that
+    is a module, else ``a.b``; a relative import is resolved from ``path``'s package."""
+    here = module_name(path)
+    package = here if path.name == "__init__.py" else here.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names if alias.name in known}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{anchor}.{base}" if base else anchor
+            for alias in node.names:
+                if f"{base}.{alias.name}" in known:
+                    found.add(f"{base}.{alias.name}")
+                elif base in known:
+                    found.add(base)
+    found.discard(here)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    names = {module_name(p): p for p in modules()}
+    known = set(names)
+    return {name: imported(path, known) for name, path in names.items()}
+
+
+def knots(graph: dict[str, set[str]]) -> list[set[str]]:
+    """The groups of modules that reach one another through imports (Tarjan's strongly
+    connected components of more than one module)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[set[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = set()
+            while True:
+                member = stack.pop()
+                group.add(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(group)
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return groups
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle through each knot (:func:`knots`), as the path ``[a, b, …, a]``."""
+    return [_cycle_in(graph, group) for group in knots(graph)]
+
+
+def _cycle_in(graph: dict[str, set[str]], group: set[str]) -> list[str]:
+    """The shortest way from the group's first module back to itself, inside the group."""
+    start = min(group)
+    paths = {start: [start]}
+    frontier = [start]
+    while frontier:
+        following = []
+        for node in frontier:
+            for nxt in sorted(graph[node] & group):
+                if nxt == start:
+                    return [*paths[node], start]
+                if nxt not in paths:
+                    paths[nxt] = [*paths[node], nxt]
+                    following.append(nxt)
+        frontier = following
+    raise AssertionError(f"no cycle in {sorted(group)}")
+
+
+def test_the_import_graph_finds_what_it_should() -> None:
+    graph = import_graph()
+    # at the top, as `from taskloom.domain import board as ops`: the submodule
+    assert "taskloom.domain.board" in graph["taskloom.boards"]
+    assert "taskloom.store.base" in graph["taskloom._runtime"]  # under TYPE_CHECKING
+    assert "taskloom.cli.agent_setup" in graph["taskloom.cli.hooks"]  # inside a function
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
+
+
+def test_no_import_cycles() -> None:
+    """No module imports, however indirectly, one that imports it: not at the top, not under
+    ``TYPE_CHECKING``, not inside a function. Layers go one way (see ARCHITECTURE.md)."""
+    graph = import_graph()
+    found = [
+        " -> ".join(_cycle_in(graph, knot)) + f"  (modules in this knot: {', '.join(sorted(knot))})"
+        for knot in knots(graph)
+    ]
+    assert not found, "import cycles:\n" + "\n".join(found)
+
+
+SQL = re.compile(
+    r"\bSELECT\b.*?\bFROM\b"
+    r"|\bINSERT\s+(?:OR\s+\w+\s+)?INTO\b"
+    r"|\bUPDATE\s+\w+\s+SET\b"
+    r"|\bDELETE\s+FROM\b"
+    r"|\bCREATE\s+(?:UNIQUE\s+)?(?:TABLE|INDEX)\b"
+    r"|\bFROM\s+\w+\s+WHERE\b"
+    r"|\bWHERE\s+\w+(?:\.\w+)?\s*(?:[=<>!]|IN\b|IS\b|LIKE\b)"
+    r"|^\s*(?:SELECT|INSERT|UPDATE|DELETE)\s",
+    re.DOTALL,
+)
+"""A statement's shape, or a fragment's (``WHERE id = ?``, a literal that starts a
+statement), in capitals as the code writes SQL: prose ("select one from the list") never
+matches."""
+
+
+def _strings(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    """Every string literal in ``tree`` but documentation (a statement that is only a
+    string: docstrings, attribute docstrings); an f-string as its text with ``{}`` for each
+    value."""
+    docs = {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant | ast.JoinedStr)
+    }
+    inner = {
+        id(part)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.JoinedStr)
+        for part in node.values
+    }
+    for node in ast.walk(tree):
+        if id(node) in docs or id(node) in inner:
+            continue
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            yield node.lineno, node.value
+        elif isinstance(node, ast.JoinedStr):
+            text = "".join(
+                str(part.value) if isinstance(part, ast.Constant) else "{}" for part in node.values
+            )
+            yield node.lineno, text
+
+
+def sql_outside_store() -> list[str]:
+    found = []
     for path in modules():
-        assert len(path.read_text().splitlines()) <= 800, path
+        if path.relative_to(PACKAGE).parts[0] == "store":
+            continue
+        for line, text in _strings(ast.parse(path.read_text())):
+            if SQL.search(text):
+                shown = " ".join(text.split())[:60]
+                found.append(f"{path.relative_to(PACKAGE)}:{line}: {shown}")
+    return found
+
+
+def test_the_sql_check_tells_statements_from_prose() -> None:
+    code = """
+def f():
+    \"\"\"Runs one UPDATE tasks SET status statement.\"\"\"
+    a = "select one from the list, then update the board set by the host"
+    b = f"SELECT id FROM tasks WHERE id = {x}"
+    c = "INSERT INTO tasks (id) VALUES (?)"
+    d = "DELETE FROM events WHERE id <= ?"
+    e = "CREATE UNIQUE INDEX IF NOT EXISTS i ON t (a)"
+    g = f"{cols} FROM documents WHERE kind = ?"
+    h = f"{change} last_error = ? WHERE id = ? AND status = 'in_progress'"
+    i = f"SELECT id {READY}"
+    j = "Where it is: SELECT the thread, then UPDATE it in the panel"
+"""
+    hits = [text for _, text in _strings(ast.parse(code)) if SQL.search(text)]
+    assert [h.split()[:2] for h in hits] == [
+        ["SELECT", "id"],
+        ["INSERT", "INTO"],
+        ["DELETE", "FROM"],
+        ["CREATE", "UNIQUE"],
+        ["{}", "FROM"],
+        ["{}", "last_error"],
+        ["SELECT", "id"],
+    ]
+
+
+def test_sql_only_inside_store() -> None:
+    """Every SQL statement lives in ``store/``: the rest of the package asks the store."""
+    found = sql_outside_store()
+    assert not found, "SQL outside store/:\n" + "\n".join(found)
+
+
+def test_few_modules_at_the_top() -> None:
+    """The top of the package shows its rooms; a new module belongs in one of them."""
+    top = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(top) <= 8, top
+
+
+def test_modules_are_small() -> None:
+    """No module over 600 lines, and half of them at most 200."""
+    sizes = {p.relative_to(PACKAGE): len(p.read_text().splitlines()) for p in modules()}
+    huge = sorted(f"{path} ({n})" for path, n in sizes.items() if n > 600)
+    assert not huge, "modules over 600 lines: " + ", ".join(huge)
+    assert statistics.median(sizes.values()) <= 200
 
 
 def test_every_public_error_is_a_taskloom_error() -> None:

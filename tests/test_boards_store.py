@@ -533,3 +533,20 @@ def test_the_memory_of_removed_gated_plans_outlives_the_process(db_url: str) -> 
         assert second.tools.dispatch("todo_list", same_id, ctx).is_error
         assert second.board("t").list()["cards"] == []
         assert "retired_titles" not in second.board("t").list()  # not shown to the model
+
+
+def test_handles_built_from_a_runtime_share_the_facades_store_clock_and_ids(
+    tl_fixed: Taskloom,
+) -> None:
+    """A handle needs the store, the clock and the id source, not the facade: one built on
+    ``tl.runtime`` writes what the facade's handles read, with the same clock and ids."""
+    from taskloom.boards import BoardHandle
+    from taskloom.goals.handle import GoalHandle
+
+    snap = BoardHandle(tl_fixed.runtime, "t").add("from a runtime")
+    assert snap["card"]["id"] == "id-1"
+    assert snap["card"]["created_at"] == "2026-01-01T12:00:00.000Z"
+    assert tl_fixed.board("t").list()["cards"][0]["title"] == "from a runtime"
+    GoalHandle(tl_fixed.runtime, "t").set("ship it")
+    assert [row["thread_id"] for row in tl_fixed.threads()] == ["t"]
+    assert tl_fixed.goal("t").get()["goal"]["objective"] == "ship it"

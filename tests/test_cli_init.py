@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from taskloom.cli import agent_setup
-from taskloom.cli import main
+from taskloom.cli import agent_setup, main
 
 HERE = Path(sys.executable).parent
 """This environment's bin folder, where its ``taskloom`` script is."""

@@ -213,7 +213,7 @@ def test_a_late_turn_leaves_alone_the_lease_another_scheduler_took(
 
     def slow_turn(goal: Goal) -> TurnOutcome:
         clock.advance(10)  # outlives its 5 s lease; a second scheduler takes the thread
-        assert claim_turn(tl_fixed, "t", 600) is not None
+        assert claim_turn(tl_fixed.runtime, "t", 600) is not None
         return TurnOutcome(tokens_used=1)
 
     items = continuation_tick(tl_fixed, slow_turn, idle_s=0, lease_s=5)
@@ -227,15 +227,15 @@ def test_a_late_turn_leaves_alone_the_lease_another_scheduler_took(
 
 def test_end_turn_releases_only_its_own_lease(tl_fixed: Taskloom, clock: FakeClock) -> None:
     tl_fixed.goal("t").set("x")
-    first = claim_turn(tl_fixed, "t", 1)
+    first = claim_turn(tl_fixed.runtime, "t", 1)
     assert first is not None
     clock.advance(2)
-    second = claim_turn(tl_fixed, "t", 60)
+    second = claim_turn(tl_fixed.runtime, "t", 60)
     assert second is not None
-    assert end_turn(tl_fixed, first, 0) is False
-    assert claim_turn(tl_fixed, "t", 60) is None
-    assert end_turn(tl_fixed, second, 0) is True
-    assert claim_turn(tl_fixed, "t", 60) is not None
+    assert end_turn(tl_fixed.runtime, first, 0) is False
+    assert claim_turn(tl_fixed.runtime, "t", 60) is None
+    assert end_turn(tl_fixed.runtime, second, 0) is True
+    assert claim_turn(tl_fixed.runtime, "t", 60) is not None
 
 
 def test_failures_in_a_row_belong_to_the_goal_not_the_thread(
@@ -308,7 +308,7 @@ def _turn_in_flight(tl: Taskloom, clock: FakeClock) -> TurnLease:
     """Thread ``t`` with a goal, and a continuation turn on it that is still running."""
     tl.goal("t").set("x")
     clock.advance(120)
-    scheduler = claim_turn(tl, "t", 600)
+    scheduler = claim_turn(tl.runtime, "t", 600)
     assert scheduler is not None
     return scheduler
 
@@ -317,7 +317,7 @@ def test_no_scheduler_turn_while_a_user_turn_runs(tl_fixed: Taskloom, clock: Fak
     scheduler = _turn_in_flight(tl_fixed, clock)
     with user_turn(tl_fixed, "t"):
         clock.advance(120)
-        assert end_turn(tl_fixed, scheduler, 0) is False  # the user's turn took over
+        assert end_turn(tl_fixed.runtime, scheduler, 0) is False  # the user's turn took over
         assert [i.ran for i in continuation_tick(tl_fixed, lambda g: TurnOutcome(), idle_s=0)] == [
             False
         ]
@@ -454,7 +454,7 @@ def test_cancelling_an_async_scheduler_mid_claim_releases_the_lease(
 
     asyncio.run(cancel_midway())
     monkeypatch.undo()
-    assert claim_turn(tl_fixed, "t", 60) is not None
+    assert claim_turn(tl_fixed.runtime, "t", 60) is not None
 
 
 @pytest.mark.parametrize("tick", [continuation_tick, acontinuation_tick])
@@ -486,7 +486,7 @@ def test_a_turn_lease_held_by_a_process_that_died_frees_the_thread(db_url: str) 
     died = _in_another_process(
         db_url,
         "from taskloom.goals.turns import claim_turn\n"
-        "assert claim_turn(tl, 't', 900) is not None\n"
+        "assert claim_turn(tl.runtime, 't', 900) is not None\n"
         "os._exit(0)  # dies mid-turn: no end_turn\n",
     )
     assert died.returncode == 0
@@ -556,18 +556,18 @@ def test_a_turn_a_user_turn_went_before_still_holds_the_thread_after_it(
     assert [i.ran for i in continuation_tick(tl_fixed, lambda g: TurnOutcome(), idle_s=0)] == [
         False
     ]
-    assert end_turn(tl_fixed, scheduler, 0) is True  # it holds the thread again, and ends
+    assert end_turn(tl_fixed.runtime, scheduler, 0) is True  # it holds the thread again, and ends
     assert [i.ran for i in continuation_tick(tl_fixed, lambda g: TurnOutcome(), idle_s=0)] == [True]
     with user_turn(tl_fixed, "t"):  # one that ends during the user's turn frees it after
-        late = claim_turn(tl_fixed, "t", 600)
+        late = claim_turn(tl_fixed.runtime, "t", 600)
         assert late is None
-    scheduler = claim_turn(tl_fixed, "t", 600)
+    scheduler = claim_turn(tl_fixed.runtime, "t", 600)
     assert scheduler is not None
     with user_turn(tl_fixed, "t"):
-        assert end_turn(tl_fixed, scheduler, 0) is False
+        assert end_turn(tl_fixed.runtime, scheduler, 0) is False
     clock.advance(1)
     assert [i.ran for i in continuation_tick(tl_fixed, lambda g: TurnOutcome(), idle_s=0)] == [True]
-    scheduler = claim_turn(tl_fixed, "t", 60)  # and one whose lease ran out meanwhile
+    scheduler = claim_turn(tl_fixed.runtime, "t", 60)  # and one whose lease ran out meanwhile
     assert scheduler is not None
     with user_turn(tl_fixed, "t"):
         clock.advance(61)
@@ -666,3 +666,22 @@ def test_scheduler_inputs_out_of_range_are_refused(tl_fixed: Taskloom) -> None:
         tl_fixed.goal("t").suppress("no")  # type: ignore[arg-type]
     with pytest.raises(InvalidInput, match="got '5'"):
         tl_fixed.goal("t").set_budget("5")  # type: ignore[arg-type]
+
+
+def test_the_entry_points_take_a_client_or_its_runtime_and_refuse_anything_else(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    tl_fixed.goal("t").set("x")
+    clock.advance(120)
+    items = continuation_tick(tl_fixed.runtime, lambda g: TurnOutcome(), idle_s=60)
+    assert [(i.thread_id, i.ran) for i in items] == [("t", True)]
+    assert asyncio.run(arun_goal_loop(tl_fixed.aio, "t", _async_turn, max_turns=1)).turns == 1
+    for wrong in (None, "sqlite:///x.db", tl_fixed.store):
+        with pytest.raises(InvalidInput, match=r"a client from taskloom\.connect"):
+            run_goal_loop(wrong, "t", lambda g: TurnOutcome())  # type: ignore[arg-type]
+        with pytest.raises(InvalidInput, match=r"a client from taskloom\.connect"):
+            asyncio.run(acontinuation_tick(wrong, _async_turn))  # type: ignore[arg-type]
+
+
+async def _async_turn(goal: Goal) -> TurnOutcome:
+    return TurnOutcome()

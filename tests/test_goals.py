@@ -284,7 +284,7 @@ def test_tick_idle_oldest_max_and_in_flight(tl_fixed: Taskloom, clock) -> None: 
     tl_fixed.goal("c").suppress(True)
     assert continuation_tick(tl_fixed, lambda g: TurnOutcome(), idle_s=1000) == []
     clock.advance(1000)
-    claim_turn(tl_fixed, "b", 600)  # another worker is mid-turn on b
+    claim_turn(tl_fixed.runtime, "b", 600)  # another worker is mid-turn on b
     ran: list[str] = []
 
     def turn(goal: Goal) -> TurnOutcome:

@@ -311,13 +311,13 @@ def test_a_claim_command_for_an_agent_id_with_angle_brackets_runs_in_bash_as_sho
 
 
 def test_a_database_password_never_reaches_the_surfaced_block() -> None:
-    from taskloom.domain.queue import claim_command
+    from taskloom.cli.hooks import hook_claim_command as claim
 
-    assert claim_command("a", "postgresql://bob:s3cret@db/q") == "taskloom tasks next --agent a"
-    assert "s3cret" not in claim_command("a", "postgresql://db/q?password=s3cret")
-    assert "s3cret" not in claim_command("a", "postgresql://db/q?pass%77ord=s3cret")
-    assert "s3cret" not in claim_command("a", "postgresql://db/q?sslpassword=s3cret")
-    assert claim_command("a", "postgresql://bob@db/q").endswith("--db postgresql://bob@db/q")
+    assert claim("a", "postgresql://bob:s3cret@db/q") == "taskloom tasks next --agent a"
+    assert "s3cret" not in claim("a", "postgresql://db/q?password=s3cret")
+    assert "s3cret" not in claim("a", "postgresql://db/q?pass%77ord=s3cret")
+    assert "s3cret" not in claim("a", "postgresql://db/q?sslpassword=s3cret")
+    assert claim("a", "postgresql://bob@db/q").endswith("--db postgresql://bob@db/q")
 
 
 def test_task_text_is_printed_as_stored_and_never_drives_the_terminal(

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from taskloom.client import AsyncTaskloom, Taskloom, connect, connect_async
-from taskloom.domain.board import ApprovalMode, Board, Card, CardPatch, CardStatus
+from taskloom.domain.board import Board
+from taskloom.domain.card import ApprovalMode, Card, CardPatch, CardStatus
 from taskloom.domain.errors import (
     BudgetExceeded,
     Conflict,

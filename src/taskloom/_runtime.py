@@ -18,7 +18,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
+
+from taskloom.domain.errors import InvalidInput
 
 if TYPE_CHECKING:
     from taskloom.store.base import Store
@@ -142,3 +144,21 @@ class Runtime:
     store: Store
     now: Callable[[], datetime] = utcnow
     new_id: Callable[[], str] = new_id
+
+
+class HasRuntime(Protocol):
+    """What carries a runtime: the facade (``taskloom.connect()``) and its async side."""
+
+    @property
+    def runtime(self) -> Runtime: ...
+
+
+def runtime_of(client: Runtime | HasRuntime) -> Runtime:
+    """The runtime of a client from ``taskloom.connect`` or ``connect_async`` (or a runtime
+    itself), for the entry points that take a client."""
+    runtime = client if isinstance(client, Runtime) else getattr(client, "runtime", None)
+    if not isinstance(runtime, Runtime):
+        raise InvalidInput(
+            f"expected a client from taskloom.connect or connect_async, not {client!r}"
+        )
+    return runtime

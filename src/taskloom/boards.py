@@ -11,41 +11,21 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from taskloom._runtime import Runtime
 from taskloom.domain import board as ops
 from taskloom.domain.approval import model_change
-from taskloom.domain.board import Board, Card, CardPatch, CardStatus
-from taskloom.domain.common import UNSET, Unset, iso, storable_size, visible_id
+from taskloom.domain.board import BOARD_KIND, Board
+from taskloom.domain.card import Card, CardPatch, CardStatus
+from taskloom.domain.common import UNSET, Unset, iso
 from taskloom.domain.errors import InvalidInput
 from taskloom.domain.events import TODO_STATE
+from taskloom.domain.threads import check_thread_id
 from taskloom.store.base import Transaction
-
-if TYPE_CHECKING:
-    from taskloom.client import Taskloom
-
-BOARD_KIND = "board"
-MAX_THREAD_ID = 200
 
 Snapshot = dict[str, Any]
 BoardOp = Callable[[Board, datetime], tuple[Board, Card | None]]
-
-
-def check_thread_id(thread_id: str | None) -> str:
-    """Thread ids are opaque strings chosen by the host; they must be non-empty and short."""
-    if thread_id is None or not str(thread_id).strip():
-        raise InvalidInput("a thread id is required")
-    thread_id = str(thread_id).strip()
-    storable_size(thread_id, "thread id")
-    if len(thread_id) > MAX_THREAD_ID:
-        raise InvalidInput(f"thread id is longer than {MAX_THREAD_ID} characters")
-    if thread_id in (".", ".."):
-        # A URL path cannot carry these: browsers drop them (as "%2E" too), so the panel's
-        # every button on such a thread went to another route ("Not Found").
-        raise InvalidInput(f"a thread id cannot be {thread_id!r} (a URL path drops it)")
-    # A line break in an id made the panel's routes miss it (no one could approve its plans
-    # there), and "multi\nline" showed as "multi line", another thread's name.
-    return visible_id(thread_id, "thread id")
 
 
 class BoardCache:
@@ -78,13 +58,6 @@ class BoardCache:
         self._boards[board.thread_id] = board
 
 
-def load_board(tx: Transaction, thread_id: str) -> Board:
-    doc = tx.load_doc(BOARD_KIND, thread_id)
-    if doc is None:
-        return Board(thread_id=thread_id)
-    return dataclasses.replace(Board.from_dict(doc.state), version=doc.version)
-
-
 def _memory(board: Board) -> dict[str, list[str]]:
     """The board's memory of removed gated plans, as :meth:`Board.to_dict` stores it (without
     encoding every card a second time on each write)."""
@@ -100,10 +73,19 @@ def _snapshot(board: Board, card: Card | None = None) -> Snapshot:
 
 
 class BoardHandle:
-    """One thread's todo board. Get it with ``tl.board(thread_id)``."""
+    """One thread's todo board. Get it with ``tl.board(thread_id)``; ``cache`` (the
+    facade's, shared by its handles) keeps parsed boards between calls."""
 
-    def __init__(self, tl: Taskloom, thread_id: str, *, by_model: bool = False) -> None:
-        self._tl = tl
+    def __init__(
+        self,
+        runtime: Runtime,
+        thread_id: str,
+        *,
+        cache: BoardCache | None = None,
+        by_model: bool = False,
+    ) -> None:
+        self._runtime = runtime
+        self._cache = cache if cache is not None else BoardCache()
         self.thread_id = check_thread_id(thread_id)
         self.by_model = by_model
 
@@ -111,12 +93,12 @@ class BoardHandle:
         """This board as the model's tools see it: writes that would approve a plan, start a
         card waiting for approval or drop its approval requirement are refused (a person's act).
         """
-        return BoardHandle(self._tl, self.thread_id, by_model=True)
+        return BoardHandle(self._runtime, self.thread_id, cache=self._cache, by_model=True)
 
     def _mutate(self, op: BoardOp) -> Snapshot:
-        now = self._tl.now()
-        cache = self._tl.board_cache
-        with self._tl.store.write() as tx:
+        now = self._runtime.now()
+        cache = self._cache
+        with self._runtime.store.write() as tx:
             board = cache.load(tx, self.thread_id)
             new, card = op(board, now)
             if self.by_model:  # only a model's change is gated and remembered
@@ -142,14 +124,14 @@ class BoardHandle:
 
     def get(self) -> Board:
         """The board as a domain object (for hosts that want typed access)."""
-        with self._tl.store.read() as tx:
-            return self._tl.board_cache.load(tx, self.thread_id)
+        with self._runtime.store.read() as tx:
+            return self._cache.load(tx, self.thread_id)
 
     def add(self, title: str, **fields: Any) -> Snapshot:
         """Append a card. ``fields`` are any :class:`CardPatch` fields (status, plan, notes…)."""
         patch = _patch(fields)
         return self._mutate(
-            lambda b, now: ops.add(b, title, patch, now=now, new_id=self._tl.new_id)
+            lambda b, now: ops.add(b, title, patch, now=now, new_id=self._runtime.new_id)
         )
 
     def edit(self, card_id: str, **fields: Any) -> Snapshot:
@@ -185,13 +167,13 @@ class BoardHandle:
     def replace(self, cards: Sequence[CardPatch | dict[str, Any]]) -> Snapshot:
         items = [c if isinstance(c, CardPatch) else _patch(c) for c in cards]
         return self._mutate(
-            lambda b, now: (ops.replace(b, items, now=now, new_id=self._tl.new_id), None)
+            lambda b, now: (ops.replace(b, items, now=now, new_id=self._runtime.new_id), None)
         )
 
     def upsert(self, cards: Sequence[CardPatch], *, prune: bool) -> Snapshot:
         return self._mutate(
             lambda b, now: (
-                ops.upsert(b, cards, prune=prune, now=now, new_id=self._tl.new_id),
+                ops.upsert(b, cards, prune=prune, now=now, new_id=self._runtime.new_id),
                 None,
             )
         )

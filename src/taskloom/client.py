@@ -1,7 +1,9 @@
 """The facade: ``taskloom.connect()`` returns a :class:`Taskloom`, the one entry point.
 
-Tools, the server, MCP and the CLI all go through it, never around it to SQL. Time and ids are
-injected here (``clock=``, ``new_id=``) so tests can be exact.
+It builds the handles (boards, goals, the queue, guards) from one :class:`~taskloom._runtime.
+Runtime`: the store, the clock and the id source, injected here (``clock=``, ``new_id=``) so
+tests can be exact. Tools, the server, MCP and the CLI all go through it, never around it to
+SQL.
 """
 
 from __future__ import annotations
@@ -13,10 +15,12 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from taskloom import _runtime
-from taskloom._runtime import utcnow
-from taskloom.boards import BOARD_KIND, BoardCache, BoardHandle
+from taskloom._runtime import Runtime, utcnow
+from taskloom.boards import BoardCache, BoardHandle
+from taskloom.domain.board import BOARD_KIND
+from taskloom.domain.goals import GOAL_KIND
 from taskloom.domain.queue import TERMINAL, Task
-from taskloom.goals.handle import GOAL_KIND, GoalHandle
+from taskloom.goals.handle import GoalHandle
 from taskloom.queue.handle import Queue
 from taskloom.queue.waiting import Waiting
 from taskloom.store import Store, open_store
@@ -39,11 +43,23 @@ class Taskloom:
         clock: Callable[[], datetime] = utcnow,
         new_id: Callable[[], str] = _runtime.new_id,
     ) -> None:
-        self.store = store
-        self.now = clock
-        self.new_id = new_id
+        self.runtime = Runtime(store, clock, new_id)
         self.board_cache = BoardCache()
         self.guard_config: GuardConfig | None = None
+
+    @property
+    def store(self) -> Store:
+        return self.runtime.store
+
+    @property
+    def now(self) -> Callable[[], datetime]:
+        """The clock every handle reads."""
+        return self.runtime.now
+
+    @property
+    def new_id(self) -> Callable[[], str]:
+        """The source of new ids every handle uses."""
+        return self.runtime.new_id
 
     @property
     def url(self) -> str:
@@ -51,11 +67,11 @@ class Taskloom:
 
     def board(self, thread_id: str) -> BoardHandle:
         """The todo board of one thread (created on its first write)."""
-        return BoardHandle(self, thread_id)
+        return BoardHandle(self.runtime, thread_id, cache=self.board_cache)
 
     def goal(self, thread_id: str) -> GoalHandle:
         """The goal of one thread (budgets, status, usage)."""
-        return GoalHandle(self, thread_id)
+        return GoalHandle(self.runtime, thread_id)
 
     def guard(self, thread_id: str, config: GuardConfig | None = None) -> Guard:
         """The context guard of one thread; ``config`` overrides ``tl.guard_config``."""
@@ -176,6 +192,7 @@ class AsyncTaskloom:
 
     def __init__(self, tl: Taskloom) -> None:
         self.sync = tl
+        self.runtime = tl.runtime
         self.tools = AsyncProxy(tl.tools)
         self.queue = AsyncQueue(tl.queue)
 

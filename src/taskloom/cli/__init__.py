@@ -12,7 +12,20 @@ from typing import Any
 import typer
 import typer.main
 
-from taskloom.cli import board, goal, init, mcp, migrate, serve, stash, tasks, tool, work
+from taskloom.cli import (
+    board,
+    doctor,
+    goal,
+    hooks,
+    init,
+    mcp,
+    migrate,
+    serve,
+    stash,
+    tasks,
+    tool,
+    work,
+)
 from taskloom.cli.common import (
     DbOption,
     err,
@@ -36,8 +49,8 @@ app.add_typer(tool.app, name="tool")
 app.add_typer(goal.app, name="goal")
 app.add_typer(tasks.app, name="tasks")
 tasks.app.command()(work.work)
-app.add_typer(tasks.hook_app, name="hook")
-app.command()(tasks.doctor)
+app.add_typer(hooks.app, name="hook")
+app.command()(doctor.doctor)
 app.command()(mcp.mcp)
 app.command()(serve.serve)
 app.command("migrate-db")(migrate.migrate_db)
@@ -54,7 +67,8 @@ def demo(db: DbOption = None) -> None:
 
     Example: taskloom demo
     """
-    handle = open_db(db).board(DEMO_THREAD)
+    tl = open_db(db)
+    handle = tl.board(DEMO_THREAD)
     snap = handle.list()
     if not snap["cards"]:
         handle.add("Read the issue", status="done")
@@ -65,7 +79,7 @@ def demo(db: DbOption = None) -> None:
         )
     from taskloom.tools.board import render_board
 
-    print_text(f"thread '{DEMO_THREAD}' in {handle._tl.url}\n" + render_board(snap))
+    print_text(f"thread '{DEMO_THREAD}' in {tl.url}\n" + render_board(snap))
 
 
 def _shown(arg: str) -> str:

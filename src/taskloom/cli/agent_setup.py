@@ -17,9 +17,10 @@ import tomllib
 from pathlib import Path, PureWindowsPath
 from typing import Any
 
-from taskloom.domain.common import parse_json_object, url_has_password
+from taskloom.domain.common import parse_json_object
 from taskloom.domain.errors import InvalidInput
 from taskloom.store import check_url
+from taskloom.store.pg_url import url_has_password
 
 SERVER_NAME = "taskloom"
 PROGRAM_NAMES = ("taskloom", "taskloom.exe")

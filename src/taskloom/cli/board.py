@@ -11,9 +11,10 @@ import typer
 
 from taskloom.boards import Snapshot
 from taskloom.cli.common import DbOption, JsonOption, open_db, open_existing, print_json, print_text
-from taskloom.domain.board import CardStatus, parse_status
-from taskloom.domain.common import terminal_safe, url_has_password
+from taskloom.domain.card import CardStatus, parse_status
 from taskloom.domain.errors import Conflict, InvalidInput
+from taskloom.domain.text import terminal_safe
+from taskloom.store.pg_url import url_has_password
 
 app = typer.Typer(help="Read and change a thread's todo board.", no_args_is_help=True)
 

@@ -16,8 +16,8 @@ import typer
 from rich.console import Console
 
 from taskloom.client import Taskloom, connect
-from taskloom.domain.common import json_escaped_controls, terminal_safe
 from taskloom.domain.errors import InvalidInput, NotFound, TaskloomError
+from taskloom.domain.text import UNSHOWN, terminal_safe
 
 out = Console(highlight=False, soft_wrap=True, emoji=False)
 err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
@@ -33,6 +33,8 @@ DbOption = Annotated[
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+Agent = Annotated[str, typer.Option("--agent", help="Agent id.")]
+MAX_LIMIT = 2**31 - 1  # a 32-bit whole number, as priorities are
 
 
 def open_db(db: str | None) -> Taskloom:
@@ -87,6 +89,21 @@ def _stdout_is_utf8() -> bool:
         return codecs.lookup(encoding).name == "utf-8"
     except LookupError:
         return False
+
+
+def json_escaped_controls(text: str) -> str:
+    """JSON text with the characters :func:`terminal_safe` shows written as ``\\uNNNN``
+    escapes (a surrogate pair past U+FFFF): valid JSON still, meaning the same strings (they
+    only occur inside strings)."""
+    return UNSHOWN.sub(_json_escaped, text)
+
+
+def _json_escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def print_json(value: Any, *, must_arrive: bool = False) -> None:

@@ -12,10 +12,10 @@ from typing import Annotated
 
 import typer
 
-from taskloom.boards import check_thread_id
 from taskloom.cli import agent_setup
 from taskloom.cli.common import err, print_text
 from taskloom.domain.queue import check_agent
+from taskloom.domain.threads import check_thread_id
 from taskloom.errors import InvalidInput
 
 app = typer.Typer(

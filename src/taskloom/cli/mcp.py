@@ -20,7 +20,7 @@ def mcp(
     """
     import asyncio
 
-    from taskloom.boards import check_thread_id
+    from taskloom.domain.threads import check_thread_id
     from taskloom.mcp import serve_stdio
     from taskloom.tools.registry import ToolContext
 

@@ -1,4 +1,4 @@
-"""``taskloom tasks …``, ``taskloom doctor`` and ``taskloom hook …``: the queue from a shell."""
+"""``taskloom tasks …``: the queue from a shell."""
 
 from __future__ import annotations
 
@@ -10,12 +10,13 @@ from typing import Annotated, Any
 import typer
 
 from taskloom.cli.common import (
+    MAX_LIMIT,
+    Agent,
     DbOption,
     JsonOption,
     check_range,
     err,
     flag_names,
-    json_text,
     open_db,
     open_existing,
     print_error,
@@ -23,7 +24,6 @@ from taskloom.cli.common import (
     print_text,
     read_file,
     read_stdin,
-    write_out,
 )
 from taskloom.domain.common import parse_json, parse_json_object
 from taskloom.domain.errors import InvalidInput, NotFound, TaskloomError, WaitTimeout
@@ -31,20 +31,15 @@ from taskloom.domain.queue import (
     Task,
     TaskStatus,
     check_seconds,
-    claim_command,
     iso_time,
     waits_until,
 )
 from taskloom.queue.handle import Queue
-from taskloom.store.stash import count_expired, purge_stash
 
 app = typer.Typer(help="The shared work queue.", no_args_is_help=True)
-hook_app = typer.Typer(help="Output for coding agents' hooks.", no_args_is_help=True)
 
 TaskId = Annotated[str, typer.Argument(help="Task id.")]
 Token = Annotated[str, typer.Option("--token", help="The lease token from `tasks next`.")]
-Agent = Annotated[str, typer.Option("--agent", help="Agent id.")]
-MAX_LIMIT = 2**31 - 1  # a 32-bit whole number, as priorities are
 MAX_DAYS = 36525  # 100 years, the longest duration the queue takes
 ADD_FLAGS = {
     "target_agent": "--for",
@@ -543,91 +538,3 @@ def prune(
         print_json({"pruned": pruned})
     else:
         print_text(f"pruned {pruned} tasks")
-
-
-def doctor(
-    fix: Annotated[bool, typer.Option("--fix", help="Repair what is found.")] = False,
-    poisoned_at: Annotated[
-        int,
-        typer.Option(
-            "--poisoned-at",
-            help="Attempts after which a ready task counts as poisoned (--fix cancels it).",
-        ),
-    ] = 5,
-    db: DbOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Check the database and report stuck, orphaned, poisoned and dead tasks; --fix repairs.
-
-    Stashed results past their TTL are counted too. --fix reclaims, cancels and purges, and
-    never touches live work (a task whose lease has not ended).
-
-    Example: taskloom doctor --fix
-    """
-    check_range(poisoned_at, "--poisoned-at", 1, MAX_LIMIT)
-    # A missing database is an error with or without --fix: a mistyped path must not look
-    # like a healthy, empty queue.
-    tl = open_existing(db)
-    tl.store.check()  # a damaged file is an error here, whatever its size
-    report: dict[str, Any] = {
-        "database": "ok",
-        **tl.queue.doctor(fix=fix, poisoned_at=poisoned_at),
-    }
-    with tl.store.read() as tx:
-        report["expired_stash_results"] = count_expired(tx, tl.now())
-    if fix:  # the key is there whenever --fix is, so a script reads one shape; the purge
-        # also drops the summaries of threads whose results are gone, expired or not
-        report["purged_stash_results"] = purge_stash(tl.store, tl.now())
-    if as_json:
-        print_json(report)
-        return
-    print_text("database: ok")
-    del report["database"]
-    for category, found in report.items():
-        if isinstance(found, int):
-            print_text(f"{category.replace('_', ' ')}: {found}")
-        elif category != "fixed" or fix:  # nothing is fixed without --fix: no line to read
-            print_text(f"{category}: {len(found)}" + (f"  {' '.join(found)}" if found else ""))
-    if report["dead"]:
-        print_text("(dead tasks run again after `taskloom tasks requeue ID` or `--all-dead`)")
-
-
-@hook_app.command()
-def prompt(agent: Agent, db: DbOption = None, as_json: JsonOption = False) -> None:
-    """Prompt-submit hook: add the ready-task block to the agent's context when it changed.
-
-    The output is JSON either way (the shape prompt-submit hooks read), and nothing at all
-    when the block is unchanged; --json is accepted like everywhere else.
-
-    Example: taskloom hook prompt --agent claude-1
-    """
-    from taskloom.cli.agent_setup import program
-
-    del as_json  # already JSON
-    claim = claim_command(agent.strip(), db, program())
-    tl = open_db(db)
-    block = tl.queue.surface(agent, claim=claim)
-    if block:
-        out: dict[str, Any] = {
-            "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": block}
-        }
-        try:
-            write_out(json_text(out) + "\n", must_arrive=True)  # exactly, for the agent
-        except TaskloomError:
-            tl.queue.unsee(agent)
-            raise
-
-
-@hook_app.command("session-start")
-def session_start(agent: Agent, db: DbOption = None, as_json: JsonOption = False) -> None:
-    """Session-start hook: one line with the number of tasks ready for this agent.
-
-    Example: taskloom hook session-start --agent claude-1
-    """
-    ready = open_db(db).queue.ready_count(agent)
-    agent = agent.strip()
-    if as_json:
-        print_json({"agent": agent, "ready": ready})
-    else:
-        count = f"{ready or 'no'} task{'' if ready == 1 else 's'}"
-        print_text(f"taskloom: {count} ready in the shared queue for {agent}.")

@@ -29,7 +29,6 @@ from taskloom.cli.common import (
     open_db,
     print_text,
 )
-from taskloom.domain.common import terminal_safe
 from taskloom.domain.errors import InvalidInput, TaskFailed
 from taskloom.domain.queue import (
     MAX_ERROR_BYTES,
@@ -39,6 +38,7 @@ from taskloom.domain.queue import (
     check_seconds,
     waits_until,
 )
+from taskloom.domain.text import terminal_safe
 from taskloom.queue.worker import Outcome, Worker
 
 STDERR_TAIL_BYTES = MAX_ERROR_BYTES - 100

@@ -13,11 +13,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 
-from taskloom.domain.board import (
+from taskloom.domain.board import MAX_RETIRED, Board
+from taskloom.domain.card import (
     APPROVED_STATUSES,
-    MAX_RETIRED,
     ApprovalMode,
-    Board,
     Card,
     CardStatus,
     needs_a_person,

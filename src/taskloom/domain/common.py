@@ -1,13 +1,12 @@
-"""Small shared pieces of the pure domain: the UNSET marker, timestamps, text helpers."""
+"""Small shared rules of the pure domain: the UNSET marker, timestamps, what text and JSON
+are accepted."""
 
 from __future__ import annotations
 
 import enum
-import html
 import json
 import re
 import unicodedata
-import urllib.parse
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -156,94 +155,3 @@ def storable_size(text: str, name: str = "text") -> int:
     if "\x00" in text:
         raise InvalidInput(f"{name} must not contain NUL characters")
     return size
-
-
-def quote_userinfo(url: str) -> str:
-    """``url`` with the ``#`` and ``?`` of its user and password percent-encoded, which
-    libpq decodes back. libpq reads the user info up to the first ``@`` (unless a ``/`` comes
-    first), so ``postgresql://app:ab#cd@host/db`` connects; Python's URL parser ends the
-    host part at ``#`` (a fragment) or ``?`` (the query), and saw no password there at all:
-    it was shown in clear and written into the agent's files."""
-    scheme, sep, rest = url.partition("://")
-    userinfo, at, after = rest.partition("@")
-    if not sep or not at or "/" in userinfo:
-        return url
-    return f"{scheme}://{userinfo.replace('#', '%23').replace('?', '%3F')}@{after}"
-
-
-def slashed_password(url: str) -> str | None:
-    """The password of ``user:pass/word@host``, a URL whose password holds an unencoded
-    ``/``: libpq cannot read it (its user info ends at a ``/``), and neither could the URL
-    parser, so it was printed in clear in every error about it. Used for display only; a
-    database name holding an ``@`` may look like one and is then over-masked, never shown."""
-    _, sep, rest = url.partition("://")
-    userinfo, at, _ = rest.partition("@")
-    if not sep or not at or "/" not in userinfo or "?" in userinfo:
-        return None
-    user, colon, password = userinfo.partition(":")
-    return password if colon and "/" not in user and password else None
-
-
-def url_has_password(url: str) -> bool:
-    """Whether a database URL carries a password (``user:pw@``, ``?password=``…), which
-    must not be written where others read it: a model's context, a project's files."""
-    if slashed_password(url):
-        return True
-    try:
-        parts = urllib.parse.urlsplit(quote_userinfo(url))
-        keys = [k for k, _ in urllib.parse.parse_qsl(parts.query)]  # as libpq decodes them
-        return parts.password is not None or any(names_password(k) for k in keys)
-    except ValueError:
-        return True  # unreadable: assume the worst
-
-
-def names_password(key: str) -> bool:
-    """A URL query key (as libpq decodes it) that carries a password: ``password``,
-    ``sslpassword``… One rule for what is masked on display and kept out of a model's view."""
-    return "pass" in key.lower()
-
-
-def escape_xml(text: str, *, quote: bool = False) -> str:
-    """``&``, ``<`` and ``>`` escaped (and quotes, for an attribute's value): text others
-    wrote, framed as data inside our own tags. ``xml.sax.saxutils`` does the same, but its
-    import cost 25 ms on every command and hook."""
-    return html.escape(text, quote=quote)
-
-
-_CONTROL = re.compile(
-    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064"
-    r"\u2066-\u2069\ufeff\U000e0000-\U000e007f]"
-)
-"""Control characters, bidi controls, and what is drawn as nothing: zero-width spaces, the
-soft hyphen, the byte order mark and Unicode tag characters (which spell a hidden text a
-model reads and a person's terminal does not show)."""
-
-
-def terminal_safe(text: str) -> str:
-    """``text`` with control characters (other than newline and tab) shown as ``\\xNN``, and
-    bidirectional controls and invisible characters as ``\\uNNNN``: text written by agents
-    or other people must not move the cursor, recolour or retitle the reader's terminal (ANSI
-    escapes), show its characters in another order than they are stored, nor hide any."""
-    return _CONTROL.sub(_escaped, text)
-
-
-def _escaped(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    if code <= 0xFF:
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
-
-
-def json_escaped_controls(text: str) -> str:
-    """JSON text with the characters :func:`terminal_safe` shows written as ``\\uNNNN``
-    escapes (a surrogate pair past U+FFFF): valid JSON still, meaning the same strings (they
-    only occur inside strings)."""
-    return _CONTROL.sub(_json_escaped, text)
-
-
-def _json_escaped(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    if code <= 0xFFFF:
-        return f"\\u{code:04x}"
-    code -= 0x10000
-    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"

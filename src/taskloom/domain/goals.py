@@ -27,16 +27,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from taskloom.domain.common import (
-    UNSET,
-    Unset,
-    escape_xml,
-    iso,
-    no_controls,
-    non_empty,
-    storable_size,
-)
+from taskloom.domain.common import UNSET, Unset, iso, no_controls, non_empty, storable_size
 from taskloom.domain.errors import InvalidInput, InvariantViolation
+from taskloom.domain.text import escape_xml
+
+GOAL_KIND = "goal"
+"""The kind of the stored document holding a thread's goal (keyed by thread id)."""
 
 MAX_OBJECTIVE = 4000
 MAX_REASON = 4000

@@ -4,22 +4,19 @@ Every board operation returns the whole board into the model's context, and ever
 stores it whole (a snapshot per change, in the board and in its event). Per-field limits alone
 let five cards of 100 steps of 64 KiB make a 97 MB board, returned on every op; the totals
 here stop that while leaving a full board of short cards (1,000 cards, ~330 KB of markdown)
-far below them. Sizes are counted once per card object and cached on it (:meth:`Card.text_size`),
-so checking a 1,000-card board costs a sum, not a re-encode.
+far below them. Sizes are counted once per card object and cached on it
+(:meth:`~taskloom.domain.card.Card.text_size`), so checking a 1,000-card board
+(:func:`~taskloom.domain.board.check_sizes`) costs a sum, not a re-encode.
 """
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any
 
 from taskloom.domain.common import storable_size
 from taskloom.domain.errors import InvalidInput
-
-if TYPE_CHECKING:
-    from taskloom.domain.board import Card
 
 MAX_CARDS = 1000
 """The most cards a board holds: every board operation returns the whole board into the
@@ -65,53 +62,3 @@ def storable_json(value: Any, name: str) -> None:
         raise InvalidInput(f"{name} holds an integer beyond 64 bits")
     elif value is not None and not isinstance(value, bool | int | float):
         raise InvalidInput(f"{name} holds a {type(value).__name__}, which is not JSON")
-
-
-def _utf8(text: str) -> int:
-    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
-
-
-def text_size(card: Card) -> int:
-    """The UTF-8 bytes of a card's text, every field together (timestamps, status and other
-    fixed-size fields aside): what its stored JSON and its markdown grow with."""
-    size = _utf8(card.id) + _utf8(card.title)
-    for text in (
-        card.objective,
-        card.assigned_agent,
-        card.notes,
-        card.blocker,
-        card.session_thread_id,
-        card.active_form,
-    ):
-        if text:
-            size += _utf8(text)
-    for items in (card.plan, card.allowed_tools, card.acceptance_criteria, card.evidence):
-        size += sum(map(_utf8, items))
-    if card.source_metadata:
-        size += _utf8(json.dumps(card.source_metadata, ensure_ascii=False))
-    return size
-
-
-def check_sizes(before: Mapping[str, Card], cards: Sequence[Card]) -> None:
-    """Refuse a change that makes a card or the board hold more text than it may. A card or
-    a board already over a limit (stored before it existed, or by an older version) may still
-    shrink or stay as it is: only growth past the limit is refused."""
-    total = 0
-    for card in cards:
-        size = card.text_size()
-        total += size
-        old = before.get(card.id)
-        if size > MAX_CARD_BYTES and old is not card and (old is None or size > old.text_size()):
-            shown = card.title if len(card.title) <= 60 else card.title[:57] + "..."
-            raise InvalidInput(
-                f"card '{shown}' would hold {size} bytes of text, more than the"
-                f" {MAX_CARD_BYTES} (64 KiB) a card may hold across its fields: shorten its"
-                " notes, plan, acceptance criteria or evidence (keep long output in a file and"
-                " cite its path), or split the work into several cards"
-            )
-    if total > MAX_BOARD_BYTES and total > sum(c.text_size() for c in before.values()):
-        raise InvalidInput(
-            f"the board would hold {total} bytes of card text, more than the"
-            f" {MAX_BOARD_BYTES} (1 MiB) a board may hold (every operation returns the whole"
-            " board): shorten long notes or evidence, or remove cards that are done"
-        )

@@ -21,15 +21,10 @@ from typing import Any
 
 import orjson
 
-from taskloom.domain.common import (
-    escape_xml,
-    storable_size,
-    terminal_safe,
-    url_has_password,
-    visible_id,
-)
+from taskloom.domain.common import storable_size, visible_id
 from taskloom.domain.errors import InvalidInput
 from taskloom.domain.secrets import looks_secret
+from taskloom.domain.text import escape_xml, terminal_safe
 
 MAX_TITLE_BYTES = 200
 MAX_BODY_BYTES = 4096
@@ -506,12 +501,12 @@ def new_task(fields: Mapping[str, Any]) -> NewTask:
 def claim_command(agent_id: str, db: str | None = None, program: str = "taskloom") -> str:
     """The shell command that claims a task for ``agent_id``, quoted to run as shown: with
     ``program``, the hook's own (a virtualenv's full path when ``taskloom`` is not on the
-    agent's PATH, where a bare name was "command not found"), and the database the hook was
-    given, unless its URL holds a password (which must not reach a model's context: the
-    agent's environment, ``$TASKLOOM_URL``, has to say it then). It holds no ``<`` or
+    agent's PATH, where a bare name was "command not found"), and ``db``, the database the
+    hook was given (the caller leaves out a URL that holds a password, which must not reach
+    a model's context: :func:`taskloom.cli.hooks.hook_claim_command`). It holds no ``<`` or
     ``>``, so the block shows it as it is (see :func:`_shell_word`)."""
     args = [program, "tasks", "next", "--agent", agent_id]
-    if db and not url_has_password(db):
+    if db:
         args += ["--db", db]
     return " ".join(_shell_word(arg) for arg in args)
 

@@ -20,18 +20,19 @@ import math
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
+from taskloom._runtime import HasRuntime, Runtime, runtime_of
 from taskloom.domain.common import iso
 from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound, TurnFailed
-from taskloom.domain.goals import MAX_TURN_SECONDS, Goal, GoalStatus, check_usage
-from taskloom.goals.handle import GOAL_KIND, GoalHandle
+from taskloom.domain.goals import GOAL_KIND, MAX_TURN_SECONDS, Goal, GoalStatus, check_usage
+from taskloom.goals.handle import GoalHandle
 from taskloom.goals.turns import TurnLease, claim_turn, end_turn, end_user_turn, hold_for_user
 
-if TYPE_CHECKING:
-    from taskloom.client import AsyncTaskloom, Taskloom
-
 T = TypeVar("T")
+Client = Runtime | HasRuntime
+"""What the entry points take: a client from ``taskloom.connect`` or ``connect_async`` (or
+its runtime)."""
 __all__ = [
     "LoopResult",
     "StopReason",
@@ -139,7 +140,7 @@ def _check_outcome(outcome: object) -> TurnOutcome:
 
 
 def _before_turn(
-    tl: Taskloom, handle: GoalHandle, turns: int, max_turns: int, lease_s: float
+    runtime: Runtime, handle: GoalHandle, turns: int, max_turns: int, lease_s: float
 ) -> TurnLease | LoopResult:
     """The next turn's lease, or why the loop stops: the goal is not eligible, the turn cap is
     reached, or another turn (a scheduler's, a user's) holds the thread."""
@@ -149,7 +150,7 @@ def _before_turn(
         return LoopResult(reason or StopReason.NO_GOAL, turns, handle.get()["goal"])
     if turns >= max_turns:
         return LoopResult(StopReason.MAX_TURNS, turns, goal.to_dict())
-    lease = claim_turn(tl, handle.thread_id, lease_s, lambda g: _why_stop(g) is None)
+    lease = claim_turn(runtime, handle.thread_id, lease_s, lambda g: _why_stop(g) is None)
     if lease is None:
         now = handle.get()["goal"]
         again = _why_stop(Goal.from_dict(now) if now else None)
@@ -185,7 +186,7 @@ def _check_loop(max_turns: int, max_no_progress: int, lease_s: float) -> None:
 
 
 def run_goal_loop(
-    tl: Taskloom,
+    tl: Client,
     thread_id: str,
     work: Callable[[Goal], TurnOutcome],
     *,
@@ -200,11 +201,12 @@ def run_goal_loop(
     stops with ``turn_in_flight``. An exception from ``work`` ends the loop and propagates;
     a :class:`TurnFailed` is charged first.
     """
+    runtime = runtime_of(tl)
     _check_loop(max_turns, max_no_progress, lease_s)
-    handle = tl.goal(thread_id)
+    handle = GoalHandle(runtime, thread_id)
     idle = turns = 0
     while True:
-        lease = _before_turn(tl, handle, turns, max_turns, lease_s)
+        lease = _before_turn(runtime, handle, turns, max_turns, lease_s)
         if isinstance(lease, LoopResult):
             return lease
         try:
@@ -215,26 +217,13 @@ def run_goal_loop(
             _charge_failed(handle, lease.goal, failed)
             raise
         finally:
-            end_turn(tl, lease, lease.failures)
+            end_turn(runtime, lease, lease.failures)
         if isinstance(after, LoopResult):
             return after
         idle = after
 
 
-def _sync(client: Taskloom | AsyncTaskloom) -> Taskloom:
-    """The async helpers take either client; the store calls run on the sync one."""
-    from taskloom.client import AsyncTaskloom, Taskloom
-
-    if isinstance(client, AsyncTaskloom):
-        return client.sync
-    if not isinstance(client, Taskloom):
-        raise InvalidInput(
-            f"expected a client from taskloom.connect or connect_async, not {client!r}"
-        )
-    return client
-
-
-async def _claimed(tl: Taskloom, claim: Callable[..., T], *args: Any) -> T:
+async def _claimed(runtime: Runtime, claim: Callable[..., T], *args: Any) -> T:
     """``claim(*args)`` on a worker thread, for a result that may be a turn lease. Cancelled
     while the thread runs (a timeout, a shutdown), the claim still commits there; it is then
     awaited to its end and its lease released, or the thread stayed blocked for ``lease_s``."""
@@ -244,12 +233,12 @@ async def _claimed(tl: Taskloom, claim: Callable[..., T], *args: Any) -> T:
     except asyncio.CancelledError:
         result = await task
         if isinstance(result, TurnLease):
-            await asyncio.to_thread(end_turn, tl, result, result.failures)
+            await asyncio.to_thread(end_turn, runtime, result, result.failures)
         raise
 
 
 async def arun_goal_loop(
-    client: Taskloom | AsyncTaskloom,
+    client: Client,
     thread_id: str,
     work: Callable[[Goal], Awaitable[TurnOutcome]],
     *,
@@ -259,12 +248,12 @@ async def arun_goal_loop(
 ) -> LoopResult:
     """:func:`run_goal_loop` for an async ``work``; store calls run on worker threads.
     ``client``: ``taskloom.connect``'s or ``taskloom.connect_async``'s."""
-    tl = _sync(client)
+    runtime = runtime_of(client)
     _check_loop(max_turns, max_no_progress, lease_s)
-    handle = tl.goal(thread_id)
+    handle = GoalHandle(runtime, thread_id)
     idle = turns = 0
     while True:
-        lease = await _claimed(tl, _before_turn, tl, handle, turns, max_turns, lease_s)
+        lease = await _claimed(runtime, _before_turn, runtime, handle, turns, max_turns, lease_s)
         if isinstance(lease, LoopResult):
             return lease
         try:
@@ -277,34 +266,35 @@ async def arun_goal_loop(
             await asyncio.to_thread(_charge_failed, handle, lease.goal, failed)
             raise
         finally:
-            await asyncio.to_thread(end_turn, tl, lease, lease.failures)
+            await asyncio.to_thread(end_turn, runtime, lease, lease.failures)
         if isinstance(after, LoopResult):
             return after
         idle = after
 
 
-def note_user_turn(tl: Taskloom, thread_id: str) -> dict[str, Any]:
+def note_user_turn(tl: Client, thread_id: str) -> dict[str, Any]:
     """A user spoke: clear one-shot suppression, resume a paused goal, and stamp activity, so
     an idle scheduler waits its full ``idle_s`` from now. To keep schedulers off the thread
     for the whole of a user's turn, use :func:`user_turn`."""
-    handle = tl.goal(thread_id)
+    handle = GoalHandle(runtime_of(tl), thread_id)
     if handle.goal() is None:
         return handle.get()
     return handle.user_turn()
 
 
 @contextlib.contextmanager
-def user_turn(tl: Taskloom, thread_id: str, *, lease_s: float = 900.0) -> Iterator[dict[str, Any]]:
+def user_turn(tl: Client, thread_id: str, *, lease_s: float = 900.0) -> Iterator[dict[str, Any]]:
     """Hold the thread's turn while a user's turn runs: :func:`note_user_turn`, then the turn
     lease, taken even from a continuation turn in flight (whose end then leaves it alone), and
     released at the end. Yields the goal snapshot."""
+    runtime = runtime_of(tl)
     _seconds(lease_s, "lease_s", positive=True)
-    snap = note_user_turn(tl, thread_id)
-    owner = hold_for_user(tl, thread_id, lease_s)
+    snap = note_user_turn(runtime, thread_id)
+    owner = hold_for_user(runtime, thread_id, lease_s)
     try:
         yield snap
     finally:
-        end_user_turn(tl, thread_id, owner)
+        end_user_turn(runtime, thread_id, owner)
 
 
 MAX_REASON = 500
@@ -328,25 +318,26 @@ def _is_due(goal: Goal, cutoff: str) -> bool:
     )
 
 
-def _idle_cutoff(tl: Taskloom, idle_s: float) -> str:
-    return iso(tl.now() - timedelta(seconds=idle_s))
+def _idle_cutoff(runtime: Runtime, idle_s: float) -> str:
+    return iso(runtime.now() - timedelta(seconds=idle_s))
 
 
-def due_goals(tl: Taskloom, idle_s: float) -> list[Goal]:
+def due_goals(tl: Client, idle_s: float) -> list[Goal]:
     """Active, unsuppressed goals idle for at least ``idle_s``, oldest activity first."""
-    cutoff = _idle_cutoff(tl, idle_s)
-    with tl.store.read() as tx:
+    runtime = runtime_of(tl)
+    cutoff = _idle_cutoff(runtime, idle_s)
+    with runtime.store.read() as tx:
         docs = tx.list_docs(GOAL_KIND)
     goals = [Goal.from_dict(d.state["goal"]) for d in docs if d.state.get("goal")]
     return sorted((g for g in goals if _is_due(g, cutoff)), key=lambda g: g.last_activity_at)
 
 
-def _still_due(tl: Taskloom, listed: Goal, idle_s: float) -> Callable[[Goal], bool]:
+def _still_due(runtime: Runtime, listed: Goal, idle_s: float) -> Callable[[Goal], bool]:
     """Due now, and no turn was accounted since the tick listed it (nobody else just ran it)."""
 
     def check(goal: Goal) -> bool:
         return (
-            _is_due(goal, _idle_cutoff(tl, idle_s))
+            _is_due(goal, _idle_cutoff(runtime, idle_s))
             and goal.last_activity_at == listed.last_activity_at
         )
 
@@ -402,10 +393,10 @@ def _turn_done(handle: GoalHandle, goal: Goal, outcome: TurnOutcome) -> TickItem
     return TickItem(goal.thread_id, ran=True, outcome=outcome)
 
 
-def _finish(tl: Taskloom, lease: TurnLease, result: object, max_failures: int) -> TickItem:
+def _finish(runtime: Runtime, lease: TurnLease, result: object, max_failures: int) -> TickItem:
     """Charge a turn (``result``: its outcome, or the exception it raised) or count its
     failure; the lease is released whatever happens."""
-    handle = tl.goal(lease.thread_id)
+    handle = GoalHandle(runtime, lease.thread_id)
     failures = lease.failures
     try:
         try:
@@ -418,7 +409,7 @@ def _finish(tl: Taskloom, lease: TurnLease, result: object, max_failures: int) -
         failures = 0
         return _turn_done(handle, lease.goal, outcome)
     finally:
-        end_turn(tl, lease, failures)
+        end_turn(runtime, lease, failures)
 
 
 def _check_tick(idle_s: float, max_per_tick: int, max_failures: int, lease_s: float) -> None:
@@ -428,14 +419,14 @@ def _check_tick(idle_s: float, max_per_tick: int, max_failures: int, lease_s: fl
     _seconds(lease_s, "lease_s", positive=True)
 
 
-def _take(tl: Taskloom, listed: Goal, idle_s: float, lease_s: float) -> TurnLease | None:
-    return claim_turn(tl, listed.thread_id, lease_s, _still_due(tl, listed, idle_s))
+def _take(runtime: Runtime, listed: Goal, idle_s: float, lease_s: float) -> TurnLease | None:
+    return claim_turn(runtime, listed.thread_id, lease_s, _still_due(runtime, listed, idle_s))
 
 
 UNENDED = "its turn never ended: the process running it died, or the turn outran its lease"
 
 
-def _given_up(tl: Taskloom, lease: TurnLease, max_failures: int) -> TickItem | None:
+def _given_up(runtime: Runtime, lease: TurnLease, max_failures: int) -> TickItem | None:
     """Pause, instead of running again, a goal whose last ``max_failures`` turns never ended
     (:func:`claim_turn` counts them): such a turn never reaches :func:`_finish` to be counted
     there, and a turn that kills its process would otherwise be retried for ever."""
@@ -443,9 +434,9 @@ def _given_up(tl: Taskloom, lease: TurnLease, max_failures: int) -> TickItem | N
         return None
     try:
         reason = _failure_reason(lease.failures, UNENDED)
-        paused = _pause_failing(tl.goal(lease.thread_id), lease.goal, reason)
+        paused = _pause_failing(GoalHandle(runtime, lease.thread_id), lease.goal, reason)
     finally:
-        end_turn(tl, lease, 0)
+        end_turn(runtime, lease, 0)
     return TickItem(lease.thread_id, ran=False, error=UNENDED, paused=paused)
 
 
@@ -458,7 +449,7 @@ def _ran(items: list[TickItem]) -> int:
 
 
 def continuation_tick(
-    tl: Taskloom,
+    tl: Client,
     run_turn: Callable[[Goal], TurnOutcome],
     *,
     idle_s: float = 60.0,
@@ -477,16 +468,17 @@ def continuation_tick(
     :class:`TurnFailed` is charged its usage first). A turn without progress sets one-shot
     suppression, cleared by the next user turn.
     """
+    runtime = runtime_of(tl)
     _check_tick(idle_s, max_per_tick, max_failures, lease_s)
     items: list[TickItem] = []
-    for listed in due_goals(tl, idle_s):
+    for listed in due_goals(runtime, idle_s):
         if _ran(items) >= max_per_tick:
             break
-        lease = _take(tl, listed, idle_s, lease_s)
+        lease = _take(runtime, listed, idle_s, lease_s)
         if lease is None:
             items.append(_skipped(listed))
             continue
-        given_up = _given_up(tl, lease, max_failures)
+        given_up = _given_up(runtime, lease, max_failures)
         if given_up is not None:
             items.append(given_up)
             continue
@@ -496,14 +488,14 @@ def continuation_tick(
         except Exception as exc:
             result = exc
         except BaseException:
-            end_turn(tl, lease, lease.failures)
+            end_turn(runtime, lease, lease.failures)
             raise
-        items.append(_finish(tl, lease, result, max_failures))
+        items.append(_finish(runtime, lease, result, max_failures))
     return items
 
 
 async def acontinuation_tick(
-    client: Taskloom | AsyncTaskloom,
+    client: Client,
     run_turn: Callable[[Goal], Awaitable[TurnOutcome]],
     *,
     idle_s: float = 60.0,
@@ -514,17 +506,17 @@ async def acontinuation_tick(
     """:func:`continuation_tick` for an async ``run_turn``; store calls run on worker
     threads, so the event loop is never blocked by the database. ``client``: as for
     :func:`arun_goal_loop`."""
-    tl = _sync(client)
+    runtime = runtime_of(client)
     _check_tick(idle_s, max_per_tick, max_failures, lease_s)
     items: list[TickItem] = []
-    for listed in await asyncio.to_thread(due_goals, tl, idle_s):
+    for listed in await asyncio.to_thread(due_goals, runtime, idle_s):
         if _ran(items) >= max_per_tick:
             break
-        lease = await _claimed(tl, _take, tl, listed, idle_s, lease_s)
+        lease = await _claimed(runtime, _take, runtime, listed, idle_s, lease_s)
         if lease is None:
             items.append(_skipped(listed))
             continue
-        given_up = await asyncio.to_thread(_given_up, tl, lease, max_failures)
+        given_up = await asyncio.to_thread(_given_up, runtime, lease, max_failures)
         if given_up is not None:
             items.append(given_up)
             continue
@@ -534,7 +526,7 @@ async def acontinuation_tick(
         except Exception as exc:
             result = exc
         except BaseException:
-            await asyncio.to_thread(end_turn, tl, lease, lease.failures)
+            await asyncio.to_thread(end_turn, runtime, lease, lease.failures)
             raise
-        items.append(await asyncio.to_thread(_finish, tl, lease, result, max_failures))
+        items.append(await asyncio.to_thread(_finish, runtime, lease, result, max_failures))
     return items

@@ -8,20 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from taskloom.boards import check_thread_id
+from taskloom._runtime import Runtime
 from taskloom.domain import goals as ops
 from taskloom.domain.common import UNSET, Unset, iso
 from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound
 from taskloom.domain.events import GOAL_STATE
-from taskloom.domain.goals import Goal, GoalStatus
+from taskloom.domain.goals import GOAL_KIND, Goal, GoalStatus
+from taskloom.domain.threads import check_thread_id
 from taskloom.store.base import Transaction
 
-if TYPE_CHECKING:
-    from taskloom.client import Taskloom
-
-GOAL_KIND = "goal"
 Snapshot = dict[str, Any]
 GoalOp = Callable[[Goal | None, datetime], Goal | None]
 
@@ -52,13 +49,13 @@ def _need(goal: Goal | None) -> Goal:
 class GoalHandle:
     """One thread's goal. Get it with ``tl.goal(thread_id)``."""
 
-    def __init__(self, tl: Taskloom, thread_id: str) -> None:
-        self._tl = tl
+    def __init__(self, runtime: Runtime, thread_id: str) -> None:
+        self._runtime = runtime
         self.thread_id = check_thread_id(thread_id)
 
     def _mutate(self, op: GoalOp) -> Snapshot:
-        now = self._tl.now()
-        with self._tl.store.write() as tx:
+        now = self._runtime.now()
+        with self._runtime.store.write() as tx:
             goal, version = load_goal(tx, self.thread_id)
             new = op(goal, now)
             if new is goal or new == goal:
@@ -68,12 +65,12 @@ class GoalHandle:
         return snap
 
     def get(self) -> Snapshot:
-        with self._tl.store.read() as tx:
+        with self._runtime.store.read() as tx:
             goal, version = load_goal(tx, self.thread_id)
         return _snapshot(self.thread_id, version, goal)
 
     def goal(self) -> Goal | None:
-        with self._tl.store.read() as tx:
+        with self._runtime.store.read() as tx:
             return load_goal(tx, self.thread_id)[0]
 
     def set(
@@ -94,7 +91,7 @@ class GoalHandle:
                 token_budget=token_budget,
                 time_budget_s=time_budget_s,
                 now=now,
-                new_id=self._tl.new_id,
+                new_id=self._runtime.new_id,
                 host=host,
             )
         )

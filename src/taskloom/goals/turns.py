@@ -21,16 +21,13 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from taskloom._runtime import HOST, alive, new_token
+from taskloom._runtime import HOST, Runtime, alive, new_token
 from taskloom.domain.common import iso
 from taskloom.domain.goals import Goal
 from taskloom.goals.handle import load_goal
 from taskloom.store.base import Transaction
-
-if TYPE_CHECKING:
-    from taskloom.client import Taskloom
 
 TURN_KIND = "goal_turn"
 
@@ -83,7 +80,7 @@ def _save(
 
 
 def claim_turn(
-    tl: Taskloom,
+    runtime: Runtime,
     thread_id: str,
     lease_s: float,
     eligible: Callable[[Goal], bool] = lambda goal: True,
@@ -95,9 +92,9 @@ def claim_turn(
     suppressed or run by another scheduler since the caller looked is not run on a stale
     view.
     """
-    now = tl.now()
+    now = runtime.now()
     stamp = now.timestamp()
-    with tl.store.write() as tx:
+    with runtime.store.write() as tx:
         doc = tx.load_doc(TURN_KIND, thread_id)
         state: dict[str, Any] = dict(doc.state) if doc else {}
         if _live(state, stamp) or _displaced(state, stamp):
@@ -117,14 +114,14 @@ def claim_turn(
     return TurnLease(thread_id, holder["owner"], goal, failures)
 
 
-def hold_for_user(tl: Taskloom, thread_id: str, lease_s: float) -> str:
+def hold_for_user(runtime: Runtime, thread_id: str, lease_s: float) -> str:
     """Take the thread's turn for a user's turn, even from a turn in flight, goal or no goal
     (a user always goes first); the owner token to release it with (:func:`end_user_turn`).
     The turns it went before stay recorded, and hold the thread again after it while they
     run: a scheduler must not start a turn beside one still running."""
-    now = tl.now()
+    now = runtime.now()
     stamp = now.timestamp()
-    with tl.store.write() as tx:
+    with runtime.store.write() as tx:
         doc = tx.load_doc(TURN_KIND, thread_id)
         state: dict[str, Any] = dict(doc.state) if doc else {}
         running = [_only_holder(state)] if _live(state, stamp) else []
@@ -162,12 +159,12 @@ def _released(state: dict[str, Any], owner: str, now: float) -> dict[str, Any] |
     return None
 
 
-def end_turn(tl: Taskloom, lease: TurnLease, failures: int) -> bool:
+def end_turn(runtime: Runtime, lease: TurnLease, failures: int) -> bool:
     """Release the turn and record ``failures`` in a row, if ``lease`` still holds it;
     whether it did. A lease taken over since is left to its new holder (a user's turn that
     displaced this one no longer waits for it)."""
-    now = tl.now()
-    with tl.store.write() as tx:
+    now = runtime.now()
+    with runtime.store.write() as tx:
         doc = tx.load_doc(TURN_KIND, lease.thread_id)
         state = _released(dict(doc.state), lease.owner, now.timestamp()) if doc else None
         if doc is None or state is None:
@@ -179,11 +176,11 @@ def end_turn(tl: Taskloom, lease: TurnLease, failures: int) -> bool:
     return held
 
 
-def end_user_turn(tl: Taskloom, thread_id: str, owner: str) -> None:
+def end_user_turn(runtime: Runtime, thread_id: str, owner: str) -> None:
     """Release a user's turn (:func:`hold_for_user`): the failures in a row start again (a
     user spoke), and a turn it went before that still runs holds the thread again."""
-    now = tl.now()
-    with tl.store.write() as tx:
+    now = runtime.now()
+    with runtime.store.write() as tx:
         doc = tx.load_doc(TURN_KIND, thread_id)
         state = _released(dict(doc.state), owner, now.timestamp()) if doc else None
         if doc is not None and state is not None:

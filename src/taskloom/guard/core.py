@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from taskloom.boards import check_thread_id
 from taskloom.domain.common import parse_iso, storable_size
 from taskloom.domain.errors import InvalidInput, NotFound, ProviderError
 from taskloom.domain.stash import StashFacts, json_shape, placeholder, result_id, text_shape
+from taskloom.domain.threads import check_thread_id
 from taskloom.guard.clean import clean
 from taskloom.guard.compact import compact, deep_text, dumps, too_deep
 from taskloom.guard.config import GuardConfig as GuardConfig

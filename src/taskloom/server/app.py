@@ -28,11 +28,11 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from taskloom.boards import check_thread_id
 from taskloom.client import Taskloom
-from taskloom.domain.board import CardStatus
+from taskloom.domain.card import CardStatus
 from taskloom.domain.common import UNSET
 from taskloom.domain.errors import Conflict, InvalidInput, TaskloomError, TooLarge
+from taskloom.domain.threads import check_thread_id
 from taskloom.server.cursor import parse_cursor
 from taskloom.server.hub import EventHub
 from taskloom.server.listing import ThreadListing

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from taskloom.boards import BOARD_KIND
+from taskloom.domain.board import BOARD_KIND
 from taskloom.domain.common import iso
 from taskloom.domain.events import GOAL_STATE, TODO_STATE, Event
-from taskloom.goals.handle import GOAL_KIND
+from taskloom.domain.goals import GOAL_KIND
 from taskloom.store.base import Store, Transaction, decode
 
 META_KIND = "meta"

@@ -13,7 +13,49 @@ import logging
 from collections.abc import Sequence
 from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit, urlunsplit
 
-from taskloom.domain.common import names_password, quote_userinfo, slashed_password
+
+def quote_userinfo(url: str) -> str:
+    """``url`` with the ``#`` and ``?`` of its user and password percent-encoded, which
+    libpq decodes back. libpq reads the user info up to the first ``@`` (unless a ``/`` comes
+    first), so ``postgresql://app:ab#cd@host/db`` connects; Python's URL parser ends the
+    host part at ``#`` (a fragment) or ``?`` (the query), and would see no password there."""
+    scheme, sep, rest = url.partition("://")
+    userinfo, at, after = rest.partition("@")
+    if not sep or not at or "/" in userinfo:
+        return url
+    return f"{scheme}://{userinfo.replace('#', '%23').replace('?', '%3F')}@{after}"
+
+
+def slashed_password(url: str) -> str | None:
+    """The password of ``user:pass/word@host``, a URL whose password holds an unencoded
+    ``/``: neither libpq (its user info ends at a ``/``) nor the URL parser can read it, so
+    it is masked by this rule. Used for display only; a database name holding an ``@`` may
+    look like one and is then over-masked, never shown."""
+    _, sep, rest = url.partition("://")
+    userinfo, at, _ = rest.partition("@")
+    if not sep or not at or "/" not in userinfo or "?" in userinfo:
+        return None
+    user, colon, password = userinfo.partition(":")
+    return password if colon and "/" not in user and password else None
+
+
+def names_password(key: str) -> bool:
+    """A URL query key (as libpq decodes it) that carries a password: ``password``,
+    ``sslpassword``… One rule for what is masked on display and kept out of a model's view."""
+    return "pass" in key.lower()
+
+
+def url_has_password(url: str) -> bool:
+    """Whether a database URL carries a password (``user:pw@``, ``?password=``…), which
+    must not be written where others read it: a model's context, a project's files."""
+    if slashed_password(url):
+        return True
+    try:
+        parts = urlsplit(quote_userinfo(url))
+        keys = [k for k, _ in parse_qsl(parts.query)]  # as libpq decodes them
+        return parts.password is not None or any(names_password(k) for k in keys)
+    except ValueError:
+        return True  # unreadable: assume the worst
 
 
 def split_url(url: str) -> tuple[str, dict[str, str]]:

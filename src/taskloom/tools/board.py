@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import Field, StringConstraints
 
 from taskloom.domain.approval import advice_for_list_tools
-from taskloom.domain.board import Card, CardPatch, CardStatus, parse_status
+from taskloom.domain.card import Card, CardPatch, CardStatus, parse_status
 from taskloom.domain.common import UNSET, Unset
 from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound
 from taskloom.tools.registry import REGISTRY, ToolArgs, ToolContext, ToolResult, ToolSpec

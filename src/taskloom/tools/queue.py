@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from taskloom.domain.common import escape_xml
 from taskloom.domain.errors import InvalidInput
 from taskloom.domain.queue import (
     MAX_ERROR_BYTES,
@@ -29,6 +28,7 @@ from taskloom.domain.queue import (
     Task,
     fit_text,
 )
+from taskloom.domain.text import escape_xml
 from taskloom.tools.registry import REGISTRY, ToolArgs, ToolContext, ToolResult, ToolSpec
 
 if TYPE_CHECKING:

@@ -1,0 +1,71 @@
+"""``taskloom hook …``: what coding agents' hooks print into the agent's context."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+from taskloom.cli.common import (
+    Agent,
+    DbOption,
+    JsonOption,
+    json_text,
+    open_db,
+    print_json,
+    print_text,
+    write_out,
+)
+from taskloom.domain.errors import TaskloomError
+from taskloom.domain.queue import claim_command
+from taskloom.store.pg_url import url_has_password
+
+app = typer.Typer(help="Output for coding agents' hooks.", no_args_is_help=True)
+
+
+def hook_claim_command(agent_id: str, db: str | None, program: str = "taskloom") -> str:
+    """The command the block tells the agent to claim a task with: the hook's ``program`` and
+    its database, unless the URL holds a password, which must not reach a model's context
+    (the agent's environment, ``$TASKLOOM_URL``, has to say it then)."""
+    return claim_command(agent_id, None if db and url_has_password(db) else db, program)
+
+
+@app.command()
+def prompt(agent: Agent, db: DbOption = None, as_json: JsonOption = False) -> None:
+    """Prompt-submit hook: add the ready-task block to the agent's context when it changed.
+
+    The output is JSON either way (the shape prompt-submit hooks read), and nothing at all
+    when the block is unchanged; --json is accepted like everywhere else.
+
+    Example: taskloom hook prompt --agent claude-1
+    """
+    from taskloom.cli.agent_setup import program
+
+    del as_json  # already JSON
+    claim = hook_claim_command(agent.strip(), db, program())
+    tl = open_db(db)
+    block = tl.queue.surface(agent, claim=claim)
+    if block:
+        out: dict[str, Any] = {
+            "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": block}
+        }
+        try:
+            write_out(json_text(out) + "\n", must_arrive=True)  # exactly, for the agent
+        except TaskloomError:
+            tl.queue.unsee(agent)
+            raise
+
+
+@app.command("session-start")
+def session_start(agent: Agent, db: DbOption = None, as_json: JsonOption = False) -> None:
+    """Session-start hook: one line with the number of tasks ready for this agent.
+
+    Example: taskloom hook session-start --agent claude-1
+    """
+    ready = open_db(db).queue.ready_count(agent)
+    agent = agent.strip()
+    if as_json:
+        print_json({"agent": agent, "ready": ready})
+    else:
+        count = f"{ready or 'no'} task{'' if ready == 1 else 's'}"
+        print_text(f"taskloom: {count} ready in the shared queue for {agent}.")

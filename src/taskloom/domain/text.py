@@ -1,0 +1,37 @@
+"""Text others wrote, shown safely: as data inside our own tags (a model's context) and on a
+person's terminal."""
+
+from __future__ import annotations
+
+import html
+import re
+
+UNSHOWN = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064"
+    r"\u2066-\u2069\ufeff\U000e0000-\U000e007f]"
+)
+"""Control characters, bidi controls, and what is drawn as nothing: zero-width spaces, the
+soft hyphen, the byte order mark and Unicode tag characters (which spell a hidden text a
+model reads and a person's terminal does not show)."""
+
+
+def escape_xml(text: str, *, quote: bool = False) -> str:
+    """``&``, ``<`` and ``>`` escaped (and quotes, for an attribute's value): text others
+    wrote, framed as data inside our own tags. ``html.escape`` does it without the import
+    cost of ``xml.sax.saxutils``, which every command and hook would pay."""
+    return html.escape(text, quote=quote)
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with control characters (other than newline and tab) shown as ``\\xNN``, and
+    bidirectional controls and invisible characters as ``\\uNNNN``: text written by agents
+    or other people must not move the cursor, recolour or retitle the reader's terminal (ANSI
+    escapes), show its characters in another order than they are stored, nor hide any."""
+    return UNSHOWN.sub(_escaped, text)
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
