@@ -101,4 +101,4 @@ def test_the_core_import_and_the_cli_start_light() -> None:
     assert out.stdout.strip() == "[]"
     lazy = "import taskloom; print(taskloom.ToolContext.__module__)"
     out = subprocess.run([sys.executable, "-c", lazy], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "taskloom.tools.registry"
+    assert out.stdout.strip() == "taskloom.tools.spec"

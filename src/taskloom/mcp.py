@@ -40,7 +40,7 @@ from taskloom.client import Taskloom
 from taskloom.domain.common import parse_json
 from taskloom.domain.errors import InvalidInput, TaskloomError
 from taskloom.server.pool import REQUESTS
-from taskloom.tools.registry import ToolContext, error_result
+from taskloom.tools.spec import ToolContext, error_result
 
 BOARD_URI = "taskloom://board"
 GOAL_URI = "taskloom://goal"
