@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from taskloom.client import AsyncTaskloom, Taskloom, connect, connect_async
 from taskloom.domain.board import ApprovalMode, Board, Card, CardPatch, CardStatus
-from taskloom.domain.errors import (
+from taskloom.domain.events import Event
+from taskloom.domain.queue import Task
+from taskloom.errors import (
     BudgetExceeded,
     Conflict,
     InvalidInput,
@@ -26,8 +28,6 @@ from taskloom.domain.errors import (
     TaskloomError,
     WaitTimeout,
 )
-from taskloom.domain.events import Event
-from taskloom.domain.queue import Task
 from taskloom.queue.worker import Outcome, Worker, WorkSummary
 
 if TYPE_CHECKING:

@@ -51,6 +51,8 @@ IdFactory = Callable[[], str]
 
 
 class CardStatus(enum.StrEnum):
+    """Where a card stands; ``awaiting_approval`` waits for a person to decide its plan."""
+
     TODO = "todo"
     AWAITING_APPROVAL = "awaiting_approval"
     READY = "ready"
@@ -110,6 +112,8 @@ def parse_status(value: str | CardStatus) -> CardStatus:
 
 
 class ApprovalMode(enum.StrEnum):
+    """Whether a card's plan needs a person's approval before it starts."""
+
     REQUIRED = "required"
     NOT_REQUIRED = "not_required"
 
@@ -127,6 +131,8 @@ def parse_approval_mode(value: str | ApprovalMode | None) -> ApprovalMode | None
 
 @dataclass(frozen=True, slots=True)
 class Card:
+    """One card of a board: a step of the plan, with its status and details."""
+
     id: str
     title: str
     status: CardStatus = CardStatus.TODO
@@ -244,6 +250,8 @@ def _content(card: Card) -> tuple[Any, ...]:
 
 @dataclass(frozen=True, slots=True)
 class Board:
+    """A thread's todo board: its cards in order, and its version."""
+
     thread_id: str
     cards: tuple[Card, ...] = ()
     version: int = 0
