@@ -450,6 +450,24 @@ def test_panel_and_assets_are_served(tl: Taskloom) -> None:
     assert script.status_code == 200 and "EventSource" in script.text
 
 
+def test_the_app_wires_module_level_handlers(tl: Taskloom) -> None:
+    """Every route's handler, the error handlers and the lifespan are module-level functions
+    of the server: ``create_app`` defines none of its own."""
+    from starlette.routing import Route
+
+    from taskloom.server import app as app_module
+    from taskloom.server import routes
+
+    app = create_app(tl, mcp=False)
+    handlers = [r.endpoint for r in app.routes if isinstance(r, Route)]
+    handlers += list(app.exception_handlers.values())
+    assert len(handlers) == 14 + 3
+    for handler in handlers:
+        assert handler.__module__ == routes.__name__, handler
+        assert getattr(routes, handler.__name__) is handler
+    assert app.router.lifespan_context.__module__ == app_module.__name__
+
+
 def test_stream_behind_the_shared_window_catches_up_from_the_table(tl: Taskloom) -> None:
     """A window of 3 frames and 8 events: a client resuming from 0 reads the table first,
     then joins the window, and sees every event once, in order."""

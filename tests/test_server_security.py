@@ -13,7 +13,8 @@ import pytest
 
 from taskloom.cli import main
 from taskloom.client import Taskloom
-from taskloom.server.app import MAX_BODY_BYTES, create_app
+from taskloom.server.app import create_app
+from taskloom.server.routes import MAX_BODY_BYTES
 
 LOCAL = "http://127.0.0.1:8765"
 

@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 from taskloom.client import AsyncTaskloom, Taskloom, connect, connect_async
 from taskloom.domain.board import Board
 from taskloom.domain.card import ApprovalMode, Card, CardPatch, CardStatus
-from taskloom.domain.errors import (
+from taskloom.domain.events import Event
+from taskloom.domain.queue import Task
+from taskloom.errors import (
     BudgetExceeded,
     Conflict,
     InvalidInput,
@@ -27,12 +29,10 @@ from taskloom.domain.errors import (
     TaskloomError,
     WaitTimeout,
 )
-from taskloom.domain.events import Event
-from taskloom.domain.queue import Task
 from taskloom.queue.worker import Outcome, Worker, WorkSummary
 
 if TYPE_CHECKING:
-    from taskloom.tools.registry import ToolContext, ToolResult, ToolSpec
+    from taskloom.tools.spec import ToolContext, ToolResult, ToolSpec
 
 _TOOL_NAMES = ("ToolContext", "ToolResult", "ToolSpec")
 
@@ -41,9 +41,9 @@ def __getattr__(name: str) -> Any:
     """The tool types, imported on first use: they bring pydantic, which a hook, a worker or
     a CLI command that never hands tools to a model does without."""
     if name in _TOOL_NAMES:
-        from taskloom.tools import registry
+        from taskloom.tools import spec
 
-        return getattr(registry, name)
+        return getattr(spec, name)
     raise AttributeError(f"module 'taskloom' has no attribute {name!r}")
 
 

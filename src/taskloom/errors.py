@@ -1,4 +1,8 @@
-"""Public home of the error hierarchy (defined in :mod:`taskloom.domain.errors`)."""
+"""Every public error, for ``except`` clauses: ``from taskloom.errors import LeaseLost``.
+
+The hierarchy (``TaskloomError`` at its root) is defined in :mod:`taskloom.domain.errors`,
+which describes each class and the HTTP status it maps to.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +12,15 @@ from taskloom.domain.errors import (
     InvalidInput,
     InvariantViolation,
     LeaseLost,
+    NoRetry,
     NotFound,
+    ProviderError,
     StoreBusy,
     StoreError,
+    TaskFailed,
     TaskloomError,
+    TooLarge,
+    TurnFailed,
     WaitTimeout,
 )
 
@@ -21,9 +30,14 @@ __all__ = [
     "InvalidInput",
     "InvariantViolation",
     "LeaseLost",
+    "NoRetry",
     "NotFound",
+    "ProviderError",
     "StoreBusy",
     "StoreError",
+    "TaskFailed",
     "TaskloomError",
+    "TooLarge",
+    "TurnFailed",
     "WaitTimeout",
 ]

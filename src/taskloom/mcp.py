@@ -1,9 +1,9 @@
 """An MCP server over the one tool registry (official ``mcp`` SDK, low-level server API).
 
-Tools are listed from the registry at call time, so every tool a feature registers is served
-with the same name, description and schema as the OpenAI/Anthropic renderings. The thread (and
-agent) a call acts on is fixed by the server's configuration, never by tool arguments; a
-registry error result becomes an MCP tool error (``is_error``) with the reason as text.
+Tools are listed from the toolbox's registry, so every tool is served with the same name,
+description and schema as the OpenAI/Anthropic renderings. The thread (and agent) a call acts
+on is fixed by the server's configuration, never by tool arguments; an error result becomes
+an MCP tool error (``is_error``) with the reason as text.
 Resources: the bound thread's board markdown and goal.
 
 Over stdio the binding is the command line (``taskloom mcp --thread T``), and every line read
@@ -40,7 +40,7 @@ from taskloom.client import Taskloom
 from taskloom.domain.common import parse_json
 from taskloom.domain.errors import InvalidInput, TaskloomError
 from taskloom.server.pool import REQUESTS
-from taskloom.tools.registry import ToolContext, error_result
+from taskloom.tools.spec import ToolContext, error_result
 
 BOARD_URI = "taskloom://board"
 GOAL_URI = "taskloom://goal"

@@ -51,6 +51,8 @@ IdFactory = Callable[[], str]
 
 @dataclass(frozen=True, slots=True)
 class Board:
+    """A thread's todo board: its cards in order, and its version."""
+
     thread_id: str
     cards: tuple[Card, ...] = ()
     version: int = 0

@@ -20,6 +20,8 @@ from taskloom.domain.limits import MAX_ITEMS, MAX_TITLE_BYTES, storable, storabl
 
 
 class CardStatus(enum.StrEnum):
+    """Where a card stands; ``awaiting_approval`` waits for a person to decide its plan."""
+
     TODO = "todo"
     AWAITING_APPROVAL = "awaiting_approval"
     READY = "ready"
@@ -79,6 +81,8 @@ def parse_status(value: str | CardStatus) -> CardStatus:
 
 
 class ApprovalMode(enum.StrEnum):
+    """Whether a card's plan needs a person's approval before it starts."""
+
     REQUIRED = "required"
     NOT_REQUIRED = "not_required"
 
@@ -96,6 +100,8 @@ def parse_approval_mode(value: str | ApprovalMode | None) -> ApprovalMode | None
 
 @dataclass(frozen=True, slots=True)
 class Card:
+    """One card of a board: a step of the plan, with its status and details."""
+
     id: str
     title: str
     status: CardStatus = CardStatus.TODO

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 
 class TaskloomError(Exception):
+    """The base of every error taskloom raises; each class has a ``code`` and an ``http_status``."""
+
     code = "error"
     http_status = 500
 
@@ -39,41 +41,57 @@ class TaskloomError(Exception):
 
 
 class InvalidInput(TaskloomError):
+    """A bad argument from a caller, a model or a person."""
+
     code = "invalid_input"
     http_status = 400
 
 
 class TooLarge(InvalidInput):
+    """A request body over the server's limit."""
+
     code = "too_large"
     http_status = 413
 
 
 class NotFound(TaskloomError):
+    """An unknown thread, card, goal, task or result."""
+
     code = "not_found"
     http_status = 404
 
 
 class InvariantViolation(TaskloomError):
+    """The change would break a rule of the board or the goal."""
+
     code = "invariant_violation"
     http_status = 409
 
 
 class Conflict(TaskloomError):
+    """A compare-and-set lost: the version or goal id is stale."""
+
     code = "conflict"
     http_status = 409
 
 
 class LeaseLost(Conflict):
+    """The queue lease token is no longer current: the task was reclaimed or ended."""
+
     code = "lease_lost"
     http_status = 409
 
 
 class BudgetExceeded(TaskloomError):
+    """The goal has spent its budget."""
+
     code = "budget_exceeded"
     http_status = 409
 
 
 class ProviderError(TaskloomError):
+    """An LLM provider failed or answered badly."""
+
     code = "provider_error"
     http_status = 502
 
@@ -123,10 +141,14 @@ class WaitTimeout(TaskloomError, TimeoutError):
 
 
 class StoreError(TaskloomError):
+    """The database failed; driver errors are mapped to this."""
+
     code = "store_error"
     http_status = 500
 
 
 class StoreBusy(StoreError):
+    """The database stayed locked past the busy timeout."""
+
     code = "store_busy"
     http_status = 503

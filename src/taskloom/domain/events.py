@@ -17,6 +17,8 @@ EVENT_TYPES: Final = (TODO_STATE, GOAL_STATE, TASK_STATE)
 
 @dataclass(frozen=True, slots=True)
 class Event:
+    """One outbox event: a full snapshot (``data``) of what changed, with its id once stored."""
+
     type: str
     thread_id: str | None
     data: dict[str, Any]

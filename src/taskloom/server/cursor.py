@@ -19,11 +19,9 @@ from dataclasses import dataclass
 
 from taskloom.domain.errors import InvalidInput
 from taskloom.store.base import Transaction
+from taskloom.store.outbox import newest_event_up_to
 
 _CURSOR = re.compile(r"([0-9]{1,19})(?:-([0-9a-f]{12}))?")
-_NEWEST_UP_TO = (
-    "SELECT id, type, thread_id, created_at FROM events WHERE id <= ? ORDER BY id DESC LIMIT 1"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,10 +45,8 @@ NO_EVENT = stamp(0, "", None, "")
 
 def stamp_at(tx: Transaction, cursor: int) -> str:
     """The stamp of the newest event at or below ``cursor`` (:data:`NO_EVENT` if none)."""
-    row = tx.query_one(_NEWEST_UP_TO, (cursor,))
-    if row is None:
-        return NO_EVENT
-    return stamp(int(row["id"]), row["type"], row["thread_id"], row["created_at"])
+    event = newest_event_up_to(tx, cursor)
+    return NO_EVENT if event is None else stamp(*event)
 
 
 def wire_id(event_id: int, event_stamp: str) -> str:

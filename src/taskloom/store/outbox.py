@@ -30,6 +30,18 @@ def pruned_through(tx: Transaction) -> int:
     return int(doc.state.get("pruned_through", 0)) if doc else 0
 
 
+def newest_event_up_to(tx: Transaction, event_id: int) -> tuple[int, str, str | None, str] | None:
+    """The id, type, thread and creation time of the newest event with an id at or below
+    ``event_id`` (``None`` if there is none)."""
+    row = tx.query_one(
+        "SELECT id, type, thread_id, created_at FROM events WHERE id <= ? ORDER BY id DESC LIMIT 1",
+        (event_id,),
+    )
+    if row is None:
+        return None
+    return int(row["id"]), row["type"], row["thread_id"], row["created_at"]
+
+
 SNAPSHOTS = ((BOARD_KIND, TODO_STATE), (GOAL_KIND, GOAL_STATE))
 """The document kinds a fresh reader is sent, in the order it gets them, with their event."""
 _DOCS = "SELECT key, version, state, updated_at FROM documents WHERE kind = ?"

@@ -1,20 +1,24 @@
-"""Model-facing tools: one registry, rendered for OpenAI, Anthropic and MCP."""
+"""Model-facing tools: one registry, rendered for OpenAI, Anthropic and MCP.
+
+Each tool module (``board``, ``goals``, ``queue``, ``stash``) exports its tools as ``TOOLS``;
+:data:`BUILTIN_TOOLS` lists them all, and a :class:`ToolRegistry` is built from it.
+"""
 
 from __future__ import annotations
 
 from taskloom.tools.registry import (
-    REGISTRY,
+    BUILTIN_TOOLS,
     Toolbox,
-    ToolContext,
     ToolRegistry,
-    ToolResult,
-    ToolSpec,
     dispatch,
 )
+from taskloom.tools.spec import ToolContext, ToolEnv, ToolHost, ToolResult, ToolSpec
 
 __all__ = [
-    "REGISTRY",
+    "BUILTIN_TOOLS",
     "ToolContext",
+    "ToolEnv",
+    "ToolHost",
     "ToolRegistry",
     "ToolResult",
     "ToolSpec",

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from taskloom.domain.errors import InvalidInput
-from taskloom.tools.registry import Toolbox, ToolContext, ToolResult
+from taskloom.tools.registry import Toolbox
+from taskloom.tools.spec import ToolContext, ToolResult
 
 FORMATS = ("openai", "openai-responses", "anthropic")
 

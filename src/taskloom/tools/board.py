@@ -18,11 +18,10 @@ from taskloom.domain.approval import advice_for_list_tools
 from taskloom.domain.card import Card, CardPatch, CardStatus, parse_status
 from taskloom.domain.common import UNSET, Unset
 from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound
-from taskloom.tools.registry import REGISTRY, ToolArgs, ToolContext, ToolResult, ToolSpec
+from taskloom.tools.spec import ToolArgs, ToolContext, ToolEnv, ToolResult, ToolSpec
 
 if TYPE_CHECKING:
     from taskloom.boards import BoardHandle, Snapshot
-    from taskloom.client import Taskloom
 
 TODO_OPS = ("add", "edit", "update_status", "revise_plan", "remove", "replace", "clear", "list")
 
@@ -112,9 +111,9 @@ def _need(value: str | None, op: str, name: str) -> str:
     return value
 
 
-def _model_board(tl: Taskloom, ctx: ToolContext) -> BoardHandle:
+def _model_board(env: ToolEnv, ctx: ToolContext) -> BoardHandle:
     """The thread's board, gated so the model cannot approve its own plans."""
-    return tl.board(ctx.thread_id or "").as_model()
+    return env.host.board(ctx.thread_id or "").as_model()
 
 
 _CARD = frozenset(CardFields.model_fields)
@@ -150,10 +149,10 @@ def _check_takes(args: TodoArgs) -> None:
         )
 
 
-def _todo(tl: Taskloom, args: TodoArgs, ctx: ToolContext) -> ToolResult:
+def _todo(env: ToolEnv, args: TodoArgs, ctx: ToolContext) -> ToolResult:
     _check_takes(args)
     try:
-        return _board_result(_todo_op(_model_board(tl, ctx), args))
+        return _board_result(_todo_op(_model_board(env, ctx), args))
     except NotFound as exc:  # an id the model made up, or one of a card removed since
         raise NotFound(f"{exc.message} (op 'list' shows the cards and their ids)") from None
 
@@ -255,8 +254,8 @@ def _list_write(board: BoardHandle, patches: list[CardPatch], *, prune: bool) ->
         raise InvariantViolation(advice_for_list_tools(exc.message)) from None
 
 
-def _todo_write(tl: Taskloom, args: TodoWriteArgs, ctx: ToolContext) -> ToolResult:
-    board = _model_board(tl, ctx)
+def _todo_write(env: ToolEnv, args: TodoWriteArgs, ctx: ToolContext) -> ToolResult:
+    board = _model_board(env, ctx)
     current = board.get()
     unused = {c.id: " ".join(c.title.split()) for c in current.cards}
     patches = []
@@ -325,8 +324,8 @@ TODO_LIST_DESCRIPTION = (
 )
 
 
-def _todo_list(tl: Taskloom, args: HermesArgs, ctx: ToolContext) -> ToolResult:
-    board = _model_board(tl, ctx)
+def _todo_list(env: ToolEnv, args: HermesArgs, ctx: ToolContext) -> ToolResult:
+    board = _model_board(env, ctx)
     if args.todos is None:
         snap = board.list()
     else:
@@ -357,10 +356,9 @@ def _todo_list(tl: Taskloom, args: HermesArgs, ctx: ToolContext) -> ToolResult:
     return ToolResult(content=json.dumps(payload, ensure_ascii=False), data=payload)
 
 
-REGISTRY.register_builtin(
-    [
-        ToolSpec("todo", TODO_DESCRIPTION, TodoArgs, _todo),
-        ToolSpec("todo_write", TODO_WRITE_DESCRIPTION, TodoWriteArgs, _todo_write),
-        ToolSpec("todo_list", TODO_LIST_DESCRIPTION, HermesArgs, _todo_list),
-    ]
+TOOLS = (
+    ToolSpec("todo", TODO_DESCRIPTION, TodoArgs, _todo),
+    ToolSpec("todo_write", TODO_WRITE_DESCRIPTION, TodoWriteArgs, _todo_write),
+    ToolSpec("todo_list", TODO_LIST_DESCRIPTION, HermesArgs, _todo_list),
 )
+"""The board tools."""

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from taskloom.domain.errors import InvalidInput
-from taskloom.tools.registry import ToolSpec
+from taskloom.tools.spec import ToolSpec
 
 
 def neutral(spec: ToolSpec) -> dict[str, Any]:

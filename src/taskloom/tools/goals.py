@@ -10,10 +10,9 @@ from pydantic import Field
 from taskloom.domain.common import UNSET
 from taskloom.domain.errors import InvalidInput
 from taskloom.domain.goals import MAX_EVIDENCE, MAX_OBJECTIVE, MAX_REASON, framed, usage_text
-from taskloom.tools.registry import REGISTRY, ToolArgs, ToolContext, ToolResult, ToolSpec
+from taskloom.tools.spec import ToolArgs, ToolContext, ToolEnv, ToolResult, ToolSpec
 
 if TYPE_CHECKING:
-    from taskloom.client import Taskloom
     from taskloom.goals.handle import GoalHandle
 
 
@@ -69,53 +68,53 @@ def render_goal(snap: dict[str, Any]) -> ToolResult:
     return ToolResult(content="\n".join(lines), data=snap)
 
 
-def _thread(tl: Taskloom, ctx: ToolContext) -> GoalHandle:
-    return tl.goal(ctx.thread_id or "")
+def _thread(env: ToolEnv, ctx: ToolContext) -> GoalHandle:
+    return env.host.goal(ctx.thread_id or "")
 
 
-def _get(tl: Taskloom, args: NoArgs, ctx: ToolContext) -> ToolResult:
-    return render_goal(_thread(tl, ctx).get())
+def _get(env: ToolEnv, args: NoArgs, ctx: ToolContext) -> ToolResult:
+    return render_goal(_thread(env, ctx).get())
 
 
-def _set(tl: Taskloom, args: GoalSetArgs, ctx: ToolContext) -> ToolResult:
+def _set(env: ToolEnv, args: GoalSetArgs, ctx: ToolContext) -> ToolResult:
     return render_goal(
-        _thread(tl, ctx).set(args.objective, token_budget=args.token_budget, host=False)
+        _thread(env, ctx).set(args.objective, token_budget=args.token_budget, host=False)
     )
 
 
-def _complete(tl: Taskloom, args: GoalCompleteArgs, ctx: ToolContext) -> ToolResult:
-    return render_goal(_thread(tl, ctx).complete(args.evidence, host=False))
+def _complete(env: ToolEnv, args: GoalCompleteArgs, ctx: ToolContext) -> ToolResult:
+    return render_goal(_thread(env, ctx).complete(args.evidence, host=False))
 
 
-def _block(tl: Taskloom, args: GoalBlockArgs, ctx: ToolContext) -> ToolResult:
-    return render_goal(_thread(tl, ctx).block(args.reason, host=False))
+def _block(env: ToolEnv, args: GoalBlockArgs, ctx: ToolContext) -> ToolResult:
+    return render_goal(_thread(env, ctx).block(args.reason, host=False))
 
 
-def _pause(tl: Taskloom, args: NoArgs, ctx: ToolContext) -> ToolResult:
-    return render_goal(_thread(tl, ctx).pause())
+def _pause(env: ToolEnv, args: NoArgs, ctx: ToolContext) -> ToolResult:
+    return render_goal(_thread(env, ctx).pause())
 
 
-def _resume(tl: Taskloom, args: NoArgs, ctx: ToolContext) -> ToolResult:
-    return render_goal(_thread(tl, ctx).resume())
+def _resume(env: ToolEnv, args: NoArgs, ctx: ToolContext) -> ToolResult:
+    return render_goal(_thread(env, ctx).resume())
 
 
-def _clear(tl: Taskloom, args: NoArgs, ctx: ToolContext) -> ToolResult:
-    return render_goal(_thread(tl, ctx).clear())
+def _clear(env: ToolEnv, args: NoArgs, ctx: ToolContext) -> ToolResult:
+    return render_goal(_thread(env, ctx).clear())
 
 
-def _budget(tl: Taskloom, args: BudgetArgs, ctx: ToolContext) -> ToolResult:
+def _budget(env: ToolEnv, args: BudgetArgs, ctx: ToolContext) -> ToolResult:
     given = args.model_fields_set
     if not given & {"token_budget", "time_budget_s"}:
         raise InvalidInput("give token_budget or time_budget_s (null removes that budget)")
     return render_goal(
-        _thread(tl, ctx).set_budget(
+        _thread(env, ctx).set_budget(
             args.token_budget if "token_budget" in given else UNSET,
             time_budget_s=args.time_budget_s if "time_budget_s" in given else UNSET,
         )
     )
 
 
-_SPECS = (
+TOOLS = (
     ToolSpec(
         "goal_get", "Read this thread's goal: objective, status and remaining budget.", NoArgs, _get
     ),
@@ -169,5 +168,4 @@ _SPECS = (
         host_only=True,
     ),
 )
-
-REGISTRY.register_builtin(_SPECS)
+"""The goal tools; the host-only ones are left out of a model's tool set."""

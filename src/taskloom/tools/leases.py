@@ -1,13 +1,12 @@
 """Leases a model took with ``task_next``, kept alive by the host while the model works.
 
 A model is a poor heartbeat: it forgets ``task_extend``, and a lease that runs out under
-work still in progress hands the task to a second agent (beads' fixed five-minute lease). So
-the host renews it: each tool call an agent makes through ``tl.tools.dispatch`` (the MCP
-server's calls included) renews the leases that agent took through this toolbox once a third
-of each has passed, for the length it asked for. An agent that stops calling tools for longer
-than a lease, or whose host dies, lets its leases run out as before. Each renewal is the lease
-token's own ``extend``, fenced like the model's, so a lease lost meanwhile is dropped, never
-taken back.
+work still in progress hands the task to a second agent. So the host renews it: each tool
+call an agent makes through ``tl.tools.dispatch`` (the MCP server's calls included) renews
+the leases that agent took through this toolbox once a third of each has passed, for the
+length it asked for. An agent that stops calling tools for longer than a lease, or whose
+host dies, lets its leases run out. Each renewal is the lease token's own ``extend``, fenced
+like the model's, so a lease lost meanwhile is dropped, never taken back.
 """
 
 from __future__ import annotations
@@ -21,8 +20,8 @@ from typing import TYPE_CHECKING
 from taskloom.domain.errors import LeaseLost, NotFound, TaskloomError
 
 if TYPE_CHECKING:
-    from taskloom.client import Taskloom
     from taskloom.domain.queue import Task
+    from taskloom.queue.handle import Queue
 
 log = logging.getLogger("taskloom.tools")
 
@@ -43,8 +42,8 @@ class _Lease:
 class HeldLeases:
     """The leases this toolbox's ``task_next`` handed out, by task id."""
 
-    def __init__(self, tl: Taskloom) -> None:
-        self._tl = tl
+    def __init__(self, queue: Queue) -> None:
+        self._queue = queue
         self._lock = threading.Lock()
         self._leases: dict[str, _Lease] = {}
 
@@ -55,6 +54,7 @@ class HeldLeases:
             self._leases[task.id] = _Lease(agent, task.lease_token or "", length, renew_at)
 
     def drop(self, task_id: str) -> None:
+        """Forget ``task_id``'s lease (the task was finished, failed or lost)."""
         with self._lock:
             self._leases.pop(task_id, None)
 
@@ -73,7 +73,7 @@ class HeldLeases:
             if not lease.renew_at <= now < lease.ends_at:
                 continue
             try:
-                self._tl.queue.extend(task_id, lease.token, lease.length)
+                self._queue.extend(task_id, lease.token, lease.length)
             except (LeaseLost, NotFound):
                 self.drop(task_id)  # finished elsewhere, reclaimed or cancelled
             except TaskloomError as exc:  # a busy database: the next call tries again

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import Field
 
@@ -29,10 +29,7 @@ from taskloom.domain.queue import (
     fit_text,
 )
 from taskloom.domain.text import escape_xml
-from taskloom.tools.registry import REGISTRY, ToolArgs, ToolContext, ToolResult, ToolSpec
-
-if TYPE_CHECKING:
-    from taskloom.client import Taskloom
+from taskloom.tools.spec import ToolArgs, ToolContext, ToolEnv, ToolResult, ToolSpec
 
 DEFAULT_LEASE_S = 600.0
 
@@ -114,19 +111,19 @@ def _task_data(task: Task) -> str:
     return "\n".join(parts)
 
 
-def _mine(tl: Taskloom, task_id: str, agent: str) -> None:
+def _mine(env: ToolEnv, task_id: str, agent: str) -> None:
     """Refuse a task another agent holds, before its token is even tried."""
-    task = tl.queue.get(task_id)
+    task = env.host.queue.get(task_id)
     if task.claimed_by is not None and task.claimed_by != agent:
         raise InvalidInput(f"task '{task_id}' is claimed by another agent, not by you")
 
 
-def _next(tl: Taskloom, args: NextArgs, ctx: ToolContext) -> ToolResult:
+def _next(env: ToolEnv, args: NextArgs, ctx: ToolContext) -> ToolResult:
     agent = _agent(ctx)
-    task = tl.queue.claim(agent, lease=args.lease_s, kinds=args.kinds, bind_process=False)
+    task = env.host.queue.claim(agent, lease=args.lease_s, kinds=args.kinds, bind_process=False)
     if task is None:
         return ToolResult(content="No task is ready for you in the shared queue.", data=None)
-    tl.tools.leases.hold(task, agent, args.lease_s)
+    env.leases.hold(task, agent, args.lease_s)
     text = (
         f"You hold task {task.id} (attempt {task.attempts} of {task.max_attempts}) until"
         f" {_when(task.lease_expires_at)}. Lease token: {task.lease_token}\n"
@@ -137,18 +134,18 @@ def _next(tl: Taskloom, args: NextArgs, ctx: ToolContext) -> ToolResult:
     return ToolResult(content=text, data=task.to_dict(with_token=True))
 
 
-def _done(tl: Taskloom, args: DoneArgs, ctx: ToolContext) -> ToolResult:
-    _mine(tl, args.task_id, _agent(ctx))
+def _done(env: ToolEnv, args: DoneArgs, ctx: ToolContext) -> ToolResult:
+    _mine(env, args.task_id, _agent(ctx))
     result, cut = fit_text(args.result, "a task's result", MAX_TEXT_BYTES)
-    task = tl.queue.done(args.task_id, args.lease_token, result)
-    tl.tools.leases.drop(task.id)
+    task = env.host.queue.done(args.task_id, args.lease_token, result)
+    env.leases.drop(task.id)
     return ToolResult(content=f"Task {task.id} is completed.{cut}", data=task.to_dict())
 
 
-def _fail(tl: Taskloom, args: FailArgs, ctx: ToolContext) -> ToolResult:
-    _mine(tl, args.task_id, _agent(ctx))
-    task = tl.queue.fail(args.task_id, args.lease_token, args.error, retry=args.retry)
-    tl.tools.leases.drop(task.id)
+def _fail(env: ToolEnv, args: FailArgs, ctx: ToolContext) -> ToolResult:
+    _mine(env, args.task_id, _agent(ctx))
+    task = env.host.queue.fail(args.task_id, args.lease_token, args.error, retry=args.retry)
+    env.leases.drop(task.id)
     if task.status != "dead":
         then = "it is back in the queue for another attempt"
     elif args.retry:
@@ -159,16 +156,16 @@ def _fail(tl: Taskloom, args: FailArgs, ctx: ToolContext) -> ToolResult:
     return ToolResult(content=f"Task {task.id} failed; {then}.{cut}", data=task.to_dict())
 
 
-def _extend(tl: Taskloom, args: ExtendArgs, ctx: ToolContext) -> ToolResult:
+def _extend(env: ToolEnv, args: ExtendArgs, ctx: ToolContext) -> ToolResult:
     agent = _agent(ctx)
-    _mine(tl, args.task_id, agent)
-    task = tl.queue.extend(args.task_id, args.lease_token, args.lease_s)
-    tl.tools.leases.hold(task, agent, args.lease_s)
+    _mine(env, args.task_id, agent)
+    task = env.host.queue.extend(args.task_id, args.lease_token, args.lease_s)
+    env.leases.hold(task, agent, args.lease_s)
     text = f"Task {task.id} is yours until {_when(task.lease_expires_at)}."
     return ToolResult(content=text, data=task.to_dict())
 
 
-_SPECS = (
+TOOLS = (
     ToolSpec(
         "task_next",
         "Claim the most urgent task ready for you in the shared work queue. Returns the task"
@@ -200,5 +197,4 @@ _SPECS = (
         needs_thread=False,
     ),
 )
-
-REGISTRY.register_builtin(_SPECS)
+"""The queue tools."""

@@ -1,94 +1,68 @@
 """One registry of model-facing tools. OpenAI, Anthropic and MCP schemas are renderings of it.
 
-A tool is a name, a description, a pydantic model of its arguments and a handler. The thread a
-tool acts on comes from :class:`ToolContext`, set by the host, never from the model's
-arguments. :func:`dispatch` never raises: every failure (unknown tool, bad JSON, a missing or
-invalid argument, a broken invariant, an unknown id, even a bug) comes back as a
-:class:`ToolResult` with ``is_error=True`` and the reason as its text, so the model can see it
-and recover, and the agent's run goes on.
+The registry is built from the tools each module exports (:data:`BUILTIN_TOOLS`); importing a
+module registers nothing. :func:`dispatch` never raises: every failure (unknown tool, bad
+JSON, a missing or invalid argument, a broken invariant, an unknown id, even a bug) comes back
+as a :class:`ToolResult` with ``is_error=True`` and the reason as its text, so the model can
+see it and recover, and the agent's run goes on.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
 from taskloom.domain.common import parse_json_object
 from taskloom.domain.errors import InvalidInput, TaskloomError
+from taskloom.tools.board import TOOLS as BOARD_TOOLS
+from taskloom.tools.formats import render
+from taskloom.tools.goals import TOOLS as GOAL_TOOLS
 from taskloom.tools.leases import HeldLeases
+from taskloom.tools.queue import TOOLS as QUEUE_TOOLS
+from taskloom.tools.spec import (
+    ToolContext,
+    ToolEnv,
+    ToolHost,
+    ToolResult,
+    ToolSpec,
+    error_result,
+)
+from taskloom.tools.stash import TOOLS as STASH_TOOLS
 
-if TYPE_CHECKING:
-    from taskloom.client import Taskloom
+__all__ = [
+    "BUILTIN_TOOLS",
+    "ToolContext",
+    "ToolRegistry",
+    "ToolResult",
+    "ToolSpec",
+    "Toolbox",
+    "dispatch",
+]
 
 log = logging.getLogger("taskloom.tools")
 
-# Modules whose import registers built-in tools. Later features add their module here.
-BUILTIN_MODULES: tuple[str, ...] = (
-    "taskloom.tools.board",
-    "taskloom.tools.goals",
-    "taskloom.tools.queue",
-    "taskloom.tools.stash",
-)
-
-
-class ToolArgs(BaseModel):
-    """The base of every tool's arguments: strict, as each schema says (``true`` is not a
-    1-token budget, ``"5"`` is not a number), and no unknown fields (a misspelt one would be
-    ignored in silence)."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-
-@dataclass(frozen=True, slots=True)
-class ToolContext:
-    """Who is calling: set by the host from its own session state, never by the model."""
-
-    thread_id: str | None = None
-    agent_id: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ToolResult:
-    content: str
-    is_error: bool = False
-    data: Any = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"content": self.content, "is_error": self.is_error, "data": self.data}
-
-
-Handler = Callable[["Taskloom", Any, ToolContext], ToolResult]
-
-
-@dataclass(frozen=True, slots=True)
-class ToolSpec:
-    name: str
-    description: str
-    args: type[BaseModel]
-    handler: Handler
-    needs_thread: bool = True
-    host_only: bool = False
-
-    def input_schema(self) -> dict[str, Any]:
-        """The arguments' JSON schema with ``$ref``s inlined and pydantic titles removed."""
-        return clean_schema(self.args.model_json_schema())
-
+BUILTIN_TOOLS: tuple[ToolSpec, ...] = (*BOARD_TOOLS, *GOAL_TOOLS, *QUEUE_TOOLS, *STASH_TOOLS)
+"""Every built-in tool, in the order they are listed to models."""
 
 MAX_DESCRIPTION_CHARS = 1_024
 """OpenAI refuses a whole request whose tool description is longer (HTTP 400,
-``string_above_max_length``): the ``todo`` tool's 1,123 characters stopped every call."""
+``string_above_max_length``)."""
 
 
 class ToolRegistry:
-    def __init__(self) -> None:
+    """Tools by name, in the order they were registered."""
+
+    def __init__(self, specs: Iterable[ToolSpec] = ()) -> None:
         self._tools: dict[str, ToolSpec] = {}
+        for spec in specs:
+            self.register(spec)
 
     def register(self, spec: ToolSpec) -> ToolSpec:
+        """Add one tool. Raises ``ValueError`` for a name taken already or a description
+        longer than :data:`MAX_DESCRIPTION_CHARS`."""
         if spec.name in self._tools:
             raise ValueError(f"tool '{spec.name}' is already registered")
         if len(spec.description) > MAX_DESCRIPTION_CHARS:
@@ -99,58 +73,17 @@ class ToolRegistry:
         self._tools[spec.name] = spec
         return spec
 
-    def register_builtin(self, specs: Iterable[ToolSpec]) -> None:
-        """Register a built-in module's tools; a module imported again (a reload, a test)
-        registers nothing twice."""
-        for spec in specs:
-            if spec.name not in self._tools:
-                self.register(spec)
-
     def get(self, name: str) -> ToolSpec | None:
+        """The tool called ``name``, host-only ones included (``None`` if there is none)."""
         return self._tools.get(name)
 
     def specs(self, *, include_host: bool = False) -> list[ToolSpec]:
+        """The tools a model is given (with ``include_host``, the host-only ones too)."""
         return [t for t in self._tools.values() if include_host or not t.host_only]
 
     def names(self, *, include_host: bool = False) -> list[str]:
+        """The names of :meth:`specs`."""
         return [t.name for t in self.specs(include_host=include_host)]
-
-
-REGISTRY = ToolRegistry()
-
-
-def load_builtin_tools() -> ToolRegistry:
-    for module in BUILTIN_MODULES:
-        importlib.import_module(module)
-    return REGISTRY
-
-
-def _inline(node: Any, defs: dict[str, Any]) -> Any:
-    if isinstance(node, dict):
-        if "$ref" in node:
-            target = defs[node["$ref"].rsplit("/", 1)[-1]]
-            merged = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
-            return _inline(merged, defs)
-        return {
-            k: _inline(v, defs)
-            for k, v in node.items()
-            if k != "$defs" and not (k == "title" and isinstance(v, str))
-        }
-    if isinstance(node, list):
-        return [_inline(v, defs) for v in node]
-    return node
-
-
-def clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    cleaned: dict[str, Any] = _inline(schema, schema.get("$defs", {}))
-    required = cleaned.get("required", [])
-    props = cleaned.get("properties", {})
-    # Required arguments first: models read schemas top-down, as people do.
-    cleaned["properties"] = {
-        **{k: props[k] for k in required if k in props},
-        **{k: v for k, v in props.items() if k not in required},
-    }
-    return cleaned
 
 
 def _validation_text(name: str, exc: ValidationError) -> str:
@@ -168,19 +101,8 @@ def _validation_text(name: str, exc: ValidationError) -> str:
     return f"invalid arguments for tool '{name}': " + "; ".join(parts)
 
 
-MAX_ERROR_CHARS = 2_000
-"""An error's text is cut here: many repeat what the model sent (an unknown 2 MB tool name or
-card id), which came back whole into its context."""
-
-
-def error_result(message: str) -> ToolResult:
-    if len(message) > MAX_ERROR_CHARS:
-        message = f"{message[:MAX_ERROR_CHARS]}… (error cut at {MAX_ERROR_CHARS:,} characters)"
-    return ToolResult(content=f"error: {message}", is_error=True)
-
-
 def dispatch(
-    tl: Taskloom,
+    env: ToolEnv,
     registry: ToolRegistry,
     name: object,
     args: object,
@@ -192,14 +114,14 @@ def dispatch(
 
     ``name`` and ``args`` come from a model's response, untrusted: anything JSON can hold."""
     try:
-        return _dispatch(tl, registry, name, args, ctx, allow_host=allow_host)
+        return _dispatch(env, registry, name, args, ctx, allow_host=allow_host)
     except Exception as exc:  # a gap in the checks below: still the model's error, not ours
         log.exception("tool call %.80r failed", name)
         return error_result(f"internal error in tool call: {type(exc).__name__}: {exc}")
 
 
 def _dispatch(
-    tl: Taskloom,
+    env: ToolEnv,
     registry: ToolRegistry,
     name: object,
     args: object,
@@ -236,7 +158,7 @@ def _dispatch(
     except ValidationError as exc:
         return error_result(_validation_text(name, exc))
     try:
-        return spec.handler(tl, parsed, ctx)
+        return spec.handler(env, parsed, ctx)
     except TaskloomError as exc:
         return error_result(exc.message)
     except Exception as exc:  # the run must go on; log it for the host, tell the model
@@ -245,17 +167,19 @@ def _dispatch(
 
 
 class Toolbox:
-    """``tl.tools``: the registry bound to one :class:`~taskloom.client.Taskloom`."""
+    """``tl.tools``: a registry (the built-in tools unless given one) bound to a host."""
 
-    def __init__(self, tl: Taskloom, registry: ToolRegistry | None = None) -> None:
-        self._tl = tl
-        self.registry = registry or load_builtin_tools()
-        self.leases = HeldLeases(tl)
+    def __init__(self, host: ToolHost, registry: ToolRegistry | None = None) -> None:
+        self.registry = registry or ToolRegistry(BUILTIN_TOOLS)
+        self.leases = HeldLeases(host.queue)
+        self.env = ToolEnv(host, self.leases)
 
     def specs(self, *, include_host: bool = False) -> list[ToolSpec]:
+        """The tools a model is given (see :meth:`ToolRegistry.specs`)."""
         return self.registry.specs(include_host=include_host)
 
     def names(self, *, include_host: bool = False) -> list[str]:
+        """The names of :meth:`specs`."""
         return self.registry.names(include_host=include_host)
 
     def schemas(
@@ -267,8 +191,6 @@ class Toolbox:
     ) -> list[dict[str, Any]]:
         """Tool definitions in a provider's format: ``openai``, ``openai-responses``,
         ``anthropic`` or ``neutral``."""
-        from taskloom.tools.formats import render
-
         specs = self.specs(include_host=include_host)
         if names is not None:
             wanted = set(names)
@@ -289,6 +211,6 @@ class Toolbox:
         """Run one tool call (see :func:`dispatch`), then renew the leases the calling agent
         took with ``task_next`` (:class:`~taskloom.tools.leases.HeldLeases`): a model
         that works keeps its tasks without calling ``task_extend``."""
-        result = dispatch(self._tl, self.registry, name, args, ctx, allow_host=allow_host)
+        result = dispatch(self.env, self.registry, name, args, ctx, allow_host=allow_host)
         self.leases.renew(ctx.agent_id)
         return result

@@ -7,14 +7,9 @@ error text that says what to do next.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from pydantic import Field
 
-from taskloom.tools.registry import REGISTRY, ToolArgs, ToolContext, ToolResult, ToolSpec
-
-if TYPE_CHECKING:
-    from taskloom.client import Taskloom
+from taskloom.tools.spec import ToolArgs, ToolContext, ToolEnv, ToolResult, ToolSpec
 
 
 class ReadResultArgs(ToolArgs):
@@ -58,20 +53,20 @@ EXTRACT_DESCRIPTION = (
 )
 
 
-def _read(tl: Taskloom, args: ReadResultArgs, ctx: ToolContext) -> ToolResult:
-    text = tl.guard(ctx.thread_id or "").read(
+def _read(env: ToolEnv, args: ReadResultArgs, ctx: ToolContext) -> ToolResult:
+    text = env.host.guard(ctx.thread_id or "").read(
         args.result_id, path=args.path, lines=args.lines, page=args.page
     )
     return ToolResult(content=text)
 
 
-def _extract(tl: Taskloom, args: ExtractArgs, ctx: ToolContext) -> ToolResult:
-    return ToolResult(content=tl.guard(ctx.thread_id or "").extract(args.result_id, args.query))
+def _extract(env: ToolEnv, args: ExtractArgs, ctx: ToolContext) -> ToolResult:
+    guard = env.host.guard(ctx.thread_id or "")
+    return ToolResult(content=guard.extract(args.result_id, args.query))
 
 
-REGISTRY.register_builtin(
-    [
-        ToolSpec("read_result", READ_DESCRIPTION, ReadResultArgs, _read),
-        ToolSpec("extract_from_result", EXTRACT_DESCRIPTION, ExtractArgs, _extract),
-    ]
+TOOLS = (
+    ToolSpec("read_result", READ_DESCRIPTION, ReadResultArgs, _read),
+    ToolSpec("extract_from_result", EXTRACT_DESCRIPTION, ExtractArgs, _extract),
 )
+"""The stash retrieval tools."""

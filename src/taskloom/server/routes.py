@@ -1,0 +1,277 @@
+"""The HTTP API's handlers: one function per route, each reading what it serves from
+``request.app.state.served`` (a :class:`Served`, set by :func:`taskloom.server.app.create_app`).
+
+Errors from the library map to JSON with their ``http_status``; bad input is a 4xx that says
+what is wrong, never a 500. Every change a person makes through the API wakes the event hub,
+so it streams at once.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+import anyio
+from sse_starlette.sse import EventSourceResponse
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+
+from taskloom.client import Taskloom
+from taskloom.domain.card import CardStatus
+from taskloom.domain.common import UNSET
+from taskloom.domain.errors import Conflict, InvalidInput, TaskloomError, TooLarge
+from taskloom.domain.threads import check_thread_id
+from taskloom.server.cursor import parse_cursor
+from taskloom.server.hub import EventHub
+from taskloom.server.listing import ThreadListing
+from taskloom.server.pool import REQUESTS
+from taskloom.server.sse import event_stream, open_stream
+
+STATIC = Path(__file__).parent / "static"
+MAX_BODY_BYTES = 1024 * 1024
+"""A request body larger than this is refused before it is read whole (every action's body
+is a few bytes)."""
+MAX_BUDGET = 2**53
+"""The largest token budget the API takes: any real budget, and every JSON reader's exact
+integers."""
+SHUTDOWN_GRACE_S = 5.0
+"""How long an open stream has to end its response when the server shuts down."""
+
+log = logging.getLogger("taskloom.server")
+
+
+@dataclass(frozen=True, slots=True)
+class Served:
+    """What the routes serve: the library, the shared event hub, the cached thread list, and
+    how often an idle stream is pinged."""
+
+    tl: Taskloom
+    hub: EventHub
+    listing: ThreadListing
+    ping_s: float
+
+
+def _served(request: Request) -> Served:
+    return cast(Served, request.app.state.served)
+
+
+async def _act(request: Request, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """A person's action: run it, then wake the event hub so the change streams at once."""
+    result = await REQUESTS.run(fn, *args, **kwargs)
+    _served(request).hub.poke()
+    return result
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    raw = b""
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > MAX_BODY_BYTES:
+            raise TooLarge(f"request body is larger than {MAX_BODY_BYTES} bytes")
+    try:
+        data = json.loads(raw or b"{}")
+    except ValueError as exc:  # also bytes that are not UTF-8
+        raise InvalidInput(f"request body is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise InvalidInput("request body is nested too deeply") from None
+    if not isinstance(data, dict):
+        raise InvalidInput("request body must be a JSON object")
+    return data
+
+
+def _digits(text: str) -> bool:
+    """Whether ``text`` is a whole number ``int`` reads: ``str.isdigit`` takes "²" too."""
+    return text.isascii() and text.isdigit()
+
+
+def _only(body: dict[str, Any], allowed: set[str]) -> dict[str, Any]:
+    """``body``, refused if it has a field the route does not take: a misspelt field is
+    never ignored in silence (``{"reasn": …}`` would pause without the reason)."""
+    unknown = body.keys() - allowed
+    if unknown:
+        raise InvalidInput(f"unknown field(s): {', '.join(sorted(unknown))}")
+    return body
+
+
+def _public(task: dict[str, Any]) -> dict[str, Any]:
+    """A task as viewers see it: the lease token is the worker's capability, not theirs."""
+    return {**task, "lease_token": None}
+
+
+async def index(request: Request) -> Response:
+    """``GET /``: the web panel."""
+    return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+
+async def threads(request: Request) -> Response:
+    """``GET /api/threads``: every thread with a board or a goal."""
+    return Response(await REQUESTS.run(_served(request).listing.get), media_type="application/json")
+
+
+async def board(request: Request) -> Response:
+    """``GET /api/threads/{thread}/board``: the thread's board snapshot."""
+    handle = _served(request).tl.board(request.path_params["thread"])
+    return JSONResponse(await REQUESTS.run(handle.list))
+
+
+async def goal(request: Request) -> Response:
+    """``GET /api/threads/{thread}/goal``: the thread's goal snapshot."""
+    handle = _served(request).tl.goal(request.path_params["thread"])
+    return JSONResponse(await REQUESTS.run(handle.get))
+
+
+async def stash(request: Request) -> Response:
+    """``GET /api/threads/{thread}/stash``: the thread's stashed tool results."""
+    guard = _served(request).tl.guard(request.path_params["thread"])
+    return JSONResponse(await REQUESTS.run(guard.results))
+
+
+async def card_decision(request: Request) -> Response:
+    """``POST …/cards/{card}/decision``: approve or reject a card's plan (``seen``: the
+    card's ``updated_at`` as shown, so a plan changed since is not decided blind)."""
+    body = _only(await _body(request), {"approve", "seen"})
+    if not isinstance(body.get("approve"), bool):
+        raise InvalidInput("`approve` must be true or false")
+    seen = body.get("seen")
+    if seen is not None and not isinstance(seen, str):
+        raise InvalidInput("`seen` is the card's updated_at, as shown")
+    handle = _served(request).tl.board(request.path_params["thread"])
+    decide = functools.partial(handle.decide_plan, seen=seen)
+    return JSONResponse(await _act(request, decide, request.path_params["card"], body["approve"]))
+
+
+async def card_status(request: Request) -> Response:
+    """``POST …/cards/{card}/status``: move a card (not one awaiting approval: that takes a
+    decision)."""
+    body = _only(await _body(request), {"status"})
+    if not isinstance(body.get("status"), str):
+        raise InvalidInput("`status` must be a status name, e.g. done")
+    handle = _served(request).tl.board(request.path_params["thread"])
+    card = (await REQUESTS.run(handle.get)).find(request.path_params["card"])
+    if card is not None and card.status is CardStatus.AWAITING_APPROVAL:
+        raise Conflict(
+            f"card '{card.id}' is awaiting approval: decide on its plan with"
+            " POST …/decision (approve or reject), not by its status"
+        )
+    return JSONResponse(
+        await _act(request, handle.update_status, request.path_params["card"], body["status"])
+    )
+
+
+async def goal_action(request: Request) -> Response:
+    """``POST …/goal/{action}``: ``pause`` (with a reason), ``resume``, ``clear`` or
+    ``budget``."""
+    handle = _served(request).tl.goal(request.path_params["thread"])
+    action = request.path_params["action"]
+    if action == "budget":
+        body = _only(await _body(request), {"token_budget", "time_budget_s"})
+        if not body:  # a misspelt key must not clear the budget
+            raise InvalidInput(
+                "`token_budget` or `time_budget_s` is required: a number, or null for none"
+            )
+        budget = body.get("token_budget", UNSET)
+        if (
+            budget is not UNSET
+            and budget is not None
+            and (
+                not isinstance(budget, int) or isinstance(budget, bool) or abs(budget) > MAX_BUDGET
+            )
+        ):
+            raise InvalidInput(f"`token_budget` must be an integer up to {MAX_BUDGET}, or null")
+        limit = body.get("time_budget_s", UNSET)  # checked by the goal itself
+        return JSONResponse(await _act(request, handle.set_budget, budget, time_budget_s=limit))
+    if action == "pause":
+        reason = _only(await _body(request), {"reason"}).get("reason")
+        if reason is not None and not isinstance(reason, str):
+            raise InvalidInput("`reason` must be text, or null")
+        return JSONResponse(await _act(request, handle.pause, reason))
+    if action in ("resume", "clear"):
+        _only(await _body(request), set())
+        return JSONResponse(await _act(request, getattr(handle, action)))
+    raise InvalidInput(f"unknown goal action '{action}' (pause, resume, budget, clear)")
+
+
+async def tasks(request: Request) -> Response:
+    """``GET /api/tasks``: queue tasks, filtered by ``status``, ``agent`` and ``kind``."""
+    query = request.query_params
+    limit = query.get("limit", "200")
+    if not _digits(limit) or not 1 <= int(limit) <= 1000:
+        raise InvalidInput("`limit` must be an integer from 1 to 1000")
+    items = await REQUESTS.run(
+        _served(request).tl.queue.list,
+        status=query.get("status") or None,
+        agent=query.get("agent") or None,
+        kinds=query.getlist("kind") or None,
+        limit=int(limit),
+    )
+    return JSONResponse([_public(t.to_dict()) for t in items])
+
+
+async def task_stats(request: Request) -> Response:
+    """``GET /api/tasks/stats``: the queue's counts."""
+    return JSONResponse(await REQUESTS.run(_served(request).tl.queue.stats))
+
+
+async def task(request: Request) -> Response:
+    """``GET /api/tasks/{task}``: one task."""
+    found = await REQUESTS.run(_served(request).tl.queue.get, request.path_params["task"])
+    return JSONResponse(_public(found.to_dict()))
+
+
+async def task_cancel(request: Request) -> Response:
+    """``POST /api/tasks/{task}/cancel``: cancel a task, with an optional reason."""
+    body = _only(await _body(request), {"reason"})
+    queue = _served(request).tl.queue
+    done = await _act(request, queue.cancel, request.path_params["task"], body.get("reason"))
+    return JSONResponse(_public(done.to_dict()))
+
+
+async def task_requeue(request: Request) -> Response:
+    """``POST /api/tasks/{task}/requeue``: put an ended task back in the queue."""
+    _only(await _body(request), set())
+    done = await _act(request, _served(request).tl.queue.requeue, request.path_params["task"])
+    return JSONResponse(_public(done.to_dict()))
+
+
+async def events(request: Request) -> Response:
+    """``GET /api/events``: the live event stream (see :mod:`taskloom.server.sse`)."""
+    served = _served(request)
+    raw = request.headers.get("last-event-id") or request.query_params.get("after")
+    after = None if raw is None else parse_cursor(raw)
+    thread_id = request.query_params.get("thread") or None
+    if thread_id is not None:
+        thread_id = check_thread_id(thread_id)
+    opened = await open_stream(served.hub, after=after, thread_id=thread_id)
+    with_tasks = request.query_params.get("tasks", "1") != "0"
+    # Set on server shutdown: the stream then ends and its response completes.
+    stop = anyio.Event()
+    stream = event_stream(served.hub, opened, thread_id=thread_id, tasks=with_tasks, stop=stop)
+    return EventSourceResponse(
+        stream, ping=served.ping_s, shutdown_event=stop, shutdown_grace_period=SHUTDOWN_GRACE_S
+    )
+
+
+async def on_error(request: Request, exc: Exception) -> Response:
+    """A library error as JSON with its code and ``http_status``; a 5xx is logged."""
+    assert isinstance(exc, TaskloomError)
+    if exc.http_status >= 500:  # the server's trouble, not the caller's: its log says so
+        log.error("%s %s: %s", request.method, request.url.path, exc.message)
+    return JSONResponse({"error": exc.code, "message": exc.message}, exc.http_status)
+
+
+async def on_value_error(request: Request, exc: Exception) -> Response:
+    """A ``ValueError`` as a 400 ``invalid_input``."""
+    return JSONResponse({"error": "invalid_input", "message": str(exc)}, 400)
+
+
+async def on_http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own errors (no such route, wrong method) in the API's JSON shape."""
+    assert isinstance(exc, HTTPException)
+    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+    return JSONResponse({"error": code, "message": exc.detail}, exc.status_code)

@@ -1,0 +1,146 @@
+"""What a tool is: its arguments, the context the host binds, its result, and what it acts on.
+
+A tool is a name, a description, a pydantic model of its arguments and a handler. A handler
+takes a :class:`ToolEnv` (the host's boards, goals, guards and queue, and the leases its
+toolbox renews), the parsed arguments and the :class:`ToolContext`. The thread a tool acts on
+comes from that context, set by the host, never from the model's arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from taskloom.tools.leases import HeldLeases
+
+if TYPE_CHECKING:
+    from taskloom.boards import BoardHandle
+    from taskloom.goals.handle import GoalHandle
+    from taskloom.guard.config import GuardConfig
+    from taskloom.guard.core import Guard
+    from taskloom.queue.handle import Queue
+
+
+class ToolHost(Protocol):
+    """What the tools act on. :class:`taskloom.Taskloom` is one."""
+
+    def board(self, thread_id: str) -> BoardHandle:
+        """The todo board of one thread."""
+        ...
+
+    def goal(self, thread_id: str) -> GoalHandle:
+        """The goal of one thread."""
+        ...
+
+    def guard(self, thread_id: str, config: GuardConfig | None = None) -> Guard:
+        """The context guard (and stash) of one thread."""
+        ...
+
+    @property
+    def queue(self) -> Queue:
+        """The shared work queue."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ToolEnv:
+    """What a handler acts on: the host, and the leases its toolbox renews (``task_next``)."""
+
+    host: ToolHost
+    leases: HeldLeases
+
+
+class ToolArgs(BaseModel):
+    """The base of every tool's arguments: strict, as each schema says (``true`` is not a
+    1-token budget, ``"5"`` is not a number), and no unknown fields (a misspelt one would be
+    ignored in silence)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolContext:
+    """Who is calling: set by the host from its own session state, never by the model."""
+
+    thread_id: str | None = None
+    agent_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """A tool call's answer: the text the model reads, whether it is an error, and the
+    structured data behind the text (for hosts)."""
+
+    content: str
+    is_error: bool = False
+    data: Any = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as JSON-able data."""
+        return {"content": self.content, "is_error": self.is_error, "data": self.data}
+
+
+Handler = Callable[[ToolEnv, Any, ToolContext], ToolResult]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """One tool: its name, its description, its arguments' model and its handler.
+    ``needs_thread`` tools refuse a call with no thread bound; ``host_only`` tools are left
+    out of the model's tool set unless the host asks for them."""
+
+    name: str
+    description: str
+    args: type[BaseModel]
+    handler: Handler
+    needs_thread: bool = True
+    host_only: bool = False
+
+    def input_schema(self) -> dict[str, Any]:
+        """The arguments' JSON schema with ``$ref``s inlined and pydantic titles removed."""
+        return clean_schema(self.args.model_json_schema())
+
+
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    if isinstance(node, dict):
+        if "$ref" in node:
+            target = defs[node["$ref"].rsplit("/", 1)[-1]]
+            merged = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
+            return _inline(merged, defs)
+        return {
+            k: _inline(v, defs)
+            for k, v in node.items()
+            if k != "$defs" and not (k == "title" and isinstance(v, str))
+        }
+    if isinstance(node, list):
+        return [_inline(v, defs) for v in node]
+    return node
+
+
+def clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A pydantic JSON schema as models read it best: no ``$ref``s, no titles, required
+    arguments first."""
+    cleaned: dict[str, Any] = _inline(schema, schema.get("$defs", {}))
+    required = cleaned.get("required", [])
+    props = cleaned.get("properties", {})
+    # Required arguments first: models read schemas top-down, as people do.
+    cleaned["properties"] = {
+        **{k: props[k] for k in required if k in props},
+        **{k: v for k, v in props.items() if k not in required},
+    }
+    return cleaned
+
+
+MAX_ERROR_CHARS = 2_000
+"""An error's text is cut here: many repeat what the model sent (an unknown 2 MB tool name or
+card id), which would come back whole into its context."""
+
+
+def error_result(message: str) -> ToolResult:
+    """An error result whose text is ``error: <message>``, cut at :data:`MAX_ERROR_CHARS`."""
+    if len(message) > MAX_ERROR_CHARS:
+        message = f"{message[:MAX_ERROR_CHARS]}… (error cut at {MAX_ERROR_CHARS:,} characters)"
+    return ToolResult(content=f"error: {message}", is_error=True)

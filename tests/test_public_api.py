@@ -1,0 +1,87 @@
+"""The public surface: what ``taskloom``, ``taskloom.errors`` and ``taskloom.tools`` export is
+sorted, resolves, carries its own docstring, and is named in the docs."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import inspect
+import re
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+import taskloom
+import taskloom.errors
+import taskloom.tools
+from taskloom.domain import errors as domain_errors
+
+ROOT = Path(__file__).resolve().parent.parent
+EXPORTING = [taskloom, taskloom.errors, taskloom.tools]
+
+
+@pytest.mark.parametrize("module", EXPORTING, ids=lambda m: m.__name__)
+def test_all_is_sorted_without_repeats_and_every_name_resolves(module: ModuleType) -> None:
+    exported = list(module.__all__)
+    assert exported == sorted(exported)
+    assert len(set(exported)) == len(exported)
+    for name in exported:
+        assert getattr(module, name, None) is not None, f"{module.__name__}.{name}"
+
+
+@functools.cache
+def _docstrings(path: str) -> dict[str, str | None]:
+    """The docstring of every class and function defined in the file at ``path``."""
+    tree = ast.parse(Path(path).read_text())
+    defined = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+    return {n.name: ast.get_docstring(n) for n in ast.walk(tree) if isinstance(n, defined)}
+
+
+@pytest.mark.parametrize("module", EXPORTING, ids=lambda m: m.__name__)
+def test_every_exported_class_and_function_has_its_own_docstring(module: ModuleType) -> None:
+    """Read from the source, not ``__doc__``: a dataclass makes one up from its fields, and a
+    subclass would show its base's."""
+    missing = []
+    for name in module.__all__:
+        obj = getattr(module, name)
+        if not (inspect.isclass(obj) or inspect.isfunction(obj)):
+            continue
+        source = inspect.getsourcefile(obj)
+        assert source is not None, name
+        if not _docstrings(source).get(obj.__name__):
+            missing.append(name)
+    assert missing == []
+
+
+def test_taskloom_errors_exports_every_public_error() -> None:
+    public = {
+        name
+        for name, obj in vars(domain_errors).items()
+        if inspect.isclass(obj)
+        and issubclass(obj, taskloom.errors.TaskloomError)
+        and obj.__module__ == domain_errors.__name__
+        and not name.startswith("_")
+    }
+    assert set(taskloom.errors.__all__) == public
+    for name in taskloom.__all__:  # the errors on ``taskloom`` itself are the same classes
+        obj = getattr(taskloom, name)
+        if inspect.isclass(obj) and issubclass(obj, Exception):
+            assert getattr(taskloom.errors, name) is obj
+
+
+def _docs() -> str:
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    return "\n".join(page.read_text() for page in pages)
+
+
+@pytest.mark.parametrize("module", [taskloom, taskloom.errors], ids=lambda m: m.__name__)
+def test_every_exported_name_is_named_in_the_docs(module: ModuleType) -> None:
+    """Named as code (in backticks), alone or with its module: ``Task`` in prose is not it."""
+    docs = _docs()
+    unnamed = [
+        name
+        for name in module.__all__
+        if not re.search(rf"`(?:{re.escape(module.__name__)}\.)?{re.escape(name)}\b[^`]*`", docs)
+    ]
+    assert unnamed == []
