@@ -1,4 +1,5 @@
-"""Regenerate the panel screenshots in docs/img/ (list, kanban, goal, queue).
+"""Regenerate the panel screenshots in docs/img/: at 1280 px, the board as a list and as kanban,
+the goal and the queue (light), the list and kanban in dark; at 400 px, the page light and dark.
 
     .venv/bin/python scripts/screenshots.py
 
@@ -17,7 +18,7 @@ import time
 from pathlib import Path
 
 import httpx
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import Browser, sync_playwright
 
 import taskloom
 
@@ -39,6 +40,12 @@ def fill(db: str) -> None:
     board.add("Patch the cookie refresh", notes="keep the change inside auth/session.py")
     board.add("Deploy the fix to production", status="awaiting_approval", approval_mode="required")
     board.add("Update the changelog", status="blocked", blocker="waiting for the release number")
+    board.add(
+        "Audit every place the session cookie is read or written (auth, billing, the admin"
+        " console and the mobile API gateway) and list which ones still assume a fixed expiry"
+        " instead of the sliding window the new refresh introduces",
+        notes="a long title: clamped to three lines, all of it on click or focus",
+    )
     goal = tl.goal("fix-login-bug").set("Users stay logged in across deploys", token_budget=200_000)
     tl.goal("fix-login-bug").account_usage(goal["goal"]["goal_id"], tokens=138_400)
     tl.board("docs-refresh").add("Rewrite the quick start", status="in_progress")
@@ -47,11 +54,39 @@ def fill(db: str) -> None:
         ("Re-embed changed files", "embed"),
         ("Run the nightly eval suite", "eval"),
         ("Summarise yesterday's incidents", "report"),
+        (
+            "Re-run the flaky checkout integration tests against the staging database with"
+            " tracing on, and attach the slowest spans to the incident ticket",
+            "eval",
+        ),
     ]:
         tl.queue.add(title, kind=kind)
     tl.queue.claim("agent-alpha", lease=600, kinds=["index"])
     tl.queue.claim("agent-beta", lease=600, kinds=["embed"])
     tl.close()
+
+
+def shoot(browser: Browser, url: str, dark: bool) -> None:
+    """The shots of one theme, picked by the system's preference as for a person; each page has
+    its own storage, so each opens on the list view."""
+    tail = "-dark" if dark else ""
+    scheme = "dark" if dark else "light"
+    page = browser.new_page(viewport={"width": 1280, "height": 1000}, color_scheme=scheme)
+    page.goto(f"{url}/#fix-login-bug")
+    page.wait_for_selector("table.tasks")
+    page.screenshot(path=OUT / f"panel-list{tail}.png", full_page=True)
+    page.get_by_role("button", name="Kanban").click()
+    page.wait_for_selector(".kanban")
+    page.screenshot(path=OUT / f"panel-kanban{tail}.png", full_page=True)
+    if not dark:
+        page.locator("#goal-panel").screenshot(path=OUT / "panel-goal.png")
+        page.locator("section[aria-label=Queue]").screenshot(path=OUT / "panel-queue.png")
+    page.close()
+    phone = browser.new_page(viewport={"width": 400, "height": 800}, color_scheme=scheme)
+    phone.goto(f"{url}/#fix-login-bug")
+    phone.wait_for_selector("table.tasks")
+    phone.screenshot(path=OUT / f"panel-phone{tail}.png", full_page=True)
+    phone.close()
 
 
 def main() -> None:
@@ -77,15 +112,8 @@ def main() -> None:
                 browser = p.chromium.launch(
                     executable_path="/usr/bin/chromium", headless=True, args=["--no-sandbox"]
                 )
-                page = browser.new_page(viewport={"width": 1280, "height": 1000})
-                page.goto(f"{url}/#fix-login-bug")
-                page.wait_for_selector("table.tasks")
-                page.screenshot(path=OUT / "panel-list.png", full_page=True)
-                page.get_by_role("button", name="Kanban").click()
-                page.wait_for_selector(".kanban")
-                page.screenshot(path=OUT / "panel-kanban.png", full_page=True)
-                page.locator("#goal-panel").screenshot(path=OUT / "panel-goal.png")
-                page.locator("section[aria-label=Queue]").screenshot(path=OUT / "panel-queue.png")
+                for dark in (False, True):
+                    shoot(browser, url, dark)
                 browser.close()
         finally:
             proc.kill()

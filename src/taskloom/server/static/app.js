@@ -167,8 +167,45 @@ function schedule(...parts) {
   requestAnimationFrame(() => {
     frameQueued = false;
     keepingFocus(() => { for (const part of dirty) RENDER[part](); });
+    for (const part of ["board", "queue"]) if (dirty.has(part)) markCut($(part));
     dirty.clear();
   });
+}
+
+// ---- long titles ----
+
+// A title element: CSS clamps it to its first lines ("cut"), and its title attribute holds all
+// of it. One the clamp cuts short gets a tab stop (see markCut()); a click, Enter or Space opens
+// or closes it, and the keyboard focus shows it whole while there.
+const titleEl = (text) => iso("div", { class: "title cut", title: bidiShown(text) }, text);
+const opened = new Set(); // the cards and tasks whose title a person opened, by their row key
+
+const openKey = (el) => {
+  const row = el.closest("[data-card], [data-task]");
+  return row ? (row.dataset.card ? `card ${row.dataset.card}` : `task ${row.dataset.task}`) : null;
+};
+
+// Which titles under `root` the clamp cuts short: all are measured first, then marked, so the
+// page is laid out once.
+function markCut(root) {
+  const titles = [...root.querySelectorAll(".title.cut")];
+  const open = titles.map((el) => opened.has(openKey(el)));
+  const cut = titles.map((el, i) => open[i] || el.scrollHeight > el.clientHeight + 1);
+  titles.forEach((el, i) => {
+    el.classList.toggle("open", open[i]);
+    // The focused one keeps its stop (focus shows it whole, so it measures as uncut).
+    if (cut[i] || el === document.activeElement) {
+      if (el.tabIndex !== 0) el.tabIndex = 0;
+    } else if (el.hasAttribute("tabindex")) el.removeAttribute("tabindex");
+  });
+}
+
+function toggleTitle(el) {
+  const key = openKey(el);
+  if (key === null) return;
+  if (opened.has(key)) opened.delete(key);
+  else opened.add(key);
+  el.classList.toggle("open", opened.has(key));
 }
 
 // A rebuilt section has new elements: the control a person was on (a focused Approve button, a
@@ -203,11 +240,27 @@ function keepingFocus(render) {
   if (caret && typeof again.setSelectionRange === "function") again.setSelectionRange(...caret);
 }
 
+// The followed thread's row counts the cards of the board shown, which its events keep
+// current, unless the list has seen a newer board (the stream is behind); the goal's status
+// likewise. Other threads' rows are as the list says (polled every 3 s).
+function threadRow(t) {
+  if (t.thread_id !== state.thread) return t;
+  const board = state.board;
+  const row = { ...t };
+  if (board && board.version >= (t.board_version || 0)) {
+    row.cards = {};
+    for (const card of board.cards) row.cards[card.status] = (row.cards[card.status] || 0) + 1;
+  }
+  if (state.goal) row.goal_status = state.goal.goal ? state.goal.goal.status : null;
+  return row;
+}
+
 function renderThreads() {
   const list = $("threads");
   const threads = state.threads || [];
   $("threads-empty").hidden = state.threads === null || threads.length > 0;
-  list.replaceChildren(...threads.map((t) => {
+  $("threads-count").textContent = state.threads === null ? "" : String(threads.length);
+  list.replaceChildren(...threads.map(threadRow).map((t) => {
     const counts = Object.entries(t.cards || {}).map(([s, n]) => `${n} ${LABEL[s] ? LABEL[s].toLowerCase() : s}`);
     return h("li", {},
       h("a", { href: `#${encodeURIComponent(t.thread_id)}`, "aria-current": t.thread_id === state.thread ? "page" : null },
@@ -215,6 +268,12 @@ function renderThreads() {
         h("span", { class: "meta" }, counts.join(" · ") || "no cards", t.goal_status ? ` · goal ${LABEL[t.goal_status] || t.goal_status}` : "")));
   }));
   $("thread-title").textContent = state.thread === null ? "" : ident(state.thread);
+}
+
+// On a phone the thread list is folded behind its button; picking a thread folds it again.
+function foldThreads(open) {
+  $("threads-nav").classList.toggle("open", open);
+  $("threads-toggle").setAttribute("aria-expanded", String(open));
 }
 
 function cardActions(card) {
@@ -265,11 +324,11 @@ function cardTerms(card) {
 
 const listCard = (card) => h("li", { class: `card ${card.status}`, "data-card": card.id },
   statusChip(card.status),
-  h("div", {}, iso("div", { class: "title" }, card.title), cardDetail(card), planList(card), cardTerms(card)),
+  h("div", { class: "body" }, titleEl(card.title), cardDetail(card), planList(card), cardTerms(card)),
   cardActions(card));
 // A plan waiting for approval is shown where it is decided on, in either view.
 const kanbanCard = (card) => h("div", { class: "kcard", "data-card": card.id },
-  iso("div", { class: "title" }, card.title), cardDetail(card), planList(card), cardTerms(card),
+  titleEl(card.title), cardDetail(card), planList(card), cardTerms(card),
   cardActions(card));
 
 // Card elements, reused while the card and its buttons' busy state are unchanged: rebuilding
@@ -447,17 +506,22 @@ function renderQueue() {
     $("queue").replaceChildren(h("p", { class: "empty" }, any ? "No task matches the filters." : "The queue is empty."), ...(note ? [note] : []));
     return;
   }
+  // Each cell has a class for its place on a phone, where the rows are cards, and the facts
+  // carry their column's name (data-label), shown there above them.
+  const head = (label, cls = null) => h("th", { class: cls, scope: "col" }, label);
+  const fact = (label, cls, ...content) => h("td", { class: cls, "data-label": label }, ...content);
   $("queue").replaceChildren(h("table", { class: "tasks" },
-    h("thead", {}, h("tr", {}, ["Status", "Title", "Kind", "Agent", "Prio", "Tries", ""].map((c) => h("th", {}, c)))),
+    h("thead", {}, h("tr", {}, head("Status"), head("Title"), head("Kind"), head("Agent"),
+      head("Prio", "num"), head("Tries", "num"), h("td", {}))),
     h("tbody", {}, rows.map((t) => h("tr", { "data-task": t.id },
-      h("td", {}, statusChip(t.status), waits(t)),
-      h("td", {}, iso("div", { class: "title" }, t.title), t.last_error ? iso("div", { class: "err" }, t.last_error) : null),
-      h("td", {}, iso("span", {}, t.kind || "")),
-      h("td", {}, t.claimed_by ? iso("span", {}, ident(t.claimed_by))
+      h("td", { class: "c-status" }, statusChip(t.status), waits(t)),
+      h("td", { class: "c-title" }, titleEl(t.title), t.last_error ? iso("div", { class: "err" }, t.last_error) : null),
+      fact("Kind", "c-kind", t.kind ? iso("span", {}, t.kind) : null),
+      fact("Agent", "c-agent", t.claimed_by ? iso("span", {}, ident(t.claimed_by))
         : t.target_agent ? ["→ ", iso("span", {}, ident(t.target_agent))] : null),
-      h("td", { class: "num" }, String(t.priority)),
-      h("td", { class: "num" }, `${t.attempts}/${t.max_attempts}`),
-      h("td", {}, taskAction(t)))))), ...(note ? [note] : []));
+      fact("Prio", "num c-prio", String(t.priority)),
+      fact("Tries", "num c-tries", `${t.attempts}/${t.max_attempts}`),
+      h("td", { class: "c-act" }, taskAction(t)))))), ...(note ? [note] : []));
 }
 
 // Cancel work not yet finished; run a dead task again (its attempts reset), once whatever
@@ -504,12 +568,19 @@ function apply(type, event, fresh = false) {
   } else if (type === "todo_state") {
     if (!fresh && state.board && data.version <= state.board.version) return;
     state.board = data;
-    schedule("board");
+    schedule("board", "threads");
+    listThreadIfNew();
   } else if (type === "goal_state") {
     if (!fresh && state.goal && data.version <= state.goal.version) return;
     state.goal = data;
-    schedule("goal");
+    schedule("goal", "threads");
+    listThreadIfNew();
   }
+}
+
+// The followed thread's first board or goal: the list, loaded before, lacks its row.
+function listThreadIfNew() {
+  if (state.threads && !state.threads.some((t) => t.thread_id === state.thread)) loadThreads();
 }
 
 function setLive(mode, text = mode) {
@@ -804,6 +875,28 @@ function start() {
     });
   }
   for (const id of ["queue-agent", "queue-text"]) $(id).addEventListener("input", () => schedule("queue"));
+  $("threads-toggle").addEventListener("click", () => foldThreads(!$("threads-nav").classList.contains("open")));
+  $("threads").addEventListener("click", (event) => { if (event.target.closest("a")) foldThreads(false); });
+  document.addEventListener("click", (event) => {
+    const title = event.target.closest?.(".title[tabindex]");
+    if (title && !getSelection().toString()) toggleTitle(title); // not when selecting its text
+  });
+  document.addEventListener("keydown", (event) => {
+    if ((event.key === "Enter" || event.key === " ") && event.target.matches?.(".title[tabindex]")) {
+      event.preventDefault();
+      toggleTitle(event.target);
+    }
+  });
+  // A wider or narrower window cuts other titles.
+  let resized = false;
+  window.addEventListener("resize", () => {
+    if (resized) return;
+    resized = true;
+    requestAnimationFrame(() => {
+      resized = false;
+      for (const part of ["board", "queue"]) markCut($(part));
+    });
+  });
   $("queue-status").addEventListener("change", () => {
     schedule("queue");
     loadTasks();
