@@ -13,7 +13,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from taskloom import _runtime
-from taskloom._runtime import utcnow
+from taskloom._runtime import Runtime, utcnow
 from taskloom.boards import BOARD_KIND, BoardCache, BoardHandle
 from taskloom.domain.queue import TERMINAL, Task
 from taskloom.goals.handle import GOAL_KIND, GoalHandle
@@ -90,7 +90,7 @@ class Taskloom:
     @functools.cached_property
     def queue(self) -> Queue:
         """The work queue shared by every agent on this database."""
-        return Queue(self)
+        return Queue(Runtime(self.store, self.now, self.new_id))
 
     @functools.cached_property
     def tools(self) -> Toolbox:
