@@ -771,9 +771,9 @@ def test_doctor_reports_and_fixes_without_touching_live_work(tl_fixed: Taskloom,
 def test_sqlite_queue_statements_read_one_work_index(sqlite_url: str) -> None:
     """The claim walks ``tasks_work`` in its own order (no sort of the ready set) and goes
     from there to the row by its rowid, the sweep reads leases from it, and fenced finishes
-    go straight to the primary key."""
+    (one or a batch) go straight to the primary key."""
     import taskloom
-    from taskloom.store.queue_sql import DONE_SQL, claim_sql, expire_sql, sweep_sql
+    from taskloom.store.queue_sql import DONE_SQL, claim_sql, done_many_sql, expire_sql, sweep_sql
 
     def plan(tx: Any, sql: str, params: list[Any]) -> str:
         return " | ".join(str(r["detail"]) for r in tx.query("EXPLAIN QUERY PLAN " + sql, params))
@@ -795,6 +795,8 @@ def test_sqlite_queue_statements_read_one_work_index(sqlite_url: str) -> None:
             assert "INDEX tasks_work (status=? AND lease_expires_at<?)" in sweep, sweep
             done = plan(tx, DONE_SQL, [now, now, None, "t", "k"])
             assert "sqlite_autoindex_tasks_1 (id=?)" in done, done
+            many = plan(tx, done_many_sql("sqlite"), [now, now, '[["t", "k", null]]'])
+            assert "SEARCH tasks USING INDEX sqlite_autoindex_tasks_1 (id=?)" in many, many
             expire = plan(tx, expire_sql("sqlite"), [now, now, now])
             assert "INDEX tasks_expiry (expires_at<?)" in expire, expire
 

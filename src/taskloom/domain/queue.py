@@ -17,7 +17,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from taskloom.domain.common import (
     escape_xml,
@@ -375,6 +375,10 @@ def _check_payload_keys(value: Any, path: str = "", depth: int = 0) -> None:
             _check_payload_keys(inner, f"{path}[{i}]", depth + 1)
 
 
+_PAYLOAD_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+"""How a payload is stored: compact JSON, text as it is, no ``NaN`` or ``Infinity``."""
+
+
 def validate_new_task(
     title: str, body: str, kind: str, payload: Mapping[str, Any] | None, max_attempts: int
 ) -> tuple[str, str, str, str]:
@@ -397,7 +401,7 @@ def validate_new_task(
     data = dict(payload or {})
     _check_payload_keys(data)
     try:
-        encoded = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        encoded = _PAYLOAD_JSON.encode(data)
     except (TypeError, ValueError) as exc:
         raise InvalidInput(f"payload is not JSON-serialisable: {exc}") from None
     if storable_size(encoded, "payload") > MAX_PAYLOAD_BYTES:
@@ -420,8 +424,7 @@ _TEXT_LIMITS = {
 agent's as an agent id's."""
 
 
-@dataclass(frozen=True, slots=True)
-class NewTask:
+class NewTask(NamedTuple):
     """A task to add, checked (see :func:`new_task`); ``payload_json`` is its payload encoded."""
 
     title: str
@@ -442,8 +445,7 @@ MAX_CLAIM_BATCH = 1_000
 than a worker gets through within its lease only returns them late."""
 
 
-@dataclass(frozen=True, slots=True)
-class Claim:
+class Claim(NamedTuple):
     """A claim as it is written: who claims (``agent``), up to how many tasks, for how many
     seconds (``lease``), of which ``kinds`` (empty: any), the claiming process (``pid``,
     ``None`` when the claim outlives it, and ``host``) and the new lease ``token``."""

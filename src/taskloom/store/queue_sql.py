@@ -255,9 +255,13 @@ def done_many_sql(dialect: str) -> str:
         f" {item(dialect, 2)} AS result FROM {json_items(dialect)}"
     )
     returning = " RETURNING tasks.*" if dialect == "postgres" else RETURNING
+    # SQLite: the unary ``+`` keeps the status test off the work index, so the batch leads
+    # and each task is found by its id; from the index, SQLite would walk every task in
+    # progress and scan the batch for each.
+    status = "tasks.status" if dialect == "postgres" else "+tasks.status"
     return (
         f"{COMPLETE.format(result='b.result')} FROM ({batch}) AS b WHERE tasks.id = b.id"
-        f" AND tasks.status = 'in_progress' AND tasks.lease_token = b.token{returning}"
+        f" AND {status} = 'in_progress' AND tasks.lease_token = b.token{returning}"
     )
 
 

@@ -418,7 +418,7 @@ class SqliteStore(Store):
 
     @contextlib.contextmanager
     def write(self) -> Iterator[Transaction]:
-        with map_errors():
+        try:
             conn = self._conn()
             _locking(conn, "BEGIN IMMEDIATE")
             try:
@@ -427,6 +427,8 @@ class SqliteStore(Store):
             except BaseException:
                 _rollback(conn)
                 raise
+        except sqlite3.Error as exc:  # map_errors, inline: one context manager, not two
+            raise store_error(exc) from exc
 
     @contextlib.contextmanager
     def read(self) -> Iterator[Transaction]:
