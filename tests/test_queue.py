@@ -795,7 +795,7 @@ def test_sqlite_queue_statements_read_one_work_index(sqlite_url: str) -> None:
             assert "INDEX tasks_work (status=? AND lease_expires_at<?)" in sweep, sweep
             done = plan(tx, DONE_SQL, [now, now, None, "t", "k"])
             assert "sqlite_autoindex_tasks_1 (id=?)" in done, done
-            many = plan(tx, done_many_sql("sqlite"), [now, now, '[["t", "k", null]]'])
+            many = plan(tx, done_many_sql("sqlite"), ['[["t", "k", null]]', now, now])
             assert "SEARCH tasks USING INDEX sqlite_autoindex_tasks_1 (id=?)" in many, many
             expire = plan(tx, expire_sql("sqlite"), [now, now, now])
             assert "INDEX tasks_expiry (expires_at<?)" in expire, expire

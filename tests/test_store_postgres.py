@@ -564,7 +564,7 @@ def test_finishing_a_lease_reads_one_row_whatever_the_statistics_say(pg_url: str
             "done": (DONE_SQL, [1.0, 1.0, None, task_id, token]),
             "done_many": (
                 done_many_sql("postgres"),
-                [1.0, 1.0, f'[["{task_id}", "{token}", null]]'],
+                [f'[["{task_id}", "{token}", null]]', 1.0, 1.0],
             ),
         }
         with tl.store.read() as tx:

@@ -248,20 +248,26 @@ def cancel_sql(ready_only: bool) -> str:
 @functools.cache
 def done_many_sql(dialect: str) -> str:
     """Complete many tasks in one statement, each fenced by its own lease token. Parameters:
-    now, now, then a JSON array of ``[id, token, result]``. Only the fenced matches change,
-    and they are returned (on PostgreSQL ``RETURNING *`` would add the batch's columns)."""
+    a JSON array of ``[id, token, result]``, then now, now. Only the fenced matches change,
+    and they are returned (on PostgreSQL ``RETURNING *`` would add the batch's columns).
+
+    Each task is found by its id: on PostgreSQL through an id array built once (the
+    planner, guessing the batch's size, would rather hash-join every task in progress); on
+    SQLite the unary ``+`` keeps the status test off the work index, from which SQLite
+    would walk every task in progress and scan the batch for each."""
     batch = (
         f"SELECT {item(dialect, 0)} AS id, {item(dialect, 1)} AS token,"
         f" {item(dialect, 2)} AS result FROM {json_items(dialect)}"
     )
-    returning = " RETURNING tasks.*" if dialect == "postgres" else RETURNING
-    # SQLite: the unary ``+`` keeps the status test off the work index, so the batch leads
-    # and each task is found by its id; from the index, SQLite would walk every task in
-    # progress and scan the batch for each.
-    status = "tasks.status" if dialect == "postgres" else "+tasks.status"
+    if dialect == "postgres":
+        where = "tasks.id = ANY(ARRAY(SELECT id FROM b)) AND tasks.status = 'in_progress'"
+        returning = " RETURNING tasks.*"
+    else:
+        where = "+tasks.status = 'in_progress'"
+        returning = RETURNING
     return (
-        f"{COMPLETE.format(result='b.result')} FROM ({batch}) AS b WHERE tasks.id = b.id"
-        f" AND {status} = 'in_progress' AND tasks.lease_token = b.token{returning}"
+        f"WITH b AS MATERIALIZED ({batch}) {COMPLETE.format(result='b.result')} FROM b"
+        f" WHERE {where} AND tasks.id = b.id AND tasks.lease_token = b.token{returning}"
     )
 
 

@@ -182,7 +182,7 @@ class SqlTaskTable(TaskTable):
         return (Task.from_row(done[0]) if done else None), [Task.from_row(r) for r in claimed]
 
     def done_many(self, items: Sequence[tuple[str, str, str | None]], now: float) -> list[Task]:
-        rows = self._change(sql.done_many_sql(self.dialect), (now, now, encode(list(items))))
+        rows = self._change(sql.done_many_sql(self.dialect), (encode(list(items)), now, now))
         return [Task.from_row(r) for r in rows]
 
     def fail(
