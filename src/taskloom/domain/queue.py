@@ -420,8 +420,6 @@ _TEXT_LIMITS = {
     "dedup_key": MAX_DEDUP_KEY_BYTES,
 }
 """Each text field's limit (others: :data:`MAX_TEXT_BYTES`), checked before the rest."""
-"""Limits checked here; the body's and the kind's are checked with the title's, the target
-agent's as an agent id's."""
 
 
 class NewTask(NamedTuple):
