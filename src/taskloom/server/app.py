@@ -20,6 +20,7 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
+from starlette.requests import ClientDisconnect
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -168,6 +169,7 @@ def create_app(
         middleware=[Middleware(RequestGuard, token=token, loopback_only=loopback_only)],
         exception_handlers={
             TaskloomError: routes.on_error,
+            ClientDisconnect: routes.on_disconnect,
             ValueError: routes.on_value_error,
             HTTPException: routes.on_http_error,
         },
