@@ -413,6 +413,20 @@ class SqliteStore(Store):
             if problem:
                 raise StoreError(f"cannot create the database {self.path}: {problem}")
 
+    def check_writable(self) -> None:
+        """:meth:`Store.check_writable`, saying what makes a file read-only."""
+        try:
+            super().check_writable()
+        except StoreBusy:
+            raise
+        except StoreError as exc:
+            if "readonly" not in exc.message:
+                raise
+            raise StoreError(
+                f"cannot write the database {self.path}: the file is read-only (its"
+                " permissions, the immutable flag that lsattr shows, or a read-only mount)"
+            ) from None
+
     def _empty_conn(self) -> sqlite3.Connection:
         """An in-memory database with the schema, for reads before the file exists."""
         with self._lock:
