@@ -35,6 +35,7 @@ from taskloom.store.base import (
     events_from_rows,
     events_query,
 )
+from taskloom.store.retention import AutoRetention
 
 BUSY_TIMEOUT_MS = 10_000
 """How long a statement waits for a lock another process holds before ``StoreBusy``."""
@@ -299,6 +300,7 @@ class SqliteStore(Store):
         self._lock = threading.RLock()
         self._ready = False
         self._empty: sqlite3.Connection | None = None
+        self.retention = AutoRetention(self)
 
     def _open(self, path: str) -> sqlite3.Connection:
         if path.startswith("file:"):  # SQLite built with URIs on read it as one: another file
@@ -447,6 +449,7 @@ class SqliteStore(Store):
             except BaseException:
                 _rollback(conn)
                 raise
+        self.retention.committed()
 
     def write_chain(
         self, sql: str, params: Sequence[Any], then_sql: str = "", then_params: Sequence[Any] = ()
@@ -463,18 +466,22 @@ class SqliteStore(Store):
         ends or its process dies.)"""
         try:
             conn = self._conn()
+            then: list[Values] = []
             if not then_sql:
-                return _locking(conn, sql, params).fetchall(), []
-            _locking(conn, "BEGIN IMMEDIATE")
-            try:
-                rows: list[Values] = conn.execute(sql, params).fetchall()
-                then = conn.execute(then_sql, then_params).fetchall() if rows else []
-                conn.execute("COMMIT")
-            except BaseException:
-                _rollback(conn)
-                raise
+                rows: list[Values] = _locking(conn, sql, params).fetchall()
+            else:
+                _locking(conn, "BEGIN IMMEDIATE")
+                try:
+                    rows = conn.execute(sql, params).fetchall()
+                    then = conn.execute(then_sql, then_params).fetchall() if rows else []
+                    conn.execute("COMMIT")
+                except BaseException:
+                    _rollback(conn)
+                    raise
         except sqlite3.Error as exc:
             raise store_error(exc) from exc
+        if rows:
+            self.retention.committed()
         return rows, then
 
     @contextlib.contextmanager
