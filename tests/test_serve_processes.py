@@ -6,7 +6,9 @@ sees a change made through the other (and through any other writer), on both bac
 
 from __future__ import annotations
 
+import contextlib
 import json
+import queue
 import signal
 import socket
 import subprocess
@@ -20,7 +22,7 @@ import pytest
 
 import taskloom
 from tests.conftest import subprocess_env
-from tests.test_server import body_id, read_events, seq
+from tests.test_server import body_id, browser_events, read_events, seq, sse_frames
 
 
 def free_port() -> int:
@@ -184,3 +186,69 @@ def test_a_client_that_stopped_reading_does_not_keep_the_server_from_stopping(
         if proc.poll() is None:
             proc.kill()
             proc.wait(10)
+
+
+@contextlib.contextmanager
+def serving(db_url: str, *args: str) -> Iterator[str]:
+    """A ``taskloom serve`` process on ``db_url``: its base URL, while the block runs."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "taskloom", "serve", "--port", str(port), "--db", db_url, *args],
+        env=subprocess_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        wait_until_serving(proc, base)
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def stream_into(url: str, into: queue.Queue[dict[str, str]]) -> threading.Thread:
+    """Read the SSE stream at ``url`` on a thread of its own, each event (markers too) put on
+    ``into`` as a browser dispatches it."""
+
+    def read() -> None:
+        with contextlib.suppress(httpx.HTTPError), httpx.stream("GET", url, timeout=None) as got:
+            for event in browser_events(sse_frames(got.iter_lines()), "", markers=True):
+                into.put(event)
+
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+    return thread
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "backend", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True
+)
+def test_a_write_through_one_server_reaches_the_streams_of_another(db_url: str) -> None:
+    """Two servers on one PostgreSQL, as behind a load balancer. The reader is told never to
+    poll (``--poll-s 86400``): what it streams, the writers' NOTIFY woke it for."""
+    with taskloom.connect(db_url) as tl:
+        card = tl.board("t").add("first")["cards"][0]["id"]
+    with serving(db_url) as writer, serving(db_url, "--poll-s", "86400") as reader:
+        events: queue.Queue[dict[str, str]] = queue.Queue()
+        stream_into(f"{reader}/api/events?thread=t", events)
+        opening = [events.get(timeout=30)["event"] for _ in range(3)]
+        assert opening == ["opening", "todo_state", "opened"]  # the reader's hub listens now
+        for status in ("in_progress", "done"):
+            answer = httpx.post(
+                f"{writer}/api/threads/t/cards/{card}/status", json={"status": status}, timeout=30
+            )
+            assert answer.status_code == 200, answer.text
+            got = events.get(timeout=30)
+            assert got["event"] == "todo_state"
+            assert json.loads(got["data"])["data"]["cards"][0]["status"] == status
+        # A writer that is no server at all (the CLI, a worker) wakes it too.
+        subprocess.run(
+            [sys.executable, "-m", "taskloom", "board", "add", "t", "cli", "--db", db_url],
+            env=subprocess_env(),
+            check=True,
+            capture_output=True,
+        )
+        got = events.get(timeout=30)
+        assert json.loads(got["data"])["data"]["cards"][-1]["title"] == "cli"

@@ -20,6 +20,7 @@ from taskloom.cli import (
     init,
     mcp,
     migrate,
+    retention,
     serve,
     stash,
     tasks,
@@ -57,6 +58,7 @@ app.command("migrate-db")(migrate.migrate_db)
 app.add_typer(stash.app, name="stash")
 app.add_typer(stash.guard_app, name="guard")
 app.add_typer(init.app, name="init")
+app.add_typer(retention.app, name="retention")
 
 DEMO_THREAD = "demo"
 

@@ -7,15 +7,17 @@ import os
 import socket
 import urllib.parse
 from datetime import timedelta
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from taskloom.cli.common import DbOption, check_range, err, open_db
+from taskloom.cli.retention import save
 from taskloom.domain.errors import InvalidInput
 
 MAX_RETAIN_DAYS = 36525  # 100 years, the longest duration the queue takes
 MAX_RETAIN_EVENTS = 2**63 - 1  # the database's largest integer
+MAX_POLL_S = 86400
 
 
 POOL_LOG = logging.StreamHandler()
@@ -30,15 +32,31 @@ def serve(
         typer.Option(help="Require this token (also $TASKLOOM_TOKEN).", show_default=False),
     ] = None,
     retain_events: Annotated[
-        int, typer.Option(help="Keep at most this many events in the outbox (0: keep all).")
-    ] = 100_000,
-    retain_days: Annotated[
-        float,
+        int | None,
         typer.Option(
-            help=f"Also drop events older than this many days, up to {MAX_RETAIN_DAYS}"
-            " (0: no age limit)."
+            help="Set the database's event retention to keep at most this many events"
+            " (0: keep all); default: as set (taskloom retention).",
+            show_default=False,
         ),
-    ] = 0,
+    ] = None,
+    retain_days: Annotated[
+        float | None,
+        typer.Option(
+            help="Set the database's event retention to drop events older than this many"
+            f" days, up to {MAX_RETAIN_DAYS} (0: no age limit); default: as set.",
+            show_default=False,
+        ),
+    ] = None,
+    poll_s: Annotated[
+        float | None,
+        typer.Option(
+            "--poll-s",
+            help="How often to look for changes nothing announced, in seconds (default: 0.025"
+            " on SQLite, where other processes' writes arrive so; 2 on PostgreSQL, whose"
+            " writers wake every server at once).",
+            show_default=False,
+        ),
+    ] = None,
     db: DbOption = None,
 ) -> None:
     """Serve the web panel, the JSON API and the live event stream.
@@ -66,20 +84,25 @@ def serve(
     if not is_loopback_name(host) and token is None:
         raise InvalidInput(f"refusing to bind {host} without a token (--token or $TASKLOOM_TOKEN)")
     check_range(port, "--port", 1, 65535)
-    check_range(retain_events, "--retain-events", 0, MAX_RETAIN_EVENTS)
-    check_range(retain_days, "--retain-days", 0, MAX_RETAIN_DAYS)  # NaN and inf fail too
+    retention: dict[str, Any] = {}
+    if retain_events is not None:
+        check_range(retain_events, "--retain-events", 0, MAX_RETAIN_EVENTS)
+        retention["keep"] = retain_events or None
+    if retain_days is not None:
+        check_range(retain_days, "--retain-days", 0, MAX_RETAIN_DAYS)  # NaN and inf fail too
+        # (a tiny positive age rounds up to the smallest a timedelta holds, not to "none")
+        retention["older_than"] = (
+            max(timedelta(days=retain_days), timedelta.resolution) if retain_days else None
+        )
+    if poll_s is not None and not 0 < poll_s <= MAX_POLL_S:
+        raise InvalidInput(f"--poll-s must be more than 0 and at most {MAX_POLL_S}")
     tl = open_db(db)
     tl.queue.stats()  # a database that cannot answer (no such database…) stops us here, once
-    tl.store.check_creatable()  # … and so does one whose every write would fail
-    app = create_app(
-        tl,
-        token=token,
-        loopback_only=is_loopback_name(host),
-        retain_events=retain_events or None,
-        # (a tiny positive age rounds up to the smallest a timedelta holds, not to "none")
-        retain_age=max(timedelta(days=retain_days), timedelta.resolution) if retain_days else None,
-    )
+    tl.store.check_writable()  # … and so does one whose every write would fail
+    app = create_app(tl, token=token, poll_s=poll_s, loopback_only=is_loopback_name(host))
     _check_listen(host, port)
+    if retention:  # the database's own policy, which every writer applies
+        err.print(f"event retention: {save(tl, **retention)}", markup=False)
     shown = f"[{host}]" if ":" in host else host  # an IPv6 address in a URL
     err.print(f"taskloom panel on http://{shown}:{port}/  (Ctrl+C stops)", markup=False)
     if token is not None:

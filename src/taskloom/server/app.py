@@ -20,6 +20,7 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
+from starlette.requests import ClientDisconnect
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -31,37 +32,35 @@ from taskloom.server.listing import ThreadListing
 from taskloom.server.pool import REQUESTS
 from taskloom.server.routes import SHUTDOWN_GRACE_S, STATIC, Served
 from taskloom.server.security import RequestGuard
-from taskloom.store.outbox import prune_events
+from taskloom.store.retention import BATCH, MAX_AGE, RetentionPolicy, apply_policy
 from taskloom.store.stash import purge_stash
 
 __all__ = ["MAX_RETAIN_AGE", "PRUNE_BATCH", "SHUTDOWN_GRACE_S", "Retention", "create_app"]
 
 log = logging.getLogger("taskloom.server")
 
-MAX_RETAIN_AGE = timedelta(days=36525)
+MAX_RETAIN_AGE = MAX_AGE
 """The longest age limit retention takes (100 years, the queue's longest duration)."""
-PRUNE_BATCH = 5000
+PRUNE_BATCH = BATCH
 """The most events one prune transaction deletes: other writers wait for one batch at most,
 and so does a server that stops while it prunes."""
 
 
 @dataclass(frozen=True, slots=True)
 class Retention:
-    """What the server prunes while it runs, and how often: events beyond the newest
-    ``keep`` and those older than ``older_than`` (``None``: no such limit), and expired
-    stashed results."""
+    """What the server prunes while it runs, every ``every_s``: the events the database's
+    retention policy says go (:mod:`taskloom.store.retention`), or ``policy``'s if given (an
+    override for this server alone), and expired stashed results."""
 
     tl: Taskloom
-    keep: int | None
-    older_than: timedelta | None
+    policy: RetentionPolicy | None
     every_s: float
 
     async def run(self) -> None:
         """Prune in batches (a stop waits for one at most), and survive any failure."""
-        prunes_events = self.keep is not None or self.older_than is not None
         while True:
             try:
-                while prunes_events and await self._prune():
+                while await self._prune() >= PRUNE_BATCH:
                     pass
             except Exception as exc:  # a locked database, say: try again next time
                 self._retry_later("pruning the event log", exc)
@@ -74,12 +73,7 @@ class Retention:
     async def _prune(self) -> int:
         """Delete one batch of events; how many it deleted."""
         return await REQUESTS.run(
-            prune_events,
-            self.tl.store,
-            self.tl.now(),
-            keep=self.keep,
-            older_than=self.older_than,
-            batch=PRUNE_BATCH,
+            apply_policy, self.tl.store, self.tl.now(), policy=self.policy, batch=PRUNE_BATCH
         )
 
     def _retry_later(self, what: str, exc: Exception) -> None:
@@ -111,7 +105,7 @@ def create_app(
     tl: Taskloom,
     *,
     token: str | None = None,
-    poll_s: float = 0.025,
+    poll_s: float | None = None,
     ping_s: float = 15,
     retain_events: int | None = None,
     retain_age: timedelta | None = None,
@@ -121,10 +115,12 @@ def create_app(
 ) -> Starlette:
     """The panel, the JSON API and ``/api/events``.
 
-    ``retain_events``/``retain_age`` turn on a pruning of the outbox every ``prune_every_s``
-    while the server runs (readers whose cursor was pruned get fresh snapshots); a prune
-    that fails (a busy database) is logged as a warning and tried again next time. ``mcp``
-    mounts the streamable-HTTP MCP endpoint at ``/mcp`` (it runs in the app's lifespan).
+    While the server runs it applies the database's event retention every ``prune_every_s``
+    (readers whose cursor was pruned get fresh snapshots); ``retain_events``/``retain_age``,
+    if either is given, override it for this server alone (``None``: no such limit). A prune
+    that fails (a busy database) is logged as a warning and tried again next time. ``poll_s``
+    is how often the event hub reads when not woken (see :class:`EventHub`). ``mcp`` mounts
+    the streamable-HTTP MCP endpoint at ``/mcp`` (it runs in the app's lifespan).
     """
     if retain_events is not None and retain_events < 1:
         raise ValueError("retain_events must be at least 1 (or None: no count limit)")
@@ -168,12 +164,16 @@ def create_app(
         middleware=[Middleware(RequestGuard, token=token, loopback_only=loopback_only)],
         exception_handlers={
             TaskloomError: routes.on_error,
+            ClientDisconnect: routes.on_disconnect,
             ValueError: routes.on_value_error,
             HTTPException: routes.on_http_error,
         },
     )
     hub = EventHub(tl.store, poll_s=poll_s)
     app.state.served = Served(tl, hub, ThreadListing(tl.store, tl.threads), ping_s)
-    app.state.retention = Retention(tl, retain_events, retain_age, prune_every_s)
+    override = None
+    if retain_events is not None or retain_age is not None:
+        override = RetentionPolicy(keep=retain_events, older_than=retain_age)
+    app.state.retention = Retention(tl, override, prune_every_s)
     app.state.mcp = mcp_manager
     return app

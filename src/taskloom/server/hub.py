@@ -3,10 +3,13 @@
 Each client polling the events table would cost one query per client per tick; the hub reads
 new events once, encodes each frame once, and keeps a window of recent frames that clients
 serve themselves from. It reads when woken (a write made through this server, or PostgreSQL's
-NOTIFY from any process) and otherwise every ``poll_s`` seconds, which is how changes made by
+NOTIFY from any process) and otherwise every :data:`POLL_S`, which is how changes made by
 other processes on SQLite arrive: an indexed ``id > cursor`` range read is cheap enough to run
-twenty times a second. A client whose cursor is older than the window catches up from the
-table itself, then joins the shared window.
+forty times a second. Where the database wakes it, the hub polls only every
+:data:`PUSHED_POLL_S`, as a safety net, so several servers on one PostgreSQL do not each query
+it forty times a second while idle; its LISTEN is in place before it reads the head it starts
+from, so no commit falls between the two. A client whose cursor is older than the window
+catches up from the table itself, then joins the shared window.
 
 The window is bounded by frame count and by total bytes: one event can be a whole board
 (hundreds of KB for a big one), so a count alone would let memory grow with event size. Reads
@@ -30,6 +33,13 @@ from taskloom.server.cursor import stamp, wire_id
 from taskloom.server.pool import STREAMS
 from taskloom.store.base import Store
 
+POLL_S = 0.025
+"""How often a hub reads when nothing can wake it (SQLite)."""
+PUSHED_POLL_S = 2.0
+"""How often a hub woken by its database reads anyway: for a writer that died between its
+commit and its notification, or a change made by hand."""
+LISTEN_READY_S = 5.0
+"""How long a starting hub waits for its LISTEN to be in place (past it, it polls)."""
 READ_LIMIT = 1000
 """The most frames one read returns."""
 READ_BYTES = 8 * 1024 * 1024
@@ -122,16 +132,21 @@ class EventHub:
         self,
         store: Store,
         *,
-        poll_s: float = 0.05,
+        poll_s: float | None = None,
         window: int = WINDOW_FRAMES,
         window_bytes: int = WINDOW_BYTES,
     ) -> None:
-        """``window`` frames and ``window_bytes`` of their wire bytes at most stay in memory
-        (the oldest go first; the newest frame stays even if it alone is larger)."""
+        """``poll_s``: how often to read when not woken (``None``: :data:`POLL_S`, or
+        :data:`PUSHED_POLL_S` where the database wakes the hub). ``window`` frames and
+        ``window_bytes`` of their wire bytes at most stay in memory (the oldest go first; the
+        newest frame stays even if it alone is larger)."""
         if window < 1 or window_bytes < 1:
             raise ValueError("the hub's window needs room for at least one frame")
+        if poll_s is not None and not poll_s > 0:
+            raise ValueError("the hub's poll interval must be more than 0 seconds")
         self.store = store
-        self.poll_s = poll_s
+        self.poll_s = poll_s or POLL_S
+        self._chosen_poll = poll_s
         self.window = window
         self.window_bytes = window_bytes
         self._ids: list[int] = []
@@ -153,13 +168,22 @@ class EventHub:
         async with self._starting:
             if self._task is not None:
                 return
-            self.floor = self.last = await STREAMS.run(self._head)
             loop = asyncio.get_running_loop()
+            listening = asyncio.Event()
 
             def wake(_event_id: int) -> None:  # called on the store's listener thread
                 loop.call_soon_threadsafe(self._wake.set)
 
-            self._unlisten = await STREAMS.run(self.store.listen, wake)
+            def ready() -> None:
+                loop.call_soon_threadsafe(listening.set)
+
+            self._unlisten = await STREAMS.run(self.store.listen, wake, ready=ready)
+            if self._unlisten is not None:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(listening.wait(), LISTEN_READY_S)
+                if listening.is_set():  # else it polls as often as where nothing wakes it
+                    self.poll_s = self._chosen_poll or PUSHED_POLL_S
+            self.floor = self.last = await STREAMS.run(self._head)
             self._task = asyncio.create_task(self._pump())
 
     async def stop(self) -> None:

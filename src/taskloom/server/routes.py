@@ -19,7 +19,7 @@ from typing import Any, cast
 import anyio
 from sse_starlette.sse import EventSourceResponse
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 
 from taskloom.client import Taskloom
@@ -263,6 +263,13 @@ async def on_error(request: Request, exc: Exception) -> Response:
     if exc.http_status >= 500:  # the server's trouble, not the caller's: its log says so
         log.error("%s %s: %s", request.method, request.url.path, exc.message)
     return JSONResponse({"error": exc.code, "message": exc.message}, exc.http_status)
+
+
+async def on_disconnect(request: Request, exc: Exception) -> Response:
+    """A client that went away before its request's body arrived whole: nobody is left to
+    answer, and nothing went wrong on the server, so nothing is logged."""
+    assert isinstance(exc, ClientDisconnect)
+    return Response(status_code=400)
 
 
 async def on_value_error(request: Request, exc: Exception) -> Response:

@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from taskloom.domain.errors import StoreBusy, StoreError
 from taskloom.domain.events import TASK_STATE, Event
 from taskloom.domain.queue import CHANGE_FIELDS, FIXED_FIELDS, Claim, NewTask, Task, task_event_data
 
@@ -54,6 +55,8 @@ SAVE_DOC_SQL = (
     " state = excluded.state, updated_at = excluded.updated_at"
 )
 """Insert-or-overwrite of one document, in the SQL both backends speak (``?`` placeholders)."""
+PROBE_WRITE_SQL = "UPDATE documents SET version = version WHERE 1 = 0"
+"""A write that changes nothing: both backends refuse it where no write may be made."""
 LIST_DOCS_SQL = "SELECT key, version, state, updated_at FROM documents WHERE kind = ? ORDER BY key"
 
 
@@ -381,6 +384,23 @@ class Store(abc.ABC):
         """Raise ``StoreError`` now if the database does not exist and cannot be created. A
         server (PostgreSQL) answers for itself when first asked: nothing to do."""
         return None
+
+    def check_writable(self) -> None:
+        """Raise ``StoreError`` now, in one line naming the database, if writes to it would
+        fail: a file that cannot be created, or one that exists but is read-only (its mode,
+        the immutable flag, a read-only mount), or a server session that may not write (a
+        standby, ``default_transaction_read_only``, a role without rights). A database that
+        only stays locked past the busy timeout is :class:`StoreBusy`, not refused."""
+        self.check_creatable()
+        if not self.exists():
+            return
+        try:
+            with self.write() as tx:
+                tx.execute(PROBE_WRITE_SQL)
+        except StoreBusy:
+            raise
+        except StoreError as exc:
+            raise StoreError(f"cannot write the database {self.url}: {exc.message}") from None
 
     def listen(
         self, on_event: Callable[[int], None], *, ready: Callable[[], None] | None = None

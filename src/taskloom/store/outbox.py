@@ -13,6 +13,7 @@ long and a server stopping mid-prune waits for one batch at most.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 from taskloom.domain.board import BOARD_KIND
 from taskloom.domain.common import iso
@@ -111,6 +112,13 @@ def prune_events(
     With ``batch``, one call deletes at most the oldest ``batch`` of them, in one short
     write transaction; call again until it returns 0 (a long-running caller can stop
     between calls)."""
+    check_limits(keep, older_than, batch)
+    with store.write() as tx:
+        return prune_in(tx, now, keep=keep, older_than=older_than, batch=batch)
+
+
+def check_limits(keep: int | None, older_than: timedelta | None, batch: int | None) -> None:
+    """Refuse limits retention cannot apply (``ValueError``)."""
     if keep is not None and keep < 1:
         raise ValueError(
             "keep must be at least 1, or None to keep every event"
@@ -118,37 +126,70 @@ def prune_events(
         )
     if batch is not None and batch < 1:
         raise ValueError("batch must be at least 1")
+    if older_than is not None and older_than < timedelta(0):
+        raise ValueError("older_than must not be negative")
+
+
+def prune_in(
+    tx: Transaction,
+    now: datetime,
+    *,
+    keep: int | None,
+    older_than: timedelta | None,
+    batch: int | None,
+) -> int:
+    """:func:`prune_events` inside the write transaction ``tx`` (limits already checked).
+
+    What a call reads is bounded when nothing is due: the id range tells whether more than
+    ``keep`` events can exist, and the oldest event's age whether any is too old. With
+    ``batch``, the age limit is judged on the oldest ``batch`` events only (the most one call
+    deletes), so a call never reads the whole log."""
     before = None
     if older_than is not None:
         try:
             before = iso(now - older_than)
         except OverflowError:
             raise ValueError(f"older_than {older_than} reaches beyond the calendar") from None
-    with store.write() as tx:
-        cutoff = 0
-        if keep is not None:
-            sql = "SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET ?"
-            row = tx.query_one(sql, (keep,))
-            cutoff = int(row["id"]) if row else 0
-        if before is not None:
+    span = tx.query_one("SELECT MIN(id) AS lo, MAX(id) AS hi FROM events")
+    if span is None or span["hi"] is None:
+        return 0
+    lo, hi = int(span["lo"]), int(span["hi"])
+    cutoff = 0
+    if keep is not None and hi - lo >= keep:  # else at most `keep` events exist
+        sql = "SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET ?"
+        row = tx.query_one(sql, (keep,))
+        cutoff = int(row["id"]) if row else 0
+    if before is not None and _oldest_is_before(tx, lo, before):
+        if batch is None:
             sql = "SELECT MAX(id) AS id FROM events WHERE created_at < ?"
-            newest = tx.query_one(sql, (before,))
-            # The newest event stored, not the head: on PostgreSQL the head counts ids drawn
-            # by writes that rolled back, and one below it was the newest event itself.
-            last = tx.query_one("SELECT MAX(id) AS id FROM events")
-            if newest and newest["id"] is not None and last:
-                cutoff = max(cutoff, min(int(newest["id"]), int(last["id"]) - 1))
-        done = pruned_through(tx)
-        if cutoff <= done:
-            return 0
-        if batch is not None:
-            row = tx.query_one(
-                "SELECT id FROM events WHERE id > ? AND id <= ? ORDER BY id LIMIT 1 OFFSET ?",
-                (done, cutoff, batch - 1),
+            params: tuple[Any, ...] = (before,)
+        else:
+            sql = (
+                "SELECT MAX(id) AS id FROM (SELECT id, created_at FROM events"
+                " ORDER BY id LIMIT ?) AS oldest WHERE created_at < ?"
             )
-            if row is not None:
-                cutoff = int(row["id"])
-        deleted = tx.execute("DELETE FROM events WHERE id <= ?", (cutoff,))
-        version = tx.doc_version(META_KIND, RETENTION_KEY) or 0
-        tx.save_doc(META_KIND, RETENTION_KEY, version + 1, {"pruned_through": cutoff}, iso(now))
-        return deleted
+            params = (batch, before)
+        newest = tx.query_one(sql, params)
+        # The newest event stored, not the head: on PostgreSQL the head counts ids drawn
+        # by writes that rolled back, and one below it was the newest event itself.
+        if newest and newest["id"] is not None:
+            cutoff = max(cutoff, min(int(newest["id"]), hi - 1))
+    done = pruned_through(tx)
+    if cutoff <= done:
+        return 0
+    if batch is not None:
+        row = tx.query_one(
+            "SELECT id FROM events WHERE id > ? AND id <= ? ORDER BY id LIMIT 1 OFFSET ?",
+            (done, cutoff, batch - 1),
+        )
+        if row is not None:
+            cutoff = int(row["id"])
+    deleted = tx.execute("DELETE FROM events WHERE id <= ?", (cutoff,))
+    version = tx.doc_version(META_KIND, RETENTION_KEY) or 0
+    tx.save_doc(META_KIND, RETENTION_KEY, version + 1, {"pruned_through": cutoff}, iso(now))
+    return deleted
+
+
+def _oldest_is_before(tx: Transaction, oldest_id: int, before: str) -> bool:
+    row = tx.query_one("SELECT created_at FROM events WHERE id = ?", (oldest_id,))
+    return row is not None and row["created_at"] < before

@@ -75,6 +75,7 @@ from taskloom.store.pg_url import (
     split_url,
     url_secrets,
 )
+from taskloom.store.retention import AutoRetention
 
 LOCK_TIMEOUT_MS = 10_000
 """How long a statement waits for a row or advisory lock before failing with StoreBusy."""
@@ -439,6 +440,7 @@ class PostgresStore(Store):
         self.notifier: CommitNotifier | None = None
         self.horizon = Horizon()
         self.tasks = PgTaskTable(self, self.autocommit)
+        self.retention = AutoRetention(self)
 
     def _new_pool(self) -> psycopg_pool.ConnectionPool[psycopg.Connection[Row]]:
         """An unopened pool: a closed one cannot be opened again, so a store whose pool
@@ -525,6 +527,8 @@ class PostgresStore(Store):
                         self._committed()
             finally:
                 self.give_back(tx.conn)
+        if writable and tx.begun:  # its connection given back: retention borrows one
+            self.retention.committed()
 
     def _committed(self) -> None:
         if self.notifier is not None:
@@ -554,12 +558,14 @@ class PostgresStore(Store):
                     raise
                 if rows:
                     self._committed()
-                return rows
             except BaseException:
                 release(conn, rollback=True)
                 raise
             finally:
                 self.give_back(conn)
+        if rows:
+            self.retention.committed()
+        return rows
 
     def _alive(self, conn: psycopg.Connection[Row]) -> psycopg.Connection[Row]:
         """``conn``, or a fresh connection if the server has closed it while it sat in the

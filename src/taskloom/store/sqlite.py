@@ -34,6 +34,7 @@ from taskloom.store.base import (
     events_from_rows,
     events_query,
 )
+from taskloom.store.retention import AutoRetention
 from taskloom.store.tasks import SqlTaskTable
 
 BUSY_TIMEOUT_MS = 10_000
@@ -298,6 +299,7 @@ class SqliteStore(Store):
         self._ready = False
         self._empty: sqlite3.Connection | None = None
         self.tasks = SqlTaskTable(self)
+        self.retention = AutoRetention(self)
 
     def _open(self, path: str) -> sqlite3.Connection:
         if path.startswith("file:"):  # SQLite built with URIs on read it as one: another file
@@ -412,6 +414,20 @@ class SqliteStore(Store):
             if problem:
                 raise StoreError(f"cannot create the database {self.path}: {problem}")
 
+    def check_writable(self) -> None:
+        """:meth:`Store.check_writable`, saying what makes a file read-only."""
+        try:
+            super().check_writable()
+        except StoreBusy:
+            raise
+        except StoreError as exc:
+            if "readonly" not in exc.message:
+                raise
+            raise StoreError(
+                f"cannot write the database {self.path}: the file is read-only (its"
+                " permissions, the immutable flag that lsattr shows, or a read-only mount)"
+            ) from None
+
     def _empty_conn(self) -> sqlite3.Connection:
         """An in-memory database with the schema, for reads before the file exists."""
         with self._lock:
@@ -434,6 +450,7 @@ class SqliteStore(Store):
                 raise
         except sqlite3.Error as exc:  # map_errors, inline: one context manager, not two
             raise store_error(exc) from exc
+        self.retention.committed()
 
     @contextlib.contextmanager
     def read(self) -> Iterator[Transaction]:

@@ -10,9 +10,11 @@ see it and recover, and the agent's run goes on.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable
 from typing import Any
 
+import orjson
 from pydantic import ValidationError
 
 from taskloom.domain.common import parse_json_object
@@ -114,10 +116,38 @@ def dispatch(
 
     ``name`` and ``args`` come from a model's response, untrusted: anything JSON can hold."""
     try:
-        return _dispatch(env, registry, name, args, ctx, allow_host=allow_host)
+        result = _dispatch(env, registry, name, args, ctx, allow_host=allow_host)
     except Exception as exc:  # a gap in the checks below: still the model's error, not ours
         log.exception("tool call %.80r failed", name)
-        return error_result(f"internal error in tool call: {type(exc).__name__}: {exc}")
+        result = error_result(f"internal error in tool call: {type(exc).__name__}: {exc}")
+    return encodable(result)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def encodable(result: ToolResult) -> ToolResult:
+    """``result`` with every lone surrogate in its text (and in the text of its data) replaced
+    by U+FFFD. A model's JSON may carry one (``"\\ud800"``), and a result echoing it (an
+    unknown id, an unknown tool's name) could not be encoded as UTF-8: the host's next request
+    to the model would fail."""
+    try:
+        result.content.encode("utf-8")
+        orjson.dumps(result.data)
+    except (UnicodeEncodeError, TypeError):  # orjson's error is a TypeError
+        content, data = _clean(result.content), _clean(result.data)
+        return ToolResult(content, is_error=result.is_error, data=data)
+    return result
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_clean(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean(v) for v in value]
+    return value
 
 
 def _dispatch(

@@ -1,0 +1,180 @@
+"""Event retention is a property of the database, applied by every writer.
+
+Without ``taskloom serve`` running, the event log used to grow for ever. Now the policy is
+stored in the database (``taskloom retention set``, or the default) and any process that
+writes applies it, a bounded batch at a time. Both backends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import time
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+import uvicorn
+
+import taskloom
+from taskloom.cli import main
+from taskloom.client import Taskloom
+from taskloom.errors import InvalidInput
+from taskloom.server.app import create_app
+from taskloom.store import retention
+from taskloom.store.retention import (
+    BATCH,
+    DEFAULT_KEEP,
+    DEFAULT_POLICY,
+    EVERY_WRITES,
+    RetentionPolicy,
+    apply_policy,
+    event_counts,
+    read_policy,
+    set_policy,
+)
+from tests.conftest import FakeClock, subprocess_env
+from tests.test_serve_processes import free_port
+
+
+def stored_events(tl: Taskloom) -> int:
+    with tl.store.read() as tx:
+        return len(tx.events_after(0, limit=10 * DEFAULT_KEEP))
+
+
+def test_a_database_keeps_the_default_number_of_events_without_a_server(
+    tl: Taskloom,
+) -> None:
+    """The default, with no policy ever set: the newest 10,000 events."""
+    tl.queue.max_active = 20_000
+    tl.queue.add_many([{"title": f"task {i}"} for i in range(10_050)])  # a first write
+    assert stored_events(tl) == 10_000 == DEFAULT_KEEP
+
+
+def test_many_writes_without_a_server_keep_the_log_bounded(tl: Taskloom) -> None:
+    set_policy(tl.store, tl.now(), keep=100)
+    for i in range(1, 2_501):
+        tl.queue.add(f"task {i}")
+        if i % 500 == 0:
+            assert event_counts(tl.store)["events"] <= 100 + EVERY_WRITES
+    with tl.store.read() as tx:
+        assert read_policy(tx) == RetentionPolicy(keep=100)
+
+
+def test_a_writer_far_behind_catches_up_a_batch_per_commit(
+    make_tl: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One application deletes at most a batch; a writer that found a whole batch due
+    prunes again after its next commit, so a backlog goes in a few commits, never in one long
+    transaction."""
+    monkeypatch.setattr(retention, "EVERY_S", 1e9)  # the count decides, not the clock
+    first = make_tl()  # type: ignore[operator]
+    first.queue.max_active = 20_000
+    first.queue.add_many([{"title": f"task {i}"} for i in range(12_000)])  # pruned to 10,000
+    set_policy(first.store, first.now(), keep=10)  # set, not yet applied by this writer
+    assert event_counts(first.store)["events"] == DEFAULT_KEEP
+    second = make_tl()  # type: ignore[operator]  # another process, as it were: same file
+    seen = []
+    for title in ("a", "b", "c"):
+        second.board("t").add(title)
+        seen.append(event_counts(second.store)["events"])
+    assert seen == [DEFAULT_KEEP + 1 - BATCH, 10, 11]  # the third write was not due
+
+
+@pytest.mark.slow
+def test_the_cli_applies_the_policy_set_once(db_url: str, tmp_path: Path) -> None:
+    """Real processes, as a shell loop or a prompt hook makes them: each prunes after its
+    first write, so the log stays at the policy however many commands run."""
+
+    def run(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "taskloom", *args, "--db", db_url],
+            env=subprocess_env(),
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout
+
+    assert "keep the newest 5 events, and none older than 7 days" in run(
+        "retention", "set", "--keep", "5", "--older-than", "7d"
+    )
+    for i in range(7):
+        run("tasks", "add", f"task {i}")
+    shown = json.loads(run("retention", "show", "--json"))
+    assert shown["events"] == 5
+    assert (shown["keep"], shown["older_than_s"], shown["default"]) == (5, 7 * 86400, False)
+    assert "keep every event, and none older than 12 hours" in run(
+        "retention", "set", "--keep", "0", "--older-than", "12h"
+    )
+
+
+def test_the_policy_is_checked(tl: Taskloom, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(InvalidInput, match="keep"):
+        set_policy(tl.store, tl.now(), keep=0)
+    with pytest.raises(InvalidInput, match="age limit"):
+        set_policy(tl.store, tl.now(), older_than=timedelta(days=40_000))
+    with tl.store.read() as tx:
+        assert read_policy(tx) is None  # nothing was stored
+    for args, message in [
+        ([], "give --keep, --older-than or both"),
+        (["--older-than", "7x"], "--older-than takes a duration"),
+        (["--keep", "-1"], "--keep must be from 0"),
+        (["--older-than", "40000d"], "the age limit must be"),
+    ]:
+        assert main(["retention", "set", *args, "--db", tl.url]) == 1
+        assert message in capsys.readouterr().err
+
+
+def test_the_age_limit_uses_the_writers_clock(tl_fixed: Taskloom, clock: FakeClock) -> None:
+    tl_fixed.board("t").add("old")
+    clock.advance(10 * 86400)
+    tl_fixed.board("t").add("new")
+    set_policy(tl_fixed.store, tl_fixed.now(), older_than=timedelta(days=7))
+    assert apply_policy(tl_fixed.store, tl_fixed.now()) == 1
+    assert stored_events(tl_fixed) == 1
+
+
+def test_serve_flags_set_the_databases_policy(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``serve``'s retention flags store what they say, for every writer; without them the
+    policy stays as it was."""
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: None)
+    port = str(free_port())
+    assert main(["serve", "--port", port, "--retain-events", "7", "--db", db_url]) == 0
+    assert main(["serve", "--port", port, "--retain-days", "2", "--db", db_url]) == 0
+    assert main(["serve", "--port", port, "--db", db_url]) == 0
+    with taskloom.connect(db_url) as tl, tl.store.read() as tx:
+        assert read_policy(tx) == RetentionPolicy(keep=7, older_than=timedelta(days=2))
+    assert main(["serve", "--port", port, "--retain-events", "0", "--db", db_url]) == 0
+    with taskloom.connect(db_url) as tl, tl.store.read() as tx:
+        assert read_policy(tx) == RetentionPolicy(keep=None, older_than=timedelta(days=2))
+
+
+def test_a_server_applies_the_databases_policy(
+    tl: Taskloom, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(retention, "EVERY_S", 1e9)  # only the server prunes here
+    tl.board("t").add("first")  # this writer's first commit: the default applied
+    set_policy(tl.store, tl.now(), keep=2)
+    for title in ("a", "b", "c", "d"):
+        tl.board("t").add(title)
+    assert stored_events(tl) == 5
+    app = create_app(tl, prune_every_s=0.05, mcp=False)
+
+    async def go() -> None:
+        async with app.router.lifespan_context(app):
+            deadline = time.monotonic() + 20
+            while stored_events(tl) > 2 and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+
+    asyncio.run(go())
+    assert stored_events(tl) == 2
+
+
+def test_the_default_policy_in_words() -> None:
+    assert DEFAULT_POLICY.describe() == "keep the newest 10,000 events, whatever their age"
+    assert RetentionPolicy(None, timedelta(hours=36)).describe() == (
+        "keep every event, and none older than 36 hours"
+    )
