@@ -85,7 +85,7 @@ class Queue:
     """``tl.queue``: tasks shared by every agent on the database.
 
     Each change of a task is one statement, and the database's trigger appends the task's
-    ``task_state`` event in that same statement (see the ``0005_queue_events`` migrations).
+    ``task_state`` event in that same statement (see the store's schema).
     """
 
     def __init__(self, tl: Taskloom, *, max_active: int = 10_000) -> None:
@@ -111,7 +111,7 @@ class Queue:
 
     @max_active.setter
     def max_active(self, value: int) -> None:
-        self._max_active = check_cap(value)  # -1 cancelled every ready task
+        self._max_active = check_cap(value)  # -1 would cancel every ready task
 
     def _now(self) -> float:
         clock = self._tl.now
@@ -231,7 +231,7 @@ class Queue:
             evicted = self._make_room(tx, now, len(fresh))
         read = READ_TASK[dialect]
         added = {t.id: t for t in (read(tuple(r.values())) for r in rows)}
-        # A new task less urgent than everything in a full queue was evicted at once.
+        # A new task less urgent than everything in a full queue is evicted at once.
         added.update((i, t) for i, t in evicted.items() if i in added)
         new = iter(added[task_id] for task_id, _ in fresh)
         answers: list[tuple[Task, bool]] = []
@@ -269,8 +269,8 @@ class Queue:
         ready tasks over it, the new ones among them (a task less urgent than everything in a
         full queue is the one evicted). Returns the tasks evicted, by id.
 
-        Counting ready tasks costs in proportion to the backlog (~0.7 ms at 10,000 on
-        SQLite, more than the insert), so a process counts only when its last count left a
+        Counting ready tasks costs in proportion to the backlog (more than the insert, for a
+        large one), so a process counts only when its last count left a
         tenth of the cap or less, or is over :data:`COUNT_EVERY_S` old; in between, its own
         adds use up the room it counted (claims only make more). Producers in *other*
         processes can overshoot the cap until the next count, which evicts the excess.

@@ -40,7 +40,7 @@ def surface(store: Store, agent_id: str, now: float, claim: str) -> str | None:
     params = (now, agent_id, now, now)
     with store.read() as tx:
         # Only ids for the digest: a hook runs this on every prompt, and mapping a large
-        # backlog to tasks took ~0.4 s at 10,000 ready; five rows are shown.
+        # backlog to tasks costs far more than the five rows shown.
         ids = [str(r["id"]) for r in tx.query(f"SELECT id {READY}", params)]
         digest = hashlib.sha256(",".join(ids).encode()).hexdigest()
         seen = tx.query_one("SELECT digest FROM agent_cursors WHERE agent_id = ?", (agent_id,))

@@ -1,11 +1,10 @@
 """A worker loop over the queue: claim a task, run a handler on it, finish it, claim the next.
 
-Every user of a lease queue writes this loop, and each way of writing it wrong has been seen
-in the field: a fixed lease that runs out under slow work hands the task to a second worker
-(beads' five minutes); an exception kills the worker and leaves the task held until its lease
-ends; Ctrl-C drops a task nobody will finish. Here a background thread renews the lease while
-the handler runs (between a third and half-way through it, so a failed renewal is tried
-again well before the lease lapses), the
+Every user of a lease queue writes this loop, and it is easy to write wrong: a fixed lease
+that runs out under slow work hands the task to a second worker; an exception kills the
+worker and leaves the task held until its lease ends; Ctrl-C drops a task nobody will finish.
+Here a background thread renews the lease while the handler runs (between a third and
+half-way through it, so a failed renewal is tried again well before the lease lapses), the
 handler's exception fails the task (retried until ``max_attempts``, then dead), and an
 interrupt gives the task back before it propagates. Finishing a task and claiming the next is
 one transaction (:meth:`Queue.done_and_claim`).
@@ -122,9 +121,9 @@ class _Renewal:
 
     It looks every sixth of the lease and renews the leases a third of it old, so a renewal
     comes between a third and a half of the way through: nothing wakes it when a task is
-    taken or finished (waking it per task cost a short-task worker two thirds of its rate).
+    taken or finished (waking it per task would cost a short-task worker much of its rate).
     Taking and letting go of a task are a dictionary's set and pop, atomic without a lock
-    (which showed on short tasks): a renewal that runs beside a completion can only find
+    (which short tasks would pay for): a renewal that runs beside a completion can only find
     the lease ended and mark a claim already let go, which no one reads again."""
 
     def __init__(self, tl: Taskloom, lease: float) -> None:
@@ -190,7 +189,7 @@ class Worker:
     renewed while the handler runs, so it is how soon a worker that hangs or dies gives its
     task up, not how long a task may take. ``kinds``: only tasks of these kinds. ``poll``:
     how often an idle worker looks for work. ``batch``: claim this many tasks at a time and
-    acknowledge the completed ones together, as pgqueuer does (two commits per batch instead
+    acknowledge the completed ones together (two commits per batch instead
     of one per task, for many short tasks; each lease is renewed until its task is recorded).
     ``retry_delay``: seconds before a failed task may be claimed again (by any worker), so a
     failure that passes (an outage) does not use up its attempts at once.

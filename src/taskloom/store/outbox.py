@@ -134,7 +134,7 @@ def prune_events(
             sql = "SELECT MAX(id) AS id FROM events WHERE created_at < ?"
             newest = tx.query_one(sql, (before,))
             # The newest event stored, not the head: on PostgreSQL the head counts ids drawn
-            # by writes that rolled back, and one below it was the newest event itself.
+            # by writes that rolled back, and one below it may be the newest event itself.
             last = tx.query_one("SELECT MAX(id) AS id FROM events")
             if newest and newest["id"] is not None and last:
                 cutoff = max(cutoff, min(int(newest["id"]), int(last["id"]) - 1))

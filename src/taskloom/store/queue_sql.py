@@ -80,9 +80,9 @@ Parameters: now five times; the caller adds ``last_error`` and the WHERE clause.
 def picked(dialect: str, pick: str) -> str:
     """``id`` among the tasks ``pick`` (a ``SELECT id …``) selects, on PostgreSQL locking
     them and skipping those another transaction holds. There the pick is an array built once
-    (an InitPlan): as the inner side of a join, ``id IN (…)`` was run again for each outer
-    row, and each run after the first skipped the rows the statement had just changed and
-    went on to the next ones, so a ``LIMIT 1`` eviction cancelled two tasks."""
+    (an InitPlan): as the inner side of a join, ``id IN (…)`` would run again for each outer
+    row, each run after the first skipping the rows the statement had just changed and going
+    on to the next ones, so a ``LIMIT 1`` eviction would cancel two tasks."""
     if dialect == "postgres":
         return f"id = ANY(ARRAY({pick} FOR UPDATE SKIP LOCKED))"
     return f"id IN ({pick})"
@@ -92,8 +92,8 @@ def housekeeping_where(dialect: str, condition: str) -> str:
     """The WHERE clause of a statement that tidies up many tasks (expired leases, expired
     ready tasks). On PostgreSQL it skips the tasks another transaction holds (:func:`picked`):
     such a statement never waits for a row, so it is never part of a deadlock. Two of them,
-    or one and an add, locking expired tasks in different orders deadlocked, and the caller's
-    add or claim failed. A task skipped is being changed by someone else; the next sweep sees
+    or one and an add, locking expired tasks in different orders would deadlock, failing the
+    caller's add or claim. A task skipped is being changed by someone else; the next sweep sees
     it again if it still needs one."""
     if dialect == "postgres":
         return f" WHERE {picked(dialect, f'SELECT id FROM tasks WHERE {condition}')}"
@@ -114,8 +114,8 @@ def expire_sql(dialect: str, returning: bool = True, n_keys: int = 0) -> str:
     """Cancel the ready tasks whose ``expires_at`` has passed (parameters: now, now, now,
     then ``n_keys`` dedup keys): no one may claim them any more, and as ready tasks they
     would hold their dedup key and a place under the cap for ever. Read through the
-    ``tasks_expiry`` index, which SQLite has to be told about: without statistics it guessed
-    the work index, and read every ready task (1 ms at 10,000, on every add with a dedup key).
+    ``tasks_expiry`` index, which SQLite has to be told about: without statistics it would
+    pick the work index and read every ready task, on every add with a dedup key.
 
     With ``n_keys``, only the tasks holding those keys: an add frees the keys it is about to
     use. That one waits for a row another transaction holds, rather than skip it, so that it
@@ -138,7 +138,7 @@ def evict_sql(dialect: str) -> str:
     """Cancel the least urgent, oldest ready tasks over the active cap. Parameters: now, now,
     how many. On PostgreSQL they are picked under a lock (:func:`picked`), which checks them
     again as they stand: a task picked from the statement's snapshot may have been claimed
-    since, and was cancelled under its worker."""
+    since, and must not be cancelled under its worker."""
     pick = (
         "SELECT id FROM tasks WHERE status = 'ready' ORDER BY priority DESC, created_at, id LIMIT ?"
     )
@@ -167,10 +167,9 @@ def claim_sql(dialect: str, n_kinds: int, n: int, guard: str = "") -> str:
     and the kinds. ``guard``: an extra condition, ANDed first (see :func:`done_and_claim_sql`).
 
     ``n`` is written into the statement, not bound: PostgreSQL costs a prepared statement's
-    ``LIMIT $n`` as a tenth of the table, so a claim's generic plan looked a hundred times
-    dearer than its custom plans and the server planned every claim afresh (~0.06 ms, a
-    quarter of a claim plus completion). With the limit written in, the generic plan costs
-    what the custom ones do and is reused."""
+    ``LIMIT $n`` as a tenth of the table, so a claim's generic plan would look a hundred
+    times dearer than its custom plans and the server would plan every claim afresh. With
+    the limit written in, the generic plan costs what the custom ones do and is reused."""
     kinds = f" AND kind IN ({', '.join('?' * n_kinds)})" if n_kinds else ""
     # SQLite picks rowids, which the work index holds: the change then goes straight to the
     # row instead of through the id index too (a B-tree less to read again each time
@@ -235,7 +234,7 @@ def claim_plan(
 ) -> ClaimPlan:
     """A claim's arguments checked, and its statement, remembered for the arguments as
     given: a worker claims with the same ones all day, and checking them again on every
-    claim was a tenth of the Python a claim plus completion runs."""
+    claim would be a large share of the Python a claim plus completion runs."""
     key = tuple(kinds) if isinstance(kinds, list) else kinds
     if not (key is None or isinstance(key, str | tuple)):  # refused there, never remembered
         return _checked_claim.__wrapped__(dialect, agent_id, n, lease, kinds, bind_process)
