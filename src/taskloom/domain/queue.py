@@ -130,7 +130,7 @@ def task_event_data(changed: Sequence[Any], fixed: Sequence[Any]) -> dict[str, A
 
 @dataclass(frozen=True)
 class Task:
-    """A task as stored (see SPEC Q1). Frozen, and without ``__slots__`` on purpose: every
+    """A task as stored. Frozen, and without ``__slots__`` on purpose: every
     claim and completion builds one from a row, and filling its ``__dict__`` in one call is
     faster than 25 slot setters."""
 
