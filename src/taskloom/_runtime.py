@@ -36,7 +36,7 @@ TOKEN_BYTES = 16
 _TOKENS_PER_READ = 64
 _random = bytearray()
 """Random bytes read from the OS ahead for :func:`new_token` (under ``_lock``): a claim
-makes one token, and reading 16 bytes each time was a system call per claim."""
+makes one token, and reading many tokens' worth at once spares a system call per claim."""
 
 
 def _forget_last() -> None:
@@ -101,7 +101,7 @@ def host_name() -> str:
     name = socket.gethostname()
     try:
         namespace = os.readlink("/proc/self/ns/pid")
-    except OSError:  # not Linux, or /proc hidden: the name alone, as before
+    except OSError:  # not Linux, or /proc hidden: the name alone
         return name
     return name if namespace == INIT_PID_NAMESPACE else f"{name} ({namespace})"
 
@@ -119,8 +119,8 @@ os.register_at_fork(after_in_child=_forked)
 
 
 def current_pid() -> int:
-    """This process's id, asked of the OS once and again in a forked child: every claim
-    records it, and a system call per claim showed on the queue's hot path."""
+    """This process's id, asked of the OS once and again in a forked child (every claim
+    records it, so it is kept rather than asked for each time)."""
     return _pid
 
 

@@ -108,8 +108,8 @@ class BoardHandle:
             new = dataclasses.replace(new, version=board.version + 1)
             snap = _snapshot(new)
             # Stored with the memory of the gated plans a model removed (the snapshot shown
-            # leaves it out): kept only in the cache, another process, a restart or an evicted
-            # cache forgot it, and a removed plan came back done under its title or its id.
+            # leaves it out), so that another process, a restart or an evicted cache still
+            # refuses a removed plan brought back done under its title or its id.
             stored = {**snap, **_memory(new)}
             tx.save_with_event(
                 BOARD_KIND, self.thread_id, new.version, stored, TODO_STATE, iso(now)

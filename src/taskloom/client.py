@@ -156,8 +156,8 @@ class AsyncProxy:
         object.__setattr__(self, "_target", target)
 
     def __setattr__(self, name: str, value: Any) -> None:
-        """Settings go to the wrapped object: ``tl.aio.queue.max_active = 2`` landed on the
-        proxy, read back as 2 and was never applied."""
+        """Settings go to the wrapped object: ``tl.aio.queue.max_active = 2`` sets the
+        queue's cap, not an attribute of the proxy."""
         setattr(self._target, name, value)
 
     def __getattr__(self, name: str) -> Any:

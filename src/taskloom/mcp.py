@@ -51,8 +51,8 @@ AGENT_HEADER = "x-taskloom-agent"
 SESSION_HEADER = "mcp-session-id"
 MAX_PINNED_SESSIONS = 10_000
 MAX_HTTP_SESSIONS = 1_000
-"""Open /mcp sessions at most (each ~35 KB until 30 minutes idle; the SDK allows 10,000):
-five thousand initializes from any local process held 175 MB."""
+"""Open /mcp sessions at most: each holds memory until 30 minutes idle, and the SDK's own
+bound (10,000) would let any local process make the server hold hundreds of MB."""
 """How many HTTP sessions' bindings a server remembers (the least recently used go first)."""
 
 # ``resources/read`` of a URI the server does not have: -32002 up to protocol 2025-11-25;
@@ -114,8 +114,9 @@ def build_server(tl: Taskloom, ctx: ToolContext | None) -> Server[Any]:
     def bound(request_ctx: Any) -> ToolContext:
         """The call's thread and agent: the process's over stdio; over HTTP, those the
         session's calls named first, which the rest of the session must repeat or leave out.
-        A session that changed its thread header midway acted on another thread under its
-        old session; one that changed its agent header claimed another agent's tasks."""
+        Otherwise a session that changes its thread header midway would act on another
+        thread under its old session, and one that changes its agent header would claim
+        another agent's tasks."""
         if ctx is not None:
             return ctx
         found = context_from_headers(request_ctx.request)
@@ -180,7 +181,8 @@ def build_server(tl: Taskloom, ctx: ToolContext | None) -> Server[Any]:
 
     async def list_resource_templates(_: Any, __: Any) -> types.ListResourceTemplatesResult:
         """None: the two resources are fixed. Answered, not "method not found", as the
-        server says it serves resources, and SDK clients that list templates then failed."""
+        server says it serves resources, and SDK clients that list templates fail on that
+        error."""
         return types.ListResourceTemplatesResult(resource_templates=[])
 
     async def read_resource(request_ctx: Any, params: types.ReadResourceRequestParams) -> Any:
@@ -306,8 +308,9 @@ def read_line(line: str) -> SessionMessage | types.JSONRPCError:
 
 def _refused_request(line: str, request: types.JSONRPCRequest) -> types.JSONRPCError | None:
     """The error for a request the SDK would take wrongly or answer without a reason: a key
-    given twice (``{"op": "list", "op": "add"}`` ran the add, where ``tool call`` refuses
-    it), or ``tools/call`` params of the wrong shape (answered -32602 with empty data)."""
+    given twice (the SDK would run the add of ``{"op": "list", "op": "add"}``, where ``tool
+    call`` refuses it), or ``tools/call`` params of the wrong shape (which it would answer
+    -32602 with empty data)."""
     try:
         parse_json(line, "the request")
     except InvalidInput as exc:
@@ -403,7 +406,7 @@ class _Unanswered:
 
     At the end of its input the SDK ends the session and cancels the requests still running,
     so a client that writes its requests and closes stdin (``taskloom mcp < calls.jsonl``)
-    lost the last answers (modelcontextprotocol/python-sdk#2678). The end of input is held
+    would lose the last answers (modelcontextprotocol/python-sdk#2678). The end of input is held
     back until every request has its answer, or was cancelled (which gets none). Ids are
     compared as text, as the SDK does (a cancellation may name request 7 as ``"7"``), and
     counted, so a client that reuses an id still gets both answers.
@@ -503,8 +506,8 @@ MAX_HTTP_MESSAGE = 4 * 1024 * 1024
 class CheckedMessages:
     """The ``/mcp`` endpoint, with a POSTed body checked as stdio checks a line
     (:func:`read_line`): a body that is not one JSON-RPC message is answered -32700 or -32600
-    with a short reason, as over stdio, where the SDK answered -32602 ("invalid params")
-    with its model's whole validation dump. Every other request goes to ``app`` as sent."""
+    with a short reason, as over stdio, not -32602 ("invalid params") with the SDK model's
+    whole validation dump. Every other request goes to ``app`` as sent."""
 
     def __init__(self, app: Any) -> None:
         self.app = app

@@ -130,8 +130,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def cli() -> typer.core.TyperGroup:
     """The command Typer builds from ``app``, each help text's paragraphs joined into lines:
-    Typer's help keeps a docstring's line breaks, and a terminal narrower than the source
-    showed every wrapped sentence ragged, a word or two alone on a line."""
+    Typer's help keeps a docstring's line breaks, which on a terminal narrower than the
+    source leave every wrapped sentence ragged, a word or two alone on a line."""
     command = typer.main.get_group(app)
     todo: list[Any] = [command]
     while todo:

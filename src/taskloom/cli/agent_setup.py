@@ -47,8 +47,8 @@ def mcp_command(thread: str, agent: str, db: str | None) -> list[str]:
 def program() -> str:
     """How the agent is to start taskloom: ``taskloom`` when that name on its PATH is this
     very program, else this program's absolute path. A virtualenv's ``.venv/bin/taskloom``
-    is seldom on PATH: the agent found no ``taskloom``, and its MCP server and every hook
-    failed to start ("taskloom: not found"), out of the user's sight."""
+    is seldom on PATH, and an agent that finds no ``taskloom`` cannot start its MCP server
+    nor any hook ("taskloom: not found"), out of the user's sight."""
     candidates = [Path(sys.argv[0])] if Path(sys.argv[0]).name in PROGRAM_NAMES else []
     candidates.append(Path(sys.executable).parent / "taskloom")  # ``python -m taskloom``
     mine = next((c.resolve() for c in candidates if c.is_file()), None)
@@ -71,7 +71,7 @@ _INDENT = re.compile(r"^([ \t]+)\S", re.M)
 
 
 def _dump_json(data: dict[str, Any], original: str) -> str:
-    """``data`` as JSON written the way ``original`` was: its line endings (CRLF stayed LF)
+    """``data`` as JSON written the way ``original`` is: its line endings (CRLF stays CRLF)
     and its indent (two spaces for a new file)."""
     found = _INDENT.search(original)
     indent: str | int = found.group(1) if found else 2

@@ -50,7 +50,7 @@ _STAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2
 def _command(name: str, db: str | None, *args: str, options: Sequence[str] = ()) -> str:
     """``taskloom board NAME … ARGS`` as a line that runs as printed: options first and
     ``--`` before the ids, which a model may start with ``-`` (card ``-1``); and the ``--db``
-    this command was given, else the line acted on another database. A URL holding a
+    this command was given, else the line acts on another database. A URL holding a
     password is left out: printed, it stays in scrollback and pasted logs."""
     given = [*options, *(("--db", db) if db and not url_has_password(db) else ())]
     return shlex.join(["taskloom", "board", name, *given, "--", *args])
@@ -143,8 +143,8 @@ def add(
 
 def _check_waits(status: str | None) -> None:
     """Refuse --needs-approval with another status than awaiting_approval: a card in progress
-    or done that "needs approval" was never approved by anyone, and one in todo could not be
-    (a person approves cards awaiting approval)."""
+    or done that "needs approval" would pass for approved by no one, and one in todo could
+    not be approved (a person approves cards awaiting approval)."""
     if status and parse_status(status) is not CardStatus.AWAITING_APPROVAL:
         raise InvalidInput(
             f"--needs-approval makes the card wait for a person's approval, so it cannot start"

@@ -55,9 +55,9 @@ def open_existing(db: str | None) -> Taskloom:
 @contextlib.contextmanager
 def flag_names(names: dict[str, str]) -> Iterator[None]:
     """Say the library's argument names in an input error as the command's flags: a person
-    who typed ``--for ""`` was told about ``'target_agent'``. A name is replaced where it is
-    quoted (``'lines'``, ```lines```), or anywhere if it holds an underscore (no word of
-    prose does)."""
+    who types ``--for ""`` is told about ``--for``, not ``'target_agent'``. A name is
+    replaced where it is quoted (``'lines'``, ```lines```), or anywhere if it holds an
+    underscore (no word of prose does)."""
     try:
         yield
     except InvalidInput as exc:
@@ -79,7 +79,7 @@ def check_range(value: float, name: str, low: int, high: int) -> None:
 
 def json_text(value: Any, *, indent: int | None = None) -> str:
     """``value`` as JSON for standard output: non-ASCII characters as ``\\uNNNN`` escapes
-    when stdout is not UTF-8, where they came out as ``\\U0001f389`` (invalid JSON)."""
+    when stdout is not UTF-8, where they would come out as ``\\U0001f389`` (invalid JSON)."""
     return json.dumps(value, indent=indent, ensure_ascii=not _stdout_is_utf8(), default=str)
 
 
@@ -109,7 +109,7 @@ def _json_escaped(match: re.Match[str]) -> str:
 def print_json(value: Any, *, must_arrive: bool = False) -> None:
     """``value`` as JSON. On a terminal the characters :func:`terminal_safe` shows are
     written as ``\\uNNNN`` escapes, which JSON reads back as the same text (a bidi control
-    in a title reordered the terminal's line, a C1 control drove it). ``must_arrive``: see
+    in a title would reorder the terminal's line, a C1 control drive it). ``must_arrive``: see
     :func:`write_out`."""
     text = json_text(value, indent=2)
     if out.is_terminal:
@@ -194,7 +194,7 @@ def _discard_output() -> None:
 
 class _GuardedStdout:
     """Standard output whose failed writes (not a gone reader, which click handles) are
-    :func:`_cannot_write` errors, whoever writes: rich's help printer left a traceback."""
+    :func:`_cannot_write` errors, whoever writes (rich's help printer too), never a traceback."""
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
@@ -243,7 +243,7 @@ MAX_STDIN_BYTES = 64 * 1024 * 1024
 
 def read_stdin(what: str) -> str:
     """All of stdin as text, for ``what``: an error, not a traceback, when there is none
-    (closed) or it is larger than :data:`MAX_STDIN_BYTES` (``< /dev/zero`` grew without end);
+    (closed) or it is larger than :data:`MAX_STDIN_BYTES` (``< /dev/zero`` never ends);
     bytes that are not UTF-8 read as U+FFFD."""
     if sys.stdin is None:
         raise InvalidInput(f"{what}: standard input is closed")
@@ -259,7 +259,7 @@ def read_stdin(what: str) -> str:
 
 def read_file(path: str) -> str:
     """A UTF-8 file's text (a byte order mark dropped), at most :data:`MAX_STDIN_BYTES` of
-    it, as stdin: ``/dev/zero`` was read without end, to a ``MemoryError``."""
+    it, as for stdin: a file without end (``/dev/zero``) is an error, not a ``MemoryError``."""
     try:
         with Path(path).open("rb") as file:
             data = file.read(MAX_STDIN_BYTES + 1)

@@ -96,7 +96,7 @@ def resume(thread: Thread, db: DbOption = None, as_json: JsonOption = False) -> 
 
 def _out_of_budget(goal: dict[str, Any], thread: str) -> str:
     """Why resume is refused, with the command that lifts the budget that ran out (both, if
-    both did): resuming reported success and changed nothing."""
+    both did), rather than a success that changes nothing."""
     time_out = goal["time_budget_s"] is not None and goal["time_used_s"] >= goal["time_budget_s"]
     tokens_out = goal["token_budget"] is not None and goal["tokens_used"] >= goal["token_budget"]
     lifts = [(("N", "--remove"), tokens_out), (("--time SECONDS", "--remove-time"), time_out)]
@@ -154,7 +154,7 @@ def budget(
 
 def _change(value: _T | None, remove: bool, given: str, flag: str) -> _T | Unset | None:
     """One budget's change: the value, ``None`` (removed) or ``UNSET`` (kept). Removing a
-    safety limit takes its own flag: a number left out (a script's empty variable) removed it."""
+    safety limit takes its own flag, so a number left out (a script's empty variable) keeps it."""
     if remove and value is not None:
         raise InvalidInput(f"give {given} or {flag}, not both")
     if remove:

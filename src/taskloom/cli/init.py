@@ -98,8 +98,8 @@ def _write(path: Path, text: str) -> None:
     dotfiles repository is updated there, not replaced by a copy), and the file keeps its
     permission bits, set before the text goes in: a 600 config.toml may hold tokens. A new
     file gets the default ones (the umask). The temp file is made new, under a name no one
-    could choose (``mkstemp``): at a fixed name, a link a cloned repository shipped there was
-    followed, and the settings went into a file outside the project. What the checks could
+    could choose (``mkstemp``): at a fixed name, a link a cloned repository ships there would
+    be followed, and the settings written into a file outside the project. What the checks could
     not foresee (a full disk) is still one error line."""
     try:
         target = path.resolve()

@@ -76,8 +76,8 @@ def serve(
     if token is not None and (not token.strip() or token != token.strip()):
         raise InvalidInput("the token must not be blank or start or end with spaces")
     if token is not None and not all("!" <= c <= "~" for c in token):
-        # Clients send it in an HTTP header, which carries ASCII only: a "tök" token was
-        # accepted here and then refused on every request that sent it as a header.
+        # Clients send it in an HTTP header, which carries ASCII only: a "tök" token accepted
+        # here would be refused on every request that sends it as a header.
         raise InvalidInput(
             "the token must be printable ASCII, without spaces (it is sent in a header)"
         )
@@ -108,8 +108,8 @@ def serve(
     if token is not None:
         err.print(_token_hint(f"http://{shown}:{port}/", token), markup=False)
     logging.getLogger("psycopg").addHandler(POOL_LOG)  # a server's log shows outages
-    # Past the streams' own grace, connections still open are closed: a client that stopped
-    # reading kept a stopped server waiting for its socket to drain, for ever.
+    # Past the streams' own grace, connections still open are closed, so a client that stops
+    # reading cannot keep a stopped server waiting for its socket to drain.
     uvicorn.run(
         app,
         host=host,

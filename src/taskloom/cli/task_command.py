@@ -1,12 +1,12 @@
 """One task's command for ``taskloom tasks work``: its own process group, the task on its
 standard input, and its output read within bounds.
 
-``subprocess.run`` was not enough here. It kills only the process it started, so a timeout or
-an interrupt left the command's children working on a task that had been failed or given to
+``subprocess.run`` is not enough here. It kills only the process it started, so a timeout or
+an interrupt would leave the command's children working on a task already failed or given to
 another worker; it reads until every process holding the output has closed it, so a command
-that left a job in the background was waited for (or failed as timed out) after it had exited
-with success; and it keeps all of the output, so a command printing gigabytes took gigabytes
-of the worker's memory when 16 KiB of it are kept.
+that leaves a job in the background would be waited for (or failed as timed out) after it
+exits with success; and it keeps all of the output, so a command printing gigabytes would take
+gigabytes of the worker's memory when 16 KiB of it are kept.
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ class _Starting:
     """Whether the main thread is starting a command, and the interrupt that came meanwhile.
 
     A signal raised between the command's fork and the wait that stops it on an interrupt
-    (inside ``Popen``, or as its output readers started: under load, CI caught it) left the
-    command and its children running on a task given back. While a command starts, an
+    (inside ``Popen``, or as its output readers start) would leave the command and its
+    children running on a task given back. While a command starts, an
     interrupt is held, and raised once the command can be stopped with it."""
 
     def __init__(self) -> None:

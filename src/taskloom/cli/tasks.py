@@ -235,7 +235,7 @@ def list_(
     Example: taskloom tasks list --status ready
     """
     check_range(limit, "--limit", 0, MAX_LIMIT)
-    if status == "":  # the queue reads "" as no filter: a script's unset variable listed all
+    if status == "":  # the queue reads "" as no filter: a script's unset variable would list all
         statuses = ", ".join(TaskStatus)
         raise InvalidInput(f"--status, when given, must not be empty (one of: {statuses})")
     if agent == "":  # likewise

@@ -77,7 +77,7 @@ _LIST_TOOL_ADVICE = {
 }
 """The advice of each refusal for a tool whose statuses are pending, in_progress, completed
 (and cancelled): it cannot send ``awaiting_approval`` nor call ``revise_plan``, so telling its
-model to resubmit left it nothing to do but retry."""
+model to resubmit would leave it nothing to do but retry."""
 
 
 def advice_for_list_tools(message: str) -> str:
@@ -138,8 +138,8 @@ def _check_model_card(old: Card | None, new: Card) -> None:
 def model_change(before: Board, after: Board) -> Board:
     """``after``, a model's change of ``before``, checked (:func:`check_model_change`) and
     with the gated plans it removes or renames remembered, so it cannot bring them back.
-    Only a model's changes are remembered: a person's removal is theirs to make, and filled
-    the memory (and kept the model from a title) for nothing."""
+    Only a model's changes are remembered: a person's removal is theirs to make, and would
+    fill the memory (and keep the model from a title) for nothing."""
     check_model_change(before, after)
     if after is before:
         return after
@@ -155,8 +155,9 @@ def model_change(before: Board, after: Board) -> Board:
 def retiring(board: Board, cards: Sequence[Card]) -> tuple[list[str], list[str]]:
     """What a change from ``board`` to ``cards`` retires: the ids of the gated cards it
     removes, and the titles (:func:`title_key`) of gated plans, waiting or approved, that
-    leave the board, removed or renamed (a rename first, then a removal, freed the plan's
-    title; an approved plan removed and added again as done swapped what a person approved)."""
+    leave the board, removed or renamed (otherwise a rename, then a removal, would free the
+    plan's title, and an approved plan removed and added again as done would swap what a
+    person approved)."""
     now = {c.id: c for c in cards}
     gated = [c.id for c in board.cards if c.id not in now and needs_a_person(c)]
     titles = []
@@ -196,7 +197,7 @@ def check_model_change(before: Board, after: Board) -> None:
 def _check_room(before: Board, after: Board) -> None:
     """The board remembers the last :data:`MAX_RETIRED` removed plans; a model removing more
     than fit would push the oldest out, and could then bring one back as its own (filling the
-    memory with throw-away plans took two calls). A person's removal retires nothing, and
+    memory with throw-away plans takes two calls). A person's removal retires nothing, and
     a person's clear forgets them all."""
     gated, waiting = retiring(before, after.cards)
     over = len(before.retired_ids) + len(gated) > MAX_RETIRED
@@ -210,8 +211,8 @@ def _check_room(before: Board, after: Board) -> None:
 
 def _check_twin(card: Card, gated: Mapping[str, str]) -> None:
     """A model may not change a plain card that shares a gated plan's title: with a twin made
-    first, ``todo_write`` dropped the waiting plan and completed the twin under its title, and
-    the board showed the plan a person was asked about as done."""
+    first, ``todo_write`` could drop the waiting plan and complete the twin under its title,
+    and the board would show the plan a person was asked about as done."""
     key = title_key(card.title)
     if gated.get(key, card.id) != card.id:
         raise InvariantViolation(

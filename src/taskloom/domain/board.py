@@ -5,7 +5,7 @@ Each operation is a pure function ``(board, args, now[, new_id]) -> board`` that
 the next board or raises a :class:`~taskloom.domain.errors.TaskloomError`. The store runs it
 inside one write transaction; nothing here reads a clock, a random source or a database.
 
-Rules kept here (and bugs of the seed fixed here):
+Rules kept here:
 
 - ids come from the injected ``new_id`` (uuids in production), never from a process counter;
 - at most one card is ``in_progress``; breaking that is an error, never silently repaired;
@@ -192,8 +192,8 @@ def _commit(board: Board, cards: Sequence[Card], now: datetime) -> Board:
 def _later(stamp: str, before: str) -> str:
     """``stamp``, or a millisecond after ``before`` when that is not earlier: a card's
     ``updated_at`` changes with every change of the card, even two in one millisecond. A
-    person's decision names the version it saw by it (``decide_plan(seen=…)``), and a model's
-    edit landing in the same millisecond as the plan it replaced passed for that plan."""
+    person's decision names the version it saw by it (``decide_plan(seen=…)``), so a model's
+    edit landing in the same millisecond as the plan it replaces never passes for that plan."""
     if before and stamp <= before:
         return iso(parse_iso(before) + timedelta(milliseconds=1))
     return stamp
@@ -254,7 +254,7 @@ def decide_plan(
     as the person saw it; if the card changed since (the model may still edit a waiting
     plan), the decision is refused, so no one approves a plan they were not shown. Either
     way the card stays a person's to approve from then on (``approval_mode`` required): an
-    approved card whose mode was unset could be rewritten by the model and marked done."""
+    approved card whose mode is unset could be rewritten by the model and marked done."""
     i = _index(board, card_id)
     card = board.cards[i]
     if card.status is not CardStatus.AWAITING_APPROVAL:
@@ -365,7 +365,7 @@ def claim_card(
     now: datetime,
 ) -> tuple[Board, Card]:
     """Compare-and-set on a card's status: move it to ``target`` only if it is in ``expected``
-    (a list of statuses, or one status: a lone ``"todo"`` was read letter by letter)."""
+    (a list of statuses, or one status: a lone ``"todo"`` is one status, not four letters)."""
     if isinstance(expected, str):
         expected = [expected]
     elif not isinstance(expected, Collection):

@@ -332,8 +332,9 @@ def clean_items(items: Sequence[str] | None, name: str) -> tuple[str, ...]:
 def clean_id(value: str | Unset | None) -> str | None:
     """A card id given by its writer (a model's ``todo_list``, ``replace``): letters, digits
     and ``. _ : -``, at most 64. It is shown in the markdown and in the panel's URLs, where
-    a backtick, a line break, a slash or a look-alike (a zero-width space) made a fake card,
-    a card no one could approve from the panel, or a second card that looked like the first."""
+    a backtick, a line break, a slash or a look-alike (a zero-width space) would make a fake
+    card, a card no one could approve from the panel, or a second card that looks like the
+    first."""
     card_id = None if isinstance(value, Unset) else clean_text(value, "todo id")
     if card_id is not None and not _CARD_ID.fullmatch(card_id):
         shown = card_id[:64].encode("unicode_escape").decode("ascii")
@@ -398,8 +399,8 @@ def needs_a_person(card: Card) -> bool:
 
 def waits_if_gated(card: Card) -> Card:
     """A new card that needs approval and is not finished starts awaiting it: added as
-    ``todo`` it was gated yet no one could approve it, and added as ``ready`` it passed for
-    approved and was started (the rule for a card made to need approval, at creation)."""
+    ``todo`` it would be gated yet no one could approve it, and added as ``ready`` it would
+    pass for approved and be started (the rule for a card made to need approval, at creation)."""
     if card.approval_mode is ApprovalMode.REQUIRED and card.status in UNFINISHED:
         return dataclasses.replace(card, status=CardStatus.AWAITING_APPROVAL)
     return card
@@ -410,22 +411,22 @@ def keeps_its_gate(old: Card, card: Card) -> Card:
 
     - a plan rejected or withdrawn while awaiting approval stays a person's to approve
       (``approval_mode`` becomes required) unless this very change set the mode (a host may;
-      the model's gate refuses it): a ``not_required`` it was submitted with let the model
-      withdraw it and then finish it unapproved. A plain todo the model cancelled (also
-      ``rejected``) was never gated and stays free;
+      the model's gate refuses it): a ``not_required`` it was submitted with would let the
+      model withdraw it and then finish it unapproved. A plain todo the model cancels (also
+      ``rejected``) is not gated and stays free;
     - an approved card paused (moved to ``todo``, as a list tool's ``pending`` or a
       ``replace`` without a status does) lands on ``ready``, approved and not started: in
-      ``todo`` it waited for a person, yet no one could approve it (``decide_plan`` takes
+      ``todo`` it would wait for a person, yet no one could approve it (``decide_plan`` takes
       cards awaiting approval);
     - a card made to need approval (its mode set to required now) that is not finished waits
-      for the person: left ready or in progress, it passed for approved and was finished; so
-      does a finished card made to need it and started again in the same change (a done
-      card's edit to required and in_progress forged an approved plan no one saw);
+      for the person: left ready or in progress, it would pass for approved and be finished;
+      so does a finished card made to need it and started again in the same change (a done
+      card's edit to required and in_progress would forge an approved plan no one saw);
     - a plan moved from awaiting approval to work by a person (``board status … approved``)
       is approved, and stays a person's (mode required, as ``decide_plan`` makes it): left
       unset, the model could rewrite it and mark it done;
     - a waiting plan whose requirement a person lifts (``--no-approval``) goes back to todo:
-      left awaiting approval, it still waited for the approval no longer needed."""
+      left awaiting approval, it would wait for an approval no longer needed."""
     mode = card.approval_mode
     if (
         mode is ApprovalMode.REQUIRED

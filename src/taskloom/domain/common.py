@@ -66,8 +66,8 @@ def parse_json(text: str, what: str) -> Any:
 
 
 class _UniqueKeys:
-    """An object hook refusing a key given twice: the last one won in silence, and
-    ``{"op": "list", "op": "clear"}`` cleared a board."""
+    """An object hook refusing a key given twice: otherwise the last one wins in silence, and
+    ``{"op": "list", "op": "clear"}`` clears a board."""
 
     def __init__(self, what: str) -> None:
         self.what = what
@@ -100,7 +100,7 @@ as nothing, they spell a text a model reads and the person approving the plan ne
 
 def no_controls(text: str, name: str) -> str:
     """Refuse control characters (whitespace and line breaks aside) in text a person reads:
-    ``\x01`` made a title pass for another's, past the approval gate's look-alike check, and
+    ``\x01`` makes a title pass for another's, past the approval gate's look-alike check, and
     a terminal escape (``\x1b[1A\x1b[2K``) in a plan step is an attempt to hide text from the
     person about to approve it (the CLI shows escapes on a terminal, but other readers may
     not)."""
@@ -128,8 +128,8 @@ def _unseen(char: str) -> bool:
 
 def visible_id(text: str, name: str) -> str:
     """Refuse an id (a thread's, an agent's) holding a character one cannot see: a terminal
-    escape in an agent id cleared the screen of whoever ran ``taskloom tasks list``, and a
-    bidi override or a zero-width space made a look-alike id. Joiners (emoji, Persian) and
+    escape in an agent id would clear the screen of whoever runs ``taskloom tasks list``, and
+    a bidi override or a zero-width space make a look-alike id. Joiners (emoji, Persian) and
     direction marks (Arabic) stay."""
     if not text.isprintable():
         for at, char in enumerate(text):

@@ -99,8 +99,8 @@ class ProviderError(TaskloomError):
 class TurnFailed(TaskloomError):
     """Raise from a turn function that failed after spending, with what it spent:
     ``raise TurnFailed(tokens_used=300) from exc``. The goal loop and the scheduler tick
-    charge it before the failure counts: a provider that broke after the first of a turn's
-    calls left the goal's budget untouched, and a flaky one was never stopped by it."""
+    charge it before the failure counts, so a provider that breaks after the first of a
+    turn's calls still spends the goal's budget, and a flaky one is stopped by it."""
 
     code = "turn_failed"
     http_status = 502

@@ -1,6 +1,6 @@
 """Per-thread goals: one durable objective with a token (and optional time) budget.
 
-Pure transitions, ``now`` and ids injected. The budget rules close the seed's escapes:
+Pure transitions, ``now`` and ids injected. The budget rules leave no way around a budget:
 
 - a budget must be positive (0 is rejected, not "already exhausted");
 - the model can lower a budget but never raise or remove one; only the host can;
@@ -37,7 +37,7 @@ GOAL_KIND = "goal"
 MAX_OBJECTIVE = 4000
 MAX_REASON = 4000
 """A blocked or paused goal's reason, in characters: it is in every snapshot, event and
-``goal_get`` answer, so an unbounded one (5 MB was accepted) filled the model's context."""
+``goal_get`` answer, so an unbounded one would fill the model's context."""
 MAX_EVIDENCE = 16000
 """Completion evidence, in characters: room for a test summary, not a whole log."""
 MAX_REPLACED_IDS = 256
@@ -73,8 +73,8 @@ class Goal:
     lineage_id: str = ""
     """The id this goal had when it was set (created, or given a new objective by the host):
     the model's rephrasings keep it. A turn charged by it is charged however many times the
-    model rephrased meanwhile; by its ``goal_id`` alone, 257 rephrasings in one turn pushed
-    that id out of :data:`MAX_REPLACED_IDS`, and the turn was never charged."""
+    model rephrased meanwhile; by its ``goal_id`` alone, more rephrasings in one turn than
+    :data:`MAX_REPLACED_IDS` would push that id out, and the turn would go uncharged."""
     replaced_lineages: tuple[str, ...] = ()
     """The lineages the host's new objectives replaced (only the host adds to these)."""
 
@@ -125,8 +125,8 @@ MAX_TOKEN_BUDGET = 2**63 - 1
 """The largest budget both backends store (a 64-bit integer)."""
 MAX_TURN_SECONDS = 1e9
 """The longest turn usage may report (about 30 years): a bound that keeps the running total
-a finite number. NaN or infinity used to be stored as null, after which every process but
-the one that reported it failed to add to the total."""
+a finite number: NaN or infinity would be stored as null, after which every process but the
+one that reported it would fail to add to the total."""
 
 
 def _check_budget(token_budget: int | None) -> int | None:
@@ -413,13 +413,13 @@ def _objective_element(goal: Goal) -> str:
 
 
 def _seconds(value: float) -> str:
-    """``1,200 s``, ``30.5 s``: a budget of 30.5 s read "30 s"."""
+    """``1,200 s``, ``30.5 s``: a fraction of a second is shown, not rounded away."""
     return f"{value:,.1f}".removesuffix(".0") + " s"
 
 
 def usage_text(goal: dict[str, Any]) -> str:
     """A goal's usage against each budget, ``5/1000 tokens, 20/10 s`` (a fraction is a
-    limit), for headers: "no budget" was shown for a goal stopped by its time budget."""
+    limit), for headers: a goal stopped by its time budget shows it, not "no budget"."""
     tokens, limit = goal["tokens_used"], goal["token_budget"]
     parts = [f"{tokens} tokens" if limit is None else f"{tokens}/{limit} tokens"]
     if goal.get("time_budget_s") is not None:

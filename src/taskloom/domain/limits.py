@@ -2,7 +2,7 @@
 
 Every board operation returns the whole board into the model's context, and every change
 stores it whole (a snapshot per change, in the board and in its event). Per-field limits alone
-let five cards of 100 steps of 64 KiB make a 97 MB board, returned on every op; the totals
+would let five cards of 100 steps of 64 KiB make a 97 MB board, returned on every op; the totals
 here stop that while leaving a full board of short cards (1,000 cards, ~330 KB of markdown)
 far below them. Sizes are counted once per card object and cached on it
 (:meth:`~taskloom.domain.card.Card.text_size`), so checking a 1,000-card board
@@ -43,8 +43,8 @@ def storable(value: str, name: str, limit: int = MAX_FIELD_BYTES) -> str:
 
 def storable_json(value: Any, name: str) -> None:
     """Host-supplied JSON such as ``source_metadata``, stored the same way by both backends:
-    text keys, storable strings, finite numbers within 64 bits (NaN was stored as null, and
-    read back as NaN only by the process that wrote it), lists and objects."""
+    text keys, storable strings, finite numbers within 64 bits (NaN would be stored as null,
+    and read back as NaN only by the process that wrote it), lists and objects."""
     if isinstance(value, str):
         storable(value, name)
     elif isinstance(value, Mapping):

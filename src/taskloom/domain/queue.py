@@ -41,9 +41,9 @@ MAX_SECONDS = 100 * 365.25 * 86400
 """The longest lease, delay or time to live: a longer one is a mistake (``inf``, ``1e300``)
 that would overflow every time column and clock it reaches."""
 MIN_LEASE_S = 1.0
-"""The shortest lease a model or a worker may take: ``1e-9`` ran out before the answer was
-read (three such claims used up a task's attempts), and a worker renewing a third of the way
-through such a lease never stopped renewing."""
+"""The shortest lease a model or a worker may take: a shorter one (``1e-9``) runs out before
+the answer is read (three such claims use up a task's attempts), and a worker renewing a third
+of the way through it would never stop renewing."""
 INT_RANGE = (-(2**31), 2**31 - 1)
 """Whole-number fields are 32-bit on PostgreSQL; SQLite is held to the same range so a task
 that one backend accepts, the other does too."""
@@ -218,7 +218,7 @@ def check_text(
 
 
 def check_cap(value: object) -> int:
-    """A queue's cap on ready tasks: a whole number from 1 up (``-1`` cancelled every ready
+    """A queue's cap on ready tasks: a whole number from 1 up (``-1`` would cancel every ready
     task on the next add)."""
     if type(value) is not int or not 1 <= value <= INT_RANGE[1]:
         raise InvalidInput(f"max_active must be a whole number from 1 to {INT_RANGE[1]}")
@@ -489,7 +489,7 @@ def new_task(fields: Mapping[str, Any]) -> NewTask:
 def claim_command(agent_id: str, db: str | None = None, program: str = "taskloom") -> str:
     """The shell command that claims a task for ``agent_id``, quoted to run as shown: with
     ``program``, the hook's own (a virtualenv's full path when ``taskloom`` is not on the
-    agent's PATH, where a bare name was "command not found"), and ``db``, the database the
+    agent's PATH, where a bare name is "command not found"), and ``db``, the database the
     hook was given (the caller leaves out a URL that holds a password, which must not reach
     a model's context: :func:`taskloom.cli.hooks.hook_claim_command`). It holds no ``<`` or
     ``>``, so the block shows it as it is (see :func:`_shell_word`)."""

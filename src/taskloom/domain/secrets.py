@@ -109,7 +109,7 @@ _QUALIFIED_TOKENS = frozenset(
 _KEY_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _KEY_WORDS_CAPS_FIRST = re.compile(r"[A-Z]{2,}(?=[a-z])|[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 """The other reading of capitals run into a word: ``APIkey`` as ``API`` + ``key`` (the first
-reads ``AP`` + ``Ikey``, and ``PASSword`` as ``PAS`` + ``Sword``: both passed as no secret)."""
+reads ``AP`` + ``Ikey``, and ``PASSword`` as ``PAS`` + ``Sword``: no secret in either)."""
 
 
 def key_readings(key: str) -> set[tuple[str, ...]]:

@@ -7,7 +7,7 @@ accents, look-alike letters, list markers and surrounding punctuation must not m
 one. The key is only compared, never shown, so it may merge titles a reader would tell apart
 ("Déploy" and "Deploy"): a false match costs the model a message, a missed one lets a plan
 through. Marks that are letters' own parts in other scripts (a kana's dakuten, a Thai tone
-mark, a Devanagari vowel sign) stay: dropped, "パス" (path) was "バス" (bus).
+mark, a Devanagari vowel sign) stay: dropped, they would make "パス" (path) "バス" (bus).
 """
 
 from __future__ import annotations
@@ -169,8 +169,8 @@ _CASED_LOOK_ALIKES = str.maketrans(
 )
 """Letters whose small and capital forms are drawn like different Latin letters (a Greek ν
 like a v, its capital Ν like an N; η like an n, Η like an H; Υ like a Y), read before case
-folding would make them one: "Remoνe old νolumes" passed for another plan than "Remove old
-volumes". With a Cyrillic п (an n) and izhitsa (a v), which folding leaves alone."""
+folding would make them one: otherwise "Remoνe old νolumes" would pass for another plan than
+"Remove old volumes". With a Cyrillic п (an n) and izhitsa (a v), which folding leaves alone."""
 _LATIN = re.compile(r"[A-Za-z]")
 
 

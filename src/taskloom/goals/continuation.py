@@ -226,7 +226,8 @@ def run_goal_loop(
 async def _claimed(runtime: Runtime, claim: Callable[..., T], *args: Any) -> T:
     """``claim(*args)`` on a worker thread, for a result that may be a turn lease. Cancelled
     while the thread runs (a timeout, a shutdown), the claim still commits there; it is then
-    awaited to its end and its lease released, or the thread stayed blocked for ``lease_s``."""
+    awaited to its end and its lease released, or the thread would stay blocked for
+    ``lease_s``."""
     task = asyncio.ensure_future(asyncio.to_thread(claim, *args))
     try:
         return await asyncio.shield(task)
@@ -384,7 +385,8 @@ def _turn_failed(
 
 def _turn_done(handle: GoalHandle, goal: Goal, outcome: TurnOutcome) -> TickItem:
     """Charge the turn; suppress only the goal that ran, never one that replaced it since. A
-    turn that cleared its goal leaves nothing to suppress (that raised, and ended the tick)."""
+    turn that cleared its goal leaves nothing to suppress (suppressing would raise
+    ``NotFound`` and end the tick)."""
     snap = handle.account_usage(goal.lineage_id, outcome.tokens_used, outcome.elapsed_s)
     after = snap["goal"]
     if not outcome.made_progress and after and after["status"] == GoalStatus.ACTIVE:

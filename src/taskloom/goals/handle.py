@@ -120,8 +120,8 @@ class GoalHandle:
 
     def resume(self) -> Snapshot:
         """Host control: a paused or blocked goal back to work. A complete goal is refused,
-        and so is one out of budget: resuming them reported success and changed nothing (a
-        user's turn on one is fine, :meth:`user_turn`)."""
+        and so is one out of budget, rather than a success that changes nothing (a user's
+        turn on one is fine, :meth:`user_turn`)."""
 
         def op(g: Goal | None, now: datetime) -> Goal:
             goal = _need(g)

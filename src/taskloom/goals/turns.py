@@ -3,7 +3,7 @@
 The lease lives in the database (a document of kind ``goal_turn`` per thread), so it holds
 across processes and machines. Each holder gets its own ``owner`` token, and only the owner
 releases the lease: a turn that outlived its lease ends without touching the lease another
-turn took since (releasing it let a third scheduler start a turn beside the second).
+turn took since (releasing it would let a third scheduler start a turn beside the second).
 
 The lease records its holder's pid and host: a process that died mid-turn leaves the thread to
 the next claim on the same host at once, instead of blocking it until the lease runs out. A

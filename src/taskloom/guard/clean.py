@@ -5,17 +5,17 @@ Only an HTML document is stripped of markup: text that starts with ``<!doctype h
 server code (``<?php``, ``<?=``, ``<%``, ``{%``, ``{{``). Anything else passes exactly as the
 tool returned it (only NUL characters go): C++ ``std::vector<int>``, ``a<b && c>d``, XML, a
 Vue or Svelte component, JSX, a PHP or Jinja template, a Python file with an inline string
-holding ``<html><body>…``, a README with a few tags. Holding a ``<body>`` element was
-enough, and a PHP page came back as "Hi", a Python file without its indentation. A coding
-agent edits files by the text it was shown, so a collapsed space or a dropped ``<script>``
-block in what it read would become a broken edit. What cleaning removes is never lost: the
-guard stores the original of any output it shows cleaned (:mod:`taskloom.guard.core`).
+holding ``<html><body>…``, a README with a few tags. Holding a ``<body>`` element is not
+enough: stripped, a PHP page would come back as "Hi", a Python file without its indentation.
+A coding agent edits files by the text it was shown, so a collapsed space or a dropped
+``<script>`` block in what it read would become a broken edit. What cleaning removes is never
+lost: the guard stores the original of any output it shows cleaned (:mod:`taskloom.guard.core`).
 
-For HTML the order follows the seed's ``clean_tool_output``: whole ``<script>``/``<style>``
-blocks first (their bodies are not text), ``<svg>`` and ``data:`` URIs become short markers (so
-the model knows something was there), comments and ``<!doctype>`` go, then HTML tags are
-removed with their text kept. A block-level tag (``<p>``, ``<tr>``, ``<br>``…) leaves a
-newline and a cell tag a space, so ``<td>1</td><td>2</td>`` reads ``1 2``, not ``12``.
+For HTML the order is: whole ``<script>``/``<style>`` blocks first (their bodies are not text),
+``<svg>`` and ``data:`` URIs become short markers (so the model knows something was there),
+comments and ``<!doctype>`` go, then HTML tags are removed with their text kept. A block-level
+tag (``<p>``, ``<tr>``, ``<br>``…) leaves a newline and a cell tag a space, so
+``<td>1</td><td>2</td>`` reads ``1 2``, not ``12``.
 JSON is never cleaned this way: it goes through :mod:`taskloom.guard.compact` instead.
 """
 

@@ -3,7 +3,7 @@
 Real API payloads are mostly navigation and repetition: GitHub objects carry a dozen
 ``*_url`` hypermedia links that are the object's own ``url`` plus a suffix, ``null`` fields,
 and the same ``repository``/``owner``/``sender`` object repeated in every item. Dropping those
-keeps every identifier, count and distinct value, and on the octokit webhook corpus removes
+keeps every identifier, count and distinct value, and on GitHub's webhook payloads removes
 about three quarters of the tokens. Nothing is sampled and nothing is summarised: the
 original stays in the stash, and the report lists every kind of thing removed.
 

@@ -1,8 +1,8 @@
 """``GuardConfig``: the guard's knobs, and the bounds that keep each of them meaningful.
 
 A value out of its bounds is refused when the config is made, with the field named: a
-negative preview was shown as "Preview (first -66 …", a TTL of zero told the model to read
-a result already expired, and a cooldown of a billion days overflowed the date arithmetic
+negative preview would read "Preview (first -66 …", a TTL of zero would tell the model to read
+a result already expired, and a cooldown of a billion days would overflow the date arithmetic
 of every later wrap.
 """
 
@@ -30,11 +30,11 @@ class GuardConfig:
     """Knobs of the guard. Sizes are in tokens of ``encoding`` unless named ``_bytes``.
 
     ``threshold_tokens`` defaults to 3,000, about what Codex keeps of one output (10 KiB of
-    JSON), against the seed's 500k that never fired; nothing is lost above it, so it can be
-    low. A JSON output whose compacted form fits in ``compacted_max_tokens`` is shown
-    compacted instead of as a placeholder. ``chunk_tokens`` is larger than the threshold so
-    the single-call LLM path is reachable; ``max_chunks`` bounds the calls of one map-reduce
-    (a result over it gets a message saying how to narrow the query, not 89 calls).
+    JSON); nothing is lost above it, so it can be low. A JSON output whose compacted form
+    fits in ``compacted_max_tokens`` is shown compacted instead of as a placeholder.
+    ``chunk_tokens`` is larger than the threshold so the single-call LLM path is reachable;
+    ``max_chunks`` bounds the calls of one map-reduce (a result over it gets a message saying
+    how to narrow the query, not a call per chunk).
     ``concurrency`` bounds the LLM calls in flight per endpoint in this process, summaries
     and every extract together; ``extract_timeout`` bounds one extract's map-reduce.
 

@@ -122,7 +122,7 @@ def _mode(stored: str) -> str:
 
 def _redact_output(text: str) -> tuple[str, int]:
     """A text output redacted: by key when it is JSON kept as text (a number beyond a
-    double lost every key's redaction), then by the text rules."""
+    double must not cost it every key's redaction), then by the text rules."""
     text, by_key = redact_json_text(text)
     text, by_text = redact_text(text)
     return text, by_key + by_text
@@ -145,10 +145,10 @@ def _exact_int(text: str) -> int:
 def _exact_float(text: str) -> float:
     """``text`` as a float, if the float holds exactly the value ``text`` writes.
 
-    Only finiteness was checked, so ``12345678901234567890.5`` was shown, read and extracted
-    as ``1.2345678901234567e+19`` and ``0.30000000000000000001`` as ``0.3``: values changed.
-    Requiring the encoders to write the text back verbatim went too far (``1e-05``, ``1e3``,
-    ``1.50`` became text, and JSONPath failed on them): a spelling may change, a value may
+    Finiteness is not enough: ``12345678901234567890.5`` would be shown, read and extracted
+    as ``1.2345678901234567e+19`` and ``0.30000000000000000001`` as ``0.3``. Requiring the
+    encoders to write the text back verbatim is too strict (``1e-05``, ``1e3``, ``1.50``
+    would become text, and JSONPath fail on them): a spelling may change, a value may
     not. The shortest round-trip writers (``repr``, orjson) all give the same decimal value,
     so comparing that value with the text's is enough.
     """
@@ -176,9 +176,9 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def _parse_json(text: str) -> Any:
     """The JSON object or array ``text`` holds, if the guard can re-encode it exactly; else
     ``None``, and the output is kept as text, which loses nothing. Integers beyond 64 bits
-    (token amounts, say) failed the encoder, ``NaN``, ``Infinity`` or ``1e400`` came out as
-    ``null``, and a number with more digits than a double holds came out changed: values the
-    model would have been shown changed. A number only spelled otherwise (``1E5``, ``1.50``)
+    (token amounts, say) fail the encoder, ``NaN``, ``Infinity`` or ``1e400`` would come out
+    as ``null``, and a number with more digits than a double holds would come out changed:
+    the model would be shown other values. A number only spelled otherwise (``1E5``, ``1.50``)
     keeps its value and stays JSON. An object with a duplicate key is text too: parsed, all
     but its last value would be lost."""
     head = text.lstrip()[:1]
@@ -213,10 +213,10 @@ def _replace_surrogates(match: re.Match[str]) -> str:
 
 def valid_text(text: str) -> str:
     """``text`` as valid UTF-8: an undecodable byte of a subprocess's output (a lone surrogate
-    with ``surrogateescape``) becomes one U+FFFD, as no backend stores it. Re-encoding with
-    ``surrogatepass`` made three of each, inflating the stored size and the token count.
-    A NUL becomes U+FFFD too, on every backend: PostgreSQL cannot store one, so a binary
-    output stashed on SQLite could not be moved (``migrate-db``) and failed there outright."""
+    with ``surrogateescape``) becomes one U+FFFD, as no backend stores it (re-encoding with
+    ``surrogatepass`` would make three of each, inflating the stored size and the token
+    count). A NUL becomes U+FFFD too, on every backend: PostgreSQL cannot store one, and an
+    output stashed on SQLite must move to PostgreSQL (``migrate-db``) as it is."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -226,7 +226,7 @@ def valid_text(text: str) -> str:
 
 def _check_length(what: str, text: str | None) -> None:
     """Refuse a query or path longer than any real one: it would be echoed in the answer
-    (a 120,000-character query came back whole, past the answer's token cap) and searched for.
+    (whole, past the answer's token cap) and searched for.
     """
     if text is not None and len(text) > MAX_QUERY_CHARS:
         raise InvalidInput(
@@ -386,8 +386,8 @@ class Guard:
 
     def _stash_cleaned(self, tool: str, text: str) -> Wrapped:
         """An HTML document that fits once cleaned: shown cleaned, under a header naming the
-        stored original. A cleaned text passed on with no way back was all the model had:
-        a template that cleaning took for HTML lost its code, and nothing was stored."""
+        stored original, so a template that cleaning takes for HTML loses nothing: the
+        model can read back what it was not shown."""
         redacted = 0
         if self.config.redact:  # the stored copy, and so what is shown of it
             text, redacted = _redact_output(text)
@@ -542,8 +542,8 @@ class Guard:
     def _settle(self, key: str, summary: str | None, error: str | None) -> None:
         """End this process's claim on ``key``: store the summary or give the claim up, so a
         later wrap of the payload asks again rather than waiting on an orphaned claim; and
-        count the outcome for the breaker (nothing is counted when neither came, as when
-        the wrap was interrupted)."""
+        count the outcome for the breaker (nothing is counted when neither comes, as when
+        the wrap is interrupted)."""
         if error is not None:
             log.warning("summarizer failed for %s: %s", self.thread_id, error)
         with self._tl.store.write() as tx:
@@ -617,8 +617,8 @@ class Guard:
     def extract(self, rid: str, query: str) -> str:
         """Answer ``query`` from a stashed result: locally first, then the LLM if configured.
 
-        A JSONPath or a /regex/ is exact, so a miss is answered here ("matches nothing"):
-        sending it to the map-reduce cost 89 calls to learn the same. A query with no word to
+        A JSONPath or a /regex/ is exact, so a miss is answered here ("matches nothing"),
+        not by a map-reduce spending a call per chunk to learn the same. A query with no word to
         search for ("???", "the") and a JSONPath on text are errors, not words for the LLM:
         they could match nothing in any result. A result over ``max_chunks`` chunks is not
         map-reduced either; the answer says why.
@@ -652,8 +652,8 @@ class Guard:
         return self._render_llm(rid, query, result, local)
 
     def _render_llm(self, rid: str, query: str, result: MapReduceResult, local: Extraction) -> str:
-        """The map-reduce answer under ``extract_cap_tokens``, like a local one: a provider
-        that ignored ``max_tokens`` returned a 200,000-character answer whole. When no chunk
+        """The map-reduce answer under ``extract_cap_tokens``, like a local one, even from a
+        provider that ignores ``max_tokens``. When no chunk
         answered (all failed, or found nothing) the local ranking's fragments follow,
         labelled as the weaker match they are, rather than being thrown away."""
         head = (

@@ -92,7 +92,7 @@ _SECRET_NAME = (
 )
 _QUOTED = r"\"(?![ \t]*[,:\]}])[^\"\n]*\"|'[^'\n]*'"
 """A quoted value; a double quote followed by ``,``, ``:``, ``]`` or ``}`` closes a JSON string
-(``{"cmd": "--token=", "n": 1}``): taken for a value, ``", "`` was replaced and the JSON broken."""
+(``{"cmd": "--token=", "n": 1}``): as a value, ``", "`` would be replaced, the JSON broken."""
 _ENV_LINE = re.compile(
     rf"(?m)^([ \t]*(?:export[ \t]+)?[A-Z0-9_]*{_SECRET_NAME}=)(?![\"']?\$)(?!\[redacted\])"
     rf"({_QUOTED}|[^\s\"']+)"
@@ -104,7 +104,7 @@ _FLAG = re.compile(
     rf"({_QUOTED}|(?:[^\s\"'\\]|\\(?!\"))+)"
 )
 """A flag's value; a backslash before a quote escapes it in a JSON string (``\"abc\"``), and
-taken with the value it left the quote bare and the JSON broken."""
+taken with the value it would leave the quote bare and the JSON broken."""
 _NPMRC = re.compile(r"(:_(?:authToken|auth|password)=)(?!\[redacted\])([^\s\"'\\]+)")
 """An ``.npmrc`` registry credential (``//registry.npmjs.org/:_authToken=…``), which holds no
 quote: one ends the JSON string it is in."""
@@ -196,7 +196,7 @@ def _url_password_end(rest: str) -> int:
     span = rest[:end]
     if end > 0 and not ("/" in span and span.partition("/")[0].isdigit()):
         return end
-    at = rest.find("@")  # a port and a path (``host:8080/a@b``) is no password: the old rule
+    at = rest.find("@")  # a port and a path (``host:8080/a@b``) is no password: first ``@``
     return at if at > 0 and "/" not in rest[:at] else -1
 
 
@@ -381,7 +381,7 @@ def _command(m: re.Match[str]) -> str | None:
 
 def _may_name_a_secret(text: str) -> bool:
     """Whether ``text`` holds a word the line and flag rules need in a name: most output holds
-    none. ``in`` on the lower-cased text finds it 5 times faster than a case-blind regex."""
+    none. ``in`` on the lower-cased text finds it faster than a case-blind regex."""
     lower = text.lower()
     return (  # an ``or`` of ``in``: a generator would double the cost of a short string
         "pass" in lower
@@ -662,7 +662,7 @@ def _may_redact(text: str, keys: set[str]) -> bool:
 def redact_json_text(text: str) -> tuple[str, int]:
     """``text`` with the key-based redaction of :func:`redact_value` applied in place, when
     it is JSON the guard keeps as text (an integer beyond 64 bits, ``NaN``, a duplicate
-    key): such a document lost every JSON-key redaction. Only the string tokens redacted
+    key), which must not cost it the JSON-key redaction. Only the string tokens redacted
     change; the rest of the text stays exactly as the tool wrote it."""
     keys: set[str] = set()
     root = _parse_pairs(text, keys)

@@ -110,7 +110,7 @@ STOPWORDS = frozenset(
 _WORD = re.compile(r"[A-Za-z0-9]+(?:[._@/-][A-Za-z0-9]+)*")
 _LINES_ARG = re.compile(r"^\s*(\d{1,18})\s*(?:[-:]\s*(\d{1,18})?)?\s*$")
 """Line numbers of at most 18 digits: a longer one is past any result, and past Python's
-cap on converting digits (a 4,400-digit one was an internal error)."""
+cap on converting digits (a 4,400-digit one would be an internal error)."""
 MAX_FRAGMENTS = 3
 MAX_FIELDS = 14
 MAX_SCALAR_CHARS = 300
@@ -132,7 +132,7 @@ def view_text(content: str, is_json: bool) -> str:
 
 def split_lines(text: str) -> list[str]:
     """``text``'s lines as ``wc -l`` and an editor count them: a final line break ends the
-    last line, it does not start another (a 3,000-line file read as 3,001, the last empty)."""
+    last line, it does not start another (a 3,000-line file has 3,000 lines, not 3,001)."""
     lines = text.split("\n")
     return lines[:-1] if len(lines) > 1 and not lines[-1] else lines
 
@@ -432,8 +432,8 @@ def _orderable(left: Any, right: Any) -> bool:
 
 
 def _compare(left: Any, op: str, right: Any) -> bool:
-    """``left op right``, only the operator asked for. All six were built at once, so
-    ``None > None`` raised and ``@.closed_at==null`` or ``!=null`` matched nothing."""
+    """``left op right``, only the operator asked for: building all six at once would raise
+    on ``None > None``, and ``@.closed_at==null`` or ``!=null`` would match nothing."""
     if op in ("==", "!="):
         return _json_equal(left, right) == (op == "==")
     if not _orderable(left, right):

@@ -1,9 +1,9 @@
 """Where a query matches in a text result: regex matches by line, and windows of long lines.
 
 A regex is searched over the whole text at once, in chunks of whole lines, not line by line:
-one timed ``search`` per line cost 15 MB of log (1.5M lines) over a second of call overhead,
-and a trivial ``/^ok 1499999$/`` was refused as a pattern that backtracks. A match still
-belongs to one line, as when each line was searched alone: ``^`` and ``$`` match at line
+one timed ``search`` per line would pay a call's overhead on each of a large log's lines,
+and refuse a trivial ``/^ok 1499999$/`` as a pattern that backtracks. A match still
+belongs to one line, as if each line were searched alone: ``^`` and ``$`` match at line
 ends (``\\A`` and ``\\Z`` too), and a match that runs past its line's end (``\\s``, ``[^x]`` or
 ``.`` with ``s`` can take a newline) is looked for again within its first line only.
 
@@ -66,7 +66,7 @@ class Found:
 
 def line_mode(source: str) -> str:
     """``source`` with ``\\A`` and ``\\Z`` as ``^`` and ``$``: the start and end of a line,
-    as they were when each line was searched alone (the text is searched multi-line)."""
+    as if each line were searched alone (the text is searched multi-line)."""
     return _ANCHOR.sub(lambda m: m.group(1) + ("^" if m.group(2) == "A" else "$"), source)
 
 
@@ -164,7 +164,7 @@ def line_pieces(line: str) -> list[tuple[int, int]]:
 
 def echo(text: str, limit: int = ECHO_CHARS) -> str:
     """``text`` as an answer repeats it: at most ``limit`` characters, then "…". Echoing a
-    model's argument whole let a 50 KB path come back as a 50 KB error, past every cap."""
+    model's argument whole would let a 50 KB path come back as a 50 KB error, past every cap."""
     return text if len(text) <= limit else text[:limit] + "…"
 
 
@@ -177,9 +177,9 @@ _NO_OP_FLAGS = "gu"
 
 def regex_flags(query: str) -> str | None:
     """The flags of a ``/regex/flags`` query (those ``re`` knows), or ``None`` when it is
-    not one and the query is words. ``/needle/g`` was taken for words and sent to the LLM
-    map-reduce; then a path was refused or misread (``/usr/bin/dig`` as flag ``d``), so a
-    query with a ``/`` inside its pattern, or letters that are not our flags, is words."""
+    not one and the query is words. ``/needle/g`` is a regex; a query with a ``/`` inside its
+    pattern, or letters that are not our flags, is words, so a path (``/usr/bin/dig``) is not
+    misread as a pattern with flag ``d``."""
     written = _REGEX.fullmatch(query)
     if written is None:
         return None
@@ -223,7 +223,7 @@ def regex_hits(source: str, flag_letters: str, text: str) -> Found:
 
 def regex_fragments(found: Found, text: str) -> list[tuple[str, str]]:
     """Each match's line, numbered, or in a long line the window around it, labelled with
-    its character offsets (the start of a 14 MB line was shown, not the match in it)."""
+    its character offsets (the match in a 14 MB line, not the line's start)."""
     out = []
     for hit in found.hits:
         if hit.line_end - hit.line_start <= LONG_LINE:

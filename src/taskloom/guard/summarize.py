@@ -3,19 +3,19 @@
 Both are last resorts. The guard stashes and answers locally first; an LLM runs only when one
 is configured, and then:
 
-- the summary prompt states the exact original size (counted, not guessed: the seed's model
-  invented ``<original_bytes>``) and the caller's task hint (the seed passed ``None``);
+- the summary prompt states the exact original size (counted, so the model need not guess
+  it) and the caller's task hint;
 - at most ``concurrency`` calls run at once per endpoint in this process (3 by default: fully
-  parallel calls caused 504 storms in the seed), across every extract and summary, not per
-  call: four extracts at once had twelve requests in flight;
+  parallel calls bring on 504s), across every extract and summary, not per call (per call,
+  four extracts at once would have twelve requests in flight);
 - each map fragment keeps its chunk label and line range, and a reduce call reconciles the
   partials (top-N and ordering questions need it). A chunk that failed is listed as failed,
   never folded into "nothing found";
 - one extract has an overall deadline: chunks not answered by then are listed as failed, so
-  a slow provider costs minutes, not the 22 of 32 chunks at 120 s each, three at a time.
+  a slow provider costs minutes, not a full timeout for every chunk.
 
 The chunk budget is larger than the stash threshold, so a result just over the threshold is
-answered in one call (the seed's single-shot path was unreachable).
+answered in one call.
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ def _endpoint(llm: ChatModel) -> _Endpoint:
 
 def wait_left(deadline: float) -> float:
     """Seconds until ``deadline`` (``time.monotonic()``), within what a thread can wait: a
-    ``GuardConfig(extract_timeout=timedelta(days=365000))`` overflowed ``Condition.wait``."""
+    ``GuardConfig(extract_timeout=timedelta(days=365000))`` must not overflow ``Condition.wait``."""
     return min(max(0.0, deadline - time.monotonic()), threading.TIMEOUT_MAX)
 
 
@@ -109,9 +109,9 @@ def llm_slot(
     ``deadline`` (``time.monotonic()``); a wait past it is a ``ProviderError`` (``note``
     says whose deadline it was).
 
-    Callers are served in the order they came: each waited for ``busy < limit`` alone, so a
-    caller with ``concurrency=1`` on an endpoint that a ``concurrency=6`` config kept busy
-    got no slot until the endpoint was idle, which it might never be.
+    Callers are served in the order they come: were each to wait for ``busy < limit`` alone,
+    a caller with ``concurrency=1`` on an endpoint that a ``concurrency=6`` config keeps busy
+    would get no slot until the endpoint is idle, which it might never be.
     """
     endpoint = _endpoint(llm)
     ticket = object()
@@ -157,8 +157,8 @@ def shared_attempt(key: Hashable, make: Callable[[], str | None]) -> str | None:
     """``make()``, run once for every caller in this process that asks for ``key`` while it
     runs: they wait for that one attempt and share its result (``None`` if it raised).
 
-    Nothing is held across ``make``: a striped lock held across the summary call made four
-    wraps of one payload wait out the timeout one after another (and a failing provider be
+    Nothing is held across ``make``: a striped lock held across the summary call would make
+    four wraps of one payload wait out the timeout one after another (and a failing provider be
     called once per wrap), and unrelated payloads on the same stripe wait for each other.
     """
     with _FLIGHTS_LOCK:
@@ -216,10 +216,10 @@ def summarize(
     deadline: float,
 ) -> str:
     """One summary call, in one of the endpoint's ``concurrency`` slots if one frees before
-    ``deadline`` (a summary waited for one without bound). An empty answer, one
+    ``deadline``. An empty answer, one
     no shorter than the input, one the model cut at its token limit, or one over
-    ``SUMMARY_MAX_TOKENS`` is a failure: a provider that ignored ``max_tokens`` made a
-    200,000-character "summary" a 13,000-token placeholder."""
+    ``SUMMARY_MAX_TOKENS`` is a failure: a provider that ignores ``max_tokens`` would
+    otherwise make a 200,000-character "summary" a 13,000-token placeholder."""
     prompt = summary_prompt(tool_name, hint, content, tokens=tokens, size=size, lines=lines)
     with llm_slot(llm, concurrency, deadline, SUMMARY_DEADLINE_NOTE):
         answer = ask(llm, SUMMARY_SYSTEM, prompt, max_tokens=SUMMARY_MAX_TOKENS)
@@ -241,8 +241,8 @@ def summarize(
 def ask(llm: ChatModel, system: str, prompt: str, *, max_tokens: int = 1024) -> str:
     """``llm.complete``, with an answer that is not text, or any exception, counted as the
     provider's failure (any ``ChatModel`` may be plugged in, not only the two clients: a
-    custom one's ``ConnectionResetError`` made a wrap raise and lose its tool result, and an
-    extract lose every chunk's answer)."""
+    custom one's ``ConnectionResetError`` must not make a wrap raise and lose its tool result,
+    nor an extract lose every chunk's answer)."""
     try:
         answer = llm.complete(system, prompt, max_tokens=max_tokens)
     except ProviderError:
@@ -405,7 +405,7 @@ def _reduce(
 ) -> str:
     """The merged answer, or the labelled partials when the merge failed, was cut, missed
     the deadline, or lost the ``[chunk N]`` labels that say where each fact came from. The
-    call is counted in ``result`` once it has a slot: a reduce that never started was
+    call is counted in ``result`` once it has a slot, so a reduce that never starts is not
     counted as a call made."""
 
     def merge(prompt: str) -> str:

@@ -94,8 +94,8 @@ def _seed_tiktoken_cache(encoding: str) -> bool:
     """Put the bundled vocabulary where tiktoken looks, so it never tries the network.
 
     A file already there counts only if it hashes to OpenAI's sha256: tiktoken deletes a bad
-    one and downloads it again, with no timeout, so a stale or garbage file made ``wrap``
-    hang behind a silent proxy. A bad file is rewritten from the wheel; if that cannot be
+    one and downloads it again, with no timeout, so a stale or garbage file would make
+    ``wrap`` hang behind a silent proxy. A bad file is rewritten from the wheel; if that cannot be
     done (no wheel, a read-only cache, ``TIKTOKEN_CACHE_DIR=""``, which turns tiktoken's cache
     off) tiktoken is not used at all.
     """

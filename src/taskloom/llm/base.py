@@ -74,8 +74,8 @@ def is_truncated(answer: str) -> bool:
 def clean_key(key: str | None, provider: str) -> str | None:
     """``key`` without surrounding whitespace, or ``None`` when there is none.
 
-    A key pasted with a trailing newline or a non-breaking space made httpx raise an error
-    whose text holds the header value; a character a header cannot carry (a smart quote) is
+    A key pasted with a trailing newline or a non-breaking space would make httpx raise an
+    error whose text holds the header value; a character a header cannot carry (a smart quote) is
     refused with an error that names its position, never the key.
     """
     if key is None:
@@ -123,7 +123,7 @@ _URL_PASSWORD = re.compile(
 )
 """``scheme://user:`` and the password after it, up to the last ``@``. Tolerant on purpose:
 ``urlsplit`` gives up on (or misreads) a password holding ``#``, ``/`` or ``?`` and on a
-bad host, and the password was then shown whole."""
+bad host, which would leave the password shown whole."""
 MIN_REDACTED_CHARS = 4
 
 
@@ -201,7 +201,7 @@ class HttpChat:
     def redact(self, text: str) -> str:
         """``text`` with this client's key and its URL's password replaced, wherever an error
         or a body echoed them. A secret shorter than ``MIN_REDACTED_CHARS`` is left alone: as
-        a substring it is everywhere, and a one-character password turned an error into
+        a substring it is everywhere, and a one-character password would turn an error into
         "[Errno [redacted][redacted]…" while hiding next to nothing."""
         for secret in (self._secret, self._url_secret):
             if secret and len(secret) >= MIN_REDACTED_CHARS:
@@ -219,8 +219,8 @@ class HttpChat:
     def post_json(self, url: str, body: dict[str, Any]) -> Any:
         """POST ``body`` and return the decoded JSON reply, within ``timeout`` seconds overall.
 
-        ``timeout`` used to bound each socket read only, so a server sending one byte a
-        second held the call forever; the body is now read as a stream against a deadline.
+        ``timeout`` bounds the whole call, not each socket read: the body is read as a stream
+        against a deadline, so a server sending one byte a second cannot hold the call.
         """
         with self.mapped_errors():
             if self._key_error:
@@ -236,7 +236,8 @@ class HttpChat:
 
     def _attempts(self, url: str, body: dict[str, Any]) -> bytes:
         """The body of a successful reply, retrying a busy one at most ``MAX_RETRIES`` times:
-        a single 429 failed the call, and three of them opened the summarizer's breaker."""
+        a single 429 neither fails the call nor, three times over, opens the summarizer's
+        breaker."""
         attempt = 0
         while True:
             reply = self._read(url, body, time.monotonic() + self.timeout)
@@ -266,7 +267,7 @@ class HttpChat:
 
     def _preview(self, raw: bytes) -> str:
         """The start of a reply for an error message, redacted before it is cut: a key that
-        straddled the cut no longer matched, and its first characters were kept."""
+        straddles the cut is still redacted whole, not kept as its first characters."""
         text = self.redact(raw[: ERROR_PREVIEW_CHARS * 4].decode("utf-8", "replace"))
         return text[:ERROR_PREVIEW_CHARS]
 
@@ -290,8 +291,8 @@ class HttpChat:
         """Turn every failure of a call into a ``ProviderError`` without this client's key.
 
         A malformed reply (a string where an object belongs, nesting deeper than the parser
-        goes) raised ``TypeError`` or ``RecursionError``, which crashed ``wrap`` and lost the
-        good chunks of an extract.
+        goes) raises ``TypeError`` or ``RecursionError``, which must not crash ``wrap`` nor
+        lose the good chunks of an extract.
         """
         import httpx
 

@@ -16,8 +16,8 @@ from taskloom.llm.base import Answer, HttpChat, reply_error
 def content_text(content: Any) -> str:
     """The text of ``message.content``: a string, ``None``, or a list of parts.
 
-    Some compatible servers send ``[{"type": "text", "text": "…"}]``; ``str()`` of that list
-    was stored as the answer, a Python repr.
+    Some compatible servers send ``[{"type": "text", "text": "…"}]``: the answer is the
+    parts' text, not ``str()`` of the list (a Python repr).
     """
     if content is None or isinstance(content, str):
         return content or ""

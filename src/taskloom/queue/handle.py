@@ -67,7 +67,7 @@ class Queue:
 
     @max_active.setter
     def max_active(self, value: int) -> None:
-        self._max_active = check_cap(value)  # -1 cancelled every ready task
+        self._max_active = check_cap(value)  # -1 would cancel every ready task
 
     def _now(self) -> float:
         """The runtime's clock, as unix seconds."""

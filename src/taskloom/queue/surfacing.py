@@ -1,4 +1,4 @@
-"""Surfacing (SPEC Q5): the block of ready tasks a prompt hook adds to an agent's context.
+"""Surfacing: the block of ready tasks a prompt hook adds to an agent's context.
 
 The block is shown only when the agent's ready set changed since it last saw it, judged by a
 digest of the ids kept per agent in the database (``agent_cursors``), so every process and

@@ -2,8 +2,8 @@
 
 Shared by :meth:`taskloom.queue.handle.Queue.wait`, which sleeps, and the async twin
 (``tl.aio.queue.wait``), which awaits, so that waiting in asyncio holds no thread: a wait
-run on a worker thread kept it for as long as the task ran, and a handful of them stopped
-every other ``tl.aio`` call of the process.
+run on a worker thread would keep it for as long as the task runs, and a handful of them
+would stall every other ``tl.aio`` call of the process.
 """
 
 from __future__ import annotations

@@ -2,12 +2,12 @@
 each request's head.
 
 uvicorn's default (httptools) sets no limit on a header's size: one client sending a
-400 MiB header held the event loop for tens of seconds, every other request waiting, before
-any token was checked. h11 refuses an unfinished request head past 16 KiB. Neither bounds
-the *time* a head may take: a connection that sent one byte and then nothing stayed open
-for ever, and twenty thousand of them took every file descriptor (slowloris). uvicorn's
-keep-alive timeout is reset by every byte received, so a client trickling its head kept it
-off. Here each request's head must arrive whole within :data:`REQUEST_HEAD_S` of the
+400 MiB header would hold the event loop, every other request waiting, before any token is
+checked. h11 refuses an unfinished request head past 16 KiB. Neither bounds the *time* a
+head may take: a connection that sends one byte and then nothing would stay open for ever,
+and enough of them take every file descriptor (slowloris). uvicorn's keep-alive timeout is
+reset by every byte received, so a client trickling its head keeps it off. Here each
+request's head must arrive whole within :data:`REQUEST_HEAD_S` of the
 connection opening, or of the previous response ending; a slow *response* (an event stream)
 is never cut.
 """

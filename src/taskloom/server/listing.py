@@ -1,6 +1,6 @@
 """The thread list, computed once per change of the outbox rather than once per request.
 
-``Taskloom.threads()`` decodes every board and goal: with hundreds of big boards one call took
+``Taskloom.threads()`` decodes every board and goal: with hundreds of big boards one call costs
 seconds of CPU, and every open panel asks every few seconds. Every change of a board or a goal
 appends an event, so the list can only differ once the outbox head has moved (or names
 another event: a database replaced under the server): until then the encoded answer is

@@ -2,9 +2,10 @@
 
 ``asyncio.to_thread`` uses the loop's default pool, ``min(32, cpus + 4)`` threads: six on a
 two-core machine. Six calls waiting for SQLite's write lock (held by another process for a few
-seconds) took all six, and every other request, MCP session and live stream waited behind
-them, reads included. Requests get a pool large enough for a crowd of waiting writers, and the
-live streams' reads a pool of their own, so a stuck writer never stops the panel's updates.
+seconds) would take all six, and every other request, MCP session and live stream would wait
+behind them, reads included. Requests get a pool large enough for a crowd of waiting writers,
+and the live streams' reads a pool of their own, so a stuck writer never stops the panel's
+updates.
 """
 
 from __future__ import annotations

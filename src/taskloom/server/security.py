@@ -31,8 +31,8 @@ request could carry the page's data elsewhere."""
 NO_TOKEN = "token required: send Authorization: Bearer TOKEN (the panel: open /?token=TOKEN)"
 WRONG_TOKEN = "wrong token: the token sent is not this server's"
 """The 401 messages. Which of the two it is tells the caller nothing it did not know (whether
-it sent a token), and tells a person what to fix: a panel opened with a mistyped token said
-to open it with a token."""
+it sent a token), and tells a person what to fix: a panel opened with a mistyped token is
+told the token is wrong, not to open it with one."""
 SECURITY_HEADERS = [
     (b"x-frame-options", b"DENY"),
     (b"content-security-policy", CONTENT_POLICY),
@@ -91,7 +91,7 @@ def _given_token(headers: Headers, query: QueryParams) -> str:
 
 def _utf8_url(scope: Scope) -> bool:
     """Whether the path and query decode to UTF-8. Starlette decodes bad bytes to U+FFFD, so
-    ``/api/threads/%FF/board`` read and changed the thread named "\ufffd", which anyone may
+    ``/api/threads/%FF/board`` would act on the thread named "\ufffd", which anyone may
     create: another thread than the one asked for."""
     raw_path = scope.get("raw_path") or scope["path"].encode()
     query = scope.get("query_string", b"").replace(b"+", b" ")

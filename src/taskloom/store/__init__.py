@@ -24,8 +24,8 @@ __all__ = [
 
 def resolve_url(url: str | None = None) -> str:
     """The explicit URL, else ``TASKLOOM_URL``, else the default file in ``./.taskloom/``.
-    An explicit URL that is empty is refused: ``--db "$UNSET_VAR"`` quietly used another
-    database. An empty ``TASKLOOM_URL`` counts as unset, as environment variables do."""
+    An explicit URL that is empty is refused, so ``--db "$UNSET_VAR"`` never quietly uses
+    another database. An empty ``TASKLOOM_URL`` counts as unset, as environment variables do."""
     if url is not None and not url.strip():
         raise InvalidInput(
             "the database URL is empty: give one (sqlite:///path.db, postgresql://…),"
@@ -94,7 +94,7 @@ def _parse(url: str) -> tuple[str, str]:
 
 def _sqlite_path(rest: str) -> str:
     """The file path of a ``sqlite:`` URL (what follows the colon). A ``?query`` is refused:
-    SQLite's URI options (``?mode=ro``) are not taken, and the file was created with the
+    SQLite's URI options (``?mode=ro``) are not taken, and the file would be created with the
     query in its name."""
     if not rest.startswith("///"):
         raise InvalidInput("a SQLite URL is sqlite:///path/to/file.db (three slashes)")

@@ -60,8 +60,8 @@ def _column_types(tx: Transaction, table: str) -> dict[str, str]:
 
 def _coerce(value: Any, target_type: str) -> Any:
     """SQLite keeps flags as 0/1; a PostgreSQL ``boolean`` column wants a bool. A NUL in
-    text (a stash written before NUL became U+FFFD, as it is now on both backends) becomes
-    U+FFFD: PostgreSQL cannot store it, and the whole copy failed on it."""
+    text (an earlier development build's stash) becomes U+FFFD, as the guard writes it on
+    both backends: PostgreSQL cannot store it, and the whole copy would fail on it."""
     if target_type == "boolean" and isinstance(value, int):
         return bool(value)
     if isinstance(value, str) and "\x00" in value and target_type in ("text", "jsonb", "json"):

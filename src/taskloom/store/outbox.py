@@ -171,7 +171,7 @@ def prune_in(
             params = (batch, before)
         newest = tx.query_one(sql, params)
         # The newest event stored, not the head: on PostgreSQL the head counts ids drawn
-        # by writes that rolled back, and one below it was the newest event itself.
+        # by writes that rolled back, and one below it may be the newest event itself.
         if newest and newest["id"] is not None:
             cutoff = max(cutoff, min(int(newest["id"]), hi - 1))
     done = pruned_through(tx)

@@ -6,10 +6,10 @@ appender holds the outbox lock *shared* from before it draws its id until its tr
 ends (:meth:`~taskloom.store.postgres.PgTransaction.append_event`); holding it exclusively for
 an instant, a reader knows that every id drawn so far is settled, and reads the sequence.
 
-The reader only ever *tries* the lock. Waiting for it queued every new appender behind the
-reader (PostgreSQL grants locks in order): one transaction left open in ``psql`` after
-touching a taskloom table held the lock shared, the server's reader waited ten seconds for
-it, and every claim, add and board edit in every process waited behind the reader. When the
+The reader only ever *tries* the lock. Waiting for it would queue every new appender behind
+the reader (PostgreSQL grants locks in order): one transaction left open in ``psql`` after
+touching a taskloom table holds the lock shared, and every claim, add and board edit in
+every process would wait behind the reader waiting for it. When the
 lock is busy the reader retries for a moment and then answers with the last horizon it knew:
 settled ids stay settled, so it is never wrong, only behind.
 """
@@ -25,8 +25,8 @@ from taskloom.domain.errors import StoreBusy
 
 _SEQUENCE = "coalesce(pg_sequence_last_value('events_id_seq'::regclass), 0)"
 """The last id drawn (0 before the first). The function needs USAGE on the sequence, as
-drawing ids does; ``SELECT … FROM events_id_seq`` needed SELECT, which a role granted the
-usual ``USAGE ON ALL SEQUENCES`` lacks, and the whole panel failed for it."""
+drawing ids does; ``SELECT … FROM events_id_seq`` needs SELECT, which a role granted the
+usual ``USAGE ON ALL SEQUENCES`` lacks."""
 PEEK_SQL = f"SELECT {_SEQUENCE} AS h"
 TRY_SQL = f"""
 WITH l AS MATERIALIZED (SELECT pg_try_advisory_lock(%s, %s) AS got),

@@ -11,9 +11,9 @@ poll anyway, so a notification may be spurious but a committed event is never mi
 longer than their poll interval, even if this process dies before it notifies.
 
 The notifier has a connection of its own rather than one from the store's pool: borrowing
-grew a one-thread worker's pool to two connections, and the pool hands its connections out in
-turn, so the worker's claims and completions alternated between two server processes, which
-cost the worker ~30 µs of CPU per statement.
+would grow a one-thread worker's pool to two connections, and the pool hands its connections
+out in turn, so the worker's claims and completions would alternate between two server
+processes, at a cost in CPU on every statement.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ MAX_CHANNEL_BYTES = 63
 
 def channel_name(schema: str) -> str:
     """The LISTEN channel of ``schema``'s events. A name past PostgreSQL's limit ends in a
-    digest of the whole schema name: cut short, every schema whose name began with the same
-    47 bytes shared one channel, and each deployment woke the others."""
+    digest of the whole schema name: cut short, every schema whose name begins with the same
+    47 bytes would share one channel, and each deployment wake the others."""
     name = f"taskloom_events:{schema}"
     if len(name.encode()) <= MAX_CHANNEL_BYTES:
         return name
@@ -49,7 +49,7 @@ def channel_name(schema: str) -> str:
 and an exiting process waits for its last one (``close()`` at exit)."""
 COALESCE_S = 0.05
 """After a notification, pokes within this long are folded into the next one. Listeners poll
-about this often anyway; notifying more often cost queue workers throughput."""
+about this often anyway; notifying more often costs queue workers throughput."""
 
 NOTIFY_SQL = (
     "SELECT pg_notify(%s, (SELECT CASE WHEN is_called THEN last_value ELSE 0 END"

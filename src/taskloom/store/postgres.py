@@ -380,13 +380,13 @@ def _configure(conn: psycopg.Connection[Any]) -> None:
 
     ``enable_sort = off``: before autovacuum has analysed a fast-growing queue, the planner
     guesses a handful of ready tasks and sorts every one of them for each claim instead of
-    reading the first entry of the ordered ready index (7.6 ms instead of 0.05 at 10,000).
-    With sorting priced out, a statement sorts only when no index gives its order, which
-    among taskloom's statements is exactly when it must. Set per session rather than with
-    ``SET LOCAL`` so a claim is one statement, not a four-message transaction (~0.1 ms more).
-    That pricing adds ten billion to the cost of any plan that still sorts, far past
-    ``jit_above_cost``, and PostgreSQL would JIT-compile such a plan on every execution
-    (~250 ms each); taskloom's statements are short, so JIT is off."""
+    reading the first entry of the ordered ready index. With sorting priced out, a
+    statement sorts only when no index gives its order, which among taskloom's statements
+    is exactly when it must. Set per session rather than with ``SET LOCAL`` so a claim is
+    one statement, not a four-message transaction. That pricing adds ten billion to the
+    cost of any plan that still sorts, far past ``jit_above_cost``, and PostgreSQL would
+    JIT-compile such a plan on every execution; taskloom's statements are short, so JIT
+    is off."""
     for name in ("json", "jsonb"):
         conn.adapters.register_loader(name, TextLoader)
     conn.row_factory = dict_row
@@ -587,7 +587,7 @@ class PostgresStore(Store):
         connection of its own while the pool waits out its reconnect backoff (tens of
         seconds after a long outage). The first pooled connection handed out again ends
         it. Outside an outage, a pool whose every connection is busy waits and is a
-        :class:`StoreBusy`, as before.
+        :class:`StoreBusy`.
         """
         if self.degraded and not self.pool.get_stats().get("pool_available"):
             return self._own_connection()

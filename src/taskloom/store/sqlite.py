@@ -49,11 +49,10 @@ MMAP_BYTES = 256 * 1024 * 1024
 """Pages are read through a memory map: after another process commits, a reader re-reads
 changed pages from the map instead of with a system call each."""
 PAGE_BYTES = 2048
-"""The page size of a database taskloom creates (SQLite's default is 4096; a file made
-before keeps its own). Every commit writes each page it changed whole to the WAL, and a
-claim plus completion changes three or four (the task's, the work index's, the events'):
-at 2048 bytes a claim plus completion ran 4–10 % faster, at 1024 slower again (deeper
-trees), at 8192 14–17 % slower (see docs/benchmarks.md)."""
+"""The page size of a database taskloom creates (SQLite's default is 4096; an existing file
+keeps its own). Every commit writes each page it changed whole to the WAL, and a claim plus
+completion changes three or four (the task's, the work index's, the events'), so smaller
+pages write less per commit; below 2048 bytes the deeper trees cost more than they save."""
 WAL_PAGES = 4000
 """Pages the WAL grows to before a commit copies them back into the database (SQLite's
 default is 1000): 8 MB at :data:`PAGE_BYTES`. The queue's commits rewrite the same few
@@ -64,7 +63,7 @@ FILE_CHECK_S = 1.0
 """How often (per thread, at most) a store checks that its file is still the one at its path."""
 CHECK_ON_OPEN_BYTES = 8 * 1024 * 1024
 """Files up to this size are checked (``PRAGMA quick_check``) whenever a process opens them:
-a few milliseconds. A larger file's check grows with it (0.6 s at 290 MB), too slow for
+a few milliseconds. A larger file's check grows with it, too slow for
 a prompt hook on every prompt, so it is left to ``taskloom doctor`` (:meth:`check`)."""
 
 
@@ -88,7 +87,7 @@ def store_error(exc: sqlite3.Error) -> StoreError:
 def _locking(conn: sqlite3.Connection, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
     """``conn.execute`` for a statement that takes the write lock: while another process
     holds it, asked again until :data:`BUSY_TIMEOUT_MS` has passed. Only a statement run
-    outside a transaction is run again: SQLite refused it whole. (Reads need no such loop:
+    outside a transaction is run again: SQLite refuses it whole. (Reads need no such loop:
     in WAL mode no writer blocks them, and the exclusive lock that would (the last
     connection checkpointing as it closes) is waited for as a connection opens.)"""
     deadline = 0.0
@@ -251,15 +250,15 @@ def _refuse_foreign(conn: sqlite3.Connection, path: Path) -> None:
 
 def _rollback(conn: sqlite3.Connection) -> None:
     """Roll back what is still open. SQLite itself rolls back on some errors (a full disk),
-    and a second ROLLBACK then failed with "no transaction is active", which replaced the
-    error that said what happened."""
+    and a second ROLLBACK would fail with "no transaction is active", replacing the error
+    that says what happened."""
     if conn.in_transaction:
         conn.execute("ROLLBACK")
 
 
 def _wal(conn: sqlite3.Connection) -> str:
     """Switch to WAL. SQLite does not call the busy handler for this pragma: a process
-    opening the file while another migrated it failed at once with "database is locked", so
+    opening the file while another migrates it would fail at once with "database is locked", so
     it waits here as long as any write would."""
     deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
     while True:
@@ -406,9 +405,9 @@ class SqliteStore(Store):
         return self._ready or self.path.exists()
 
     def check_creatable(self) -> None:
-        """A file that cannot be created is an error now: ``taskloom mcp`` and ``serve``
-        started on ``/etc/passwd/x.db`` answered every read (an empty database, which needs
-        no file) and failed every write."""
+        """A file that cannot be created is an error now: ``taskloom mcp`` or ``serve``
+        started on ``/etc/passwd/x.db`` would otherwise answer every read (an empty
+        database, which needs no file) and fail every write."""
         if not self.exists():
             problem = creation_problem(self.path)
             if problem:
@@ -470,7 +469,7 @@ class SqliteStore(Store):
     def close(self) -> None:
         """Close this thread's connection now; other threads' connections close as soon as
         they let go of them (with the thread-local that held them, dropped here). Closing a
-        connection another thread is running a statement on crashed the interpreter; this
+        connection another thread is running a statement on can crash the interpreter; this
         way its transaction finishes, and its next call opens a fresh connection."""
         own = getattr(self._local, "conn", None)
         with self._lock:

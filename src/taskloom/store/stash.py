@@ -53,8 +53,8 @@ def _log(tx: Transaction, thread: str, rid: str, action: str, detail: str, now: 
 
 def purge_expired(tx: Transaction, thread: str | None, now: datetime) -> int:
     """Delete the results whose TTL has passed, of ``thread`` or (``None``) of every thread:
-    a stash purged only when its own thread stashed again kept an ended thread's results, up
-    to its quota, for ever."""
+    a stash purged only when its own thread stashes again would keep an ended thread's
+    results, up to its quota, for ever."""
     stamp = iso(now)
     where, params = "expires_at <= ?", [stamp]
     if thread is not None:
@@ -72,7 +72,7 @@ def purge_expired(tx: Transaction, thread: str | None, now: datetime) -> int:
 
 def _purge_summaries(tx: Transaction, thread: str | None, now: datetime) -> None:
     """Delete the summaries (and stale claims) of threads with no result left: a summary is
-    made from stored content, and was kept for ever after its results had gone. One younger
+    made from stored content, and must not outlive its results. One younger
     than ``SUMMARY_CLAIM`` stays, as its result may not be stored yet."""
     where, params = "created_at <= ?", [iso(now - SUMMARY_CLAIM)]
     if thread is not None:
@@ -134,7 +134,7 @@ def _evict(tx: Transaction, thread: str, keep: str, stamp: str, limits: Limits) 
 
     A result larger than the whole byte quota is kept (the agent must not lose a tool
     result) but does not count against the quota, so it pushes out nothing; it goes first,
-    whatever its recency, when the next result is stored. Counting it emptied the thread.
+    whatever its recency, when the next result is stored. Counting it would empty the thread.
     """
     rows = tx.query(
         "SELECT result_id, bytes FROM stash_results WHERE thread_id = ?"
@@ -260,8 +260,8 @@ def summary_claimed(tx: Transaction, key: str) -> bool:
 def claim_summary(tx: Transaction, key: str, thread: str, now: datetime) -> tuple[bool, str | None]:
     """``(claimed, summary)``: the finished summary if there is one; else whether this caller
     now holds the claim to make it. A claim is a row with an empty summary, taken over once
-    older than ``SUMMARY_CLAIM``: two processes wrapping the same payload called the LLM
-    twice, against "never summarized twice"."""
+    older than ``SUMMARY_CLAIM``, so two processes wrapping the same payload do not both call
+    the LLM."""
     tx.lock("summary", key)
     row = tx.query_one(
         "SELECT summary, created_at FROM stash_summaries WHERE cache_key = ?", (key,)

@@ -37,7 +37,7 @@ def _field(obj: Any, name: str) -> Any:
 
 def _items(value: Any, what: str) -> list[Any]:
     """A response's list of calls or blocks (none if absent). Anything else is a malformed
-    response, said as such: a string was read character by character, as three calls."""
+    response, said as such (a string is not read character by character, as calls)."""
     if value is None:
         return []
     if not isinstance(value, list | tuple):
@@ -94,7 +94,7 @@ def tool_calls(response: Any, format: str) -> list[ToolCall]:
 def _arguments(given: Any, none: Any) -> Any:
     """A call's arguments as sent; only missing ones (``None``, OpenAI's ``""``) mean none.
     Any other value goes to dispatch as it is, so ``[]`` or ``false`` is an argument error
-    there, not an empty object that ran the tool."""
+    there, not an empty object that runs the tool."""
     return none if given is None or given == "" else given
 
 

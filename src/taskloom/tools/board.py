@@ -127,9 +127,9 @@ _OP_TAKES: dict[str, frozenset[str]] = {
     "replace": frozenset({"cards"}),
     "clear": frozenset(),
 }
-"""The arguments each op uses. Any other is refused, never ignored in silence: evidence sent
-with ``update_status`` was lost, and ``{"op": "clear", "id": …}`` (a model that meant
-remove) emptied the board."""
+"""The arguments each op uses. Any other is refused, never ignored in silence: ignored,
+evidence sent with ``update_status`` would be lost, and ``{"op": "clear", "id": …}`` (a
+model that meant remove) would empty the board."""
 
 
 def _check_takes(args: TodoArgs) -> None:

@@ -43,8 +43,8 @@ class GoalBlockArgs(ToolArgs):
 
 
 class BudgetArgs(ToolArgs):
-    # A budget not given is kept and null removes it; a call giving neither is refused: an
-    # empty call removed the budget, the spending limit a host sets.
+    # A budget not given is kept and null removes it; a call giving neither is refused, so
+    # an empty call never removes the spending limit a host sets.
     token_budget: int | None = Field(
         None, gt=0, description="New token budget, or null to remove it; omitted: kept."
     )

@@ -9,7 +9,7 @@
 // snapshots replace the view. Repaints are batched to one per frame.
 
 // The token as typed in the address: URLSearchParams reads "+" as a space, and a base64
-// token ("Ab+cD/eF==") was refused; only %-escapes are decoded.
+// token ("Ab+cD/eF==") would be refused; only %-escapes are decoded.
 function addressToken() {
   const match = /(?:^|&)token=([^&]*)/.exec(location.search.slice(1));
   if (!match) return null;
@@ -67,8 +67,8 @@ function iso(tag, attrs, value) {
 
 // Free text with its embedding, override and isolate controls shown as marks (the marks a
 // right-to-left language uses, LRM, RLM and ALM, stay): isolation keeps an override from
-// reordering the text around it, not its own; a plan step "rm -rf /\u202e krow/emoh~" read
-// as "rm -rf /~home/work" on the card a person was approving.
+// reordering the text around it, not its own; a plan step "rm -rf /\u202e krow/emoh~" would
+// read as "rm -rf /~home/work" on the card a person is approving.
 const BIDI = /[\u202a-\u202e\u2066-\u2069]/gu;
 const bidiShown = (text) => text.replace(BIDI,
   (c) => `\u27e8U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}\u27e9`);
@@ -210,8 +210,8 @@ function toggleTitle(el) {
 
 // A rebuilt section has new elements: the control a person was on (a focused Approve button, a
 // link in the thread list) is found again by its tag, its card or task and its name, and
-// focused, so keyboard use survives an agent's updates. By name alone, focus moved to the
-// Approve button of another card with the same title, where Enter approved the wrong plan.
+// focused, so keyboard use survives an agent's updates. By name alone, focus could move to the
+// Approve button of another card with the same title, where Enter would approve the wrong plan.
 function nameOf(el) {
   const row = el.closest("[data-card], [data-task]");
   const where = row ? row.dataset.card || row.dataset.task : "";
@@ -220,8 +220,8 @@ function nameOf(el) {
   return `${el.tagName}|${where}|${what}`;
 }
 // A control that is gone (Approve once the plan is approved, Pause once paused) leaves focus
-// on its card or task, else its section: on <body>, a keyboard user started over from the top
-// of the page. Not on another button there, where a second Enter would act again.
+// on its card or task, else its section: on <body>, a keyboard user would start over from the
+// top of the page. Not on another button there, where a second Enter would act again.
 function keepingFocus(render) {
   const active = document.activeElement;
   const name = active && active !== document.body ? nameOf(active) : null;
@@ -308,7 +308,7 @@ const planList = (card) => (card.plan && card.plan.length
   ? h("ol", {}, card.plan.map((step) => iso("li", {}, step))) : null);
 
 // What approving a plan grants (the tools the card may use) and what it is judged by, shown
-// beside the plan: a person approved a plan without seeing the tools it was allowed.
+// beside the plan, so no one approves a plan without seeing the tools it is allowed.
 function cardTerms(card) {
   const tools = card.allowed_tools || [];
   const items = (label, values) => (values && values.length
@@ -332,7 +332,7 @@ const kanbanCard = (card) => h("div", { class: "kcard", "data-card": card.id },
   cardActions(card));
 
 // Card elements, reused while the card and its buttons' busy state are unchanged: rebuilding
-// all of a 1,000-card board on every live update froze the page for a third of a second.
+// all of a 1,000-card board on every live update would freeze the page.
 let cardViews = new Map(); // card id -> { key, el }
 let cardViewsFor = ""; // the thread and view they were built for
 
@@ -670,7 +670,7 @@ function dropUnsent(opening) {
 }
 
 // A hidden tab holds no connection: a browser opens six at most to a server (HTTP/1.1), and
-// six tabs' streams left none for any request, so every action hung. The stream is closed
+// six tabs' streams would leave none for any request, and every action hang. The stream is closed
 // while the tab is hidden (nothing is polled either) and resumes from its cursor once shown.
 function onVisibility() {
   if (document.hidden) {
@@ -684,7 +684,7 @@ function onVisibility() {
   if (state.source === null && state.stopped === null && state.thread !== null) connect(true);
 }
 
-// A thread without a board has no todo_state in the stream's opening: the board said
+// A thread without a board has no todo_state in the stream's opening, so the board would say
 // "Loading…" for ever. Once the stream is open (and when an opening dropped the board) the
 // board is asked for, and shown only if the stream sent none meanwhile.
 async function loadBoardIfNone(source) {
@@ -826,7 +826,7 @@ async function loadThreads() {
     if (!state.source && !document.hidden) connect();
   } catch (error) {
     // The server is away (the live indicator says so), or it answered with an error, which
-    // the person must see: a database replaced under the server looked like an empty one.
+    // the person must see: a database replaced under the server must not look like an empty one.
     if (error.status === 401) stop(refusalText(401), 401);
     else if (!(error instanceof TypeError)) toast(error.message, true);
   } finally {
