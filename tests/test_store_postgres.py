@@ -173,7 +173,7 @@ def test_queue_trigger_takes_the_same_outbox_lock_as_python() -> None:
 def test_held_row_lock_maps_to_store_busy(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     with taskloom.connect(pg_url) as tl:
         tl.board("t").add("x")
-    monkeypatch.setattr("taskloom.store.postgres.LOCK_TIMEOUT_MS", 50)
+    monkeypatch.setattr("taskloom.store.pg_driver.LOCK_TIMEOUT_MS", 50)
     with psycopg.connect(pg_url) as blocker:
         blocker.execute("SELECT 1 FROM documents WHERE key = 't' FOR UPDATE")
         with taskloom.connect(pg_url) as other, pytest.raises(taskloom.StoreBusy):

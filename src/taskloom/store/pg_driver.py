@@ -1,0 +1,132 @@
+"""The psycopg layer under :mod:`.postgres`: placeholders, error mapping and the
+per-connection setup and clean-up every pooled connection gets."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import re
+import select
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import psycopg_pool
+from psycopg.rows import dict_row
+from psycopg.types.string import TextLoader
+
+from taskloom.domain.errors import StoreBusy, StoreError
+from taskloom.store.pg_url import KNOWN_SECRETS, scrub
+
+LOCK_TIMEOUT_MS = 10_000
+"""How long a statement waits for a row or advisory lock before failing with StoreBusy."""
+
+_TOKENS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/|\?|%", re.S)
+
+
+@functools.lru_cache(maxsize=1024)
+def translate(sql: str) -> str:
+    """``?`` placeholders → ``%s`` and literal ``%`` → ``%%``, leaving quoted text and comments'
+    ``?`` untouched (psycopg still needs their ``%`` doubled)."""
+
+    def swap(match: re.Match[str]) -> str:
+        token = match.group(0)
+        if token == "?":
+            return "%s"
+        return token.replace("%", "%%")
+
+    return _TOKENS.sub(swap, sql)
+
+
+_BUSY = (
+    psycopg.errors.LockNotAvailable,
+    psycopg.errors.QueryCanceled,
+    psycopg.errors.DeadlockDetected,
+    psycopg.errors.SerializationFailure,
+    psycopg.errors.TooManyConnections,
+)
+
+
+@contextlib.contextmanager
+def map_errors() -> Iterator[None]:
+    """Translate ``psycopg``/pool exceptions into the package's own errors."""
+    try:
+        yield
+    except _BUSY as exc:
+        raise StoreBusy(f"database is busy: {reason(exc)}") from exc
+    except psycopg_pool.PoolTimeout as exc:
+        raise StoreBusy(f"no free database connection: {exc}") from exc
+    except (psycopg.Error, psycopg_pool.PoolClosed) as exc:
+        raise StoreError(f"database error: {reason(exc)}") from exc
+
+
+def reason(exc: BaseException) -> str:
+    """What the server or libpq said, on one line and without any known password: its
+    lines joined, the statement's echo (``LINE 1: …`` and its caret) left out, since an
+    error is printed as one ``Error: …`` line and the statement is ours, not the user's."""
+    lines = [line.strip() for line in str(exc).strip().splitlines()]
+    text = " ".join(line for line in lines if line and line != "^" and not line.startswith("LINE "))
+    return scrub(text, KNOWN_SECRETS)
+
+
+def readable(fd: int) -> bool:
+    """Whether ``fd`` has something to read now. ``poll``, where there is one: ``select``
+    refuses descriptors past 1023, which a server with many streams open soon reaches."""
+    if hasattr(select, "poll"):
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        return bool(poller.poll(0))
+    return bool(select.select([fd], [], [], 0)[0])
+
+
+UNKNOWN_OUTCOME = (
+    "the connection to PostgreSQL broke before the write's answer arrived, so whether it was"
+    " applied is unknown (look with get or list; a lost claim or completion is settled when"
+    " its lease ends)"
+)
+
+
+def commit(conn: psycopg.Connection[Any]) -> None:
+    """``COMMIT``. A connection that breaks while it runs may have committed: saying the
+    write failed would invite a retry that applies it twice (a second card), so the outcome
+    is said to be unknown, as for the queue's one-statement writes."""
+    try:
+        conn.execute("COMMIT")
+    except psycopg.OperationalError as exc:
+        if conn.broken:
+            raise StoreError(f"{UNKNOWN_OUTCOME}: {reason(exc)}") from exc
+        raise
+
+
+def release(conn: psycopg.Connection[Any], *, rollback: bool) -> None:
+    """After a failure: roll back, and drop any session advisory lock a failed horizon
+    statement may have left (session locks outlive transactions)."""
+    if conn.broken:
+        return
+    with contextlib.suppress(psycopg.Error):
+        if rollback:
+            conn.execute("ROLLBACK")
+        conn.execute("SELECT pg_advisory_unlock_all()")
+
+
+def configure(conn: psycopg.Connection[Any]) -> None:
+    """Every pooled connection: JSON as text, dict rows, bounded lock waits, index order
+    before sorting, no JIT.
+
+    ``enable_sort = off``: before autovacuum has analysed a fast-growing queue, the planner
+    guesses a handful of ready tasks and sorts every one of them for each claim instead of
+    reading the first entry of the ordered ready index. With sorting priced out, a
+    statement sorts only when no index gives its order, which among taskloom's statements
+    is exactly when it must. Set per session rather than with ``SET LOCAL`` so a claim is
+    one statement, not a four-message transaction. That pricing adds ten billion to the
+    cost of any plan that still sorts, far past ``jit_above_cost``, and PostgreSQL would
+    JIT-compile such a plan on every execution; taskloom's statements are short, so JIT
+    is off."""
+    for name in ("json", "jsonb"):
+        conn.adapters.register_loader(name, TextLoader)
+    conn.row_factory = dict_row
+    conn.execute(
+        "SELECT set_config('lock_timeout', %s, false), set_config('jit', 'off', false),"
+        " set_config('enable_sort', 'off', false)",
+        (f"{LOCK_TIMEOUT_MS}ms",),
+    )
