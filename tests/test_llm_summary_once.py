@@ -88,7 +88,7 @@ def test_a_summary_is_purged_with_the_last_result_of_its_thread(
         clock.advance(1800)
         tl.guard("t2", cfg).stash("bash", big_log(401))  # t2 lives on
         clock.advance(2000)  # t1's result and t2's first are past their TTL
-        assert purge_stash(tl) == 2
+        assert purge_stash(tl.store, tl.now()) == 2
         with tl.store.read() as tx:
             rows = tx.query("SELECT thread_id FROM stash_summaries ORDER BY thread_id")
         assert [r["thread_id"] for r in rows] == ["t2", "t2"]
