@@ -12,7 +12,7 @@ from taskloom.guard.extract import Extraction
 from taskloom.guard.search import echo
 from taskloom.guard.slices import HEADER_TOKENS, cap_text
 from taskloom.guard.summarize import MapReduceResult
-from taskloom.guard.tokens import counter
+from taskloom.guard.tokens import Counter, counter
 
 NO_MATCH = {
     "jsonpath": "The JSONPath matches nothing in this result; check the keys with"
@@ -34,7 +34,10 @@ class Answers:
 
     def __init__(self, config: GuardConfig) -> None:
         self.config = config
-        self.count = counter(config.encoding)
+
+    @property
+    def count(self) -> Counter:
+        return counter(self.config.encoding)
 
     def llm(self, rid: str, query: str, result: MapReduceResult, local: Extraction) -> str:
         """The map-reduce answer under ``extract_cap_tokens``, like a local one: a provider
@@ -95,8 +98,9 @@ class Answers:
         out = self._fit_fragments(found, budget - HEADER_TOKENS)
         shown = len(out)
         if not out:
-            miss = "" if found.summary else "\n" + NO_MATCH[found.method]
-            return self._capped(head + "no match shown]" + why + summary + miss)
+            if found.summary:
+                return self._capped(head + "no match shown]" + why + summary)
+            return self._capped(head + "no match]" + why + "\n" + NO_MATCH[found.method])
         total = f"{found.total_matches:,}{'+' if found.at_least else ''}"
         head += f"{shown} of {total} match(es) shown]" + summary
         if found.method == "ranking" and not found.useful() and not found.summary:

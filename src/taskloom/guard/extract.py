@@ -130,7 +130,7 @@ def extract_local(content: str, is_json: bool, query: str) -> Extraction:
         return _ranked(doc, parsed)
     blocks, records, total = text_candidates(content, parsed)
     best = rank(blocks, records, total, parsed, MAX_FRAGMENTS * 4)
-    return _fragments(best, parsed, lambda c: text_fragment(c, parsed.wanted))
+    return _fragments(best, len(blocks), lambda c: text_fragment(c, parsed.wanted))
 
 
 def _by_path(doc: JsonDoc, query: str) -> Extraction:
@@ -159,12 +159,12 @@ def _ranked(doc: JsonDoc, parsed: Query) -> Extraction:
     best = rank(found, records, total, parsed, MAX_FRAGMENTS * 4)
     want = set(parsed.wanted)
     return _fragments(
-        best, parsed, lambda c: (path_of(c.parts), render_record(doc.get(c.parts), want))
+        best, len(found), lambda c: (path_of(c.parts), render_record(doc.get(c.parts), want))
     )
 
 
-def _fragments(best: list[Any], parsed: Query, show: Any) -> Extraction:
-    out = Extraction("ranking", total_matches=len(best))
+def _fragments(best: list[Any], matched: int, show: Any) -> Extraction:
+    out = Extraction("ranking", total_matches=matched)
     if not best:
         return out
     top = best[0][0]

@@ -99,14 +99,15 @@ def find(root: Any, expr: str) -> Iterator[tuple[tuple[int | str, ...], Any]]:
 def _syntax_message(expr: str, exc: JSONPathSyntaxError) -> str:
     token = exc.token
     index = len(expr) if token is None or token.index < 0 else token.index
-    what = str(exc.args[0]) if exc.args else "syntax error"
+    what = echo(str(exc.args[0]), 100) if exc.args else "syntax error"
     message = (
         f"cannot parse JSONPath {echo(expr, 100)!r} at position {index}"
         f" ({echo(expr[index:], 40)!r}): {what}"
     )
     fixed = corrected(expr)
     if fixed is not None and fixed != expr:
-        return message + f". Did you mean {fixed}"
+        quoted = " (a string value is quoted)" if fixed.count("'") > expr.count("'") else ""
+        return message + f". Did you mean {echo(fixed, 120)}{quoted}"
     return message + (
         ". Examples: $.items[3].name, $['key-with-dashes'], $..[?(@.state=='open')].number"
     )
@@ -119,6 +120,7 @@ def corrected(expr: str) -> str | None:
         fixed = "$" + ("" if fixed.startswith("[") else ".") + fixed
     fixed = _DOTTED.sub(_bracket, fixed)
     fixed = re.sub(r"(?<![=!<>])=(?!=)", "==", fixed)
+    fixed = _BARE.sub(_quote, fixed)
     fixed = re.sub(r"\s+(and|AND)\s+", " && ", fixed)
     fixed = re.sub(r"\s+(or|OR)\s+", " || ", fixed)
     fixed += "]" * max(0, fixed.count("[") - fixed.count("]"))
@@ -127,6 +129,15 @@ def corrected(expr: str) -> str | None:
     except JSONPathError:
         return None
     return fixed
+
+
+_BARE = re.compile(r"(==|!=|<=|>=|<|>)\s*([A-Za-z_][\w.-]*)(?=\s*(?:\)|\]|&&|\|\|))")
+"""A bare word compared in a filter (``@.state==open``): a string that lost its quotes."""
+
+
+def _quote(match: re.Match[str]) -> str:
+    op, word = match.groups()
+    return match.group(0) if word in ("true", "false", "null") else f"{op}'{word}'"
 
 
 def _bracket(match: re.Match[str]) -> str:

@@ -184,7 +184,10 @@ def _record_evidence(
     segments = {p.lower() for p in parts[:-1] if isinstance(p, str)}
     bag: list[str] = terms(name) if name else []
     values: dict[str, str] = {}
+    present = [key for key, value in node.items() if value is not None]
     for key, value in node.items():
+        if value is None:  # a field the query names counts only where it has a value
+            continue
         bag.extend(terms(key))
         if is_object(value):
             for ik in IDENTITY_KEYS:
@@ -197,7 +200,7 @@ def _record_evidence(
             values[key] = text
     ev: dict[str, float] = {}
     lowered = {v.lower(): k for k, v in values.items()}
-    keys_low = {k.lower() for k in node}
+    keys_low = {k.lower() for k in present}
     name_low = name.lower()
     name_parts = set(parts_of(name)) if name else set()
     for q in query.exact:

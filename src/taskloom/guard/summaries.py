@@ -20,7 +20,7 @@ from taskloom.domain.stash import StashFacts
 from taskloom.guard.config import GuardConfig
 from taskloom.guard.redact import redact_text
 from taskloom.guard.summarize import cache_key, shared_attempt, summarize
-from taskloom.guard.tokens import counter
+from taskloom.guard.tokens import Counter, counter
 from taskloom.store import stash as sql
 
 if TYPE_CHECKING:
@@ -46,7 +46,10 @@ class Summaries:
         self._rt = runtime
         self.thread_id = thread_id
         self.config = config
-        self.count = counter(config.encoding)
+
+    @property
+    def count(self) -> Counter:
+        return counter(self.config.encoding)
 
     def breaker(self) -> dict[str, Any]:
         """The summarizer breaker of this thread: failures, opened_at, last_error, open."""
