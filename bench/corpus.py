@@ -93,7 +93,9 @@ def load(cache: Path) -> list[Payload]:
     """Every payload of every source, in a fixed order."""
     pip_dir, npm_dir = cache / "pip", cache / "npm" / "node_modules"
     out: list[Payload] = []
-    index = json.loads((npm_dir / "@octokit/webhooks-examples/api.github.com/index.json").read_text())
+    index = json.loads(
+        (npm_dir / "@octokit/webhooks-examples/api.github.com/index.json").read_text()
+    )
     for event in index:
         out.append(Payload("octokit-webhooks", "dev", f"webhooks/{event['name']}",
                            _pretty(event["examples"])))  # fmt: skip
@@ -103,7 +105,9 @@ def load(cache: Path) -> list[Payload]:
             body = step.get("response")
             text = _pretty(body)
             if isinstance(body, dict | list) and len(text) > 2048:
-                out.append(Payload("octokit-fixtures", "dev", f"fixtures/{path.parent.name}/{i}", text))
+                out.append(
+                    Payload("octokit-fixtures", "dev", f"fixtures/{path.parent.name}/{i}", text)
+                )
     out.append(Payload("mime-db", "dev", "mime-db", (npm_dir / "mime-db/db.json").read_text()))
     spdx = npm_dir / "spdx-license-list/full.json"
     if not spdx.exists():

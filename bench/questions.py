@@ -174,10 +174,10 @@ def _holders(group: Group, ident: str | None, out: list[Question]) -> None:
         values = Counter(str(r[name]) for _a, r in group.records if _good_value(r.get(name)))
         for at, record in group.records:
             inner = record.get(name)
-            if isinstance(inner, str) and values[inner] == 1 and 3 <= len(inner) <= 80:
-                if group.keyed or ident is not None:
-                    q = f"Which {group.noun} has {name} {_say(inner)}?"
-                    out.append(Question("holder", q, _gold_id(group, at, record, ident)))
+            unique = isinstance(inner, str) and values[inner] == 1 and 3 <= len(inner) <= 80
+            if unique and (group.keyed or ident is not None):
+                q = f"Which {group.noun} has {name} {_say(inner)}?"
+                out.append(Question("holder", q, _gold_id(group, at, record, ident)))
 
 
 _FIELD = re.compile(r"^(?:#\s*)?([A-Za-z][\w ]{0,40}?):\s+(.+?)\s*$")

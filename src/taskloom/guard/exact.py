@@ -142,6 +142,10 @@ class Exact:
 
 
 def _kind(value: Any) -> str:
+    if is_object(value):
+        return "object"
+    if is_array(value):
+        return "array"
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, int | float):
@@ -203,10 +207,8 @@ def _tally(group: Group, node: Mapping[str, Any]) -> None:
     for key, value in node.items():
         if is_object(value) and not hasattr(value, "span"):
             for inner, leaf in value.items():
-                if not is_object(leaf) and not is_array(leaf):
-                    _note(group, (key, inner), leaf)
-        elif not is_array(value) and not is_object(value):
-            _note(group, (key,), value)
+                _note(group, (key, inner), leaf)
+        _note(group, (key,), value)
 
 
 def _note(group: Group, name: tuple[str, ...], value: Any) -> None:
@@ -215,6 +217,8 @@ def _note(group: Group, name: tuple[str, ...], value: Any) -> None:
         stats = group.fields[name] = Field()
     stats.present += 1
     stats.kinds.add(_kind(value))
+    if stats.kinds & {"object", "array"}:
+        return  # a container is asked for, never compared
     key = (_kind(value), value)
     if key in stats.values or len(stats.values) < MAX_VALUES:
         stats.values[key] += 1
@@ -340,12 +344,13 @@ def _conditions(
     group: Group, tokens: list[_Tok]
 ) -> tuple[list[Condition], int, list[tuple[str, ...]]]:
     """The conditions the question sets on ``group``'s fields, how many of them come from
-    a value alone, and the fields it names with no condition (the fields it asks for)."""
+    a value alone, and the fields it names with no condition (the fields it asks for, the
+    one whose other words the question also says first)."""
     found: list[Condition] = []
     used: set[int] = set()
-    named: list[tuple[int, tuple[str, ...]]] = []
+    unresolved: list[tuple[int, int, tuple[str, ...]]] = []
     segments = {p.lower().rstrip("s") for p in group.pattern if isinstance(p, str)}
-    for name, stats in sorted(group.fields.items(), key=lambda f: -len(f[0])):
+    for name, stats in sorted(group.fields.items(), key=lambda f: (-len(f[0]), f[0])):
         for start, stop in _mentions(tokens, name):
             if used & set(range(start, stop)):
                 continue
@@ -363,13 +368,20 @@ def _conditions(
                 found.append(Condition(name, "==", value[0]))
                 used.update(range(start, value[1]))
             else:
-                named.append((start, name))
-                used.update(range(start, stop))
+                unresolved.append((start, stop, name))
+    said = {t.text.lower() for i, t in enumerate(tokens) if i not in used}
+    best: dict[int, tuple[int, tuple[str, ...]]] = {}
+    for start, stop, name in unresolved:
+        if used & set(range(start, stop)):
+            continue
+        support = sum(1 for part in name if part.lower() in said)
+        if start not in best or support > best[start][0]:
+            best[start] = (support, name)
     bare = 0
     if not found:
         found, _taken = _bare_values(group, tokens, used)
         bare = len(found)
-    return found, bare, [name for _i, name in sorted(named)]
+    return found, bare, [name for _start, (_n, name) in sorted(best.items())]
 
 
 def _bare_values(
@@ -460,8 +472,9 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
     main = found_groups[0] is not None and (
         len(found_groups) == 1 or found_groups[0].records >= 2 * found_groups[1].records
     )
-    if kind == "count" and targets:
-        return _not_exact(kind, group, targets[0])
+    asked = [t for t in targets if not group.fields[t].kinds & {"object", "array"}]
+    if kind == "count" and asked:
+        return _not_exact(kind, group, asked[0])
     if not said and not bare and not (kind == "count" and (named or main)):
         return None if kind is None else _not_exact(kind, group)
     if WILD not in group.pattern:

@@ -204,8 +204,9 @@ def _exact(doc: JsonDoc, exact: Exact, parsed: Query) -> Extraction:
         values = [v for _p, v in exact.shown]
         out.fragments.append((f"{exact.path} (values in document order)", dumps(values)))
     else:
-        if exact.names and all(isinstance(n, str) for n in exact.names):
-            out.fragments.append(("names (keys) of the matches", dumps(exact.names)))
+        names = exact.names
+        if names and all(isinstance(n, str) for n in names) and len(set(names)) > 1:
+            out.fragments.append(("names (keys) of the matches", dumps(names)))
         want = set(parsed.wanted)
         for p, value in exact.shown:
             body = render_record(value, want) if is_object(value) else dumps(_materialize(value))
