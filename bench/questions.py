@@ -126,7 +126,15 @@ def _gold_id(group: Group, at: str | int, record: dict[str, Any], ident: str | N
 def json_questions(text: str, per_kind: int, rng: random.Random) -> list[Question]:
     value = json.loads(text)
     pool: dict[str, list[Question]] = {k: [] for k in KINDS}
-    for group in groups(value):
+    found = groups(value)
+    pairs = Counter(
+        (k, v)
+        for group in found
+        for (k, v) in {
+            (k, v) for _a, r in group.records for k, v in r.items() if isinstance(v, str)
+        }
+    )
+    for group in found:
         ident = _identity(group)
         for at, record in group.records:
             who = _who(group, at, record, ident)
@@ -148,12 +156,14 @@ def json_questions(text: str, per_kind: int, rng: random.Random) -> list[Questio
                         if _good_value(leaf):
                             q = f"What is the {sub} of the {key} of {who}?"
                             pool["nested"].append(Question("nested", q, str(leaf)))
-        _counts(group, pool["count"])
+        _counts(group, pool["count"], pairs)
         _holders(group, ident, pool["holder"])
     return _sample(pool, per_kind, rng)
 
 
-def _counts(group: Group, out: list[Question]) -> None:
+def _counts(group: Group, out: list[Question], pairs: Counter[tuple[str, str]]) -> None:
+    """Count questions whose field and value only this group holds: "how many records
+    have shape X" has no single answer when records of several kinds have it."""
     if len(group.records) < 8:
         return
     fields = Counter(k for _a, r in group.records for k, v in r.items() if isinstance(v, str))
@@ -161,7 +171,7 @@ def _counts(group: Group, out: list[Question]) -> None:
         values = Counter(r[name] for _a, r in group.records if isinstance(r.get(name), str))
         if 2 <= len(values) <= 20:
             for value, n in values.items():
-                if 1 <= len(value) <= 40:
+                if 1 <= len(value) <= 40 and pairs[(name, value)] == 1:
                     q = f"How many {group.plural} have {name} {_say(value)}?"
                     out.append(Question("count", q, n))
 

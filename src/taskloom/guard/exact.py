@@ -160,17 +160,9 @@ def _literal(value: Any) -> str:
 
 
 def _map_like(node: Mapping[str, Any]) -> bool:
-    """Whether an object's members are records of one kind (keyed by name), not fields."""
-    if len(node) < 3:
-        return False
-    keys: set[str] | None = None
-    for i, value in enumerate(node.values()):
-        if not is_object(value):
-            return False
-        if i < 20:
-            own = set(value)
-            keys = own if keys is None else keys & own
-    return bool(keys)
+    """Whether an object's members are records keyed by name, not fields: three or more,
+    every one an object."""
+    return len(node) >= 3 and all(is_object(value) for value in node.values())
 
 
 def groups(doc: JsonDoc) -> list[Group]:
@@ -249,27 +241,36 @@ def _tokens(question: str) -> list[_Tok]:
     return [t for t in out if t.text or t.quoted]
 
 
-def _names(name: tuple[str, ...]) -> list[list[str]]:
-    """How a question may write a field: its key, its words, the nested key alone."""
+def _names(name: tuple[str, ...]) -> list[tuple[list[str], int]]:
+    """How a question may write a field, and how surely that names it: its whole name
+    (``type``, ``user.login``, ``user login``, ``site admin``: 2), or for a nested field
+    its last key alone (``login``: 1)."""
     key = name[-1]
-    spelled = [[key.lower()], parts_of(key)]
-    if len(name) > 1:
-        spelled = [[".".join(name).lower()], [*parts_of(name[0]), *parts_of(key)], *spelled]
-    return [s for s in spelled if s]
+    if len(name) == 1:
+        spelled = [([key.lower()], 2), (parts_of(key), 2)]
+    else:
+        whole = [p for part in name for p in parts_of(part)]
+        spelled = [
+            ([".".join(name).lower()], 2),
+            (whole, 2),
+            ([key.lower()], 1),
+            (parts_of(key), 1),
+        ]
+    return [(words, sure) for words, sure in spelled if words]
 
 
-def _mentions(tokens: list[_Tok], name: tuple[str, ...]) -> list[tuple[int, int]]:
-    """Where the question names the field: (first token, token after)."""
+def _mentions(tokens: list[_Tok], name: tuple[str, ...]) -> list[tuple[int, int, int]]:
+    """Where the question names the field: (how surely, first token, token after)."""
     low = [t.text.lower() for t in tokens]
     out = []
-    for spelled in _names(name):
+    for spelled, sure in _names(name):
         n = len(spelled)
         for i in range(len(low) - n + 1):
             got = low[i : i + n]
             same = got == spelled or (n == 1 and got[0].rstrip("s") == spelled[0].rstrip("s"))
             if same and not any(t.quoted for t in tokens[i : i + n]):
-                out.append((i, i + n))
-    return sorted(set(out))
+                out.append((sure, i, i + n))
+    return sorted(set(out), key=lambda m: (-m[0], m[1]))
 
 
 def _number(text: str) -> int | float | None:
@@ -342,33 +343,36 @@ def _comparison(tokens: list[_Tok], at: int, step: int) -> tuple[str, float, int
 
 def _conditions(
     group: Group, tokens: list[_Tok]
-) -> tuple[list[Condition], int, list[tuple[str, ...]]]:
+) -> tuple[list[Condition], int, list[tuple[str, ...]], set[int]]:
     """The conditions the question sets on ``group``'s fields, how many of them come from
-    a value alone, and the fields it names with no condition (the fields it asks for, the
-    one whose other words the question also says first)."""
+    a value alone, the fields it names with no condition (the fields it asks for, the one
+    whose other words the question also says first), and the tokens the conditions use."""
     found: list[Condition] = []
     used: set[int] = set()
     unresolved: list[tuple[int, int, tuple[str, ...]]] = []
     segments = {p.lower().rstrip("s") for p in group.pattern if isinstance(p, str)}
-    for name, stats in sorted(group.fields.items(), key=lambda f: (-len(f[0]), f[0])):
-        for start, stop in _mentions(tokens, name):
-            if used & set(range(start, stop)):
-                continue
-            if stop - start == 1 and tokens[start].text.lower().rstrip("s") in segments:
-                continue  # "the shape X" names the record, not its field "shape"
-            at = stop
-            while at < len(tokens) and tokens[at].text.lower() in _CONNECT and not tokens[at].op:
-                at += 1
-            cmp = _comparison(tokens, at, 1) or _comparison(tokens, start, -1)
-            value = _match_value(stats, tokens, at) if cmp is None else None
-            if cmp is not None and "number" in stats.kinds:
-                found.append(Condition(name, cmp[0], cmp[1]))
-                used.update(range(start, stop))
-            elif value is not None:
-                found.append(Condition(name, "==", value[0]))
-                used.update(range(start, value[1]))
-            else:
-                unresolved.append((start, stop, name))
+    mentions = [
+        (sure, -len(name), start, stop, name)
+        for name in group.fields
+        for sure, start, stop in _mentions(tokens, name)
+    ]
+    for _sure, _len, start, stop, name in sorted(mentions, key=lambda m: (-m[0], m[1], m[2])):
+        stats = group.fields[name]
+        if used & set(range(start, stop)):
+            continue
+        at = stop
+        while at < len(tokens) and tokens[at].text.lower() in _CONNECT and not tokens[at].op:
+            at += 1
+        cmp = _comparison(tokens, at, 1) or _comparison(tokens, start, -1)
+        value = _match_value(stats, tokens, at) if cmp is None else None
+        if cmp is not None and "number" in stats.kinds:
+            found.append(Condition(name, cmp[0], cmp[1]))
+            used.update(range(start, stop))
+        elif value is not None:
+            found.append(Condition(name, "==", value[0]))
+            used.update(range(start, value[1]))
+        elif not (stop - start == 1 and tokens[start].text.lower().rstrip("s") in segments):
+            unresolved.append((start, stop, name))  # "the shape X" names the record instead
     said = {t.text.lower() for i, t in enumerate(tokens) if i not in used}
     best: dict[int, tuple[int, tuple[str, ...]]] = {}
     for start, stop, name in unresolved:
@@ -379,9 +383,10 @@ def _conditions(
             best[start] = (support, name)
     bare = 0
     if not found:
-        found, _taken = _bare_values(group, tokens, used)
+        found, taken = _bare_values(group, tokens, used)
         bare = len(found)
-    return found, bare, [name for _start, (_n, name) in sorted(best.items())]
+        used |= taken
+    return found, bare, [name for _start, (_n, name) in sorted(best.items())], used
 
 
 def _bare_values(
@@ -418,25 +423,22 @@ def _named_parts(group: Group, tokens: list[_Tok]) -> int:
     return sum(1 for p in group.pattern if isinstance(p, str) and p.lower().rstrip("s") in said)
 
 
-def _pins(group: Group, tokens: list[_Tok]) -> tuple[tuple[str | int | None, ...], int, set[int]]:
-    """The group's pattern with each map wildcard the question names a member of replaced
-    by that member (``$.shapes.*`` → ``$.shapes.InventoryConfiguration``)."""
+def _pins(
+    group: Group, tokens: list[_Tok], taken: set[int]
+) -> tuple[tuple[str | int | None, ...], int]:
+    """The group's pattern with each map wildcard the question names a member of (as
+    written, by a word no condition uses) replaced by that member (``$.shapes.*`` →
+    ``$.shapes.InventoryConfiguration``)."""
     pattern = list(group.pattern)
     pinned = 0
-    used: set[int] = set()
+    used = set(taken)
     for at, names in group.keys.items():
         exact = [i for i, t in enumerate(tokens) if t.text in names and i not in used]
-        if not exact:
-            lowered = {n.lower(): n for n in names}
-            exact = [i for i, t in enumerate(tokens) if t.text.lower() in lowered and i not in used]
-            if exact:
-                pattern[at] = lowered[tokens[exact[0]].text.lower()]
-        else:
-            pattern[at] = tokens[exact[0]].text
         if exact:
+            pattern[at] = tokens[exact[0]].text
             pinned += 1
             used.add(exact[0])
-    return tuple(pattern), pinned, used
+    return tuple(pattern), pinned
 
 
 def intent(question: str) -> str | None:
@@ -454,33 +456,34 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
     and no filter answers it (the ranking answers it then)."""
     kind = intent(question)
     tokens = _tokens(question)
-    best: tuple[tuple[int, int, int, int, int], Group, list[Condition], list[Any]] | None = None
+    best: tuple[tuple[int, ...], Group, list[Condition], list[Any]] | None = None
     found_groups = groups(doc)
     for group in found_groups:
-        pattern, pinned, pin_tokens = _pins(group, tokens)
-        rest = [t if i not in pin_tokens else _Tok("", True, False) for i, t in enumerate(tokens)]
-        conds, bare, targets = _conditions(group, rest)
+        conds, bare, targets, used = _conditions(group, tokens)
+        pattern, pinned = _pins(group, tokens, used)
         named = _named_parts(group, tokens)
-        score = (len(conds) - bare + pinned, named, bare, group.records, -len(group.pattern))
+        said = len(conds) - bare
+        score = (said + pinned, named, said, bare, group.records, -len(group.pattern))
         if best is None or score > best[0]:
             best = (score, Group(pattern, group.records, group.fields), conds, targets)
     if best is None:
         if kind is None:
             return None
         return Exact(kind, False, note="this result holds no list of records to count or list")
-    (said, named, bare, _size, _depth), group, conds, targets = best
+    (said, named, _conds, bare, _size, _depth), group, conds, targets = best
     main = found_groups[0] is not None and (
         len(found_groups) == 1 or found_groups[0].records >= 2 * found_groups[1].records
     )
     asked = [t for t in targets if not group.fields[t].kinds & {"object", "array"}]
+    if WILD not in group.pattern:  # one record, named: the field asked of it
+        if not targets or (kind == "count" and asked):
+            return None
+        return _evaluate(doc, kind or "lookup", group, (), targets[0])
     if kind == "count" and asked:
         return _not_exact(kind, group, asked[0])
     if not said and not bare and not (kind == "count" and (named or main)):
         return None if kind is None else _not_exact(kind, group)
-    if WILD not in group.pattern:
-        return None
-    label = kind or "lookup"
-    return _evaluate(doc, label, group, tuple(conds), targets[0] if targets else ())
+    return _evaluate(doc, kind or "lookup", group, tuple(conds), targets[0] if targets else ())
 
 
 def filter_path(group: Group, conds: tuple[Condition, ...], target: tuple[str, ...] = ()) -> str:
@@ -503,9 +506,12 @@ def filter_path(group: Group, conds: tuple[Condition, ...], target: tuple[str, .
 def _evaluate(
     doc: JsonDoc, kind: str, group: Group, conds: tuple[Condition, ...], target: tuple[str, ...]
 ) -> Exact | None:
-    path = filter_path(group, conds, target if kind != "count" else ())
+    counted = kind == "count" and WILD in group.pattern
+    path = filter_path(group, conds, () if counted else target)
+    if kind == "count" and not counted:
+        path += "[*]"  # the members of the named record's field
     out = Exact(kind, True, path, group=group.path(), records=group.records, conditions=conds)
-    out.target = target if kind != "count" else ()
+    out.target = () if counted else target
     for parts, value in find(doc.root(), path):
         out.total += 1
         if len(out.shown) < MAX_SHOWN:
