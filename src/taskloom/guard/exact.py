@@ -456,21 +456,22 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
     and no filter answers it (the ranking answers it then)."""
     kind = intent(question)
     tokens = _tokens(question)
-    best: tuple[tuple[int, ...], Group, list[Condition], list[Any]] | None = None
+    best: tuple[tuple[int, ...], Group, list[Condition], list[Any], int] | None = None
     found_groups = groups(doc)
     for group in found_groups:
         conds, bare, targets, used = _conditions(group, tokens)
         pattern, pinned = _pins(group, tokens, used)
         named = _named_parts(group, tokens)
         said = len(conds) - bare
-        score = (said + pinned, named, said, bare, group.records, -len(group.pattern))
+        asks = int(bool(targets))
+        score = (said + pinned, named, said, asks, bare, group.records, -len(group.pattern))
         if best is None or score > best[0]:
-            best = (score, Group(pattern, group.records, group.fields), conds, targets)
+            best = (score, Group(pattern, group.records, group.fields), conds, targets, pinned)
     if best is None:
         if kind is None:
             return None
         return Exact(kind, False, note="this result holds no list of records to count or list")
-    (said, named, _conds, bare, _size, _depth), group, conds, targets = best
+    (said, named, _conds, _asks, bare, _size, _depth), group, conds, targets, pinned = best
     main = found_groups[0] is not None and (
         len(found_groups) == 1 or found_groups[0].records >= 2 * found_groups[1].records
     )
@@ -478,12 +479,16 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
     if WILD not in group.pattern:  # one record, named: the field asked of it
         if not targets or (kind == "count" and asked):
             return None
-        return _evaluate(doc, kind or "lookup", group, (), targets[0])
-    if kind == "count" and asked:
+        found = _evaluate(doc, kind or "lookup", group, (), targets[0])
+    elif kind == "count" and asked:
         return _not_exact(kind, group, asked[0])
-    if not said and not bare and not (kind == "count" and (named or main)):
+    elif not said and not bare and not (kind == "count" and (named or main)):
         return None if kind is None else _not_exact(kind, group)
-    return _evaluate(doc, kind or "lookup", group, tuple(conds), targets[0] if targets else ())
+    else:
+        found = _evaluate(doc, kind or "lookup", group, tuple(conds), targets[0] if targets else ())
+    if not found.total and (kind != "count" or pinned):
+        return None  # nothing matches the question as read: the ranking answers instead
+    return found
 
 
 def filter_path(group: Group, conds: tuple[Condition, ...], target: tuple[str, ...] = ()) -> str:
@@ -505,7 +510,7 @@ def filter_path(group: Group, conds: tuple[Condition, ...], target: tuple[str, .
 
 def _evaluate(
     doc: JsonDoc, kind: str, group: Group, conds: tuple[Condition, ...], target: tuple[str, ...]
-) -> Exact | None:
+) -> Exact:
     counted = kind == "count" and WILD in group.pattern
     path = filter_path(group, conds, () if counted else target)
     if kind == "count" and not counted:
@@ -517,8 +522,6 @@ def _evaluate(
         if len(out.shown) < MAX_SHOWN:
             out.shown.append((path_of(parts), value))
             out.names.append(parts[-1] if parts else "$")
-    if kind == "lookup" and not out.total:
-        return None
     return out
 
 
