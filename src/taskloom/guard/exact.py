@@ -418,9 +418,22 @@ def _bare_values(
 
 
 def _named_parts(group: Group, tokens: list[_Tok]) -> int:
-    """How many of the group's path segments the question names (``members``, ``shape``)."""
+    """How many of the group's collections the question names (``shapes`` in
+    ``$.shapes.*``, ``members`` in ``$.shapes.*.members.*``)."""
     said = {t.text.lower().rstrip("s") for t in tokens if not t.quoted}
-    return sum(1 for p in group.pattern if isinstance(p, str) and p.lower().rstrip("s") in said)
+    pattern = group.pattern
+    return sum(
+        1
+        for p, after in zip(pattern, pattern[1:], strict=False)
+        if isinstance(p, str) and after is WILD and p.lower().rstrip("s") in said
+    )
+
+
+def _support(name: tuple[str, ...], tokens: list[_Tok]) -> int:
+    """How many keys of an asked field's path the question says (``owner`` and
+    ``repos_url`` for ``owner.repos_url``): the more, the surer it is the field meant."""
+    said = {t.text.lower().rstrip("s") for t in tokens if not t.quoted}
+    return 1 + sum(1 for part in name if part.lower().rstrip("s") in said)
 
 
 def _pins(
@@ -463,7 +476,7 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
         pattern, pinned = _pins(group, tokens, used)
         named = _named_parts(group, tokens)
         said = len(conds) - bare
-        asks = int(bool(targets))
+        asks = _support(targets[0], tokens) if targets else 0
         score = (said + pinned, named, said, asks, bare, group.records, -len(group.pattern))
         if best is None or score > best[0]:
             best = (score, Group(pattern, group.records, group.fields), conds, targets, pinned)
