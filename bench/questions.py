@@ -66,6 +66,20 @@ def _keyed(node: dict[str, Any]) -> bool:
     return len(values) >= 3 and all(isinstance(v, dict) for v in values)
 
 
+def records(value: Any) -> list[tuple[tuple[str | int, ...], dict[str, Any]]]:
+    """Every object of ``value`` with its concrete path."""
+    out = []
+    stack: list[tuple[tuple[str | int, ...], Any]] = [((), value)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, dict):
+            out.append((path, node))
+            stack.extend(((*path, k), v) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend(((*path, i), v) for i, v in enumerate(node))
+    return out
+
+
 def groups(value: Any) -> list[Group]:
     found: dict[tuple[str | None, ...], Group] = {}
     stack: list[tuple[tuple[str | None, ...], str | int, Any, bool]] = [((), "$", value, False)]
@@ -83,6 +97,14 @@ def groups(value: Any) -> list[Group]:
                 if isinstance(child, dict | list):
                     stack.append(((*path, None), i, child, False))
     return [g for g in found.values() if len(g.records) >= 2 and None in g.path]
+
+
+def _under(path: tuple[str | int, ...], pattern: tuple[str | None, ...]) -> bool:
+    """Whether a record's path is one the group's pattern (``None``: any key) reaches, as
+    the JSONPath with a wildcard for each ``None`` would."""
+    return len(path) == len(pattern) and all(
+        p is None or p == k for k, p in zip(path, pattern, strict=True)
+    )
 
 
 def _scalar(value: Any) -> bool:
@@ -134,6 +156,7 @@ def json_questions(text: str, per_kind: int, rng: random.Random) -> list[Questio
             (k, v) for _a, r in group.records for k, v in r.items() if isinstance(v, str)
         }
     )
+    everything = records(value)
     for group in found:
         ident = _identity(group)
         for at, record in group.records:
@@ -156,19 +179,26 @@ def json_questions(text: str, per_kind: int, rng: random.Random) -> list[Questio
                         if _good_value(leaf):
                             q = f"What is the {sub} of the {key} of {who}?"
                             pool["nested"].append(Question("nested", q, str(leaf)))
-        _counts(group, pool["count"], pairs)
+        reached = [r for path, r in everything if _under(path, group.path)]
+        _counts(group, reached, pool["count"], pairs)
         _holders(group, ident, pool["holder"])
     return _sample(pool, per_kind, rng)
 
 
-def _counts(group: Group, out: list[Question], pairs: Counter[tuple[str, str]]) -> None:
+def _counts(
+    group: Group,
+    reached: list[dict[str, Any]],
+    out: list[Question],
+    pairs: Counter[tuple[str, str]],
+) -> None:
     """Count questions whose field and value only this group holds: "how many records
-    have shape X" has no single answer when records of several kinds have it."""
+    have shape X" has no single answer when records of several kinds have it. The gold
+    counts every record the group's path reaches (``reached``)."""
     if len(group.records) < 8:
         return
     fields = Counter(k for _a, r in group.records for k, v in r.items() if isinstance(v, str))
     for name in fields:
-        values = Counter(r[name] for _a, r in group.records if isinstance(r.get(name), str))
+        values = Counter(r[name] for r in reached if isinstance(r.get(name), str))
         if 2 <= len(values) <= 20:
             for value, n in values.items():
                 if 1 <= len(value) <= 40 and pairs[(name, value)] == 1:
