@@ -72,6 +72,10 @@ _CONNECT = frozenset(
         "where",
     ]
 )
+_DETERMINERS = frozenset({"the", "a", "an", "this", "that"})
+"""Before a collection's name, they make it name a record: "the shape X"."""
+_FIELD_INTRO = frozenset({"have", "has", "having", "with", "whose", "where", "by"})
+"""Before a word, they make it a field: "records that have shape X"."""
 _GREATER = {"more": ">", "greater": ">", "over": ">", "above": ">", "higher": ">", "larger": ">"}
 _LESS = {"less": "<", "fewer": "<", "under": "<", "below": "<", "lower": "<", "smaller": "<"}
 _OPS = {">": ">", "<": "<", ">=": ">=", "<=": "<=", "=": "==", "==": "==", "!=": "!="}
@@ -297,6 +301,13 @@ def _match_value(stats: Field, tokens: list[_Tok], at: int) -> tuple[Any, int] |
 def _held(stats: Field, text: str, quoted: bool) -> Any:
     if ("string", text) in stats.values:
         return text
+    if quoted and "\\" in text:  # written as a JSON string: "^[^\\$]+$"
+        try:
+            unescaped = json.loads(f'"{text}"')
+        except ValueError:
+            unescaped = None
+        if ("string", unescaped) in stats.values:
+            return unescaped
     number = _number(text)
     if number is not None and ("number", number) in stats.values:
         return number
@@ -360,6 +371,8 @@ def _conditions(
         stats = group.fields[name]
         if used & set(range(start, stop)):
             continue
+        if _names_record(tokens, start, stop, segments):
+            continue
         at = stop
         while at < len(tokens) and tokens[at].text.lower() in _CONNECT and not tokens[at].op:
             at += 1
@@ -417,10 +430,24 @@ def _bare_values(
     return found, taken
 
 
+def _names_record(tokens: list[_Tok], start: int, stop: int, segments: set[str]) -> bool:
+    """Whether the words at ``start`` name a collection after a determiner ("the shape
+    X"): the record X of that collection, not a field "shape" equal to X."""
+    if stop - start != 1 or start == 0:
+        return False
+    word = tokens[start].text.lower().rstrip("s")
+    return word in segments and tokens[start - 1].text.lower() in _DETERMINERS
+
+
 def _named_parts(group: Group, tokens: list[_Tok]) -> int:
     """How many of the group's collections the question names (``shapes`` in
-    ``$.shapes.*``, ``members`` in ``$.shapes.*.members.*``)."""
-    said = {t.text.lower().rstrip("s") for t in tokens if not t.quoted}
+    ``$.shapes.*``, ``members`` in ``$.shapes.*.members.*``); a word after "have" or
+    "with" is a field, not a collection."""
+    said = {
+        t.text.lower().rstrip("s")
+        for i, t in enumerate(tokens)
+        if not t.quoted and not (i and tokens[i - 1].text.lower() in _FIELD_INTRO)
+    }
     pattern = group.pattern
     return sum(
         1
@@ -444,7 +471,14 @@ def _pins(
     ``$.shapes.InventoryConfiguration``)."""
     pattern = list(group.pattern)
     pinned = 0
-    used = set(taken)
+    collections = {
+        p.lower().rstrip("s")
+        for p, after in zip(pattern, pattern[1:], strict=False)
+        if isinstance(p, str) and after is WILD
+    }
+    used = set(taken) | {
+        i for i, t in enumerate(tokens) if t.text.lower().rstrip("s") in collections
+    }
     for at, names in group.keys.items():
         exact = [i for i, t in enumerate(tokens) if t.text in names and i not in used]
         if exact:
