@@ -114,12 +114,19 @@ def redact_large(doc: JsonDoc) -> tuple[str, int]:
         stack.extend(reversed(big))
     if pieces:
         text = "".join([*pieces, text[last:]])
-    out: list[str] = []
+    changed: list[tuple[int, str]] = []
     for i in range(0, len(text), _PIECE):
         piece, n = redact_text(text[i : i + _PIECE])
-        out.append(piece)
-        count += n
-    return ("".join(out) if count else doc.text), count
+        if n:
+            changed.append((i, piece))
+            count += n
+    if changed:
+        parts, last = [], 0
+        for i, piece in changed:
+            parts += [text[last:i], piece]
+            last = i + _PIECE
+        text = "".join([*parts, text[last:]])
+    return text, count
 
 
 def _redact_member(member: str, key: str | None) -> tuple[str, int]:

@@ -169,9 +169,9 @@ class Guard:
             return self._stash_json(tool_name, value, output, hint)
         text = valid_text(output if isinstance(output, str) else str(output))
         if len(text) > LARGE_JSON:
-            doc = parse_large(text)
-            if doc is not None:
-                return self._stash_large(tool_name, doc, hint)
+            checked = parse_large(text)
+            if checked is not None:
+                return self._stash_large(tool_name, *checked, hint)
             return self._stash_text(tool_name, text, hint)
         value = parse_json(text)
         if value is not None:
@@ -252,7 +252,7 @@ class Guard:
         )
         return self._stash_placeholder(facts, original, hint)
 
-    def _stash_large(self, tool: str, doc: JsonDoc, hint: str | None) -> Wrapped:
+    def _stash_large(self, tool: str, doc: JsonDoc, lines: int, hint: str | None) -> Wrapped:
         """A JSON result too large to parse whole, stashed as it was written (redacted in
         place): its size, shape and preview read from the document part by part."""
         redacted = 0
@@ -268,7 +268,7 @@ class Guard:
             tokens=self.count(doc.text),
             encoding=self.config.encoding,
             bytes=utf8_size(doc.text),
-            lines=line_count(root),
+            lines=lines,
             shape=json_shape(skeleton(root)),
             preview=preview.text[: self.config.preview_chars],
             is_json=True,

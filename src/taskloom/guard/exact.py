@@ -21,10 +21,11 @@ built from the data's own fields to adapt.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +38,9 @@ WILD = None
 """The wildcard of a group's pattern: any index, or any member of a map of records."""
 MAX_VALUES = 2_000
 """Distinct values of one field tracked; a field with more (ids) takes any value of its type."""
+MAX_TALLIED = 5_000
+"""Records of one group whose fields are read for the values a question may name; past
+them a field takes any value of its type (the JSONPath still counts every record)."""
 MAX_SHOWN = 200
 """Matches whose values an answer carries; the rest are paged with ``read_result``."""
 
@@ -173,30 +177,46 @@ def groups(doc: JsonDoc) -> list[Group]:
     """The record groups of a document (see the module docs), largest first."""
     found: dict[tuple[str | int | None, ...], Group] = {}
     names: dict[tuple[str | int | None, ...], set[str]] = {}
-    stack: list[tuple[tuple[str | int | None, ...], Any]] = [((), doc.root())]
-    while stack:
-        pattern, node = stack.pop()
-        if is_object(node):
-            group = found.setdefault(pattern, Group(pattern))
-            group.records += 1
-            _tally(group, node)
-            if _map_like(node):
-                seen = names.setdefault((*pattern, WILD), set())
-                if len(seen) < MAX_VALUES:
-                    seen.update(node)
-                stack.extend(((*pattern, WILD), v) for v in node.values())
-            else:
-                stack.extend(
-                    ((*pattern, k), v) for k, v in node.items() if is_object(v) or is_array(v)
-                )
-        elif is_array(node):
-            stack.extend(((*pattern, WILD), v) for v in node if is_object(v) or is_array(v))
+    root = doc.root()
+    stack: list[tuple[tuple[str | int | None, ...], Iterator[tuple[Any, Any]]]] = []
+    pending: list[tuple[tuple[str | int | None, ...], Any]] = [((), root)]
+    while pending or stack:
+        if pending:
+            pattern, node = pending.pop()
+            if is_object(node):
+                group = found.setdefault(pattern, Group(pattern))
+                group.records += 1
+                if group.records <= MAX_TALLIED:
+                    _tally(group, node)
+                elif group.records == MAX_TALLIED + 1:
+                    for stats in group.fields.values():
+                        stats.many = True  # a value not seen yet may be in the rest
+                wild = _map_like(node)
+                if wild:
+                    seen = names.setdefault((*pattern, WILD), set())
+                    if len(seen) < MAX_VALUES:
+                        seen.update(node)
+                stack.append((pattern, _children(node, wild)))
+            elif is_array(node):
+                stack.append((pattern, ((WILD, v) for v in node)))
+            continue
+        pattern, children = stack[-1]
+        for key, value in children:
+            if is_object(value) or is_array(value):
+                pending.append(((*pattern, key), value))
+                break
+        else:
+            stack.pop()
     out = [g for g in found.values() if WILD in g.pattern and g.records > 1]
     for group in out:
         for i, part in enumerate(group.pattern):
             if part is WILD and group.pattern[: i + 1] in names:
                 group.keys[i] = names[group.pattern[: i + 1]]
     return sorted(out, key=lambda g: (-g.records, repr(g.pattern)))
+
+
+def _children(node: Mapping[str, Any], wild: bool) -> Iterator[tuple[Any, Any]]:
+    return ((WILD if wild else key, value) for key, value in node.items())
 
 
 def _tally(group: Group, node: Mapping[str, Any]) -> None:
@@ -212,10 +232,11 @@ def _note(group: Group, name: tuple[str, ...], value: Any) -> None:
     if stats is None:
         stats = group.fields[name] = Field()
     stats.present += 1
-    stats.kinds.add(_kind(value))
-    if stats.kinds & {"object", "array"}:
+    kind = _kind(value)
+    stats.kinds.add(kind)
+    if kind in ("object", "array"):
         return  # a container is asked for, never compared
-    key = (_kind(value), value)
+    key = (kind, value)
     if key in stats.values or len(stats.values) < MAX_VALUES:
         stats.values[key] += 1
     else:
@@ -451,7 +472,7 @@ def _named_parts(group: Group, tokens: list[_Tok]) -> int:
     pattern = group.pattern
     return sum(
         1
-        for p, after in zip(pattern, pattern[1:], strict=False)
+        for p, after in itertools.pairwise(pattern)
         if isinstance(p, str) and after is WILD and p.lower().rstrip("s") in said
     )
 
@@ -473,7 +494,7 @@ def _pins(
     pinned = 0
     collections = {
         p.lower().rstrip("s")
-        for p, after in zip(pattern, pattern[1:], strict=False)
+        for p, after in itertools.pairwise(pattern)
         if isinstance(p, str) and after is WILD
     }
     used = set(taken) | {
@@ -522,7 +543,7 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
     main = found_groups[0] is not None and (
         len(found_groups) == 1 or found_groups[0].records >= 2 * found_groups[1].records
     )
-    asked = [t for t in targets if not group.fields[t].kinds & {"object", "array"}]
+    asked = [t for t in targets if not group.fields[t].kinds <= {"object", "array"}]
     if WILD not in group.pattern:  # one record, named: the field asked of it
         if not targets or (kind == "count" and asked):
             return None

@@ -123,18 +123,32 @@ class JsonDoc:
 
     def walk(self) -> Iterator[tuple[tuple[int | str, ...], Any]]:
         """Every container of the document with its path parts, in document order (a
-        container before its members); lazy ones as they are, small ones parsed."""
-        stack: list[tuple[tuple[int | str, ...], Any]] = [((), self.root())]
+        container before its members); lazy ones as they are, small ones parsed. Members
+        are reached one at a time, so a large array is never held parsed whole."""
+        root = self.root()
+        yield (), root
+        stack: list[tuple[tuple[int | str, ...], Iterator[tuple[int | str, Any]]]] = [
+            ((), members(root))
+        ]
         while stack:
-            parts, node = stack.pop()
-            yield parts, node
-            if isinstance(node, Mapping):
-                children = [((*parts, k), v) for k, v in node.items() if _container(v)]
-            elif isinstance(node, list | LazyArray):
-                children = [((*parts, i), v) for i, v in enumerate(node) if _container(v)]
+            parts, pending = stack[-1]
+            for key, value in pending:
+                if _container(value):
+                    here = (*parts, key)
+                    yield here, value
+                    stack.append((here, members(value)))
+                    break
             else:
-                continue
-            stack.extend(reversed(children))
+                stack.pop()
+
+
+def members(node: Any) -> Iterator[tuple[int | str, Any]]:
+    """A container's members as (key or index, value), one at a time."""
+    if isinstance(node, Mapping):
+        return iter(node.items())
+    if isinstance(node, list | LazyArray):
+        return enumerate(node)
+    return iter(())
 
 
 def _container(value: Any) -> bool:
@@ -285,17 +299,17 @@ def pretty_lines(value: Any, indent: str = "") -> Iterator[str]:
 
 
 def line_count(value: Any) -> int:
-    """How many lines :func:`pretty_lines` makes for ``value``, counted without making them."""
+    """How many lines :func:`pretty_lines` makes for ``value``, counted without making them
+    (the members of a lazy container are parsed one at a time)."""
+    if isinstance(value, LazyObject | LazyArray):
+        return 2 + sum(line_count(member) for _key, member in members(value))
     total = 0
     stack = [value]
     while stack:
         node = stack.pop()
-        if isinstance(node, Mapping) and node:
+        if isinstance(node, dict | list) and node:
             total += 2
-            stack.extend(node.values())
-        elif isinstance(node, list | LazyArray) and node:
-            total += 2
-            stack.extend(node)
+            stack.extend(node.values() if isinstance(node, dict) else node)
         else:
             total += 1
     return total

@@ -89,8 +89,14 @@ def find(root: Any, expr: str) -> Iterator[tuple[tuple[int | str, ...], Any]]:
     """Every ``(path parts, value)`` that ``expr`` selects in ``root``, in document order
     (:func:`path_of` writes the parts as a path)."""
     compiled = compile_path(expr)
+    matches: Any = [_Match(filter_context={}, obj=root, parent=None, path="", parts=(), root=root)]
     try:
-        for match in compiled.finditer(root):
+        if hasattr(compiled, "segments"):  # as JSONPath.finditer, from a match of ours
+            for segment in compiled.segments:
+                matches = segment.resolve(matches)
+        else:
+            matches = compiled.finditer(root)
+        for match in matches:
             yield tuple(match.parts), match.obj
     except JSONPathError as exc:
         raise InvalidInput(f"JSONPath {echo(expr, 100)!r}: {exc.args[0]}") from None

@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from taskloom.guard.compact import MAX_DEPTH, too_deep
-from taskloom.guard.jsondoc import JsonDoc, is_array, is_object
+from taskloom.guard.jsondoc import JsonDoc, LazyArray, LazyObject, line_count, members
 
 
 def _exact_int(text: str) -> int:
@@ -108,30 +108,37 @@ def valid_text(text: str) -> str:
     ``surrogatepass`` made three of each, inflating the stored size and the token count.
     A NUL becomes U+FFFD too, on every backend: PostgreSQL cannot store one, so a binary
     output stashed on SQLite could not be moved (``migrate-db``) and failed there outright."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
+    if not text.isascii() and _SURROGATES.search(text):
         text = _SURROGATES.sub(_replace_surrogates, text)
     return text.replace("\x00", "\ufffd") if "\x00" in text else text
 
 
-def parse_large(text: str) -> JsonDoc | None:
+def parse_large(text: str) -> tuple[JsonDoc, int] | None:
     """A large JSON object or array as a :class:`JsonDoc` checked part by part as
     :func:`parse_json` checks the whole (exact values, no duplicate key, at most
-    ``MAX_DEPTH`` deep); ``None`` if it is not one."""
+    ``MAX_DEPTH`` deep), with the line count of its pretty print; ``None`` if it is not
+    one. Members are parsed one at a time."""
     if text.lstrip()[:1] not in ("{", "["):
         return None
     try:
         doc = JsonDoc(text, loads=exact_loads)
-        stack: list[tuple[Any, int]] = [(doc.root(), 1)]
-        while stack:
-            node, depth = stack.pop()
-            if depth > MAX_DEPTH or too_deep(node, MAX_DEPTH - depth + 1):
-                return None
-            if is_object(node) and hasattr(node, "span"):
-                stack.extend((v, depth + 1) for v in node.values())
-            elif is_array(node) and hasattr(node, "span"):
-                stack.extend((v, depth + 1) for v in node)
+        lines = _checked_lines(doc.root(), 1)
     except (ValueError, RecursionError, IndexError):
         return None
-    return doc
+    return (doc, lines) if lines is not None else None
+
+
+def _checked_lines(node: Any, depth: int) -> int | None:
+    """The pretty line count of ``node``, every part of it parsed (and so checked) once;
+    ``None`` past ``MAX_DEPTH``."""
+    if not isinstance(node, LazyObject | LazyArray):
+        if too_deep(node, MAX_DEPTH - depth + 1):
+            return None
+        return line_count(node)
+    total = 2
+    for _key, member in members(node):
+        lines = _checked_lines(member, depth + 1)
+        if lines is None:
+            return None
+        total += lines
+    return total

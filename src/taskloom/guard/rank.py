@@ -21,6 +21,7 @@ Text is ranked in blocks of lines (a long line in pieces), by BM25 and exact wor
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import math
@@ -120,6 +121,17 @@ def parts_of(word: str) -> list[str]:
 
 def terms(text: str) -> list[str]:
     """Lower-cased words, numbers and dotted/slashed identifiers, plus their parts."""
+    if len(text) <= 64:  # keys and short values repeat in every record
+        return list(_short_terms(text))
+    return _terms(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _short_terms(text: str) -> tuple[str, ...]:
+    return tuple(_terms(text))
+
+
+def _terms(text: str) -> list[str]:
     out: list[str] = []
     for word in words(text):
         low = word.lower()
@@ -143,6 +155,9 @@ class Query:
     exact: tuple[str, ...]
     """The query's words and quoted phrases as written, to match names and values whole;
     with adjacent words joined (``inventory configuration`` → ``inventoryconfiguration``)."""
+    pieces: tuple[frozenset[str], ...] = ()
+    """The lower-cased parts of each of ``exact``."""
+    wanted_set: frozenset[str] = frozenset()
 
     @classmethod
     def parse(cls, text: str) -> Query:
@@ -152,7 +167,8 @@ class Query:
         joined += [a + b + c for a, b, c in zip(written, written[1:], written[2:], strict=False)]
         exact = dict.fromkeys([*quoted, *written, *joined])
         wanted = dict.fromkeys(t for t in terms(text) if t not in STOPWORDS)
-        return cls(tuple(wanted), tuple(exact))
+        pieces = tuple(frozenset(parts_of(q)) for q in exact)
+        return cls(tuple(wanted), tuple(exact), pieces, frozenset(wanted))
 
 
 @dataclass(slots=True)
@@ -178,32 +194,58 @@ def _scalar(value: Any) -> str:
 
 def _record_evidence(
     parts: tuple[int | str, ...], node: Mapping[str, Any], query: Query
-) -> tuple[list[str], dict[str, float]]:
-    """The record's words, and the strongest evidence it holds for each exact query word."""
+) -> tuple[int, dict[str, int], dict[str, float]]:
+    """The record's length in words, how often it holds each wanted term, and the
+    strongest evidence it holds for each exact query word."""
     name = parts[-1] if parts and isinstance(parts[-1], str) else ""
-    segments = {p.lower() for p in parts[:-1] if isinstance(p, str)}
-    bag: list[str] = terms(name) if name else []
+    wanted = query.wanted_set
+    length = 0
+    tf: dict[str, int] = {}
+
+    def count(text: str) -> None:
+        nonlocal length
+        found = terms(text)
+        length += len(found)
+        for term in found:
+            if term in wanted:
+                tf[term] = tf.get(term, 0) + 1
+
+    if name:
+        count(name)
     values: dict[str, str] = {}
-    present = [key for key, value in node.items() if value is not None]
+    present: list[str] = []
     for key, value in node.items():
         if value is None:  # a field the query names counts only where it has a value
             continue
-        bag.extend(terms(key))
+        present.append(key)
+        count(key)
         if is_object(value):
             for ik in IDENTITY_KEYS:
                 inner = value.get(ik)
                 if inner is not None and not is_object(inner) and not is_array(inner):
-                    bag.extend(terms(_scalar(inner)))
-        elif not is_array(value) and value is not None:
+                    count(_scalar(inner))
+        elif not is_array(value):
             text = _scalar(value)
-            bag.extend(terms(text[: MAX_SCALAR_CHARS * 4]))
+            count(text[: MAX_SCALAR_CHARS * 4])
             values[key] = text
+    return length, tf, _evidence(parts, name, values, present, query)
+
+
+def _evidence(
+    parts: tuple[int | str, ...],
+    name: str,
+    values: dict[str, str],
+    present: list[str],
+    query: Query,
+) -> dict[str, float]:
     ev: dict[str, float] = {}
-    lowered = {v.lower(): k for k, v in values.items()}
+    held = {v: k for k, v in reversed(values.items())}
+    lowered = {v.lower() for v in values.values()}
     keys_low = {k.lower() for k in present}
+    segments = {p.lower() for p in parts[:-1] if isinstance(p, str)}
     name_low = name.lower()
     name_parts = set(parts_of(name)) if name else set()
-    for q in query.exact:
+    for q, pieces in zip(query.exact, query.pieces, strict=True):
         ql = q.lower()
         strength = 0.0
         if name:
@@ -211,11 +253,11 @@ def _record_evidence(
                 strength = NAME_EXACT
             elif ql == name_low or _singular(ql) == _singular(name_low):
                 strength = NAME_CASE
-            elif set(parts_of(q)) <= name_parts:
+            elif pieces <= name_parts:
                 strength = NAME_WORDS
-        if q in values.values():
-            held = next(k for k, v in values.items() if v == q)
-            strength = max(strength, IDENT_EXACT if held in IDENTITY_KEYS else VALUE_EXACT)
+        if q in held:
+            exact = IDENT_EXACT if held[q] in IDENTITY_KEYS else VALUE_EXACT
+            strength = max(strength, exact)
         elif ql in lowered:
             strength = max(strength, VALUE_CASE)
         if ql in keys_low or _singular(ql) in keys_low:
@@ -224,24 +266,34 @@ def _record_evidence(
             strength = max(strength, SEGMENT)
         if strength:
             ev[q] = strength
-    return bag, ev
+    return ev
+
+
+KEEP_CANDIDATES = 5_000
+"""Records kept while ranking a large result; past twice this many, the weakest half by
+the scores so far is let go, so memory stays bounded."""
 
 
 def json_candidates(doc: JsonDoc, query: Query) -> tuple[list[Candidate], int, int]:
-    """Every record holding evidence or a word of ``query``; and how many records there are
-    and how many words they hold in all (for BM25's average length)."""
-    wanted = set(query.wanted)
+    """Every record holding evidence or a word of ``query`` (the strongest
+    :data:`KEEP_CANDIDATES` of a large result); and how many records there are and how
+    many words they hold in all (for BM25's average length)."""
     found: list[Candidate] = []
     records = total = 0
+    df: Counter[str] = Counter()
     for parts, node in doc.walk():
         if not is_object(node):
             continue
         records += 1
-        bag, ev = _record_evidence(parts, node, query)
-        total += len(bag)
-        tf = {t: n for t, n in Counter(bag).items() if t in wanted}
+        length, tf, ev = _record_evidence(parts, node, query)
+        total += length
         if tf or ev:
-            found.append(Candidate("", parts, len(bag), tf, ev))
+            df.update(tf.keys())
+            df.update(ev.keys())
+            found.append(Candidate("", parts, length, tf, ev))
+            if len(found) > 2 * KEEP_CANDIDATES:
+                kept = rank(found, records, total, query, KEEP_CANDIDATES, df)
+                found = [c for _s, _c, c in kept]
     return found, records, total
 
 
@@ -290,17 +342,25 @@ def _text_blocks(
 
 
 def rank(
-    found: list[Candidate], records: int, total: int, query: Query, keep: int
+    found: list[Candidate],
+    records: int,
+    total: int,
+    query: Query,
+    keep: int,
+    df: Counter[str] | None = None,
 ) -> list[tuple[float, float, Candidate]]:
-    """The ``keep`` best candidates as (score, share of query terms matched, candidate)."""
+    """The ``keep`` best candidates as (score, share of query terms matched, candidate);
+    ``df``: in how many records each term and word was found, when more were seen than
+    are in ``found``."""
     if not found:
         return []
     n = max(records, 1)
     avg = total / n or 1.0
-    df: Counter[str] = Counter()
-    for c in found:
-        df.update(c.tf.keys())
-        df.update(c.evidence.keys())
+    if df is None:
+        df = Counter()
+        for c in found:
+            df.update(c.tf.keys())
+            df.update(c.evidence.keys())
     distinct = set(query.wanted)
     scored = []
     for c in found:

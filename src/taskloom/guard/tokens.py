@@ -78,7 +78,7 @@ class Counter:
         return total
 
 
-PIECE_CHARS = 1 << 20
+PIECE_CHARS = 1 << 18
 _SPLIT = re.compile(r'(?<=[a-z])"|(?<=\n)(?=\S)')
 
 
