@@ -38,7 +38,7 @@ WILD = None
 """The wildcard of a group's pattern: any index, or any member of a map of records."""
 MAX_VALUES = 2_000
 """Distinct values of one field tracked; a field with more (ids) takes any value of its type."""
-MAX_TALLIED = 5_000
+MAX_TALLIED = 20_000
 """Records of one group whose fields are read for the values a question may name; past
 them a field takes any value of its type (the JSONPath still counts every record)."""
 MAX_SHOWN = 200
