@@ -213,12 +213,12 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, default=default_cache())
     parser.add_argument("--per-kind", type=int, default=3, help="questions per kind per payload")
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--split", choices=["dev", "test", "both"], default="both")
+    parser.add_argument("--split", choices=["dev", "test", "holdout", "all"], default="all")
     parser.add_argument("--verbose", action="store_true", help="list the questions missed")
     args = parser.parse_args()
     install(args.cache)
     payloads = load(args.cache)
-    splits = ["dev", "test"] if args.split == "both" else [args.split]
+    splits = ["dev", "test", "holdout"] if args.split == "all" else [args.split]
     for split in splits:
         run = run_split([p for p in payloads if p.split == split], args.per_kind, args.seed)
         report(split, run)

@@ -12,7 +12,10 @@ was not tuned on:
   (``spdx-license-list``);
 - test: AWS API descriptions keyed by shape name (``botocore``), ISO code tables in one array
   (``pycountry``), Kubernetes OpenAPI definitions keyed by dotted names
-  (``kubernetes-validate``), and a text file of certificate records (``certifi``).
+  (``kubernetes-validate``), and a text file of certificate records (``certifi``);
+- holdout: browser feature data keyed by feature (``caniuse-db``), countries with nested
+  names and currencies (``world-countries``), and an array of emoji records
+  (``emoji-datasource``), added after tuning and run once.
 
     python bench/corpus.py install [--cache DIR]
 """
@@ -39,7 +42,17 @@ NPM = {
     "@octokit/fixtures": "23.1.2",
     "mime-db": "1.54.0",
     "spdx-license-list": "6.12.0",
+    "caniuse-db": "1.0.30001813",
+    "world-countries": "5.1.0",
+    "emoji-datasource": "16.0.0",
 }
+HOLDOUT = (
+    ("caniuse-db", "caniuse-db/data.json"),
+    ("world-countries", "world-countries/countries.json"),
+    ("emoji-datasource", "emoji-datasource/emoji.json"),
+)
+"""Sources added once the retrieval was tuned, and run once, to check the test split's
+figures on data no one looked at."""
 BOTOCORE_SERVICES = ("s3/2006-03-01", "dynamodb/2012-08-10", "sqs/2012-11-05", "lambda/2015-03-31")
 PYCOUNTRY_TABLES = ("iso639-3", "iso3166-1", "iso4217", "iso15924", "iso3166-2")
 K8S_VERSIONS = ("v1.33.0", "v1.27.0")
@@ -126,6 +139,8 @@ def load(cache: Path) -> list[Payload]:
         out.append(Payload("kubernetes", "test", f"k8s/{version}/_definitions", defs.read_text()))
     pem = (pip_dir / "certifi/cacert.pem").read_text()
     out.append(Payload("certifi", "test", "certifi/cacert.pem", pem))
+    for source, path in HOLDOUT:
+        out.append(Payload(source, "holdout", source, (npm_dir / path).read_text()))
     return out
 
 
@@ -136,7 +151,7 @@ def main() -> int:
     args = parser.parse_args()
     install(args.cache)
     payloads = load(args.cache)
-    for split in ("dev", "test"):
+    for split in ("dev", "test", "holdout"):
         names = sorted({p.source for p in payloads if p.split == split})
         print(f"{split}: {', '.join(names)}")
     return 0

@@ -82,7 +82,9 @@ def one_size(megabytes: int) -> None:
         measure(f"extract({query!r})", lambda: guard.extract(rid, query), size)
         tracemalloc.stop()
         tl.close()
-    print(f"peak RSS of the process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3:,.0f} MB")
+    print(
+        f"peak RSS of the process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3:,.0f} MB"
+    )
 
 
 def first_wrap(megabytes: int) -> None:
