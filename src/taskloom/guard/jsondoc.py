@@ -68,9 +68,9 @@ class JsonDoc:
     Raises ``ValueError`` for text that is not one JSON value.
     """
 
-    def __init__(self, text: str, *, small: int = SMALL, loads: Loads | None = None) -> None:
+    def __init__(self, text: str, *, small: int | None = None, loads: Loads | None = None) -> None:
         self.text = text
-        self.small = small
+        self.small = small = SMALL if small is None else small
         self.loads: Loads = loads or json.loads
         self.start = _WS.match(text).end()  # type: ignore[union-attr]
         self.end = len(text.rstrip(" \t\n\r"))
