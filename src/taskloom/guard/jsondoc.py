@@ -144,15 +144,16 @@ class JsonDoc:
 
 def members(node: Any) -> Iterator[tuple[int | str, Any]]:
     """A container's members as (key or index, value), one at a time."""
-    if isinstance(node, Mapping):
+    if is_object(node):
         return iter(node.items())
-    if isinstance(node, list | LazyArray):
+    if is_array(node):
         return enumerate(node)
     return iter(())
 
 
 def _container(value: Any) -> bool:
-    return isinstance(value, dict | list | LazyObject | LazyArray)
+    kind = type(value)
+    return kind is dict or kind is list or kind is LazyObject or kind is LazyArray
 
 
 def _skip(text: str, pos: int) -> int:
@@ -256,11 +257,15 @@ class LazyArray(Sequence[Any]):
 
 
 def is_object(value: Any) -> bool:
-    return isinstance(value, dict | LazyObject)
+    """Whether ``value`` is a JSON object, parsed or lazy (by exact type: these are called
+    for every value of a large result, and an ``isinstance`` against an ABC is slow)."""
+    kind = type(value)
+    return kind is dict or kind is LazyObject
 
 
 def is_array(value: Any) -> bool:
-    return isinstance(value, list | LazyArray)
+    kind = type(value)
+    return kind is list or kind is LazyArray
 
 
 # --- the pretty print, line by line ------------------------------------------------------------

@@ -136,6 +136,8 @@ def _terms(text: str) -> list[str]:
     for word in words(text):
         low = word.lower()
         out.append(low)
+        if low == word and word.isalnum():  # "steps", "42": no parts
+            continue
         pieces = parts_of(word)
         if len(pieces) > 1:
             out.extend(p for p in pieces if p != low)
@@ -158,6 +160,8 @@ class Query:
     pieces: tuple[frozenset[str], ...] = ()
     """The lower-cased parts of each of ``exact``."""
     wanted_set: frozenset[str] = frozenset()
+    singular: tuple[str, ...] = ()
+    """Each of ``exact`` lower-cased, a plural made singular."""
 
     @classmethod
     def parse(cls, text: str) -> Query:
@@ -168,7 +172,8 @@ class Query:
         exact = dict.fromkeys([*quoted, *written, *joined])
         wanted = dict.fromkeys(t for t in terms(text) if t not in STOPWORDS)
         pieces = tuple(frozenset(parts_of(q)) for q in exact)
-        return cls(tuple(wanted), tuple(exact), pieces, frozenset(wanted))
+        singular = tuple(_singular(q.lower()) for q in exact)
+        return cls(tuple(wanted), tuple(exact), pieces, frozenset(wanted), singular)
 
 
 @dataclass(slots=True)
@@ -204,8 +209,15 @@ def _record_evidence(
 
     def count(text: str) -> None:
         nonlocal length
+        if len(text) > 64:  # a long value: read only if it holds a wanted term at all
+            low = text.lower()
+            if not any(term in low for term in wanted):
+                length += low.count(" ") + 1
+                return
         found = terms(text)
         length += len(found)
+        if wanted.isdisjoint(found):
+            return
         for term in found:
             if term in wanted:
                 tf[term] = tf.get(term, 0) + 1
@@ -244,14 +256,15 @@ def _evidence(
     keys_low = {k.lower() for k in present}
     segments = {p.lower() for p in parts[:-1] if isinstance(p, str)}
     name_low = name.lower()
+    name_one = _singular(name_low)
     name_parts = set(parts_of(name)) if name else set()
-    for q, pieces in zip(query.exact, query.pieces, strict=True):
+    for q, pieces, one in zip(query.exact, query.pieces, query.singular, strict=True):
         ql = q.lower()
         strength = 0.0
         if name:
             if q == name:
                 strength = NAME_EXACT
-            elif ql == name_low or _singular(ql) == _singular(name_low):
+            elif ql == name_low or one == name_one:
                 strength = NAME_CASE
             elif pieces <= name_parts:
                 strength = NAME_WORDS
@@ -260,7 +273,7 @@ def _evidence(
             strength = max(strength, exact)
         elif ql in lowered:
             strength = max(strength, VALUE_CASE)
-        if ql in keys_low or _singular(ql) in keys_low:
+        if ql in keys_low or one in keys_low:
             strength = max(strength, MEMBER_KEY)
         if ql in segments:
             strength = max(strength, SEGMENT)
