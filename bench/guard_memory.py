@@ -86,9 +86,8 @@ def one_size(megabytes: int) -> None:
         measure(f"extract({query!r})", lambda: guard.extract(rid, query), size)
         tracemalloc.stop()
         tl.close()
-    print(
-        f"peak RSS of the process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3:,.0f} MB"
-    )
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
+    print(f"peak RSS of the process: {rss:,.0f} MB")
 
 
 def first_wrap(megabytes: int) -> None:

@@ -447,6 +447,7 @@ def test_a_result_over_the_byte_quota_is_stored_cut_to_the_quota(
     assert sum(r["bytes"] for r in g.results()) <= cfg.quota_bytes
     assert g.read(big.result_id, lines="1-1")
 
+
 def stored(tl: Taskloom, rid: str, *more: str) -> dict[str, object]:
     columns = ", ".join(["content", "is_json", *more])
     with tl.store.read() as tx:

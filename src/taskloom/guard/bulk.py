@@ -15,7 +15,8 @@ from typing import Any
 import orjson
 
 from taskloom.guard.jsondoc import JsonDoc, LazyArray, LazyObject, is_array, is_object
-from taskloom.guard.redact import redact_json_text, redact_text
+from taskloom.guard.redact import redact_text
+from taskloom.guard.redact_json import redact_json_text
 
 LARGE_JSON = 4 << 20
 """Characters of JSON text over which a result is read in place rather than parsed whole."""

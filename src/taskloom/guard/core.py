@@ -44,7 +44,8 @@ from taskloom.guard.config import GuardConfig as GuardConfig
 from taskloom.guard.extract import extract_local
 from taskloom.guard.jsondoc import JsonDoc, line_count
 from taskloom.guard.jsontext import parse_json, parse_large, valid_text
-from taskloom.guard.redact import REDACTED, redact_json_text, redact_text, redact_value
+from taskloom.guard.redact import REDACTED, redact_text
+from taskloom.guard.redact_json import redact_json_text, redact_value
 from taskloom.guard.search import echo
 from taskloom.guard.slices import MAX_QUERY_CHARS, read_slice, split_lines, view_text
 from taskloom.guard.summaries import Summaries
