@@ -42,6 +42,9 @@ bench: $(STAMP)
 	$(BIN)/python bench/sse.py
 	$(BIN)/python bench/queue.py
 	$(BIN)/python bench/queue_cost.py
+	$(BIN)/python bench/corpus.py install
+	$(BIN)/python bench/context_economy.py
+	$(BIN)/python bench/guard_memory.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

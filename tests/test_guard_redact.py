@@ -10,7 +10,8 @@ import pytest
 
 from taskloom.client import Taskloom
 from taskloom.guard import GuardConfig
-from taskloom.guard.redact import is_secret_key, redact_text, redact_value
+from taskloom.guard.redact import is_secret_key, redact_text
+from taskloom.guard.redact_json import redact_value
 from taskloom.tools import ToolContext
 
 KEY = "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWXYZ012345"

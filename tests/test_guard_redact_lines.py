@@ -9,7 +9,8 @@ import pytest
 
 from taskloom.client import Taskloom
 from taskloom.guard import GuardConfig
-from taskloom.guard.redact import redact_json_text, redact_text, redact_value
+from taskloom.guard.redact import redact_text
+from taskloom.guard.redact_json import redact_json_text, redact_value
 from taskloom.tools import ToolContext
 from tests.test_guard_json_text import stored
 

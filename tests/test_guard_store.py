@@ -155,9 +155,11 @@ def test_read_slices(tl: Taskloom) -> None:
 def test_extract_local_methods_name_their_source(tl: Taskloom) -> None:
     g = tl.guard("t1", SMALL)
     rid = g.stash("api", json.dumps(issues(40))).result_id or ""
-    ranked = g.extract(rid, "title of the issue with number 17")
+    exact = g.extract(rid, "title of the issue with number 17")
+    assert "method: exact" in exact and "$[?@.number==17].title" in exact
+    assert "Bug report 17: crash when saving file-17.txt" in exact
+    ranked = g.extract(rid, "crash saving file-17.txt")
     assert "method: local ranking" in ranked and "--- $[17]" in ranked
-    assert "Bug report 17: crash when saving file-17.txt" in ranked
     by_path = g.extract(rid, "$[?(@.number==5)].user.login")
     assert '--- $[5].user.login\n"user1"' in by_path
     by_regex = g.extract(rid, "/file-2[0-9]\\.txt/")
@@ -276,13 +278,15 @@ def test_a_long_value_read_by_path_is_paged(tl: Taskloom) -> None:
 def test_unquoted_filter_value_says_how_to_write_it(tl: Taskloom) -> None:
     g = tl.guard("t1", SMALL)
     rid = g.stash("api", json.dumps(issues(40))).result_id or ""
-    for query in ["$[?(@.state==open)]", "$.nope[?(@.id==x)]"]:
-        with pytest.raises(
-            InvalidInput, match=r"quote a string, e\.g\. \[\?\(@\.state=='open'\)\]"
-        ):
-            g.read(rid, path=query)
-        with pytest.raises(InvalidInput, match="not a number, true, false or null"):
-            g.extract(rid, query)
+    for query, fixed in [
+        ("$[?(@.state==open)]", "$[?(@.state=='open')]"),
+        ("$.nope[?(@.id==x)]", "$.nope[?(@.id=='x')]"),
+    ]:
+        for call in (g.read, g.extract):
+            with pytest.raises(InvalidInput) as caught:
+                call(rid, path=query) if call == g.read else call(rid, query)
+            assert f"Did you mean {fixed} (a string value is quoted)" in str(caught.value)
+            assert "at position " in str(caught.value)
     assert "14 match(es)" in g.read(rid, path='$[?(@.state=="closed")].number')
     assert "1 match(es)" in g.read(rid, path="$[?(@.number==5)].title")
 
@@ -422,29 +426,32 @@ def test_a_nul_in_an_output_is_stashed_the_same_way_on_every_backend(tl: Taskloo
     assert "binary \ufffd\ufffd tail" in line and "\x00" not in line
 
 
-def test_a_result_over_the_byte_quota_is_kept_without_evicting_the_others(
+def test_a_result_over_the_byte_quota_is_stored_cut_to_the_quota(
     tl_fixed: Taskloom, clock: FakeClock
 ) -> None:
+    """An 85 MB result was stored past the 64 MiB quota: one result over the quota is now
+    stored cut to it, as text, and its placeholder says so."""
     small = [json.dumps(issues(40, offset=1000 + i)) for i in range(2)]
     cfg = GuardConfig(threshold_tokens=200, quota_bytes=2 * len(small[0]) + 100)
     g = tl_fixed.guard("t1", cfg)
-    kept = [g.stash("api", payload).result_id or "" for payload in small]
+    for payload in small:
+        g.stash("api", payload)
     clock.advance(1)
-    big = g.stash("api", json.dumps(issues(200)))
-    assert "larger than this thread's stash quota" in big.text and big.result_id
-    assert sorted(r["result_id"] for r in g.results()) == sorted([*kept, big.result_id])
-    assert g.read(big.result_id, lines="1-2")
-    clock.advance(1)
-    g.stash("api", json.dumps(issues(40, offset=5000)))  # the next store takes it first
-    assert big.result_id not in [r["result_id"] for r in g.results()]
-    assert len(g.results()) == 2
-    with pytest.raises(NotFound, match="larger than the whole quota"):
-        g.read(big.result_id)
+    whole = json.dumps(issues(200))
+    big = g.stash("api", whole)
+    assert big.result_id and f"only its first {cfg.quota_bytes:,} bytes are stored" in big.text
+    assert f"{len(whole):,} bytes" in big.text  # the placeholder tells the whole size
+    row = stored(tl_fixed, big.result_id, "bytes")
+    assert int(str(row["bytes"])) <= cfg.quota_bytes and row["is_json"] == 0
+    assert whole.startswith(str(row["content"]))
+    assert sum(r["bytes"] for r in g.results()) <= cfg.quota_bytes
+    assert g.read(big.result_id, lines="1-1")
 
 
-def stored(tl: Taskloom, rid: str) -> dict[str, object]:
+def stored(tl: Taskloom, rid: str, *more: str) -> dict[str, object]:
+    columns = ", ".join(["content", "is_json", *more])
     with tl.store.read() as tx:
-        row = tx.query_one("SELECT content, is_json FROM stash_results WHERE result_id = ?", (rid,))
+        row = tx.query_one(f"SELECT {columns} FROM stash_results WHERE result_id = ?", (rid,))
     assert row is not None
     return dict(row)
 

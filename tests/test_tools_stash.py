@@ -59,8 +59,9 @@ def test_unquoted_filter_value_is_an_invalid_input_not_an_internal_error(tl: Tas
     for name, key in [("extract_from_result", "query"), ("read_result", "path")]:
         result = tl.tools.dispatch(name, {"result_id": rid, key: "$[?(@.number==x)]"}, T1)
         assert result.is_error and "internal error" not in result.content
-        assert result.content.startswith("error: JSONPath filter value 'x' is not a number")
-        assert "quote a string" in result.content
+        assert result.content.startswith("error: cannot parse JSONPath '$[?(@.number==x)]'")
+        assert "at position 14" in result.content
+        assert "Did you mean $[?(@.number=='x')] (a string value is quoted)" in result.content
 
 
 def test_read_result_stays_under_its_cap_on_one_long_line(tl: Taskloom) -> None:

@@ -75,9 +75,12 @@ class Taskloom:
 
     def guard(self, thread_id: str, config: GuardConfig | None = None) -> Guard:
         """The context guard of one thread; ``config`` overrides ``tl.guard_config``."""
+        from taskloom._runtime import Runtime
         from taskloom.guard.core import Guard
 
-        return Guard(self, thread_id, config)
+        return Guard(
+            Runtime(self.store, self.now, self.new_id), thread_id, config or self.guard_config
+        )
 
     def threads(self) -> list[dict[str, Any]]:
         """Every thread with a board or a goal, most recently changed first, with its card

@@ -21,8 +21,12 @@ MAX_SHAPE_KEYS = 24
 def result_id(tool_name: str, content: str) -> str:
     """``res_`` + 16 hex chars of sha256 over the length-prefixed tool name and content."""
     digest = hashlib.sha256(f"{len(tool_name)}:{tool_name}\0".encode())
-    digest.update(content.encode("utf-8", "surrogatepass"))
+    for start in range(0, len(content), _HASH_PIECE):  # a 50 MB result is not copied at once
+        digest.update(content[start : start + _HASH_PIECE].encode("utf-8", "surrogatepass"))
     return RESULT_ID_PREFIX + digest.hexdigest()[:16]
+
+
+_HASH_PIECE = 1 << 20
 
 
 def child_path(path: str, key: str | int) -> str:

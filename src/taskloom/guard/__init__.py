@@ -5,7 +5,8 @@
 
 from __future__ import annotations
 
+from taskloom.guard.budget import TurnResult
 from taskloom.guard.core import Guard, GuardConfig, Wrapped
 from taskloom.guard.tokens import count_tokens, counter
 
-__all__ = ["Guard", "GuardConfig", "Wrapped", "count_tokens", "counter"]
+__all__ = ["Guard", "GuardConfig", "TurnResult", "Wrapped", "count_tokens", "counter"]

@@ -13,7 +13,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from taskloom.domain.errors import InvalidInput
-from taskloom.guard.retrieve import MIN_READ_TOKENS
+from taskloom.guard.slices import MIN_READ_TOKENS
 from taskloom.guard.tokens import DEFAULT_ENCODING, ENCODINGS
 
 if TYPE_CHECKING:
@@ -38,6 +38,9 @@ class GuardConfig:
     ``concurrency`` bounds the LLM calls in flight per endpoint in this process, summaries
     and every extract together; ``extract_timeout`` bounds one extract's map-reduce.
 
+    ``turn_budget_tokens`` bounds what all tool results of one turn put in history together
+    (:meth:`Guard.wrap_turn`): 50,000 tokens, about 200,000 characters of text.
+
     ``redact`` (on by default) replaces credentials by ``[redacted]`` in every output the
     guard stashes or compacts, before it is stored, previewed, summarized or read back
     (:mod:`~taskloom.guard.redact`). An output small enough to pass through is handed on as
@@ -48,8 +51,9 @@ class GuardConfig:
     :data:`MIN_TTL` to :data:`MAX_DURATION`, ``breaker_cooldown`` from zero (no breaker) to
     :data:`MAX_DURATION`, ``extract_timeout`` positive; ``preview_chars``,
     ``compacted_max_tokens`` and ``summary_max_tokens`` at least 0; ``threshold_tokens``,
-    ``chunk_tokens``, ``quota_bytes``, ``max_entries``, ``max_chunks``, ``concurrency`` and
-    ``breaker_trips_after`` at least 1; the two caps at least ``MIN_READ_TOKENS``.
+    ``chunk_tokens``, ``quota_bytes``, ``max_entries``, ``max_chunks``, ``concurrency``,
+    ``breaker_trips_after`` and ``turn_budget_tokens`` at least 1; the two caps at least
+    ``MIN_READ_TOKENS``.
     """
 
     threshold_tokens: int = 3_000
@@ -72,6 +76,7 @@ class GuardConfig:
     breaker_cooldown: timedelta = timedelta(minutes=15)
     redact: bool = True
     redact_pass_through: bool = False
+    turn_budget_tokens: int = 50_000
 
     def __post_init__(self) -> None:
         if self.threshold_tokens < 1 or self.read_cap_tokens < 1 or self.chunk_tokens < 1:
@@ -99,6 +104,7 @@ class GuardConfig:
             ("quota_bytes", 1),
             ("max_entries", 1),
             ("breaker_trips_after", 1),
+            ("turn_budget_tokens", 1),
         ):
             value = getattr(self, name)
             if not isinstance(value, int) or value < least:

@@ -186,6 +186,9 @@ def regex_flags(query: str) -> str | None:
     return "".join(c for c in written.group(2) if c in REGEX_FLAGS)
 
 
+_SPECIAL = re.compile(r"[.^$*+?{}\[\]\\|()/]")
+"""What a regex reads as syntax, and the ``/`` that would end the query."""
+
 REGEX_SECONDS = 1.0
 """How long a model's regex may search one result. A pattern that backtracks without end
 (``(a+)+$`` on a long line) would otherwise hold the interpreter, and every thread of the
@@ -203,7 +206,12 @@ def regex_hits(source: str, flag_letters: str, text: str) -> Found:
     try:
         pattern = regex.compile(line_mode(source), flags | regex.MULTILINE)
     except regex.error as exc:
-        raise InvalidInput(f"bad regex {echo(source, 100)!r}: {exc}") from None
+        where = f" at position {exc.pos}" if exc.pos is not None else ""
+        literal = echo(_SPECIAL.sub(r"\\\g<0>", source), 100)
+        raise InvalidInput(
+            f"bad regex {echo(source, 100)!r}{where}: {exc.msg}; to find the text as written,"
+            f" escape it: /{literal}/"
+        ) from None
     found = find_lines(pattern, text, REGEX_SECONDS)
     if found.stopped == "pattern":
         raise InvalidInput(

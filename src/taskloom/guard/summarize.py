@@ -33,7 +33,7 @@ from typing import TypeVar
 
 from taskloom.domain.errors import ProviderError
 from taskloom.guard.redact import redact_text
-from taskloom.guard.retrieve import cap_text
+from taskloom.guard.slices import cap_text
 from taskloom.llm.base import ChatModel, is_truncated
 
 SUMMARY_SYSTEM = """\

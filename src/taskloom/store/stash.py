@@ -212,6 +212,38 @@ def last_event(tx: Transaction, thread: str, rid: str) -> Row | None:
     return rows[0] if rows else None
 
 
+# --- per-turn placements -----------------------------------------------------------------------
+
+PLACED = "placed"
+"""The ``stash_log`` action recording a tool call's placement under a turn budget: its
+``result_id`` column holds the call id, its ``detail`` the placement."""
+
+
+def placements(tx: Transaction, thread: str, call_ids: list[str]) -> dict[str, str]:
+    """The placement recorded for each of ``call_ids`` that has one (the first recorded)."""
+    if not call_ids:
+        return {}
+    marks = ", ".join("?" for _ in call_ids)
+    rows = tx.query(
+        "SELECT result_id, detail FROM stash_log WHERE thread_id = ? AND action = ?"
+        f" AND result_id IN ({marks}) ORDER BY id",
+        (thread, PLACED, *call_ids),
+    )
+    out: dict[str, str] = {}
+    for row in rows:
+        out.setdefault(str(row["result_id"]), str(row["detail"]))
+    return out
+
+
+def place(tx: Transaction, thread: str, decided: dict[str, str], now: datetime) -> None:
+    """Record the placement of each tool call not placed before (a placement never changes)."""
+    tx.lock("stash", thread)
+    known = placements(tx, thread, list(decided))
+    for call_id, detail in decided.items():
+        if call_id not in known:
+            _log(tx, thread, call_id, PLACED, detail, iso(now))
+
+
 # --- summarizer circuit breaker and cache -----------------------------------------------------
 
 

@@ -12,12 +12,15 @@ they work with any client library or none. The thread and agent come from the ca
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from taskloom.domain.errors import InvalidInput
 from taskloom.tools.registry import Toolbox
 from taskloom.tools.spec import ToolContext, ToolResult
+
+if TYPE_CHECKING:
+    from taskloom.guard.core import Guard
 
 FORMATS = ("openai", "openai-responses", "anthropic")
 
@@ -130,9 +133,26 @@ def result_messages(
 
 
 def run_tool_calls(
-    tools: Toolbox, response: Any, format: str, ctx: ToolContext
+    tools: Toolbox, response: Any, format: str, ctx: ToolContext, *, guard: Guard | None = None
 ) -> list[dict[str, Any]]:
     """Dispatch every tool call in ``response`` under ``ctx``; return the result messages
-    (empty when the model asked for no tools: its turn is over)."""
+    (empty when the model asked for no tools: its turn is over). With ``guard``, the
+    results that are not errors go through :meth:`Guard.wrap_turn` first: one budget for
+    the turn, each placement frozen by its call id."""
     calls = tool_calls(response, format)
-    return result_messages([(c, tools.dispatch(c.name, c.arguments, ctx)) for c in calls], format)
+    results = [(c, tools.dispatch(c.name, c.arguments, ctx)) for c in calls]
+    if guard is not None:
+        results = guard_results(guard, results)
+    return result_messages(results, format)
+
+
+def guard_results(
+    guard: Guard, results: list[tuple[ToolCall, ToolResult]]
+) -> list[tuple[ToolCall, ToolResult]]:
+    """``results`` with each successful one's content as ``guard.wrap_turn`` places it."""
+    from taskloom.guard.budget import TurnResult
+
+    kept = [(c, r) for c, r in results if not r.is_error]
+    wrapped = guard.wrap_turn([TurnResult(c.id, c.name, r.content) for c, r in kept])
+    placed = {c.id: w.text for (c, _r), w in zip(kept, wrapped, strict=True)}
+    return [(c, replace(r, content=placed[c.id]) if c.id in placed else r) for c, r in results]

@@ -48,8 +48,10 @@ READ_DESCRIPTION = (
 )
 EXTRACT_DESCRIPTION = (
     "Find the facts you need in a stashed tool output without loading all of it. Returns "
-    "verbatim fragments, each labelled with its JSON path or line range. Plain questions are "
-    "answered by ranking whole records; JSONPath and /regex/ queries are exact."
+    "verbatim fragments, each labelled with its JSON path or line range. Count, list and "
+    "filter questions on JSON ('how many items have state open?') get an exact answer with "
+    "the JSONPath that gives it; other questions rank whole records by their keys and values; "
+    "JSONPath and /regex/ queries are exact."
 )
 
 

@@ -1,0 +1,83 @@
+"""One budget for all tool results of a turn, with each placement frozen by its call id.
+
+A model that calls ten tools at once gets ten results back in one message; each may pass
+the single-result threshold and all of them together still flood the context.
+:func:`wrap_turn` wraps each result as :meth:`~taskloom.guard.core.Guard.stash` would,
+then, while what enters history costs more than the budget, stashes the largest result
+still shown in full (ties: the earlier in the turn), until the rest fits.
+
+Each call's placement (shown, or stashed) is recorded in the store under its call id the
+first time it is decided, and never decided again: wrapping the turn again, or with more
+results of the same turn, gives every result placed before the same text, byte for byte,
+so a prompt cache over the history stays valid. Only results not placed yet share what
+the placed ones leave of the budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from taskloom.domain.errors import InvalidInput
+from taskloom.store import stash as sql
+
+if TYPE_CHECKING:
+    from taskloom.guard.core import Guard, Wrapped
+
+SHOWN, STASHED = "shown", "stashed"
+MAX_CALL_ID = 200
+
+
+@dataclass(frozen=True, slots=True)
+class TurnResult:
+    """One tool result of a turn: the provider's call id, the tool, its output."""
+
+    call_id: str
+    tool_name: str
+    output: Any
+    hint: str | None = None
+
+
+def wrap_turn(
+    guard: Guard, results: Sequence[TurnResult], *, budget_tokens: int | None = None
+) -> list[Wrapped]:
+    """What enters history for each of ``results``, in order, within ``budget_tokens``
+    (``guard.config.turn_budget_tokens`` by default) for the results placed now."""
+    budget = guard.config.turn_budget_tokens if budget_tokens is None else budget_tokens
+    if budget < 1:
+        raise InvalidInput(f"budget_tokens must be at least 1 (got {budget})")
+    ids = [r.call_id for r in results]
+    for call_id in ids:
+        if not call_id or len(call_id) > MAX_CALL_ID:
+            raise InvalidInput(f"every result needs a call id of 1 to {MAX_CALL_ID} characters")
+    if len(set(ids)) != len(ids):
+        raise InvalidInput("two results of one turn have the same call id")
+    with guard.runtime.store.read() as tx:
+        frozen = sql.placements(tx, guard.thread_id, ids)
+    out = [
+        guard.force_stash(r.tool_name, r.output, hint=r.hint)
+        if frozen.get(r.call_id) == STASHED
+        else guard.stash(r.tool_name, r.output, hint=r.hint)
+        for r in results
+    ]
+    total = sum(w.tokens for w in out)
+    movable = sorted(
+        (i for i, r in enumerate(results) if r.call_id not in frozen and out[i].mode != "stashed"),
+        key=lambda i: (-out[i].tokens, i),
+    )
+    for i in movable:
+        if total <= budget:
+            break
+        forced = guard.force_stash(results[i].tool_name, results[i].output, hint=results[i].hint)
+        total += forced.tokens - out[i].tokens
+        out[i] = forced
+    decided = {
+        r.call_id: STASHED if w.mode == "stashed" else SHOWN
+        for r, w in zip(results, out, strict=True)
+        if r.call_id not in frozen
+    }
+    if decided:
+        with guard.runtime.store.write() as tx:
+            sql.place(tx, guard.thread_id, decided, guard.runtime.now())
+    return out

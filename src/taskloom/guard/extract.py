@@ -1,0 +1,220 @@
+"""Local, free answers from a stashed result: verbatim fragments labelled with where they are.
+
+``extract_local`` tries, in order:
+
+1. a JSONPath (``$.items[?(@.state=='open')].number``, ``$..login``): every match, counted;
+2. a ``/regex/`` over lines;
+3. for JSON, an exact answer (:mod:`~taskloom.guard.exact`): a count, a list or a filter the
+   question sets on the result's own fields, with the JSONPath that gives it;
+4. ranking of whole records (:mod:`~taskloom.guard.rank`), keys and names included; for
+   text, blocks of lines.
+
+A returned object always lists every member key (one level into nested objects too); a
+long value is elided (``"…"``), a key never.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from taskloom.domain.errors import InvalidInput
+from taskloom.guard.compact import dumps
+from taskloom.guard.exact import MAX_SHOWN, Exact, answer
+from taskloom.guard.jsondoc import JsonDoc, LazyArray, LazyObject, is_array, is_object
+from taskloom.guard.jsonpath import find, path_of
+from taskloom.guard.rank import (
+    IDENTITY_KEYS,
+    MAX_SCALAR_CHARS,
+    Query,
+    json_candidates,
+    rank,
+    terms,
+    text_candidates,
+    text_fragment,
+)
+from taskloom.guard.search import MAX_HITS, regex_flags, regex_fragments, regex_hits
+from taskloom.guard.slices import view_text
+
+MAX_FRAGMENTS = 3
+SMALL_CHARS = 160
+"""A nested value whose JSON is at most this long is shown whole inside a record."""
+_WORD = re.compile(r"[^\W_]+")
+_JSONPATH = re.compile(r"\$(?:$|\.|\[)")
+"""A query that is a JSONPath (``$.a``, ``$..a``, ``$[0]``, ``$``), not words such as ``$HOME``."""
+
+
+@dataclass(slots=True)
+class Extraction:
+    method: str  # "jsonpath" | "regex" | "exact" | "ranking"
+    fragments: list[tuple[str, str]] = field(default_factory=list)
+    total_matches: int = 0
+    coverage: float = 0.0
+    searchable: bool = True
+    """False for a query with no word to search for: neither ranking nor an LLM can answer."""
+    at_least: bool = False
+    """The matches were counted up to a limit: there are ``total_matches`` or more."""
+    summary: str = ""
+    """What an exact answer is (the count and the JSONPath), shown before the fragments."""
+    more: str = ""
+    """How to read every match when not all are shown."""
+    path: str = ""
+    """The JSONPath of an exact answer."""
+
+    def useful(self) -> bool:
+        return bool(self.fragments or self.summary) and self.coverage >= 0.5
+
+
+def _brief(value: Any, depth: int) -> Any:
+    """A value as a record shows it: short scalars as they are, a long string elided, an
+    object with every key (its members briefed one level further), a long list counted."""
+    if isinstance(value, str):
+        return value if len(value) <= MAX_SCALAR_CHARS else value[:MAX_SCALAR_CHARS] + "…"
+    if not is_object(value) and not is_array(value):
+        return value
+    small = not isinstance(value, LazyObject | LazyArray) and len(dumps(value)) <= SMALL_CHARS
+    if small:
+        return value
+    if is_object(value):
+        if depth <= 0:
+            return {key: "…" for key in value}
+        return {key: _brief(inner, depth - 1) for key, inner in value.items()}
+    items = list(value[:3]) if len(value) > 3 else list(value)
+    shown = [_brief(v, depth - 1) for v in items] if depth > 0 else []
+    rest = len(value) - len(shown)
+    return shown + ([f"… +{rest} more items"] if rest else [])
+
+
+def render_record(node: Any, wanted: set[str]) -> str:
+    """A record with every key: identity fields and the fields the query names whole (up to
+    :data:`MAX_SCALAR_CHARS`), nested objects with their keys, long values elided."""
+    shown: dict[str, Any] = {}
+    for key, value in node.items():
+        named = bool((set(terms(key)) | {key.lower()}) & wanted) or key in IDENTITY_KEYS
+        shown[key] = _brief(value, 2 if named else 1)
+    return dumps(shown)
+
+
+def _is_path(query: str) -> bool:
+    return query.startswith("$") and bool(_JSONPATH.match(query) or "[" in query[:3])
+
+
+def extract_local(content: str, is_json: bool, query: str) -> Extraction:
+    """Verbatim fragments for ``query``; ``coverage`` is the share of query terms matched."""
+    query = query.strip()
+    doc = JsonDoc(content) if is_json else None
+    if doc is not None and query.startswith("$"):
+        return _by_path(doc, query)
+    if _JSONPATH.match(query):
+        raise InvalidInput(
+            "this result is text, not JSON, so a JSONPath cannot apply: ask with a /regex/ or"
+            " plain words, or read it with read_result(lines=...)"
+        )
+    flags = regex_flags(query)
+    if flags is not None:
+        source = query[1 : query.rindex("/")]
+        text = view_text(content, is_json) if doc is None or not doc.lazy else content
+        found = regex_hits(source, flags, text)
+        out = Extraction("regex", total_matches=len(found.hits), coverage=float(bool(found.hits)))
+        out.fragments = regex_fragments(found, text)
+        out.at_least = len(found.hits) >= MAX_HITS
+        return out
+    parsed = Query.parse(query)
+    if not parsed.wanted and not re.search(r"\w", _WORD.sub(" ", query)):  # "???", "the"
+        return Extraction("ranking", searchable=False)
+    if doc is not None:
+        exact = answer(doc, query)
+        if exact is not None:
+            return _exact(doc, exact, parsed)
+        return _ranked(doc, parsed)
+    blocks, records, total = text_candidates(content, parsed)
+    best = rank(blocks, records, total, parsed, MAX_FRAGMENTS * 4)
+    return _fragments(best, len(blocks), lambda c: text_fragment(c, parsed.wanted))
+
+
+def _by_path(doc: JsonDoc, query: str) -> Extraction:
+    out = Extraction("jsonpath", path=query)
+    for parts, value in find(doc.root(), query):
+        out.total_matches += 1
+        if len(out.fragments) < MAX_SHOWN:
+            out.fragments.append((path_of(parts), dumps(_materialize(value))))
+    out.coverage = 1.0 if out.total_matches else 0.0
+    if out.total_matches > len(out.fragments):
+        out.more = _paging(query)
+    return out
+
+
+def _materialize(value: Any) -> Any:
+    """A value as JSON can write it: a lazy one briefed (it is too large to show whole)."""
+    return _brief(value, 1) if isinstance(value, LazyObject | LazyArray) else value
+
+
+def _paging(path: str) -> str:
+    return f'every match, paged: read_result(result_id=…, path="{path}", page=1, 2, …)'
+
+
+def _ranked(doc: JsonDoc, parsed: Query) -> Extraction:
+    found, records, total = json_candidates(doc, parsed)
+    best = rank(found, records, total, parsed, MAX_FRAGMENTS * 4)
+    want = set(parsed.wanted)
+    return _fragments(
+        best, len(found), lambda c: (path_of(c.parts), render_record(doc.get(c.parts), want))
+    )
+
+
+def _fragments(best: list[Any], matched: int, show: Any) -> Extraction:
+    out = Extraction("ranking", total_matches=matched)
+    if not best:
+        return out
+    top = best[0][0]
+    out.coverage = best[0][1]
+    seen: set[str] = set()
+    for score, _cover, candidate in best:
+        if score < top * 0.5 or len(out.fragments) >= MAX_FRAGMENTS:
+            break
+        where, body = show(candidate)
+        if body not in seen:
+            seen.add(body)
+            out.fragments.append((where, body))
+    return out
+
+
+def _exact(doc: JsonDoc, exact: Exact, parsed: Query) -> Extraction:
+    """An exact answer as fragments: the count or the values, then the matches."""
+    out = Extraction("exact", coverage=1.0, path=exact.path)
+    if not exact.exact:
+        ranked = _ranked(doc, parsed)
+        ranked.summary = f"Not an exact {exact.kind}: {exact.note}."
+        if ranked.fragments:
+            ranked.summary += " The records below only rank best for the question's words."
+        ranked.coverage = 0.0
+        return ranked
+    where = " && ".join(c.text() for c in exact.conditions) or "no condition"
+    scope = f"of the {exact.records:,} records of {exact.group}"
+    out.total_matches = exact.total
+    if exact.kind == "count":
+        out.summary = (
+            f"Exact count: {exact.total:,} (JSONPath {exact.path}, matching {where},"
+            f" evaluated over every one {scope})."
+        )
+    else:
+        out.summary = f"Exact {exact.kind}: {exact.total:,} match(es) of JSONPath {exact.path}."
+    if exact.target and exact.shown and all(_scalar(v) for _p, v in exact.shown):
+        values = [v for _p, v in exact.shown]
+        out.fragments.append((f"{exact.path} (values in document order)", dumps(values)))
+    else:
+        names = exact.names
+        if names and all(isinstance(n, str) for n in names) and len(set(names)) > 1:
+            out.fragments.append(("names (keys) of the matches", dumps(names)))
+        want = set(parsed.wanted)
+        for p, value in exact.shown:
+            body = render_record(value, want) if is_object(value) else dumps(_materialize(value))
+            out.fragments.append((p, body))
+    if exact.total > len(exact.shown) or exact.total > MAX_FRAGMENTS:
+        out.more = _paging(exact.path)
+    return out
+
+
+def _scalar(value: Any) -> bool:
+    return not is_object(value) and not is_array(value)

@@ -1,0 +1,143 @@
+"""The record groups of a JSON result, and what their fields hold.
+
+Records are grouped by where they sit: the items of an array, or the members of an object
+whose members are all objects (a map of records keyed by name, ``$.shapes.*``), form a
+group, written as a pattern with a wildcard for each index or member name. A group keeps
+how many records it has, and for each field (one level of nesting too: ``user.login``)
+the kinds and the values its first records hold, which is what a question's words are
+matched against (:mod:`~taskloom.guard.exact`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from taskloom.domain.stash import child_path
+from taskloom.guard.jsondoc import JsonDoc, is_array, is_object
+
+WILD = None
+"""The wildcard of a group's pattern: any index, or any member of a map of records."""
+MAX_VALUES = 2_000
+"""Distinct values of one field tracked; a field with more (ids) takes any value of its type."""
+MAX_TALLIED = 20_000
+"""Records of one group whose fields are read for the values a question may name; past
+them a field takes any value of its type (the JSONPath still counts every record)."""
+
+
+@dataclass(slots=True)
+class Field:
+    present: int = 0
+    values: Counter[tuple[str, Any]] = field(default_factory=Counter)
+    many: bool = False
+    kinds: set[str] = field(default_factory=set)
+
+
+@dataclass(slots=True)
+class Group:
+    pattern: tuple[str | int | None, ...]
+    records: int = 0
+    fields: dict[tuple[str, ...], Field] = field(default_factory=dict)
+    keys: dict[int, set[str]] = field(default_factory=dict)
+    """For a wildcard that stands for the members of a map, the member names it covers."""
+
+    @property
+    def name(self) -> str:
+        named = [p for p in self.pattern if isinstance(p, str)]
+        return named[-1] if named else ""
+
+    def path(self) -> str:
+        out = "$"
+        for part in self.pattern:
+            out = f"{out}[*]" if part is WILD else child_path(out, part)
+        return out
+
+
+def kind_of(value: Any) -> str:
+    if is_object(value):
+        return "object"
+    if is_array(value):
+        return "array"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number"
+    return "null" if value is None else "string"
+
+
+def _map_like(node: Mapping[str, Any]) -> bool:
+    """Whether an object's members are records keyed by name, not fields: three or more,
+    every one an object."""
+    return len(node) >= 3 and all(is_object(value) for value in node.values())
+
+
+def groups(doc: JsonDoc) -> list[Group]:
+    """The record groups of a document (see the module docs), largest first."""
+    found: dict[tuple[str | int | None, ...], Group] = {}
+    names: dict[tuple[str | int | None, ...], set[str]] = {}
+    root = doc.root()
+    stack: list[tuple[tuple[str | int | None, ...], Iterator[tuple[Any, Any]]]] = []
+    pending: list[tuple[tuple[str | int | None, ...], Any]] = [((), root)]
+    while pending or stack:
+        if pending:
+            pattern, node = pending.pop()
+            if is_object(node):
+                group = found.setdefault(pattern, Group(pattern))
+                group.records += 1
+                if group.records <= MAX_TALLIED:
+                    _tally(group, node)
+                elif group.records == MAX_TALLIED + 1:
+                    for stats in group.fields.values():
+                        stats.many = True  # a value not seen yet may be in the rest
+                wild = _map_like(node)
+                if wild:
+                    seen = names.setdefault((*pattern, WILD), set())
+                    if len(seen) < MAX_VALUES:
+                        seen.update(node)
+                stack.append((pattern, _children(node, wild)))
+            elif is_array(node):
+                stack.append((pattern, ((WILD, v) for v in node)))
+            continue
+        pattern, children = stack[-1]
+        for key, value in children:
+            if is_object(value) or is_array(value):
+                pending.append(((*pattern, key), value))
+                break
+        else:
+            stack.pop()
+    out = [g for g in found.values() if WILD in g.pattern and g.records > 1]
+    for group in out:
+        for i, part in enumerate(group.pattern):
+            if part is WILD and group.pattern[: i + 1] in names:
+                group.keys[i] = names[group.pattern[: i + 1]]
+    return sorted(out, key=lambda g: (-g.records, repr(g.pattern)))
+
+
+def _children(node: Mapping[str, Any], wild: bool) -> Iterator[tuple[Any, Any]]:
+    return ((WILD if wild else key, value) for key, value in node.items())
+
+
+def _tally(group: Group, node: Mapping[str, Any]) -> None:
+    for key, value in node.items():
+        if is_object(value) and not hasattr(value, "span"):
+            for inner, leaf in value.items():
+                _note(group, (key, inner), leaf)
+        _note(group, (key,), value)
+
+
+def _note(group: Group, name: tuple[str, ...], value: Any) -> None:
+    stats = group.fields.get(name)
+    if stats is None:
+        stats = group.fields[name] = Field()
+    stats.present += 1
+    kind = kind_of(value)
+    stats.kinds.add(kind)
+    if kind in ("object", "array"):
+        return  # a container is asked for, never compared
+    key = (kind, value)
+    if key in stats.values or len(stats.values) < MAX_VALUES:
+        stats.values[key] += 1
+    else:
+        stats.many = True

@@ -1,0 +1,98 @@
+"""One budget for the tool results of a turn, placements frozen by call id, on every backend."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from taskloom.client import Taskloom
+from taskloom.domain.errors import InvalidInput
+from taskloom.guard import GuardConfig
+from taskloom.guard.budget import TurnResult
+from taskloom.tools.adapters import run_tool_calls
+from taskloom.tools.registry import ToolContext
+
+CONFIG = GuardConfig(threshold_tokens=2_000, turn_budget_tokens=2_500, preview_chars=200)
+
+
+def output(n: int, words: int) -> str:
+    """A text output of about ``words`` tokens that passes on its own."""
+    return "\n".join(f"result {n} line {i} alpha beta gamma" for i in range(words // 10))
+
+
+def turn() -> list[TurnResult]:
+    return [
+        TurnResult("call_a", "grep", output(1, 1_800)),
+        TurnResult("call_b", "ls", output(2, 400)),
+        TurnResult("call_c", "cat", output(3, 1_500)),
+        TurnResult("call_d", "find", output(4, 900)),
+    ]
+
+
+def test_the_largest_results_are_stashed_until_the_rest_fits(tl: Taskloom) -> None:
+    g = tl.guard("t1", CONFIG)
+    alone = [g.stash(r.tool_name, r.output) for r in turn()]
+    assert all(w.mode == "pass" for w in alone) and sum(w.tokens for w in alone) > 2_500
+    placed = g.wrap_turn(turn())
+    assert [w.mode for w in placed] == ["stashed", "pass", "stashed", "pass"]
+    assert sum(w.tokens for w in placed) <= 2_500
+    assert placed[1].text == turn()[1].output  # what fits goes as the tool returned it
+    assert "result 1 line 0" in g.read(placed[0].result_id or "", lines="1-1")
+
+
+def test_wrapping_the_turn_again_gives_the_same_bytes(tl: Taskloom) -> None:
+    g = tl.guard("t1", CONFIG)
+    first = [w.text for w in g.wrap_turn(turn())]
+    again = [w.text for w in tl.guard("t1", CONFIG).wrap_turn(turn())]
+    assert again == first
+
+
+def test_a_placement_is_frozen_when_more_results_of_the_turn_come(tl: Taskloom) -> None:
+    """Results placed before keep their text, whatever arrives later; only the new ones
+    share what is left of the budget."""
+    g = tl.guard("t1", CONFIG)
+    early = g.wrap_turn(turn()[1:2])  # the small one alone: it passes
+    assert early[0].mode == "pass"
+    later = g.wrap_turn(turn())
+    assert later[1].text == early[0].text
+    assert [w.mode for w in later] == ["stashed", "pass", "stashed", "pass"]
+    bigger = GuardConfig(threshold_tokens=2_000, turn_budget_tokens=100_000)
+    assert [w.text for w in tl.guard("t1", bigger).wrap_turn(turn())] == [w.text for w in later]
+
+
+def test_every_result_needs_its_own_call_id(tl: Taskloom) -> None:
+    g = tl.guard("t1", CONFIG)
+    with pytest.raises(InvalidInput, match="same call id"):
+        g.wrap_turn([TurnResult("x", "a", "1"), TurnResult("x", "b", "2")])
+    with pytest.raises(InvalidInput, match="call id"):
+        g.wrap_turn([TurnResult("", "a", "1")])
+
+
+def test_placements_are_per_thread(tl: Taskloom) -> None:
+    tl.guard("t1", CONFIG).wrap_turn(turn())
+    other = tl.guard("t2", GuardConfig(threshold_tokens=2_000, turn_budget_tokens=100_000))
+    assert all(w.mode == "pass" for w in other.wrap_turn(turn()))
+
+
+def test_the_adapters_place_a_turns_results_under_the_budget(tl: Taskloom) -> None:
+    tl.guard_config = GuardConfig(
+        threshold_tokens=3_000, turn_budget_tokens=1_500, preview_chars=200
+    )
+    g = tl.guard("t1")
+    payload = [{"number": i, "title": f"issue {i}", "state": "open"} for i in range(600)]
+    rid = g.stash("api", json.dumps(payload), hint=None).result_id or ""
+    calls = [
+        {"id": f"call_{i}", "type": "function",
+         "function": {"name": "read_result", "arguments": json.dumps(
+             {"result_id": rid, "lines": f"{1 + 300 * i}-{300 + 300 * i}"})}}
+        for i in range(3)
+    ]  # fmt: skip
+    response = {"choices": [{"message": {"role": "assistant", "tool_calls": calls}}]}
+    ctx = ToolContext(thread_id="t1")
+    plain = run_tool_calls(tl.tools, response, "openai", ctx)
+    guarded = run_tool_calls(tl.tools, response, "openai", ctx, guard=g)
+    assert [m["tool_call_id"] for m in guarded] == ["call_0", "call_1", "call_2"]
+    assert sum(g.count(m["content"]) for m in guarded) <= 1_500
+    assert sum(g.count(m["content"]) for m in plain) > 1_500
+    assert run_tool_calls(tl.tools, response, "openai", ctx, guard=g) == guarded

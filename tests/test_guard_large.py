@@ -1,0 +1,105 @@
+"""Large JSON results are read in place: the same answers as a result parsed whole, on
+every backend. The thresholds are lowered so small fixtures take the large path."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from taskloom.client import Taskloom
+from taskloom.guard import GuardConfig, core, jsondoc
+from taskloom.guard.jsondoc import JsonDoc, LazyLines, line_count, pretty_lines
+from taskloom.guard.jsonpath import find
+
+CONFIG = GuardConfig(threshold_tokens=200, compacted_max_tokens=100, preview_chars=300)
+
+
+def records(n: int = 300) -> list[dict[str, Any]]:
+    rng = random.Random(3)
+    return [
+        {
+            "id": 1000 + i,
+            "name": f"svc-{i}",
+            "state": rng.choice(["up", "down", "degraded"]),
+            "owner": {"login": f"team{i % 7}", "id": i % 7},
+            "tags": [{"k": "zone", "v": f"z{i % 3}"}],
+            "note": None if i % 5 else "ünïcode ✓",
+            "score": i / 4,
+        }
+        for i in range(n)
+    ]
+
+
+@pytest.fixture
+def large(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every container over 600 characters is lazy, every result over 2,000 large."""
+    monkeypatch.setattr(jsondoc, "SMALL", 600)
+    monkeypatch.setattr(core, "LARGE_JSON", 2_000)
+    yield
+
+
+def random_value(rng: random.Random, depth: int = 0) -> Any:
+    roll = rng.random()
+    if depth > 3 or roll < 0.4:
+        return rng.choice([1, -2.5, 'a"b', "ü", None, True, [], {}])
+    if roll < 0.7:
+        return {f"k{i}-x": random_value(rng, depth + 1) for i in range(rng.randrange(6))}
+    return [random_value(rng, depth + 1) for _ in range(rng.randrange(6))]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_lazy_document_reads_as_the_parsed_value(seed: int) -> None:
+    rng = random.Random(seed)
+    value = {"root": [random_value(rng) for _ in range(6)], "x": random_value(rng)}
+    text = json.dumps(value, indent=rng.choice([None, 2]))
+    lazy, whole = JsonDoc(text, small=40), JsonDoc(text, small=10**9)
+    pretty = json.dumps(value, indent=2, ensure_ascii=False).split("\n")
+    assert list(pretty_lines(lazy.root())) == pretty and line_count(lazy.root()) == len(pretty)
+    lines = LazyLines(lambda: pretty_lines(lazy.root()), len(pretty))
+    assert lines[3:9] == pretty[3:9] and lines[1] == pretty[1] and lines[-1] == pretty[-1]
+    assert [p for p, _v in lazy.walk()] == [p for p, _v in whole.walk()]
+    paths = [p for p, _v in find(value, "$..*")]
+    assert [p for p, _v in find(lazy.root(), "$..*")] == paths
+    assert [p for p, _v in find(lazy.root(), "$..[?@['k0-x']]")] == [
+        p for p, _v in find(value, "$..[?@['k0-x']]")
+    ]
+
+
+def test_a_large_result_answers_as_a_small_one(tl: Taskloom, large: None) -> None:
+    text = json.dumps(records(), indent=2)
+    g = tl.guard("t1", CONFIG)
+    big = g.stash("api", text)
+    assert big.mode == "stashed" and big.result_id
+    assert f"{len(text.splitlines()):,} lines" in big.text
+    assert "JSON array of 300 items (object)" in big.text
+    rid = big.result_id
+    assert '"login": "team5"' in g.read(rid, path="$[12].owner")
+    page = g.read(rid, lines="10-14")
+    assert page.split("\n")[1:] == text.split("\n")[9:14]
+    count = g.extract(rid, "How many records have state down?")
+    expected = sum(1 for r in records() if r["state"] == "down")
+    assert f"Exact count: {expected} " in count
+    assert '"name":"svc-123"' in g.extract(rid, "svc-123")
+
+
+def test_a_large_result_is_redacted_in_place(tl: Taskloom, large: None) -> None:
+    rows = records(100)
+    rows[40]["password"] = "hunter2hunter2"
+    rows[41]["url"] = "https://bob:s3cret@example.com/x"
+    text = json.dumps(rows, indent=2)
+    g = tl.guard("t1", CONFIG)
+    out = g.stash("api", text)
+    assert "credential-like value(s) replaced" in out.text and out.result_id
+    stored = g.read(out.result_id, path="$[40:42]")
+    assert "hunter2" not in stored and "s3cret" not in stored and "[redacted]" in stored
+    assert '"name": "svc-40"' in stored
+
+
+def test_large_text_that_is_not_json_stays_text(tl: Taskloom, large: None) -> None:
+    text = json.dumps(records(50))[:-1]  # one bracket short
+    out = tl.guard("t1", CONFIG).stash("api", text)
+    assert out.result_id and "text, 1 lines" in out.text
