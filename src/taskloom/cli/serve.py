@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from taskloom.cli.common import DbOption, check_range, err, open_db
+from taskloom.cli.common import DbOption, check_range, err, open_announced
 from taskloom.domain.errors import InvalidInput
 
 MAX_RETAIN_DAYS = 36525  # 100 years, the longest duration the queue takes
@@ -68,7 +68,7 @@ def serve(
     check_range(port, "--port", 1, 65535)
     check_range(retain_events, "--retain-events", 0, MAX_RETAIN_EVENTS)
     check_range(retain_days, "--retain-days", 0, MAX_RETAIN_DAYS)  # NaN and inf fail too
-    tl = open_db(db)
+    tl = open_announced(db)
     tl.queue.stats()  # a database that cannot answer (no such database…) stops us here, once
     tl.store.check_creatable()  # … and so does one whose every write would fail
     app = create_app(
