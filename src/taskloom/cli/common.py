@@ -66,10 +66,13 @@ def open_existing(db: str | None) -> Taskloom:
 
 
 def open_announced(db: str | None) -> Taskloom:
-    """:func:`open_db` for a long-running command (``serve``, ``mcp``, ``tasks work``), which
-    says on stderr, as it starts, which database it opened and how it was chosen (a password
-    in the URL masked)."""
+    """:func:`open_db` for a long-running command (``serve``, ``mcp``, ``tasks work``): a
+    database that cannot answer (no such database…), or whose every write would fail, stops
+    it here, once, with its error; else it says on stderr which database it opened and how
+    it was chosen (a password in the URL masked)."""
     tl, where = _opened(db)
+    tl.queue.stats()
+    tl.store.check_creatable()
     how = {
         "--db": "from --db",
         "$TASKLOOM_URL": "from $TASKLOOM_URL",

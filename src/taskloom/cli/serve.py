@@ -69,8 +69,6 @@ def serve(
     check_range(retain_events, "--retain-events", 0, MAX_RETAIN_EVENTS)
     check_range(retain_days, "--retain-days", 0, MAX_RETAIN_DAYS)  # NaN and inf fail too
     tl = open_announced(db)
-    tl.queue.stats()  # a database that cannot answer (no such database…) stops us here, once
-    tl.store.check_creatable()  # … and so does one whose every write would fail
     app = create_app(
         tl,
         token=token,

@@ -289,7 +289,7 @@ def next(
     # Not bound to this process, which exits now: doctor --fix must not read its death as
     # the agent's.
     check_seconds(lease, "--lease", positive=True)  # named as typed, not "a lease"
-    queue = open_existing(db).queue
+    queue = open_listing(db).queue
     task = queue.claim(agent, lease=lease, kinds=kind, bind_process=False)
     if task is None:
         print_text("null" if as_json else "(no task ready)")
