@@ -8,7 +8,8 @@ signal that killed it). ``FD`` is the read end of a pipe whose write end only th
 holds: when the worker dies, however it dies (``kill -9`` included), the pipe reads as ended,
 and the guard stops its whole process group, ``SIGTERM`` and then ``SIGKILL`` after a grace,
 so nothing the command started goes on working on a task that is leased again. This works on
-every POSIX system, unlike Linux's parent-death signal, which covers only a direct child.
+every POSIX system, unlike a parent-death signal (``PR_SET_PDEATHSIG``), which exists on one
+system only and reaches only a direct child.
 
 The worker's own stops (a timeout, Ctrl-C) signal the whole group, the guard included: the
 guard waits for the command then, to report how it ended.

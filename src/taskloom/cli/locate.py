@@ -1,9 +1,9 @@
-"""Which database a command uses, found the way git finds ``.git``.
+"""Which database a command uses, found as a version-control tool finds its repository.
 
 ``--db``, else ``$TASKLOOM_URL``, else the nearest ``.taskloom/`` folder in the working folder
 or one above it: the search stops at the filesystem's root or at a mount boundary (a parent
-on another device), as git's does. With none found, a command that writes makes
-``./.taskloom/``; one that reads says where it looked.
+on another device). With none found, a command that writes makes ``./.taskloom/``; one that
+reads says where it looked.
 """
 
 from __future__ import annotations
