@@ -10,6 +10,11 @@ The goal, its token budget and the todo board live in taskloom (watch them in `t
 serve`); `run_goal_loop` decides whether another turn is allowed (budget left, not paused,
 progress being made) and the model ends the loop by calling `goal_complete`. The thread is
 bound here, in the ToolContext; the model never names it.
+
+Running it again on a thread continues the goal there: a goal already complete is left as it
+is (nothing is asked of the model), and an unfinished one goes on from its board, which the
+model is shown. The goal is set only once the endpoint has answered the first call, so a run
+whose endpoint is down, or refuses the key, leaves the thread as it found it.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from typing import Any
 
 import taskloom
 from taskloom.domain.errors import InvalidInput, ProviderError, TaskloomError
-from taskloom.domain.goals import Goal
+from taskloom.domain.goals import Goal, GoalStatus
 from taskloom.goals.continuation import (
     StopReason,
     TurnFailed,
@@ -33,6 +38,7 @@ from taskloom.goals.continuation import (
 from taskloom.llm.base import mask_url
 from taskloom.llm.openai import OpenAIChat
 from taskloom.tools.adapters import run_tool_calls
+from taskloom.tools.board import render_board
 
 SYSTEM = (
     "You work toward the goal you are given. Keep a todo board with the `todo` tool: one "
@@ -77,20 +83,24 @@ def read_reply(response: Any) -> tuple[dict[str, Any], int | None]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    try:  # a bad thread id or objective, or a database that cannot be opened
+    try:  # a bad thread id, or a database that cannot be opened: only read so far
         tl = taskloom.connect(args.db)
-        tl.goal(args.thread).set(args.objective, token_budget=args.budget)
-        note_user_turn(tl, args.thread)  # the command line is a user turn: lifts a stop
+        goal, board = tl.goal(args.thread).goal(), tl.board(args.thread).list()
     except TaskloomError as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return 1
+    if (
+        goal is not None and goal.status == GoalStatus.COMPLETE and goal.objective == args.objective
+    ):  # a re-run: nothing is left to do
+        print(f"the goal of thread '{args.thread}' is already complete")
+        return show_board(tl, args.thread, 0)
     ctx = taskloom.ToolContext(thread_id=args.thread, agent_id="goal-agent")
-    # The library's client: the key is checked and kept out of every error, busy answers
-    # (429, 503) are retried, and the provider's reason for a refusal is in the error.
-    chat = OpenAIChat(args.model, base_url=args.base_url)
+    ask = args.objective
+    if board["cards"]:  # an earlier run's plan: go on with it, not add it again
+        ask += "\n\nThe board already holds this plan; carry on with it:\n" + render_board(board)
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": SYSTEM},
-        {"role": "user", "content": args.objective},
+        {"role": "user", "content": ask},
     ]
     unreported: list[bool] = []
 
@@ -105,6 +115,20 @@ def main(argv: list[str] | None = None) -> int:
             )
         return message, tokens or 0
 
+    try:  # the first call, before the goal is set: a failure leaves nothing half-made
+        # The library's client: the key is checked and kept out of every error, busy answers
+        # (429, 503) are retried, and the provider's reason for a refusal is in the error.
+        chat = OpenAIChat(args.model, base_url=args.base_url)
+        pending = [call_model()]
+    except (ProviderError, InvalidInput, ValueError) as exc:
+        return endpoint_failed(args.base_url, exc)
+    try:
+        tl.goal(args.thread).set(args.objective, token_budget=args.budget)
+        note_user_turn(tl, args.thread)  # the command line is a user turn: lifts a stop
+    except TaskloomError as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 1
+
     def turn(goal: Goal) -> TurnOutcome:
         started, tokens = time.monotonic(), 0
         before = tl.board(args.thread).list()["version"]
@@ -112,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
             messages.append({"role": "user", "content": tl.goal(args.thread).get()["context"]})
         try:
             for _ in range(8):  # model ↔ tools round trips within one turn
-                message, used = call_model()
+                message, used = pending.pop() if pending else call_model()
                 tokens += used
                 messages.append(message)
                 results = run_tool_calls(tl.tools, message, "openai", ctx)
@@ -132,17 +156,24 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = run_goal_loop(tl, args.thread, turn, max_turns=args.max_turns)
     except TurnFailed as exc:
-        where = mask_url(args.base_url)
-        print(f"Error: the model endpoint {where} failed: {exc}", file=sys.stderr)
-        return 1
+        return endpoint_failed(args.base_url, exc)
     except TaskloomError as exc:  # the database, not the model
         print(f"Error: {exc}", file=sys.stderr)
         return 1
     print(f"stopped: {result.reason} after {result.turns} turn(s)")
-    for card in tl.board(args.thread).list()["cards"]:
+    return show_board(tl, args.thread, 0 if result.reason == StopReason.COMPLETE else 1)
+
+
+def endpoint_failed(base_url: str, exc: Exception) -> int:
+    print(f"Error: the model endpoint {mask_url(base_url)} failed: {exc}", file=sys.stderr)
+    return 1
+
+
+def show_board(tl: taskloom.Taskloom, thread: str, code: int) -> int:
+    for card in tl.board(thread).list()["cards"]:
         print(f"  [{card['status']}] {card['title']}")
     tl.close()
-    return 0 if result.reason == StopReason.COMPLETE else 1
+    return code
 
 
 if __name__ == "__main__":

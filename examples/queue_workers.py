@@ -4,8 +4,9 @@
     .venv/bin/python examples/queue_workers.py --db postgresql://localhost/app --workers 8
 
 The producer adds the tasks (a dedup key each: a task still waiting or in progress from an
-earlier run is not added again), then
-each worker process claims, works and finishes them until none is ready. The work here is a
+earlier run is not added again), then each worker process claims, works and finishes them
+until none is ready. They are of the example's own kind, ``example.square``, and the workers
+claim that kind only: other work in the same queue is left alone. The work here is a
 short sleep that fails one task in five on its first attempt, to show retries; put your own
 in ``handle``. Watch it live in ``taskloom serve`` (the queue tab) while it runs. At the end
 the script checks the queue: every task completed exactly once.
@@ -22,6 +23,9 @@ import time
 import taskloom
 from taskloom import Task, TaskFailed, TaskloomError
 
+KIND = "example.square"
+"""The kind of the example's tasks, the only kind its workers claim."""
+
 
 def handle(task: Task) -> str:
     """The work: whatever a task's payload asks for. Its return value is the task's result;
@@ -35,7 +39,8 @@ def handle(task: Task) -> str:
 
 def work(url: str, agent: str) -> None:
     with taskloom.connect(url) as tl:
-        summary = taskloom.Worker(tl.queue, agent, handle, lease=30).run(until_empty=True)
+        worker = taskloom.Worker(tl.queue, agent, handle, lease=30, kinds=[KIND])
+        summary = worker.run(until_empty=True)
     print(
         f"{agent}: {summary.completed} completed, {summary.failed} failed and retried,"
         f" {summary.dead} dead, {summary.lost} lost",
@@ -55,7 +60,12 @@ def main(argv: list[str] | None = None) -> int:
         with taskloom.connect(args.db) as tl:
             url = tl.url
             added = tl.queue.add_many(
-                {"title": f"square {n}", "payload": {"n": n}, "dedup_key": f"square-{n}"}
+                {
+                    "title": f"square {n}",
+                    "kind": KIND,
+                    "payload": {"n": n},
+                    "dedup_key": f"{KIND}-{n}",
+                }
                 for n in range(args.tasks)
             )
         print(f"added {sum(new for _, new in added)} tasks to {url}", flush=True)

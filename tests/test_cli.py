@@ -192,7 +192,8 @@ def test_help_texts_show_as_written(capsys: pytest.CaptureFixture[str]) -> None:
             assert Text.from_markup(text).plain == text, f"{' '.join(path)} {param.opts}"
     assert main(["tasks", "list", "--help"]) == 0
     shown = capsys.readouterr().out
-    assert "$TASKLOOM_URL, else" in shown and "sqlite:///./.taskloom/taskloom.db" in shown
+    words = " ".join(shown.replace("│", " ").split())
+    assert "(default: $TASKLOOM_URL, else the nearest .taskloom/ folder here or above," in words
 
 
 def test_every_option_and_argument_has_help() -> None:

@@ -14,9 +14,15 @@ from pathlib import Path
 import pytest
 
 from taskloom.cli import agent_setup, main
+from tests.conftest import subprocess_env
 
 HERE = Path(sys.executable).parent
 """This environment's bin folder, where its ``taskloom`` script is."""
+
+
+def project_db(project: Path) -> str:
+    """The database URL ``init`` writes for a project with none found above it."""
+    return f"sqlite:///{project / '.taskloom' / 'taskloom.db'}"
 
 
 @pytest.fixture(autouse=True)
@@ -42,6 +48,7 @@ def test_a_taskloom_the_agent_cannot_find_on_path_is_written_as_its_full_path(
     hook = settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
     assert shlex.split(hook)[0] == full
     bare = {"PATH": str(tmp_path / "empty-bin"), "HOME": str(tmp_path)}
+    bare["PYTHONPATH"] = subprocess_env()["PYTHONPATH"]  # this checkout's code, by that script
     run = subprocess.run(
         hook,
         shell=True,
@@ -54,6 +61,18 @@ def test_a_taskloom_the_agent_cannot_find_on_path_is_written_as_its_full_path(
     )
     assert run.returncode == 0, run.stderr
     context = json.loads(run.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "Claim one with `task_next`" in context  # the agent has the MCP server
+    assert main(["tasks", "add", "And this", "--db", queue]) == 0  # a new block to show
+    without_mcp = subprocess.run(
+        hook.removesuffix(" --mcp"),
+        shell=True,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=bare,
+        timeout=60,
+    )
+    context = json.loads(without_mcp.stdout)["hookSpecificOutput"]["additionalContext"]
     claim = context.split("Claim one with `")[1].split("`")[0]  # bare "taskloom": not found
     claimed = subprocess.run(
         claim, shell=True, capture_output=True, text=True, cwd=tmp_path, env=bare, timeout=60
@@ -82,16 +101,17 @@ def test_claude_code_merges_keeps_user_settings_and_is_idempotent(
     assert main(args) == 0
     mcp = json.loads((tmp_path / ".mcp.json").read_text())
     assert mcp["mcpServers"]["other"] == {"command": "x"}
+    db = project_db(tmp_path)
     assert mcp["mcpServers"]["taskloom"] == {
         "command": "taskloom",
-        "args": ["mcp", "--thread", "proj", "--agent", "c1"],
+        "args": ["mcp", "--thread", "proj", "--agent", "c1", "--db", db],
     }
     settings = json.loads((tmp_path / ".claude" / "settings.json").read_text())
     assert settings["model"] == "opus"
     commands = [h["command"] for g in settings["hooks"]["SessionStart"] for h in g["hooks"]]
-    assert commands == ["echo hi", "taskloom hook session-start --agent c1"]
+    assert commands == ["echo hi", f"taskloom hook session-start --agent c1 --db {db}"]
     prompt = settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
-    assert prompt == "taskloom hook prompt --agent c1"
+    assert prompt == f"taskloom hook prompt --agent c1 --db {db} --mcp"
     before = {p: p.read_text() for p in tmp_path.rglob("*.json")}
     capsys.readouterr()
     assert main(args) == 0
@@ -104,11 +124,13 @@ def test_running_it_again_with_another_database_replaces_the_hooks(tmp_path: Pat
     assert main(args) == 0
     assert main([*args, "--db", "postgresql://app@db/taskloom"]) == 0
     settings = json.loads((tmp_path / ".claude" / "settings.json").read_text())
-    for event, name in (("UserPromptSubmit", "prompt"), ("SessionStart", "session-start")):
+    for event, name, mcp in (
+        ("UserPromptSubmit", "prompt", " --mcp"),
+        ("SessionStart", "session-start", ""),
+    ):
         commands = [h["command"] for g in settings["hooks"][event] for h in g["hooks"]]
-        assert commands == [f"taskloom hook {name} --agent c1 --db postgresql://app@db/taskloom"], (
-            event
-        )
+        db = "postgresql://app@db/taskloom"
+        assert commands == [f"taskloom hook {name} --agent c1 --db {db}{mcp}"], event
 
 
 @pytest.mark.parametrize(
@@ -247,9 +269,8 @@ def test_codex_refuses_to_append_a_table_to_an_inline_mcp_servers(
     config.write_text(mine)
     args = ["init", "codex", "--thread", "proj", "--agent", "cx", "--codex-home", str(tmp_path)]
     assert main(args) == 1
-    entry = (
-        'taskloom = { command = "taskloom", args = ["mcp", "--thread", "proj", "--agent", "cx"] }'
-    )
+    args_toml = f'"mcp", "--thread", "proj", "--agent", "cx", "--db", "{project_db(tmp_path)}"'
+    entry = f'taskloom = {{ command = "taskloom", args = [{args_toml}] }}'
     assert entry in capsys.readouterr().err
     assert config.read_text() == mine and not (tmp_path / "hooks.json").exists()
     config.write_text(mine.replace("} }", "}, " + entry + " }"))
@@ -301,7 +322,7 @@ def test_the_agent_is_trimmed_as_the_queue_does(tmp_path: Path) -> None:
     assert main(args) == 0
     settings = json.loads((tmp_path / ".claude" / "settings.json").read_text())
     prompt = settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
-    assert prompt == "taskloom hook prompt --agent c1"
+    assert prompt == f"taskloom hook prompt --agent c1 --db {project_db(tmp_path)} --mcp"
 
 
 def test_a_hook_with_taskloom_by_its_path_is_taskloom_s_and_keeps_its_path(
@@ -322,9 +343,13 @@ def test_a_hook_with_taskloom_by_its_path_is_taskloom_s_and_keeps_its_path(
     assert settings.read_text() == edited
     assert main([*args[:-4], "--agent", "y", "--project", str(tmp_path)]) == 0
     hooks = json.loads(settings.read_text())["hooks"]
-    for event, name in (("UserPromptSubmit", "prompt"), ("SessionStart", "session-start")):
+    db = project_db(tmp_path)
+    for event, name, mcp in (
+        ("UserPromptSubmit", "prompt", " --mcp"),
+        ("SessionStart", "session-start", ""),
+    ):
         commands = [h["command"] for g in hooks[event] for h in g["hooks"]]
-        assert commands == [f"/opt/venv/bin/taskloom hook {name} --agent y"], event
+        assert commands == [f"/opt/venv/bin/taskloom hook {name} --agent y --db {db}{mcp}"], event
 
 
 @pytest.mark.parametrize(

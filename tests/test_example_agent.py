@@ -85,9 +85,11 @@ def idle_reply(request: dict[str, Any]) -> dict[str, Any]:
 
 class FakeOpenAI(BaseHTTPRequestHandler):
     reply = staticmethod(scripted_reply)
+    calls: ClassVar[list[str]] = []  # the path of each request, for the tests that count them
 
     def do_POST(self) -> None:
         assert self.path == "/v1/chat/completions"
+        FakeOpenAI.calls.append(self.path)
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         payload = json.dumps(self.reply(body)).encode()
         self.send_response(200)
@@ -150,6 +152,22 @@ def test_example_agent_completes_its_goal(openai_server: str, tmp_path: Path) ->
     tl.close()
 
 
+def test_a_rerun_of_a_complete_goal_changes_nothing(openai_server: str, tmp_path: Path) -> None:
+    """Run twice, the plan's cards were added twice over (the goal restarted)."""
+    db = f"sqlite:///{tmp_path / 'agent.db'}"
+    assert run_example(openai_server, db).returncode == 0
+    FakeOpenAI.calls.clear()
+    again = run_example(openai_server, db)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "the goal of thread 'release' is already complete" in again.stdout
+    assert FakeOpenAI.calls == []  # the model is not asked
+    with taskloom.connect(db) as tl:
+        goal = tl.goal("release").get()["goal"]
+        cards = [c["title"] for c in tl.board("release").list()["cards"]]
+    assert goal["status"] == "complete" and goal["tokens_used"] == 240
+    assert cards == ["Draft the notes", "Publish the notes"]
+
+
 def test_example_agent_reruns_after_a_no_progress_stop(
     idle_openai_server: str, tmp_path: Path
 ) -> None:
@@ -164,13 +182,18 @@ def test_example_agent_reruns_after_a_no_progress_stop(
 
 
 def test_example_agent_says_in_one_line_that_the_endpoint_is_down(tmp_path: Path) -> None:
+    """And leaves nothing half-made: an active goal was left behind, with no plan."""
     import socket
 
     with socket.create_server(("127.0.0.1", 0)) as probe:
         port = probe.getsockname()[1]  # closed below: nothing listens there
-    run = run_example(f"http://127.0.0.1:{port}/v1", f"sqlite:///{tmp_path / 'agent.db'}")
+    db = f"sqlite:///{tmp_path / 'agent.db'}"
+    run = run_example(f"http://127.0.0.1:{port}/v1", db)
     assert run.returncode == 1 and "Traceback" not in run.stderr
     assert run.stderr.startswith("Error: the model endpoint") and run.stderr.count("\n") == 1
+    with taskloom.connect(db) as tl:
+        assert tl.goal("release").get()["goal"] is None
+        assert tl.board("release").list()["cards"] == []
 
 
 class GarbledOpenAI(FakeOpenAI):
@@ -216,9 +239,11 @@ class ScriptedOpenAI(FakeOpenAI):
 
     script: ClassVar[list[tuple[int, dict[str, Any]]]] = []
     seen_auth: ClassVar[list[str | None]] = []
+    seen_bodies: ClassVar[list[dict[str, Any]]] = []
 
     def do_POST(self) -> None:
-        self.rfile.read(int(self.headers["Content-Length"]))
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).seen_bodies.append(body)
         type(self).seen_auth.append(self.headers.get("Authorization"))
         status, body = type(self).script.pop(0)
         payload = json.dumps(body).encode()
@@ -242,6 +267,7 @@ def run_scripted(
     script: list[tuple[int, dict[str, Any]]], tmp_path: Path, key: str = "sk-test", **env: str
 ) -> tuple[subprocess.CompletedProcess[str], Path]:
     ScriptedOpenAI.script, ScriptedOpenAI.seen_auth = list(script), []
+    ScriptedOpenAI.seen_bodies = []
     db = tmp_path / "agent.db"
     for server in serve(ScriptedOpenAI):
         run = subprocess.run(
@@ -267,6 +293,30 @@ def test_example_agent_charges_what_a_turn_spent_before_the_endpoint_failed(
     with taskloom.connect(f"sqlite:///{db}") as tl:
         assert tl.goal("release").get()["goal"]["tokens_used"] == 300
         assert [c["title"] for c in tl.board("release").list()["cards"]] == ["Draft the notes"]
+
+
+def test_a_refused_first_call_leaves_no_goal_behind(tmp_path: Path) -> None:
+    run, db = run_scripted([(401, {"error": {"message": "bad key"}})], tmp_path)
+    assert run.returncode == 1 and "bad key" in run.stderr, run.stderr
+    with taskloom.connect(f"sqlite:///{db}") as tl:
+        assert tl.goal("release").get()["goal"] is None
+
+
+def test_a_rerun_of_an_unfinished_goal_goes_on_from_its_board(tmp_path: Path) -> None:
+    """The same goal, charged on; the model is shown the plan so far instead of planning
+    (and adding its cards) again."""
+    run_scripted([(200, add_card_reply(300)), SERVER_ERROR], tmp_path)
+    with taskloom.connect(f"sqlite:///{tmp_path / 'agent.db'}") as tl:
+        first = tl.goal("release").get()["goal"]
+    done = {"choices": [{"message": {"role": "assistant", "content": "ok"}}], "usage": {}}
+    run, db = run_scripted([(200, done)] * 4, tmp_path)
+    asked = ScriptedOpenAI.seen_bodies[0]["messages"][1]["content"]
+    assert asked.startswith("Ship the notes") and "Draft the notes" in asked, asked
+    with taskloom.connect(f"sqlite:///{db}") as tl:
+        goal = tl.goal("release").get()["goal"]
+        cards = [c["title"] for c in tl.board("release").list()["cards"]]
+    assert goal["goal_id"] == first["goal_id"] and goal["tokens_used"] == 300
+    assert cards == ["Draft the notes"], run.stdout
 
 
 @pytest.mark.parametrize("tokens", [-500, 12.7, "300"])

@@ -13,6 +13,11 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "queue_workers.py"
 
 
 def test_the_workers_complete_every_task_once_retrying_the_failures(db_url: str) -> None:
+    """Both backends; a task of another kind in the same queue (no ``n`` in its payload) is
+    left as it was: the example's workers claimed every kind, and killed it."""
+    with taskloom.connect(db_url) as tl:
+        foreign, _ = tl.queue.add("someone else's work", payload={"m": 1})
+        theirs, _ = tl.queue.add("theirs too", kind="review", dedup_key="square-1")
     done = subprocess.run(
         [sys.executable, str(EXAMPLE), "--db", db_url, "--tasks", "12", "--workers", "2"],
         env=subprocess_env(),
@@ -26,12 +31,14 @@ def test_the_workers_complete_every_task_once_retrying_the_failures(db_url: str)
     assert done.stdout.count(" lost") == 2 and "1 lost" not in done.stdout
     with taskloom.connect(db_url) as tl:
         tasks = tl.queue.list(status="completed", limit=100)
+        left = [tl.queue.get(foreign.id), tl.queue.get(theirs.id)]
+    assert [(t.status, t.attempts, t.claimed_by) for t in left] == [("ready", 0, None)] * 2
     assert len(tasks) == 12
     for task in tasks:
         n = task.payload["n"]
         assert task.result == f"item {n} squared is {n * n}"
         assert task.attempts == (2 if n % 5 == 0 else 1)
-        assert task.claimed_by in ("worker-0", "worker-1")
+        assert task.claimed_by in ("worker-0", "worker-1") and task.kind == "example.square"
 
 
 def test_bad_flags_are_refused_in_one_line(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -239,8 +240,6 @@ def test_an_interrupt_while_the_command_is_starting_still_stops_it(
 ) -> None:
     """Ctrl-C arriving after the command's fork but before the worker waited for it left the
     command running on a task given back (CI caught it under load, as the readers started)."""
-    import os
-
     from taskloom.cli import task_command
 
     started: list[subprocess.Popen[bytes]] = []
@@ -300,3 +299,67 @@ def test_work_runs_from_a_thread_other_than_the_main_one(
     thread.start()
     thread.join(timeout=120)
     assert codes == [0] and tl.queue.get(task.id).status == "completed"
+
+
+def running_with(marker: str, programs: tuple[str, ...] = ("sh", "sleep")) -> list[int]:
+    """The processes of ``programs`` running whose command line holds ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            args = (entry / "cmdline").read_bytes().decode().split("\0")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if Path(args[0]).name in programs and marker in " ".join(args) and running(int(entry.name)):
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.parametrize("script", ["sleep {n}", "sleep {n} & sleep {n}.5; wait"])
+def test_a_killed_worker_takes_its_command_and_its_children_with_it(
+    db_url: str, script: str
+) -> None:
+    """``kill -9`` on the worker left ``sh -c 'sleep 60'`` running (its parent now init) while
+    its task was leased again: its side effects could happen twice. Both backends."""
+    import random
+
+    tl = taskloom.connect(db_url)
+    task, _ = tl.queue.add("runs long")
+    n = f"6{random.randrange(10**6, 10**7)}"  # a sleep no other process runs
+    argv = ["tasks", "work", "--db", db_url, "--agent", "w1", "--", "sh", "-c"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "taskloom", *argv, script.format(n=n)],
+        env=subprocess_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        sleeps = script.count("sleep")
+        while len(running_with(n, ("sleep",))) < sleeps and time.monotonic() < deadline:
+            time.sleep(0.05)
+        started = running_with(n)  # the shell (unless it ran sleep in its place) and sleeps
+        assert len(running_with(n, ("sleep",))) == sleeps
+        assert tl.queue.get(task.id).status == "in_progress"
+        proc.kill()
+        proc.wait(30)
+        assert all(stopped(pid) for pid in started), running_with(n)
+    finally:
+        proc.kill()
+        for pid in running_with(n):  # what the old worker left behind
+            os.kill(pid, signal.SIGKILL)
+    tl.close()
+
+
+def test_the_guard_reports_the_command_as_it_ended() -> None:
+    """The command runs under a guard process: its exit status, the signal that killed it,
+    and a command that cannot start come back as they would without one."""
+    from taskloom.cli import task_command
+
+    def ran(*argv: str) -> task_command.Finished:
+        return task_command.run(list(argv), b"in", {}, 60, 100, 100)
+
+    assert ran("sh", "-c", "cat; exit 7") == (7, b"in", b"")
+    assert ran("sh", "-c", "kill -TERM $$").returncode == -signal.SIGTERM
+    missing = ran("/no/such/program")
+    assert missing.returncode == 127
+    assert missing.stderr == b"could not run /no/such/program: No such file or directory\n"

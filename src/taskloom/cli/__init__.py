@@ -129,9 +129,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def cli() -> typer.core.TyperGroup:
-    """The command Typer builds from ``app``, each help text's paragraphs joined into lines:
-    Typer's help keeps a docstring's line breaks, which on a terminal narrower than the
-    source leave every wrapped sentence ragged, a word or two alone on a line."""
+    """The command Typer builds from ``app``, each help text's paragraphs joined into lines
+    (Typer's help keeps a docstring's line breaks, which leave every wrapped sentence ragged on
+    a terminal narrower than the source), and its flags shown as flags (see :func:`_flags`)."""
     command = typer.main.get_group(app)
     todo: list[Any] = [command]
     while todo:
@@ -140,7 +140,18 @@ def cli() -> typer.core.TyperGroup:
         if cmd.help:
             paragraphs = inspect.cleandoc(cmd.help).split("\n\n")
             cmd.help = "\n\n".join(" ".join(p.split("\n")) for p in paragraphs)
+        _flags(cmd)
     return command
+
+
+def _flags(cmd: Any) -> None:
+    """Give the command's flags (``--print``, ``--help``) no value in its help: Typer's help
+    panel printed ``--print <bool>`` though ``--print true`` is refused. The help option is
+    made on first use and kept, so it is made here, for the same object to be shown."""
+    options = [*cmd.params, cmd.get_help_option(typer.Context(cmd))]
+    for option in options:
+        if getattr(option, "is_flag", False) or getattr(option, "count", False):
+            option.metavar = ""
 
 
 def _run(args: list[str]) -> int:

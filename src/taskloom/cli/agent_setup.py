@@ -58,9 +58,14 @@ def program() -> str:
     return "taskloom" if found and Path(found).resolve() == mine else str(mine)
 
 
-def hook_command(event: str, agent: str, db: str | None, program: str = "taskloom") -> str:
+def hook_command(
+    event: str, agent: str, db: str | None, program: str = "taskloom", mcp: bool = False
+) -> str:
+    """The hook's command line; ``mcp``: the agent has taskloom's MCP server, so the prompt
+    hook tells it to claim with the ``task_next`` tool rather than a shell command."""
     args = [program, "hook", HOOK_EVENTS[event], "--agent", agent]
-    return shlex.join(args + (["--db", db] if db else []))
+    args += ["--db", db] if db else []
+    return shlex.join(args + (["--mcp"] if mcp and event == "UserPromptSubmit" else []))
 
 
 def _load_json(text: str, name: str) -> dict[str, Any]:
@@ -102,11 +107,14 @@ def _is_set(entry: object, ours: dict[str, str | list[str]]) -> bool:
     return isinstance(entry, dict) and {key: entry.get(key) for key in ours} == ours
 
 
-def merge_hooks_json(text: str, name: str, agent: str, db: str | None) -> tuple[str, bool]:
+def merge_hooks_json(
+    text: str, name: str, agent: str, db: str | None, mcp: bool = False
+) -> tuple[str, bool]:
     """Put taskloom's prompt and session-start hooks in a hooks settings file (the shape
     Claude Code's settings.json and Codex's hooks.json share), once each: a taskloom hook
     already there for another agent or database is replaced, not joined by a second one. Its
-    program is kept: a user who wrote ``/opt/venv/bin/taskloom`` needs that path."""
+    program is kept: a user who wrote ``/opt/venv/bin/taskloom`` needs that path. ``mcp``:
+    see :func:`hook_command`."""
     data = _load_json(text, name)
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
@@ -117,7 +125,7 @@ def merge_hooks_json(text: str, name: str, agent: str, db: str | None) -> tuple[
         if not isinstance(groups, list):
             raise InvalidInput(f"{name}: `hooks.{event}` must be a list")
         ours = [args for g in groups for h in _entries(g) if (args := _our_args(h, event))]
-        command = hook_command(event, agent, db, ours[0][0] if ours else program())
+        command = hook_command(event, agent, db, ours[0][0] if ours else program(), mcp)
         if [shlex.join(args) for args in ours] == [command]:
             continue
         kept = []

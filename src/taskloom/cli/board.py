@@ -10,7 +10,15 @@ from typing import Annotated, Any
 import typer
 
 from taskloom.boards import Snapshot
-from taskloom.cli.common import DbOption, JsonOption, open_db, open_existing, print_json, print_text
+from taskloom.cli.common import (
+    DbOption,
+    JsonOption,
+    open_db,
+    open_existing,
+    open_listing,
+    print_json,
+    print_text,
+)
 from taskloom.domain.card import CardStatus, parse_status
 from taskloom.domain.errors import Conflict, InvalidInput
 from taskloom.domain.text import terminal_safe
@@ -102,7 +110,7 @@ def list_(thread: Thread, db: DbOption = None, as_json: JsonOption = False) -> N
 
     Example: taskloom board list my-thread
     """
-    snap = open_db(db).board(thread).list()
+    snap = open_listing(db).board(thread).list()
     _show(snap, as_json)
     if not as_json and (waiting := _waiting(snap, db)):
         print_text(waiting)

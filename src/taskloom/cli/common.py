@@ -15,6 +15,7 @@ from typing import Annotated, Any, TextIO, cast
 import typer
 from rich.console import Console
 
+from taskloom.cli.locate import FOLDER, Located, locate
 from taskloom.client import Taskloom, connect
 from taskloom.domain.errors import InvalidInput, NotFound, TaskloomError
 from taskloom.domain.text import UNSHOWN, terminal_safe
@@ -27,8 +28,8 @@ DbOption = Annotated[
     str | None,
     typer.Option(
         "--db",
-        help="Database URL: sqlite:///path.db or postgresql://… "
-        "(default: $TASKLOOM_URL, else sqlite:///./.taskloom/taskloom.db)",
+        help="Database URL: sqlite:///path.db or postgresql://… (default: $TASKLOOM_URL,"
+        " else the nearest .taskloom/ folder here or above, else ./.taskloom/ is made)",
         show_default=False,
     ),
 ]
@@ -38,18 +39,72 @@ MAX_LIMIT = 2**31 - 1  # a 32-bit whole number, as priorities are
 
 
 def open_db(db: str | None) -> Taskloom:
-    return connect(db)
+    """The database of a command that writes: ``--db``, ``$TASKLOOM_URL``, the nearest
+    ``.taskloom/`` (see :mod:`taskloom.cli.locate`), else ``./.taskloom/``, made by the first
+    write."""
+    return connect(locate(db).url)
+
+
+def open_listing(db: str | None) -> Taskloom:
+    """:func:`open_db` for a command that lists: with no database, the empty listing is
+    printed, and a line on stderr says there is none and where it was looked for (an empty
+    board read in the wrong folder looked like an empty board)."""
+    tl, where = _opened(db)
+    if not tl.store.exists():
+        note(where.missing(_file(tl)))
+    return tl
 
 
 def open_existing(db: str | None) -> Taskloom:
-    """:func:`open_db` for commands that act on what a database already holds (a task, old
-    tasks, a repair): a mistyped ``--db`` is refused instead of leaving a new empty database
-    (and its directory) behind."""
-    tl = connect(db)
+    """:func:`open_db` for commands that act on what a database already holds (one item, old
+    tasks, a repair): no database is an error naming where it was looked for, and a mistyped
+    ``--db`` is refused instead of leaving a new empty database (and its directory) behind."""
+    tl, where = _opened(db)
     if not tl.store.exists():  # only an embedded file can be missing
-        where = tl.url.removeprefix("sqlite:///")
-        raise NotFound(f"no taskloom database at {where} (check --db or $TASKLOOM_URL)")
+        raise NotFound(where.missing(_file(tl)))
     return tl
+
+
+def open_announced(db: str | None) -> Taskloom:
+    """:func:`open_db` for a long-running command (``serve``, ``mcp``, ``tasks work``): a
+    database that cannot answer (no such database…), or whose every write would fail, stops
+    it here, once, with its error; else it says on stderr which database it opened and how
+    it was chosen (a password in the URL masked)."""
+    tl, where = _opened(db)
+    tl.queue.stats()
+    tl.store.check_creatable()
+    how = {
+        "--db": "from --db",
+        "$TASKLOOM_URL": "from $TASKLOOM_URL",
+        "found": f"the nearest {FOLDER}/ folder",
+        "none": f"no {FOLDER}/ folder in {where.searched}: made here",
+    }[where.how]
+    if not tl.store.exists() and where.how != "none":
+        how += "; none there yet: made"
+    if not tl.store.exists():
+        how += " by the first write"
+    url = tl.url
+    if url.startswith("sqlite:///"):
+        url = f"sqlite:///{os.path.abspath(_file(tl))}"
+    note(f"database: {url} ({how})", prefix="")
+    return tl
+
+
+def _opened(db: str | None) -> tuple[Taskloom, Located]:
+    where = locate(db)
+    return connect(where.url), where
+
+
+def _file(tl: Taskloom) -> str:
+    """The file a SQLite database is in (the URL, for another)."""
+    return tl.url.removeprefix("sqlite:///")
+
+
+def note(text: str, *, prefix: str = "note: ") -> None:
+    """One line on stderr beside a command's output; its controls shown, not obeyed, on a
+    terminal (a path may hold them)."""
+    line = prefix + text
+    err.print(terminal_safe(line) if err.is_terminal else line, markup=False)
 
 
 @contextlib.contextmanager

@@ -44,7 +44,7 @@ def show(thread: Thread, db: DbOption = None, as_json: JsonOption = False) -> No
 
     Example: taskloom goal show my-thread
     """
-    _show(open_db(db).goal(thread).get(), as_json)
+    _show(open_existing(db).goal(thread).get(), as_json)
 
 
 @app.command("set")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
@@ -30,19 +30,35 @@ def hook_claim_command(agent_id: str, db: str | None, program: str = "taskloom")
     return claim_command(agent_id, None if db and url_has_password(db) else db, program)
 
 
+MCP_CLAIM = "task_next"
+"""How an agent with taskloom's MCP server claims a task: the tool, not a shell command."""
+
+
 @app.command()
-def prompt(agent: Agent, db: DbOption = None, as_json: JsonOption = False) -> None:
+def prompt(
+    agent: Agent,
+    db: DbOption = None,
+    mcp: Annotated[
+        bool,
+        typer.Option(
+            "--mcp",
+            help="The agent has taskloom's MCP server: tell it to claim with the task_next"
+            " tool instead of `taskloom tasks next` (taskloom init sets this).",
+        ),
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
     """Prompt-submit hook: add the ready-task block to the agent's context when it changed.
 
     The output is JSON either way (the shape prompt-submit hooks read), and nothing at all
     when the block is unchanged; --json is accepted like everywhere else.
 
-    Example: taskloom hook prompt --agent claude-1
+    Example: taskloom hook prompt --agent claude-1 --mcp
     """
     from taskloom.cli.agent_setup import program
 
     del as_json  # already JSON
-    claim = hook_claim_command(agent.strip(), db, program())
+    claim = MCP_CLAIM if mcp else hook_claim_command(agent.strip(), db, program())
     tl = open_db(db)
     block = tl.queue.surface(agent, claim=claim)
     if block:

@@ -1,4 +1,11 @@
-"""``taskloom init claude-code|codex``: wire a coding agent to taskloom, idempotently."""
+"""``taskloom init claude-code|codex``: wire a coding agent to taskloom, idempotently.
+
+Both write into the project (its ``.mcp.json`` and ``.claude/settings.json``; its
+``.codex/``), so each project's sessions get their own thread, named after the project's
+folder, and the project's database: the one found from the project as every command finds it
+(:mod:`taskloom.cli.locate`), written as an absolute URL, else ``<project>/.taskloom/``.
+``init codex --global`` writes Codex's user-wide config instead.
+"""
 
 from __future__ import annotations
 
@@ -13,31 +20,76 @@ from typing import Annotated
 import typer
 
 from taskloom.cli import agent_setup
-from taskloom.cli.common import err, print_text
+from taskloom.cli.common import err, note, print_text
+from taskloom.cli.locate import project_url
 from taskloom.domain.queue import check_agent
 from taskloom.domain.threads import check_thread_id
 from taskloom.errors import InvalidInput
+from taskloom.store.pg_url import url_has_password
 
 app = typer.Typer(
     help="Set up a coding agent: taskloom's MCP server and its queue hooks.",
     no_args_is_help=True,
 )
 
-ThreadOption = Annotated[str, typer.Option("--thread", help="Thread the agent's tools act on.")]
+ThreadOption = Annotated[
+    str | None,
+    typer.Option(
+        "--thread",
+        help="Thread the agent's tools act on (default: the project folder's name).",
+        show_default=False,
+    ),
+]
+ProjectOption = Annotated[Path, typer.Option(help="Project directory.")]
 PrintOption = Annotated[
     bool, typer.Option("--print", help="Print what would be written; change no file.")
 ]
 DbPathOption = Annotated[
     str | None,
-    typer.Option("--db", help="Database URL the agent should use (default: its own default)."),
+    typer.Option(
+        "--db",
+        help="Database URL the agent should use, written as given (default: the project's:"
+        " $TASKLOOM_URL, else the nearest .taskloom/ folder from the project up, else"
+        " the project's own .taskloom/, as an absolute URL).",
+        show_default=False,
+    ),
 ]
+
+
+def _project(project: Path) -> Path:
+    if not project.is_dir():
+        raise InvalidInput(f"--project {project}: no such directory")
+    return project
+
+
+def _thread(thread: str | None, project: Path) -> str:
+    """``--thread``, else the project folder's name: each project its own thread."""
+    return check_thread_id(thread if thread is not None else project.resolve().name)
+
+
+def _database(db: str | None, project: Path) -> str | None:
+    """``--db``, else the project's database as an absolute URL; ``None`` when that is a
+    ``$TASKLOOM_URL`` holding a password, which must not be written into the files (the
+    agent reads it from its own environment then)."""
+    if db is not None:
+        return db
+    url = project_url(project)
+    if url_has_password(url):
+        note(
+            "$TASKLOOM_URL holds a password, so it is not written into the agent's files:"
+            " give the agent TASKLOOM_URL in its environment"
+        )
+        return None
+    return url
 
 
 Merge = Callable[[str, str], tuple[str, bool]]
 
 
 def _hooks(agent: str, db: str | None) -> Merge:
-    return lambda text, name: agent_setup.merge_hooks_json(text, name, agent, db)
+    """The queue hooks, for an agent given taskloom's MCP server in the same run (so the
+    prompt hook names the ``task_next`` tool)."""
+    return lambda text, name: agent_setup.merge_hooks_json(text, name, agent, db, mcp=True)
 
 
 def _setup(*files: tuple[Path, Merge], dry_run: bool) -> None:
@@ -127,22 +179,24 @@ def _new_file_mode() -> int:
 
 
 def claude_code(
-    thread: ThreadOption,
+    thread: ThreadOption = None,
     agent: Annotated[str, typer.Option(help="Agent id for claims and hooks.")] = "claude-code",
-    project: Annotated[Path, typer.Option(help="Project directory.")] = Path("."),
+    project: ProjectOption = Path("."),
     print_only: PrintOption = False,
     db: DbPathOption = None,
 ) -> None:
     """Add taskloom to .mcp.json and its hooks to .claude/settings.json in a project.
 
-    Existing settings are kept; running it again changes nothing.
+    The agent works on the thread named after the project's folder, on the project's
+    database, unless --thread and --db say otherwise. Existing settings are kept; running it
+    again changes nothing.
 
-    Example: taskloom init claude-code --thread my-project --agent claude-1
+    Example: taskloom init claude-code --agent claude-1
     """
     agent = check_agent(agent, "--agent")
-    argv = agent_setup.mcp_command(check_thread_id(thread), agent, db)
-    if not project.is_dir():
-        raise InvalidInput(f"--project {project}: no such directory")
+    _project(project)
+    db = _database(db, project)
+    argv = agent_setup.mcp_command(_thread(thread, project), agent, db)
     _setup(
         (project / ".mcp.json", lambda text, name: agent_setup.merge_mcp_json(text, name, argv)),
         (project / ".claude" / "settings.json", _hooks(agent, db)),
@@ -151,31 +205,62 @@ def claude_code(
 
 
 def codex(
-    thread: ThreadOption,
+    thread: ThreadOption = None,
     agent: Annotated[str, typer.Option(help="Agent id for claims and hooks.")] = "codex",
+    project: ProjectOption = Path("."),
+    user_wide: Annotated[
+        bool,
+        typer.Option(
+            "--global",
+            help="Write Codex's user-wide config, which every Codex session on this machine"
+            " reads, instead of the project's .codex/.",
+        ),
+    ] = False,
     codex_home: Annotated[
         Path | None,
-        typer.Option(help="Codex's config directory (default: $CODEX_HOME or ~/.codex)."),
+        typer.Option(
+            help="Codex's user-wide config directory (default: $CODEX_HOME or ~/.codex);"
+            " giving it means --global.",
+            show_default=False,
+        ),
     ] = None,
     print_only: PrintOption = False,
     db: DbPathOption = None,
 ) -> None:
-    """Add taskloom to Codex's config.toml and its hooks to hooks.json.
+    """Add taskloom to the project's .codex/config.toml and its hooks to .codex/hooks.json.
 
-    Keys you added to an existing mcp_servers.taskloom table stay; its command and args
-    follow this run's options, as the hooks do. Running it again changes nothing.
+    The agent works on the thread named after the project's folder, on the project's
+    database, unless --thread and --db say otherwise; --global writes Codex's user-wide
+    config instead. Keys you added to an existing mcp_servers.taskloom table stay; its
+    command and args follow this run's options, as the hooks do. Running it again changes
+    nothing.
 
-    Example: taskloom init codex --thread my-project --agent codex-1
+    Example: taskloom init codex --agent codex-1
     """
-    home = codex_home or Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+    user_home = codex_home or Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+    user_wide = user_wide or codex_home is not None
     agent = check_agent(agent, "--agent")
-    argv = agent_setup.mcp_command(check_thread_id(thread), agent, db)
+    _project(project)
+    home = user_home if user_wide else project / ".codex"
+    db = _database(db, project)
+    argv = agent_setup.mcp_command(_thread(thread, project), agent, db)
     _setup(
         (home / "config.toml", lambda text, name: agent_setup.merge_codex_toml(text, name, argv)),
         (home / "hooks.json", _hooks(agent, db)),
         dry_run=print_only,
     )
-    config = home / "config.toml"
+    _warn_if_hooks_off(home / "config.toml")
+    if not user_wide:  # Codex's user-wide config may turn them off for every project
+        with contextlib.suppress(InvalidInput):
+            _warn_if_hooks_off(user_home / "config.toml")
+    if not print_only:
+        trust = "" if user_wide else "reads a project's .codex/ once you trust the project, and "
+        print_text(
+            f"Codex {trust}asks you to review and trust new hooks (/hooks) before it runs them."
+        )
+
+
+def _warn_if_hooks_off(config: Path) -> None:
     off = agent_setup.codex_hooks_off(_read(config))
     if off is not None:
         err.print(
@@ -183,8 +268,6 @@ def codex(
             " hooks will not run until you set it to true",
             markup=False,
         )
-    if not print_only:
-        print_text("Codex asks you to review and trust new hooks (/hooks) before it runs them.")
 
 
 app.command("claude-code")(claude_code)

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from taskloom.cli.common import DbOption, open_db
+from taskloom.cli.common import DbOption, open_announced
 
 
 def mcp(
@@ -25,7 +25,5 @@ def mcp(
     from taskloom.tools.registry import ToolContext
 
     ctx = ToolContext(thread_id=check_thread_id(thread), agent_id=agent)
-    tl = open_db(db)
-    tl.queue.stats()  # as serve: a database that cannot answer stops us here, with its error
-    tl.store.check_creatable()  # … and so does one whose every write would fail
+    tl = open_announced(db)
     asyncio.run(serve_stdio(tl, ctx))

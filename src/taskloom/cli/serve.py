@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from taskloom.cli.common import DbOption, check_range, err, open_db
+from taskloom.cli.common import DbOption, check_range, err, open_announced
 from taskloom.cli.retention import save
 from taskloom.domain.errors import InvalidInput
 
@@ -96,7 +96,7 @@ def serve(
         )
     if poll_s is not None and not 0 < poll_s <= MAX_POLL_S:
         raise InvalidInput(f"--poll-s must be more than 0 and at most {MAX_POLL_S}")
-    tl = open_db(db)
+    tl = open_announced(db)
     tl.queue.stats()  # a database that cannot answer (no such database…) stops us here, once
     tl.store.check_writable()  # … and so does one whose every write would fail
     app = create_app(tl, token=token, poll_s=poll_s, loopback_only=is_loopback_name(host))

@@ -12,6 +12,8 @@ from taskloom.cli.common import (
     JsonOption,
     flag_names,
     open_db,
+    open_existing,
+    open_listing,
     print_json,
     print_text,
     read_stdin,
@@ -43,7 +45,7 @@ def list_(thread: Thread, db: DbOption = None, as_json: JsonOption = False) -> N
     Example: taskloom stash list my-thread
     """
     _print_rows(
-        open_db(db).guard(thread).results(),
+        open_listing(db).guard(thread).results(),
         as_json,
         lambda r: (
             f"{r['result_id']}  {r['tool_name']}  {'json' if r['is_json'] else 'text'}  "
@@ -62,7 +64,7 @@ def show(
 
     Example: taskloom stash show my-thread res_1a2b3c4d5e6f7a8b
     """
-    row = open_db(db).guard(thread).show(result_id)
+    row = open_existing(db).guard(thread).show(result_id)
     if as_json:
         print_json(row)
     else:
@@ -85,7 +87,7 @@ def read(
     Example: taskloom stash read my-thread res_1a2b3c4d5e6f7a8b --path '$.items[0]'
     """
     with flag_names({"path": "--path", "lines": "--lines", "page": "--page"}):
-        text = open_db(db).guard(thread).read(result_id, path=path, lines=lines, page=page)
+        text = open_existing(db).guard(thread).read(result_id, path=path, lines=lines, page=page)
     print_text(text)
 
 
@@ -100,7 +102,7 @@ def extract(
 
     Example: taskloom stash extract my-thread res_1a2b3c4d5e6f7a8b "state of issue 1347"
     """
-    print_text(open_db(db).guard(thread).extract(result_id, query))
+    print_text(open_existing(db).guard(thread).extract(result_id, query))
 
 
 @app.command()
@@ -110,7 +112,7 @@ def log(thread: Thread, db: DbOption = None, as_json: JsonOption = False) -> Non
     Example: taskloom stash log my-thread
     """
     _print_rows(
-        open_db(db).guard(thread).history(),
+        open_listing(db).guard(thread).history(),
         as_json,
         lambda r: f"{r['created_at']}  {r['action']:<8} {r['result_id']}  {r['detail']}",
         empty=f"nothing logged in thread '{thread}'",

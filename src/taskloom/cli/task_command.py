@@ -1,5 +1,5 @@
-"""One task's command for ``taskloom tasks work``: its own process group, the task on its
-standard input, and its output read within bounds.
+"""One task's command for ``taskloom tasks work``: its own process group, which dies with
+the worker, the task on its standard input, and its output read within bounds.
 
 ``subprocess.run`` is not enough here. It kills only the process it started, so a timeout or
 an interrupt would leave the command's children working on a task already failed or given to
@@ -7,6 +7,8 @@ another worker; it reads until every process holding the output has closed it, s
 that leaves a job in the background would be waited for (or failed as timed out) after it
 exits with success; and it keeps all of the output, so a command printing gigabytes would take
 gigabytes of the worker's memory when 16 KiB of it are kept.
+A worker killed outright (``kill -9``) takes its command with it: the command runs under a
+guard (:mod:`taskloom.cli.command_guard`) that stops the group when the worker is gone.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ import contextlib
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from types import FrameType
 from typing import IO, NamedTuple
 
@@ -28,6 +32,7 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 STOP_GRACE_S = 2.0
 """How long a command stopped by a timeout or an interrupt has to exit after ``SIGTERM``
 (to its whole process group) before ``SIGKILL``."""
+GUARD = str(Path(__file__).with_name("command_guard.py"))
 OUTPUT_GRACE_S = 0.5
 """How long the output may stay open after the command has exited: a process it left in the
 background still holding it is then stopped, and what was read is the result."""
@@ -100,7 +105,25 @@ def run(
 ) -> Finished:
     """Run ``argv`` with ``data`` on its stdin; keep at most ``head`` bytes of its stdout and
     ``tail`` of its stderr. A timeout or an interrupt stops the command's whole process
-    group: the timeout as :class:`TaskFailed`, the interrupt propagating."""
+    group: the timeout as :class:`TaskFailed`, the interrupt propagating. The worker's end
+    of the guard's pipe is held until the command is over: closed by the worker's death, it
+    tells the guard to stop the group."""
+    lifeline, held = os.pipe()  # neither is inherited, unless passed on
+    try:
+        return _run(argv, data, env, timeout, head, tail, lifeline)
+    finally:
+        os.close(held)
+
+
+def _run(
+    argv: list[str],
+    data: bytes,
+    env: dict[str, str],
+    timeout: float | None,
+    head: int,
+    tail: int,
+    lifeline: int,
+) -> Finished:
     proc: subprocess.Popen[bytes] | None = None
     threads: list[threading.Thread] = []
     out, err = bytearray(), bytearray()
@@ -108,15 +131,18 @@ def run(
     try:
         try:
             proc = subprocess.Popen(
-                argv,
+                [sys.executable, "-I", "-S", GUARD, str(lifeline), "--", *argv],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 env=env,
+                pass_fds=(lifeline,),
                 start_new_session=True,  # its own process group: stopped whole, children too
             )
-        except OSError as exc:  # removed or made unrunnable since the worker started
+        except OSError as exc:
             raise TaskFailed(f"could not run {argv[0]}: {exc.strerror or exc}") from None
+        finally:
+            os.close(lifeline)
         assert proc.stdin and proc.stdout and proc.stderr
         threads += [
             _thread(_feed, proc.stdin, data),

@@ -19,6 +19,7 @@ from taskloom.cli.common import (
     flag_names,
     open_db,
     open_existing,
+    open_listing,
     print_error,
     print_json,
     print_text,
@@ -240,7 +241,7 @@ def list_(
         raise InvalidInput(f"--status, when given, must not be empty (one of: {statuses})")
     if agent == "":  # likewise
         raise InvalidInput("--agent, when given, must not be empty")
-    queue = open_db(db).queue
+    queue = open_listing(db).queue
     tasks = queue.list(status=status, agent=agent, kinds=kind, limit=limit + 1)  # any more?
     shown = tasks[:limit]
     left = _left_out(queue, status, bool(agent or kind), limit) if len(tasks) > limit else 0
@@ -288,7 +289,7 @@ def next(
     # Not bound to this process, which exits now: doctor --fix must not read its death as
     # the agent's.
     check_seconds(lease, "--lease", positive=True)  # named as typed, not "a lease"
-    queue = open_db(db).queue
+    queue = open_listing(db).queue
     task = queue.claim(agent, lease=lease, kinds=kind, bind_process=False)
     if task is None:
         print_text("null" if as_json else "(no task ready)")
@@ -472,7 +473,7 @@ def stats(db: DbOption = None, as_json: JsonOption = False) -> None:
 
     Example: taskloom tasks stats
     """
-    counts = open_db(db).queue.stats()
+    counts = open_listing(db).queue.stats()
     if as_json:
         print_json(counts)
     else:

@@ -26,7 +26,7 @@ from taskloom.cli.common import (
     check_range,
     err,
     json_text,
-    open_db,
+    open_announced,
     print_text,
 )
 from taskloom.domain.errors import InvalidInput, TaskFailed
@@ -204,7 +204,7 @@ def work(
         err.print(terminal_safe(line) if err.is_terminal else line, markup=False)
 
     worker = Worker(
-        open_db(db).queue,
+        open_announced(db).queue,
         agent,
         run_command(command, timeout),
         lease=lease,

@@ -32,10 +32,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from taskloom._runtime import Runtime
-from taskloom.domain.threads import check_thread_id
 from taskloom.domain.common import storable_size
 from taskloom.domain.errors import InvalidInput, NotFound
 from taskloom.domain.stash import StashFacts, json_shape, placeholder, result_id, text_shape
+from taskloom.domain.threads import check_thread_id
 from taskloom.guard.answer import NO_WORDS, Answers
 from taskloom.guard.bulk import LARGE_JSON, fit_bytes, head_value, redact_large, skeleton, utf8_size
 from taskloom.guard.clean import clean

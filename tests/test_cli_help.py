@@ -1,0 +1,50 @@
+"""Every command's ``--help``: flags shown as flags, never with a value after them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from taskloom.cli import cli, main
+from tests.conftest import subprocess_env
+
+
+def command_paths() -> list[list[str]]:
+    """Every command and group of ``taskloom``, as the words that name it."""
+    paths: list[list[str]] = []
+    todo: list[tuple[list[str], Any]] = [([], cli())]
+    while todo:
+        path, cmd = todo.pop()
+        paths.append(path)
+        todo += [([*path, name], sub) for name, sub in getattr(cmd, "commands", {}).items()]
+    return sorted(paths)
+
+
+def test_every_command_is_walked() -> None:
+    paths = command_paths()
+    assert ["init", "codex"] in paths and ["tasks", "work"] in paths and len(paths) > 40
+
+
+@pytest.mark.parametrize("path", command_paths(), ids=" ".join)
+def test_no_flag_shows_a_value(path: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*path, "--help"]) == 0
+    shown = capsys.readouterr().out
+    assert "--help" in shown and "<bool>" not in shown, shown
+
+
+def test_print_is_a_flag_in_a_real_terminal_width() -> None:
+    """``--print <bool>`` was shown, though ``--print true`` is refused."""
+    done = subprocess.run(
+        [sys.executable, "-m", "taskloom", "init", "codex", "--help"],
+        env={**subprocess_env(), "COLUMNS": "120"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    line = next(row for row in done.stdout.splitlines() if "--print" in row)
+    assert "<" not in line and "Print what would be written" in line, line
+    assert "--thread" in done.stdout and "<str>" in done.stdout  # values still shown
