@@ -89,7 +89,7 @@ def taskloom_worker_loop(url: str, index: int, start: Any, results: Any, *, batc
 
     with taskloom.connect(url) as tl:
         tl.queue.stats()
-        worker = taskloom.Worker(tl, f"w{index}", handle, lease=30, batch=batch)
+        worker = taskloom.Worker(tl.queue, f"w{index}", handle, lease=30, batch=batch)
         start.wait()
         first = time.time()
         worker.run(until_empty=True)

@@ -9,7 +9,7 @@ run by run so that the machine's drift hits each alike:
 - ``raw + event row``: the same, with an event row appended by a trigger on every change;
 - ``taskloom SQL``: taskloom's own claim and fenced completion statements on a database
   ``taskloom.connect`` made (its schema, indexes and event triggers), driven by a bare
-  ``sqlite3`` loop, each statement its own transaction as the store runs them: the
+  ``sqlite3`` loop, each statement its own transaction: the
   database's share of a job;
 - ``taskloom``: ``tl.queue.claim`` then ``tl.queue.done``, the API a worker calls.
 
@@ -31,8 +31,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import orjson
-
 # As in queue.py: keep bench/queue.py from shadowing the standard library's ``queue``.
 _HERE = str(Path(__file__).resolve().parent)
 sys.path[:] = [p for p in sys.path if str(Path(p or ".").resolve()) != _HERE] + [_HERE]
@@ -40,7 +38,7 @@ sys.path[:] = [p for p in sys.path if str(Path(p or ".").resolve()) != _HERE] + 
 import queue_sqlite  # noqa: E402
 import taskloom  # noqa: E402
 from taskloom._runtime import new_token  # noqa: E402
-from taskloom.store.queue_sql import DONE, claim_sql, fenced_sql  # noqa: E402
+from taskloom.store.queue_sql import DONE_SQL, claim_sql  # noqa: E402
 
 Drain = Callable[[Path], int]
 
@@ -61,16 +59,16 @@ def raw_drain(path: Path) -> int:
 
 
 def taskloom_sql_drain(path: Path) -> int:
-    claim, done = claim_sql("sqlite", 0, 1), fenced_sql("sqlite", DONE, returning=False)
+    claim = claim_sql("sqlite", 0, 1)
     conn, pid, n = queue_sqlite.raw_conn(str(path)), os.getpid(), 0
-    while True:  # each statement its own transaction, as taskloom's SQLite store runs them
+    while True:  # each statement its own transaction
         now, token = time.time(), new_token()
         params = ["w0", pid, "host", now, now + 30, token, now, "w0", now, now]
         rows = conn.execute(claim, params).fetchall()
         if not rows:
             return n
-        task_id = orjson.loads(rows[0][0])[0]
-        if not conn.execute(done, [now, now, None, task_id, token]).fetchall():
+        task_id = rows[0][0]  # RETURNING *: the id first
+        if not conn.execute(DONE_SQL, [now, now, None, task_id, token]).fetchall():
             raise SystemExit(f"taskloom SQL: the completion of {task_id} matched nothing")
         n += 1
 

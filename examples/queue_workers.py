@@ -35,7 +35,7 @@ def handle(task: Task) -> str:
 
 def work(url: str, agent: str) -> None:
     with taskloom.connect(url) as tl:
-        summary = taskloom.Worker(tl, agent, handle, lease=30).run(until_empty=True)
+        summary = taskloom.Worker(tl.queue, agent, handle, lease=30).run(until_empty=True)
     print(
         f"{agent}: {summary.completed} completed, {summary.failed} failed and retried,"
         f" {summary.dead} dead, {summary.lost} lost",

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import taskloom
-from taskloom._runtime import INIT_PID_NAMESPACE, host_name
+from taskloom._runtime import INIT_PID_NAMESPACE, Runtime, host_name
 from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound
 from taskloom.domain.events import TASK_STATE
@@ -29,6 +29,11 @@ from taskloom.queue import doctor as doctor_module
 from taskloom.queue.handle import Queue
 from taskloom.tools.registry import ToolContext
 from tests.conftest import FakeClock
+
+
+def queue_of(tl: Taskloom, **options: Any) -> Queue:
+    """Another queue on ``tl``'s database, with its clock and ids."""
+    return Queue(Runtime(tl.store, tl.now, tl.new_id), **options)
 
 
 def test_validation_limits_and_secret_guard() -> None:
@@ -335,7 +340,7 @@ def test_dedup_returns_live_task(tl: Taskloom) -> None:
 
 
 def test_cap_evicts_least_urgent_oldest_ready_never_in_progress(tl: Taskloom) -> None:
-    q = Queue(tl, max_active=2)
+    q = queue_of(tl, max_active=2)
     keep, _ = q.add("urgent", priority=1)
     q.add("running", priority=500)
     assert q.claim("w", kinds=None) is not None  # takes "urgent"
@@ -348,34 +353,28 @@ def test_cap_evicts_least_urgent_oldest_ready_never_in_progress(tl: Taskloom) ->
     assert keep.id
 
 
-def test_cap_holds_over_many_adds_and_other_producers(tl_fixed: Taskloom, clock: FakeClock) -> None:
-    """Adds far below the cap skip the count; the cap still holds exactly in one process,
-    and an overshoot by two producers' trusted counts is evicted by the next count."""
-    a, b = Queue(tl_fixed, max_active=20), Queue(tl_fixed, max_active=20)
+def test_cap_holds_over_many_adds_and_other_producers(tl_fixed: Taskloom) -> None:
+    """The cap holds exactly after every add, whichever producer adds, and a new cap
+    applies at the next add."""
+    a, b = queue_of(tl_fixed, max_active=20), queue_of(tl_fixed, max_active=20)
     for i in range(35):
         a.add(f"a{i}")
     assert a.stats()["ready"] == 20 and a.stats()["canceled"] == 15
     with tl_fixed.store.write() as tx:
         tx.execute("DELETE FROM tasks")
-    clock.advance(1.5)  # a's count is stale now
-    a.add("a-first")
-    b.add("b-first")  # both count a near-empty queue
-    for i in range(16):
+    for i in range(17):
         a.add(f"a{i}")
         b.add(f"b{i}")
-    assert a.stats()["ready"] == 34  # each trusted the room it counted
-    b.add("b-last")  # b's room is down to a tenth of the cap: it counts and evicts
-    assert a.stats()["ready"] == 20
+        assert a.stats()["ready"] == min(2 * i + 2, 20)
     a.max_active = 5
-    a.add("after")  # a new cap is counted at once
+    a.add("after")
     assert a.stats()["ready"] == 5
 
 
-def test_adds_that_skip_the_count_still_append_their_events(tl: Taskloom) -> None:
-    """Once a process has counted the room under the cap, an add without a dedup key is the
-    insert alone (one statement): each task still gets its event, as ``get`` shows it."""
+def test_every_add_appends_its_event(tl: Taskloom) -> None:
+    """Each task added, one at a time or many at once, gets its event, as ``get`` shows it."""
     q = tl.queue
-    q.add("counts the room")
+    q.add("first")
     with tl.store.read() as tx:
         head = tx.event_head()
     added = [q.add(f"t{i}", payload={"i": i})[0] for i in range(3)]
@@ -559,11 +558,10 @@ def test_a_change_is_stored_compactly_and_read_whole(tl_fixed: Taskloom, clock: 
 
 
 def test_a_completion_answers_the_task_as_stored(tl_fixed: Taskloom, clock: FakeClock) -> None:
-    """A queue finishing a task it claimed builds its answer itself (the database returns
-    only the id); the answer must equal what ``get`` reads, as must the answer of a queue
-    that did not claim the task (which reads the row back)."""
+    """Each way of completing answers the task exactly as the row now holds it, whether the
+    queue that finishes it claimed it or not."""
     q = tl_fixed.queue
-    stranger = Queue(tl_fixed)  # the same database, none of q's memory
+    stranger = queue_of(tl_fixed)  # the same database, another queue
     for finisher in (q, stranger):
         for how in ("done", "done_and_claim", "done_many"):
             task, _ = q.add("t", body="b", payload={"n": [1]}, target_agent="w", ttl_s=600)
@@ -585,7 +583,7 @@ def test_a_completion_answers_the_task_as_stored(tl_fixed: Taskloom, clock: Fake
             assert done == q.get(task.id)
             assert done.last_error == "flaky" and done.completed_at == clock().timestamp()
             assert (done.claimed_by, done.lease_token, done.pid) == ("w", None, None)
-        with pytest.raises(LeaseLost):  # a finished lease stays finished, remembered or not
+        with pytest.raises(LeaseLost):  # a finished lease stays finished
             finisher.done(task.id, held.lease_token or "", "again")
 
 
@@ -616,12 +614,10 @@ def test_a_claim_answers_the_task_as_stored(tl_fixed: Taskloom, clock: FakeClock
             q.done(spare.id, spare.lease_token or "")
 
 
-def test_a_remembered_lease_taken_over_elsewhere_is_lost(
-    tl_fixed: Taskloom, clock: FakeClock
-) -> None:
-    """A queue remembers what it claimed, but the database decides: once another worker has
-    taken the expired lease, the first one's done or done_and_claim fails and changes nothing."""
-    q, other = tl_fixed.queue, Queue(tl_fixed)
+def test_a_lease_taken_over_elsewhere_is_lost(tl_fixed: Taskloom, clock: FakeClock) -> None:
+    """The database decides whose lease it is: once another worker has taken the expired
+    lease, the first one's done or done_and_claim fails and changes nothing."""
+    q, other = tl_fixed.queue, queue_of(tl_fixed)
     finishes = {
         "done": lambda t: q.done(t.id, t.lease_token or ""),
         "done_and_claim": lambda t: q.done_and_claim(t.id, t.lease_token or "", "w1"),
@@ -697,7 +693,7 @@ def test_add_many_in_one_transaction_with_dedup_and_checks(tl: Taskloom) -> None
 
 
 def test_add_many_makes_room_under_the_cap(tl: Taskloom) -> None:
-    q = Queue(tl, max_active=10)
+    q = queue_of(tl, max_active=10)
     q.add_many([{"title": f"old {i}", "priority": 200} for i in range(8)])
     urgent = q.add_many([{"title": f"new {i}", "priority": 1} for i in range(5)])
     assert q.stats()["ready"] == 10 and q.stats()["canceled"] == 3
@@ -743,9 +739,9 @@ def test_doctor_reports_and_fixes_without_touching_live_work(tl_fixed: Taskloom,
 def test_sqlite_queue_statements_read_one_work_index(sqlite_url: str) -> None:
     """The claim walks ``tasks_work`` in its own order (no sort of the ready set) and goes
     from there to the row by its rowid, the sweep reads leases from it, and fenced finishes
-    go straight to the primary key."""
+    (one or a batch) go straight to the primary key."""
     import taskloom
-    from taskloom.store.queue_sql import DONE, claim_sql, expire_sql, fenced_sql, sweep_sql
+    from taskloom.store.queue_sql import DONE_SQL, claim_sql, done_many_sql, expire_sql, sweep_sql
 
     def plan(tx: Any, sql: str, params: list[Any]) -> str:
         return " | ".join(str(r["detail"]) for r in tx.query("EXPLAIN QUERY PLAN " + sql, params))
@@ -765,8 +761,10 @@ def test_sqlite_queue_statements_read_one_work_index(sqlite_url: str) -> None:
                 assert "autoindex" not in claim, claim  # the row, not the id index too
             sweep = plan(tx, sweep_sql("sqlite"), [now] * 6)
             assert "INDEX tasks_work (status=? AND lease_expires_at<?)" in sweep, sweep
-            done = plan(tx, fenced_sql("sqlite", DONE), [now, now, None, "t", "k"])
+            done = plan(tx, DONE_SQL, [now, now, None, "t", "k"])
             assert "sqlite_autoindex_tasks_1 (id=?)" in done, done
+            many = plan(tx, done_many_sql("sqlite"), [now, now, '[["t", "k", null]]'])
+            assert "SEARCH tasks USING INDEX sqlite_autoindex_tasks_1 (id=?)" in many, many
             expire = plan(tx, expire_sql("sqlite"), [now, now, now])
             assert "INDEX tasks_expiry (expires_at<?)" in expire, expire
 
@@ -897,7 +895,7 @@ def test_secret_guard_reads_key_words_not_substrings(tl: Taskloom) -> None:
 def test_a_full_queue_evicts_the_new_task_when_it_is_the_least_urgent(tl: Taskloom) -> None:
     """Eviction weighs the task being added too: adding priorities 0 to 4 under a cap of 3
     keeps 0, 1 and 2, and the add answers the evicted task as canceled."""
-    q = Queue(tl, max_active=3)
+    q = queue_of(tl, max_active=3)
     answers = [q.add(f"p{p}", priority=p)[0] for p in range(5)]
     assert [t.status.value for t in answers] == ["ready"] * 3 + ["canceled"] * 2
     assert answers[4].result == "evicted: queue is at its cap"
@@ -1015,17 +1013,19 @@ def _failed_five_times(q: Queue) -> Task:
     return task
 
 
-def test_doctor_cancels_a_poisoned_task_only_while_it_is_still_ready(tl: Taskloom) -> None:
+def test_doctor_cancels_a_poisoned_task_only_while_it_is_still_ready(
+    tl: Taskloom, monkeypatch: pytest.MonkeyPatch
+) -> None:
     q = tl.queue
     task = _failed_five_times(q)
-    other = Queue(tl)
-    cancel = q._cancel
+    other = queue_of(tl)
+    cancel = tl.store.tasks.cancel
 
-    def cancel_after_a_worker_claims(*args: Any) -> list[Any]:
+    def cancel_after_a_worker_claims(*args: Any, **options: Any) -> Any:
         assert other.claim("w2") is not None  # between the report and the fix
-        return cancel(*args)
+        return cancel(*args, **options)
 
-    q._cancel = cancel_after_a_worker_claims  # type: ignore[method-assign]
+    monkeypatch.setattr(tl.store.tasks, "cancel", cancel_after_a_worker_claims)
     report = q.doctor(fix=True)
     assert report["poisoned"] == [task.id] and task.id not in report["fixed"]
     assert q.get(task.id).status == "in_progress"

@@ -27,7 +27,7 @@ from taskloom.domain.events import TODO_STATE, Event
 from taskloom.domain.queue import TaskStatus
 from taskloom.store.pg_url import join_url, split_url, url_secrets
 from taskloom.store.postgres import OUTBOX_LOCK, PostgresStore, translate
-from taskloom.store.queue_sql import DONE, claim_sql, done_many_sql, fenced_sql
+from taskloom.store.queue_sql import DONE_SQL, claim_sql, done_many_sql
 from tests.backends import pg_required, pg_schema, pg_server, with_schema
 from tests.conftest import subprocess_env
 
@@ -559,14 +559,16 @@ def test_finishing_a_lease_reads_one_row_whatever_the_statistics_say(pg_url: str
         with psycopg.connect(pg_url, autocommit=True) as conn:
             conn.execute("ANALYZE tasks")
         held = tl.queue.claim_batch("a", 400, lease=600)
+        task_id, token = held[-1].id, held[-1].lease_token
         fenced = {
-            "done": (fenced_sql("postgres", DONE), [1.0, 1.0, None]),
-            "done_many": (done_many_sql("postgres", 1), [1.0, 1.0]),
+            "done": (DONE_SQL, [1.0, 1.0, None, task_id, token]),
+            "done_many": (
+                done_many_sql("postgres"),
+                [1.0, 1.0, f'[["{task_id}", "{token}", null]]'],
+            ),
         }
         with tl.store.read() as tx:
-            for name, (sql, before) in fenced.items():
-                params = [*before, held[-1].id, held[-1].lease_token]
-                params += [None] if name == "done_many" else []
+            for name, (sql, params) in fenced.items():
                 plan = "\n".join(r["QUERY PLAN"] for r in tx.query("EXPLAIN " + sql, params))
                 assert "Index Scan using tasks_pkey" in plan, (name, plan)
                 assert "tasks_leases" not in plan, (name, plan)
@@ -646,7 +648,7 @@ def test_one_thread_keeps_to_one_server_connection(pg_url: str) -> None:
             task = tl.queue.claim("a", lease=60)
             assert task is not None
             tl.queue.done(task.id, task.lease_token or "")
-            pids |= {r[0] for r in tl.store.write_chain("SELECT pg_backend_pid()", ())[0]}
+            pids |= {r["pid"] for r in tl.store.autocommit("SELECT pg_backend_pid() AS pid", ())}
             time.sleep(0.06)  # let the notifier send between rounds
     assert len(pids) == 1, pids
 

@@ -29,7 +29,9 @@ def test_a_worker_drains_the_queue_most_urgent_first(tl: Taskloom) -> None:
         assert task.status == "in_progress" and task.claimed_by == "w1"
         starts.append(task.title)
 
-    worker = Worker(tl, "w1", lambda t: f"did {t.title}", on_start=started, on_outcome=seen.append)
+    worker = Worker(
+        tl.queue, "w1", lambda t: f"did {t.title}", on_start=started, on_outcome=seen.append
+    )
     summary = worker.run(until_empty=True)
     assert (summary.completed, summary.failed, summary.handled) == (3, 0, 3)
     assert starts == [o.task.title for o in seen] == ["a", "b", "c"]
@@ -45,7 +47,7 @@ def test_a_failing_handler_fails_the_task_until_it_is_dead(tl: Taskloom) -> None
     def boom(t: Task) -> str:
         raise ValueError(f"boom on attempt {t.attempts}")
 
-    summary = Worker(tl, "w1", boom).run(until_empty=True)
+    summary = Worker(tl.queue, "w1", boom).run(until_empty=True)
     assert (summary.failed, summary.dead, summary.completed) == (1, 1, 0)
     dead = tl.queue.get(task.id)
     assert dead.status == "dead" and dead.attempts == 2
@@ -63,7 +65,7 @@ def test_task_failed_keeps_its_message_and_no_retry_goes_dead_at_once(tl: Tasklo
             raise TaskFailed("upstream returned 503")
         return "ok"
 
-    summary = Worker(tl, "w1", handler).run(until_empty=True)
+    summary = Worker(tl.queue, "w1", handler).run(until_empty=True)
     assert (summary.completed, summary.failed, summary.dead) == (1, 1, 1)
     assert tl.queue.get(retried.id).status == "completed"
     assert tl.queue.get(retried.id).last_error == "upstream returned 503"
@@ -84,7 +86,7 @@ def test_the_lease_is_renewed_while_the_handler_runs(tl: Taskloom, db_url: str) 
         return "done slowly"
 
     try:
-        summary = Worker(tl, "w1", slow, lease=1.0).run(until_empty=True)
+        summary = Worker(tl.queue, "w1", slow, lease=1.0).run(until_empty=True)
     finally:
         other.close()
     assert stolen == [None]
@@ -102,7 +104,7 @@ def test_a_result_refused_for_a_lost_lease_is_counted_lost(tl: Taskloom) -> None
             tl.queue.cancel(t.id, "no longer wanted")
         return "finished"
 
-    summary = Worker(tl, "w1", handler).run(until_empty=True)
+    summary = Worker(tl.queue, "w1", handler).run(until_empty=True)
     assert (summary.lost, summary.completed) == (1, 1)
     canceled = tl.queue.get(task.id)
     assert canceled.status == "canceled" and canceled.result == "no longer wanted"
@@ -124,7 +126,9 @@ def test_a_lease_lost_while_the_handler_runs_is_noticed_by_its_renewal(
 
     seen: list[Outcome] = []
     with caplog.at_level(logging.WARNING, logger="taskloom.queue.worker"):
-        summary = Worker(tl, "w1", handler, lease=1.0, on_outcome=seen.append).run(until_empty=True)
+        summary = Worker(tl.queue, "w1", handler, lease=1.0, on_outcome=seen.append).run(
+            until_empty=True
+        )
     assert [(o.task.id, o.kind) for o in seen] == [(task.id, "lost"), (later.id, "completed")]
     assert f"lease on task {task.id} was lost while the worker held it" in caplog.text
     assert f"lease on task {later.id}" not in caplog.text
@@ -143,7 +147,7 @@ def test_stop_finishes_the_task_in_hand_and_claims_no_other(tl: Taskloom) -> Non
         worker.stop()
         return "one"
 
-    worker = Worker(tl, "w1", handler)
+    worker = Worker(tl.queue, "w1", handler)
     summary = worker.run()
     assert summary.completed == 1
     assert titles(tl, "completed") == ["t0"]
@@ -153,7 +157,7 @@ def test_stop_finishes_the_task_in_hand_and_claims_no_other(tl: Taskloom) -> Non
 def test_max_tasks_stops_after_that_many(tl: Taskloom) -> None:
     for n in range(3):
         tl.queue.add(f"t{n}", priority=n)
-    summary = Worker(tl, "w1", lambda t: None).run(max_tasks=2)
+    summary = Worker(tl.queue, "w1", lambda t: None).run(max_tasks=2)
     assert summary.completed == 2
     assert titles(tl, "ready") == ["t2"]
     assert tl.queue.list(status="in_progress") == []
@@ -167,7 +171,7 @@ def test_an_interrupt_gives_the_task_back_then_propagates(tl: Taskloom) -> None:
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        Worker(tl, "w1", handler, on_outcome=seen.append).run(until_empty=True)
+        Worker(tl.queue, "w1", handler, on_outcome=seen.append).run(until_empty=True)
     back = tl.queue.get(task.id)
     assert back.status == "ready" and back.attempts == 0 and back.claimed_by is None
     assert [o.kind for o in seen] == ["released"]
@@ -182,7 +186,7 @@ def test_answers_become_results(tl: Taskloom) -> None:
         return {"data": {"n": 1}, "huge": "x" * (MAX_TEXT_BYTES + 10), "odd": object()}[t.title]
 
     seen: list[Outcome] = []
-    Worker(tl, "w1", handler, on_outcome=seen.append).run(until_empty=True)  # type: ignore[arg-type]
+    Worker(tl.queue, "w1", handler, on_outcome=seen.append).run(until_empty=True)  # type: ignore[arg-type]
     assert tl.queue.get(data.id).result == '{"n": 1}'
     assert tl.queue.get(huge.id).result == "x" * MAX_TEXT_BYTES
     cut = next(o for o in seen if o.task.id == huge.id)
@@ -219,7 +223,9 @@ def test_an_idle_worker_picks_up_work_added_later(tl: Taskloom) -> None:
         added.append(tl.queue.add("added later")[0])
         return added[0].id
 
-    summaries = run_until_completed(tl, Worker(tl, "w1", lambda t: "late", poll=0.05), add_later)
+    summaries = run_until_completed(
+        tl, Worker(tl.queue, "w1", lambda t: "late", poll=0.05), add_later
+    )
     assert tl.queue.get(added[0].id).result == "late" and summaries[0].completed == 1
 
 
@@ -242,7 +248,7 @@ def test_a_completion_that_finds_the_queue_empty_ends_a_drain_without_asking_aga
     for title in ("a", "b", "c"):
         tl.queue.add(title)
     asked = counting_claims(tl, monkeypatch)
-    summary = Worker(tl, "w1", lambda t: None).run(until_empty=True)
+    summary = Worker(tl.queue, "w1", lambda t: None).run(until_empty=True)
     assert summary.completed == 3 and tl.queue.stats()["ready"] == 0
     assert asked == [1]  # the first claim; each completion claimed the next, the last none
 
@@ -252,21 +258,21 @@ def test_a_polling_worker_waits_its_poll_before_looking_again(
 ) -> None:
     task, _ = tl.queue.add("only")
     asked = counting_claims(tl, monkeypatch)
-    run_until_completed(tl, Worker(tl, "w1", lambda t: None, poll=600), lambda: task.id)
+    run_until_completed(tl, Worker(tl.queue, "w1", lambda t: None, poll=600), lambda: task.id)
     assert tl.queue.get(task.id).status == "completed"
     assert asked == [1]  # its completion found nothing; the next look is a poll away
 
 
 def test_bad_settings_are_refused(tl: Taskloom) -> None:
     with pytest.raises(InvalidInput, match="agent id"):
-        Worker(tl, " ", lambda t: None)
+        Worker(tl.queue, " ", lambda t: None)
     for lease in (0, 1e-9, 0.5):  # 1e-9: the lease thread renewed without end, holding its lock
         with pytest.raises(InvalidInput, match="lease"):
-            Worker(tl, "w", lambda t: None, lease=lease)
+            Worker(tl.queue, "w", lambda t: None, lease=lease)
     with pytest.raises(InvalidInput, match="callable"):
-        Worker(tl, "w", "not a function")  # type: ignore[arg-type]
+        Worker(tl.queue, "w", "not a function")  # type: ignore[arg-type]
     with pytest.raises(InvalidInput, match="max_tasks"):
-        Worker(tl, "w", lambda t: None).run(max_tasks=0)
+        Worker(tl.queue, "w", lambda t: None).run(max_tasks=0)
 
 
 def test_a_busy_database_delays_the_worker_without_stopping_it(
@@ -284,7 +290,7 @@ def test_a_busy_database_delays_the_worker_without_stopping_it(
     holder.execute("BEGIN IMMEDIATE")  # another writer holds the database
     threading.Timer(0.8, lambda: holder.execute("COMMIT")).start()
     try:
-        summary = Worker(tl, "w1", lambda t: "got it", poll=0.1).run(max_tasks=1)
+        summary = Worker(tl.queue, "w1", lambda t: "got it", poll=0.1).run(max_tasks=1)
     finally:
         holder.close()
     assert summary.completed == 1 and tl.queue.get(task.id).result == "got it"
@@ -300,7 +306,7 @@ def test_a_batch_worker_acknowledges_its_completions_together(tl: Taskloom) -> N
             raise TaskFailed("no good")
         return f"did {t.title}"
 
-    summary = Worker(tl, "w1", handler, batch=3, on_outcome=seen.append).run(until_empty=True)
+    summary = Worker(tl.queue, "w1", handler, batch=3, on_outcome=seen.append).run(until_empty=True)
     assert (summary.completed, summary.dead, summary.handled) == (6, 1, 7)
     # The failure is recorded at once; its batch's completions when the batch ends.
     assert [o.task.title for o in seen] == ["t0", "t1", "t2", "t3", "t4", "t5", "t6"]
@@ -321,7 +327,7 @@ def test_a_batch_keeps_every_lease_until_its_task_is_recorded(tl: Taskloom, db_u
         return "slow"
 
     try:
-        summary = Worker(tl, "w1", slow, lease=1.0, batch=3).run(until_empty=True)
+        summary = Worker(tl.queue, "w1", slow, lease=1.0, batch=3).run(until_empty=True)
     finally:
         other.close()
     assert stolen == [None, None, None]  # neither the waiting nor the finished ones
@@ -339,7 +345,7 @@ def test_a_stop_or_an_interrupt_mid_batch_gives_back_what_was_not_done(tl: Taskl
             worker.stop()
         return "ok"
 
-    worker = Worker(tl, "w1", stop_after_two, batch=4)
+    worker = Worker(tl.queue, "w1", stop_after_two, batch=4)
     summary = worker.run()
     assert (summary.completed, summary.released) == (2, 2)
     assert titles(tl, "completed") == ["t0", "t1"]
@@ -352,7 +358,7 @@ def test_a_stop_or_an_interrupt_mid_batch_gives_back_what_was_not_done(tl: Taskl
         return "ok"
 
     with pytest.raises(KeyboardInterrupt):
-        Worker(tl, "w1", interrupt_at_t3, batch=4).run()
+        Worker(tl.queue, "w1", interrupt_at_t3, batch=4).run()
     assert titles(tl, "completed") == ["t0", "t1", "t2"]  # acknowledged before it propagated
     back = tl.queue.list(status="ready")
     assert [t.title for t in back] == ["t3"] and back[0].attempts == 0
@@ -361,11 +367,11 @@ def test_a_stop_or_an_interrupt_mid_batch_gives_back_what_was_not_done(tl: Taskl
 def test_max_tasks_caps_a_batch_worker(tl: Taskloom) -> None:
     for n in range(7):
         tl.queue.add(f"t{n}", priority=n)
-    summary = Worker(tl, "w1", lambda t: None, batch=3).run(max_tasks=5)
+    summary = Worker(tl.queue, "w1", lambda t: None, batch=3).run(max_tasks=5)
     assert summary.completed == 5
     assert titles(tl, "ready") == ["t5", "t6"] and tl.queue.list(status="in_progress") == []
     with pytest.raises(InvalidInput, match="batch"):
-        Worker(tl, "w1", lambda t: None, batch=0)
+        Worker(tl.queue, "w1", lambda t: None, batch=0)
 
 
 @pytest.mark.parametrize("batch", [1, 3])
@@ -380,7 +386,7 @@ def test_a_failing_callback_gives_back_the_tasks_in_hand(tl: Taskloom, batch: in
         raise ZeroDivisionError("a broken progress callback")
 
     with pytest.raises(ZeroDivisionError):
-        Worker(tl, "w", lambda t: "ok", on_outcome=broken, batch=batch).run(until_empty=True)
+        Worker(tl.queue, "w", lambda t: "ok", on_outcome=broken, batch=batch).run(until_empty=True)
     done = ["t0"] if batch == 1 else ["t0", "t1", "t2"]  # a batch is acknowledged whole first
     assert tl.queue.stats()["in_progress"] == 0 and titles(tl, "completed") == done
     assert all(t.attempts == 0 for t in tl.queue.list(status="ready"))
@@ -389,7 +395,7 @@ def test_a_failing_callback_gives_back_the_tasks_in_hand(tl: Taskloom, batch: in
         raise RuntimeError("on_start failed")
 
     with pytest.raises(RuntimeError):
-        Worker(tl, "w", lambda t: "ok", on_start=refuse, batch=batch).run(until_empty=True)
+        Worker(tl.queue, "w", lambda t: "ok", on_start=refuse, batch=batch).run(until_empty=True)
     assert tl.queue.stats()["in_progress"] == 0 and len(titles(tl, "ready")) == 4 - len(done)
 
 
@@ -400,7 +406,7 @@ def test_a_retry_delay_keeps_a_failed_task_for_later(tl: Taskloom) -> None:
     def down(t: Task) -> str:
         raise TaskFailed("CI is down")
 
-    summary = Worker(tl, "w", down, retry_delay=3600).run(until_empty=True)
+    summary = Worker(tl.queue, "w", down, retry_delay=3600).run(until_empty=True)
     assert (summary.failed, summary.dead) == (1, 0)
     later = tl.queue.get(task.id)
     assert later.status == "ready" and later.attempts == 1

@@ -106,7 +106,7 @@ class Taskloom:
     @functools.cached_property
     def queue(self) -> Queue:
         """The work queue shared by every agent on this database."""
-        return Queue(self)
+        return Queue(Runtime(self.store, self.now, self.new_id))
 
     @functools.cached_property
     def tools(self) -> Toolbox:

@@ -204,7 +204,7 @@ def work(
         err.print(terminal_safe(line) if err.is_terminal else line, markup=False)
 
     worker = Worker(
-        open_db(db),
+        open_db(db).queue,
         agent,
         run_command(command, timeout),
         lease=lease,

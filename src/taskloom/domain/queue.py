@@ -17,9 +17,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
-
-import orjson
+from typing import Any, NamedTuple
 
 from taskloom.domain.common import storable_size, visible_id
 from taskloom.domain.errors import InvalidInput
@@ -130,9 +128,8 @@ def task_event_data(changed: Sequence[Any], fixed: Sequence[Any]) -> dict[str, A
 
 @dataclass(frozen=True)
 class Task:
-    """A task as stored (see SPEC Q1). Frozen, and without ``__slots__`` on purpose: every
-    claim and completion builds one from a row, and filling its ``__dict__`` in one call is
-    twice as fast as 25 slot setters (1.8 against 3.2 µs a task)."""
+    """A task as stored (see SPEC Q1). Frozen; without ``__slots__``, so that
+    :meth:`from_row` fills it in one call."""
 
     id: str
     title: str
@@ -162,7 +159,8 @@ class Task:
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Task:
-        """A stored row (columns by name; absent ones take their defaults)."""
+        """A stored row, columns by name (absent ones take their defaults): the one way a
+        task is read from the database."""
         task = _new(cls)
         fields = task.__dict__
         if len(row) == len(_DEFAULTS):  # a whole row (``RETURNING *``): no defaults needed
@@ -174,36 +172,6 @@ class Task:
             payload = {} if payload == "{}" else json.loads(payload)
         fields["payload"] = payload
         fields["status"] = _STATUS[row["status"]]
-        return task
-
-    @classmethod
-    def from_values(cls, values: Sequence[Any]) -> Task:
-        """A stored row whose columns are :data:`FIELD_NAMES`, in that order."""
-        task = _new(cls)
-        fields = task.__dict__
-        fields.update(zip(FIELD_NAMES, values, strict=True))
-        payload = fields["payload"]  # the stored text until here
-        fields["payload"] = {} if payload == "{}" else json.loads(payload)
-        fields["status"] = _STATUS[fields["status"]]
-        return task
-
-    @classmethod
-    def from_packed(cls, values: Sequence[Any]) -> Task:
-        """A row as :data:`PACKED_FIELDS` in one JSON array, the payload's text, then
-        :data:`TIME_FIELDS`.
-
-        SQLite's driver builds a column description and converts each value, one library
-        call at a time, on every statement: a task as one JSON text plus its payload and seven
-        times costs half of the 25 columns' 12 µs. The times stay columns because SQLite
-        writes floats into JSON with 15 digits; the payload stays text so that it is parsed
-        like every other read of it (exactly, whatever the size of its integers)."""
-        task = _new(cls)
-        fields = task.__dict__
-        fields.update(zip(PACKED_FIELDS, orjson.loads(values[0]), strict=True))
-        payload = values[1]
-        fields["payload"] = {} if payload == "{}" else json.loads(payload)
-        fields.update(zip(TIME_FIELDS, values[2:], strict=True))
-        fields["status"] = _STATUS[fields["status"]]
         return task
 
     def to_dict(self, *, with_token: bool = False) -> dict[str, Any]:
@@ -225,9 +193,9 @@ _DEFAULTS = tuple(
     for f in dataclasses.fields(Task)
 )
 FIELD_NAMES = tuple(f.name for f in dataclasses.fields(Task))
-"""A task's fields in declaration order: the columns of a row :meth:`Task.from_values` reads."""
-PACKED_FIELDS = tuple(n for n in FIELD_NAMES if n not in TIME_FIELDS and n != "payload")
-"""The fields :meth:`Task.from_packed` reads from its JSON array."""
+"""A task's fields in declaration order: the columns of the ``tasks`` table."""
+_FIXED = frozenset(FIXED_FIELDS)
+_TIMES = frozenset(TIME_FIELDS)
 _new = object.__new__
 _STATUS = {status.value: status for status in TaskStatus}
 
@@ -375,6 +343,10 @@ def _check_payload_keys(value: Any, path: str = "", depth: int = 0) -> None:
             _check_payload_keys(inner, f"{path}[{i}]", depth + 1)
 
 
+_PAYLOAD_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+"""How a payload is stored: compact JSON, text as it is, no ``NaN`` or ``Infinity``."""
+
+
 def validate_new_task(
     title: str, body: str, kind: str, payload: Mapping[str, Any] | None, max_attempts: int
 ) -> tuple[str, str, str, str]:
@@ -397,7 +369,7 @@ def validate_new_task(
     data = dict(payload or {})
     _check_payload_keys(data)
     try:
-        encoded = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        encoded = _PAYLOAD_JSON.encode(data)
     except (TypeError, ValueError) as exc:
         raise InvalidInput(f"payload is not JSON-serialisable: {exc}") from None
     if storable_size(encoded, "payload") > MAX_PAYLOAD_BYTES:
@@ -420,8 +392,7 @@ _TEXT_LIMITS = {
 agent's as an agent id's."""
 
 
-@dataclass(frozen=True, slots=True)
-class NewTask:
+class NewTask(NamedTuple):
     """A task to add, checked (see :func:`new_task`); ``payload_json`` is its payload encoded."""
 
     title: str
@@ -435,6 +406,25 @@ class NewTask:
     delay_s: float | None
     ttl_s: float | None
     max_attempts: int
+
+
+MAX_CLAIM_BATCH = 1_000
+"""The most tasks one ``claim_batch`` takes: each is leased at once, and a batch far larger
+than a worker gets through within its lease only returns them late."""
+
+
+class Claim(NamedTuple):
+    """A claim as it is written: who claims (``agent``), up to how many tasks, for how many
+    seconds (``lease``), of which ``kinds`` (empty: any), the claiming process (``pid``,
+    ``None`` when the claim outlives it, and ``host``) and the new lease ``token``."""
+
+    agent: str
+    n: int
+    lease: float
+    kinds: tuple[str, ...]
+    pid: int | None
+    host: str
+    token: str
 
 
 def new_task(fields: Mapping[str, Any]) -> NewTask:
@@ -577,29 +567,3 @@ def check_requeue(task: Task, now: float, key_holder: str | None) -> None:
             f"task '{key_holder}' now holds the dedup key '{task.dedup_key}' of task"
             f" '{task.id}', which stays dead"
         )
-
-
-_COMPLETED = {
-    "status": TaskStatus.COMPLETED,
-    "pid": None,
-    "host": None,
-    "lease_expires_at": None,
-    "lease_token": None,
-}
-"""What every completion sets alike (the SQL's ``CLEAR_LEASE`` and status)."""
-
-
-def completed_task(claimed: Task, payload: str, now: float, result: str | None) -> Task:
-    """The task a fenced completion under ``claimed``'s lease leaves: the SQL of
-    ``Queue.done``. Under a lease a task changes only through that lease, so a worker
-    completing what it claimed needs nothing back from the database but that the completion
-    matched. ``payload``: the payload's stored text, read again, as the caller may have
-    changed the dict it was handed."""
-    task = _new(Task)
-    fields = task.__dict__
-    fields.update(claimed.__dict__)
-    fields.update(_COMPLETED)
-    fields["payload"] = {} if payload == "{}" else json.loads(payload)
-    fields["completed_at"] = fields["changed_at"] = now
-    fields["result"] = result
-    return task

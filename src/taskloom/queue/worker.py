@@ -1,14 +1,13 @@
 """A worker loop over the queue: claim a task, run a handler on it, finish it, claim the next.
 
-Every user of a lease queue writes this loop, and each way of writing it wrong has been seen
-in the field: a fixed lease that runs out under slow work hands the task to a second worker
-(beads' five minutes); an exception kills the worker and leaves the task held until its lease
-ends; Ctrl-C drops a task nobody will finish. Here a background thread renews the lease while
-the handler runs (between a third and half-way through it, so a failed renewal is tried
-again well before the lease lapses), the
-handler's exception fails the task (retried until ``max_attempts``, then dead), and an
-interrupt gives the task back before it propagates. Finishing a task and claiming the next is
-one transaction (:meth:`Queue.done_and_claim`).
+Every user of a lease queue writes this loop, and each way of writing it wrong loses work: a
+fixed lease that runs out under slow work hands the task to a second worker; an exception
+kills the worker and leaves the task held until its lease ends; Ctrl-C drops a task nobody
+will finish. Here a background thread renews the lease while the handler runs (between a
+third and half-way through it, so a failed renewal is tried again well before the lease
+lapses), the handler's exception fails the task (retried until ``max_attempts``, then dead),
+and an interrupt gives the task back before it propagates. Finishing a task and claiming the
+next is one transaction (:meth:`Queue.done_and_claim`).
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, NamedTuple, TypeVar
+from typing import Literal, NamedTuple, TypeVar
 
 from taskloom.domain.errors import (
     InvalidInput,
@@ -31,6 +30,7 @@ from taskloom.domain.errors import (
     TaskloomError,
 )
 from taskloom.domain.queue import (
+    MAX_CLAIM_BATCH,
     MAX_TEXT_BYTES,
     MIN_LEASE_S,
     Task,
@@ -38,10 +38,7 @@ from taskloom.domain.queue import (
     check_seconds,
     fit_text,
 )
-from taskloom.store.queue_sql import MAX_CLAIM_BATCH
-
-if TYPE_CHECKING:
-    from taskloom.client import Taskloom
+from taskloom.queue.handle import Queue
 
 log = logging.getLogger("taskloom.queue.worker")
 T = TypeVar("T")
@@ -122,13 +119,13 @@ class _Renewal:
 
     It looks every sixth of the lease and renews the leases a third of it old, so a renewal
     comes between a third and a half of the way through: nothing wakes it when a task is
-    taken or finished (waking it per task cost a short-task worker two thirds of its rate).
-    Taking and letting go of a task are a dictionary's set and pop, atomic without a lock
-    (which showed on short tasks): a renewal that runs beside a completion can only find
-    the lease ended and mark a claim already let go, which no one reads again."""
+    taken or finished, so short tasks cost it nothing. Taking and letting go of a task are a
+    dictionary's set and pop, atomic without a lock: a renewal that runs beside a completion
+    can only find the lease ended and mark a claim already let go, which no one reads
+    again."""
 
-    def __init__(self, tl: Taskloom, lease: float) -> None:
-        self._tl = tl
+    def __init__(self, queue: Queue, lease: float) -> None:
+        self._queue = queue
         self._lease = lease
         self._every = lease / 3
         self._tick = lease / 6
@@ -170,7 +167,7 @@ class _Renewal:
                 continue
             task = held.task
             try:
-                self._tl.queue.extend(task.id, task.lease_token or "", self._lease)
+                self._queue.extend(task.id, task.lease_token or "", self._lease)
             except (LeaseLost, NotFound):
                 held.lost = True
                 if self._held.get(task.id) is held:  # else let go meanwhile: nothing lost
@@ -184,13 +181,14 @@ class _Renewal:
 
 
 class Worker:
-    """Run ``handler`` on the tasks ``agent_id`` can claim, one at a time.
+    """Run ``handler`` on the tasks ``agent_id`` can claim from ``queue`` (``tl.queue``),
+    one at a time.
 
     ``lease``: how long each claim holds a task before another worker may take it; it is
     renewed while the handler runs, so it is how soon a worker that hangs or dies gives its
     task up, not how long a task may take. ``kinds``: only tasks of these kinds. ``poll``:
     how often an idle worker looks for work. ``batch``: claim this many tasks at a time and
-    acknowledge the completed ones together, as pgqueuer does (two commits per batch instead
+    acknowledge the completed ones together (two commits per batch instead
     of one per task, for many short tasks; each lease is renewed until its task is recorded).
     ``retry_delay``: seconds before a failed task may be claimed again (by any worker), so a
     failure that passes (an outage) does not use up its attempts at once.
@@ -199,7 +197,7 @@ class Worker:
 
     def __init__(
         self,
-        tl: Taskloom,
+        queue: Queue,
         agent_id: str,
         handler: Handler,
         *,
@@ -213,7 +211,7 @@ class Worker:
     ) -> None:
         if not callable(handler):
             raise InvalidInput("a worker's handler must be callable: handler(task) -> result")
-        self._tl = tl
+        self._queue = queue
         self._agent = check_agent(agent_id, "an agent id to work for")
         self._handler = handler
         self._lease = check_seconds(lease, "a lease", positive=True)
@@ -242,7 +240,7 @@ class Worker:
             raise InvalidInput("max_tasks is a whole number from 1 up, or None for no limit")
         self._stop.clear()
         summary = WorkSummary()
-        renewal = _Renewal(self._tl, self._lease)
+        renewal = _Renewal(self._queue, self._lease)
         try:
             if self._batch > 1:
                 self._run_batches(renewal, summary, max_tasks, until_empty)
@@ -322,7 +320,7 @@ class Worker:
         """Up to ``n`` tasks, waiting for one unless ``until_empty``; none once stopped.
         ``just_looked``: a claim just found none, so do not ask again at once (an empty
         queue, when ``until_empty``; else the poll's wait comes first)."""
-        queue = self._tl.queue
+        queue = self._queue
         if just_looked:
             if until_empty:
                 return []
@@ -380,7 +378,7 @@ class Worker:
         return nxt, done, ended
 
     def _record(self, task: Task, ended: _Ended, claim_next: bool) -> tuple[Task, Task | None]:
-        queue, token = self._tl.queue, task.lease_token or ""
+        queue, token = self._queue, task.lease_token or ""
         if ended.kind != "completed":
             error = ended.detail or "failed"
             retry = ended.kind == "failed"
@@ -400,7 +398,7 @@ class Worker:
             if renewal.let_go(task):
                 continue
             try:
-                self._tl.queue.release(task.id, task.lease_token or "")
+                self._queue.release(task.id, task.lease_token or "")
             except TaskloomError as exc:  # its lease ends, or its process's death frees it
                 log.warning("could not give task %s back: %s", task.id, exc)
                 continue
@@ -417,7 +415,7 @@ class Worker:
         for task, _ in completed:
             renewal.let_go(task)
         items = [(task.id, task.lease_token or "", ended.detail) for task, ended in completed]
-        done, _ = _while_busy(lambda: self._tl.queue.done_many(items), "a batch")
+        done, _ = _while_busy(lambda: self._queue.done_many(items), "a batch")
         recorded = {task.id: task for task in done}
         for task, ended in completed:
             kept = recorded.get(task.id)

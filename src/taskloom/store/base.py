@@ -21,11 +21,9 @@ from typing import Any
 import orjson
 
 from taskloom.domain.events import TASK_STATE, Event
-from taskloom.domain.queue import CHANGE_FIELDS, FIXED_FIELDS, task_event_data
+from taskloom.domain.queue import CHANGE_FIELDS, FIXED_FIELDS, Claim, NewTask, Task, task_event_data
 
 Row = dict[str, Any]
-Values = Sequence[Any]
-"""A row's values in the statement's column order."""
 
 
 def encode(value: Any) -> str:
@@ -196,11 +194,169 @@ class Transaction(abc.ABC):
         from it misses nothing that commits later."""
 
 
+class TaskTable(abc.ABC):
+    """The queue's tasks as a store keeps them (``store.tasks``): every read and change of
+    the ``tasks`` table and of the agents' surfacing cursors.
+
+    The :class:`~taskloom.queue.handle.Queue` holds the rules and checks every argument
+    before it calls here. A method that takes ``tx`` is a step of the caller's transaction;
+    the others are each one transaction of their own. A change under a lease answers
+    ``None`` when the lease is not the caller's (nothing changed). Times are unix seconds.
+    """
+
+    # --- steps of the caller's transaction ------------------------------------------------
+
+    @abc.abstractmethod
+    def get(self, tx: Transaction, task_id: str) -> Task | None:
+        """The task, or ``None`` if there is none by that id."""
+
+    @abc.abstractmethod
+    def live(self, tx: Transaction, keys: Sequence[str], now: float) -> dict[str, Task]:
+        """The live (ready or in progress) tasks holding these dedup keys, by key; a ready
+        one whose ``expires_at`` has passed is canceled first, and holds its key no more."""
+
+    @abc.abstractmethod
+    def insert(
+        self, tx: Transaction, tasks: Sequence[tuple[str, NewTask]], now: float
+    ) -> list[Task]:
+        """Add these tasks (each with its id), ready; the tasks added, in order."""
+
+    @abc.abstractmethod
+    def evict_over(self, tx: Transaction, cap: int, now: float) -> list[Task]:
+        """Cancel the least urgent, oldest ready tasks over ``cap`` ready ones; those."""
+
+    @abc.abstractmethod
+    def holder(self, tx: Transaction, dedup_key: str) -> str | None:
+        """The id of the live task holding a dedup key, if any."""
+
+    @abc.abstractmethod
+    def requeue(self, tx: Transaction, task_id: str, now: float) -> Task | None:
+        """A dead task back to ready with no attempts used (``None`` if it is not dead)."""
+
+    @abc.abstractmethod
+    def host_claims(self, tx: Transaction, host: str, now: float) -> list[tuple[str, int, str]]:
+        """The live leases claimed by processes of ``host``: id, pid and lease token."""
+
+    @abc.abstractmethod
+    def reclaim_dead(self, tx: Transaction, task_id: str, token: str, now: float) -> Task | None:
+        """Give up a dead worker's claim under its lease, as an expired lease is given up."""
+
+    @abc.abstractmethod
+    def prune(self, tx: Transaction, before: float, now: float) -> int:
+        """Delete the tasks finished before ``before``, and their events; how many tasks."""
+
+    @abc.abstractmethod
+    def find(
+        self,
+        tx: Transaction,
+        *,
+        status: str | None,
+        agent: str | None,
+        kinds: Sequence[str] | None,
+        limit: int,
+    ) -> list[Task]:
+        """Tasks most urgent first: of ``status``, claimed by or meant for ``agent``, of one
+        of ``kinds`` (each filter when given)."""
+
+    @abc.abstractmethod
+    def counts(self, tx: Transaction) -> dict[str, int]:
+        """How many tasks there are of each status present."""
+
+    @abc.abstractmethod
+    def stuck(self, tx: Transaction, before: float) -> list[Task]:
+        """In-progress tasks whose lease ended before ``before``, by id."""
+
+    @abc.abstractmethod
+    def poisoned(self, tx: Transaction, attempts: int) -> list[Task]:
+        """Ready tasks tried ``attempts`` times or more, by id."""
+
+    @abc.abstractmethod
+    def dead(self, tx: Transaction) -> list[Task]:
+        """Dead tasks, by id."""
+
+    @abc.abstractmethod
+    def claimable(self, tx: Transaction, agent: str, now: float, limit: int) -> list[Task]:
+        """The first ``limit`` tasks ``agent`` could claim now, most urgent first (a lease
+        run out included: a claim takes it back first)."""
+
+    @abc.abstractmethod
+    def claimable_ids(self, tx: Transaction, agent: str, now: float) -> list[str]:
+        """The ids of every task ``agent`` could claim now, most urgent first."""
+
+    @abc.abstractmethod
+    def claimable_count(self, tx: Transaction, agent: str, now: float) -> int:
+        """How many tasks ``agent`` could claim now."""
+
+    @abc.abstractmethod
+    def seen(self, tx: Transaction, agent: str) -> str | None:
+        """The digest of the block ``agent`` last saw, if any."""
+
+    @abc.abstractmethod
+    def see(self, tx: Transaction, agent: str, digest: str, now: float) -> bool:
+        """Record that ``agent`` saw ``digest``; whether that changed its cursor."""
+
+    @abc.abstractmethod
+    def unsee(self, tx: Transaction, agent: str) -> None:
+        """Forget what ``agent`` last saw."""
+
+    # --- one transaction each ---------------------------------------------------------------
+
+    @abc.abstractmethod
+    def claim(self, claim: Claim, now: float) -> list[Task]:
+        """Take up to ``claim.n`` eligible tasks in one statement, most urgent first."""
+
+    @abc.abstractmethod
+    def sweep(self, now: float) -> list[Task]:
+        """Give up the expired leases (back to ready, or dead once out of attempts), and
+        cancel the ready tasks whose ``expires_at`` has passed; those tasks."""
+
+    @abc.abstractmethod
+    def done(self, task_id: str, token: str, result: str | None, now: float) -> Task | None:
+        """Complete a task under its lease."""
+
+    @abc.abstractmethod
+    def done_and_claim(
+        self, task_id: str, token: str, result: str | None, claim: Claim, now: float
+    ) -> tuple[Task | None, list[Task]]:
+        """Complete a task under its lease and, if that matched, make ``claim`` in the same
+        transaction: the completed task (``None``: the lease was lost, nothing claimed) and
+        what was claimed."""
+
+    @abc.abstractmethod
+    def done_many(self, items: Sequence[tuple[str, str, str | None]], now: float) -> list[Task]:
+        """Complete each ``(id, token, result)`` under its own lease, in one statement; the
+        tasks completed (a lost lease changes nothing for its task)."""
+
+    @abc.abstractmethod
+    def fail(
+        self, task_id: str, token: str, error: str, now: float, *, retry: bool, delay: float
+    ) -> Task | None:
+        """Record a failure under the lease: back to ready, claimable ``delay`` seconds from
+        now, while attempts remain and ``retry``; else dead."""
+
+    @abc.abstractmethod
+    def release(self, task_id: str, token: str, now: float) -> Task | None:
+        """Give a task back to ready under its lease, the attempt not counted."""
+
+    @abc.abstractmethod
+    def extend(self, task_id: str, token: str, until: float, now: float) -> Task | None:
+        """Move the end of a task's lease to ``until``."""
+
+    @abc.abstractmethod
+    def cancel(
+        self, task_id: str, reason: str | None, now: float, *, ready_only: bool
+    ) -> Task | None:
+        """Cancel a task not finished (only a ready one with ``ready_only``): ``None`` if
+        there is no such task."""
+
+
 class Store(abc.ABC):
     """A database. Thread-safe: each OS thread gets its own connection."""
 
     url: str
     dialect: str
+    tasks: TaskTable
+    """The queue's tasks (:class:`TaskTable`)."""
 
     @abc.abstractmethod
     def write(self) -> contextlib.AbstractContextManager[Transaction]:
@@ -225,19 +381,6 @@ class Store(abc.ABC):
         """Raise ``StoreError`` now if the database does not exist and cannot be created. A
         server (PostgreSQL) answers for itself when first asked: nothing to do."""
         return None
-
-    def write_chain(
-        self, sql: str, params: Sequence[Any], then_sql: str = "", then_params: Sequence[Any] = ()
-    ) -> tuple[list[Values], list[Values]]:
-        """Run ``sql``, and ``then_sql`` (if given) only if ``sql`` returned rows, in one write
-        transaction; return both statements' rows as values in column order. A worker's
-        completion and its next claim commit together: one commit per task instead of two;
-        and the queue reads its rows by position, which skips building a dict per row."""
-        with self.write() as tx:
-            rows: list[Values] = [tuple(r.values()) for r in tx.query(sql, params)]
-            if not rows or not then_sql:
-                return rows, []
-            return rows, [tuple(r.values()) for r in tx.query(then_sql, then_params)]
 
     def listen(
         self, on_event: Callable[[int], None], *, ready: Callable[[], None] | None = None

@@ -45,7 +45,7 @@ import psycopg
 import psycopg_pool
 from psycopg import sql as pgsql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
-from psycopg.rows import dict_row, tuple_row
+from psycopg.rows import dict_row
 from psycopg.types.string import TextLoader
 
 from taskloom.domain.errors import InvalidInput, StoreBusy, StoreError
@@ -57,7 +57,6 @@ from taskloom.store.base import (
     Row,
     Store,
     Transaction,
-    Values,
     decode,
     encode,
     events_from_rows,
@@ -66,6 +65,7 @@ from taskloom.store.base import (
 from taskloom.store.pg_horizon import Horizon
 from taskloom.store.pg_migrate import migrate
 from taskloom.store.pg_notify import CommitNotifier, channel_name
+from taskloom.store.pg_tasks import PgTaskTable
 from taskloom.store.pg_url import (
     KNOWN_SECRETS,
     first_search_path_schema,
@@ -438,6 +438,7 @@ class PostgresStore(Store):
         self.channel = ""
         self.notifier: CommitNotifier | None = None
         self.horizon = Horizon()
+        self.tasks = PgTaskTable(self, self.autocommit)
 
     def _new_pool(self) -> psycopg_pool.ConnectionPool[psycopg.Connection[Row]]:
         """An unopened pool: a closed one cannot be opened again, so a store whose pool
@@ -535,32 +536,25 @@ class PostgresStore(Store):
     def read(self) -> contextlib.AbstractContextManager[Transaction]:
         return self._transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", writable=False)
 
-    def write_chain(
-        self, sql: str, params: Sequence[Any], then_sql: str = "", then_params: Sequence[Any] = ()
-    ) -> tuple[list[Values], list[Values]]:
-        """A lone statement is one round trip: on an autocommit connection it is its own
-        transaction."""
-        if then_sql:
-            return super().write_chain(sql, params, then_sql, then_params)
-        query = translate(sql) if params else sql
-
-        def run(conn: psycopg.Connection[Row]) -> list[Values]:
-            return list(conn.cursor(row_factory=tuple_row).execute(query, params).fetchall())
-
+    def autocommit(self, statement: str, params: Sequence[Any]) -> list[Row]:
+        """Run one statement as a transaction of its own, in one round trip (on an
+        autocommit connection); its rows. Listeners are woken when it changed something
+        (it returned rows): an empty claim wakes no one."""
+        query = translate(statement) if params else statement
         with map_errors():
             self._ensure_ready()
             conn = self.borrow()
             try:
                 conn = self._alive(conn)
                 try:
-                    rows = run(conn)
+                    rows: list[Row] = conn.execute(query, params).fetchall()
                 except psycopg.OperationalError as exc:
                     if conn.broken:  # it may have committed: running it again could claim twice
                         raise StoreError(f"{UNKNOWN_OUTCOME}: {reason(exc)}") from exc
                     raise
-                if rows:  # every caller returns what it changed; an empty claim wakes no one
+                if rows:
                     self._committed()
-                return rows, []
+                return rows
             except BaseException:
                 release(conn, rollback=True)
                 raise

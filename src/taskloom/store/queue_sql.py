@@ -1,28 +1,18 @@
-"""The queue's SQL: every statement that changes tasks, built once per shape and cached.
+"""The queue's SQL: every statement that reads or changes tasks, with ``?`` placeholders.
 
-Kept apart from :class:`taskloom.queue.handle.Queue` so the statements can be read (and their plans
-checked, see tests) on their own. Each returns the tasks it changed the dialect's way
-(:data:`RETURNING`), read back by :data:`READ_TASK`.
+:class:`taskloom.store.tasks.SqlTaskTable` runs them; they are kept apart so they can be read
+(and their plans checked, see tests) on their own. A statement that changes tasks returns
+them whole (:data:`RETURNING`), read by :meth:`~taskloom.domain.queue.Task.from_row`. The
+dialect (``"sqlite"`` or ``"postgres"``) picks the few differences: how a claim reaches its
+rows, how a tidy-up skips the rows another transaction holds, and how a statement reads a
+batch given as one JSON array.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
-from typing import Any, NamedTuple
 
-from taskloom.domain.errors import InvalidInput
-from taskloom.domain.queue import (
-    FIELD_NAMES,
-    PACKED_FIELDS,
-    TIME_FIELDS,
-    NewTask,
-    Task,
-    check_agent,
-    check_kinds,
-    check_seconds,
-)
-
+RETURNING = " RETURNING *"
 CLEAR_LEASE = "pid = NULL, host = NULL, lease_expires_at = NULL, lease_token = NULL"
 """A lease ended. A completion ends only this: the task keeps who claimed it and when, the
 worker that finished it (``list(agent=…, status="completed")``)."""
@@ -45,23 +35,8 @@ CLAIMABLE = (
 tasks, and those whose lease ran out that a claim's sweep would make ready first (see
 :data:`RECLAIM`). What the hooks count and show, which only read: a sweep would write, and
 create a database the hooks must not."""
-
-
-def returning_sql(dialect: str, table: str = "") -> str:
-    """How a statement that changes tasks returns them: SQLite packs each into one JSON text,
-    its payload and its times (:meth:`Task.from_packed`), PostgreSQL names the columns
-    (:meth:`Task.from_values`). ``table``: a qualifier for the columns (``"tasks."``)."""
-    if dialect == "postgres":
-        return f" RETURNING {', '.join(table + name for name in FIELD_NAMES)}"
-    packed = ", ".join(table + name for name in PACKED_FIELDS)
-    times = ", ".join(table + name for name in TIME_FIELDS)
-    return f" RETURNING json_array({packed}), {table}payload, {times}"
-
-
-RETURNING = {dialect: returning_sql(dialect) for dialect in ("sqlite", "postgres")}
-READ_TASK = {"sqlite": Task.from_packed, "postgres": Task.from_values}
-PAYLOAD_AT = {"sqlite": 1, "postgres": FIELD_NAMES.index("payload")}
-"""Where a returned row (as :data:`READ_TASK` reads it) holds the payload's stored text."""
+URGENCY = "ORDER BY priority, created_at, id"
+"""Most urgent first: the claim's order, and every list's."""
 EXPIRED_RESULT = "expired: its expires_at passed before it was done"
 RECLAIM = (
     "UPDATE tasks SET status = CASE WHEN attempts >= max_attempts THEN 'dead'"
@@ -75,14 +50,21 @@ RECLAIM = (
 :func:`expire_sql` would, and in this statement: PostgreSQL's one-statement sweep,
 :func:`sweep_all_sql`, reads one snapshot, where a task this sets ready is not yet ready).
 Parameters: now five times; the caller adds ``last_error`` and the WHERE clause."""
+DEAD_WORKER_SQL = (
+    f"{RECLAIM} last_error = 'worker process died' WHERE id = ? AND status = 'in_progress'"
+    f" AND lease_token = ?{RETURNING}"
+)
+"""A dead worker's claim given up, under the lease found dead only (parameters: now five
+times, the id, the lease token): on PostgreSQL another worker may have swept and claimed the
+task since."""
 
 
 def picked(dialect: str, pick: str) -> str:
     """``id`` among the tasks ``pick`` (a ``SELECT id …``) selects, on PostgreSQL locking
     them and skipping those another transaction holds. There the pick is an array built once
-    (an InitPlan): as the inner side of a join, ``id IN (…)`` was run again for each outer
-    row, and each run after the first skipped the rows the statement had just changed and
-    went on to the next ones, so a ``LIMIT 1`` eviction cancelled two tasks."""
+    (an InitPlan): as the inner side of a join, ``id IN (…)`` runs again for each outer row,
+    and each run after the first skips the rows the statement has just changed and goes on
+    to the next ones, so a ``LIMIT 1`` eviction would cancel two tasks."""
     if dialect == "postgres":
         return f"id = ANY(ARRAY({pick} FOR UPDATE SKIP LOCKED))"
     return f"id IN ({pick})"
@@ -91,60 +73,69 @@ def picked(dialect: str, pick: str) -> str:
 def housekeeping_where(dialect: str, condition: str) -> str:
     """The WHERE clause of a statement that tidies up many tasks (expired leases, expired
     ready tasks). On PostgreSQL it skips the tasks another transaction holds (:func:`picked`):
-    such a statement never waits for a row, so it is never part of a deadlock. Two of them,
-    or one and an add, locking expired tasks in different orders deadlocked, and the caller's
-    add or claim failed. A task skipped is being changed by someone else; the next sweep sees
-    it again if it still needs one."""
+    such a statement never waits for a row, so it is never part of a deadlock (two of them,
+    or one and an add, locking expired tasks in different orders). A task skipped is being
+    changed by someone else; the next sweep sees it again if it still needs one."""
     if dialect == "postgres":
         return f" WHERE {picked(dialect, f'SELECT id FROM tasks WHERE {condition}')}"
     return f" WHERE {condition}"
 
 
-@functools.lru_cache(maxsize=8)
+def json_items(dialect: str) -> str:
+    """A FROM item: the elements of a JSON array given as one parameter, one row each, as
+    ``items.value``. A batch is one parameter however large, so one statement takes it
+    whole (no chunks under the backend's limit on parameters)."""
+    if dialect == "postgres":
+        return "jsonb_array_elements(CAST(? AS jsonb)) AS items(value)"
+    return "json_each(?) AS items"
+
+
+def item(dialect: str, index: int, cast: str = "") -> str:
+    """Element ``index`` of an item of :func:`json_items` that is itself an array, as SQL
+    text, number or NULL (PostgreSQL reads text: ``cast`` says the type it needs)."""
+    if dialect == "postgres":
+        text = f"(items.value ->> {index})"
+        return f"CAST({text} AS {cast})" if cast else text
+    return f"json_extract(items.value, '$[{index}]')"
+
+
+def key_list(dialect: str) -> str:
+    """The texts of a JSON array of texts given as one parameter (``SELECT``-able)."""
+    if dialect == "postgres":
+        return "SELECT jsonb_array_elements_text(CAST(? AS jsonb))"
+    return "SELECT value FROM json_each(?)"
+
+
+@functools.cache
 def sweep_sql(dialect: str) -> str:
     """Expired leases given up (:data:`RECLAIM`). Parameters: now six times. The lease's
     expiry is the task's last error, even after an earlier failure: it is why the task
     moved."""
-    picked = housekeeping_where(dialect, "status = 'in_progress' AND lease_expires_at <= ?")
-    return f"{RECLAIM} last_error = 'lease expired'{picked}{RETURNING[dialect]}"
+    where = housekeeping_where(dialect, "status = 'in_progress' AND lease_expires_at <= ?")
+    return f"{RECLAIM} last_error = 'lease expired'{where}{RETURNING}"
 
 
-@functools.lru_cache(maxsize=16)
-def expire_sql(dialect: str, returning: bool = True, n_keys: int = 0) -> str:
+@functools.cache
+def expire_sql(dialect: str, returning: bool = True, keys: bool = False) -> str:
     """Cancel the ready tasks whose ``expires_at`` has passed (parameters: now, now, now,
-    then ``n_keys`` dedup keys): no one may claim them any more, and as ready tasks they
-    would hold their dedup key and a place under the cap for ever. Read through the
-    ``tasks_expiry`` index, which SQLite has to be told about: without statistics it guessed
-    the work index, and read every ready task (1 ms at 10,000, on every add with a dedup key).
+    then with ``keys`` a JSON array of dedup keys): no one may claim them any more, and as
+    ready tasks they would hold their dedup key and a place under the cap for ever. Read
+    through the ``tasks_expiry`` index, which SQLite has to be told about: without
+    statistics it takes the work index and reads every ready task.
 
-    With ``n_keys``, only the tasks holding those keys: an add frees the keys it is about to
+    With ``keys``, only the tasks holding those keys: an add frees the keys it is about to
     use. That one waits for a row another transaction holds, rather than skip it, so that it
     sees how the row ends: the add holds its keys' locks, and what holds such a row never
     waits."""
     table = "tasks INDEXED BY tasks_expiry" if dialect == "sqlite" else "tasks"
     condition = "status = 'ready' AND expires_at <= ?"
-    if n_keys:
-        picked = f" WHERE {condition} AND dedup_key IN ({', '.join('?' * n_keys)})"
+    if keys:
+        where = f" WHERE {condition} AND dedup_key IN ({key_list(dialect)})"
     else:
-        picked = housekeeping_where(dialect, condition)
+        where = housekeeping_where(dialect, condition)
     return (
         f"UPDATE {table} SET status = 'canceled', result = '{EXPIRED_RESULT}', completed_at = ?,"
-        f" changed_at = ?{picked}"
-    ) + (RETURNING[dialect] if returning else "")
-
-
-@functools.lru_cache(maxsize=8)
-def evict_sql(dialect: str) -> str:
-    """Cancel the least urgent, oldest ready tasks over the active cap. Parameters: now, now,
-    how many. On PostgreSQL they are picked under a lock (:func:`picked`), which checks them
-    again as they stand: a task picked from the statement's snapshot may have been claimed
-    since, and was cancelled under its worker."""
-    pick = (
-        "SELECT id FROM tasks WHERE status = 'ready' ORDER BY priority DESC, created_at, id LIMIT ?"
-    )
-    return (
-        "UPDATE tasks SET status = 'canceled', result = 'evicted: queue is at its cap',"
-        f" completed_at = ?, changed_at = ? WHERE {picked(dialect, pick)}{RETURNING[dialect]}"
+        f" changed_at = ?{where}{RETURNING if returning else ''}"
     )
 
 
@@ -158,6 +149,24 @@ def sweep_all_sql() -> str:
     )
 
 
+COUNT_READY = "SELECT count(*) AS n FROM tasks WHERE status = 'ready'"
+
+
+@functools.cache
+def evict_sql(dialect: str) -> str:
+    """Cancel the least urgent, oldest ready tasks over the active cap. Parameters: now, now,
+    how many. On PostgreSQL they are picked under a lock (:func:`picked`), which checks them
+    again as they stand: a task picked from the statement's snapshot may have been claimed
+    since, and would be cancelled under its worker."""
+    pick = (
+        "SELECT id FROM tasks WHERE status = 'ready' ORDER BY priority DESC, created_at, id LIMIT ?"
+    )
+    return (
+        "UPDATE tasks SET status = 'canceled', result = 'evicted: queue is at its cap',"
+        f" completed_at = ?, changed_at = ? WHERE {picked(dialect, pick)}{RETURNING}"
+    )
+
+
 @functools.lru_cache(maxsize=64)
 def claim_sql(dialect: str, n_kinds: int, n: int, guard: str = "") -> str:
     """The claim statement for up to ``n`` tasks. A single claim uses ``= (…)``: SQLite
@@ -167,19 +176,14 @@ def claim_sql(dialect: str, n_kinds: int, n: int, guard: str = "") -> str:
     and the kinds. ``guard``: an extra condition, ANDed first (see :func:`done_and_claim_sql`).
 
     ``n`` is written into the statement, not bound: PostgreSQL costs a prepared statement's
-    ``LIMIT $n`` as a tenth of the table, so a claim's generic plan looked a hundred times
-    dearer than its custom plans and the server planned every claim afresh (~0.06 ms, a
-    quarter of a claim plus completion). With the limit written in, the generic plan costs
-    what the custom ones do and is reused."""
+    ``LIMIT $n`` as a tenth of the table, so a bound limit makes the generic plan look far
+    dearer than the custom ones, and the server plans every claim afresh. With the limit
+    written in, the generic plan costs what the custom ones do and is reused."""
     kinds = f" AND kind IN ({', '.join('?' * n_kinds)})" if n_kinds else ""
     # SQLite picks rowids, which the work index holds: the change then goes straight to the
-    # row instead of through the id index too (a B-tree less to read again each time
-    # another process has committed in between).
+    # row instead of through the id index too.
     key = "rowid" if dialect == "sqlite" else "id"
-    pick = (
-        f"SELECT {key} FROM tasks WHERE {guard}{ELIGIBLE}{kinds}"
-        f" ORDER BY priority, created_at, id LIMIT {int(n)}"
-    )
+    pick = f"SELECT {key} FROM tasks WHERE {guard}{ELIGIBLE}{kinds} {URGENCY} LIMIT {int(n)}"
     if dialect == "sqlite":
         where = f"rowid {'IN' if n > 1 else '='} ({pick})"
     elif n > 1:
@@ -189,8 +193,14 @@ def claim_sql(dialect: str, n_kinds: int, n: int, guard: str = "") -> str:
     return (
         "UPDATE tasks SET status = 'in_progress', claimed_by = ?, pid = ?, host = ?,"
         " claimed_at = ?, lease_expires_at = ?, lease_token = ?, attempts = attempts + 1,"
-        f" changed_at = ? WHERE {where}{RETURNING[dialect]}"
+        f" changed_at = ? WHERE {where}{RETURNING}"
     )
+
+
+def fenced(change: str) -> str:
+    """``change`` (an ``UPDATE … SET …``) applied only under the caller's lease. Parameters:
+    the change's, then the task id and the lease token."""
+    return f"{change} WHERE id = ? AND status = 'in_progress' AND lease_token = ?{RETURNING}"
 
 
 COMPLETE = (
@@ -198,147 +208,167 @@ COMPLETE = (
     " result = {result}, " + CLEAR_LEASE
 )
 """A completion's SET clause; ``{result}``: the result's SQL expression."""
-DONE = COMPLETE.format(result="?")
+DONE_SQL = fenced(COMPLETE.format(result="?"))
+"""Parameters: now, now, the result, the id, the lease token."""
+RELEASE_SQL = fenced(
+    f"UPDATE tasks SET status = 'ready', attempts = attempts - 1, changed_at = ?, {CLEAR_CLAIM}"
+)
+"""Parameters: now, the id, the lease token."""
+EXTEND_SQL = fenced("UPDATE tasks SET lease_expires_at = ?, changed_at = ?")
+"""Parameters: the lease's new end, now, the id, the lease token."""
 
 
-@functools.lru_cache(maxsize=32)
-def fenced_sql(dialect: str, change: str, returning: bool = True) -> str:
-    """``change`` (an ``UPDATE … SET …``) applied only under the caller's lease. Parameters:
-    the change's, then the task id and the lease token. Without ``returning`` the statement
-    returns only the id: enough when the caller knows what the change leaves."""
-    fence = f"{change} WHERE id = ? AND status = 'in_progress' AND lease_token = ?"
-    return fence + (RETURNING[dialect] if returning else " RETURNING id")
+@functools.cache
+def fail_sql(retry: bool) -> str:
+    """A failure: back to ready while attempts remain (with ``retry``), else dead.
+    Parameters: the error, now, now, the retry delay, now plus that delay, the id, the
+    lease token."""
+    status = (
+        "CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'ready' END" if retry else "'dead'"
+    )
+    return fenced(
+        f"UPDATE tasks SET status = {status}, last_error = ?, changed_at = ?,"
+        f" completed_at = CASE WHEN {status} = 'dead' THEN ? ELSE NULL END,"
+        f" not_before = CASE WHEN {status} = 'ready' AND ? > 0 THEN ? ELSE not_before END,"
+        f" {CLEAR_CLAIM}"
+    )
 
 
-MAX_CLAIM_BATCH = 1_000
-"""The most tasks one ``claim_batch`` takes: each is leased at once, and a batch far larger
-than a worker gets through within its lease only returns them late."""
-
-
-class ClaimPlan(NamedTuple):
-    """A claim's checked arguments, and its statement."""
-
-    agent: str
-    sql: str
-    lease: float
-    kinds: tuple[str, ...]
-    bind_process: bool
-
-
-def claim_plan(
-    dialect: str,
-    agent_id: object,
-    n: object,
-    lease: object,
-    kinds: object,
-    bind_process: object,
-) -> ClaimPlan:
-    """A claim's arguments checked, and its statement, remembered for the arguments as
-    given: a worker claims with the same ones all day, and checking them again on every
-    claim was a tenth of the Python a claim plus completion runs."""
-    key = tuple(kinds) if isinstance(kinds, list) else kinds
-    if not (key is None or isinstance(key, str | tuple)):  # refused there, never remembered
-        return _checked_claim.__wrapped__(dialect, agent_id, n, lease, kinds, bind_process)
-    try:
-        return _checked_claim(dialect, agent_id, n, lease, key, bind_process)
-    except TypeError:  # an argument that cannot be remembered (a list of lists): check it now
-        return _checked_claim.__wrapped__(dialect, agent_id, n, lease, key, bind_process)
-
-
-@functools.lru_cache(maxsize=64, typed=True)
-def _checked_claim(
-    dialect: str,
-    agent_id: object,
-    n: object,
-    lease: object,
-    kinds: object,
-    bind_process: object,
-) -> ClaimPlan:
-    agent = check_agent(agent_id, "an agent id to claim for")
-    if type(n) is not int or not 1 <= n <= MAX_CLAIM_BATCH:
-        raise InvalidInput(
-            f"a batch claim takes a whole number of tasks, from 1 to {MAX_CLAIM_BATCH}"
-        )
-    seconds = check_seconds(lease, "a lease", positive=True)
-    checked = () if kinds is None else tuple(check_kinds(kinds))
-    if type(bind_process) is not bool:
-        raise InvalidInput(f"bind_process is true or false, not {bind_process!r}")
-    return ClaimPlan(agent, claim_sql(dialect, len(checked), n), seconds, checked, bind_process)
-
-
-ADD_CHUNK = 200
-"""Tasks per statement in :meth:`Queue.add_many` (fourteen parameters each)."""
-DONE_MANY_CHUNK = 200
-"""Completions per statement in :meth:`Queue.done_many` (three parameters each)."""
-
-
-@functools.lru_cache(maxsize=64)
-def done_many_sql(dialect: str, n: int, returning_tasks: bool = True) -> str:
-    """Complete ``n`` tasks in one statement, each fenced by its own lease token. Parameters:
-    now, now, then ``(id, token, result)`` per task. Only the fenced matches are returned
-    (just their ids without ``returning_tasks``)."""
-    rows = ", ".join(["(?, ?, ?)"] * n)
-    # Columns qualified: ``b`` has an id and a result too.
-    returning = returning_sql(dialect, "tasks.") if returning_tasks else " RETURNING tasks.id"
+@functools.cache
+def cancel_sql(ready_only: bool) -> str:
+    """Cancel a task not finished (only a ready one with ``ready_only``), ending any lease.
+    Parameters: the reason, now, now, the id."""
+    only = "status = 'ready'" if ready_only else "status IN ('ready', 'in_progress')"
     return (
-        f"{COMPLETE.format(result='b.result')} FROM (SELECT column1 AS id, column2 AS token,"
-        f" column3 AS result FROM (VALUES {rows}) AS v) AS b WHERE tasks.id = b.id"
-        f" AND tasks.status = 'in_progress' AND tasks.lease_token = b.token{returning}"
+        "UPDATE tasks SET status = 'canceled', result = ?, completed_at = ?, changed_at = ?,"
+        f" {CLEAR_CLAIM} WHERE id = ? AND {only}{RETURNING}"
+    )
+
+
+@functools.cache
+def done_many_sql(dialect: str) -> str:
+    """Complete many tasks in one statement, each fenced by its own lease token. Parameters:
+    now, now, then a JSON array of ``[id, token, result]``. Only the fenced matches change,
+    and they are returned (on PostgreSQL ``RETURNING *`` would add the batch's columns)."""
+    batch = (
+        f"SELECT {item(dialect, 0)} AS id, {item(dialect, 1)} AS token,"
+        f" {item(dialect, 2)} AS result FROM {json_items(dialect)}"
+    )
+    returning = " RETURNING tasks.*" if dialect == "postgres" else RETURNING
+    # SQLite: the unary ``+`` keeps the status test off the work index, so the batch leads
+    # and each task is found by its id; from the index, SQLite would walk every task in
+    # progress and scan the batch for each.
+    status = "tasks.status" if dialect == "postgres" else "+tasks.status"
+    return (
+        f"{COMPLETE.format(result='b.result')} FROM ({batch}) AS b WHERE tasks.id = b.id"
+        f" AND {status} = 'in_progress' AND tasks.lease_token = b.token{returning}"
     )
 
 
 @functools.lru_cache(maxsize=16)
-def done_and_claim_sql(n_kinds: int, returning: bool = True) -> str:
+def done_and_claim_sql(n_kinds: int) -> str:
     """PostgreSQL's completion plus next claim as one statement: the claim only runs if the
-    fenced completion matched. Parameters: the completion's, then the claim's. Each row is
-    ``step`` (``done`` or ``next``) followed by the task's columns; without ``returning``
-    (the caller knows what the completion leaves) one row: whether the completion matched,
-    then the next task's columns (all null if there was none)."""
+    fenced completion matched. Parameters: :data:`DONE_SQL`'s, then the claim's. Each row is
+    ``step`` (``done`` or ``next``) followed by the task's columns."""
     claim = claim_sql("postgres", n_kinds, 1, "EXISTS (SELECT 1 FROM done) AND ")
-    columns = ", ".join(FIELD_NAMES)
-    with_ = f"WITH done AS ({fenced_sql('postgres', DONE, returning)}), next AS ({claim})"
-    if not returning:
-        return (
-            f"{with_} SELECT (SELECT count(*) FROM done) AS done, next.* FROM (SELECT 1) AS one"
-            " LEFT JOIN next ON true"
-        )
     return (
-        f"{with_} SELECT 'done' AS step, {columns} FROM done"
-        f" UNION ALL SELECT 'next' AS step, {columns} FROM next"
+        f"WITH done AS ({DONE_SQL}), next AS ({claim})"
+        " SELECT 'done' AS step, * FROM done UNION ALL SELECT 'next' AS step, * FROM next"
     )
 
 
-INSERT = (
-    "INSERT INTO tasks (id, title, body, kind, priority, source, target_agent, dedup_key,"
-    " payload, created_at, not_before, expires_at, max_attempts, changed_at) VALUES "
+NEW_COLUMNS = (
+    "id",
+    "title",
+    "body",
+    "kind",
+    "priority",
+    "source",
+    "target_agent",
+    "dedup_key",
+    "payload",
+    "not_before",
+    "expires_at",
+    "max_attempts",
 )
+"""What a new task's item of :func:`insert_sql` holds, in order (``not_before`` and
+``expires_at`` as seconds from now)."""
+_NEW_TYPES = {"priority": "integer", "max_attempts": "integer"}
+_OFFSETS = ("not_before", "expires_at")
 
 
-def insert_sql(
-    fresh: Sequence[tuple[str, NewTask]], now: float, dialect: str
-) -> tuple[str, list[Any]]:
-    """One ``INSERT`` of ``fresh`` tasks (id, checked task) returning them the dialect's way
-    (``RETURNING``), and its parameters."""
-    params: list[Any] = []
-    for task_id, t in fresh:
-        not_before = now + t.delay_s if t.delay_s else None
-        expires_at = now + t.ttl_s if t.ttl_s else None
-        params += [task_id, t.title, t.body, t.kind, t.priority, t.source, t.target_agent]
-        params += [t.dedup_key, t.payload_json, now, not_before, expires_at, t.max_attempts, now]
-    values = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(fresh))
-    return f"{INSERT}{values}{RETURNING[dialect]}", params
-
-
-LIVE_KEY = "SELECT id FROM tasks WHERE dedup_key = ? AND status IN ('ready', 'in_progress')"
-"""The live task holding a dedup key, if any (what ``tasks_dedup`` allows one of)."""
-
-
-@functools.lru_cache(maxsize=4)
-def requeue_sql(dialect: str) -> str:
-    """A dead task back to ready with its attempts at zero and nothing holding it back;
-    ``last_error`` stays. Parameters: now, the task's id."""
+@functools.cache
+def insert_sql(dialect: str) -> str:
+    """Add tasks in one statement. Parameters: now, now, now, now, then a JSON array of the
+    new tasks, each an array of :data:`NEW_COLUMNS`; they are returned."""
+    values = []
+    for i, name in enumerate(NEW_COLUMNS):
+        if name in _OFFSETS:
+            values.append(f"? + {item(dialect, i, 'double precision')}")
+        else:
+            values.append(item(dialect, i, _NEW_TYPES.get(name, "")))
     return (
-        "UPDATE tasks SET status = 'ready', attempts = 0, not_before = NULL,"
-        f" completed_at = NULL, changed_at = ?, {CLEAR_CLAIM}"
-        f" WHERE id = ? AND status = 'dead'{RETURNING[dialect]}"
+        f"INSERT INTO tasks ({', '.join(NEW_COLUMNS)}, created_at, changed_at)"
+        f" SELECT {', '.join(values)}, ?, ? FROM {json_items(dialect)}{RETURNING}"
     )
+
+
+GET_SQL = "SELECT * FROM tasks WHERE id = ?"
+LIVE_SQL = "SELECT * FROM tasks WHERE status IN ('ready', 'in_progress') AND dedup_key IN ({keys})"
+"""The live tasks holding one of a JSON array of dedup keys (what ``tasks_dedup`` allows one
+of each); ``{keys}``: :func:`key_list`."""
+HOLDER_SQL = "SELECT id FROM tasks WHERE dedup_key = ? AND status IN ('ready', 'in_progress')"
+"""The live task holding a dedup key, if any."""
+REQUEUE_SQL = (
+    "UPDATE tasks SET status = 'ready', attempts = 0, not_before = NULL,"
+    f" completed_at = NULL, changed_at = ?, {CLEAR_CLAIM}"
+    f" WHERE id = ? AND status = 'dead'{RETURNING}"
+)
+"""A dead task back to ready with its attempts at zero and nothing holding it back;
+``last_error`` stays. Parameters: now, the task's id."""
+_FINISHED = "status IN ('completed', 'canceled', 'dead') AND completed_at < ?"
+PRUNE_EVENTS_SQL = (
+    f"DELETE FROM events WHERE task_id IN (SELECT id FROM tasks WHERE {_FINISHED})"
+    " AND id < (SELECT MAX(id) FROM events)"
+)
+"""The events of the tasks finished before a time (the parameter); the newest event stays,
+whatever it is: event ids are cursors and must never be reused."""
+PRUNE_TASKS_SQL = f"DELETE FROM tasks WHERE {_FINISHED}"
+COUNTS_SQL = "SELECT status, count(*) AS n FROM tasks GROUP BY status"
+
+
+def list_sql(status: bool, agent: bool, n_kinds: int) -> str:
+    """Tasks most urgent first, of one status, claimed by or meant for one agent, of one of
+    ``n_kinds`` kinds (each filter with its parameters, in that order, when asked), then
+    the limit."""
+    where = ["1 = 1"]
+    if status:
+        where.append("status = ?")
+    if agent:
+        where.append("(claimed_by = ? OR target_agent = ?)")
+    if n_kinds:
+        where.append(f"kind IN ({', '.join('?' * n_kinds)})")
+    return f"SELECT * FROM tasks WHERE {' AND '.join(where)} {URGENCY} LIMIT ?"
+
+
+HOST_CLAIMS_SQL = (
+    "SELECT id, pid, lease_token FROM tasks WHERE status = 'in_progress'"
+    " AND lease_expires_at >= ? AND host = ? AND pid IS NOT NULL"
+)
+"""The live claims of processes of one host (parameters: now, the host). The condition on
+``lease_expires_at`` lets PostgreSQL read the lease index instead of the whole table."""
+STUCK_SQL = "SELECT * FROM tasks WHERE status = 'in_progress' AND lease_expires_at < ? ORDER BY id"
+POISONED_SQL = "SELECT * FROM tasks WHERE status = 'ready' AND attempts >= ? ORDER BY id"
+DEAD_SQL = "SELECT * FROM tasks WHERE status = 'dead' ORDER BY id"
+CLAIMABLE_COUNT_SQL = f"SELECT count(*) AS n FROM tasks WHERE {CLAIMABLE}"
+CLAIMABLE_IDS_SQL = f"SELECT id FROM tasks WHERE {CLAIMABLE} {URGENCY}"
+CLAIMABLE_TOP_SQL = f"SELECT * FROM tasks WHERE {CLAIMABLE} {URGENCY} LIMIT ?"
+SEEN_SQL = "SELECT digest FROM agent_cursors WHERE agent_id = ?"
+SEE_SQL = (
+    "INSERT INTO agent_cursors (agent_id, digest, updated_at) VALUES (?, ?, ?)"
+    " ON CONFLICT (agent_id) DO UPDATE SET digest = excluded.digest,"
+    " updated_at = excluded.updated_at WHERE agent_cursors.digest <> excluded.digest"
+)
+"""Set an agent's cursor, only if it changes: of two hooks racing for one agent, one shows
+the block."""
+UNSEE_SQL = "DELETE FROM agent_cursors WHERE agent_id = ?"

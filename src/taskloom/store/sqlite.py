@@ -29,23 +29,21 @@ from taskloom.store.base import (
     Row,
     Store,
     Transaction,
-    Values,
     decode,
     encode,
     events_from_rows,
     events_query,
 )
+from taskloom.store.tasks import SqlTaskTable
 
 BUSY_TIMEOUT_MS = 10_000
 """How long a statement waits for a lock another process holds before ``StoreBusy``."""
 BUSY_SLICE_MS = 10
 """How long SQLite itself waits for a lock before taskloom asks again (:func:`_locking`).
-SQLite's busy handler sleeps 1, 2, 5, 10 … then 100 ms between looks, so a process that
-lost the lock a few times slept 100 ms at a stretch while the others committed every
-50 µs: a claim latency tail of hundreds of ms, starved workers, and a drain that ended
-only when the last sleeper woke. Asked again every 10 ms, a waiter looks every 1–5 ms:
-the same throughput, and at four workers the longest claim wait 27–74 ms instead of
-105–430 (docs/benchmarks.md, session of 2026-11-28)."""
+SQLite's busy handler sleeps longer and longer between looks (up to 100 ms), while a
+writer holds the lock for well under a millisecond: a waiter that had slept a few times
+would sleep on while the others committed, and starve. Asked again every 10 ms, a waiter
+keeps looking every few milliseconds."""
 MMAP_BYTES = 256 * 1024 * 1024
 """Pages are read through a memory map: after another process commits, a reader re-reads
 changed pages from the map instead of with a system call each."""
@@ -299,6 +297,7 @@ class SqliteStore(Store):
         self._lock = threading.RLock()
         self._ready = False
         self._empty: sqlite3.Connection | None = None
+        self.tasks = SqlTaskTable(self)
 
     def _open(self, path: str) -> sqlite3.Connection:
         if path.startswith("file:"):  # SQLite built with URIs on read it as one: another file
@@ -424,7 +423,7 @@ class SqliteStore(Store):
 
     @contextlib.contextmanager
     def write(self) -> Iterator[Transaction]:
-        with map_errors():
+        try:
             conn = self._conn()
             _locking(conn, "BEGIN IMMEDIATE")
             try:
@@ -433,35 +432,8 @@ class SqliteStore(Store):
             except BaseException:
                 _rollback(conn)
                 raise
-
-    def write_chain(
-        self, sql: str, params: Sequence[Any], then_sql: str = "", then_params: Sequence[Any] = ()
-    ) -> tuple[list[Values], list[Values]]:
-        """:meth:`write` for the queue's one or two statements without its context managers,
-        whose cost showed on the hot path (every claim and completion is one statement).
-
-        A lone statement runs without ``BEGIN IMMEDIATE`` and ``COMMIT``: SQLite makes a
-        statement that writes its own transaction, taking the write lock (waiting for it as
-        ``BEGIN IMMEDIATE`` does) before it reads anything, and committing as it ends; the
-        two extra calls were 8 % of the instructions of a claim plus completion. (A signal
-        landing between the statement and the read of its rows leaves the change made, as a
-        crash just after a commit would: a claim lost that way is reclaimed when its lease
-        ends or its process dies.)"""
-        try:
-            conn = self._conn()
-            if not then_sql:
-                return _locking(conn, sql, params).fetchall(), []
-            _locking(conn, "BEGIN IMMEDIATE")
-            try:
-                rows: list[Values] = conn.execute(sql, params).fetchall()
-                then = conn.execute(then_sql, then_params).fetchall() if rows else []
-                conn.execute("COMMIT")
-            except BaseException:
-                _rollback(conn)
-                raise
-        except sqlite3.Error as exc:
+        except sqlite3.Error as exc:  # map_errors, inline: one context manager, not two
             raise store_error(exc) from exc
-        return rows, then
 
     @contextlib.contextmanager
     def read(self) -> Iterator[Transaction]:

@@ -1,0 +1,227 @@
+"""The queue's tasks table over any backend: :class:`SqlTaskTable` runs the statements of
+:mod:`taskloom.store.queue_sql` in the store's transactions and reads every row it gets back
+with :meth:`Task.from_row`.
+
+SQLite uses it as it is. PostgreSQL overrides how a change runs as a transaction of its own
+(one round trip, :mod:`taskloom.store.pg_tasks`) and makes the sweep and a completion plus
+the next claim one statement each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from taskloom.domain.queue import Claim, NewTask, Task
+from taskloom.store import queue_sql as sql
+from taskloom.store.base import Row, Store, TaskTable, Transaction, encode
+
+
+class SqlTaskTable(TaskTable):
+    """:class:`~taskloom.store.base.TaskTable` in SQL both backends speak (``dialect``
+    picks the few statements that differ)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.dialect = store.dialect
+
+    def _change(self, statement: str, params: Sequence[Any]) -> list[Row]:
+        """Run one statement that changes tasks as a transaction of its own; its rows."""
+        with self.store.write() as tx:
+            return tx.query(statement, params)
+
+    def _one(self, statement: str, params: Sequence[Any]) -> Task | None:
+        rows = self._change(statement, params)
+        return Task.from_row(rows[0]) if rows else None
+
+    # --- steps of the caller's transaction ------------------------------------------------
+
+    def get(self, tx: Transaction, task_id: str) -> Task | None:
+        row = tx.query_one(sql.GET_SQL, (task_id,))
+        return None if row is None else Task.from_row(row)
+
+    def live(self, tx: Transaction, keys: Sequence[str], now: float) -> dict[str, Task]:
+        if not keys:
+            return {}
+        keys_json = encode(list(keys))
+        tx.execute(
+            sql.expire_sql(self.dialect, returning=False, keys=True), (now,) * 3 + (keys_json,)
+        )
+        rows = tx.query(sql.LIVE_SQL.format(keys=sql.key_list(self.dialect)), (keys_json,))
+        return {r["dedup_key"]: Task.from_row(r) for r in rows}
+
+    def insert(
+        self, tx: Transaction, tasks: Sequence[tuple[str, NewTask]], now: float
+    ) -> list[Task]:
+        if not tasks:
+            return []
+        items = [
+            [
+                task_id,
+                t.title,
+                t.body,
+                t.kind,
+                t.priority,
+                t.source,
+                t.target_agent,
+                t.dedup_key,
+                t.payload_json,
+                t.delay_s or None,
+                t.ttl_s or None,
+                t.max_attempts,
+            ]
+            for task_id, t in tasks
+        ]
+        rows = tx.query(sql.insert_sql(self.dialect), (now,) * 4 + (encode(items),))
+        added = {r["id"]: Task.from_row(r) for r in rows}
+        return [added[task_id] for task_id, _ in tasks]
+
+    def evict_over(self, tx: Transaction, cap: int, now: float) -> list[Task]:
+        row = tx.query_one(sql.COUNT_READY)
+        over = int(row["n"] if row else 0) - cap
+        if over <= 0:
+            return []
+        return [Task.from_row(r) for r in tx.query(sql.evict_sql(self.dialect), (now, now, over))]
+
+    def holder(self, tx: Transaction, dedup_key: str) -> str | None:
+        row = tx.query_one(sql.HOLDER_SQL, (dedup_key,))
+        return None if row is None else str(row["id"])
+
+    def requeue(self, tx: Transaction, task_id: str, now: float) -> Task | None:
+        row = tx.query_one(sql.REQUEUE_SQL, (now, task_id))
+        return None if row is None else Task.from_row(row)
+
+    def host_claims(self, tx: Transaction, host: str, now: float) -> list[tuple[str, int, str]]:
+        rows = tx.query(sql.HOST_CLAIMS_SQL, (now, host))
+        return [(str(r["id"]), int(r["pid"]), str(r["lease_token"])) for r in rows]
+
+    def reclaim_dead(self, tx: Transaction, task_id: str, token: str, now: float) -> Task | None:
+        row = tx.query_one(sql.DEAD_WORKER_SQL, (*(now,) * 5, task_id, token))
+        return None if row is None else Task.from_row(row)
+
+    def prune(self, tx: Transaction, before: float, now: float) -> int:
+        tx.execute(sql.expire_sql(self.dialect, returning=False), (now, now, now))
+        tx.execute(sql.PRUNE_EVENTS_SQL, (before,))
+        return tx.execute(sql.PRUNE_TASKS_SQL, (before,))
+
+    def find(
+        self,
+        tx: Transaction,
+        *,
+        status: str | None,
+        agent: str | None,
+        kinds: Sequence[str] | None,
+        limit: int,
+    ) -> list[Task]:
+        params: list[Any] = [] if status is None else [status]
+        params += [] if agent is None else [agent, agent]
+        params += [*(kinds or ()), limit]
+        statement = sql.list_sql(status is not None, agent is not None, len(kinds or ()))
+        return [Task.from_row(r) for r in tx.query(statement, params)]
+
+    def counts(self, tx: Transaction) -> dict[str, int]:
+        return {str(r["status"]): int(r["n"]) for r in tx.query(sql.COUNTS_SQL)}
+
+    def stuck(self, tx: Transaction, before: float) -> list[Task]:
+        return [Task.from_row(r) for r in tx.query(sql.STUCK_SQL, (before,))]
+
+    def poisoned(self, tx: Transaction, attempts: int) -> list[Task]:
+        return [Task.from_row(r) for r in tx.query(sql.POISONED_SQL, (attempts,))]
+
+    def dead(self, tx: Transaction) -> list[Task]:
+        return [Task.from_row(r) for r in tx.query(sql.DEAD_SQL)]
+
+    def claimable(self, tx: Transaction, agent: str, now: float, limit: int) -> list[Task]:
+        rows = tx.query(sql.CLAIMABLE_TOP_SQL, (now, agent, now, now, limit))
+        return [Task.from_row(r) for r in rows]
+
+    def claimable_ids(self, tx: Transaction, agent: str, now: float) -> list[str]:
+        return [str(r["id"]) for r in tx.query(sql.CLAIMABLE_IDS_SQL, (now, agent, now, now))]
+
+    def claimable_count(self, tx: Transaction, agent: str, now: float) -> int:
+        row = tx.query_one(sql.CLAIMABLE_COUNT_SQL, (now, agent, now, now))
+        return int(row["n"]) if row else 0
+
+    def seen(self, tx: Transaction, agent: str) -> str | None:
+        row = tx.query_one(sql.SEEN_SQL, (agent,))
+        return None if row is None else str(row["digest"])
+
+    def see(self, tx: Transaction, agent: str, digest: str, now: float) -> bool:
+        return tx.execute(sql.SEE_SQL, (agent, digest, now)) > 0
+
+    def unsee(self, tx: Transaction, agent: str) -> None:
+        tx.execute(sql.UNSEE_SQL, (agent,))
+
+    # --- one transaction each ---------------------------------------------------------------
+
+    def claim(self, claim: Claim, now: float) -> list[Task]:
+        rows = self._change(claim_sql(self.dialect, claim), claim_params(claim, now))
+        tasks = [Task.from_row(r) for r in rows]
+        # A statement that changes several rows returns them in no promised order.
+        return (
+            sorted(tasks, key=lambda t: (t.priority, t.created_at, t.id)) if claim.n > 1 else tasks
+        )
+
+    def sweep(self, now: float) -> list[Task]:
+        with self.store.write() as tx:
+            rows = tx.query(sql.sweep_sql(self.dialect), (now,) * 6)
+            rows += tx.query(sql.expire_sql(self.dialect), (now,) * 3)
+        return [Task.from_row(r) for r in rows]
+
+    def done(self, task_id: str, token: str, result: str | None, now: float) -> Task | None:
+        return self._one(sql.DONE_SQL, (now, now, result, task_id, token))
+
+    def done_and_claim(
+        self, task_id: str, token: str, result: str | None, claim: Claim, now: float
+    ) -> tuple[Task | None, list[Task]]:
+        with self.store.write() as tx:
+            done = tx.query(sql.DONE_SQL, (now, now, result, task_id, token))
+            claimed = (
+                tx.query(claim_sql(self.dialect, claim), claim_params(claim, now)) if done else []
+            )
+        return (Task.from_row(done[0]) if done else None), [Task.from_row(r) for r in claimed]
+
+    def done_many(self, items: Sequence[tuple[str, str, str | None]], now: float) -> list[Task]:
+        rows = self._change(sql.done_many_sql(self.dialect), (now, now, encode(list(items))))
+        return [Task.from_row(r) for r in rows]
+
+    def fail(
+        self, task_id: str, token: str, error: str, now: float, *, retry: bool, delay: float
+    ) -> Task | None:
+        params = (error, now, now, delay, now + delay, task_id, token)
+        return self._one(sql.fail_sql(retry), params)
+
+    def release(self, task_id: str, token: str, now: float) -> Task | None:
+        return self._one(sql.RELEASE_SQL, (now, task_id, token))
+
+    def extend(self, task_id: str, token: str, until: float, now: float) -> Task | None:
+        return self._one(sql.EXTEND_SQL, (until, now, task_id, token))
+
+    def cancel(
+        self, task_id: str, reason: str | None, now: float, *, ready_only: bool
+    ) -> Task | None:
+        return self._one(sql.cancel_sql(ready_only), (reason, now, now, task_id))
+
+
+def claim_sql(dialect: str, claim: Claim) -> str:
+    """The statement of ``claim``."""
+    return sql.claim_sql(dialect, len(claim.kinds), claim.n)
+
+
+def claim_params(claim: Claim, now: float) -> tuple[Any, ...]:
+    """The parameters of :func:`claim_sql` at ``now``."""
+    agent = claim.agent
+    lease_end = now + claim.lease
+    return (
+        agent,
+        claim.pid,
+        claim.host,
+        now,
+        lease_end,
+        claim.token,
+        now,
+        agent,
+        now,
+        now,
+        *claim.kinds,
+    )
