@@ -22,9 +22,9 @@ from taskloom.domain.queue import (
     CHANGE_FIELDS,
     Task,
     iso_time,
-    surface_block,
     validate_new_task,
 )
+from taskloom.domain.surface import surface_block
 from taskloom.queue import doctor as doctor_module
 from taskloom.queue.handle import Queue
 from taskloom.tools.registry import ToolContext

@@ -490,10 +490,11 @@ def test_add_many_reads_a_file_with_a_byte_order_mark(
 
 
 def test_a_surfaced_command_keeps_the_urls_ampersands() -> None:
-    from taskloom.domain.queue import Task, surface_block
+    from taskloom.domain.queue import Task
+    from taskloom.domain.surface import surface_block
 
     url = "postgresql://db/q?options=-csearch_path%3Dteam&application_name=hook"
-    from taskloom.domain.queue import claim_command
+    from taskloom.domain.surface import claim_command
 
     block = surface_block("a", [Task(id="t1", title="x")], 1, claim_command("a", url))
     assert f"--db '{url}'" in block and "&amp;" not in block
