@@ -629,8 +629,9 @@ def test_session_start_counts_a_task_whose_lease_ran_out(
     assert code == 0 and "1 task ready in the shared queue" in out
     code, out, _ = run(capsys, "hook", "prompt", "--agent", "B", *db)
     assert code == 0 and claimed["id"] in out
-    code, out, _ = run(capsys, "tasks", "list", "--status", "in_progress", *db, "--json")
+    code, out, _ = run(capsys, "tasks", "list", "--status", "lease_expired", *db, "--json")
     assert [t["id"] for t in json.loads(out)] == [claimed["id"]]  # no sweep: only read
+    assert json.loads(out)[0]["status"] == "in_progress"
 
 
 def test_doctor_reports_and_purges_stashed_results_past_their_ttl(
