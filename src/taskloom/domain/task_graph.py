@@ -123,7 +123,8 @@ def batch_edges(refs: Sequence[str | None], after: Sequence[Sequence[str]]) -> l
 
 def topological(edges: Sequence[Sequence[int]]) -> list[int]:
     """The positions of a batch with each after every one it depends on (``edges[i]``: the
-    positions ``i`` depends on), or :class:`InvalidInput` naming a cycle (``task N: …``)."""
+    positions ``i`` depends on), or :class:`InvalidInput` naming a cycle from its first task
+    (``task N: …``)."""
     order: list[int] = []
     state = [0] * len(edges)  # 0 unseen, 1 on the path, 2 done
     for root in range(len(edges)):
@@ -139,10 +140,12 @@ def topological(edges: Sequence[Sequence[int]]) -> list[int]:
                 done = path.pop()
                 state[done] = 2
                 order.append(done)
-            elif state[nxt] == 1:
-                cycle = [*path[path.index(nxt) :], nxt]
+            elif state[nxt] == 1:  # named from its first task in the batch
+                loop = path[path.index(nxt) :]
+                first = loop.index(min(loop))
+                cycle = [*loop[first:], *loop[:first], loop[first]]
                 shown = " -> ".join(f"task {n + 1}" for n in cycle)
-                raise InvalidInput(f"task {nxt + 1}: its dependencies make a cycle ({shown})")
+                raise InvalidInput(f"task {cycle[0] + 1}: its dependencies make a cycle ({shown})")
             elif state[nxt] == 0:
                 state[nxt] = 1
                 path.append(nxt)

@@ -401,13 +401,12 @@ whatever it is: event ids are cursors and must never be reused."""
 PRUNE_DEPS_SQL = f"DELETE FROM task_deps WHERE task_id IN (SELECT id FROM tasks WHERE {_FINISHED})"
 PRUNE_TASKS_SQL = f"DELETE FROM tasks WHERE {_FINISHED}"
 COUNTS_SQL = (
-    "SELECT CASE WHEN status = 'in_progress' AND lease_expires_at <= ? THEN 'lease_expired'"
-    " ELSE status END AS status, count(*) AS n FROM tasks"
-    " GROUP BY CASE WHEN status = 'in_progress' AND lease_expires_at <= ? THEN 'lease_expired'"
-    " ELSE status END"
+    "SELECT shown AS status, count(*) AS n FROM (SELECT CASE WHEN status = 'in_progress'"
+    " AND lease_expires_at <= ? THEN 'lease_expired' ELSE status END AS shown FROM tasks)"
+    " AS t GROUP BY shown"
 )
-"""How many tasks there are of each status shown (parameters: now, now), a lapsed lease
-told apart from one that runs."""
+"""How many tasks there are of each status shown (parameter: now), a lapsed lease told
+apart from one that runs."""
 SHOWN_AS = {
     "ready": "(status = 'ready' OR status = 'in_progress' AND lease_expires_at <= ?)",
     "in_progress": "status = 'in_progress' AND lease_expires_at > ?",

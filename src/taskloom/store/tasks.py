@@ -211,7 +211,7 @@ class SqlTaskTable(TaskTable):
         return [Task.from_row(r) for r in tx.query(statement, params)]
 
     def counts(self, tx: Transaction, now: float) -> dict[str, int]:
-        return {str(r["status"]): int(r["n"]) for r in tx.query(sql.COUNTS_SQL, (now, now))}
+        return {str(r["status"]): int(r["n"]) for r in tx.query(sql.COUNTS_SQL, (now,))}
 
     def lapsed(self, tx: Transaction, now: float) -> list[Task]:
         return [Task.from_row(r) for r in tx.query(sql.LAPSED_SQL, (now,))]
