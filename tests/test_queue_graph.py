@@ -39,7 +39,8 @@ def test_a_batch_graph_is_ordered_and_its_mistakes_named() -> None:
     assert edges == [[1], [], [0, 3], []]
     order = topological(edges)
     assert order.index(1) < order.index(0) < order.index(2) and order.index(3) < order.index(2)
-    with pytest.raises(InvalidInput, match=r"task 2: .* cycle \(task 2 -> task 4 -> task 3 -> task 2"):
+    cycle = r"task 2: .* cycle \(task 2 -> task 4 -> task 3 -> task 2\)"
+    with pytest.raises(InvalidInput, match=cycle):
         topological([[], [3], [1], [2]])
     with pytest.raises(InvalidInput, match=r"task 2: 'ref' 'a' is also task 1's"):
         batch_edges(["a", "a"], [[], []])
@@ -115,7 +116,7 @@ def test_a_dependency_by_key_waits_for_work_added_later(tl: Taskloom) -> None:
     why = tl.queue.why(b.id)
     assert [r.code for r in why] == ["waiting_on"] and "key 'build:42'" in why[0].text
     tl.queue.add("build", dedup_key="build:42")
-    assert [r.text for r in tl.queue.why(b.id)][0].startswith("waiting on task ")
+    assert next(r.text for r in tl.queue.why(b.id)).startswith("waiting on task ")
     finish(tl, "build")
     finish(tl, "B")
 
@@ -123,7 +124,7 @@ def test_a_dependency_by_key_waits_for_work_added_later(tl: Taskloom) -> None:
 def test_a_dependency_by_key_binds_to_the_task_holding_it_or_that_held_it(tl: Taskloom) -> None:
     done, _ = tl.queue.add("old build", dedup_key="k")
     finish(tl, "old build")
-    after_done, _ = tl.queue.add("after a completed one", depends_on_keys=["k"])
+    tl.queue.add("after a completed one", depends_on_keys=["k"])
     assert claim_all(tl) == ["after a completed one"]  # completed already: met
     tl.queue.add("new build", dedup_key="k")
     waiting, _ = tl.queue.add("after the live one", depends_on_keys=["k"])
@@ -167,7 +168,7 @@ def test_a_canceled_dependency_blocks_and_may_be_requeued_for_its_dependents(
 ) -> None:
     a, _ = tl.queue.add("A")
     b, _ = tl.queue.add("B", depends_on=[a.id])
-    lone, _ = tl.queue.cancel(tl.queue.add("lone")[0].id), None
+    lone = tl.queue.cancel(tl.queue.add("lone")[0].id)
     tl.queue.cancel(a.id, "not now")
     got = tl.queue.get(b.id)
     assert got.status == "blocked" and got.result is not None and "is canceled" in got.result
@@ -223,9 +224,10 @@ def test_a_new_task_taking_a_key_releases_the_tasks_blocked_on_the_old_one(tl: T
 
 def test_a_cycle_through_dedup_keys_is_refused_and_nothing_is_added(tl: Taskloom) -> None:
     tl.queue.add("A", dedup_key="ka", depends_on_keys=["kb"])
-    with pytest.raises(InvalidInput, match="its dependencies make a cycle: task .* waits for"):
+    with pytest.raises(InvalidInput, match=r"its dependencies make a cycle: task .* waits for"):
         tl.queue.add("B", dedup_key="kb", depends_on_keys=["ka"])
-    with pytest.raises(InvalidInput, match=r"task 1: its dependencies make a cycle \(task 1 -> task 2"):
+    cycle = r"task 1: its dependencies make a cycle \(task 1 -> task 2"
+    with pytest.raises(InvalidInput, match=cycle):
         tl.queue.add_many(
             [
                 {"title": "C", "dedup_key": "kc", "depends_on_keys": ["kd"]},
@@ -243,7 +245,7 @@ def test_prune_keeps_what_blocks_a_task_and_a_pruned_dependency_is_met(
     q = tl_fixed.queue
     a, _ = q.add("A")
     finish(tl_fixed, "A")
-    b, _ = q.add("B", depends_on=[a.id], priority=5)
+    q.add("B", depends_on=[a.id], priority=5)
     dead, _ = q.add("D", max_attempts=1, priority=1)
     c, _ = q.add("C", depends_on=[dead.id])
     held = q.claim("w", lease=60)
@@ -312,7 +314,11 @@ def test_racing_claims_never_hold_two_tasks_of_one_group(db_url: str) -> None:
     groups, per_group = 5, 10
     with taskloom.connect(db_url) as tl:
         tl.queue.add_many(
-            [{"title": f"{g}-{i}", "group_key": f"g{g}"} for g in range(groups) for i in range(per_group)]
+            [
+                {"title": f"{g}-{i}", "group_key": f"g{g}"}
+                for g in range(groups)
+                for i in range(per_group)
+            ]
         )
     done: list[str] = []
     errors: list[BaseException] = []
@@ -403,7 +409,7 @@ def test_ready_says_what_can_run_and_why_the_rest_cannot(
     q = tl_fixed.queue
     a, _ = q.add("A", priority=1, group_key="g")
     q.add("B", priority=2, group_key="g")
-    c, _ = q.add("C", priority=3, depends_on=[a.id])
+    q.add("C", priority=3, depends_on=[a.id])
     q.add("D", priority=4, delay_s=60)
     q.add("E", priority=5, target_agent="other")
     q.add("F", priority=6, depends_on_keys=["later"])
