@@ -126,14 +126,17 @@ def settle(table: TaskTable, tx: Transaction, ids: Sequence[str], now: float) ->
     rows = table.around(tx, list(dict.fromkeys(ids)))
     if not rows:
         return
+    # The dependencies as they stand, held until the transaction ends (PostgreSQL): one
+    # ending dead meanwhile would find its dependent still blocked, and not block it again.
+    stand = table.statuses(tx, sorted({str(r["dep"]) for r in rows if r["dep"] is not None}))
     deps: dict[str, list[tuple[str, str, str | None]]] = {}
     own: dict[str, tuple[str, str | None]] = {}
     for r in rows:
         task_id = str(r["task_id"])
         own[task_id] = (str(r["own_status"]), r["own_result"])
         deps.setdefault(task_id, [])
-        if r["dep"] is not None and r["dep_status"] is not None:
-            deps[task_id].append((str(r["dep"]), str(r["dep_status"]), r["dep_result"]))
+        if r["dep"] in stand:
+            deps[task_id].append((str(r["dep"]), *stand[r["dep"]]))
     edges = [(task_id, dep) for task_id, on in deps.items() for dep, _, _ in on]
     for task_id, reason in restatus(order_within(list(deps), edges), deps).items():
         status = "ready" if reason is None else "blocked"

@@ -264,8 +264,8 @@ class TaskTable(abc.ABC):
 
     @abc.abstractmethod
     def around(self, tx: Transaction, ids: Sequence[str]) -> list[Row]:
-        """The ready and blocked tasks among these and downstream of them, each with each
-        of its dependencies: ``task_id``, ``dep``, ``dep_status``, ``dep_result``."""
+        """The ready and blocked tasks among these and downstream of them, one row for each
+        of its dependencies: ``task_id``, ``own_status``, ``own_result``, ``dep``."""
 
     @abc.abstractmethod
     def set_blocked(self, tx: Transaction, task_id: str, reason: str | None, now: float) -> None:

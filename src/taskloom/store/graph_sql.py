@@ -72,16 +72,14 @@ REACHES_ITSELF_SQL = f"{DOWNSTREAM} SELECT id FROM down WHERE id = ? LIMIT 1"
 @functools.cache
 def around_sql(dialect: str) -> str:
     """Each ready or blocked task of a JSON array of ids (the parameter) and the tasks
-    downstream of them, with its own ``own_status`` and ``own_result``, and each of its
-    dependencies as it stands: ``task_id``, ``dep`` (null while a key is unbound),
-    ``dep_status``, ``dep_result``."""
+    downstream of them: ``task_id``, its ``own_status`` and ``own_result``, and each of its
+    dependencies, ``dep`` (null while a key is unbound), one row each."""
     return (
         f"WITH RECURSIVE down(id) AS ({key_list(dialect)}"
         " UNION SELECT d.task_id FROM task_deps AS d JOIN down ON d.depends_on = down.id)"
         " SELECT t.id AS task_id, t.status AS own_status, t.result AS own_result,"
-        " d.depends_on AS dep, p.status AS dep_status,"
-        " p.result AS dep_result FROM down JOIN tasks AS t ON t.id = down.id"
-        " LEFT JOIN task_deps AS d ON d.task_id = t.id LEFT JOIN tasks AS p ON p.id = d.depends_on"
+        " d.depends_on AS dep FROM down JOIN tasks AS t ON t.id = down.id"
+        " LEFT JOIN task_deps AS d ON d.task_id = t.id"
         " WHERE t.status IN ('ready', 'blocked') ORDER BY t.id, d.position"
     )
 
