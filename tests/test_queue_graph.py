@@ -302,6 +302,8 @@ def test_a_lapsed_lease_holds_its_group_until_a_claim_takes_it_back(
     q.add("two", group_key="g", priority=2)
     assert q.claim("w", lease=10) is not None
     clock.advance(11)
+    assert [t.title for t in q.ready().ready] == ["one"]  # its own lapsed lease holds nothing
+    assert q.ready_count("v") == 1
     got = q.claim("v", lease=10)  # the sweep returns "one", which is more urgent
     assert got is not None and got.title == "one" and got.attempts == 2
 

@@ -35,11 +35,12 @@ def deps_met(done: str = "") -> str:
 
 
 def group_free(done: str = "") -> str:
-    """No task of the task's group is in progress (``done``: as for :func:`deps_met`)."""
+    """No other task of the task's group is in progress (a lapsed lease counts itself out:
+    a claim takes it back; ``done``: as for :func:`deps_met`)."""
     also = f" AND g.id NOT IN (SELECT id FROM {done})" if done else ""
     return (
         "(tasks.group_key IS NULL OR NOT EXISTS (SELECT 1 FROM tasks AS g WHERE"
-        f" g.group_key = tasks.group_key AND g.status = 'in_progress'{also}))"
+        f" g.group_key = tasks.group_key AND g.status = 'in_progress' AND g.id <> tasks.id{also}))"
     )
 
 
