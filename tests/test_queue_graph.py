@@ -282,6 +282,13 @@ def test_a_batch_claim_takes_at_most_one_task_of_a_group(tl: Taskloom) -> None:
     assert tl.queue.claim_batch("w", 10, lease=60) == []
 
 
+def test_a_batch_claim_passes_over_a_task_of_the_group_that_waits(tl: Taskloom) -> None:
+    tl.queue.add("waits", group_key="g", priority=1, depends_on_keys=["never"])
+    tl.queue.add("runs", group_key="g", priority=2)
+    tl.queue.add("also", group_key="g", priority=3)
+    assert [t.title for t in tl.queue.claim_batch("w", 10, lease=60)] == ["runs"]
+
+
 def test_done_and_claim_takes_the_next_task_of_the_group_and_a_dependent(tl: Taskloom) -> None:
     a, _ = tl.queue.add("A", group_key="g", priority=1)
     tl.queue.add("B", group_key="g", priority=2)

@@ -20,15 +20,16 @@ CLEAR_CLAIM = f"claimed_by = NULL, claimed_at = NULL, {CLEAR_LEASE}"
 """A claim undone: the task goes back to ready, or ends unfinished."""
 
 
-def deps_met(done: str = "") -> str:
-    """The task's dependencies are all completed (a task without any: at once, without a
-    look at ``task_deps``). An unbound dependency by key is not; one whose task was pruned
-    is (only finished tasks are pruned, and never one a task is blocked by). ``done``: a
-    CTE whose tasks count as completed (a completion in the same statement)."""
+def deps_met(done: str = "", task: str = "tasks") -> str:
+    """The dependencies of ``task`` (the table's name or alias) are all completed (a task
+    without any: at once, without a look at ``task_deps``). An unbound dependency by key is
+    not; one whose task was pruned is (only finished tasks are pruned, and never one a task
+    is blocked by). ``done``: a CTE whose tasks count as completed (a completion in the same
+    statement)."""
     also = f" AND p.id NOT IN (SELECT id FROM {done})" if done else ""
     return (
-        "(tasks.depends_on IS NULL AND tasks.depends_on_keys IS NULL OR NOT EXISTS (SELECT 1"
-        " FROM task_deps AS d WHERE d.task_id = tasks.id AND (d.depends_on IS NULL OR EXISTS"
+        f"({task}.depends_on IS NULL AND {task}.depends_on_keys IS NULL OR NOT EXISTS (SELECT 1"
+        f" FROM task_deps AS d WHERE d.task_id = {task}.id AND (d.depends_on IS NULL OR EXISTS"
         " (SELECT 1 FROM tasks AS p WHERE p.id = d.depends_on"
         f" AND p.status <> 'completed'{also}))))"
     )
@@ -56,7 +57,8 @@ FIRST_OF_GROUP = (
     " tasks.group_key AND o.status = 'ready' AND o.lease_expires_at IS NULL"
     " AND (o.priority, o.created_at, o.id) < (tasks.priority, tasks.created_at, tasks.id)"
     " AND (o.target_agent IS NULL OR o.target_agent = ?) AND (o.not_before IS NULL OR"
-    " o.not_before <= ?) AND (o.expires_at IS NULL OR o.expires_at > ?){kinds}))"
+    " o.not_before <= ?) AND (o.expires_at IS NULL OR o.expires_at > ?){kinds}"
+    f" AND {deps_met(task='o')}))"
 )
 """A batch claim's own rule: a grouped task only if no more urgent task of its group is
 eligible (parameters: agent, now, now, then the kinds), so one statement never takes two
