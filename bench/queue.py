@@ -1,7 +1,7 @@
 """Benchmark: the work queue against raw lease-aware baselines and peers, in one invocation.
 
     .venv/bin/python bench/queue.py [--jobs 4000] [--workers 1 2 4] [--backend sqlite|postgres]
-                                    [--only TEXT ...]
+                                    [--only TEXT ...] [--dag]
 
 SQLite: enqueue rate (one process, one transaction per job), then claim+complete throughput
 and claim latency at 1, 2 and 4 worker processes for taskloom (events included), a raw
@@ -9,12 +9,14 @@ and claim latency at 1, 2 and 4 worker processes for taskloom (events included),
 (``--backend postgres``, server from ``TASKLOOM_BENCH_PG``): taskloom, a raw psycopg
 ``SKIP LOCKED`` baseline, pgqueuer and procrastinate (``queue_pg.py``). ``make bench``
 installs the peers. Every processed id is collected, so a job handed out twice shows as
-``dup``.
+``dup``. ``--dag``: the claim throughput on a random DAG of ``--jobs`` tasks with
+mutual-exclusion groups, beside the same tasks without dependencies (``queue_dag.py``).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import tempfile
 import time
@@ -27,6 +29,7 @@ from typing import Any
 _HERE = str(Path(__file__).resolve().parent)
 sys.path[:] = [p for p in sys.path if str(Path(p or ".").resolve()) != _HERE] + [_HERE]
 
+import queue_dag  # noqa: E402
 import queue_pg  # noqa: E402
 import queue_sqlite  # noqa: E402
 import taskloom  # noqa: E402
@@ -198,6 +201,20 @@ def select(found: dict[str, Any], only: list[str]) -> dict[str, Any]:
     return {k: v for k, v in found.items() if not only or any(o in k for o in only)}
 
 
+def dag(jobs: int, workers: list[int], repeat: int, backend: str) -> None:
+    """``--dag``: every row of ``queue_dag`` in a fresh database of ``backend``."""
+    with tempfile.TemporaryDirectory() as tmp:
+
+        @contextlib.contextmanager
+        def sqlite_file(tag: str) -> Any:
+            yield f"sqlite:///{tmp}/dag-{tag}.db"
+
+        def postgres(tag: str) -> Any:
+            return queue_pg.fresh_database(f"tl_bench_dag_{tag}")
+
+        queue_dag.run(jobs, workers, repeat, sqlite_file if backend == "sqlite" else postgres)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=4000)
@@ -217,10 +234,17 @@ def main() -> None:
         metavar="TEXT",
         help="run only the systems whose name contains TEXT (repeatable), e.g. --only raw",
     )
+    parser.add_argument(
+        "--dag",
+        action="store_true",
+        help="claim throughput on a random DAG with groups, beside the same tasks without",
+    )
     args = parser.parse_args()
     if args.jobs < 1 or args.repeat < 1 or any(w < 1 for w in args.workers):
         parser.error("--jobs, --repeat and --workers must be positive")
-    if args.backend == "sqlite":
+    if args.dag:
+        dag(args.jobs, args.workers, args.repeat, args.backend)
+    elif args.backend == "sqlite":
         sqlite_tables(args.jobs, args.workers, args.only, args.repeat)
     else:
         rows = {name: (queue_pg.taskloom_setup, w) for name, w in TASKLOOM_ROWS.items()}

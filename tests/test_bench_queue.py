@@ -15,6 +15,7 @@ from tests.backends import pg_required, pg_server
 
 TASKLOOM = {"taskloom", "taskloom done_and_claim", "taskloom claim_batch(10) + done_many"}
 RAW_PG = "raw psycopg SKIP LOCKED lease"
+DAG_ROWS = {"taskloom, no dependencies", "taskloom, DAG, no groups", "taskloom, DAG + 100 groups"}
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "queue.py"
 
 
@@ -117,3 +118,7 @@ def test_a_backlog_over_the_queues_default_cap_is_drained_whole() -> None:
     assert done.returncode == 0, done.stderr
     row = _rows(done.stdout)["taskloom Worker batch(10)"]
     assert "dup 0" in row and "(done" not in row, row
+
+
+def test_the_dag_bench_drains_the_graph_and_the_flat_queue_exactly_once() -> None:
+    _run(DAG_ROWS, "--dag")

@@ -22,9 +22,9 @@ from taskloom.domain.queue import (
     CHANGE_FIELDS,
     Task,
     iso_time,
-    surface_block,
     validate_new_task,
 )
+from taskloom.domain.surface import surface_block
 from taskloom.queue import doctor as doctor_module
 from taskloom.queue.handle import Queue
 from taskloom.tools.registry import ToolContext
@@ -752,13 +752,18 @@ def test_sqlite_queue_statements_read_one_work_index(sqlite_url: str) -> None:
             tl.queue.add(f"t{i}")
         with tl.store.read() as tx:
             for n in (1, 10):
-                claim = plan(
-                    tx, claim_sql("sqlite", 0, n), ["a", 1, "h", now, now, "k", now, "a", now, now]
-                )
+                params = ["a", 1, "h", now, now, "k", now, "a", now, now]
+                claim = plan(tx, claim_sql("sqlite", 0, n), params + ["a", now, now] * (n > 1))
                 assert "USING INDEX tasks_work (status=? AND lease_expires_at=?)" in claim, claim
                 assert "TEMP B-TREE" not in claim, claim
                 assert "USING INTEGER PRIMARY KEY (rowid=?)" in claim, claim
-                assert "autoindex" not in claim, claim  # the row, not the id index too
+                # The row, not the id index too (a dependency is found by its id).
+                assert "autoindex" not in claim.split(" | CORRELATED")[0], claim
+                # A task's dependencies and group are each one index probe.
+                assert "SEARCH d USING PRIMARY KEY (task_id=?)" in claim, claim
+                assert "SEARCH g USING INDEX tasks_group_running (group_key=?)" in claim, claim
+                if n > 1:
+                    assert "SEARCH o USING INDEX tasks_group_ready (group_key=?" in claim, claim
             sweep = plan(tx, sweep_sql("sqlite"), [now] * 6)
             assert "INDEX tasks_work (status=? AND lease_expires_at<?)" in sweep, sweep
             done = plan(tx, DONE_SQL, [now, now, None, "t", "k"])
@@ -1205,7 +1210,8 @@ def test_one_doctor_fix_cancels_a_task_its_reclaim_leaves_poisoned(
     assert gone.status == "canceled" and gone.result == "doctor: poisoned after 6 attempts"
     assert q.get(live.id).status == "in_progress"
     assert q.doctor(fix=True) == {
-        "stuck": [], "orphaned": [], "poisoned": [], "dead": [], "fixed": []
+        "lease_expired": [], "stuck": [], "orphaned": [], "poisoned": [], "dead": [],
+        "blocked": [], "fixed": []
     }  # fmt: skip
 
 

@@ -490,10 +490,11 @@ def test_add_many_reads_a_file_with_a_byte_order_mark(
 
 
 def test_a_surfaced_command_keeps_the_urls_ampersands() -> None:
-    from taskloom.domain.queue import Task, surface_block
+    from taskloom.domain.queue import Task
+    from taskloom.domain.surface import surface_block
 
     url = "postgresql://db/q?options=-csearch_path%3Dteam&application_name=hook"
-    from taskloom.domain.queue import claim_command
+    from taskloom.domain.surface import claim_command
 
     block = surface_block("a", [Task(id="t1", title="x")], 1, claim_command("a", url))
     assert f"--db '{url}'" in block and "&amp;" not in block
@@ -628,8 +629,9 @@ def test_session_start_counts_a_task_whose_lease_ran_out(
     assert code == 0 and "1 task ready in the shared queue" in out
     code, out, _ = run(capsys, "hook", "prompt", "--agent", "B", *db)
     assert code == 0 and claimed["id"] in out
-    code, out, _ = run(capsys, "tasks", "list", "--status", "in_progress", *db, "--json")
+    code, out, _ = run(capsys, "tasks", "list", "--status", "lease_expired", *db, "--json")
     assert [t["id"] for t in json.loads(out)] == [claimed["id"]]  # no sweep: only read
+    assert json.loads(out)[0]["status"] == "in_progress"
 
 
 def test_doctor_reports_and_purges_stashed_results_past_their_ttl(

@@ -19,9 +19,9 @@ from taskloom._runtime import Runtime, utcnow
 from taskloom.boards import BoardCache, BoardHandle
 from taskloom.domain.board import BOARD_KIND
 from taskloom.domain.goals import GOAL_KIND
-from taskloom.domain.queue import TERMINAL, Task
+from taskloom.domain.queue import Task
 from taskloom.goals.handle import GoalHandle
-from taskloom.queue.handle import Queue
+from taskloom.queue.handle import WAIT_ENDS, Queue
 from taskloom.queue.waiting import Waiting
 from taskloom.store import Store, open_store
 
@@ -185,7 +185,7 @@ class AsyncQueue(AsyncProxy):
 
         queue: Queue = self._target
         waiting = Waiting(task_id, timeout)
-        while (task := await _in_thread(queue.get, task_id)).status not in TERMINAL:
+        while (task := await _in_thread(queue.get, task_id)).status not in WAIT_ENDS:
             await asyncio.sleep(waiting.pause(task))
         return task
 

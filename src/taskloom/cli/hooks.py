@@ -17,7 +17,7 @@ from taskloom.cli.common import (
     write_out,
 )
 from taskloom.domain.errors import TaskloomError
-from taskloom.domain.queue import claim_command
+from taskloom.domain.surface import claim_command
 from taskloom.store.pg_url import url_has_password
 
 app = typer.Typer(help="Output for coding agents' hooks.", no_args_is_help=True)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import re
-import time
 from typing import Annotated, Any
 
 import typer
@@ -26,14 +24,13 @@ from taskloom.cli.common import (
     read_file,
     read_stdin,
 )
+from taskloom.cli.task_views import line, list_, one, ready, show, stats
 from taskloom.domain.common import parse_json, parse_json_object
 from taskloom.domain.errors import InvalidInput, NotFound, TaskloomError, WaitTimeout
 from taskloom.domain.queue import (
     Task,
     TaskStatus,
     check_seconds,
-    iso_time,
-    waits_until,
 )
 from taskloom.queue.handle import Queue
 
@@ -51,36 +48,29 @@ ADD_FLAGS = {
     "priority": "--priority",
     "body": "--body",
     "source": "--source",
+    "depends_on": "--after",
+    "depends_on_keys": "--after-key",
+    "group_key": "--group",
 }
 """``queue.add``'s argument names as ``tasks add`` spells them, for its errors."""
 
 
-def _line(task: Task) -> str:
-    """A task on one line: id, status, priority, kind, title, who holds it, and what keeps a
-    ready task from being claimed by anyone at once (``tasks next`` answers "no task ready"
-    while the list shows one)."""
-    who = f" @{task.claimed_by}" if task.claimed_by else ""
-    line = f"{task.id}  [{task.status.value}] p{task.priority} {task.kind}: {task.title}{who}"
-    if task.status is not TaskStatus.READY:
-        return line
-    notes = [f"for {task.target_agent}"] if task.target_agent else []
-    if until := waits_until(task, time.time()):
-        notes.append(f"not before {until}")
-    return f"{line}  ({'; '.join(notes)})" if notes else line
-
-
-def _one(task: Task, as_json: bool, *, with_token: bool = False, must_arrive: bool = False) -> None:
-    if as_json:
-        print_json(task.to_dict(with_token=with_token), must_arrive=must_arrive)
-        return
-    print_text(_line(task), must_arrive=must_arrive)
-    if with_token:
-        print_text(f"lease token: {task.lease_token}", must_arrive=must_arrive)
+DEFAULTS = ("", "task", 100, None, None, None, 0.0, 0.0, 3, None)
+"""``tasks add``'s defaults: body, kind, priority, --for, --dedup, --payload, --delay, --ttl,
+--max-attempts, --source."""
+FIELDS_HELP = (
+    "Fields: title (required), body, kind, priority, source, target_agent, dedup_key, payload,"
+    " delay_s, ttl_s, max_attempts, group_key, depends_on (task ids), depends_on_keys (dedup"
+    " keys), ref (the file's own name for the task) and after (refs of the file's tasks it"
+    " depends on, earlier or later in the file)."
+)
 
 
 @app.command()
 def add(
-    title: Annotated[str, typer.Argument(help="Task title (≤200 bytes).")],
+    title: Annotated[
+        str | None, typer.Argument(help="Task title (≤200 bytes).", show_default=False)
+    ] = None,
     body: Annotated[str, typer.Option(help="Details (≤4 KiB).")] = "",
     kind: Annotated[str, typer.Option(help="Task kind.")] = "task",
     priority: Annotated[int, typer.Option(help="Lower is more urgent.")] = 100,
@@ -109,13 +99,51 @@ def add(
     source: Annotated[
         str | None, typer.Option("--source", help="Who or what asked for it.")
     ] = None,
+    after: Annotated[
+        list[str] | None,
+        typer.Option("--after", help="Run after this task (its id; repeat).", show_default=False),
+    ] = None,
+    after_key: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--after-key",
+            help="Run after the task holding this dedup key, now or once added (repeat).",
+            show_default=False,
+        ),
+    ] = None,
+    group: Annotated[
+        str | None,
+        typer.Option("--group", help="At most one task of this group runs at a time."),
+    ] = None,
+    from_file: Annotated[
+        str | None,
+        typer.Option(
+            "--from",
+            help="Add the tasks of this file instead (JSON lines, or one JSON array; - reads"
+            " standard input), all or none, in one transaction.",
+            show_default=False,
+        ),
+    ] = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Enqueue a task.
+    """Enqueue a task, or with --from a file of them, which may form a graph.
 
-    Example: taskloom tasks add "Review PR 12" --kind review --priority 10 --ttl 3600
+    With --from, each line is a task's fields, and a task may name the file's tasks it runs
+    after by their refs, forward or back; a bad line (or a cycle) adds nothing and is named.
+
+    Example: taskloom tasks add "Deploy" --after 0193… --group prod
+    Example: taskloom tasks add --from plan.jsonl
     """
+    if from_file is not None:
+        flags = (body, kind, priority, agent, dedup, payload, delay, ttl, max_attempts, source)
+        others = (after, after_key, group)
+        if title is not None or flags != DEFAULTS or any(v is not None for v in others):
+            raise InvalidInput("--from takes every task from the file: give no title, nor flags")
+        _add_file(from_file, db, as_json)
+        return
+    if title is None:
+        raise InvalidInput("a task needs a title, or --from FILE for a file of tasks")
     if dedup is not None and not dedup.strip():  # "--dedup $KEY", KEY unset: no dedup at all
         raise InvalidInput("--dedup, when given, must not be empty")
     data = parse_json_object(payload, "--payload") if payload else None
@@ -133,6 +161,9 @@ def add(
             ttl_s=ttl,
             max_attempts=max_attempts,
             source=source,
+            depends_on=after or (),
+            depends_on_keys=after_key or (),
+            group_key=group,
         )
     if as_json:
         # A dedup hit answers with the existing task and exit 0: ``added`` tells them apart.
@@ -140,7 +171,7 @@ def add(
     else:
         if not added:
             print_text("(already queued under that dedup key)")
-        print_text(_line(task) + _evicted(task))
+        print_text(line(task) + _evicted(task))
     _note_cap(queue)
 
 
@@ -172,14 +203,21 @@ def add_many(
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Enqueue many tasks in one transaction: all of them or, if one is wrong, none.
-
-    Fields: title (required), body, kind, priority, source,
-    target_agent, dedup_key, payload, delay_s, ttl_s, max_attempts.
+    """Enqueue many tasks in one transaction: all of them or, if one is wrong, none (the
+    same as tasks add --from).
 
     Example: taskloom tasks add-many plan.jsonl
     """
-    text = read_stdin("add-many") if source == "-" else read_file(source)
+    _add_file(source, db, as_json)
+
+
+add_many.__doc__ = f"{add_many.__doc__}\n    {FIELDS_HELP}\n"
+add.__doc__ = f"{add.__doc__}\n    {FIELDS_HELP}\n"
+
+
+def _add_file(source: str, db: str | None, as_json: bool) -> None:
+    """Add the tasks of a file (``-``: standard input) in one transaction."""
+    text = read_stdin("add --from") if source == "-" else read_file(source)
     tasks, lines = _task_objects(text)
     queue = open_db(db).queue
     try:
@@ -191,7 +229,7 @@ def add_many(
         print_json([{**task.to_dict(), "added": added} for task, added in answers])
     else:
         for task, added in answers:
-            print_text(_line(task) + (_evicted(task) if added else "  (already queued)"))
+            print_text(line(task) + (_evicted(task) if added else "  (already queued)"))
         fresh = sum(added for _, added in answers)
         gone = sum(added and task.status == "canceled" for task, added in answers)
         at_once = f" ({gone} of them evicted at once)" if gone else ""
@@ -209,66 +247,27 @@ def _task_objects(text: str) -> tuple[list[Any], list[int] | None]:
 
 
 _TASK_N = re.compile(r"task (\d+): ")
+_OTHER_N = re.compile(r"(?<=\()task \d+(?: -> task \d+)+(?=\))|(?<=is also )task \d+(?='s)")
+"""Other tasks of the file a message names by place: a cycle's, a ref's first owner."""
 
 
 def _on_line(exc: InvalidInput, lines: list[int] | None) -> InvalidInput:
     """``exc`` naming the file's line of the task it is about, not its place among the
-    tasks: blank lines are skipped, so task 2 may be on line 4."""
+    tasks: blank lines are skipped, so task 2 may be on line 4; the other tasks it names
+    by place likewise."""
     found = _TASK_N.match(exc.message)
     if lines is None or found is None or not 0 < int(found[1]) <= len(lines):
         return exc
-    return type(exc)(f"line {lines[int(found[1]) - 1]}: {exc.message[found.end() :]}")
+    known = lines
 
+    def on_line(match: re.Match[str]) -> str:
+        places = [int(n) for n in re.findall(r"\d+", match[0])]
+        if not all(0 < n <= len(known) for n in places):
+            return match[0]
+        return " -> ".join(f"line {known[n - 1]}" for n in places)
 
-@app.command("list")
-def list_(
-    status: Annotated[str | None, typer.Option(help="Filter by status.")] = None,
-    agent: Annotated[str | None, typer.Option(help="Claimed by or targeted at.")] = None,
-    kind: Annotated[list[str] | None, typer.Option(help="Only these kinds (repeat).")] = None,
-    limit: Annotated[int, typer.Option(help="At most this many.")] = 50,
-    db: DbOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """List tasks, most urgent first, and how many more --limit left out.
-
-    That count is the last line (with --json, a line on stderr, the list staying a list).
-
-    Example: taskloom tasks list --status ready
-    """
-    check_range(limit, "--limit", 0, MAX_LIMIT)
-    if status == "":  # the queue reads "" as no filter: a script's unset variable would list all
-        statuses = ", ".join(TaskStatus)
-        raise InvalidInput(f"--status, when given, must not be empty (one of: {statuses})")
-    if agent == "":  # likewise
-        raise InvalidInput("--agent, when given, must not be empty")
-    queue = open_listing(db).queue
-    tasks = queue.list(status=status, agent=agent, kinds=kind, limit=limit + 1)  # any more?
-    shown = tasks[:limit]
-    left = _left_out(queue, status, bool(agent or kind), limit) if len(tasks) > limit else 0
-    if as_json:
-        print_json([t.to_dict() for t in shown])
-        if left:
-            err.print(_json_note(limit, left), markup=False)
-        return
-    lines = [_line(t) for t in shown]
-    if left:
-        lines.append(f"… and {'' if left < 0 else f'{left} '}more (use --limit)")
-    print_text("\n".join(lines) or "(no tasks)")
-
-
-def _json_note(shown: int, left: int) -> str:
-    """The stderr line of a JSON list cut short (a script reads the list, a person this)."""
-    if left < 0:
-        return f"{shown} tasks shown and more exist; use --limit"
-    return f"{shown} of {shown + left} tasks shown; use --limit"
-
-
-def _left_out(queue: Queue, status: str | None, narrowed: bool, shown: int) -> int:
-    """How many tasks a list cut short by its limit left out, or -1 for "some" under
-    --agent or --kind (``narrowed``), which the counts per status do not count by."""
-    if narrowed:
-        return -1
-    return max(queue.stats()[status or "total"] - shown, 1)  # max: tasks pruned in between
+    rest = _OTHER_N.sub(on_line, exc.message[found.end() :])
+    return type(exc)(f"line {lines[int(found[1]) - 1]}: {rest}")
 
 
 @app.command()
@@ -295,7 +294,7 @@ def next(
         print_text("null" if as_json else "(no task ready)")
         raise typer.Exit(3)
     try:
-        _one(task, as_json, with_token=True, must_arrive=True)
+        one(task, as_json, with_token=True, must_arrive=True)
     except TaskloomError:  # nobody got the token: the task would wait out its lease
         queue.release(task.id, task.lease_token or "")
         raise
@@ -315,7 +314,7 @@ def done(
 
     Example: taskloom tasks done 0193… --token abc… --result "merged"
     """
-    _one(open_existing(db).queue.done(task_id, token, result), as_json)
+    one(open_existing(db).queue.done(task_id, token, result), as_json)
 
 
 @app.command()
@@ -343,7 +342,7 @@ def fail(
     """
     retry_delay = check_seconds(retry_delay, "--retry-delay")
     queue = open_existing(db).queue
-    _one(queue.fail(task_id, token, error, retry=not no_retry, retry_delay=retry_delay), as_json)
+    one(queue.fail(task_id, token, error, retry=not no_retry, retry_delay=retry_delay), as_json)
 
 
 @app.command()
@@ -354,7 +353,7 @@ def release(
 
     Example: taskloom tasks release 0193… --token abc…
     """
-    _one(open_existing(db).queue.release(task_id, token), as_json)
+    one(open_existing(db).queue.release(task_id, token), as_json)
 
 
 @app.command()
@@ -370,7 +369,7 @@ def extend(
     Example: taskloom tasks extend 0193… --token abc… --lease 600
     """
     check_seconds(lease, "--lease", positive=True)
-    _one(open_existing(db).queue.extend(task_id, token, lease), as_json)
+    one(open_existing(db).queue.extend(task_id, token, lease), as_json)
 
 
 @app.command()
@@ -386,7 +385,7 @@ def cancel(
 
     Example: taskloom tasks cancel 0193… --reason "duplicate"
     """
-    _one(open_existing(db).queue.cancel(task_id, reason), as_json)
+    one(open_existing(db).queue.cancel(task_id, reason), as_json)
 
 
 @app.command()
@@ -422,62 +421,13 @@ def requeue(
             continue
         requeued.append(task)
         if not as_json:
-            print_text(_line(task) + _evicted(task))
+            print_text(line(task) + _evicted(task))
     if as_json:
         print_json([task.to_dict() for task in requeued])
     elif not ids:
         print_text("no dead task")
     if refused:
         raise typer.Exit(1)
-
-
-@app.command()
-def show(task_id: TaskId, db: DbOption = None, as_json: JsonOption = False) -> None:
-    """Print one task: its line, then its attempts, schedule, claim, body, payload and result.
-
-    Example: taskloom tasks show 0193…
-    """
-    task = open_existing(db).queue.get(task_id)
-    if as_json:
-        print_json(task.to_dict())
-        return
-    print_text(_line(task))
-    claim = None
-    if task.claimed_at is not None:
-        process = f" (pid {task.pid} on {task.host})" if task.pid is not None else ""
-        claim = f"{iso_time(task.claimed_at)} by {task.claimed_by}{process}"
-    details = {
-        "attempts": f"{task.attempts} of {task.max_attempts}",
-        "for": task.target_agent,
-        "source": task.source,
-        "dedup key": task.dedup_key,
-        "created": iso_time(task.created_at),
-        "not before": iso_time(task.not_before),
-        "expires": iso_time(task.expires_at),
-        "claimed": claim,
-        "lease expires": iso_time(task.lease_expires_at),
-        "completed": iso_time(task.completed_at),
-        "body": task.body or None,
-        "payload": json.dumps(task.payload, ensure_ascii=False) if task.payload else None,
-        "result": task.result,
-        "last_error": task.last_error,
-    }
-    for name, value in details.items():
-        if value is not None:
-            print_text(f"{name}: {value}")
-
-
-@app.command()
-def stats(db: DbOption = None, as_json: JsonOption = False) -> None:
-    """Counts per status.
-
-    Example: taskloom tasks stats
-    """
-    counts = open_listing(db).queue.stats()
-    if as_json:
-        print_json(counts)
-    else:
-        print_text("  ".join(f"{status} {n}" for status, n in counts.items()))
 
 
 UNFINISHED = 4
@@ -500,7 +450,8 @@ def wait(
     """Wait until a task is finished; print its result, or why it ended unfinished (exit 4).
 
     A dead task prints its last error and a canceled one its reason, on standard error
-    (exit 4). --json prints the task as it ended instead of its result.
+    (exit 4); so does a blocked one, which runs only once what blocks it is requeued. --json
+    prints the task as it ended instead of its result.
 
     Example: taskloom tasks wait "$(taskloom tasks add Build --json | jq -r .id)"
     """
@@ -519,6 +470,8 @@ def wait(
         print_error(f"task {task_id} is dead: {task.last_error}")
     elif task.status is TaskStatus.CANCELED:
         print_error(f"task {task_id} was canceled: {task.result or 'no reason given'}")
+    elif task.status is TaskStatus.BLOCKED:
+        print_error(f"task {task_id} is {task.result}")
     if task.status is not TaskStatus.COMPLETED:
         raise typer.Exit(UNFINISHED)
 
@@ -539,3 +492,9 @@ def prune(
         print_json({"pruned": pruned})
     else:
         print_text(f"pruned {pruned} tasks")
+
+
+app.command("list")(list_)
+app.command()(show)
+app.command()(stats)
+app.command()(ready)

@@ -1,15 +1,22 @@
 """What ``taskloom doctor`` looks for in the queue: tasks that need someone to act.
 
-Stuck tasks hold a lease long over; orphaned ones were claimed by a process of this host that
-has died; poisoned ones keep coming back ready after many attempts; dead ones used up theirs.
-:meth:`taskloom.queue.handle.Queue.doctor` reads them and decides what to fix, under the
-queue's rules; whether a claiming process still runs is asked here.
+Lapsed tasks hold a lease that has run out (stuck ones, long over); orphaned ones were
+claimed by a process of this host that has died; poisoned ones keep coming back ready after
+many attempts; dead ones used up theirs; blocked ones wait for a dependency that ended dead
+or canceled. :meth:`taskloom.queue.handle.Queue.doctor` checks the arguments and asks here;
+whether a claiming process still runs is asked here too.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from taskloom._runtime import HOST, alive
-from taskloom.store.base import TaskTable, Transaction
+from taskloom.domain.queue import Task
+from taskloom.store.base import Store, TaskTable, Transaction
+
+MAX_LISTED = 2**63 - 1
 
 
 def orphaned(tasks: TaskTable, tx: Transaction, now: float) -> dict[str, str]:
@@ -19,4 +26,45 @@ def orphaned(tasks: TaskTable, tx: Transaction, now: float) -> dict[str, str]:
     stuck, or due back at the next claim, whoever held it."""
     return {
         task_id: token for task_id, pid, token in tasks.host_claims(tx, HOST, now) if not alive(pid)
+    }
+
+
+def examine(
+    store: Store,
+    now: Callable[[], float],
+    reclaim: Callable[[], list[Task]],
+    fix: bool,
+    stuck_after_s: float,
+    poisoned_at: int,
+) -> dict[str, Any]:
+    """The doctor's report (each list in id order, the same on both backends). With
+    ``fix``, ``reclaim`` the lapsed and orphaned tasks, then cancel the poisoned ready ones
+    (those just reclaimed included, so one run is enough). What is fixed is what the report
+    lists, so ``doctor`` and ``doctor --fix`` agree: a lapsed lease is listed as
+    ``lease_expired`` however recently it ran out."""
+    tasks = store.tasks
+    at = now()
+    with store.read() as tx:
+        lapsed = tasks.lapsed(tx, at)
+        orphans = orphaned(tasks, tx, at)
+    fixed = [t.id for t in reclaim()] if fix else []
+    with store.read() as tx:
+        poisoned = tasks.poisoned(tx, poisoned_at)
+        dead = tasks.dead(tx)
+        blocked = tasks.find(tx, status="blocked", agent=None, kinds=None, limit=MAX_LISTED, now=at)
+    if fix:
+        for task in poisoned:
+            # Only while still ready: a worker may have claimed it since it was listed.
+            why = f"doctor: poisoned after {task.attempts} attempts"
+            canceled = tasks.cancel(task.id, why, now(), ready_only=True)
+            if canceled is not None and task.id not in fixed:
+                fixed.append(task.id)
+    return {
+        "lease_expired": [t.id for t in lapsed],
+        "stuck": [t.id for t in lapsed if (t.lease_expires_at or 0) < at - stuck_after_s],
+        "orphaned": sorted(orphans),
+        "poisoned": [t.id for t in poisoned],
+        "dead": [t.id for t in dead],
+        "blocked": sorted(t.id for t in blocked),
+        "fixed": sorted(fixed),
     }

@@ -2,11 +2,12 @@
 
 Here the SQL does the work (in ``store.tasks``, :class:`~taskloom.store.base.TaskTable`). A
 claim is one ``UPDATE … RETURNING`` whose WHERE picks the most urgent eligible ready task
-(priority, then age), so two claimers can never get the same task: SQLite serialises writers
-(``BEGIN IMMEDIATE``), PostgreSQL skips rows another claimer holds (``FOR UPDATE SKIP
-LOCKED``). Each claim issues a new random ``lease_token``; ``done``, ``fail``, ``release``
-and ``extend`` only apply with the current token, so a worker whose lease was reclaimed
-cannot complete or fail the task afterwards (``LeaseLost``). Every change appends a
+(priority, then age; every dependency completed, no task of its group in progress: see
+:mod:`taskloom.domain.task_graph`), so two claimers never get the same task: SQLite
+serialises writers (``BEGIN IMMEDIATE``), PostgreSQL skips rows another claimer holds (``FOR
+UPDATE SKIP LOCKED``). Each claim issues a new random ``lease_token``; ``done``, ``fail``,
+``release`` and ``extend`` only apply with the current token, so a worker whose lease was
+reclaimed cannot complete or fail the task afterwards (``LeaseLost``). Every change appends a
 ``task_state`` event in the same transaction (the database's trigger writes it).
 
 The queue checks every argument and holds the rules; the store runs the statements.
@@ -18,14 +19,13 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NoReturn
 
-from taskloom._runtime import HOST, Runtime, current_pid, new_token
+from taskloom._runtime import Runtime
 from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound
 from taskloom.domain.queue import (
     INT_RANGE,
-    MAX_CLAIM_BATCH,
     MAX_ERROR_BYTES,
+    SHOWN_STATUSES,
     TERMINAL,
-    Claim,
     NewTask,
     Task,
     TaskStatus,
@@ -39,14 +39,18 @@ from taskloom.domain.queue import (
     cut_bytes,
     new_task,
 )
-from taskloom.queue import doctor, surfacing
+from taskloom.domain.readiness import Readiness, Reason
+from taskloom.domain.task_graph import batch_edges, topological
+from taskloom.queue import doctor, graph, surfacing
+from taskloom.queue.claiming import new_claim
 from taskloom.queue.waiting import Waiting
 
 MAX_LIMIT = 2**63 - 1
 """The largest ``list`` limit: the largest integer either backend's LIMIT takes."""
 SWEEP_EVERY_S = 1.0
 """How often (at most) a process's claims also return expired leases to ready."""
-_STATUSES = tuple(s.value for s in TaskStatus)
+WAIT_ENDS = (*TERMINAL, TaskStatus.BLOCKED)
+"""What :meth:`Queue.wait` returns on: a task finished, or blocked (until a requeue)."""
 
 
 class Queue:
@@ -89,8 +93,18 @@ class Queue:
         delay_s: float | None = None,
         ttl_s: float | None = None,
         max_attempts: int = 3,
+        depends_on: Sequence[str] = (),
+        depends_on_keys: Sequence[str] = (),
+        group_key: str | None = None,
     ) -> tuple[Task, bool]:
-        """Enqueue a task. With a ``dedup_key`` already live, return that task and ``False``."""
+        """Enqueue a task. With a ``dedup_key`` already live, return that task and ``False``.
+
+        ``depends_on``: ids of tasks to complete first; ``depends_on_keys``: dedup keys of
+        tasks to complete first, whichever task holds each (now, or once one is added). A
+        dependency that ends dead or canceled blocks the task (status ``blocked``, its
+        ``result`` says why) until it is requeued. ``group_key``: at most one task of a
+        group is in progress at any moment.
+        """
         fields = {
             "title": title,
             "body": body,
@@ -103,54 +117,78 @@ class Queue:
             "delay_s": delay_s,
             "ttl_s": ttl_s,
             "max_attempts": max_attempts,
+            "depends_on": depends_on,
+            "depends_on_keys": depends_on_keys,
+            "group_key": group_key,
         }
-        return self._add([new_task(fields)])[0]
+        return self._add([new_task(fields)], lambda at: "")[0]
 
     def add_many(self, tasks: Iterable[Mapping[str, Any]]) -> list[tuple[Task, bool]]:
         """Enqueue many tasks in one transaction: each a mapping of :meth:`add`'s arguments
         (``title`` required), answered in order like :meth:`add`.
 
-        Every task is checked before anything is written, so one bad task adds none (the
-        error names it by position). A ``dedup_key`` already live, or repeated within the
-        batch, answers the live (or first) task and ``False``. A producer with a plan of
-        hundreds of tasks pays for one commit, not hundreds.
+        A graph in one step: a task may name itself (``ref``, the batch's own name for it)
+        and depend on the batch's tasks by those names (``after``, forward or back), as well
+        as on tasks by id and dedup key. All or nothing: one bad task adds none, and the
+        error names it by position (``task N: …``), a cycle too. A ``dedup_key`` already
+        live, or repeated within the batch, answers the live (or first) task and ``False``
+        (and a ref to it means that task). A producer with a plan of hundreds of tasks pays
+        for one commit, not hundreds.
         """
         if isinstance(tasks, Mapping | str | bytes) or not isinstance(tasks, Iterable):
             raise InvalidInput("add_many takes a list of tasks, each a mapping of add's arguments")
         checked = []
         for n, fields in enumerate(tasks, 1):
             try:
-                checked.append(new_task(fields))
+                checked.append(new_task(fields, batch=True))
             except InvalidInput as exc:
                 raise InvalidInput(f"task {n}: {exc}") from None
         if len(checked) > self.max_active:
             raise InvalidInput(
                 f"{len(checked)} tasks are more than the queue's cap of {self.max_active}"
             )
-        return self._add(checked)
+        return self._add(checked, lambda at: f"task {at + 1}: ")
 
-    def _add(self, tasks: list[NewTask]) -> list[tuple[Task, bool]]:
+    def _add(self, tasks: list[NewTask], label: graph.Label) -> list[tuple[Task, bool]]:
         """Add the tasks whose dedup key no live task holds (nor an earlier one of these),
-        then enforce the cap (:meth:`max_active`); answer each as :meth:`add` does."""
+        with their dependencies (:mod:`taskloom.queue.graph`), then enforce the cap
+        (:meth:`max_active`); answer each as :meth:`add` does."""
         if not tasks:
             return []
+        after = batch_edges([t.ref for t in tasks], [t.after for t in tasks])
+        topological(after)  # a cycle among the refs, refused before the database is asked
         now = self._now()
         keys = sorted({t.dedup_key for t in tasks if t.dedup_key})
+        waits = {k for t in tasks for k in t.depends_on_keys}
         first: dict[str, int] = {}  # dedup key -> position of its first new task
         with self._store.write() as tx:
-            for each in keys:  # PostgreSQL: racing adds of one key take turns (in key order)
+            # PostgreSQL: racing adds of one key take turns (in key order), and so do an
+            # add of a key and an add of a task that depends on it.
+            for each in sorted(waits.union(keys)):
                 tx.lock("dedup", each)
             live = self._tasks.live(tx, keys, now)
-            fresh = []
+            ids: list[str] = []
+            fresh: list[int] = []
             for at, task in enumerate(tasks):
                 key = task.dedup_key
                 if key is None or (key not in live and first.setdefault(key, at) == at):
-                    fresh.append((self._runtime.new_id(), task))
-            added = {t.id: t for t in self._tasks.insert(tx, fresh, now)}
+                    fresh.append(at)
+                    ids.append(self._runtime.new_id())
+                else:
+                    ids.append(live[key].id if key in live else ids[first[key]])
+            plan = graph.Plan()
+            if any(tasks[at].depends_on or tasks[at].depends_on_keys or after[at] for at in fresh):
+                plan = graph.plan(self._tasks, tx, tasks, ids, fresh, after, label)
+            new = [(ids[at], plan.tasks.get(at, tasks[at])) for at in fresh]
+            added = {t.id: t for t in self._tasks.insert(tx, new, now, plan.blocked)}
+            self._tasks.insert_deps(tx, plan.rows)
+            keyed = [(at, ids[at], k) for at in fresh if (k := tasks[at].dedup_key) is not None]
+            if keyed:
+                graph.take_keys(self._tasks, tx, keyed, now, label)
             evicted = self._tasks.evict_over(tx, self.max_active, now)
         # A new task less urgent than everything in a full queue was evicted at once.
         added.update((t.id, t) for t in evicted if t.id in added)
-        new = iter(added[task_id] for task_id, _ in fresh)
+        made = iter(added[task_id] for task_id, _ in new)
         answers: list[tuple[Task, bool]] = []
         for at, task in enumerate(tasks):
             key = task.dedup_key
@@ -159,7 +197,7 @@ class Queue:
             elif key is not None and first[key] != at:
                 answers.append((answers[first[key]][0], False))
             else:
-                answers.append((next(new), True))
+                answers.append((next(made), True))
         return answers
 
     # --- claiming -----------------------------------------------------------------------------
@@ -197,7 +235,7 @@ class Queue:
         Expired leases go back to ready first, at most once a second per process (and always
         before an empty answer), so a busy queue does not pay for the sweep on every claim.
         """
-        claim = _claim(agent_id, n, lease, kinds, bind_process)
+        claim = new_claim(agent_id, n, lease, kinds, bind_process)
         if not self._store.exists():
             return []
         now = self._now()
@@ -297,7 +335,7 @@ class Queue:
         claimed and ``LeaseLost`` is raised, exactly as from :meth:`done`."""
         check_ids(task_id, lease_token)
         check_text(result, "a task's result")
-        claim = _claim(agent_id, 1, lease, kinds, True)
+        claim = new_claim(agent_id, 1, lease, kinds, True)
         now = self._now()
         swept = self._sweep_if_due(now)
         done, claimed = self._tasks.done_and_claim(task_id, lease_token, result, claim, now)
@@ -368,9 +406,12 @@ class Queue:
 
     def requeue(self, task_id: str) -> Task:
         """Put a dead task back to ready with no attempts used (the dead-letter redrive, once
-        whatever killed it is fixed); its last error stays for the next worker to read.
-        Refused as :func:`~taskloom.domain.queue.check_requeue` says, changing nothing. The
-        active cap applies as to an add."""
+        whatever killed it is fixed); its last error stays for the next worker to read. A
+        canceled task that others are blocked by is requeued too. The tasks it blocked are
+        released (those that nothing else blocks), and it is blocked itself if one of its
+        own dependencies ended unfinished. Refused as
+        :func:`~taskloom.domain.queue.check_requeue` says, changing nothing. The active cap
+        applies as to an add."""
         check_ids(task_id)
         now = self._now()
         with self._store.write() as tx:
@@ -378,13 +419,17 @@ class Queue:
             if task is None:
                 raise NotFound(f"task '{task_id}' not found")
             holder = None
-            if task.dedup_key is not None and task.status is TaskStatus.DEAD:
+            ended = task.status in (TaskStatus.DEAD, TaskStatus.CANCELED)
+            if task.dedup_key is not None and ended:
                 tx.lock("dedup", task.dedup_key)  # as an add of the key takes it
                 holder = self._tasks.holder(tx, task.dedup_key)
-            check_requeue(task, now, holder)
+            blocks = ended and self._tasks.blocks_others(tx, task_id)
+            check_requeue(task, now, holder, blocks)
             requeued = self._tasks.requeue(tx, task_id, now)
             if requeued is None:  # PostgreSQL: requeued (or pruned) by another transaction
                 raise InvalidInput(f"task '{task_id}' is no longer dead: it changed meanwhile")
+            graph.settle(self._tasks, tx, [task_id], now)
+            requeued = self._tasks.get(tx, task_id) or requeued
             evicted = self._tasks.evict_over(tx, self.max_active, now)
         return next((t for t in evicted if t.id == task_id), requeued)
 
@@ -408,13 +453,45 @@ class Queue:
             raise NotFound(f"task '{task_id}' not found")
         return task
 
+    def ready(
+        self,
+        agent_id: str | None = None,
+        *,
+        kinds: str | Sequence[str] | None = None,
+        explain: bool = False,
+        limit: int = 100,
+    ) -> Readiness:
+        """What can run now for ``agent_id`` (or for whichever agent each task is meant
+        for), most urgent first: at most ``limit`` tasks, and how many in all. With
+        ``explain``, also up to ``limit`` tasks that cannot, each with why (see
+        :mod:`taskloom.domain.readiness`)."""
+        agent = None if agent_id is None else check_agent(agent_id)
+        checked = () if kinds is None else tuple(check_kinds(kinds))
+        if type(limit) is not int or not 0 <= limit <= MAX_LIMIT:
+            raise InvalidInput(f"limit must be a whole number from 0 to {MAX_LIMIT}")
+        if type(explain) is not bool:
+            raise InvalidInput(f"explain is true or false, not {explain!r}")
+        if not self._store.exists():
+            return Readiness([], 0)
+        with self._store.read() as tx:
+            return graph.readiness(self._tasks, tx, agent, self._now(), checked, explain, limit)
+
+    def why(self, task_id: str, agent_id: str | None = None) -> list[Reason]:
+        """Why the task cannot run now (for ``agent_id``, or anyone), as :meth:`ready`
+        explains it; empty if it can, or if it is finished."""
+        check_ids(task_id)
+        agent = None if agent_id is None else check_agent(agent_id)
+        with self._store.read() as tx:
+            return graph.why(self._tasks, tx, task_id, agent, self._now())
+
     def wait(self, task_id: str, timeout: float | None = None) -> Task:
         """The task once it has ended: completed (its ``result``), dead (its ``last_error``)
-        or canceled. Looks every 50 ms at first, then less often, at most a second apart
-        (:mod:`taskloom.queue.waiting`). ``timeout``: give up after this many seconds with
-        :class:`~taskloom.errors.WaitTimeout` (by default, wait for as long as it takes)."""
+        or canceled; or once it is blocked (its ``result`` says by which task). Looks every 50
+        ms at first, then less often, at most a second apart (:mod:`taskloom.queue.waiting`).
+        ``timeout``: give up after this many seconds with :class:`~taskloom.errors.WaitTimeout`
+        (by default, wait for as long as it takes)."""
         waiting = Waiting(task_id, timeout)
-        while (task := self.get(task_id)).status not in TERMINAL:
+        while (task := self.get(task_id)).status not in WAIT_ENDS:
             time.sleep(waiting.pause(task))
         return task
 
@@ -427,22 +504,36 @@ class Queue:
         limit: int = 100,
     ) -> list[Task]:
         """Tasks, most urgent first: of one ``status``, claimed by or meant for ``agent``,
-        of one of ``kinds`` (a kind or a list, as a claim takes them)."""
+        of one of ``kinds`` (a kind or a list, as a claim takes them).
+
+        A task in progress whose lease has run out is shown as ``lease_expired`` (see
+        :func:`~taskloom.domain.queue.shown_status`): listed as that and with the ``ready``
+        tasks (a claim takes it back first), not as ``in_progress``."""
         if type(limit) is not int or not 0 <= limit <= MAX_LIMIT:
             raise InvalidInput(f"limit must be a whole number from 0 to {MAX_LIMIT}")
-        if status and status not in _STATUSES:
-            raise InvalidInput(f"unknown status '{status}' (one of: {', '.join(_STATUSES)})")
+        if status and status not in SHOWN_STATUSES:
+            shown = ", ".join(SHOWN_STATUSES)
+            raise InvalidInput(f"unknown status '{status}' (one of: {shown})")
         checked_agent = check_agent(agent, "the agent to list for") if agent else None
         checked_kinds = None if kinds is None else check_kinds(kinds)
+        now = self._now()
         with self._store.read() as tx:
             return self._tasks.find(
-                tx, status=status or None, agent=checked_agent, kinds=checked_kinds, limit=limit
+                tx,
+                status=status or None,
+                agent=checked_agent,
+                kinds=checked_kinds,
+                limit=limit,
+                now=now,
             )
 
     def stats(self) -> dict[str, int]:
-        counts = {s.value: 0 for s in TaskStatus}
+        """How many tasks there are of each status as shown (``lease_expired`` apart from
+        ``in_progress``), and in all."""
+        counts = dict.fromkeys(SHOWN_STATUSES, 0)
+        now = self._now()
         with self._store.read() as tx:
-            counts.update(self._tasks.counts(tx))
+            counts.update(self._tasks.counts(tx, now))
         counts["total"] = sum(counts.values())
         return counts
 
@@ -464,7 +555,7 @@ class Queue:
         """The ready-task block for ``agent_id``, or ``None`` if nothing changed since the
         agent last saw it (the cursor lives in the database, shared by every process).
         ``claim``: how the block tells the agent to claim a task (default: the CLI command,
-        :func:`~taskloom.domain.queue.claim_command`)."""
+        :func:`~taskloom.domain.surface.claim_command`)."""
         agent_id = check_agent(agent_id)
         if type(claim) is not str:
             raise InvalidInput(
@@ -475,52 +566,16 @@ class Queue:
     def doctor(
         self, *, fix: bool = False, stuck_after_s: float = 3600, poisoned_at: int = 5
     ) -> dict[str, Any]:
-        """Find stuck (lease long expired), orphaned (claimed by a process of this host that
-        has died), poisoned (many attempts) and dead tasks. With ``fix``, reclaim stuck and
-        orphaned ones, then cancel the poisoned ready ones (those just reclaimed included, so
-        one run is enough); live leases are never touched."""
+        """Find lapsed leases (``lease_expired``; ``stuck``: those over for
+        ``stuck_after_s``), orphaned (claimed by a process of this host that has died),
+        poisoned (many attempts), dead and blocked tasks. With ``fix``, reclaim the lapsed
+        and orphaned ones, then cancel the poisoned ready ones (those just reclaimed
+        included, so one run is enough); live leases are never touched
+        (:func:`taskloom.queue.doctor.examine`)."""
         stuck_after_s = check_seconds(stuck_after_s, "stuck_after_s")
         if type(poisoned_at) is not int or not 1 <= poisoned_at <= INT_RANGE[1]:
             raise InvalidInput(f"poisoned_at must be a whole number from 1 to {INT_RANGE[1]}")
-        now = self._now()
-        with self._store.read() as tx:
-            stuck = self._tasks.stuck(tx, now - stuck_after_s)
-            orphaned = doctor.orphaned(self._tasks, tx, now)
-        fixed = [t.id for t in self.reclaim()] if fix else []
-        with self._store.read() as tx:
-            poisoned = self._tasks.poisoned(tx, poisoned_at)
-            dead = self._tasks.dead(tx)
-        if fix:
-            for task in poisoned:
-                # Only while still ready: a worker may have claimed it since it was listed.
-                why = f"doctor: poisoned after {task.attempts} attempts"
-                canceled = self._tasks.cancel(task.id, why, self._now(), ready_only=True)
-                if canceled is not None and task.id not in fixed:
-                    fixed.append(task.id)
-        return {  # each list in id order, the same on both backends
-            "stuck": [t.id for t in stuck],
-            "orphaned": sorted(orphaned),
-            "poisoned": [t.id for t in poisoned],
-            "dead": [t.id for t in dead],
-            "fixed": sorted(fixed),
-        }
-
-
-def _claim(
-    agent_id: object, n: object, lease: object, kinds: object, bind_process: object
-) -> Claim:
-    """A claim's arguments checked, with this process and a new lease token."""
-    agent = check_agent(agent_id, "an agent id to claim for")
-    if type(n) is not int or not 1 <= n <= MAX_CLAIM_BATCH:
-        raise InvalidInput(
-            f"a batch claim takes a whole number of tasks, from 1 to {MAX_CLAIM_BATCH}"
-        )
-    seconds = check_seconds(lease, "a lease", positive=True)
-    checked = () if kinds is None else tuple(check_kinds(kinds))
-    if type(bind_process) is not bool:
-        raise InvalidInput(f"bind_process is true or false, not {bind_process!r}")
-    pid = current_pid() if bind_process else None
-    return Claim(agent, n, seconds, checked, pid, HOST, new_token())
+        return doctor.examine(self._store, self._now, self.reclaim, fix, stuck_after_s, poisoned_at)
 
 
 __all__ = ["TERMINAL", "Queue"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 
-from taskloom.domain.queue import SURFACE_ROWS, surface_block
+from taskloom.domain.surface import SURFACE_ROWS, surface_block
 from taskloom.store.base import Store
 
 

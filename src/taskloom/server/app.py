@@ -144,6 +144,7 @@ def create_app(
         ),
         Route("/api/tasks", routes.tasks),
         Route("/api/tasks/stats", routes.task_stats),
+        Route("/api/tasks/ready", routes.task_ready),
         Route("/api/tasks/{task}", routes.task),
         Route("/api/tasks/{task}/cancel", routes.task_cancel, methods=["POST"]),
         Route("/api/tasks/{task}/requeue", routes.task_requeue, methods=["POST"]),

@@ -218,6 +218,19 @@ async def task_stats(request: Request) -> Response:
     return JSONResponse(await REQUESTS.run(_served(request).tl.queue.stats))
 
 
+async def task_ready(request: Request) -> Response:
+    """``GET /api/tasks/ready``: what can run now (``count``, the first ``limit``) and what
+    cannot, each task with why (``waiting``), for ``agent`` or any agent."""
+    query = request.query_params
+    limit = query.get("limit", "200")
+    if not _digits(limit) or not 1 <= int(limit) <= 1000:
+        raise InvalidInput("`limit` must be an integer from 1 to 1000")
+    tl = _served(request).tl
+    ready = functools.partial(tl.queue.ready, explain=True, limit=int(limit))
+    found = await REQUESTS.run(ready, query.get("agent") or None)
+    return JSONResponse(found.to_dict(tl.now().timestamp()))
+
+
 async def task(request: Request) -> Response:
     """``GET /api/tasks/{task}``: one task."""
     found = await REQUESTS.run(_served(request).tl.queue.get, request.path_params["task"])

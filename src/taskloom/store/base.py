@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import abc
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -220,9 +220,90 @@ class TaskTable(abc.ABC):
 
     @abc.abstractmethod
     def insert(
-        self, tx: Transaction, tasks: Sequence[tuple[str, NewTask]], now: float
+        self,
+        tx: Transaction,
+        tasks: Sequence[tuple[str, NewTask]],
+        now: float,
+        blocked: Mapping[str, str | None] | None = None,
     ) -> list[Task]:
-        """Add these tasks (each with its id), ready; the tasks added, in order."""
+        """Add these tasks (each with its id), ready, or blocked with the reason ``blocked``
+        gives by id; the tasks added, in order. Their dependencies are added apart
+        (:meth:`insert_deps`)."""
+
+    # --- the work graph (steps of the caller's transaction) --------------------------------
+
+    @abc.abstractmethod
+    def statuses(self, tx: Transaction, ids: Sequence[str]) -> dict[str, tuple[str, str | None]]:
+        """The status and result of each of these tasks that exists, by id; none of them
+        can end before the transaction does (PostgreSQL locks them)."""
+
+    @abc.abstractmethod
+    def key_tasks(
+        self, tx: Transaction, keys: Sequence[str]
+    ) -> dict[str, tuple[str, str, str | None]]:
+        """For each dedup key some task holds or held: the live holder's id, status and
+        result, else the newest task's that had it (locked as :meth:`statuses`'s)."""
+
+    @abc.abstractmethod
+    def insert_deps(
+        self, tx: Transaction, rows: Sequence[tuple[str, int, str | None, str | None]]
+    ) -> None:
+        """Add dependencies: ``(task, position, the task depended on or None, dedup key or
+        None)``."""
+
+    @abc.abstractmethod
+    def waiting_keys(self, tx: Transaction, keys: Sequence[str]) -> list[str]:
+        """Those of ``keys`` a dependency waits for: unbound, or bound to a task that ended
+        dead or canceled."""
+
+    @abc.abstractmethod
+    def bind_key(self, tx: Transaction, key: str, task_id: str) -> list[str]:
+        """Bind those dependencies on ``key`` to the task ``task_id`` (a new one holding it);
+        the tasks that now depend on it."""
+
+    @abc.abstractmethod
+    def reaches_itself(self, tx: Transaction, task_id: str) -> bool:
+        """Whether the task depends on itself through others."""
+
+    @abc.abstractmethod
+    def around(self, tx: Transaction, ids: Sequence[str]) -> list[Row]:
+        """The ready and blocked tasks among these and downstream of them, one row for each
+        of its dependencies: ``task_id``, ``own_status``, ``own_result``, ``dep``."""
+
+    @abc.abstractmethod
+    def set_blocked(self, tx: Transaction, task_id: str, reason: str | None, now: float) -> None:
+        """Block a ready task with ``reason``, or release a blocked one (``None``)."""
+
+    @abc.abstractmethod
+    def blocks_others(self, tx: Transaction, task_id: str) -> bool:
+        """Whether a blocked task waits for this one."""
+
+    @abc.abstractmethod
+    def deps_of(self, tx: Transaction, ids: Sequence[str]) -> list[Row]:
+        """The dependencies of these tasks as they stand: ``task_id``, ``dep``, ``dep_key``,
+        and the dependency's ``status``, ``title`` and ``claimed_by``."""
+
+    @abc.abstractmethod
+    def holders(self, tx: Transaction, groups: Sequence[str]) -> dict[str, str]:
+        """The task in progress of each of these groups that has one."""
+
+    @abc.abstractmethod
+    def get_many(self, tx: Transaction, ids: Sequence[str]) -> list[Task]:
+        """These tasks, in the order given (a missing one left out)."""
+
+    @abc.abstractmethod
+    def ready_rows(
+        self, tx: Transaction, agent: str | None, now: float, kinds: Sequence[str]
+    ) -> list[tuple[str, str | None]]:
+        """Every task ``agent`` (anyone's, when ``None``) could claim now, of ``kinds`` (any
+        when empty), most urgent first: its id and group."""
+
+    @abc.abstractmethod
+    def waiting(
+        self, tx: Transaction, agent: str | None, now: float, kinds: Sequence[str], limit: int
+    ) -> list[Task]:
+        """The first ``limit`` ready or blocked tasks and lapsed leases that ``agent`` (any,
+        when ``None``) could not claim now, of ``kinds``, most urgent first."""
 
     @abc.abstractmethod
     def evict_over(self, tx: Transaction, cap: int, now: float) -> list[Task]:
@@ -257,17 +338,21 @@ class TaskTable(abc.ABC):
         agent: str | None,
         kinds: Sequence[str] | None,
         limit: int,
+        now: float,
     ) -> list[Task]:
-        """Tasks most urgent first: of ``status``, claimed by or meant for ``agent``, of one
-        of ``kinds`` (each filter when given)."""
+        """Tasks most urgent first: of ``status`` as shown at ``now`` (``ready`` includes
+        the lapsed leases), claimed by or meant for ``agent``, of one of ``kinds`` (each
+        filter when given)."""
 
     @abc.abstractmethod
-    def counts(self, tx: Transaction) -> dict[str, int]:
-        """How many tasks there are of each status present."""
+    def counts(self, tx: Transaction, now: float) -> dict[str, int]:
+        """How many tasks there are of each status present, as shown at ``now``
+        (``lease_expired`` apart from ``in_progress``)."""
 
     @abc.abstractmethod
-    def stuck(self, tx: Transaction, before: float) -> list[Task]:
-        """In-progress tasks whose lease ended before ``before``, by id."""
+    def lapsed(self, tx: Transaction, now: float) -> list[Task]:
+        """In-progress tasks whose lease has run out at ``now`` (what a sweep takes back),
+        by id."""
 
     @abc.abstractmethod
     def poisoned(self, tx: Transaction, attempts: int) -> list[Task]:

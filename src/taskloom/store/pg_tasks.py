@@ -1,13 +1,25 @@
 """The queue's tasks table on PostgreSQL: a change the queue makes on its own is one
 statement on an autocommit connection, its own transaction in one round trip (``BEGIN`` and
 ``COMMIT`` would be two more); the sweep and a completion plus the next claim are one
-statement each for the same reason."""
+statement each for the same reason.
+
+Groups: a claim takes a grouped task only if no task of its group is in progress, as its
+statement's snapshot shows. Two claims racing for one group each see the other's task still
+ready; the second to write then meets the unique index ``tasks_group_running`` (at most one
+task of a group in progress), waits for the first to commit, and fails having changed
+nothing. It is run again, on a snapshot that shows the first's claim, and takes another
+task or none. So the database, not a check after the claim, keeps a group to one task in
+progress, and a claim stays one statement.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import psycopg
+
+from taskloom.domain.errors import StoreBusy, StoreError
 from taskloom.domain.queue import Claim, Task
 from taskloom.store import queue_sql as sql
 from taskloom.store.base import Row, Store
@@ -15,6 +27,17 @@ from taskloom.store.tasks import SqlTaskTable, claim_params
 
 Autocommit = Callable[[str, Sequence[Any]], list[Row]]
 """Runs one statement as a transaction of its own and answers its rows."""
+GROUP_INDEX = "tasks_group_running"
+GROUP_RETRIES = 20
+"""How often a claim that lost a race for a group is run again: each loss is another
+claim's win, so running out means twenty claimers won in turn, and the database is busy."""
+
+
+def _lost_group_race(exc: StoreError) -> bool:
+    cause = exc.__cause__
+    return isinstance(cause, psycopg.errors.UniqueViolation) and (
+        cause.diag.constraint_name == GROUP_INDEX
+    )
 
 
 class PgTaskTable(SqlTaskTable):
@@ -23,7 +46,16 @@ class PgTaskTable(SqlTaskTable):
         self._autocommit = autocommit
 
     def _change(self, statement: str, params: Sequence[Any]) -> list[Row]:
-        return self._autocommit(statement, params)
+        """The statement run; a claim that lost a race for a group, run again."""
+        for _ in range(GROUP_RETRIES):
+            try:
+                return self._autocommit(statement, params)
+            except StoreError as exc:
+                if not _lost_group_race(exc):
+                    raise
+        raise StoreBusy(
+            f"database is busy: {GROUP_RETRIES} claims in a row lost a race for a group"
+        )
 
     def sweep(self, now: float) -> list[Task]:
         return [Task.from_row(r) for r in self._change(sql.sweep_all_sql(), (now,) * 9)]

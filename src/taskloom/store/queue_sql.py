@@ -18,23 +18,69 @@ CLEAR_LEASE = "pid = NULL, host = NULL, lease_expires_at = NULL, lease_token = N
 worker that finished it (``list(agent=…, status="completed")``)."""
 CLEAR_CLAIM = f"claimed_by = NULL, claimed_at = NULL, {CLEAR_LEASE}"
 """A claim undone: the task goes back to ready, or ends unfinished."""
+
+
+def deps_met(done: str = "", task: str = "tasks") -> str:
+    """The dependencies of ``task`` (the table's name or alias) are all completed (a task
+    without any: at once, without a look at ``task_deps``). An unbound dependency by key is
+    not; one whose task was pruned is (only finished tasks are pruned, and never one a task
+    is blocked by). ``done``: a CTE whose tasks count as completed (a completion in the same
+    statement)."""
+    also = f" AND p.id NOT IN (SELECT id FROM {done})" if done else ""
+    return (
+        f"({task}.depends_on IS NULL AND {task}.depends_on_keys IS NULL OR NOT EXISTS (SELECT 1"
+        f" FROM task_deps AS d WHERE d.task_id = {task}.id AND (d.depends_on IS NULL OR EXISTS"
+        " (SELECT 1 FROM tasks AS p WHERE p.id = d.depends_on"
+        f" AND p.status <> 'completed'{also}))))"
+    )
+
+
+def group_free(done: str = "") -> str:
+    """No other task of the task's group is in progress (a lapsed lease counts itself out:
+    a claim takes it back; ``done``: as for :func:`deps_met`)."""
+    also = f" AND g.id NOT IN (SELECT id FROM {done})" if done else ""
+    return (
+        "(tasks.group_key IS NULL OR NOT EXISTS (SELECT 1 FROM tasks AS g WHERE"
+        f" g.group_key = tasks.group_key AND g.status = 'in_progress' AND g.id <> tasks.id{also}))"
+    )
+
+
 ELIGIBLE = (
     "status = 'ready' AND lease_expires_at IS NULL AND (target_agent IS NULL OR target_agent = ?)"
     " AND (not_before IS NULL OR not_before <= ?) AND (expires_at IS NULL OR expires_at > ?)"
 )
-"""A claimable task. A ready task never holds a lease (every way back to ready clears it);
-saying so lets SQLite read its work index, ``(status, lease_expires_at, priority, …)``, in
-the claim's order."""
-CLAIMABLE = (
-    "(status = 'ready' AND lease_expires_at IS NULL OR status = 'in_progress'"
-    " AND lease_expires_at <= ? AND attempts < max_attempts)"
-    " AND (target_agent IS NULL OR target_agent = ?)"
-    " AND (not_before IS NULL OR not_before <= ?) AND (expires_at IS NULL OR expires_at > ?)"
+"""A claimable task but for its dependencies and group (:func:`deps_met`, :func:`group_free`).
+A ready task never holds a lease (every way back to ready clears it); saying so lets SQLite
+read its work index, ``(status, lease_expires_at, priority, …)``, in the claim's order."""
+FIRST_OF_GROUP = (
+    "(group_key IS NULL OR NOT EXISTS (SELECT 1 FROM tasks AS o WHERE o.group_key ="
+    " tasks.group_key AND o.status = 'ready' AND o.lease_expires_at IS NULL"
+    " AND (o.priority, o.created_at, o.id) < (tasks.priority, tasks.created_at, tasks.id)"
+    " AND (o.target_agent IS NULL OR o.target_agent = ?) AND (o.not_before IS NULL OR"
+    " o.not_before <= ?) AND (o.expires_at IS NULL OR o.expires_at > ?){kinds}"
+    f" AND {deps_met(task='o')}))"
 )
-"""What an agent could claim now (parameters: now, agent, now, now): the :data:`ELIGIBLE`
-tasks, and those whose lease ran out that a claim's sweep would make ready first (see
-:data:`RECLAIM`). What the hooks count and show, which only read: a sweep would write, and
-create a database the hooks must not."""
+"""A batch claim's own rule: a grouped task only if no more urgent task of its group is
+eligible (parameters: agent, now, now, then the kinds), so one statement never takes two
+tasks of one group. ``{kinds}``: the kinds' test on ``o``."""
+
+
+def claimable(agent: bool = True) -> str:
+    """What could be claimed now (parameters: now, then with ``agent`` the agent, now, now):
+    the eligible tasks, and those whose lease ran out that a claim's sweep would make ready
+    first (see :data:`RECLAIM`); without ``agent``, by whichever agent each is for. What the
+    hooks count and show, which only read: a sweep would write, and create a database the
+    hooks must not."""
+    target = " AND (target_agent IS NULL OR target_agent = ?)" if agent else ""
+    return (
+        "(status = 'ready' AND lease_expires_at IS NULL OR status = 'in_progress'"
+        f" AND lease_expires_at <= ? AND attempts < max_attempts){target}"
+        " AND (not_before IS NULL OR not_before <= ?) AND (expires_at IS NULL OR expires_at > ?)"
+        f" AND {deps_met()} AND {group_free()}"
+    )
+
+
+CLAIMABLE = claimable()
 URGENCY = "ORDER BY priority, created_at, id"
 """Most urgent first: the claim's order, and every list's."""
 EXPIRED_RESULT = "expired: its expires_at passed before it was done"
@@ -168,22 +214,27 @@ def evict_sql(dialect: str) -> str:
 
 
 @functools.lru_cache(maxsize=64)
-def claim_sql(dialect: str, n_kinds: int, n: int, guard: str = "") -> str:
+def claim_sql(dialect: str, n_kinds: int, n: int, guard: str = "", done: str = "") -> str:
     """The claim statement for up to ``n`` tasks. A single claim uses ``= (…)``: SQLite
     runs it several times faster than ``IN (…)``, which a batch claim needs (on
     PostgreSQL an array built once, see :func:`picked`). Parameters:
     agent, pid, host, now, lease expiry, token, now, then the eligibility's agent, now, now
-    and the kinds. ``guard``: an extra condition, ANDed first (see :func:`done_and_claim_sql`).
+    and the kinds; a batch's (``n > 1``) again for :data:`FIRST_OF_GROUP`. ``guard``: an
+    extra condition, ANDed first, and ``done``: a CTE of tasks completed in the same
+    statement (see :func:`done_and_claim_sql`).
 
     ``n`` is written into the statement, not bound: PostgreSQL costs a prepared statement's
     ``LIMIT $n`` as a tenth of the table, so a bound limit makes the generic plan look far
     dearer than the custom ones, and the server plans every claim afresh. With the limit
     written in, the generic plan costs what the custom ones do and is reused."""
     kinds = f" AND kind IN ({', '.join('?' * n_kinds)})" if n_kinds else ""
+    graph = f" AND {deps_met(done)} AND {group_free(done)}"
+    if n > 1:
+        graph += " AND " + FIRST_OF_GROUP.format(kinds=kinds.replace("kind IN", "o.kind IN"))
     # SQLite picks rowids, which the work index holds: the change then goes straight to the
     # row instead of through the id index too.
     key = "rowid" if dialect == "sqlite" else "id"
-    pick = f"SELECT {key} FROM tasks WHERE {guard}{ELIGIBLE}{kinds} {URGENCY} LIMIT {int(n)}"
+    pick = f"SELECT {key} FROM tasks WHERE {guard}{ELIGIBLE}{kinds}{graph} {URGENCY} LIMIT {int(n)}"
     if dialect == "sqlite":
         where = f"rowid {'IN' if n > 1 else '='} ({pick})"
     elif n > 1:
@@ -236,9 +287,10 @@ def fail_sql(retry: bool) -> str:
 
 @functools.cache
 def cancel_sql(ready_only: bool) -> str:
-    """Cancel a task not finished (only a ready one with ``ready_only``), ending any lease.
+    """Cancel a task not finished (only a ready one with ``ready_only``), ending any lease
+    (the database then blocks the tasks that depend on it).
     Parameters: the reason, now, now, the id."""
-    only = "status = 'ready'" if ready_only else "status IN ('ready', 'in_progress')"
+    only = "status = 'ready'" if ready_only else "status IN ('ready', 'in_progress', 'blocked')"
     return (
         "UPDATE tasks SET status = 'canceled', result = ?, completed_at = ?, changed_at = ?,"
         f" {CLEAR_CLAIM} WHERE id = ? AND {only}{RETURNING}"
@@ -274,9 +326,11 @@ def done_many_sql(dialect: str) -> str:
 @functools.lru_cache(maxsize=16)
 def done_and_claim_sql(n_kinds: int) -> str:
     """PostgreSQL's completion plus next claim as one statement: the claim only runs if the
-    fenced completion matched. Parameters: :data:`DONE_SQL`'s, then the claim's. Each row is
-    ``step`` (``done`` or ``next``) followed by the task's columns."""
-    claim = claim_sql("postgres", n_kinds, 1, "EXISTS (SELECT 1 FROM done) AND ")
+    fenced completion matched, and reads the task completed as completed (the statement's
+    snapshot predates it), so its dependents and the next task of its group may be the one
+    claimed. Parameters: :data:`DONE_SQL`'s, then the claim's. Each row is ``step``
+    (``done`` or ``next``) followed by the task's columns."""
+    claim = claim_sql("postgres", n_kinds, 1, "EXISTS (SELECT 1 FROM done) AND ", "done")
     return (
         f"WITH done AS ({DONE_SQL}), next AS ({claim})"
         " SELECT 'done' AS step, * FROM done UNION ALL SELECT 'next' AS step, * FROM next"
@@ -296,6 +350,11 @@ NEW_COLUMNS = (
     "not_before",
     "expires_at",
     "max_attempts",
+    "status",
+    "result",
+    "group_key",
+    "depends_on",
+    "depends_on_keys",
 )
 """What a new task's item of :func:`insert_sql` holds, in order (``not_before`` and
 ``expires_at`` as seconds from now)."""
@@ -320,36 +379,60 @@ def insert_sql(dialect: str) -> str:
 
 
 GET_SQL = "SELECT * FROM tasks WHERE id = ?"
-LIVE_SQL = "SELECT * FROM tasks WHERE status IN ('ready', 'in_progress') AND dedup_key IN ({keys})"
+GET_MANY_SQL = "SELECT * FROM tasks WHERE id IN ("
+"""Tasks by id, followed by a :func:`key_list` of them and a closing parenthesis."""
+LIVE = "status IN ('ready', 'in_progress', 'blocked')"
+"""A task that holds its dedup key (what ``tasks_dedup`` allows one of per key)."""
+LIVE_SQL = f"SELECT * FROM tasks WHERE {LIVE} AND dedup_key IN ({{keys}})"
 """The live tasks holding one of a JSON array of dedup keys (what ``tasks_dedup`` allows one
 of each); ``{keys}``: :func:`key_list`."""
-HOLDER_SQL = "SELECT id FROM tasks WHERE dedup_key = ? AND status IN ('ready', 'in_progress')"
+HOLDER_SQL = f"SELECT id FROM tasks WHERE dedup_key = ? AND {LIVE}"
 """The live task holding a dedup key, if any."""
 REQUEUE_SQL = (
-    "UPDATE tasks SET status = 'ready', attempts = 0, not_before = NULL,"
+    "UPDATE tasks SET status = 'ready', attempts = 0, not_before = NULL, result = NULL,"
     f" completed_at = NULL, changed_at = ?, {CLEAR_CLAIM}"
-    f" WHERE id = ? AND status = 'dead'{RETURNING}"
+    f" WHERE id = ? AND status IN ('dead', 'canceled'){RETURNING}"
 )
-"""A dead task back to ready with its attempts at zero and nothing holding it back;
-``last_error`` stays. Parameters: now, the task's id."""
-_FINISHED = "status IN ('completed', 'canceled', 'dead') AND completed_at < ?"
+"""A dead (or canceled) task back to ready with its attempts at zero and nothing holding it
+back; ``last_error`` stays. Parameters: now, the task's id."""
+_FINISHED = (
+    "status IN ('completed', 'canceled', 'dead') AND completed_at < ? AND (status = 'completed'"
+    " OR NOT EXISTS (SELECT 1 FROM task_deps AS d JOIN tasks AS w ON w.id = d.task_id"
+    " WHERE d.depends_on = tasks.id AND w.status = 'blocked'))"
+)
+"""Finished before a time (the parameter), and not what a blocked task is blocked by."""
 PRUNE_EVENTS_SQL = (
     f"DELETE FROM events WHERE task_id IN (SELECT id FROM tasks WHERE {_FINISHED})"
     " AND id < (SELECT MAX(id) FROM events)"
 )
 """The events of the tasks finished before a time (the parameter); the newest event stays,
 whatever it is: event ids are cursors and must never be reused."""
+PRUNE_DEPS_SQL = f"DELETE FROM task_deps WHERE task_id IN (SELECT id FROM tasks WHERE {_FINISHED})"
 PRUNE_TASKS_SQL = f"DELETE FROM tasks WHERE {_FINISHED}"
-COUNTS_SQL = "SELECT status, count(*) AS n FROM tasks GROUP BY status"
+COUNTS_SQL = (
+    "SELECT shown AS status, count(*) AS n FROM (SELECT CASE WHEN status = 'in_progress'"
+    " AND lease_expires_at <= ? THEN 'lease_expired' ELSE status END AS shown FROM tasks)"
+    " AS t GROUP BY shown"
+)
+"""How many tasks there are of each status shown (parameter: now), a lapsed lease told
+apart from one that runs."""
+SHOWN_AS = {
+    "ready": "(status = 'ready' OR status = 'in_progress' AND lease_expires_at <= ?)",
+    "in_progress": "status = 'in_progress' AND lease_expires_at > ?",
+    "lease_expired": "status = 'in_progress' AND lease_expires_at <= ?",
+}
+"""A status filter as shown (parameter: now): a lapsed lease is listed with the ready tasks,
+which is what a claim makes of it, and as itself; not as in progress."""
 
 
-def list_sql(status: bool, agent: bool, n_kinds: int) -> str:
-    """Tasks most urgent first, of one status, claimed by or meant for one agent, of one of
-    ``n_kinds`` kinds (each filter with its parameters, in that order, when asked), then
-    the limit."""
+def list_sql(status: str | None, agent: bool, n_kinds: int) -> str:
+    """Tasks most urgent first, of one status (as :data:`SHOWN_AS` says, else stored),
+    claimed by or meant for one agent, of one of ``n_kinds`` kinds (each filter with its
+    parameters, in that order, when asked: a status's is now, or the status), then the
+    limit."""
     where = ["1 = 1"]
     if status:
-        where.append("status = ?")
+        where.append(SHOWN_AS.get(status, "status = ?"))
     if agent:
         where.append("(claimed_by = ? OR target_agent = ?)")
     if n_kinds:
@@ -363,9 +446,12 @@ HOST_CLAIMS_SQL = (
 )
 """The live claims of processes of one host (parameters: now, the host). The condition on
 ``lease_expires_at`` lets PostgreSQL read the lease index instead of the whole table."""
-STUCK_SQL = "SELECT * FROM tasks WHERE status = 'in_progress' AND lease_expires_at < ? ORDER BY id"
 POISONED_SQL = "SELECT * FROM tasks WHERE status = 'ready' AND attempts >= ? ORDER BY id"
 DEAD_SQL = "SELECT * FROM tasks WHERE status = 'dead' ORDER BY id"
+LAPSED_SQL = (
+    "SELECT * FROM tasks WHERE status = 'in_progress' AND lease_expires_at <= ? ORDER BY id"
+)
+"""The tasks whose lease has run out (the parameter: now), as the sweep finds them."""
 CLAIMABLE_COUNT_SQL = f"SELECT count(*) AS n FROM tasks WHERE {CLAIMABLE}"
 CLAIMABLE_IDS_SQL = f"SELECT id FROM tasks WHERE {CLAIMABLE} {URGENCY}"
 CLAIMABLE_TOP_SQL = f"SELECT * FROM tasks WHERE {CLAIMABLE} {URGENCY} LIMIT ?"

@@ -9,10 +9,11 @@ the next claim one statement each.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from taskloom.domain.queue import Claim, NewTask, Task
+from taskloom.store import graph_sql as graph
 from taskloom.store import queue_sql as sql
 from taskloom.store.base import Row, Store, TaskTable, Transaction, encode
 
@@ -51,10 +52,15 @@ class SqlTaskTable(TaskTable):
         return {r["dedup_key"]: Task.from_row(r) for r in rows}
 
     def insert(
-        self, tx: Transaction, tasks: Sequence[tuple[str, NewTask]], now: float
+        self,
+        tx: Transaction,
+        tasks: Sequence[tuple[str, NewTask]],
+        now: float,
+        blocked: Mapping[str, str | None] | None = None,
     ) -> list[Task]:
         if not tasks:
             return []
+        blocked = blocked or {}
         items = [
             [
                 task_id,
@@ -69,6 +75,11 @@ class SqlTaskTable(TaskTable):
                 t.delay_s or None,
                 t.ttl_s or None,
                 t.max_attempts,
+                "blocked" if task_id in blocked else "ready",
+                blocked.get(task_id),
+                t.group_key,
+                encode(list(t.depends_on)) if t.depends_on else None,
+                encode(list(t.depends_on_keys)) if t.depends_on_keys else None,
             ]
             for task_id, t in tasks
         ]
@@ -102,7 +113,84 @@ class SqlTaskTable(TaskTable):
     def prune(self, tx: Transaction, before: float, now: float) -> int:
         tx.execute(sql.expire_sql(self.dialect, returning=False), (now, now, now))
         tx.execute(sql.PRUNE_EVENTS_SQL, (before,))
+        tx.execute(sql.PRUNE_DEPS_SQL, (before,))
         return tx.execute(sql.PRUNE_TASKS_SQL, (before,))
+
+    # --- the work graph ---------------------------------------------------------------------
+
+    def statuses(self, tx: Transaction, ids: Sequence[str]) -> dict[str, tuple[str, str | None]]:
+        if not ids:
+            return {}
+        rows = tx.query(graph.statuses_sql(self.dialect), (encode(list(ids)),))
+        return {str(r["id"]): (str(r["status"]), r["result"]) for r in rows}
+
+    def key_tasks(
+        self, tx: Transaction, keys: Sequence[str]
+    ) -> dict[str, tuple[str, str, str | None]]:
+        if not keys:
+            return {}
+        out: dict[str, tuple[str, str, str | None]] = {}
+        for r in tx.query(graph.key_tasks_sql(self.dialect), (encode(list(keys)),)):
+            out.setdefault(str(r["dedup_key"]), (str(r["id"]), str(r["status"]), r["result"]))
+        return out
+
+    def insert_deps(
+        self, tx: Transaction, rows: Sequence[tuple[str, int, str | None, str | None]]
+    ) -> None:
+        if rows:
+            tx.execute(graph.insert_deps_sql(self.dialect), (encode(list(rows)),))
+
+    def waiting_keys(self, tx: Transaction, keys: Sequence[str]) -> list[str]:
+        if not keys:
+            return []
+        statement = graph.WAITING_KEYS_SQL.format(keys=sql.key_list(self.dialect))
+        return [str(r["dep_key"]) for r in tx.query(statement, (encode(list(keys)),))]
+
+    def bind_key(self, tx: Transaction, key: str, task_id: str) -> list[str]:
+        return [str(r["task_id"]) for r in tx.query(graph.BIND_KEY_SQL, (task_id, key, key))]
+
+    def reaches_itself(self, tx: Transaction, task_id: str) -> bool:
+        return tx.query_one(graph.REACHES_ITSELF_SQL, (task_id, task_id)) is not None
+
+    def around(self, tx: Transaction, ids: Sequence[str]) -> list[Row]:
+        return tx.query(graph.around_sql(self.dialect), (encode(list(ids)),)) if ids else []
+
+    def set_blocked(self, tx: Transaction, task_id: str, reason: str | None, now: float) -> None:
+        status = "ready" if reason is None else "blocked"
+        tx.execute(graph.RESTATUS_SQL, (status, reason, now, task_id))
+
+    def blocks_others(self, tx: Transaction, task_id: str) -> bool:
+        return tx.query_one(graph.HAS_BLOCKED_SQL, (task_id,)) is not None
+
+    def deps_of(self, tx: Transaction, ids: Sequence[str]) -> list[Row]:
+        return tx.query(graph.deps_of_sql(self.dialect), (encode(list(ids)),)) if ids else []
+
+    def holders(self, tx: Transaction, groups: Sequence[str]) -> dict[str, str]:
+        if not groups:
+            return {}
+        rows = tx.query(graph.holders_sql(self.dialect), (encode(list(groups)),))
+        return {str(r["group_key"]): str(r["id"]) for r in rows}
+
+    def get_many(self, tx: Transaction, ids: Sequence[str]) -> list[Task]:
+        if not ids:
+            return []
+        statement = f"{sql.GET_MANY_SQL}{sql.key_list(self.dialect)})"
+        found = {r["id"]: Task.from_row(r) for r in tx.query(statement, (encode(list(ids)),))}
+        return [found[i] for i in ids if i in found]
+
+    def ready_rows(
+        self, tx: Transaction, agent: str | None, now: float, kinds: Sequence[str]
+    ) -> list[tuple[str, str | None]]:
+        params = (now, *(() if agent is None else (agent,)), now, now, *kinds)
+        rows = tx.query(graph.ready_sql(agent is not None, len(kinds)), params)
+        return [(str(r["id"]), r["group_key"]) for r in rows]
+
+    def waiting(
+        self, tx: Transaction, agent: str | None, now: float, kinds: Sequence[str], limit: int
+    ) -> list[Task]:
+        params = (now, now, *(() if agent is None else (agent,)), now, now, *kinds, limit)
+        rows = tx.query(graph.waiting_sql(agent is not None, len(kinds)), params)
+        return [Task.from_row(r) for r in rows]
 
     def find(
         self,
@@ -112,18 +200,21 @@ class SqlTaskTable(TaskTable):
         agent: str | None,
         kinds: Sequence[str] | None,
         limit: int,
+        now: float,
     ) -> list[Task]:
-        params: list[Any] = [] if status is None else [status]
+        params: list[Any] = []
+        if status is not None:
+            params.append(now if status in sql.SHOWN_AS else status)
         params += [] if agent is None else [agent, agent]
         params += [*(kinds or ()), limit]
-        statement = sql.list_sql(status is not None, agent is not None, len(kinds or ()))
+        statement = sql.list_sql(status, agent is not None, len(kinds or ()))
         return [Task.from_row(r) for r in tx.query(statement, params)]
 
-    def counts(self, tx: Transaction) -> dict[str, int]:
-        return {str(r["status"]): int(r["n"]) for r in tx.query(sql.COUNTS_SQL)}
+    def counts(self, tx: Transaction, now: float) -> dict[str, int]:
+        return {str(r["status"]): int(r["n"]) for r in tx.query(sql.COUNTS_SQL, (now,))}
 
-    def stuck(self, tx: Transaction, before: float) -> list[Task]:
-        return [Task.from_row(r) for r in tx.query(sql.STUCK_SQL, (before,))]
+    def lapsed(self, tx: Transaction, now: float) -> list[Task]:
+        return [Task.from_row(r) for r in tx.query(sql.LAPSED_SQL, (now,))]
 
     def poisoned(self, tx: Transaction, attempts: int) -> list[Task]:
         return [Task.from_row(r) for r in tx.query(sql.POISONED_SQL, (attempts,))]
@@ -212,7 +303,7 @@ def claim_params(claim: Claim, now: float) -> tuple[Any, ...]:
     """The parameters of :func:`claim_sql` at ``now``."""
     agent = claim.agent
     lease_end = now + claim.lease
-    return (
+    params = (
         agent,
         claim.pid,
         claim.host,
@@ -225,3 +316,6 @@ def claim_params(claim: Claim, now: float) -> tuple[Any, ...]:
         now,
         *claim.kinds,
     )
+    if claim.n > 1:  # the batch's own rule on groups (sql.FIRST_OF_GROUP)
+        return (*params, agent, now, now, *claim.kinds)
+    return params

@@ -29,6 +29,7 @@ const state = {
   tasks: new Map(),
   tasksFor: "", // the status filter the held tasks were loaded for ("" for all)
   stats: null, // task counts by status, from /api/tasks/stats
+  ready: null, // what can run now and why the rest cannot, from /api/tasks/ready
   view: localStorage.getItem("taskloom.view") || "list",
   source: null,
   cursor: null, // the last event id the stream sent (see connect()), or null
@@ -39,7 +40,7 @@ const COLUMNS = ["todo", "awaiting_approval", "ready", "in_progress", "blocked",
 const LABEL = {
   todo: "To do", awaiting_approval: "Awaiting approval", ready: "Ready", in_progress: "In progress",
   blocked: "Blocked", done: "Done", rejected: "Rejected", completed: "Completed", dead: "Dead",
-  canceled: "Canceled", active: "Active", paused: "Paused", budget_limited: "Budget limited",
+  canceled: "Canceled", lease_expired: "Lease expired", active: "Active", paused: "Paused", budget_limited: "Budget limited",
   complete: "Complete",
 };
 
@@ -479,16 +480,18 @@ function renderQueue() {
   const agent = $("queue-agent").value.trim().toLowerCase();
   const text = $("queue-text").value.trim().toLowerCase();
   const stats = state.stats;
-  $("queue-stats").textContent = stats ? Object.entries(stats)
-    .filter(([s, n]) => s !== "total" && n > 0)
-    .map(([s, n]) => `${n} ${(LABEL[s] || s).toLowerCase()}`).join(" · ") : "";
-  const held = [...state.tasks.values()].filter((t) => !status || t.status === status);
+  $("queue-stats").textContent = (state.ready ? `${state.ready.count} can run now · ` : "")
+    + (stats ? Object.entries(stats)
+      .filter(([s, n]) => s !== "total" && n > 0)
+      .map(([s, n]) => `${n} ${(LABEL[s] || s).toLowerCase()}`).join(" · ") : "");
+  const held = [...state.tasks.values()].filter((t) => shownAs(t, status));
   const matched = held
     .filter((t) => (!agent || (t.claimed_by || t.target_agent || "").toLowerCase().includes(agent))
       && (!text || t.title.toLowerCase().includes(text)))
     .sort(taskOrder);
   const rows = matched.slice(0, SHOWN);
-  const total = stats ? (status ? stats[status] ?? 0 : stats.total) : held.length;
+  const total = stats ? (status ? (stats[status] ?? 0) + (status === "ready" ? stats.lease_expired ?? 0 : 0)
+    : stats.total) : held.length;
   const kind = status ? ` ${(LABEL[status] || status).toLowerCase()}` : "";
   let more = null;
   if (!agent && !text) {
@@ -514,8 +517,9 @@ function renderQueue() {
     h("thead", {}, h("tr", {}, head("Status"), head("Title"), head("Kind"), head("Agent"),
       head("Prio", "num"), head("Tries", "num"), h("td", {}))),
     h("tbody", {}, rows.map((t) => h("tr", { "data-task": t.id },
-      h("td", { class: "c-status" }, statusChip(t.status), waits(t)),
-      h("td", { class: "c-title" }, titleEl(t.title), t.last_error ? iso("div", { class: "err" }, t.last_error) : null),
+      h("td", { class: "c-status" }, statusChip(shownStatus(t)), waits(t)),
+      h("td", { class: "c-title" }, titleEl(t.title), graphOf(t),
+        t.last_error ? iso("div", { class: "err" }, t.last_error) : null),
       fact("Kind", "c-kind", t.kind ? iso("span", {}, t.kind) : null),
       fact("Agent", "c-agent", t.claimed_by ? iso("span", {}, ident(t.claimed_by))
         : t.target_agent ? ["→ ", iso("span", {}, ident(t.target_agent))] : null),
@@ -528,13 +532,39 @@ function renderQueue() {
 // killed it is fixed.
 function taskAction(t) {
   const path = `/api/tasks/${encodeURIComponent(t.id)}`;
-  if (t.status === "ready" || t.status === "in_progress") {
+  if (t.status === "ready" || t.status === "in_progress" || t.status === "blocked") {
     return actButton({ class: "btn danger", "aria-label": `Cancel the task: ${bidiShown(t.title)}` }, "Cancel",
       `${path}/cancel`, { reason: "canceled from the panel" });
   }
   return t.status === "dead"
     ? actButton({ "aria-label": `Requeue the task: ${bidiShown(t.title)}` }, "Requeue", `${path}/requeue`, {})
     : null;
+}
+
+// A task in progress whose lease ran out is no one's: the next claim takes it back. It is
+// shown as that, and listed with the ready tasks, as the API lists it.
+function shownStatus(t) {
+  return t.status === "in_progress" && t.lease_expires_at && Date.parse(t.lease_expires_at) <= Date.now()
+    ? "lease_expired" : t.status;
+}
+function shownAs(t, status) {
+  const shown = shownStatus(t);
+  return !status || shown === status || (status === "ready" && shown === "lease_expired");
+}
+
+// A task's place in the work graph: its group, the tasks it runs after (by title when the
+// panel holds them), and why it cannot run now (blocked by which task, waiting on which, its
+// group busy), from /api/tasks/ready.
+function graphOf(t) {
+  const name = (id) => state.tasks.get(id)?.title || `…${id.slice(-8)}`;
+  const after = [...(t.depends_on || []).map(name), ...(t.depends_on_keys || []).map((k) => `key ${k}`)];
+  const why = t.status === "blocked" ? [t.result]
+    : (state.ready?.waiting || []).filter((w) => w.id === t.id).flatMap((w) => w.why.map((r) => r.text));
+  if (!t.group_key && !after.length && !why.length) return null;
+  return h("div", { class: "graph" },
+    t.group_key ? iso("span", { class: "group", title: "At most one task of this group runs at a time" }, `group ${t.group_key}`) : null,
+    after.length ? iso("span", { class: "after" }, `after ${after.join(", ")}`) : null,
+    ...why.filter((text) => text).map((text) => iso("div", { class: "why" }, text)));
 }
 
 // A ready task no one may claim yet (added with a delay, or failed with a retry delay) says
@@ -792,9 +822,10 @@ let statsTimer = null;
 async function loadStats() {
   const load = ++statsLoad;
   try {
-    const stats = await api("/api/tasks/stats");
+    const [stats, ready] = await Promise.all([api("/api/tasks/stats"), api("/api/tasks/ready")]);
     if (load !== statsLoad) return;
     state.stats = stats;
+    state.ready = ready;
     schedule("queue");
   } catch {
     // the server is away; the next load catches up

@@ -1,0 +1,138 @@
+"""The SQL of the queue's work graph: dependencies (``task_deps``) and what ``ready``
+explains. The claim's own tests (:func:`~taskloom.store.queue_sql.deps_met`,
+:func:`~taskloom.store.queue_sql.group_free`) and the trigger that blocks the dependents of a
+task ending dead or canceled (migration ``0004_task_graph``) live with the statements they
+belong to.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from taskloom.store.queue_sql import LIVE, URGENCY, claimable, item, json_items, key_list
+
+
+@functools.cache
+def insert_deps_sql(dialect: str) -> str:
+    """Add dependencies in one statement. Parameter: a JSON array of ``[task id, position,
+    depends on (an id, or null), dedup key (or null)]``."""
+    return (
+        "INSERT INTO task_deps (task_id, position, depends_on, dep_key)"
+        f" SELECT {item(dialect, 0)}, {item(dialect, 1, 'integer')}, {item(dialect, 2)},"
+        f" {item(dialect, 3)} FROM {json_items(dialect)}"
+    )
+
+
+@functools.cache
+def statuses_sql(dialect: str) -> str:
+    """The status and result of each of a JSON array of task ids (the parameter). On
+    PostgreSQL the rows are locked (``FOR SHARE``) until the add that reads them commits: a
+    task they depend on cannot end meanwhile, so the trigger that blocks its dependents
+    finds the new ones."""
+    lock = " FOR SHARE" if dialect == "postgres" else ""
+    return f"SELECT id, status, result FROM tasks WHERE id IN ({key_list(dialect)}){lock}"
+
+
+@functools.cache
+def key_tasks_sql(dialect: str) -> str:
+    """The tasks holding, or once holding, each of a JSON array of dedup keys (the
+    parameter), the live holder of each key first, then the newest (see
+    :func:`~taskloom.domain.task_graph.new_statuses`); locked on PostgreSQL as
+    :func:`statuses_sql`'s."""
+    lock = " FOR SHARE" if dialect == "postgres" else ""
+    return (
+        "SELECT dedup_key, id, status, result FROM tasks"
+        f" WHERE dedup_key IN ({key_list(dialect)})"
+        f" ORDER BY dedup_key, CASE WHEN {LIVE} THEN 0 ELSE 1 END, created_at DESC, id DESC{lock}"
+    )
+
+
+WAITING_KEYS_SQL = (
+    "SELECT DISTINCT dep_key FROM task_deps WHERE dep_key IN ({keys}) AND (depends_on IS NULL"
+    " OR depends_on IN (SELECT id FROM tasks WHERE status IN ('dead', 'canceled')))"
+)
+"""Which of a JSON array of dedup keys some task waits for unbound, or bound to a task that
+ended unfinished; ``{keys}``: :func:`key_list`."""
+BIND_KEY_SQL = (
+    "UPDATE task_deps SET depends_on = ? WHERE dep_key = ? AND (depends_on IS NULL"
+    " OR depends_on IN (SELECT id FROM tasks WHERE status IN ('dead', 'canceled')"
+    " AND dedup_key = ?)) RETURNING task_id"
+)
+"""A new task taking a dedup key takes over the dependencies on it that wait unbound or on
+a task with the key that ended unfinished (parameters: the new task's id, the key, the key);
+the tasks that depend on it now."""
+DOWNSTREAM = (
+    "WITH RECURSIVE down(id) AS (SELECT task_id FROM task_deps WHERE depends_on = ?"
+    " UNION SELECT d.task_id FROM task_deps AS d JOIN down ON d.depends_on = down.id)"
+)
+REACHES_ITSELF_SQL = f"{DOWNSTREAM} SELECT id FROM down WHERE id = ? LIMIT 1"
+"""Whether a task depends on itself through others (parameters: its id twice)."""
+
+
+@functools.cache
+def around_sql(dialect: str) -> str:
+    """Each ready or blocked task of a JSON array of ids (the parameter) and the tasks
+    downstream of them: ``task_id``, its ``own_status`` and ``own_result``, and each of its
+    dependencies, ``dep`` (null while a key is unbound), one row each."""
+    return (
+        f"WITH RECURSIVE down(id) AS ({key_list(dialect)}"
+        " UNION SELECT d.task_id FROM task_deps AS d JOIN down ON d.depends_on = down.id)"
+        " SELECT t.id AS task_id, t.status AS own_status, t.result AS own_result,"
+        " d.depends_on AS dep FROM down JOIN tasks AS t ON t.id = down.id"
+        " LEFT JOIN task_deps AS d ON d.task_id = t.id"
+        " WHERE t.status IN ('ready', 'blocked') ORDER BY t.id, d.position"
+    )
+
+
+RESTATUS_SQL = (
+    "UPDATE tasks SET status = ?, result = ?, changed_at = ?"
+    " WHERE id = ? AND status IN ('ready', 'blocked')"
+)
+"""A task blocked again, or released (parameters: the status, the result, now, the id):
+only a ready or blocked task."""
+
+
+@functools.cache
+def deps_of_sql(dialect: str) -> str:
+    """The dependencies of each of a JSON array of task ids (the parameter), as they stand:
+    ``task_id``, ``dep`` (null while a key is unbound), ``dep_key``, and the dependency's
+    ``status``, ``title`` and ``claimed_by`` (null for a task pruned)."""
+    return (
+        "SELECT d.task_id, d.depends_on AS dep, d.dep_key, p.status, p.title, p.claimed_by"
+        " FROM task_deps AS d LEFT JOIN tasks AS p ON p.id = d.depends_on"
+        f" WHERE d.task_id IN ({key_list(dialect)}) ORDER BY d.task_id, d.position"
+    )
+
+
+@functools.cache
+def holders_sql(dialect: str) -> str:
+    """The task in progress of each of a JSON array of group keys (the parameter)."""
+    return (
+        "SELECT group_key, id FROM tasks WHERE status = 'in_progress'"
+        f" AND group_key IN ({key_list(dialect)})"
+    )
+
+
+def ready_sql(agent: bool, n_kinds: int) -> str:
+    """What could be claimed now, most urgent first, ``id`` and ``group_key`` only
+    (parameters: :func:`~taskloom.store.queue_sql.claimable`'s, then the kinds)."""
+    kinds = f" AND kind IN ({', '.join('?' * n_kinds)})" if n_kinds else ""
+    return f"SELECT id, group_key FROM tasks WHERE {claimable(agent)}{kinds} {URGENCY}"
+
+
+def waiting_sql(agent: bool, n_kinds: int) -> str:
+    """The ready and blocked tasks and the lapsed leases that could not be claimed now, most
+    urgent first (parameters: now, :func:`~taskloom.store.queue_sql.claimable`'s, the kinds,
+    the limit): what ``ready --explain`` explains."""
+    kinds = f" AND kind IN ({', '.join('?' * n_kinds)})" if n_kinds else ""
+    return (
+        "SELECT * FROM tasks WHERE (status IN ('ready', 'blocked') OR status = 'in_progress'"
+        f" AND lease_expires_at <= ?) AND NOT ({claimable(agent)}){kinds} {URGENCY} LIMIT ?"
+    )
+
+
+HAS_BLOCKED_SQL = (
+    "SELECT 1 AS n FROM task_deps AS d JOIN tasks AS w ON w.id = d.task_id"
+    " WHERE d.depends_on = ? AND w.status = 'blocked' LIMIT 1"
+)
+"""Whether a task blocks another (parameter: its id)."""

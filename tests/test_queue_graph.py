@@ -1,0 +1,470 @@
+"""The queue's work graph on every backend: dependencies by id and by dedup key, the blocked
+state and its release, mutual-exclusion groups, a DAG added in one step, ready explained."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+
+import taskloom
+from taskloom.client import Taskloom
+from taskloom.domain.errors import InvalidInput
+from taskloom.domain.events import TASK_STATE
+from taskloom.domain.task_graph import batch_edges, topological
+from tests.conftest import FakeClock
+
+
+def claim_all(tl: Taskloom, agent: str = "w") -> list[str]:
+    """Titles of everything one claim after another takes now (each left in progress)."""
+    out = []
+    while (task := tl.queue.claim(agent, lease=60)) is not None:
+        out.append(task.title)
+    return out
+
+
+def finish(tl: Taskloom, title: str) -> None:
+    """Claim the task titled ``title`` (it must be the one claim takes) and complete it."""
+    task = tl.queue.claim("w", lease=60)
+    assert task is not None and task.title == title, task
+    tl.queue.done(task.id, task.lease_token or "")
+
+
+# --- pure rules -------------------------------------------------------------------------------
+
+
+def test_a_batch_graph_is_ordered_and_its_mistakes_named() -> None:
+    edges = batch_edges(["a", "b", None, "c"], [["b"], [], ["a", "c"], []])
+    assert edges == [[1], [], [0, 3], []]
+    order = topological(edges)
+    assert order.index(1) < order.index(0) < order.index(2) and order.index(3) < order.index(2)
+    cycle = r"task 2: .* cycle \(task 2 -> task 4 -> task 3 -> task 2\)"
+    with pytest.raises(InvalidInput, match=cycle):
+        topological([[], [3], [1], [2]])
+    with pytest.raises(InvalidInput, match=r"task 2: 'ref' 'a' is also task 1's"):
+        batch_edges(["a", "a"], [[], []])
+    with pytest.raises(InvalidInput, match=r"task 1: 'after' names 'x', no task of this batch"):
+        batch_edges(["a"], [["x"]])
+    with pytest.raises(InvalidInput, match=r"task 1: 'after' names the task itself"):
+        batch_edges(["a"], [["a"]])
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"depends_on": "abc"}, "'depends_on' must be a list of text"),
+        ({"depends_on": [1]}, "'depends_on' must be a list of non-blank text"),
+        ({"depends_on": ["a\x00b"]}, "not a task id"),
+        ({"depends_on_keys": [" "]}, "non-blank"),
+        ({"depends_on_keys": ["k" * 513]}, "longer than 512 bytes"),
+        ({"group_key": ""}, "'group_key', when given, must not be blank"),
+        ({"group_key": "g" * 201}, "longer than 200 bytes"),
+        ({"group_key": 3}, "'group_key' must be text"),
+        ({"depends_on": [f"t{i}" for i in range(101)]}, "at most 100 others"),
+    ],
+)
+def test_bad_graph_fields_are_refused_before_anything_is_written(
+    tl: Taskloom, fields: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(InvalidInput, match=message):
+        tl.queue.add("t", **fields)
+    with pytest.raises(InvalidInput, match=f"task 2: .*{message}"):
+        tl.queue.add_many([{"title": "fine"}, {"title": "t", **fields}])
+    assert tl.queue.stats()["total"] == 0
+
+
+# --- dependencies -------------------------------------------------------------------------
+
+
+def test_a_task_waits_for_every_dependency_to_be_completed(tl: Taskloom) -> None:
+    a, _ = tl.queue.add("A", priority=5)
+    b, _ = tl.queue.add("B", priority=5)
+    c, _ = tl.queue.add("C", priority=1, depends_on=[a.id, b.id])
+    assert c.depends_on == (a.id, b.id) and c.status == "ready"
+    held = tl.queue.claim("w", lease=60)
+    assert held is not None and held.id == a.id  # C is more urgent, but waits
+    tl.queue.done(a.id, held.lease_token or "")
+    assert claim_all(tl) == ["B"]
+    b_held = tl.queue.get(b.id)
+    tl.queue.done(b.id, b_held.lease_token or "")
+    assert claim_all(tl) == ["C"]
+
+
+def test_a_failure_with_retries_left_keeps_its_dependents_waiting(tl: Taskloom) -> None:
+    a, _ = tl.queue.add("A", max_attempts=2)
+    tl.queue.add("B", depends_on=[a.id])
+    held = tl.queue.claim("w", lease=60)
+    assert held is not None
+    tl.queue.fail(a.id, held.lease_token or "", "flaky")
+    assert [t.status for t in tl.queue.list()] == ["ready", "ready"]
+    finish(tl, "A")
+    finish(tl, "B")
+
+
+def test_a_dependency_on_no_task_is_refused_naming_it(tl: Taskloom) -> None:
+    with pytest.raises(InvalidInput, match="depends on task 'nope', which does not exist"):
+        tl.queue.add("B", depends_on=["nope"])
+    with pytest.raises(InvalidInput, match="task 2: depends on task 'nope'"):
+        tl.queue.add_many([{"title": "A"}, {"title": "B", "depends_on": ["nope"]}])
+    assert tl.queue.stats()["total"] == 0
+
+
+def test_a_dependency_by_key_waits_for_work_added_later(tl: Taskloom) -> None:
+    b, _ = tl.queue.add("B", depends_on_keys=["build:42"])
+    assert b.depends_on_keys == ("build:42",) and claim_all(tl) == []
+    why = tl.queue.why(b.id)
+    assert [r.code for r in why] == ["waiting_on"] and "key 'build:42'" in why[0].text
+    tl.queue.add("build", dedup_key="build:42")
+    assert next(r.text for r in tl.queue.why(b.id)).startswith("waiting on task ")
+    finish(tl, "build")
+    finish(tl, "B")
+
+
+def test_a_dependency_by_key_binds_to_the_task_holding_it_or_that_held_it(tl: Taskloom) -> None:
+    done, _ = tl.queue.add("old build", dedup_key="k")
+    finish(tl, "old build")
+    tl.queue.add("after a completed one", depends_on_keys=["k"])
+    assert claim_all(tl) == ["after a completed one"]  # completed already: met
+    tl.queue.add("new build", dedup_key="k")
+    waiting, _ = tl.queue.add("after the live one", depends_on_keys=["k"])
+    assert [r.tasks for r in tl.queue.why(waiting.id)] != [(done.id,)]
+    assert claim_all(tl) == ["new build"]
+
+
+def test_a_dead_dependency_blocks_its_dependents_and_theirs_until_requeued(
+    tl_fixed: Taskloom,
+) -> None:
+    q = tl_fixed.queue
+    a, _ = q.add("A", max_attempts=1)
+    b, _ = q.add("B", depends_on=[a.id])
+    c, _ = q.add("C", depends_on=[b.id])
+    other, _ = q.add("other")
+    held = q.claim("w", lease=60)
+    assert held is not None and held.id == a.id
+    q.fail(a.id, held.lease_token or "", "broken")
+    blocked = {t.title: t for t in q.list(status="blocked")}
+    assert sorted(blocked) == ["B", "C"]
+    reason = f"blocked: task {a.id}, which it depends on, is dead"
+    assert blocked["B"].result == reason and blocked["C"].result == reason
+    assert q.get(other.id).status == "ready" and q.stats()["blocked"] == 2
+    why = q.why(c.id)
+    assert why[0].code == "blocked" and why[0].text == reason
+    # The dead task's event comes first, then its dependents', in the same transaction.
+    with tl_fixed.store.read() as tx:
+        events = [e for e in tx.events_after(0, limit=1000) if e.type == TASK_STATE]
+    tail = [(e.data["title"], e.data["status"]) for e in events[-3:]]
+    assert tail[0] == ("A", "dead") and sorted(tail[1:]) == [("B", "blocked"), ("C", "blocked")]
+    assert q.doctor()["blocked"] == sorted([b.id, c.id])
+    back = q.requeue(a.id)
+    assert back.status == "ready"
+    assert {t.title: (t.status.value, t.result) for t in q.list()} == {
+        "A": ("ready", None), "B": ("ready", None), "C": ("ready", None), "other": ("ready", None)
+    }  # fmt: skip
+
+
+def test_a_canceled_dependency_blocks_and_may_be_requeued_for_its_dependents(
+    tl: Taskloom,
+) -> None:
+    a, _ = tl.queue.add("A")
+    b, _ = tl.queue.add("B", depends_on=[a.id])
+    lone = tl.queue.cancel(tl.queue.add("lone")[0].id)
+    tl.queue.cancel(a.id, "not now")
+    got = tl.queue.get(b.id)
+    assert got.status == "blocked" and got.result is not None and "is canceled" in got.result
+    with pytest.raises(InvalidInput, match="only a dead task is requeued, or a canceled one"):
+        tl.queue.requeue(lone.id)
+    again = tl.queue.requeue(a.id)
+    assert again.status == "ready" and again.result is None
+    assert tl.queue.get(b.id).status == "ready"
+
+
+def test_a_blocked_task_can_be_canceled_and_waits_end_on_it(tl: Taskloom) -> None:
+    a, _ = tl.queue.add("A", max_attempts=1)
+    b, _ = tl.queue.add("B", depends_on=[a.id])
+    held = tl.queue.claim("w", lease=60)
+    assert held is not None
+    tl.queue.fail(a.id, held.lease_token or "", "no", retry=False)
+    waited = tl.queue.wait(b.id, timeout=5)
+    assert waited.status == "blocked"
+    assert tl.queue.cancel(b.id, "give up").status == "canceled"
+
+
+def test_a_task_added_after_a_dead_or_blocked_one_starts_blocked(tl: Taskloom) -> None:
+    a, _ = tl.queue.add("A", max_attempts=1)
+    b, _ = tl.queue.add("B", depends_on=[a.id])
+    held = tl.queue.claim("w", lease=60)
+    assert held is not None
+    tl.queue.fail(a.id, held.lease_token or "", "no")
+    c, _ = tl.queue.add("C", depends_on=[a.id])
+    d, _ = tl.queue.add("D", depends_on=[b.id])
+    answers = tl.queue.add_many(
+        [{"title": "E", "ref": "e", "depends_on": [b.id]}, {"title": "F", "after": ["e"]}]
+    )
+    reason = f"blocked: task {a.id}, which it depends on, is dead"
+    for task in (c, d, *(t for t, _ in answers)):
+        assert (task.status, task.result) == ("blocked", reason), task.title
+    tl.queue.requeue(a.id)
+    assert tl.queue.stats()["blocked"] == 0
+
+
+def test_a_new_task_taking_a_key_releases_the_tasks_blocked_on_the_old_one(tl: Taskloom) -> None:
+    old, _ = tl.queue.add("build", dedup_key="k", max_attempts=1)
+    b, _ = tl.queue.add("B", depends_on_keys=["k"])
+    held = tl.queue.claim("w", lease=60)
+    assert held is not None and held.id == old.id
+    tl.queue.fail(old.id, held.lease_token or "", "no")
+    assert tl.queue.get(b.id).status == "blocked"
+    new, added = tl.queue.add("build again", dedup_key="k")
+    assert added and tl.queue.get(b.id).status == "ready"
+    assert [r.tasks for r in tl.queue.why(b.id)] == [(new.id,)]
+    finish(tl, "build again")
+    finish(tl, "B")
+
+
+def test_a_cycle_through_dedup_keys_is_refused_and_nothing_is_added(tl: Taskloom) -> None:
+    tl.queue.add("A", dedup_key="ka", depends_on_keys=["kb"])
+    with pytest.raises(InvalidInput, match=r"its dependencies make a cycle: task .* waits for"):
+        tl.queue.add("B", dedup_key="kb", depends_on_keys=["ka"])
+    cycle = r"task 1: its dependencies make a cycle \(task 1 -> task 2"
+    with pytest.raises(InvalidInput, match=cycle):
+        tl.queue.add_many(
+            [
+                {"title": "C", "dedup_key": "kc", "depends_on_keys": ["kd"]},
+                {"title": "D", "dedup_key": "kd", "depends_on_keys": ["kc"]},
+            ]
+        )
+    with pytest.raises(InvalidInput, match="depends on itself"):
+        tl.queue.add("E", dedup_key="ke", depends_on_keys=["ke"])
+    assert [t.title for t in tl.queue.list()] == ["A"]
+
+
+def test_prune_keeps_what_blocks_a_task_and_a_pruned_dependency_is_met(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    q = tl_fixed.queue
+    a, _ = q.add("A")
+    finish(tl_fixed, "A")
+    q.add("B", depends_on=[a.id], priority=5)
+    dead, _ = q.add("D", max_attempts=1, priority=1)
+    c, _ = q.add("C", depends_on=[dead.id])
+    held = q.claim("w", lease=60)
+    assert held is not None and held.id == dead.id
+    q.fail(dead.id, held.lease_token or "", "no")
+    clock.advance(30 * 86400)
+    assert q.prune(86400) == 1  # A, completed; D stays: C is blocked by it
+    assert {t.title for t in q.list()} == {"B", "C", "D"}
+    finish(tl_fixed, "B")  # its dependency, A, was pruned: met
+    assert q.get(c.id).status == "blocked"
+
+
+# --- groups -----------------------------------------------------------------------------------
+
+
+def test_a_group_runs_one_task_at_a_time(tl: Taskloom) -> None:
+    one, _ = tl.queue.add("one", group_key="repo", priority=1)
+    tl.queue.add("two", group_key="repo", priority=2)
+    tl.queue.add("free", priority=3)
+    assert claim_all(tl) == ["one", "free"]
+    held = tl.queue.get(one.id)
+    why = tl.queue.ready(explain=True).waiting
+    assert [(t.title, [r.code for r in r_]) for t, r_ in why] == [("two", ["group_held"])]
+    tl.queue.done(one.id, held.lease_token or "")
+    assert claim_all(tl) == ["two"]
+
+
+def test_a_batch_claim_takes_at_most_one_task_of_a_group(tl: Taskloom) -> None:
+    for i in range(4):
+        tl.queue.add(f"g{i}", group_key="g", priority=i)
+    tl.queue.add("free", priority=10)
+    batch = tl.queue.claim_batch("w", 10, lease=60)
+    assert [t.title for t in batch] == ["g0", "free"]
+    assert tl.queue.claim_batch("w", 10, lease=60) == []
+
+
+def test_a_batch_claim_passes_over_a_task_of_the_group_that_waits(tl: Taskloom) -> None:
+    tl.queue.add("waits", group_key="g", priority=1, depends_on_keys=["never"])
+    tl.queue.add("runs", group_key="g", priority=2)
+    tl.queue.add("also", group_key="g", priority=3)
+    assert [t.title for t in tl.queue.claim_batch("w", 10, lease=60)] == ["runs"]
+
+
+def test_done_and_claim_takes_the_next_task_of_the_group_and_a_dependent(tl: Taskloom) -> None:
+    a, _ = tl.queue.add("A", group_key="g", priority=1)
+    tl.queue.add("B", group_key="g", priority=2)
+    tl.queue.add("after A", depends_on=[a.id], priority=0)
+    held = tl.queue.claim("w", lease=60)
+    assert held is not None and held.id == a.id
+    _, nxt = tl.queue.done_and_claim(a.id, held.lease_token or "", "w", lease=60)
+    assert nxt is not None and nxt.title == "after A"
+    _, nxt = tl.queue.done_and_claim(nxt.id, nxt.lease_token or "", "w", lease=60)
+    assert nxt is not None and nxt.title == "B"
+
+
+def test_a_lapsed_lease_holds_its_group_until_a_claim_takes_it_back(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    q = tl_fixed.queue
+    q.add("one", group_key="g", priority=1)
+    q.add("two", group_key="g", priority=2)
+    assert q.claim("w", lease=10) is not None
+    clock.advance(11)
+    assert [t.title for t in q.ready().ready] == ["one"]  # its own lapsed lease holds nothing
+    assert q.ready_count("v") == 1
+    got = q.claim("v", lease=10)  # the sweep returns "one", which is more urgent
+    assert got is not None and got.title == "one" and got.attempts == 2
+
+
+@pytest.mark.slow
+def test_racing_claims_never_hold_two_tasks_of_one_group(db_url: str) -> None:
+    """Eight threads, each with its own connection, claim as fast as they can from groups
+    of ten: at any moment at most one task of a group is in progress (the database's
+    index would refuse a second), and every task is done once."""
+    groups, per_group = 5, 10
+    with taskloom.connect(db_url) as tl:
+        tl.queue.add_many(
+            [
+                {"title": f"{g}-{i}", "group_key": f"g{g}"}
+                for g in range(groups)
+                for i in range(per_group)
+            ]
+        )
+    done: list[str] = []
+    errors: list[BaseException] = []
+
+    def work(n: int) -> None:
+        try:
+            with taskloom.connect(db_url) as tl:
+                idle = 0
+                while idle < 50:
+                    task = tl.queue.claim(f"w{n}", lease=60)
+                    if task is None:
+                        idle += 1
+                        threading.Event().wait(0.01)
+                        continue
+                    idle = 0
+                    running = tl.queue.list(status="in_progress", limit=1000)
+                    mine = [t for t in running if t.group_key == task.group_key]
+                    assert [t.id for t in mine] == [task.id], mine
+                    tl.queue.done(task.id, task.lease_token or "")
+                    done.append(task.id)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors, errors
+    assert len(done) == len(set(done)) == groups * per_group
+
+
+# --- a DAG in one step ------------------------------------------------------------------------
+
+
+def test_add_many_takes_a_graph_with_forward_references(tl: Taskloom) -> None:
+    answers = tl.queue.add_many(
+        [
+            {"title": "deploy", "ref": "deploy", "after": ["test", "docs"]},
+            {"title": "test", "ref": "test", "after": ["build"]},
+            {"title": "build", "ref": "build"},
+            {"title": "docs", "ref": "docs"},
+        ]
+    )
+    ids = {t.title: t.id for t, _ in answers}
+    deploy = answers[0][0]
+    assert deploy.depends_on == (ids["test"], ids["docs"])
+    order = []
+    while (task := tl.queue.claim("w", lease=60)) is not None:
+        order.append(task.title)
+        tl.queue.done(task.id, task.lease_token or "")
+    assert order.index("build") < order.index("test") < order.index("deploy")
+    assert order.index("docs") < order.index("deploy") and len(order) == 4
+
+
+def test_add_many_is_all_or_nothing_and_names_the_bad_task(tl: Taskloom) -> None:
+    tl.queue.add("existing", dedup_key="x")
+    for tasks, message in (
+        ([{"title": "a", "ref": "a"}, {"title": "b", "after": ["a", "c"]}], "task 2: 'after'"),
+        ([{"title": "a", "ref": "a", "after": ["b"]}, {"title": "b", "ref": "b", "after": ["a"]}],
+         "task 1: its dependencies make a cycle \\(task 1 -> task 2 -> task 1\\)"),
+        ([{"title": "a"}, {"title": "b", "depends_on": ["missing"]}], "task 2: depends on task"),
+        ([{"title": "a", "ref": 3}], "task 1: 'ref' must be non-blank text"),
+    ):  # fmt: skip
+        with pytest.raises(InvalidInput, match=message):
+            tl.queue.add_many(tasks)
+    assert [t.title for t in tl.queue.list()] == ["existing"]
+
+
+def test_a_ref_to_a_dedup_hit_means_the_live_task(tl: Taskloom) -> None:
+    live, _ = tl.queue.add("build", dedup_key="build")
+    answers = tl.queue.add_many(
+        [
+            {"title": "build", "ref": "b", "dedup_key": "build"},
+            {"title": "test", "after": ["b"]},
+        ]
+    )
+    assert answers[0] == (live, False)
+    assert answers[1][0].depends_on == (live.id,)
+
+
+# --- ready, explained -------------------------------------------------------------------------
+
+
+def test_ready_says_what_can_run_and_why_the_rest_cannot(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    q = tl_fixed.queue
+    a, _ = q.add("A", priority=1, group_key="g")
+    q.add("B", priority=2, group_key="g")
+    q.add("C", priority=3, depends_on=[a.id])
+    q.add("D", priority=4, delay_s=60)
+    q.add("E", priority=5, target_agent="other")
+    q.add("F", priority=6, depends_on_keys=["later"])
+    found = q.ready("me", explain=True)
+    assert [t.title for t in found.ready] == ["A"] and found.count == 1
+    why = {t.title: {r.code: r for r in rs} for t, rs in found.waiting}
+    assert sorted(why) == ["B", "C", "D", "E", "F"]
+    assert why["B"]["group_queued"].tasks == (a.id,)
+    assert why["C"]["waiting_on"].tasks == (a.id,)
+    assert why["C"]["waiting_on"].text == f"waiting on task {a.id} (ready)"
+    assert why["D"]["not_before"].text == "not before 2026-01-01T12:01:00.000Z"
+    assert why["E"]["reserved_for"].text == "reserved for agent 'other'"
+    assert "key 'later' (no task holds it yet)" in why["F"]["waiting_on"].text
+    assert [t.title for t in q.ready().ready] == ["A", "E"]  # any agent: E is someone's
+    held = q.claim("me", lease=60)
+    assert held is not None and held.id == a.id
+    why = {t.title: {r.code for r in rs} for t, rs in q.ready("me", explain=True).waiting}
+    assert why["B"] == {"group_held"} and why["C"] == {"waiting_on"}
+    data = q.ready(explain=True, limit=1).to_dict(0)
+    assert data["count"] == 1 and len(data["waiting"]) == 1
+    assert data["waiting"][0]["why"][0]["code"] in {"group_held", "waiting_on"}
+
+
+def test_ready_on_no_database_is_empty_and_makes_none(tmp_path: Any) -> None:
+    with taskloom.connect(f"sqlite:///{tmp_path / 'none.db'}") as tl:
+        assert tl.queue.ready(explain=True).count == 0
+    assert not (tmp_path / "none.db").exists()
+
+
+# --- lapsed leases, shown as what they are ----------------------------------------------------
+
+
+def test_a_lapsed_lease_is_shown_as_lease_expired(tl_fixed: Taskloom, clock: FakeClock) -> None:
+    q = tl_fixed.queue
+    task, _ = q.add("short")
+    q.add("waiting")
+    assert q.claim("w", lease=10) is not None
+    assert q.stats()["in_progress"] == 1 and q.stats()["lease_expired"] == 0
+    clock.advance(11)
+    stats = q.stats()
+    assert stats["in_progress"] == 0 and stats["lease_expired"] == 1 and stats["total"] == 2
+    assert [t.title for t in q.list(status="ready")] == ["short", "waiting"]
+    assert [t.title for t in q.list(status="lease_expired")] == ["short"]
+    assert q.list(status="in_progress") == []
+    assert [t.title for t in q.ready().ready] == ["short", "waiting"]
+    report = q.doctor()
+    assert report["lease_expired"] == [task.id] and report["fixed"] == []
+    assert q.doctor(fix=True)["fixed"] == [task.id] == report["lease_expired"]
+    assert q.get(task.id).status == "ready"

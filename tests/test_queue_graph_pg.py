@@ -1,0 +1,110 @@
+"""PostgreSQL's side of the work graph: two claims racing for one group, and an add racing
+the end of the task it depends on."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+
+import taskloom
+from taskloom.domain.queue import Task
+from tests.backends import pg_required, pg_schema, pg_server
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    server, why = pg_server()
+    if server is None:
+        if pg_required():
+            pytest.fail(why)
+        pytest.skip(why)
+    with pg_schema(server) as url:
+        yield url
+
+
+def _wait_for_lock_wait(conn: psycopg.Connection[object], what: str) -> None:
+    """Until a statement like ``what`` waits for a lock (a row, or a unique index entry
+    another transaction wrote): the race is then set up, whatever the machine's speed."""
+    for _ in range(1000):
+        row = conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+            " AND query LIKE %s",
+            (f"%{what}%",),
+        ).fetchone()
+        if row and row[0]:
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"no statement like {what!r} waited for a lock")
+
+
+def test_a_claim_that_loses_a_race_for_a_group_takes_another_task(pg_url: str) -> None:
+    """A claim in flight holds task A of group g (uncommitted). A second claim's snapshot
+    shows A ready and no task of g in progress, so it takes B of g: the group's unique index
+    makes it wait for the first and then fail, changing nothing. Run again on a new
+    snapshot, it sees A in progress and takes the free task instead."""
+    with taskloom.connect(pg_url) as tl:
+        a, _ = tl.queue.add("A", group_key="g", priority=1)
+        b, _ = tl.queue.add("B", group_key="g", priority=2)
+        free, _ = tl.queue.add("free", priority=3)
+        got: list[Task | None] = []
+        errors: list[BaseException] = []
+
+        def second() -> None:
+            try:
+                got.append(tl.queue.claim("second", lease=60))
+            except BaseException as exc:
+                errors.append(exc)
+
+        with psycopg.connect(pg_url) as first, psycopg.connect(pg_url, autocommit=True) as watch:
+            first.execute(
+                "UPDATE tasks SET status = 'in_progress', claimed_by = 'first',"
+                " lease_expires_at = 4e9, lease_token = 'x', attempts = 1 WHERE id = %s",
+                (a.id,),
+            )
+            thread = threading.Thread(target=second)
+            thread.start()
+            _wait_for_lock_wait(watch, "UPDATE tasks SET status = 'in_progress'")
+            first.commit()
+            thread.join(30)
+        assert not errors, errors
+        assert got and got[0] is not None and got[0].id == free.id
+        assert tl.queue.get(b.id).status == "ready"
+        running = tl.queue.list(status="in_progress")
+        assert sorted(t.title for t in running) == ["A", "free"]
+
+
+def test_an_add_racing_the_end_of_its_dependency_is_blocked(pg_url: str) -> None:
+    """An add reads the task it depends on (ready) and holds it until it commits: the
+    failure that ends that task waits, and its trigger then finds the new dependent and
+    blocks it. Without the hold the dependent would wait for ever, ready but never
+    claimable."""
+    with taskloom.connect(pg_url) as tl:
+        a, _ = tl.queue.add("A", max_attempts=1)
+        held = tl.queue.claim("w", lease=60)
+        assert held is not None
+        with tl.store.write() as tx:
+            known = tl.store.tasks.statuses(tx, [a.id])  # what an add reads, and holds
+            assert known[a.id][0] == "in_progress"
+            failing = threading.Thread(
+                target=tl.queue.fail, args=(a.id, held.lease_token or "", "broken")
+            )
+            failing.start()
+            with psycopg.connect(pg_url, autocommit=True) as watch:
+                _wait_for_lock_wait(watch, "UPDATE tasks SET status")
+            tx.execute(
+                "INSERT INTO tasks (id, title, created_at, depends_on) VALUES ('b', 'B', 1, ?)",
+                (f'["{a.id}"]',),
+            )
+            tx.execute(
+                "INSERT INTO task_deps (task_id, position, depends_on) VALUES ('b', 0, ?)",
+                (a.id,),
+            )
+        failing.join(30)
+        assert tl.queue.get(a.id).status == "dead"
+        assert tl.queue.get("b").status == "blocked"
