@@ -10,7 +10,8 @@ import pytest
 
 from taskloom.domain import board as ops
 from taskloom.domain.approval import check_model_change, model_change
-from taskloom.domain.board import Board, render_markdown
+from taskloom.domain.board import Board
+from taskloom.domain.board_view import render_markdown
 from taskloom.domain.card import CardPatch, CardStatus, parse_status
 from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound
 from taskloom.domain.limits import MAX_BOARD_BYTES

@@ -16,6 +16,7 @@ from typing import Any
 
 from taskloom._runtime import Runtime
 from taskloom.domain import board as ops
+from taskloom.domain import board_view as view
 from taskloom.domain.approval import model_change
 from taskloom.domain.board import BOARD_KIND, Board
 from taskloom.domain.card import Card, CardPatch, CardStatus
@@ -64,7 +65,7 @@ class BoardCache:
 
 
 def _snapshot(board: Board, card: Card | None = None) -> Snapshot:
-    snap = ops.snapshot(board)
+    snap = view.snapshot(board)
     if card is not None:
         snap["card"] = card.to_dict()
     return snap
@@ -158,7 +159,7 @@ class BoardHandle:
     def ready(self, *, explain: bool = False) -> dict[str, Any]:
         """What can start now, and with ``explain`` why each other unfinished card cannot
         (:func:`taskloom.domain.graph.ready_view`)."""
-        return ops.ready(self.get(), explain=explain)
+        return view.ready(self.get(), explain=explain)
 
     def revise_plan(self) -> Snapshot:
         return self._mutate(lambda b, now: (ops.revise_plan(b, now=now), None))

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import itertools
 import weakref
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -50,7 +49,7 @@ from taskloom.domain.card import (
 from taskloom.domain.common import UNSET, Unset, iso, parse_iso
 from taskloom.domain.errors import Conflict, InvalidInput, InvariantViolation, NotFound
 from taskloom.domain.index import BoardIndex
-from taskloom.domain.limits import MAX_BOARD_BYTES, MAX_CARD_BYTES, MAX_CARDS
+from taskloom.domain.limits import MAX_CARDS, check_board_size, check_card_size
 
 BOARD_KIND = "board"
 """The kind of the stored document holding a thread's board (keyed by thread id)."""
@@ -163,22 +162,9 @@ class Board:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], cards: Sequence[Card] | None = None) -> Board:
-        """A board from :meth:`to_dict` (or from its memory, with ``cards`` given). Cards
-        stored before cards had numbers get the next ones, in board order."""
+        """A board from :meth:`to_dict` (or from its memory, with ``cards`` given)."""
         if cards is None:
             cards = [Card.from_dict(c) for c in data.get("cards", ())]
-        next_number = int(data.get("next_number", 1))
-        if any(a.order >= b.order for a, b in itertools.pairwise(cards)):  # not as stored
-            cards = [dataclasses.replace(c, order=i) for i, c in enumerate(cards)]
-        if any(c.number is None for c in cards):
-            next_number = max([next_number, *(c.number + 1 for c in cards if c.number)])
-            numbered = []
-            for card in cards:
-                if card.number is None:
-                    card = dataclasses.replace(card, number=next_number)
-                    next_number += 1
-                numbered.append(card)
-            cards = numbered
         return cls(
             thread_id=data["thread_id"],
             cards=tuple(cards),
@@ -186,7 +172,7 @@ class Board:
             updated_at=data.get("updated_at"),
             retired_ids=tuple(data.get("retired_ids", ())),
             retired_titles=tuple(data.get("retired_titles", ())),
-            next_number=next_number,
+            next_number=int(data.get("next_number", 1)),
         )
 
 
@@ -200,32 +186,6 @@ def _check_one_in_progress(new: Board, before: Board) -> None:
         raise InvariantViolation(
             f"only one todo may be `in_progress` at a time (got {len(working)}): '{first.title}'"
             f" ({first.id}) is in progress already; mark it done, blocked or todo first"
-        )
-
-
-def _check_size(old: Card | None, card: Card) -> None:
-    """Refuse a change that makes a card hold more text than it may. A card already over
-    the limit (stored before it existed) may still shrink or stay as it is."""
-    size = card.text_size()
-    if size > MAX_CARD_BYTES and old is not card and (old is None or size > old.text_size()):
-        shown = card.title if len(card.title) <= 60 else card.title[:57] + "..."
-        raise InvalidInput(
-            f"card '{shown}' would hold {size} bytes of text, more than the"
-            f" {MAX_CARD_BYTES} (64 KiB) a card may hold across its fields: shorten its"
-            " notes, plan, acceptance criteria or evidence (keep long output in a file and"
-            " cite its path), or split the work into several cards"
-        )
-
-
-def _check_board_size(new: Board, before: Board) -> None:
-    """Refuse a change that makes the board hold more text than it may; one already over
-    it may still shrink."""
-    total = new.index.text
-    if total > MAX_BOARD_BYTES and total > before.index.text:
-        raise InvalidInput(
-            f"the board would hold {total} bytes of card text, more than the"
-            f" {MAX_BOARD_BYTES} (1 MiB) a board may hold (every operation returns the whole"
-            " board): shorten long notes or evidence, or remove cards that are done"
         )
 
 
@@ -341,9 +301,10 @@ def _settle(
         made = new.find(card_id)
         if made is not None:
             old = board.find(card_id)
-            _check_size(old, made)
+            if old is not made:
+                check_card_size(made.title, made.text_size(), old.text_size() if old else None)
             graph.check(old, made, new.find)
-    _check_board_size(new, board)
+    check_board_size(new.index.text, board.index.text)
     return new
 
 
@@ -586,30 +547,6 @@ def set_session_thread(
     return _apply(board, now, put=[card])
 
 
-# --- rendering --------------------------------------------------------------------------------
-
-
-def render_markdown(board: Board) -> str:
-    """The board as a markdown checklist, one card per item, details indented under it."""
-    if not board.cards:
-        return "_No todos yet._"
-    return "\n".join(board.index.items).rstrip()
-
-
-def snapshot(board: Board) -> dict[str, Any]:
-    """What every board operation returns and what a ``todo_state`` event carries: the whole
-    board. ``ready_count``: how many cards can start now (:mod:`taskloom.domain.graph`)."""
-    return {
-        "thread_id": board.thread_id,
-        "version": board.version,
-        "updated_at": board.updated_at,
-        "cards": list(board.index.dicts),
-        "markdown": render_markdown(board),
-        "summary": board.summary(),
-        "ready_count": board.index.ready,
-    }
-
-
 def changes(before: Board, after: Board) -> tuple[list[Card], list[str]]:
     """The cards of ``after`` that are new or differ from ``before`` (in content, order or
     stamps), in board order, and the ids of the cards it no longer has, in ``before``'s
@@ -624,26 +561,3 @@ def changes(before: Board, after: Board) -> tuple[list[Card], list[str]]:
     changed.sort(key=attrgetter("order"))
     removed.sort(key=attrgetter("order"))
     return changed, [c.id for c in removed]
-
-
-def change_event(after: Board, changed: Sequence[Card], removed: Sequence[str]) -> dict[str, Any]:
-    """What a ``todo_change`` event carries: a change (:func:`changes`: the cards it made or
-    changed, whole, and the ids it removed) with the board's version, counts and ready count
-    after it. Applied in version order to the board at ``version - 1`` it gives the board at
-    ``version``: cards by id, shown by ``order``."""
-    return {
-        "thread_id": after.thread_id,
-        "version": after.version,
-        "updated_at": after.updated_at,
-        "cards": [c.to_dict() for c in changed],
-        "removed": list(removed),
-        "summary": after.summary(),
-        "ready_count": after.index.ready,
-    }
-
-
-def ready(board: Board, *, explain: bool = False) -> dict[str, Any]:
-    """The board's ready view (:func:`taskloom.domain.graph.ready_view`)."""
-    return graph.ready_view(
-        board.thread_id, board.version, board.cards, board.find, explain=explain
-    )

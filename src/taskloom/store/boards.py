@@ -14,16 +14,19 @@ rows on its next change.
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
 from taskloom.domain import board as ops
+from taskloom.domain import board_view as view
 from taskloom.domain.board import BOARD_KIND, Board
 from taskloom.domain.card import Card
 from taskloom.domain.events import TODO_CHANGE, Event
 from taskloom.store.base import Document, Transaction, decode, encode
 
-_CARDS = "SELECT data FROM board_cards WHERE thread_id = ? ORDER BY position"
+_CARDS = "SELECT data FROM board_cards WHERE thread_id = ? ORDER BY position, card_id"
 _UPSERT = (
     "INSERT INTO board_cards (thread_id, card_id, position, data) VALUES {values}"
     " ON CONFLICT (thread_id, card_id) DO UPDATE SET position = excluded.position,"
@@ -41,13 +44,24 @@ def stored_whole(doc: Document) -> bool:
 
 
 def board_of(tx: Transaction, doc: Document) -> Board:
-    """The board a stored document describes, its cards read from their rows."""
+    """The board a stored document describes, its cards read from their rows. Cards stored
+    before cards had numbers get the next ones, in board order; sort keys that do not
+    increase (not as a board stores them) are numbered again."""
     if stored_whole(doc):
-        board = Board.from_dict(doc.state)
+        cards = [Card.from_dict(c) for c in doc.state.get("cards", ())]
     else:
         cards = [Card.from_dict(decode(r["data"])) for r in tx.query(_CARDS, (doc.key,))]
-        board = Board.from_dict(doc.state, cards)
-    return board.evolve(version=doc.version)
+    if any(a.order >= b.order for a, b in itertools.pairwise(cards)):
+        cards = [dataclasses.replace(c, order=i) for i, c in enumerate(cards)]
+    number = int(doc.state.get("next_number", 1))
+    if any(c.number is None for c in cards):
+        number = max([number, *(c.number + 1 for c in cards if c.number)])
+        for i, card in enumerate(cards):
+            if card.number is None:
+                cards[i] = dataclasses.replace(card, number=number)
+                number += 1
+    state = {**doc.state, "version": doc.version, "next_number": number}
+    return Board.from_dict(state, cards)
 
 
 def load(tx: Transaction, thread_id: str) -> tuple[Board, bool] | None:
@@ -60,14 +74,14 @@ def load(tx: Transaction, thread_id: str) -> tuple[Board, bool] | None:
 
 def snapshot_state(tx: Transaction, doc: Document) -> dict[str, Any]:
     """The ``todo_state`` snapshot of a stored board document."""
-    return ops.snapshot(board_of(tx, doc))
+    return view.snapshot(board_of(tx, doc))
 
 
 def save(tx: Transaction, before: Board, after: Board, now: str, *, whole: bool = False) -> None:
     """Store ``after``, the next version of ``before``, and append its ``todo_change`` event.
     ``whole``: ``before`` was stored whole in its document, so every card is written."""
     changed, removed = ops.changes(before, after)
-    event = ops.change_event(after, changed, removed)
+    event = view.change_event(after, changed, removed)
     if whole:
         tx.execute(_DELETE_ALL, (after.thread_id,))
         _write(tx, after.thread_id, after.cards)
