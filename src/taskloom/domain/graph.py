@@ -50,7 +50,7 @@ def settle_edges(card: Card, old: Card | None, exists: Container[str]) -> Card:
         if target not in exists:
             raise InvalidInput(
                 f"card {named(card)} cannot come after '{target}': no card of this board"
-                " has that id (op 'list' shows the cards and their ids)"
+                " has that id"
             )
     kept = tuple(t for t in card.blocked_by if t in exists)
     return card if kept == card.blocked_by else replace(card, blocked_by=kept)
@@ -73,7 +73,7 @@ def check(old: Card | None, card: Card, find: Find) -> None:
             raise InvariantViolation(
                 f"card {named(card)} cannot start yet: it comes after "
                 + ", ".join(f"{named(c)}, {c.status.value}" for c in waiting)
-                + "; finish those first (op 'ready' lists what can start now)"
+                + "; finish those first"
             )
 
 
