@@ -51,14 +51,21 @@ def test_noop_does_not_bump_version_or_emit(tl_fixed: Taskloom) -> None:
     assert len(events(tl_fixed)) == 1
 
 
-def test_each_change_appends_full_snapshot_event(tl_fixed: Taskloom) -> None:
+def test_each_change_appends_one_change_event(tl_fixed: Taskloom) -> None:
     b = tl_fixed.board("t1")
     b.add("one")
     snap = b.add("two")
     evs = events(tl_fixed, "t1")
-    assert [e.type for e in evs] == ["todo_state", "todo_state"]
-    assert evs[-1].data["version"] == 2
-    assert evs[-1].data["markdown"] == snap["markdown"]
+    assert [e.type for e in evs] == ["todo_change", "todo_change"]
+    assert evs[-1].data == {
+        "thread_id": "t1",
+        "version": 2,
+        "updated_at": snap["updated_at"],
+        "cards": [snap["card"]],
+        "removed": [],
+        "summary": snap["summary"],
+        "ready_count": 2,
+    }
     assert evs[0].id is not None and evs[1].id is not None and evs[0].id < evs[1].id
 
 

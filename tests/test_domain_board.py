@@ -10,7 +10,8 @@ import pytest
 
 from taskloom.domain import board as ops
 from taskloom.domain.approval import check_model_change, model_change
-from taskloom.domain.board import Board, render_markdown
+from taskloom.domain.board import Board
+from taskloom.domain.board_view import render_markdown
 from taskloom.domain.card import CardPatch, CardStatus, parse_status
 from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound
 from taskloom.domain.limits import MAX_BOARD_BYTES
@@ -132,9 +133,12 @@ def test_revise_plan_rejects_every_awaiting_card() -> None:
 
 
 def test_remove_and_unknown_id() -> None:
-    b = ops.remove(board_with("one", "two"), "c1", now=T1)
+    before = board_with("one", "two")
+    b = ops.remove(before, "c1", now=T1)
     assert [c.id for c in b.cards] == ["c2"]
-    assert b.cards[0].order == 0
+    # the other cards stay as they were, their order (a sort key) too: a removal stores nothing
+    # of theirs
+    assert b.cards[0] is before.cards[1] and b.cards[0].order == 1
     with pytest.raises(NotFound, match="todo id 'zzz' not found"):
         ops.remove(b, "zzz", now=T1)
 
@@ -253,7 +257,7 @@ def test_render_markdown_exact() -> None:
         "  - objective: release 1.0\n"
         "  - agent: coder\n"
         "  - tools: bash, git\n"
-        "  - approval: required\n"
+        "  - approval: approved\n"
         "  - plan:\n"
         "    - build\n"
         "    - tag\n"

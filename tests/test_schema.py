@@ -15,7 +15,7 @@ import pytest
 
 import taskloom
 from taskloom.cli import main
-from taskloom.domain.events import TASK_STATE
+from taskloom.domain.events import TASK_STATE, TODO_STATE, Event
 from taskloom.store import open_store
 from taskloom.store.base import encode
 from taskloom.store.sqlite import SqliteStore
@@ -134,11 +134,16 @@ def _fill_earlier(url: str, dialect: str, scratch: str) -> dict[str, Any]:
             card = tl.board(thread).add("first", plan=["p"])["card"]["id"]
             tl.board(thread).update_status(card, "in_progress")
         boards = {thread: tl.board(thread).list() for thread in ("x", "y")}
-        with tl.store.read() as tx:
-            docs = tx.query("SELECT kind, key, version, state, updated_at FROM documents")
-            events = [e for e in tx.events_after(0) if e.type != TASK_STATE]
-    for doc in docs:
-        execute(url, "INSERT INTO documents VALUES (?, ?, ?, ?, ?)", tuple(doc.values()))
+        events = [
+            Event(TODO_STATE, thread, _whole(snap), created_at=snap["updated_at"])
+            for thread, snap in boards.items()
+        ]
+    for thread, snap in boards.items():  # a board as the earlier builds stored it: whole
+        execute(
+            url,
+            "INSERT INTO documents VALUES ('board', ?, ?, ?, ?)",
+            (thread, snap["version"], encode(_whole(snap)), snap["updated_at"]),
+        )
     for event in events:
         execute(
             url,
@@ -146,6 +151,14 @@ def _fill_earlier(url: str, dialect: str, scratch: str) -> dict[str, Any]:
             (event.type, event.thread_id, encode(event.data), event.created_at),
         )
     return {"boards": boards, "events": [(e.type, e.thread_id, e.data) for e in events]}
+
+
+def _whole(snap: dict[str, Any]) -> dict[str, Any]:
+    """A board snapshot as the earlier builds made it: no ready count, cards without edges,
+    metadata or numbers."""
+    later = {"blocked_by", "metadata", "number"}
+    cards = [{k: v for k, v in card.items() if k not in later} for card in snap["cards"]]
+    return {**{k: v for k, v in snap.items() if k != "ready_count"}, "cards": cards}
 
 
 def test_migrate_db_copies_an_earlier_builds_database_but_its_older_task_events(
@@ -172,6 +185,10 @@ def test_migrate_db_copies_an_earlier_builds_database_but_its_older_task_events(
         assert others == made["events"]
         claimed = tl.queue.claim("w")  # the copy is a database of this build's
         assert claimed is not None and claimed.id == "b"
+        # a board stored whole moves to rows on its next change, and reads the same
+        added = tl.board("x").add("second")["card"]
+        assert tl.board("x").list()["cards"] == [*made["boards"]["x"]["cards"], added]
+        assert added["number"] == 2
 
 
 def test_migrate_db_refuses_an_earlier_schema_than_the_last(

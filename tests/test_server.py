@@ -259,12 +259,17 @@ def test_sse_streams_changes_from_another_process_and_resumes(
     )
     reader.join(30)
     assert len(got) == 1 and seq(got[0]["id"]) > int(head)
-    titles = [c["title"] for c in json.loads(got[0]["data"])["data"]["cards"]]
-    assert titles == ["first", "from the cli"]
+    change = json.loads(got[0]["data"])["data"]
+    assert got[0]["event"] == "todo_change" and change["version"] == 2
+    assert [c["title"] for c in change["cards"]] == ["from the cli"]  # the change, not the board
     # Resume from the very start replays both, in order, with no duplicates.
     replay = read_events(f"{live_server}/api/events?thread=t&after=0", 2)
-    sizes = [len(json.loads(e["data"])["data"]["cards"]) for e in replay]
-    assert sizes == [1, 2] and replay[1]["id"] == got[0]["id"]
+    changes = [json.loads(e["data"])["data"] for e in replay]
+    assert [(c["version"], [card["title"] for card in c["cards"]]) for c in changes] == [
+        (1, ["first"]),
+        (2, ["from the cli"]),
+    ]
+    assert replay[1]["id"] == got[0]["id"]
     assert seq(replay[0]["id"]) < int(head)  # the opening snapshot was at the head
 
 
@@ -283,9 +288,10 @@ def test_fresh_stream_opens_with_snapshots_and_pruned_cursor_gets_them_too(
         head = str(tx.event_head())
     assert [body_id(e) for e in opening] == [head, head]
     assert [e["id"] for e in opening] == ["", ""]
-    # A cursor still covered resumes exactly: after event 1 come the 2nd and 3rd board states.
+    # A cursor still covered resumes exactly: after event 1 come the 2nd and 3rd board changes.
     resumed = read_events(f"{live_server}/api/events?thread=t&tasks=0", 2, {"last-event-id": "1"})
-    assert [len(json.loads(e["data"])["data"]["cards"]) for e in resumed] == [2, 3]
+    changes = [json.loads(e["data"])["data"] for e in resumed]
+    assert [(c["version"], c["cards"][0]["title"]) for c in changes] == [(2, "b"), (3, "c")]
     # Retention prunes all but the newest event; the same cursor now gets the current state.
     assert prune_events(tl.store, tl.now(), keep=1) == 3
     again = read_events(f"{live_server}/api/events?thread=t&tasks=0", 2, {"last-event-id": "1"})
@@ -631,7 +637,7 @@ def test_after_zero_replays_what_retention_kept(tl: Taskloom, live_server: str) 
     tl.goal("t").set("Ship it")  # events 1-3 are the board's, 4 the goal's
     assert prune_events(tl.store, tl.now(), keep=2) == 2
     replay = read_events(f"{live_server}/api/events?tasks=0&after=0", 2)
-    assert [(e["event"], seq(e["id"])) for e in replay] == [("todo_state", 3), ("goal_state", 4)]
+    assert [(e["event"], seq(e["id"])) for e in replay] == [("todo_change", 3), ("goal_state", 4)]
     stale = read_events(f"{live_server}/api/events?tasks=0", 2, {"last-event-id": "1"})
     assert [(e["event"], body_id(e)) for e in stale] == [("todo_state", "4"), ("goal_state", "4")]
     assert {e["id"] for e in stale} == {"1"}  # the cursor stays until the opening is whole
@@ -765,8 +771,8 @@ def test_an_opening_cut_off_midway_is_sent_whole_again(tl: Taskloom, live_server
     snapshots, end = opening()
     assert len(snapshots) == boards + 1 and seq(end["id"]) == int(_head(tl))  # with "later"
     resumed = reconnect(end["id"], "b00")  # the write only: no opening
-    assert [(seq(f["id"]), f["event"]) for f in resumed] == [(seq(end["id"]) + 1, "todo_state")]
-    assert len(json.loads(resumed[0]["data"])["data"]["cards"]) == 2
+    assert [(seq(f["id"]), f["event"]) for f in resumed] == [(seq(end["id"]) + 1, "todo_change")]
+    assert json.loads(resumed[0]["data"])["data"]["version"] == 2
 
 
 def test_a_fresh_stream_without_snapshots_still_gets_the_head(

@@ -23,11 +23,12 @@ from taskloom.tools import (
     goals,
     queue,
     stash,
+    task_list,
 )
 
 
 def test_the_builtin_registry_is_every_modules_tools_in_order(tl: Taskloom) -> None:
-    listed = [s.name for m in (board, goals, queue, stash) for s in m.TOOLS]
+    listed = [s.name for m in (board, task_list, goals, queue, stash) for s in m.TOOLS]
     assert [s.name for s in BUILTIN_TOOLS] == listed
     assert tl.tools.names(include_host=True) == listed
     assert ToolRegistry().names(include_host=True) == []  # importing them registered nothing

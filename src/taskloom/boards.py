@@ -1,27 +1,29 @@
 """Board operations made durable: load, apply a pure op, save with ``version + 1``, emit an event.
 
 Every write runs in one store write transaction, so concurrent writers (threads, processes,
-hosts) serialise on the database and never lose an update. Every method returns a snapshot:
-``thread_id``, ``version``, ``cards``, ``markdown``, ``summary`` (and ``card`` when the
-operation targets one card).
+hosts) serialise on the database and never lose an update; it stores the cards the op changed
+and one ``todo_change`` event (:mod:`taskloom.store.boards`). Every method returns a snapshot:
+``thread_id``, ``version``, ``cards``, ``markdown``, ``summary``, ``ready_count`` (and
+``card`` when the operation targets one card).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from taskloom._runtime import Runtime
 from taskloom.domain import board as ops
+from taskloom.domain import board_view as view
 from taskloom.domain.approval import model_change
 from taskloom.domain.board import BOARD_KIND, Board
 from taskloom.domain.card import Card, CardPatch, CardStatus
 from taskloom.domain.common import UNSET, Unset, iso
 from taskloom.domain.errors import InvalidInput
-from taskloom.domain.events import TODO_STATE
 from taskloom.domain.threads import check_thread_id
+from taskloom.store import boards as stored
 from taskloom.store.base import Transaction
 
 Snapshot = dict[str, Any]
@@ -29,7 +31,8 @@ BoardOp = Callable[[Board, datetime], tuple[Board, Card | None]]
 
 
 class BoardCache:
-    """Parsed boards by thread, reused while the stored version is unchanged.
+    """Parsed boards by thread, reused while the stored version is unchanged, each with
+    whether it is stored whole in its document (:mod:`taskloom.store.boards`).
 
     Boards are immutable, so a cached one is safe to share across threads; the version check
     in the same transaction means another process's write is always seen.
@@ -37,36 +40,32 @@ class BoardCache:
 
     def __init__(self, size: int = 256) -> None:
         self.size = size
-        self._boards: dict[str, Board] = {}
+        self._boards: dict[str, tuple[Board, bool]] = {}
 
     def load(self, tx: Transaction, thread_id: str) -> Board:
+        return self.load_stored(tx, thread_id)[0]
+
+    def load_stored(self, tx: Transaction, thread_id: str) -> tuple[Board, bool]:
+        """The board and whether it is stored whole."""
         version = tx.doc_version(BOARD_KIND, thread_id)
         if version is None:
-            return Board(thread_id=thread_id)
+            return Board(thread_id=thread_id), False
         cached = self._boards.get(thread_id)
-        if cached is not None and cached.version == version:
+        if cached is not None and cached[0].version == version:
             return cached
-        doc = tx.load_doc(BOARD_KIND, thread_id)
-        assert doc is not None
-        board = dataclasses.replace(Board.from_dict(doc.state), version=doc.version)
-        self.put(board)
-        return board
+        found = stored.load(tx, thread_id)
+        assert found is not None
+        self.put(*found)
+        return found
 
-    def put(self, board: Board) -> None:
+    def put(self, board: Board, whole: bool = False) -> None:
         if len(self._boards) >= self.size:
             self._boards.pop(next(iter(self._boards)), None)
-        self._boards[board.thread_id] = board
-
-
-def _memory(board: Board) -> dict[str, list[str]]:
-    """The board's memory of removed gated plans, as :meth:`Board.to_dict` stores it (without
-    encoding every card a second time on each write)."""
-    kept = {"retired_ids": board.retired_ids, "retired_titles": board.retired_titles}
-    return {key: list(values) for key, values in kept.items() if values}
+        self._boards[board.thread_id] = (board, whole)
 
 
 def _snapshot(board: Board, card: Card | None = None) -> Snapshot:
-    snap = ops.snapshot(board)
+    snap = view.snapshot(board)
     if card is not None:
         snap["card"] = card.to_dict()
     return snap
@@ -99,24 +98,18 @@ class BoardHandle:
         now = self._runtime.now()
         cache = self._cache
         with self._runtime.store.write() as tx:
-            board = cache.load(tx, self.thread_id)
+            board, whole = cache.load_stored(tx, self.thread_id)
             new, card = op(board, now)
             if self.by_model:  # only a model's change is gated and remembered
                 new = model_change(board, new)
             if new is board:
                 return _snapshot(board, card)
-            new = dataclasses.replace(new, version=board.version + 1)
-            snap = _snapshot(new)
-            # Stored with the memory of the gated plans a model removed (the snapshot shown
-            # leaves it out), so that another process, a restart or an evicted cache still
-            # refuses a removed plan brought back done under its title or its id.
-            stored = {**snap, **_memory(new)}
-            tx.save_with_event(
-                BOARD_KIND, self.thread_id, new.version, stored, TODO_STATE, iso(now)
-            )
+            new = new.evolve(version=board.version + 1)
+            stored.save(tx, board, new, iso(now), whole=whole)
         cache.put(new)
+        snap = _snapshot(new)
         if card is not None:
-            snap = {**snap, "card": new.get(card.id).to_dict()}
+            snap["card"] = new.get(card.id).to_dict()
         return snap
 
     def list(self) -> Snapshot:
@@ -158,11 +151,23 @@ class BoardHandle:
             )
         )
 
+    def edit_many(self, patches: Mapping[str, CardPatch | dict[str, Any]]) -> Snapshot:
+        """Change several cards in one change: ``patches`` maps card ids to their fields."""
+        items = {i: p if isinstance(p, CardPatch) else _patch(p) for i, p in patches.items()}
+        return self._mutate(lambda b, now: (ops.edit_many(b, items, now=now), None))
+
+    def ready(self, *, explain: bool = False) -> dict[str, Any]:
+        """What can start now, and with ``explain`` why each other unfinished card cannot
+        (:func:`taskloom.domain.graph.ready_view`)."""
+        return view.ready(self.get(), explain=explain)
+
     def revise_plan(self) -> Snapshot:
         return self._mutate(lambda b, now: (ops.revise_plan(b, now=now), None))
 
-    def remove(self, card_id: str) -> Snapshot:
-        return self._mutate(lambda b, now: (ops.remove(b, card_id, now=now), None))
+    def remove(self, card_id: str, *, force: bool = False) -> Snapshot:
+        """Remove a card; one that others wait on only with ``force``, which drops their
+        edges to it."""
+        return self._mutate(lambda b, now: (ops.remove(b, card_id, now=now, force=force), None))
 
     def replace(self, cards: Sequence[CardPatch | dict[str, Any]]) -> Snapshot:
         items = [c if isinstance(c, CardPatch) else _patch(c) for c in cards]

@@ -91,9 +91,8 @@ class Taskloom:
         rows = []
         for key in boards.keys() | goals.keys():
             board, goal = boards.get(key), goals.get(key)
-            counts: dict[str, int] = {}
-            for card in board.state.get("cards", []) if board else []:
-                counts[card["status"]] = counts.get(card["status"], 0) + 1
+            summary = board.state.get("summary", {}) if board else {}
+            counts = {s: n for s, n in summary.items() if n and s != "total"}
             goal_state = (goal.state.get("goal") or {}) if goal else {}
             rows.append(
                 {

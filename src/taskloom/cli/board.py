@@ -28,6 +28,14 @@ app = typer.Typer(help="Read and change a thread's todo board.", no_args_is_help
 
 Thread = Annotated[str, typer.Argument(help="Thread id (any string your host uses).")]
 CardId = Annotated[str, typer.Argument(help="Card id, as shown in `board list`.")]
+After = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--after",
+        metavar="CARD_ID",
+        help="A card this one comes after: it can start once that card is done (repeat).",
+    ),
+]
 
 
 Seen = Annotated[
@@ -132,14 +140,17 @@ def add(
             " awaiting_approval, where `taskloom board approve` and the panel take it.",
         ),
     ] = False,
+    after: After = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Add a card.
 
-    Example: taskloom board add my-thread "Write the tests" --plan "unit" --plan "e2e"
+    Example: taskloom board add my-thread "Write the tests" --plan "unit" --after 0193…
     """
     fields: dict[str, Any] = {"objective": objective, "notes": notes, "plan": plan or ()}
+    if after:
+        fields["blocked_by"] = after
     if status:
         fields["status"] = status
     if needs_approval:
@@ -176,14 +187,29 @@ def edit(
             " goes to awaiting_approval), or lift that.",
         ),
     ] = None,
+    after: After = None,
+    not_after: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--not-after",
+            metavar="CARD_ID",
+            help="A card this one no longer comes after (repeat).",
+        ),
+    ] = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Change a card's fields.
+    """Change a card's fields, and which cards it comes after.
 
-    Example: taskloom board edit my-thread 0193… --notes "see PR 12" --needs-approval
+    Example: taskloom board edit my-thread 0193… --notes "see PR 12" --after 0194…
     """
-    given = {"title": title, "objective": objective, "notes": notes}
+    given = {
+        "title": title,
+        "objective": objective,
+        "notes": notes,
+        "add_blocked_by": after,
+        "remove_blocked_by": not_after,
+    }
     fields: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     if needs_approval is not None:
         fields["approval_mode"] = "required" if needs_approval else "not_required"
@@ -248,13 +274,47 @@ def revise(thread: Thread, db: DbOption = None, as_json: JsonOption = False) -> 
 
 @app.command()
 def remove(
-    thread: Thread, card_id: CardId, db: DbOption = None, as_json: JsonOption = False
+    thread: Thread,
+    card_id: CardId,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force", help="Remove it even though other cards wait on it (they no longer do)."
+        ),
+    ] = False,
+    db: DbOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Remove a card.
 
     Example: taskloom board remove my-thread 0193…
     """
-    _show(open_existing(db).board(thread).remove(card_id), as_json)
+    _show(open_existing(db).board(thread).remove(card_id, force=force), as_json)
+
+
+@app.command()
+def ready(
+    thread: Thread,
+    explain: Annotated[
+        bool,
+        typer.Option(
+            "--explain",
+            help="Also say why each other unfinished card cannot start: the cards it waits"
+            " on, a person's approval, its blocker.",
+        ),
+    ] = False,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List the cards that can start now.
+
+    Example: taskloom board ready my-thread --explain
+    """
+    view = open_db(db).board(thread).ready(explain=explain)
+    if as_json:
+        print_json(view)
+    else:
+        print_text(view["text"])
 
 
 @app.command()

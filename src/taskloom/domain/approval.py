@@ -11,9 +11,10 @@ refuses what only a person may do and remembers the gated plans the model remove
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from operator import attrgetter
 
-from taskloom.domain.board import MAX_RETIRED, Board
+from taskloom.domain.board import MAX_RETIRED, Board, changes
 from taskloom.domain.card import (
     APPROVED_STATUSES,
     ApprovalMode,
@@ -143,27 +144,30 @@ def model_change(before: Board, after: Board) -> Board:
     check_model_change(before, after)
     if after is before:
         return after
-    gated, leaving = retiring(before, after.cards)
+    gated, leaving = retiring(before, after)
     if not gated and not leaving:
         return after
     retired = (*after.retired_ids, *gated)[-MAX_RETIRED:]
     titles = after.retired_titles
     titles = (*(t for t in titles if t not in leaving), *leaving)[-MAX_RETIRED:]
-    return dataclasses.replace(after, retired_ids=retired, retired_titles=titles)
+    return after.evolve(retired_ids=retired, retired_titles=titles)
 
 
-def retiring(board: Board, cards: Sequence[Card]) -> tuple[list[str], list[str]]:
-    """What a change from ``board`` to ``cards`` retires: the ids of the gated cards it
+def retiring(before: Board, after: Board) -> tuple[list[str], list[str]]:
+    """What a change from ``before`` to ``after`` retires: the ids of the gated cards it
     removes, and the titles (:func:`title_key`) of gated plans, waiting or approved, that
     leave the board, removed or renamed (otherwise a rename, then a removal, would free the
     plan's title, and an approved plan removed and added again as done would swap what a
     person approved)."""
-    now = {c.id: c for c in cards}
-    gated = [c.id for c in board.cards if c.id not in now and needs_a_person(c)]
+    changed, removed = changes(before, after)
+    gated = [i for i in removed if needs_a_person(before.get(i))]
+    left = [*removed, *(c.id for c in changed)]
     titles = []
-    for old in board.cards:
-        new = now.get(old.id)
-        if needs_a_person(old) and (new is None or title_key(new.title) != title_key(old.title)):
+    for old in sorted(filter(None, map(before.find, left)), key=attrgetter("order")):
+        new = after.find(old.id)
+        if not needs_a_person(old):
+            continue
+        if new is None or title_key(new.title) != title_key(old.title):
             titles.append(title_key(old.title))
     return gated, titles
 
@@ -175,12 +179,11 @@ def check_model_change(before: Board, after: Board) -> None:
     Hosts (CLI, API, panel) are not gated; ``decide_plan`` is their way to approve. A model may
     still withdraw a waiting card (rejected, ``revise_plan``) or remove it.
     """
-    old = {c.id: c for c in before.cards}
-    gated = {title_key(c.title): c.id for c in before.cards if needs_a_person(c)}
+    gated = before.index.gated
     retired = {i.casefold() for i in before.retired_ids}  # "STEP-1" is step-1 to a reader
     _check_room(before, after)
-    for card in after.cards:
-        previous = old.get(card.id)
+    for card in changes(before, after)[0]:
+        previous = before.find(card.id)
         if previous is None and card.id.casefold() in retired:
             raise InvariantViolation(
                 f"todo id '{card.id}' belonged to a plan that needed a person's approval and"
@@ -188,10 +191,9 @@ def check_model_change(before: Board, after: Board) -> None:
             )
         if previous is None or title_key(previous.title) != title_key(card.title):
             _check_title(before, card, gated)
-        elif previous is not card and not needs_a_person(card):
+        elif not needs_a_person(card):
             _check_twin(card, gated)
-        if previous is not card:
-            _check_model_card(previous, card)
+        _check_model_card(previous, card)
 
 
 def _check_room(before: Board, after: Board) -> None:
@@ -199,7 +201,7 @@ def _check_room(before: Board, after: Board) -> None:
     than fit would push the oldest out, and could then bring one back as its own (filling the
     memory with throw-away plans takes two calls). A person's removal retires nothing, and
     a person's clear forgets them all."""
-    gated, waiting = retiring(before, after.cards)
+    gated, waiting = retiring(before, after)
     over = len(before.retired_ids) + len(gated) > MAX_RETIRED
     if over or len(before.retired_titles) + len(waiting) > MAX_RETIRED:
         raise InvariantViolation(

@@ -14,19 +14,26 @@ Rules kept here:
 - ``replace`` drops empty-title cards *before* checking the invariant;
 - card text must be storable on every backend (no NUL, no lone surrogates);
 - a card's and a board's text are bounded (:mod:`taskloom.domain.limits`, :func:`check_sizes`);
-- a model never approves a plan: :mod:`taskloom.domain.approval` gates the model's writes.
+- a model never approves a plan: :mod:`taskloom.domain.approval` gates the model's writes;
+- cards come after others (``blocked_by``) by the rules of :mod:`taskloom.domain.graph`;
+- each new card gets the board's next ``number`` (never reused), and a card's ``order`` (its
+  sort key) moves only when cards are reordered, so a change touches only the cards it
+  changes (:func:`changes`).
 """
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
+import weakref
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from operator import attrgetter
 from typing import Any
 
+from taskloom.domain import graph, index
 from taskloom.domain.card import (
-    STATUS_VALUES,
     ApprovalMode,
     Card,
     CardPatch,
@@ -41,7 +48,8 @@ from taskloom.domain.card import (
 )
 from taskloom.domain.common import UNSET, Unset, iso, parse_iso
 from taskloom.domain.errors import Conflict, InvalidInput, InvariantViolation, NotFound
-from taskloom.domain.limits import MAX_BOARD_BYTES, MAX_CARD_BYTES, MAX_CARDS
+from taskloom.domain.index import BoardIndex
+from taskloom.domain.limits import MAX_CARDS, check_board_size, check_card_size
 
 BOARD_KIND = "board"
 """The kind of the stored document holding a thread's board (keyed by thread id)."""
@@ -49,9 +57,14 @@ MAX_RETIRED = 256
 IdFactory = Callable[[], str]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class Board:
-    """A thread's todo board: its cards in order, and its version."""
+    """A thread's todo board: its cards in order, and its version.
+
+    A board keeps, beside its fields, its cards by id, their sort keys in order, its
+    :class:`BoardIndex`, and (when an operation made it) the board it was made from and the
+    ids of the cards that operation touched, so what a change checks, shows and stores costs
+    what it changed, not the size of the board."""
 
     thread_id: str
     cards: tuple[Card, ...] = ()
@@ -67,10 +80,56 @@ class Board:
     sent again as ``done`` under its title would otherwise pass for the plan a person was
     asked about, or approved. Only a model's changes add to both (``model_change``): a
     person who removes a plan knows what they removed."""
+    next_number: int = 1
+    """The ``number`` the next new card gets."""
+    _by_id: dict[str, Card] | None = field(default=None, init=False, compare=False, repr=False)
+    _orders: list[int] | None = field(default=None, init=False, compare=False, repr=False)
+    _index: BoardIndex | None = field(default=None, init=False, compare=False, repr=False)
+    _base: weakref.ref[Board] | None = field(default=None, init=False, compare=False, repr=False)
+    _touched: frozenset[str] = field(default=frozenset(), init=False, compare=False, repr=False)
+
+    @property
+    def by_id(self) -> Mapping[str, Card]:
+        """The cards by id."""
+        if self._by_id is None:
+            ids = map(attrgetter("id"), self.cards)
+            object.__setattr__(self, "_by_id", dict(zip(ids, self.cards, strict=True)))
+        assert self._by_id is not None
+        return self._by_id
+
+    @property
+    def orders(self) -> Sequence[int]:
+        """The cards' sort keys, in board order (increasing)."""
+        if self._orders is None:
+            object.__setattr__(self, "_orders", list(map(attrgetter("order"), self.cards)))
+        assert self._orders is not None
+        return self._orders
+
+    def place(self, card_id: str) -> int | None:
+        """The card's place on the board (``None``: no such card)."""
+        card = self.find(card_id)
+        return None if card is None else bisect.bisect_left(self.orders, card.order)
+
+    @property
+    def index(self) -> BoardIndex:
+        """The board's :class:`BoardIndex`, built on first use."""
+        if self._index is None:
+            object.__setattr__(self, "_index", index.build(self.cards, self.find))
+        assert self._index is not None
+        return self._index
+
+    def evolve(self, **fields: Any) -> Board:
+        """This board with other values of fields beside its cards, keeping what it knows
+        of its cards and of the change that made it."""
+        if "cards" in fields:
+            raise ValueError("evolve keeps the cards: make a board of other cards with _commit")
+        new = dataclasses.replace(self, **fields)
+        for name in ("_by_id", "_orders", "_index", "_base", "_touched"):
+            object.__setattr__(new, name, getattr(self, name))
+        return new
 
     def find(self, card_id: str) -> Card | None:
-        card_id = card_id.strip()
-        return next((c for c in self.cards if c.id == card_id), None)
+        return self.by_id.get(card_id.strip())
 
     def get(self, card_id: str) -> Card:
         card = self.find(card_id)
@@ -79,9 +138,7 @@ class Board:
         return card
 
     def summary(self) -> dict[str, int]:
-        counts = dict.fromkeys(STATUS_VALUES, 0)
-        for card in self.cards:
-            counts[card.status] += 1
+        counts = {s.value: n for s, n in self.index.counts.items()}
         counts["total"] = len(self.cards)
         return counts
 
@@ -90,103 +147,183 @@ class Board:
             "thread_id": self.thread_id,
             "version": self.version,
             "updated_at": self.updated_at,
-            "cards": [c.to_dict() for c in self.cards],
-            **({"retired_ids": list(self.retired_ids)} if self.retired_ids else {}),
-            **({"retired_titles": list(self.retired_titles)} if self.retired_titles else {}),
+            "cards": list(self.index.dicts),
+            **self.memory(),
+        }
+
+    def memory(self) -> dict[str, Any]:
+        """What the board keeps beside its cards: the next card number and the removed gated
+        plans a model may not bring back."""
+        kept = {"retired_ids": self.retired_ids, "retired_titles": self.retired_titles}
+        return {
+            "next_number": self.next_number,
+            **{key: list(values) for key, values in kept.items() if values},
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Board:
+    def from_dict(cls, data: Mapping[str, Any], cards: Sequence[Card] | None = None) -> Board:
+        """A board from :meth:`to_dict` (or from its memory, with ``cards`` given)."""
+        if cards is None:
+            cards = [Card.from_dict(c) for c in data.get("cards", ())]
         return cls(
             thread_id=data["thread_id"],
-            cards=tuple(Card.from_dict(c) for c in data.get("cards", ())),
+            cards=tuple(cards),
             version=int(data.get("version", 0)),
             updated_at=data.get("updated_at"),
             retired_ids=tuple(data.get("retired_ids", ())),
             retired_titles=tuple(data.get("retired_titles", ())),
+            next_number=int(data.get("next_number", 1)),
         )
 
 
-def check_single_in_progress(cards: Iterable[Card], before: Board | None = None) -> None:
+def _check_one_in_progress(new: Board, before: Board) -> None:
     """At most one card in progress. The error names the card that already was (the one
     in progress on ``before``), so the model can finish or park it without listing first."""
-    working = [c for c in cards if c.status is CardStatus.IN_PROGRESS]
+    working = new.index.working
     if len(working) > 1:
-        was = {c.id for c in before.cards if c.status is CardStatus.IN_PROGRESS} if before else ()
-        first = next((c for c in working if c.id in was), working[0])
+        was = before.index.working
+        first = new.get(next((w for w in working if w in was), working[0]))
         raise InvariantViolation(
             f"only one todo may be `in_progress` at a time (got {len(working)}): '{first.title}'"
             f" ({first.id}) is in progress already; mark it done, blocked or todo first"
         )
 
 
-def check_sizes(before: Mapping[str, Card], cards: Sequence[Card]) -> None:
-    """Refuse a change that makes a card or the board hold more text than it may. A card or
-    a board already over a limit (stored before it existed, or by an older version) may still
-    shrink or stay as it is: only growth past the limit is refused."""
-    total = 0
-    for card in cards:
-        size = card.text_size()
-        total += size
-        old = before.get(card.id)
-        if size > MAX_CARD_BYTES and old is not card and (old is None or size > old.text_size()):
-            shown = card.title if len(card.title) <= 60 else card.title[:57] + "..."
-            raise InvalidInput(
-                f"card '{shown}' would hold {size} bytes of text, more than the"
-                f" {MAX_CARD_BYTES} (64 KiB) a card may hold across its fields: shorten its"
-                " notes, plan, acceptance criteria or evidence (keep long output in a file and"
-                " cite its path), or split the work into several cards"
-            )
-    if total > MAX_BOARD_BYTES and total > sum(c.text_size() for c in before.values()):
-        raise InvalidInput(
-            f"the board would hold {total} bytes of card text, more than the"
-            f" {MAX_BOARD_BYTES} (1 MiB) a board may hold (every operation returns the whole"
-            " board): shorten long notes or evidence, or remove cards that are done"
-        )
-
-
 def _commit(board: Board, cards: Sequence[Card], now: datetime) -> Board:
-    """Check invariants, renumber, and stamp only the cards whose content changed."""
+    """The board of ``cards``, any cards in any order, checked (see :func:`_settle`)."""
     if len(cards) > max(MAX_CARDS, len(board.cards)):  # a board already over it may shrink
         raise InvalidInput(f"a board holds at most {MAX_CARDS} cards")
-    check_single_in_progress(cards, board)
-    seen: set[str] = set()
-    for card in cards:
-        if card.id in seen:
-            raise InvariantViolation(f"duplicate todo id '{card.id}'")
-        seen.add(card.id)
+    by_id = dict(zip(map(attrgetter("id"), cards), cards, strict=True))
+    if len(by_id) < len(cards):
+        seen: set[str] = set()
+        twice = next(c.id for c in cards if c.id in seen or seen.add(c.id))  # type: ignore[func-returns-value]
+        raise InvariantViolation(f"duplicate todo id '{twice}'")
+    gone = [c.id for c in board.cards if c.id not in by_id]
+    orders = _orders(board, cards)
+    return _settle(board, list(cards), by_id, orders, range(len(cards)), gone, now)
+
+
+def _apply(
+    board: Board,
+    now: datetime,
+    *,
+    put: Sequence[Card] = (),
+    append: Card | None = None,
+    drop: str | None = None,
+) -> Board:
+    """The board with the cards ``put`` in the places of the cards with their ids, ``append``
+    added at the end and the card ``drop`` removed: a change of a few cards, which costs
+    what it changes (see :func:`_settle`)."""
+    cards, by_id, orders = list(board.cards), dict(board.by_id), list(board.orders)
+    places = set()
+    gone = []
+    if drop is not None:
+        i = _index(board, drop)
+        del cards[i], orders[i], by_id[drop]
+        gone.append(drop)
+        for waiter in board.index.waiters.get(drop, ()):  # their edges to it go too
+            places.add(bisect.bisect_left(orders, board.by_id[waiter].order))
+    for card in put:
+        i = bisect.bisect_left(orders, board.by_id[card.id].order)
+        cards[i] = by_id[card.id] = card
+        places.add(i)
+    if append is not None:
+        if append.id in by_id:
+            raise InvariantViolation(f"duplicate todo id '{append.id}'")
+        if len(cards) >= max(MAX_CARDS, len(board.cards)):
+            raise InvalidInput(f"a board holds at most {MAX_CARDS} cards")
+        orders.append(orders[-1] + 1 if orders else 0)
+        places.add(len(cards))
+        cards.append(append)
+        by_id[append.id] = append
+    return _settle(board, cards, by_id, orders, places, gone, now, fast=True)
+
+
+def _settle(
+    board: Board,
+    cards: list[Card],
+    by_id: dict[str, Card],
+    orders: list[int],
+    places: Iterable[int],
+    gone: Sequence[str],
+    now: datetime,
+    *,
+    fast: bool = False,
+) -> Board:
+    """Check invariants, place and number new cards, and stamp only the cards whose content
+    changed; a card whose content and place are unchanged stays the same object.
+
+    ``cards`` is the next board's, ``by_id`` them by id and ``orders`` their sort keys;
+    ``places``: where the cards are that the op may have made or changed; ``gone``: the ids
+    it removed. With ``fast``, the op kept every other card in its order, and the next
+    board's index is brought up to date from the cards it touched."""
     stamp = iso(now)
-    before = {c.id: c for c in board.cards}
-    out: list[Card] = []
-    changed = len(cards) != len(board.cards)
-    for index, card in enumerate(cards):
-        old = before.get(card.id)
-        if old is card and card.order == index:
-            out.append(card)
-            continue
+    number = board.next_number
+    touched = set(gone)
+    changed = bool(gone) or len(cards) != len(board.cards)
+    for i in sorted(places):
+        card = cards[i]
+        old = board.find(card.id)
+        touched.add(card.id)
+        card = graph.settle_edges(card, old, by_id)
         if old is None:
             card = dataclasses.replace(
-                waits_if_gated(card), order=index, created_at=stamp, updated_at=stamp
+                waits_if_gated(card),
+                order=orders[i],
+                number=number,
+                created_at=stamp,
+                updated_at=stamp,
             )
-            changed = True
-        elif old.same_content(card):
-            card = dataclasses.replace(
-                card, order=index, created_at=old.created_at, updated_at=old.updated_at
-            )
-            changed = changed or old.order != index
+            number += 1
+        elif old is card or old.same_content(card):
+            card = old if old.order == orders[i] else dataclasses.replace(old, order=orders[i])
         else:
             card = dataclasses.replace(
                 keeps_its_gate(old, card),
-                order=index,
+                order=orders[i],
+                number=old.number,
                 created_at=old.created_at,
                 updated_at=_later(stamp, old.updated_at),
             )
-            changed = True
-        out.append(card)
+        changed = changed or card is not old
+        cards[i] = by_id[card.id] = card
     if not changed:
         return board
-    check_sizes(before, out)
-    return dataclasses.replace(board, cards=tuple(out), updated_at=stamp)
+    new = dataclasses.replace(board, cards=tuple(cards), updated_at=stamp, next_number=number)
+    object.__setattr__(new, "_by_id", by_id)
+    object.__setattr__(new, "_orders", orders)
+    object.__setattr__(new, "_base", weakref.ref(board))
+    object.__setattr__(new, "_touched", frozenset(touched))
+    if fast:
+        object.__setattr__(new, "_index", index.advance(board.index, board, new, touched))
+    _check_one_in_progress(new, board)
+    for card_id in touched:
+        made = new.find(card_id)
+        if made is not None:
+            old = board.find(card_id)
+            if old is not made:
+                check_card_size(made.title, made.text_size(), old.text_size() if old else None)
+            graph.check(old, made, new.find)
+    check_board_size(new.index.text, board.index.text)
+    return new
+
+
+def _orders(board: Board, cards: Sequence[Card]) -> list[int]:
+    """The sort key of each card of ``cards``: a card already on the board keeps its own and
+    a new one takes the next after the card before it, while that keeps them increasing;
+    otherwise (the cards were reordered) they are numbered again from 0."""
+    keys: list[int] = []
+    last = -1
+    for card in cards:
+        old = board.find(card.id)
+        if old is None:
+            last += 1
+        elif old.order > last:
+            last = old.order
+        else:
+            return list(range(len(cards)))
+        keys.append(last)
+    return keys
 
 
 def _later(stamp: str, before: str) -> str:
@@ -200,17 +337,10 @@ def _later(stamp: str, before: str) -> str:
 
 
 def _index(board: Board, card_id: str) -> int:
-    card_id = card_id.strip()
-    for i, card in enumerate(board.cards):
-        if card.id == card_id:
-            return i
-    raise NotFound(f"todo id '{card_id}' not found")
-
-
-def _with_card(board: Board, index: int, card: Card) -> list[Card]:
-    cards = list(board.cards)
-    cards[index] = card
-    return cards
+    i = board.place(card_id)
+    if i is None:
+        raise NotFound(f"todo id '{card_id.strip()}' not found")
+    return i
 
 
 # --- operations -------------------------------------------------------------------------------
@@ -225,7 +355,7 @@ def add(
     new_id: IdFactory,
 ) -> tuple[Board, Card]:
     card = apply_patch(Card(id=new_id(), title=clean_title(title)), patch or CardPatch())
-    new = _commit(board, [*board.cards, card], now)
+    new = _apply(board, now, append=card)
     return new, new.cards[-1]
 
 
@@ -233,7 +363,7 @@ def edit(board: Board, card_id: str, patch: CardPatch, *, now: datetime) -> Boar
     if not isinstance(patch.id, Unset) and patch.id != card_id:
         raise InvalidInput("a card's id cannot be changed")
     i = _index(board, card_id)
-    return _commit(board, _with_card(board, i, apply_patch(board.cards[i], patch)), now)
+    return _apply(board, now, put=[apply_patch(board.cards[i], patch)])
 
 
 def update_status(
@@ -268,7 +398,7 @@ def decide_plan(
         )
     target = CardStatus.READY if approve else CardStatus.REJECTED
     decided = dataclasses.replace(card, status=target, approval_mode=ApprovalMode.REQUIRED)
-    return _commit(board, _with_card(board, i, decided), now)
+    return _apply(board, now, put=[decided])
 
 
 def revise_plan(board: Board, *, now: datetime) -> Board:
@@ -282,9 +412,25 @@ def revise_plan(board: Board, *, now: datetime) -> Board:
     return _commit(board, cards, now)
 
 
-def remove(board: Board, card_id: str, *, now: datetime) -> Board:
-    i = _index(board, card_id)
-    return _commit(board, [c for j, c in enumerate(board.cards) if j != i], now)
+def edit_many(board: Board, patches: Mapping[str, CardPatch], *, now: datetime) -> Board:
+    """Patch several cards in one change (a card and the cards that come after it)."""
+    cards: dict[str, Card] = {}
+    for card_id, patch in patches.items():
+        if not isinstance(patch.id, Unset) and patch.id != card_id:
+            raise InvalidInput("a card's id cannot be changed")
+        card = board.cards[_index(board, card_id)]
+        cards[card.id] = apply_patch(cards.get(card.id, card), patch)
+    return _apply(board, now, put=list(cards.values()))
+
+
+def remove(board: Board, card_id: str, *, now: datetime, force: bool = False) -> Board:
+    """Remove a card; one that others wait on only with ``force``, which drops their edges
+    to it (see :mod:`taskloom.domain.graph`)."""
+    card = board.cards[_index(board, card_id)]
+    if not force:
+        waiters = sorted(board.index.waiters.get(card.id, ()), key=lambda w: board.get(w).order)
+        graph.check_removal(card, map(board.get, waiters))
+    return _apply(board, now, drop=card.id)
 
 
 def replace(board: Board, items: Sequence[CardPatch], *, now: datetime, new_id: IdFactory) -> Board:
@@ -304,6 +450,8 @@ def replace(board: Board, items: Sequence[CardPatch], *, now: datetime, new_id: 
                 source_metadata=old.source_metadata,
                 session_thread_id=old.session_thread_id,
                 approval_mode=old.approval_mode,
+                blocked_by=old.blocked_by,
+                metadata=old.metadata,
             )
         cards.append(apply_patch(base, item))
     return _commit(board, cards, now)
@@ -386,7 +534,7 @@ def claim_card(
             f"claim_card: card '{card.id}' status is '{card.status.value}', "
             f"expected one of [{names}]; claim rejected"
         )
-    new = _commit(board, _with_card(board, i, apply_patch(card, CardPatch(status=goal))), now)
+    new = _apply(board, now, put=[apply_patch(card, CardPatch(status=goal))])
     return new, new.cards[i]
 
 
@@ -396,29 +544,20 @@ def set_session_thread(
     i = _index(board, card_id)
     thread = clean_text(session_thread_id, "session_thread_id")
     card = dataclasses.replace(board.cards[i], session_thread_id=thread)
-    return _commit(board, _with_card(board, i, card), now)
+    return _apply(board, now, put=[card])
 
 
-# --- rendering --------------------------------------------------------------------------------
-
-
-def render_markdown(board: Board) -> str:
-    """The board as a markdown checklist, one card per item, details indented under it."""
-    if not board.cards:
-        return "_No todos yet._"
-    lines: list[str] = []
-    for card in board.cards:
-        lines.extend(card.markdown_lines())
-    return "\n".join(lines).rstrip()
-
-
-def snapshot(board: Board) -> dict[str, Any]:
-    """What every board operation returns and what a ``todo_state`` event carries."""
-    return {
-        "thread_id": board.thread_id,
-        "version": board.version,
-        "updated_at": board.updated_at,
-        "cards": [c.to_dict() for c in board.cards],
-        "markdown": render_markdown(board),
-        "summary": board.summary(),
-    }
+def changes(before: Board, after: Board) -> tuple[list[Card], list[str]]:
+    """The cards of ``after`` that are new or differ from ``before`` (in content, order or
+    stamps), in board order, and the ids of the cards it no longer has, in ``before``'s
+    order. Counted from the cards the op touched when ``after`` was made from ``before``."""
+    if after._base is not None and after._base() is before:
+        ids: Collection[str] = after._touched
+    else:
+        ids = before.by_id.keys() | after.by_id.keys()
+    found = [(before.find(i), after.find(i)) for i in ids]
+    changed = [new for old, new in found if new is not None and new is not old]
+    removed = [old for old, new in found if new is None and old is not None]
+    changed.sort(key=attrgetter("order"))
+    removed.sort(key=attrgetter("order"))
+    return changed, [c.id for c in removed]

@@ -117,13 +117,23 @@ class Card:
     session_thread_id: str | None = None
     source_metadata: dict[str, Any] | None = None
     active_form: str | None = None
+    blocked_by: tuple[str, ...] = ()
+    """Ids of cards of the same board this card comes after: it is ready to start once each
+    of them is done (:mod:`taskloom.domain.graph`)."""
+    metadata: dict[str, Any] | None = None
+    """JSON a model or a host keeps on the card (a task tool's ``metadata``)."""
+    number: int | None = None
+    """The card's short id on its board: 1, 2, … in the order cards are made, never reused."""
     order: int = 0
+    """The card's sort key on its board: cards are shown by increasing order. It moves only
+    when cards are reordered, so removing a card leaves the others' as they are."""
     created_at: str = ""
     updated_at: str = ""
     # Cards are immutable, so their dict and markdown are computed once and reused: a
     # 1,000-card board re-encodes only the cards an operation changed.
     _dict: dict[str, Any] | None = field(default=None, init=False, compare=False, repr=False)
     _lines: list[str] | None = field(default=None, init=False, compare=False, repr=False)
+    _text: str | None = field(default=None, init=False, compare=False, repr=False)
     _size: int | None = field(default=None, init=False, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -146,6 +156,13 @@ class Card:
         assert self._lines is not None
         return self._lines
 
+    def markdown(self) -> str:
+        """The card's item of the board's markdown (cached)."""
+        if self._text is None:
+            object.__setattr__(self, "_text", "\n".join(self.markdown_lines()))
+        assert self._text is not None
+        return self._text
+
     def _build_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
@@ -163,6 +180,9 @@ class Card:
             "session_thread_id": self.session_thread_id,
             "source_metadata": self.source_metadata,
             "active_form": self.active_form,
+            "blocked_by": list(self.blocked_by),
+            "metadata": self.metadata,
+            "number": self.number,
             "order": self.order,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
@@ -187,6 +207,9 @@ class Card:
             session_thread_id=data.get("session_thread_id"),
             source_metadata=data.get("source_metadata"),
             active_form=data.get("active_form"),
+            blocked_by=tuple(data.get("blocked_by") or ()),
+            metadata=data.get("metadata"),
+            number=data.get("number"),
             order=int(data.get("order", 0)),
             created_at=data.get("created_at", ""),
             updated_at=data.get("updated_at", ""),
@@ -214,6 +237,8 @@ def _content(card: Card) -> tuple[Any, ...]:
         card.session_thread_id,
         card.source_metadata,
         card.active_form,
+        card.blocked_by,
+        card.metadata,
     )
 
 
@@ -235,10 +260,17 @@ def _text_size(card: Card) -> int:
     ):
         if text:
             size += _utf8(text)
-    for items in (card.plan, card.allowed_tools, card.acceptance_criteria, card.evidence):
+    for items in (
+        card.plan,
+        card.allowed_tools,
+        card.acceptance_criteria,
+        card.evidence,
+        card.blocked_by,
+    ):
         size += sum(map(_utf8, items))
-    if card.source_metadata:
-        size += _utf8(json.dumps(card.source_metadata, ensure_ascii=False))
+    for data in (card.source_metadata, card.metadata):
+        if data:
+            size += _utf8(json.dumps(data, ensure_ascii=False))
     return size
 
 
@@ -259,8 +291,10 @@ def _markdown(card: Card) -> list[str]:
         detail(f"agent: {card.assigned_agent}")
     if card.allowed_tools:
         detail(f"tools: {', '.join(card.allowed_tools)}")
-    if card.approval_mode:
-        detail(f"approval: {card.approval_mode.value}")
+    if card.approval_mode or card.status is CardStatus.AWAITING_APPROVAL:
+        detail(f"approval: {approval_state(card)}")
+    if card.blocked_by:
+        detail(f"after: {', '.join(card.blocked_by)}")
     for label, items in (
         ("plan", card.plan),
         ("acceptance criteria", card.acceptance_criteria),
@@ -279,13 +313,28 @@ def _markdown(card: Card) -> list[str]:
     return lines
 
 
+def approval_state(card: Card) -> str:
+    """Where a card's approval stands, as the markdown shows it: ``approved`` (a person
+    approved its plan), ``rejected``, ``required`` (it waits for a person) or
+    ``not_required``."""
+    if card.approval_mode is ApprovalMode.NOT_REQUIRED:
+        return card.approval_mode.value
+    if card.approval_mode is ApprovalMode.REQUIRED and card.status in APPROVED_STATUSES:
+        return "approved"
+    if card.approval_mode is ApprovalMode.REQUIRED and card.status is CardStatus.REJECTED:
+        return "rejected"
+    return ApprovalMode.REQUIRED.value
+
+
 @dataclass(frozen=True, slots=True)
 class CardPatch:
     """Fields to set on a card. ``UNSET`` leaves a field alone; ``None``/``""`` clears it.
 
     ``id`` is honoured only by :func:`~taskloom.domain.board.replace` (a card's id never
     changes after creation), and ``source_metadata`` is host-only: the model-facing tools
-    never fill it.
+    never fill it. ``blocked_by`` sets the whole list of cards this one comes after;
+    ``add_blocked_by`` and ``remove_blocked_by`` change it by the ids they name (added after
+    it is set, removed last).
     """
 
     id: str | Unset | None = UNSET
@@ -302,6 +351,10 @@ class CardPatch:
     blocker: str | Unset | None = UNSET
     active_form: str | Unset | None = UNSET
     source_metadata: dict[str, Any] | Unset | None = UNSET
+    metadata: dict[str, Any] | Unset | None = UNSET
+    blocked_by: Sequence[str] | Unset | None = UNSET
+    add_blocked_by: Sequence[str] | Unset | None = UNSET
+    remove_blocked_by: Sequence[str] | Unset | None = UNSET
 
 
 _TEXT_FIELDS = ("objective", "assigned_agent", "notes", "blocker", "active_form")
@@ -345,6 +398,33 @@ def clean_id(value: str | Unset | None) -> str | None:
     return card_id
 
 
+def clean_ids(items: Sequence[str] | Unset | None, name: str) -> tuple[str, ...]:
+    """Card ids a writer names (``blocked_by`` and its changes), each a valid id, once."""
+    if isinstance(items, Unset) or items is None:
+        return ()
+    if isinstance(items, str):
+        raise InvalidInput(f"{name} must be a list of card ids, not one text")
+    if any(not isinstance(i, str) for i in items):
+        raise InvalidInput(f"{name} must be a list of card ids (text)")
+    cleaned = tuple(dict.fromkeys(i for i in map(clean_id, items) if i is not None))
+    if len(cleaned) > MAX_ITEMS:
+        raise InvalidInput(f"{name} names more than {MAX_ITEMS} cards")
+    return cleaned
+
+
+def _blocked_by(card: Card, patch: CardPatch) -> tuple[str, ...]:
+    after = card.blocked_by
+    if not isinstance(patch.blocked_by, Unset):
+        after = clean_ids(patch.blocked_by, "blocked_by")
+    added = clean_ids(patch.add_blocked_by, "add_blocked_by")
+    removed = set(clean_ids(patch.remove_blocked_by, "remove_blocked_by"))
+    if added or removed:
+        after = tuple(i for i in dict.fromkeys((*after, *added)) if i not in removed)
+        if len(after) > MAX_ITEMS:
+            raise InvalidInput(f"blocked_by names more than {MAX_ITEMS} cards")
+    return after
+
+
 def apply_patch(card: Card, patch: CardPatch) -> Card:
     changes: dict[str, Any] = {}
     if not isinstance(patch.title, Unset):
@@ -361,11 +441,16 @@ def apply_patch(card: Card, patch: CardPatch) -> Card:
             changes[name] = clean_items(value, name)
     if not isinstance(patch.approval_mode, Unset):
         changes["approval_mode"] = parse_approval_mode(patch.approval_mode)
-    if not isinstance(patch.source_metadata, Unset):
-        if patch.source_metadata is not None and not isinstance(patch.source_metadata, Mapping):
-            raise InvalidInput("source_metadata must be an object (a dict) or None")
-        storable_json(patch.source_metadata, "source_metadata")
-        changes["source_metadata"] = patch.source_metadata
+    for name in ("source_metadata", "metadata"):
+        value = getattr(patch, name)
+        if not isinstance(value, Unset):
+            if value is not None and not isinstance(value, Mapping):
+                raise InvalidInput(f"{name} must be an object (a dict) or None")
+            storable_json(value, name)
+            changes[name] = dict(value) if value is not None else None
+    after = _blocked_by(card, patch)
+    if after != card.blocked_by:
+        changes["blocked_by"] = after
     new = dataclasses.replace(card, **changes)
     if new.status is not CardStatus.BLOCKED and new.blocker is not None:
         new = dataclasses.replace(new, blocker=None)

@@ -5,8 +5,8 @@ stores it whole (a snapshot per change, in the board and in its event). Per-fiel
 would let five cards of 100 steps of 64 KiB make a 97 MB board, returned on every op; the totals
 here stop that while leaving a full board of short cards (1,000 cards, ~330 KB of markdown)
 far below them. Sizes are counted once per card object and cached on it
-(:meth:`~taskloom.domain.card.Card.text_size`), so checking a 1,000-card board
-(:func:`~taskloom.domain.board.check_sizes`) costs a sum, not a re-encode.
+(:meth:`~taskloom.domain.card.Card.text_size`), and a board's total is kept up to date from
+each change (:mod:`taskloom.domain.index`), so checking a change costs what it changed.
 """
 
 from __future__ import annotations
@@ -62,3 +62,28 @@ def storable_json(value: Any, name: str) -> None:
         raise InvalidInput(f"{name} holds an integer beyond 64 bits")
     elif value is not None and not isinstance(value, bool | int | float):
         raise InvalidInput(f"{name} holds a {type(value).__name__}, which is not JSON")
+
+
+def check_card_size(title: str, size: int, before: int | None) -> None:
+    """Refuse a change that makes a card (titled ``title``) hold ``size`` bytes of text, more
+    than it may. A card already over the limit (``before``: its size before the change,
+    stored before the limit existed) may still shrink or stay as it is."""
+    if size > MAX_CARD_BYTES and (before is None or size > before):
+        shown = title if len(title) <= 60 else title[:57] + "..."
+        raise InvalidInput(
+            f"card '{shown}' would hold {size} bytes of text, more than the"
+            f" {MAX_CARD_BYTES} (64 KiB) a card may hold across its fields: shorten its"
+            " notes, plan, acceptance criteria or evidence (keep long output in a file and"
+            " cite its path), or split the work into several cards"
+        )
+
+
+def check_board_size(total: int, before: int) -> None:
+    """Refuse a change that makes a board hold ``total`` bytes of card text, more than it
+    may; one already over it (``before``) may still shrink."""
+    if total > MAX_BOARD_BYTES and total > before:
+        raise InvalidInput(
+            f"the board would hold {total} bytes of card text, more than the"
+            f" {MAX_BOARD_BYTES} (1 MiB) a board may hold (every operation returns the whole"
+            " board): shorten long notes or evidence, or remove cards that are done"
+        )

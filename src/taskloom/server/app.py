@@ -133,6 +133,7 @@ def create_app(
         Route("/api/threads/{thread:path}/board", routes.board),
         Route("/api/threads/{thread:path}/goal", routes.goal),
         Route("/api/threads/{thread:path}/stash", routes.stash),
+        Route("/api/threads/{thread:path}/ready", routes.ready),
         Route("/api/threads/{thread:path}/goal/{action}", routes.goal_action, methods=["POST"]),
         Route(
             "/api/threads/{thread:path}/cards/{card}/decision",

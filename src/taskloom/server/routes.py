@@ -120,6 +120,16 @@ async def board(request: Request) -> Response:
     return JSONResponse(await REQUESTS.run(handle.list))
 
 
+async def ready(request: Request) -> Response:
+    """``GET /api/threads/{thread}/ready``: the board's cards that can start now; with
+    ``explain=1``, why each other unfinished card cannot."""
+    explain = request.query_params.get("explain", "0")
+    if explain not in ("0", "1"):
+        raise InvalidInput("`explain` must be 0 or 1")
+    handle = _served(request).tl.board(request.path_params["thread"])
+    return JSONResponse(await REQUESTS.run(functools.partial(handle.ready, explain=explain == "1")))
+
+
 async def goal(request: Request) -> Response:
     """``GET /api/threads/{thread}/goal``: the thread's goal snapshot."""
     handle = _served(request).tl.goal(request.path_params["thread"])

@@ -1,8 +1,8 @@
 """Reading the outbox from a point in time, and retention that never strands a reader.
 
-Events carry full snapshots, so a reader that has nothing to resume from (a fresh page, or a
-``Last-Event-ID`` whose events were pruned) loses nothing by being handed the current
-documents instead: :func:`snapshot_page` returns them a page at a time (a server with
+A reader that has nothing to resume from (a fresh page, or a ``Last-Event-ID`` whose events
+were pruned) loses nothing by being handed the current boards and goals whole instead:
+:func:`snapshot_page` returns them a page at a time (a server with
 thousands of boards never holds them all for one reader), tagged with the outbox head, from
 which the reader then follows live. Retention records the highest id it deleted, which is how
 a stale cursor is told apart from a gap left by a rolled-back transaction; it deletes in
@@ -19,7 +19,8 @@ from taskloom.domain.board import BOARD_KIND
 from taskloom.domain.common import iso
 from taskloom.domain.events import GOAL_STATE, TODO_STATE, Event
 from taskloom.domain.goals import GOAL_KIND
-from taskloom.store.base import Store, Transaction, decode
+from taskloom.store.base import Document, Store, Transaction, decode
+from taskloom.store.boards import snapshot_state
 
 META_KIND = "meta"
 RETENTION_KEY = "events_retention"
@@ -74,9 +75,7 @@ def snapshot_page(
         for kind, event_type in SNAPSHOTS:
             doc = tx.load_doc(kind, thread_id)
             if doc is not None:
-                events.append(
-                    Event(event_type, doc.key, doc.state, id=head, created_at=doc.updated_at)
-                )
+                events.append(_snapshot(tx, doc, event_type, head))
         return events, None
     events = []
     index, key = start
@@ -88,13 +87,24 @@ def snapshot_page(
         else:
             rows = tx.query(f"{_DOCS} AND key > ? ORDER BY key LIMIT ?", (kind, key, want))
         events += [
-            Event(event_type, r["key"], decode(r["state"]), id=head, created_at=r["updated_at"])
+            _snapshot(
+                tx,
+                Document(kind, r["key"], r["version"], decode(r["state"]), r["updated_at"]),
+                event_type,
+                head,
+            )
             for r in rows
         ]
         if len(rows) == want:
             return events, (index, rows[-1]["key"])
         index, key = index + 1, None
     return events, None
+
+
+def _snapshot(tx: Transaction, doc: Document, event_type: str, head: int) -> Event:
+    """A stored document's snapshot event at ``head`` (a board's built from its cards)."""
+    state = snapshot_state(tx, doc) if doc.kind == BOARD_KIND else doc.state
+    return Event(event_type, doc.key, state, id=head, created_at=doc.updated_at)
 
 
 def prune_events(

@@ -1,7 +1,8 @@
 """Model-facing tools: one registry, rendered for OpenAI, Anthropic and MCP.
 
-Each tool module (``board``, ``goals``, ``queue``, ``stash``) exports its tools as ``TOOLS``;
-:data:`BUILTIN_TOOLS` lists them all, and a :class:`ToolRegistry` is built from it.
+Each tool module (``board``, ``task_list``, ``goals``, ``queue``, ``stash``) exports its tools
+as ``TOOLS``; :data:`BUILTIN_TOOLS` lists them all, and a :class:`ToolRegistry` is built from
+it.
 """
 
 from __future__ import annotations

@@ -23,7 +23,17 @@ from taskloom.tools.spec import ToolArgs, ToolContext, ToolEnv, ToolResult, Tool
 if TYPE_CHECKING:
     from taskloom.boards import BoardHandle, Snapshot
 
-TODO_OPS = ("add", "edit", "update_status", "revise_plan", "remove", "replace", "clear", "list")
+TODO_OPS = (
+    "add",
+    "edit",
+    "update_status",
+    "revise_plan",
+    "remove",
+    "replace",
+    "clear",
+    "list",
+    "ready",
+)
 
 STATUS_HELP = (
     "todo | awaiting_approval | ready | in_progress | blocked | done | rejected "
@@ -46,6 +56,11 @@ class CardFields(ToolArgs):
     active_form: str | None = Field(
         None, description="Present-tense label shown while in progress, e.g. 'Running tests'."
     )
+    blocked_by: list[str] | None = Field(
+        None,
+        description="Ids of cards this card comes after: it can start once each is done"
+        " (the whole list; [] clears it).",
+    )
 
 
 class ReplaceCard(CardFields):
@@ -56,7 +71,15 @@ class ReplaceCard(CardFields):
 
 class TodoArgs(CardFields):
     op: Literal[
-        "add", "edit", "update_status", "revise_plan", "remove", "replace", "clear", "list"
+        "add",
+        "edit",
+        "update_status",
+        "revise_plan",
+        "remove",
+        "replace",
+        "clear",
+        "list",
+        "ready",
     ] = Field(description="Which board operation to run.")
     id: str | None = Field(
         None, description="Card id (edit, update_status, remove); not for add: ids are assigned."
@@ -66,22 +89,35 @@ class TodoArgs(CardFields):
         None, description=f"New status (add, edit, update_status): {STATUS_HELP}."
     )
     cards: list[ReplaceCard] | None = Field(None, description="The whole new board (replace).")
+    add_blocked_by: list[str] | None = Field(
+        None, description="Card ids to add to this card's blocked_by (edit)."
+    )
+    remove_blocked_by: list[str] | None = Field(
+        None, description="Card ids to take out of this card's blocked_by (edit)."
+    )
+    force: bool | None = Field(
+        None,
+        description="remove: remove a card others wait on, dropping their edges to it.",
+    )
+    explain: bool | None = Field(
+        None, description="ready: also say why each other unfinished card cannot start."
+    )
 
 
 TODO_DESCRIPTION = (
-    "Maintain a visible plan for THIS thread: an ordered board of task cards that survives "
-    "across turns and is shown live to the people watching. Use it for any request with 3 or "
-    "more distinct steps; skip it for trivial ones. At the start, `add` one card per step. "
-    "Keep exactly ONE card `in_progress`; mark a card `done` the moment it finishes (do not "
-    "batch completions); if a step cannot proceed, set it `blocked` with a `blocker`. The "
-    "board is bound to this thread: never pass a thread id. "
-    "Ops: add(content, fields…) · edit(id, fields…) · update_status(id, status, blocker?) · "
-    "revise_plan() rejects every card awaiting approval · remove(id) · replace(cards) · "
-    "clear() · list(). Every op returns the whole board with card ids. In add and edit, "
-    'omitted or null fields stay as they are; "" or [] clears one. A card '
-    "`awaiting_approval` or with approval_mode `required` waits for a person to approve its "
-    "plan: you cannot approve, start or finish it, nor change its approval_mode; ask the "
-    "user, or withdraw it with revise_plan."
+    "A visible plan for THIS thread: an ordered board of task cards, kept across turns and "
+    "shown live to people. Use it for requests with 3+ distinct steps. `add` "
+    "one card per step; keep ONE card `in_progress`; mark a card `done` the moment it "
+    "finishes; if a step cannot proceed, set it `blocked` with a `blocker`. Never pass a "
+    "thread id. Ops: add(content, fields…) · edit(id, fields…, add_blocked_by?, "
+    "remove_blocked_by?) · update_status(id, status, blocker?) · revise_plan() rejects every "
+    "card awaiting approval · remove(id, force?) · replace(cards) · clear() · list() · "
+    "ready(explain?) lists what can start now. `blocked_by`: ids of cards a card comes after; "
+    "it starts once they are done. Every op returns the whole board with card ids. In add "
+    'and edit, omitted or null fields stay; "" or [] clears one. A card `awaiting_approval` '
+    "or with approval_mode `required` waits for a person to approve its plan: you cannot "
+    "approve, start or finish it, nor change its approval_mode; ask the user, or withdraw it "
+    "with revise_plan."
 )
 
 
@@ -90,7 +126,8 @@ def render_board(snap: Snapshot) -> str:
         f"{n} {status}" for status, n in snap["summary"].items() if n and status != "total"
     )
     head = f"Todo board (version {snap['version']}; {snap['summary']['total']} cards"
-    head += f": {counts})" if counts else ")"
+    head += f": {counts}" if counts else ""
+    head += f"; {snap['ready_count']} can start now)" if counts else ")"
     return f"{head}\n{snap['markdown']}"
 
 
@@ -120,12 +157,13 @@ _CARD = frozenset(CardFields.model_fields)
 _OP_TAKES: dict[str, frozenset[str]] = {
     "list": frozenset(),
     "add": _CARD | {"content", "status"},
-    "edit": _CARD | {"id", "content", "status"},
+    "edit": _CARD | {"id", "content", "status", "add_blocked_by", "remove_blocked_by"},
     "update_status": frozenset({"id", "status", "blocker"}),
     "revise_plan": frozenset(),
-    "remove": frozenset({"id"}),
+    "remove": frozenset({"id", "force"}),
     "replace": frozenset({"cards"}),
     "clear": frozenset(),
+    "ready": frozenset({"explain"}),
 }
 """The arguments each op uses. Any other is refused, never ignored in silence: ignored,
 evidence sent with ``update_status`` would be lost, and ``{"op": "clear", "id": …}`` (a
@@ -152,6 +190,9 @@ def _check_takes(args: TodoArgs) -> None:
 def _todo(env: ToolEnv, args: TodoArgs, ctx: ToolContext) -> ToolResult:
     _check_takes(args)
     try:
+        if args.op == "ready":
+            view = _model_board(env, ctx).ready(explain=bool(args.explain))
+            return ToolResult(content=view["text"], data=view)
         return _board_result(_todo_op(_model_board(env, ctx), args))
     except NotFound as exc:  # an id the model made up, or one of a card removed since
         raise NotFound(f"{exc.message} (op 'list' shows the cards and their ids)") from None
@@ -169,6 +210,9 @@ def _todo_op(board: BoardHandle, args: TodoArgs) -> dict[str, Any]:
     elif op == "edit":
         if args.content is not None:
             fields["title"] = args.content
+        for name in ("add_blocked_by", "remove_blocked_by"):
+            if getattr(args, name) is not None:
+                fields[name] = getattr(args, name)
         snap = board.edit(_need(args.id, op, "id"), **fields)
     elif op == "update_status":
         status = _need(args.status, op, "status")
@@ -178,7 +222,7 @@ def _todo_op(board: BoardHandle, args: TodoArgs) -> dict[str, Any]:
     elif op == "revise_plan":
         snap = board.revise_plan()
     elif op == "remove":
-        snap = board.remove(_need(args.id, op, "id"))
+        snap = board.remove(_need(args.id, op, "id"), force=bool(args.force))
     elif op == "replace":
         if args.cards is None:
             raise InvalidInput("op 'replace' needs `cards` (use op 'clear' to empty the board)")
@@ -232,7 +276,7 @@ _TODO_WRITE_STATUS = {
 }
 
 
-def _status_change(
+def status_change(
     card: Card | None, status: str, vocabulary: Mapping[CardStatus, str]
 ) -> CardStatus | Unset:
     """A compatibility tool's status, or UNSET when it already describes the card.
@@ -269,7 +313,7 @@ def _todo_write(env: ToolEnv, args: TodoWriteArgs, ctx: ToolContext) -> ToolResu
             CardPatch(
                 id=match,
                 title=title,
-                status=_status_change(card, item.status, _TODO_WRITE_STATUS),
+                status=status_change(card, item.status, _TODO_WRITE_STATUS),
                 active_form=item.activeForm,
             )
         )
@@ -338,7 +382,7 @@ def _todo_list(env: ToolEnv, args: HermesArgs, ctx: ToolContext) -> ToolResult:
             CardPatch(
                 id=item.id,
                 title=item.content if item.content and item.content.strip() else UNSET,
-                status=_status_change(current.find(item.id), item.status, _HERMES_STATUS)
+                status=status_change(current.find(item.id), item.status, _HERMES_STATUS)
                 if item.status
                 else UNSET,
             )

@@ -33,6 +33,7 @@ from taskloom.tools.spec import (
     error_result,
 )
 from taskloom.tools.stash import TOOLS as STASH_TOOLS
+from taskloom.tools.task_list import TOOLS as TASK_LIST_TOOLS
 
 __all__ = [
     "BUILTIN_TOOLS",
@@ -46,7 +47,13 @@ __all__ = [
 
 log = logging.getLogger("taskloom.tools")
 
-BUILTIN_TOOLS: tuple[ToolSpec, ...] = (*BOARD_TOOLS, *GOAL_TOOLS, *QUEUE_TOOLS, *STASH_TOOLS)
+BUILTIN_TOOLS: tuple[ToolSpec, ...] = (
+    *BOARD_TOOLS,
+    *TASK_LIST_TOOLS,
+    *GOAL_TOOLS,
+    *QUEUE_TOOLS,
+    *STASH_TOOLS,
+)
 """Every built-in tool, in the order they are listed to models."""
 
 MAX_DESCRIPTION_CHARS = 1_024

@@ -6,7 +6,9 @@
 // characters (see ident()). Snapshots carry versions: an older one than shown
 // is dropped, so a replay after a reconnect can never move the view backwards, except when the
 // stream starts over (an opening, e.g. after a database restore: see connect()), whose
-// snapshots replace the view. Repaints are batched to one per frame.
+// snapshots replace the view. A board's changes (todo_change) apply in version order, and a
+// missed one makes the board be read whole again (see applyChange()). Repaints are batched to
+// one per frame.
 
 // The token as typed in the address: URLSearchParams reads "+" as a space, and a base64
 // token ("Ab+cD/eF==") would be refused; only %-escapes are decoded.
@@ -295,6 +297,30 @@ function cardActions(card) {
   return h("div", { class: "actions" });
 }
 
+// The cards a card comes after, each with its title and status, by the board held.
+function afterOf(card, byId) {
+  return (card.blocked_by || []).map((id) => {
+    const other = byId.get(id);
+    return { id, title: other ? other.title : id, status: other ? other.status : "missing" };
+  });
+}
+
+// A card that comes after unfinished cards waits for them: said apart from a blocker note
+// (the reason a blocked card gives), and the cards it comes after shown as chips, done or not.
+function waitsOn(card, after) {
+  return card.status === "done" || card.status === "rejected" ? [] : after.filter((a) => a.status !== "done");
+}
+
+function afterChips(card, after) {
+  if (!after.length) return null;
+  const waiting = waitsOn(card, after);
+  return h("div", { class: "sub after" },
+    waiting.length ? h("span", { class: "waiting-note" }, `Waiting on ${waiting.length}`) : null,
+    h("span", { class: "label" }, "After"),
+    after.map((a) => h("span", { class: `chip ${a.status === "done" ? "met" : "unmet"}`, "data-after": a.id,
+      title: `${bidiShown(a.title)} (${LABEL[a.status] || a.status})` }, iso("span", {}, a.title))));
+}
+
 function cardDetail(card) {
   return [
     card.status === "in_progress" && card.active_form ? iso("div", { class: "sub" }, card.active_form) : null,
@@ -323,13 +349,14 @@ function cardTerms(card) {
   ];
 }
 
-const listCard = (card) => h("li", { class: `card ${card.status}`, "data-card": card.id },
+const waitingClass = (card, after) => (waitsOn(card, after).length ? " waiting" : "");
+const listCard = (card, after) => h("li", { class: `card ${card.status}${waitingClass(card, after)}`, "data-card": card.id },
   statusChip(card.status),
-  h("div", { class: "body" }, titleEl(card.title), cardDetail(card), planList(card), cardTerms(card)),
+  h("div", { class: "body" }, titleEl(card.title), afterChips(card, after), cardDetail(card), planList(card), cardTerms(card)),
   cardActions(card));
 // A plan waiting for approval is shown where it is decided on, in either view.
-const kanbanCard = (card) => h("div", { class: "kcard", "data-card": card.id },
-  titleEl(card.title), cardDetail(card), planList(card), cardTerms(card),
+const kanbanCard = (card, after) => h("div", { class: `kcard${waitingClass(card, after)}`, "data-card": card.id },
+  titleEl(card.title), afterChips(card, after), cardDetail(card), planList(card), cardTerms(card),
   cardActions(card));
 
 // Card elements, reused while the card and its buttons' busy state are unchanged: rebuilding
@@ -337,13 +364,14 @@ const kanbanCard = (card) => h("div", { class: "kcard", "data-card": card.id },
 let cardViews = new Map(); // card id -> { key, el }
 let cardViewsFor = ""; // the thread and view they were built for
 
-function cardElement(card, build) {
+function cardElement(card, build, byId) {
   const path = `/api/threads/${encodeURIComponent(state.thread)}/cards/${encodeURIComponent(card.id)}`;
-  const { order, ...shown } = card; // its place is place()'s business: a removal moved every order
-  const key = `${pending.has(`${path}/decision`)}|${pending.has(`${path}/status`)}|${JSON.stringify(shown)}`;
+  const { order, ...shown } = card; // its place is place()'s business
+  const after = afterOf(card, byId);
+  const key = `${pending.has(`${path}/decision`)}|${pending.has(`${path}/status`)}|${JSON.stringify(shown)}|${JSON.stringify(after)}`;
   const held = cardViews.get(card.id);
   if (held && held.key === key) return held.el;
-  const el = build(card);
+  const el = build(card, after);
   cardViews.set(card.id, { key, el });
   return el;
 }
@@ -373,7 +401,9 @@ function renderBoard() {
   const root = $("board");
   const cards = state.board ? state.board.cards : [];
   const done = cards.filter((c) => c.status === "done").length;
-  $("board-summary").textContent = cards.length ? `${done}/${cards.length} done · v${state.board.version}` : "";
+  const ready = state.board && state.board.ready_count !== undefined ? ` · ${state.board.ready_count} ready to start` : "";
+  $("board-summary").textContent = cards.length ? `${done}/${cards.length} done${ready} · v${state.board.version}` : "";
+  const byId = new Map(cards.map((c) => [c.id, c]));
   const scope = `${state.thread}|${state.view}`;
   if (scope !== cardViewsFor) {
     cardViews = new Map();
@@ -393,12 +423,12 @@ function renderBoard() {
       const inColumn = cards.filter((c) => c.status === status);
       const column = board.querySelector(`:scope > [data-column="${status}"]`) || h("div", { class: "col", "data-column": status });
       place(column, [h("h3", {}, statusChip(status), " ", h("span", { class: "n" }, String(inColumn.length))),
-        ...inColumn.map((card) => cardElement(card, kanbanCard))]);
+        ...inColumn.map((card) => cardElement(card, kanbanCard, byId))]);
       return column;
     }));
     return;
   }
-  place(holder(root, "ul.cards", () => h("ul", { class: "cards" })), cards.map((card) => cardElement(card, listCard)));
+  place(holder(root, "ul.cards", () => h("ul", { class: "cards" })), cards.map((card) => cardElement(card, listCard, byId)));
 }
 
 // The host controls each goal status allows (domain/goals.py): pause takes an active or a
@@ -598,7 +628,12 @@ function apply(type, event, fresh = false) {
   } else if (type === "todo_state") {
     if (!fresh && state.board && data.version <= state.board.version) return;
     state.board = data;
-    schedule("board", "threads");
+    drainChanges();
+    schedule("threads");
+    listThreadIfNew();
+  } else if (type === "todo_change") {
+    applyChange(data);
+    schedule("threads");
     listThreadIfNew();
   } else if (type === "goal_state") {
     if (!fresh && state.goal && data.version <= state.goal.version) return;
@@ -611,6 +646,60 @@ function apply(type, event, fresh = false) {
 // The followed thread's first board or goal: the list, loaded before, lacks its row.
 function listThreadIfNew() {
   if (state.threads && !state.threads.some((t) => t.thread_id === state.thread)) loadThreads();
+}
+
+// A board's change (todo_change) applies to the board at the version before it: its cards
+// replace theirs by id, its removed ids go, and the cards are shown by their order. A change
+// that does not follow the board held (one was missed: the stream resumed past it, or it came
+// while the board was being read) is kept, and the board is read whole again; the kept changes
+// that follow what was read then apply. A thread's first change applies to an empty board.
+const boardChanges = new Map(); // version -> change not applied yet
+let boardRead = null; // the thread whose board is being read whole, or null
+
+function applyChange(change) {
+  if (state.board && change.version <= state.board.version) return;
+  boardChanges.set(change.version, change);
+  drainChanges();
+}
+
+function drainChanges(afterRead = false) {
+  if (!state.board && boardChanges.has(1)) state.board = { thread_id: state.thread, version: 0, cards: [] };
+  if (state.board) {
+    for (const version of [...boardChanges.keys()]) if (version <= state.board.version) boardChanges.delete(version);
+    for (let next; (next = boardChanges.get(state.board.version + 1));) {
+      boardChanges.delete(next.version);
+      state.board = merged(state.board, next);
+    }
+  }
+  schedule("board");
+  if (!boardChanges.size) return;
+  // Still a change missing right after a read: read again shortly, not in a tight loop.
+  if (afterRead) setTimeout(() => { if (boardChanges.size) readBoard(); }, 1000);
+  else readBoard();
+}
+
+function merged(board, change) {
+  const gone = new Set([...change.removed, ...change.cards.map((c) => c.id)]);
+  const cards = board.cards.filter((c) => !gone.has(c.id)).concat(change.cards).sort((a, b) => a.order - b.order);
+  return { thread_id: board.thread_id, version: change.version, updated_at: change.updated_at, cards,
+    summary: change.summary, ready_count: change.ready_count };
+}
+
+async function readBoard() {
+  if (boardRead !== null) return;
+  const thread = state.thread;
+  boardRead = thread;
+  let board = null;
+  try {
+    board = await api(`/api/threads/${encodeURIComponent(thread)}/board`);
+  } catch {
+    // the server is away: the stream's reconnect reads it again
+  } finally {
+    boardRead = null;
+  }
+  if (state.thread !== thread) return;
+  if (board && (!state.board || board.version > state.board.version)) state.board = board;
+  drainChanges(true);
 }
 
 function setLive(mode, text = mode) {
@@ -652,6 +741,7 @@ function connect(resume = false) {
   source.addEventListener("opening", (message) => {
     if (source !== state.source) return;
     opening = { head: Number(parse(message.data).head), todo_state: false, goal_state: false };
+    boardChanges.clear(); // the stream starts over, maybe on another history: its snapshot rules
   });
   source.addEventListener("opened", (message) => {
     if (source !== state.source) return;
@@ -660,7 +750,7 @@ function connect(resume = false) {
     opening = null;
     if (openings++ > 0) loadThreads(); // started over: the list may have changed as much
   });
-  for (const type of ["todo_state", "goal_state", "task_state"]) {
+  for (const type of ["todo_state", "todo_change", "goal_state", "task_state"]) {
     source.addEventListener(type, (message) => {
       if (source !== state.source) return;
       const event = parse(message.data);
@@ -723,7 +813,7 @@ async function loadBoardIfNone(source) {
     const board = await api(`/api/threads/${encodeURIComponent(thread)}/board`);
     if (source !== state.source || state.thread !== thread || state.board !== null) return;
     state.board = board;
-    schedule("board");
+    drainChanges();
   } catch {
     // the server is away (the stream says so) or refused the thread (the list says why)
   }
@@ -879,6 +969,7 @@ function selectThread(thread) {
   if (thread === state.thread) return;
   state.thread = thread;
   state.board = null;
+  boardChanges.clear();
   state.goal = null;
   state.budgetDraft = ""; // typed for the goal shown, not for the next thread's
   if (location.hash.slice(1) !== encodeURIComponent(thread)) location.hash = encodeURIComponent(thread);
