@@ -24,6 +24,7 @@ import orjson
 from taskloom.domain.common import storable_size, visible_id
 from taskloom.domain.errors import InvalidInput
 from taskloom.domain.secrets import looks_secret
+from taskloom.domain.status import words
 from taskloom.domain.text import escape_xml, terminal_safe
 
 MAX_TITLE_BYTES = 200
@@ -125,6 +126,8 @@ def task_event_data(changed: Sequence[Any], fixed: Sequence[Any]) -> dict[str, A
     for name in TIME_FIELDS:
         out[name] = iso_time(out[name])
     out["payload"] = json.loads(stored["payload"])
+    said = words(str(out["status"]))
+    out["mcp_status"], out["a2a_state"] = said.mcp, said.a2a
     return out
 
 
@@ -207,7 +210,8 @@ class Task:
         return task
 
     def to_dict(self, *, with_token: bool = False) -> dict[str, Any]:
-        """JSON-ready; the lease token is included only for the worker that holds it."""
+        """JSON-ready; the lease token is included only for the worker that holds it. The
+        status is said in MCP's and A2A's words too (``mcp_status``, ``a2a_state``)."""
         out: dict[str, Any] = {}
         for name in self.__dataclass_fields__:
             value = getattr(self, name)
@@ -215,6 +219,8 @@ class Task:
                 value = iso_time(value)
             out[name] = value
         out["status"] = self.status.value
+        said = words(self.status)
+        out["mcp_status"], out["a2a_state"] = said.mcp, said.a2a
         if not with_token:
             out["lease_token"] = None
         return out

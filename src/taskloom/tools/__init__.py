@@ -2,12 +2,15 @@
 
 Each tool module (``board``, ``goals``, ``queue``, ``stash``) exports its tools as ``TOOLS``;
 :data:`BUILTIN_TOOLS` lists them all, and a :class:`ToolRegistry` is built from it.
+:data:`PROFILES` names the sets of tools a model may be given.
 """
 
 from __future__ import annotations
 
+from taskloom.tools.profiles import PROFILES
 from taskloom.tools.registry import (
     BUILTIN_TOOLS,
+    Choice,
     Toolbox,
     ToolRegistry,
     dispatch,
@@ -16,6 +19,8 @@ from taskloom.tools.spec import ToolContext, ToolEnv, ToolHost, ToolResult, Tool
 
 __all__ = [
     "BUILTIN_TOOLS",
+    "PROFILES",
+    "Choice",
     "ToolContext",
     "ToolEnv",
     "ToolHost",

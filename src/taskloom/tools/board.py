@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import Field, StringConstraints
+from pydantic import ConfigDict, Field, StringConstraints
 
 from taskloom.domain.approval import advice_for_list_tools
 from taskloom.domain.card import Card, CardPatch, CardStatus, parse_status
@@ -25,63 +25,69 @@ if TYPE_CHECKING:
 
 TODO_OPS = ("add", "edit", "update_status", "revise_plan", "remove", "replace", "clear", "list")
 
-STATUS_HELP = (
-    "todo | awaiting_approval | ready | in_progress | blocked | done | rejected "
-    "(aliases such as pending, started, completed, cancelled are accepted)"
-)
+STATUS_HELP = "todo|awaiting_approval|ready|in_progress|blocked|done|rejected"
+"""The statuses a model is told of; the other lists' words (pending, completed…) are read too."""
 
 
 class CardFields(ToolArgs):
-    objective: str | None = Field(None, description="What finishing this card achieves.")
-    plan: list[str] | None = Field(None, description="Ordered steps for this card.")
-    assigned_agent: str | None = Field(None, description="Agent responsible for the card.")
+    objective: str | None = Field(None, description="What finishing the card achieves.")
+    plan: list[str] | None = Field(None, description="Ordered steps.")
+    assigned_agent: str | None = Field(None, description="Agent responsible.")
     allowed_tools: list[str] | None = Field(None, description="Tools the card may use.")
     approval_mode: Literal["required", "not_required"] | None = Field(
-        None, description="`required` makes the card wait for a person to approve its plan."
+        None, description="required: a person must approve the plan."
     )
     acceptance_criteria: list[str] | None = Field(None, description="How to tell it is done.")
-    evidence: list[str] | None = Field(None, description="Proof of completion (paths, output).")
-    notes: str | None = Field(None, description="Free notes; an empty string clears them.")
-    blocker: str | None = Field(None, description="Why the card is blocked (status blocked).")
+    evidence: list[str] | None = Field(None, description="Proof it is done (paths, output).")
+    notes: str | None = Field(None, description="Free notes.")
+    blocker: str | None = Field(None, description="Why it is blocked.")
     active_form: str | None = Field(
-        None, description="Present-tense label shown while in progress, e.g. 'Running tests'."
+        None, description="Label shown while in progress: 'Running tests'."
     )
+
+
+_SHOWN_IN_CARDS = ("id", "content", "status")
+
+
+def _fields_said_once(schema: dict[str, Any]) -> None:
+    """A replace card's schema shows its id, title and status; its other fields are named
+    in its description, as ``todo``'s own arguments describe them: said again inside
+    ``cards`` they cost a model's context as much as the rest of the schema. The card is
+    still checked field by field, strictly."""
+    props = schema.get("properties", {})
+    schema["properties"] = {name: props[name] for name in _SHOWN_IN_CARDS}
+    schema.pop("additionalProperties", None)
+    schema["description"] = "A card: content, status, id, and any field add takes."
 
 
 class ReplaceCard(CardFields):
-    id: str | None = Field(None, description="Keep an existing card's id; omit for a new card.")
-    content: str = Field(description="Card title (imperative: 'Run the tests').")
-    status: str | None = Field(None, description=f"Card status: {STATUS_HELP}.")
+    model_config = ConfigDict(json_schema_extra=_fields_said_once)
+
+    id: str | None = Field(None, description="An existing card's id to keep; omit for a new one.")
+    content: str = Field(description="Card title.")
+    status: str | None = Field(None, description="Card status.")
 
 
 class TodoArgs(CardFields):
     op: Literal[
         "add", "edit", "update_status", "revise_plan", "remove", "replace", "clear", "list"
-    ] = Field(description="Which board operation to run.")
-    id: str | None = Field(
-        None, description="Card id (edit, update_status, remove); not for add: ids are assigned."
-    )
-    content: str | None = Field(None, description="Card title (add; edit to rename).")
-    status: str | None = Field(
-        None, description=f"New status (add, edit, update_status): {STATUS_HELP}."
-    )
+    ] = Field(description="The operation.")
+    id: str | None = Field(None, description="Card id (edit, update_status, remove).")
+    content: str | None = Field(None, description="Card title, imperative (add; edit renames).")
+    status: str | None = Field(None, description=STATUS_HELP)
     cards: list[ReplaceCard] | None = Field(None, description="The whole new board (replace).")
 
 
 TODO_DESCRIPTION = (
-    "Maintain a visible plan for THIS thread: an ordered board of task cards that survives "
-    "across turns and is shown live to the people watching. Use it for any request with 3 or "
-    "more distinct steps; skip it for trivial ones. At the start, `add` one card per step. "
-    "Keep exactly ONE card `in_progress`; mark a card `done` the moment it finishes (do not "
-    "batch completions); if a step cannot proceed, set it `blocked` with a `blocker`. The "
-    "board is bound to this thread: never pass a thread id. "
-    "Ops: add(content, fields…) · edit(id, fields…) · update_status(id, status, blocker?) · "
-    "revise_plan() rejects every card awaiting approval · remove(id) · replace(cards) · "
-    "clear() · list(). Every op returns the whole board with card ids. In add and edit, "
-    'omitted or null fields stay as they are; "" or [] clears one. A card '
-    "`awaiting_approval` or with approval_mode `required` waits for a person to approve its "
-    "plan: you cannot approve, start or finish it, nor change its approval_mode; ask the "
-    "user, or withdraw it with revise_plan."
+    "Keep this thread's plan: an ordered board of cards that lasts across turns and is shown"
+    " live to people. Use it for work of 3 or more steps. Add one card per step; keep ONE"
+    " card in_progress; mark each done as soon as it finishes; if stuck, set it blocked with"
+    " a blocker. Ops: add(content, fields…) · edit(id, fields…) · update_status(id, status,"
+    " blocker?) · revise_plan() withdraws every card awaiting approval · remove(id) ·"
+    " replace(cards) · clear() · list(). Each op returns the board with card ids. Omitted or"
+    ' null fields stay as they are; "" or [] clears one. A card awaiting_approval or with'
+    " approval_mode required waits for a person: you cannot approve, start or finish it, nor"
+    " change its approval_mode; ask the user, or withdraw it with revise_plan."
 )
 
 
