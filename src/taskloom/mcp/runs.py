@@ -42,8 +42,9 @@ def call_result(result: ToolResult) -> types.CallToolResult:
 
 
 def wire(result: types.CallToolResult) -> dict[str, Any]:
-    """``result`` as JSON-ready data, as MCP sends it."""
-    return result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    """``result`` as JSON-ready data, as a task's ``result`` carries it (without the
+    ``resultType`` of a response: it is not one)."""
+    return result.model_dump(by_alias=True, mode="json", exclude_none=True, exclude={"result_type"})
 
 
 def call_payload(
