@@ -5,6 +5,7 @@ interval the server asks for) until it ends, and its inline result is the call's
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
 import anyio
@@ -52,19 +53,23 @@ class DetailedTask(types.Result):
 
 
 class TasksClient(ClientExtension):
-    """Resolves task results by polling; ``seen`` keeps every task the server made."""
+    """Resolves task results by polling; ``seen`` keeps every task the server made, and
+    ``on_task`` is called with each as it arrives."""
 
     identifier = EXTENSION
 
-    def __init__(self) -> None:
+    def __init__(self, on_task: Callable[[CreatedTask], None] | None = None) -> None:
         self.seen: list[CreatedTask] = []
         self.polls: list[DetailedTask] = []
+        self._on_task = on_task
 
     def claims(self) -> list[ResultClaim[Any]]:
         return [ResultClaim(result_type="task", model=CreatedTask, resolve=self._resolve)]
 
     async def _resolve(self, created: CreatedTask, ctx: ClaimContext) -> types.CallToolResult:
         self.seen.append(created)
+        if self._on_task is not None:
+            self._on_task(created)
         wait = (created.poll_interval_ms or 1000) / 1000
         with anyio.fail_after(60):
             while True:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import queue
 import subprocess
 import sys
@@ -230,9 +231,8 @@ def test_the_sdk_client_speaking_the_extension_gets_the_result_of_delegated_work
             time.sleep(0.05)
 
     async def run() -> tuple[Any, TasksClient]:
-        tasks = TasksClient()
+        tasks = TasksClient(lambda _: threading.Thread(target=worker, daemon=True).start())
         async with Client(params, mode="2026-07-28", extensions=[tasks]) as client:
-            threading.Thread(target=worker, daemon=True).start()
             result = await client.call_tool("task_delegate", {"title": "Write the notes"})
         return result, tasks
 
@@ -244,3 +244,68 @@ def test_the_sdk_client_speaking_the_extension_gets_the_result_of_delegated_work
     assert (
         not result.is_error and "<result>done: Write the notes</result>" in result.content[0].text
     )
+
+
+SERVE_WITH_A_MODEL = """
+import asyncio, sys
+import taskloom
+from taskloom.mcp import McpConfig, TaskSettings, serve_stdio
+from taskloom.tools.spec import ToolContext
+from tests.test_llm_robust import extract_cfg
+
+tl = taskloom.connect(sys.argv[1])
+tl.guard_config = extract_cfg(sys.argv[2])
+config = McpConfig("worker", TaskSettings(poll_interval_s=0.2))
+asyncio.run(serve_stdio(tl, ToolContext("t1", "analyst"), config))
+"""
+"""An MCP server whose guard asks a model (the test's loopback provider) to extract."""
+
+
+def _serve_with_a_model(db: str, model_url: str, tmp_path: Path) -> Stdio:
+    env = subprocess_env()
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env["PYTHONPATH"]
+    argv = [sys.executable, "-c", SERVE_WITH_A_MODEL, db, model_url]
+    return Stdio(argv, tmp_path / "stderr.txt", env)
+
+
+def test_a_slow_call_runs_on_a_worker_and_a_restarted_server_takes_it_up(
+    db_url: str, tmp_path: Path, openai_server: tuple[Any, str]
+) -> None:
+    """An extraction that asks the model is an MCP task run by a worker of the server. The
+    server dies (kill -9) while the model call hangs; a new server, polled for the task,
+    takes the call up again (its dead process's claim is given back at once) and answers."""
+    from tests.test_llm_extract_queries import WEAK
+    from tests.test_llm_robust import extract_cfg, stash_log
+
+    provider, url = openai_server
+    gate = threading.Event()
+
+    def reply(system: str, prompt: str) -> tuple[int, str]:
+        gate.wait(60)  # the first server dies while its call waits here
+        return 200, "batch 7 was processed in 12ms"
+
+    provider.reply = reply
+    with taskloom.connect(db_url) as tl:
+        result_id = stash_log(tl, extract_cfg(url))
+    first = _serve_with_a_model(db_url, url, tmp_path)
+    call = {"name": "extract_from_result", "arguments": {"result_id": result_id, "query": WEAK}}
+    created = first.call("tools/call", call)["result"]
+    assert created["resultType"] == "task" and created["pollIntervalMs"] == 200
+    running = first.call("tasks/get", {"taskId": created["taskId"]})["result"]
+    assert running["status"] == "working"
+    deadline = time.monotonic() + 60
+    while not provider.requests:  # the worker has asked the model
+        assert time.monotonic() < deadline, "the call never reached the model"
+        time.sleep(0.05)
+    first.kill()
+    asked_first = len(provider.requests)
+    gate.set()
+    second = _serve_with_a_model(db_url, url, tmp_path)
+    done = second.poll(created["taskId"], "completed")
+    second.close()
+    assert len(provider.requests) > asked_first  # asked again, by the second server
+    assert done["result"]["isError"] is False
+    assert "method: LLM map-reduce" in done["result"]["content"][0]["text"]
+    with taskloom.connect(db_url) as tl:
+        [run] = tl.queue.list(status="completed")
+        assert run.kind == "taskloom.mcp-call" and run.attempts == 2
