@@ -59,6 +59,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--budget", type=whole, default=50_000, help="token budget of the goal")
     parser.add_argument("--max-turns", type=whole, default=10)
     parser.add_argument("--db", default=None, help="taskloom database URL")
+    parser.add_argument(
+        "--tools", default="planner", help="the model's tools: a profile or tool names"
+    )
     return parser.parse_args(argv)
 
 
@@ -77,8 +80,9 @@ def read_reply(response: Any) -> tuple[dict[str, Any], int | None]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    try:  # a bad thread id or objective, or a database that cannot be opened
+    try:  # a bad thread id, objective or --tools, or a database that cannot be opened
         tl = taskloom.connect(args.db)
+        tl.tools.names(profile=args.tools)
         tl.goal(args.thread).set(args.objective, token_budget=args.budget)
         note_user_turn(tl, args.thread)  # the command line is a user turn: lifts a stop
     except TaskloomError as exc:
@@ -95,7 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     unreported: list[bool] = []
 
     def call_model() -> tuple[dict[str, Any], int]:
-        body = {"model": args.model, "messages": messages, "tools": tl.tools.schemas()}
+        tools = tl.tools.schemas("openai", profile=args.tools)
+        body = {"model": args.model, "messages": messages, "tools": tools}
         message, tokens = read_reply(chat.post_json(f"{chat.base_url}/chat/completions", body))
         if tokens is None and not unreported:
             unreported.append(True)
@@ -115,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
                 message, used = call_model()
                 tokens += used
                 messages.append(message)
-                results = run_tool_calls(tl.tools, message, "openai", ctx)
+                results = run_tool_calls(tl.tools, message, "openai", ctx, profile=args.tools)
                 if not results:
                     break
                 messages.extend(results)

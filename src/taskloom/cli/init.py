@@ -14,6 +14,7 @@ import typer
 
 from taskloom.cli import agent_setup
 from taskloom.cli.common import err, print_text
+from taskloom.cli.tool import ToolsOption
 from taskloom.domain.queue import check_agent
 from taskloom.domain.threads import check_thread_id
 from taskloom.errors import InvalidInput
@@ -132,15 +133,16 @@ def claude_code(
     project: Annotated[Path, typer.Option(help="Project directory.")] = Path("."),
     print_only: PrintOption = False,
     db: DbPathOption = None,
+    tools: ToolsOption = None,
 ) -> None:
     """Add taskloom to .mcp.json and its hooks to .claude/settings.json in a project.
 
     Existing settings are kept; running it again changes nothing.
 
-    Example: taskloom init claude-code --thread my-project --agent claude-1
+    Example: taskloom init claude-code --thread my-project --agent claude-1 --tools claude-code
     """
     agent = check_agent(agent, "--agent")
-    argv = agent_setup.mcp_command(check_thread_id(thread), agent, db)
+    argv = agent_setup.mcp_command(check_thread_id(thread), agent, db, tools)
     if not project.is_dir():
         raise InvalidInput(f"--project {project}: no such directory")
     _setup(
@@ -159,6 +161,7 @@ def codex(
     ] = None,
     print_only: PrintOption = False,
     db: DbPathOption = None,
+    tools: ToolsOption = None,
 ) -> None:
     """Add taskloom to Codex's config.toml and its hooks to hooks.json.
 
@@ -169,7 +172,7 @@ def codex(
     """
     home = codex_home or Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
     agent = check_agent(agent, "--agent")
-    argv = agent_setup.mcp_command(check_thread_id(thread), agent, db)
+    argv = agent_setup.mcp_command(check_thread_id(thread), agent, db, tools)
     _setup(
         (home / "config.toml", lambda text, name: agent_setup.merge_codex_toml(text, name, argv)),
         (home / "hooks.json", _hooks(agent, db)),

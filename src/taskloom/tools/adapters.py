@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from taskloom.domain.errors import InvalidInput
-from taskloom.tools.registry import Toolbox
+from taskloom.tools.registry import Choice, Toolbox
 from taskloom.tools.spec import ToolContext, ToolResult
 
 FORMATS = ("openai", "openai-responses", "anthropic")
@@ -130,9 +130,12 @@ def result_messages(
 
 
 def run_tool_calls(
-    tools: Toolbox, response: Any, format: str, ctx: ToolContext
+    tools: Toolbox, response: Any, format: str, ctx: ToolContext, *, profile: Choice = None
 ) -> list[dict[str, Any]]:
     """Dispatch every tool call in ``response`` under ``ctx``; return the result messages
-    (empty when the model asked for no tools: its turn is over)."""
+    (empty when the model asked for no tools: its turn is over). ``profile``: the tools the
+    model was given (``tl.tools.schemas(format, profile=…)``, the default profile unless
+    given); a call of any other tool is answered as an unknown tool."""
     calls = tool_calls(response, format)
-    return result_messages([(c, tools.dispatch(c.name, c.arguments, ctx)) for c in calls], format)
+    results = [(c, tools.dispatch(c.name, c.arguments, ctx, profile=profile)) for c in calls]
+    return result_messages(results, format)
