@@ -309,3 +309,22 @@ def test_a_slow_call_runs_on_a_worker_and_a_restarted_server_takes_it_up(
     with taskloom.connect(db_url) as tl:
         [run] = tl.queue.list(status="completed")
         assert run.kind == "taskloom.mcp-call" and run.attempts == 2
+
+
+def test_a_task_is_kept_for_its_time_to_live_then_gone(db_url: str, tmp_path: Path) -> None:
+    """``--task-ttl``: the task says how long it is kept (``ttlMs``), and once that time has
+    passed, ``tasks/get`` answers as for an id never made, and its record is deleted."""
+    from taskloom.store import mcp_tasks
+
+    server = mcp(db_url, "planning", "boss", tmp_path, "--tools", "planner", "--task-ttl", "3")
+    created = delegate(server, "Short-lived")
+    assert created["ttlMs"] == 3000
+    kept = server.call("tasks/get", {"taskId": created["taskId"]})["result"]
+    time.sleep(3.2)
+    gone = server.call("tasks/get", {"taskId": created["taskId"]})
+    delegate(server, "Another")  # a new task deletes the expired records
+    server.close()
+    assert kept["status"] == "working"
+    assert gone["error"] == {"code": -32602, "message": "Failed to retrieve task: task not found"}
+    with taskloom.connect(db_url) as tl:
+        assert mcp_tasks.get(tl.store, created["taskId"], 0.0) is None  # deleted, not hidden
