@@ -17,10 +17,19 @@ import pytest
 from mcp.client.client import Client
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.shared.exceptions import MCPError
 
 import taskloom
 from tests.conftest import Server, subprocess_env
-from tests.mcp_tasks_client import MODERN, TasksClient, envelope
+from tests.mcp_tasks_client import (
+    EXTENSION,
+    MODERN,
+    DetailedTask,
+    GetTask,
+    TaskIdParams,
+    TasksClient,
+    envelope,
+)
 
 
 def _stdio(db: str, thread: str, agent: str) -> StdioServerParameters:
@@ -34,26 +43,34 @@ def test_both_generations_over_stdio(db_url: str) -> None:
     """A 2025-11-25 client (handshake) and a 2026-07-28 client (none) of ``taskloom mcp``
     both add to the board of the thread its command line names."""
 
-    async def legacy() -> tuple[str | None, bool]:
+    async def legacy() -> tuple[str | None, bool, int]:
         async with (
             stdio_client(_stdio(db_url, "shared", "old-client")) as (read, write),
             ClientSession(read, write) as session,
         ):
             init = await session.initialize()
             added = await session.call_tool("todo", {"op": "add", "content": "from 2025-11-25"})
-            return init.protocol_version, added.is_error
+            try:  # the Tasks extension's methods are 2026-07-28 ones
+                await session.send_request(GetTask(params=TaskIdParams(task_id="x")), DetailedTask)
+            except MCPError as exc:
+                return init.protocol_version, added.is_error, exc.code
+            raise AssertionError("tasks/get answered on a 2025-11-25 session")
 
-    async def current() -> tuple[str | None, bool]:
-        async with Client(_stdio(db_url, "shared", "new-client"), mode=MODERN) as client:
+    async def current() -> tuple[str | None, bool, Any]:
+        async with Client(_stdio(db_url, "shared", "new-client"), mode="auto") as client:
             added = await client.call_tool("todo", {"op": "add", "content": "from 2026-07-28"})
-            return client.protocol_version, added.is_error
+            advertised = client.server_capabilities.extensions
+            return client.protocol_version, added.is_error, advertised
 
-    async def both() -> list[tuple[str | None, bool]]:
+    async def both() -> list[tuple[str | None, bool, Any]]:
         return [await legacy(), await current()]
 
-    (old, old_error), (new, new_error) = asyncio.run(asyncio.wait_for(both(), 120))
-    assert (old, new) == ("2025-11-25", "2026-07-28")
+    (old, old_error, no_tasks), (new, new_error, advertised) = asyncio.run(
+        asyncio.wait_for(both(), 120)
+    )
+    assert (old, new) == ("2025-11-25", "2026-07-28")  # the new client found the new one
     assert not old_error and not new_error
+    assert no_tasks == -32601 and advertised == {EXTENSION: {}}
     with taskloom.connect(db_url) as tl:
         titles = [c["title"] for c in tl.board("shared").list()["cards"]]
     assert titles == ["from 2025-11-25", "from 2026-07-28"]

@@ -92,10 +92,12 @@ class TasksExtension(Extension):
         self.runner = CallRunner(tl)
 
     def methods(self) -> Sequence[MethodBinding]:
+        """The extension's methods, served at protocol 2026-07-28 (its tasks exist there)."""
+        modern = frozenset(MODERN_PROTOCOL_VERSIONS)
         return (
-            MethodBinding("tasks/get", TaskIdParams, self._get),
-            MethodBinding("tasks/update", UpdateParams, self._update),
-            MethodBinding("tasks/cancel", TaskIdParams, self._cancel),
+            MethodBinding("tasks/get", TaskIdParams, self._get, modern),
+            MethodBinding("tasks/update", UpdateParams, self._update, modern),
+            MethodBinding("tasks/cancel", TaskIdParams, self._cancel, modern),
         )
 
     # --- tools/call -------------------------------------------------------------------------
@@ -340,6 +342,19 @@ class TasksExtension(Extension):
 _LIVE = frozenset(s.value for s in TaskStatus if s not in TERMINAL)
 
 
+def _gated(method: MethodBinding) -> Any:
+    """``method``'s handler, answering "method not found" at a protocol version it is not
+    served at, as the SDK's composition tier gates it."""
+    versions = method.protocol_versions
+
+    async def handler(ctx: ServerRequestContext[Any, Any], params: Any) -> HandlerResult:
+        if versions is not None and ctx.protocol_version not in versions:
+            raise MCPError(types.METHOD_NOT_FOUND, "Method not found", method.method)
+        return await method.handler(ctx, params)
+
+    return handler
+
+
 def install(
     server: Any, extension: TasksExtension, call_tool: Callable[..., Awaitable[Any]]
 ) -> None:
@@ -349,7 +364,7 @@ def install(
     from mcp.server.extension import compose_tool_call_handler
 
     for method in extension.methods():
-        server.add_request_handler(method.method, method.params_type, method.handler)
+        server.add_request_handler(method.method, method.params_type, _gated(method))
     server.add_request_handler(
         "tools/call",
         types.CallToolRequestParams,
