@@ -65,6 +65,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--budget", type=whole, default=50_000, help="token budget of the goal")
     parser.add_argument("--max-turns", type=whole, default=10)
     parser.add_argument("--db", default=None, help="taskloom database URL")
+    parser.add_argument(
+        "--tools", default="planner", help="the model's tools: a profile or tool names"
+    )
     return parser.parse_args(argv)
 
 
@@ -85,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:  # a bad thread id, or a database that cannot be opened: only read so far
         tl = taskloom.connect(args.db)
+        tl.tools.names(profile=args.tools)
         goal, board = tl.goal(args.thread).goal(), tl.board(args.thread).list()
     except TaskloomError as exc:
         print(f"Error: {exc}", file=sys.stderr)
@@ -105,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     unreported: list[bool] = []
 
     def call_model() -> tuple[dict[str, Any], int]:
-        body = {"model": args.model, "messages": messages, "tools": tl.tools.schemas()}
+        tools = tl.tools.schemas("openai", profile=args.tools)
+        body = {"model": args.model, "messages": messages, "tools": tools}
         message, tokens = read_reply(chat.post_json(f"{chat.base_url}/chat/completions", body))
         if tokens is None and not unreported:
             unreported.append(True)
@@ -139,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
                 message, used = pending.pop() if pending else call_model()
                 tokens += used
                 messages.append(message)
-                results = run_tool_calls(tl.tools, message, "openai", ctx)
+                results = run_tool_calls(tl.tools, message, "openai", ctx, profile=args.tools)
                 if not results:
                     break
                 messages.extend(results)

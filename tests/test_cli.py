@@ -83,6 +83,9 @@ def test_tool_call_and_schemas(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "Error: --args is not valid JSON" in capsys.readouterr().err
     assert main(["tool", "schemas", "--format", "anthropic"]) == 0
     names = [t["name"] for t in json.loads(capsys.readouterr().out)]
+    assert "todo" in names and not {"todo_write", "todo_list"} & set(names)  # one board tool
+    assert main(["tool", "schemas", "--format", "anthropic", "--tools", "all"]) == 0
+    names = [t["name"] for t in json.loads(capsys.readouterr().out)]
     assert {"todo", "todo_write", "todo_list"} <= set(names)
 
 

@@ -35,7 +35,7 @@ def call(i: int, name: str, args: dict[str, Any]) -> dict[str, Any]:
 def scripted_reply(request: dict[str, Any]) -> dict[str, Any]:
     """Plan, then finish and complete the goal, then answer in text."""
     tool_names = {t["function"]["name"] for t in request["tools"]}
-    assert {"todo", "todo_write", "goal_complete"} <= tool_names
+    assert {"todo", "goal_complete"} <= tool_names and "todo_write" not in tool_names
     rounds = sum(1 for m in request["messages"] if m["role"] == "assistant")
     steps = ["Draft the notes", "Publish the notes"]
     if rounds == 0:
@@ -46,12 +46,12 @@ def scripted_reply(request: dict[str, Any]) -> dict[str, Any]:
         }
     elif rounds == 1:
         assert all(m["role"] == "tool" for m in request["messages"][-2:])
-        todos = [{"content": s, "status": "completed", "activeForm": s} for s in steps]
+        cards = [{"content": s, "status": "done"} for s in steps]
         message = {
             "role": "assistant",
             "content": None,
             "tool_calls": [
-                call(3, "todo_write", {"todos": todos}),
+                call(3, "todo", {"op": "replace", "cards": cards}),
                 call(4, "goal_complete", {"evidence": "both steps done"}),
             ],
         }

@@ -94,7 +94,10 @@ async def _http_session(url: str, thread: str | None, title: str) -> dict[str, o
     headers = {"X-Taskloom-Thread": thread, "X-Taskloom-Agent": "agent-x"} if thread else {}
     async with (
         httpx2.AsyncClient(headers=headers, timeout=30) as http,
-        streamable_http_client(f"{url}/mcp", http_client=http) as (read, write),
+        streamable_http_client(f"{url}/mcp?tools=default,todo_write", http_client=http) as (
+            read,
+            write,
+        ),
         ClientSession(read, write) as session,
     ):
         await session.initialize()
@@ -138,7 +141,7 @@ def test_mcp_streamable_http_on_serve_binds_threads_from_headers(tmp_path: Path)
     finally:
         server.kill()
     with taskloom.connect(server.db_url) as tl:
-        assert a["names"] == tl.tools.names()
+        assert a["names"] == tl.tools.names(profile="default,todo_write")  # ?tools= chose them
         for thread, title in (("thread-a", "only in a"), ("thread-b", "only in b")):
             cards = tl.board(thread).list()["cards"]
             assert [(c["title"], c["status"]) for c in cards] == [(title, "done")]
@@ -148,7 +151,8 @@ def test_mcp_streamable_http_on_serve_binds_threads_from_headers(tmp_path: Path)
     assert not b["completed"].is_error  # type: ignore[attr-defined]
     assert "only in a" in str(a["board"]) and "only in b" not in str(a["board"])
     assert unbound["added"].is_error  # type: ignore[attr-defined]
-    assert "needs a thread" in unbound["added"].content[0].text  # type: ignore[attr-defined]
+    unbound_error = unbound["added"].content[0].text  # type: ignore[attr-defined]
+    assert "needs a thread: send the X-Taskloom-Thread header" in unbound_error
 
 
 def test_the_end_of_input_waits_only_for_requests_that_will_be_answered() -> None:
@@ -158,7 +162,7 @@ def test_the_end_of_input_waits_only_for_requests_that_will_be_answered() -> Non
     import mcp_types as types
     from mcp.shared.message import SessionMessage
 
-    from taskloom.mcp import _Unanswered
+    from taskloom.mcp.stdio import _Unanswered
 
     def request(request_id: int) -> SessionMessage:
         return SessionMessage(types.JSONRPCRequest(jsonrpc="2.0", id=request_id, method="ping"))

@@ -242,7 +242,7 @@ def test_schemas_openai_and_anthropic(tl: Taskloom) -> None:
     assert next(iter(schema["properties"])) == "op"
     assert "thread_id" not in json.dumps(schema)
     assert "$ref" not in json.dumps(openai)
-    assert schema["properties"]["cards"]["anyOf"][0]["items"]["properties"]["content"]
+    assert schema["properties"]["cards"]["items"]["properties"]["content"]
 
 
 def test_every_tool_and_parameter_has_a_description(tl: Taskloom) -> None:

@@ -42,7 +42,7 @@ def test_the_agent_is_never_a_model_argument(tl: Taskloom) -> None:
     unbound = call(tl, "task_next", {}, ToolContext(thread_id="t"))
     assert unbound.is_error and "need an agent id" in unbound.content
     assert tl.queue.stats()["in_progress"] == 0
-    for spec in tl.tools.schemas("anthropic", names=["task_next", "task_done"]):
+    for spec in tl.tools.schemas("anthropic", profile=["task_next", "task_done"]):
         assert "agent" not in json.dumps(spec["input_schema"]["properties"])
 
 

@@ -20,6 +20,7 @@ from taskloom.tools import (
     ToolResult,
     ToolSpec,
     board,
+    delegate,
     goals,
     queue,
     stash,
@@ -28,9 +29,9 @@ from taskloom.tools import (
 
 
 def test_the_builtin_registry_is_every_modules_tools_in_order(tl: Taskloom) -> None:
-    listed = [s.name for m in (board, task_list, goals, queue, stash) for s in m.TOOLS]
+    listed = [s.name for m in (board, task_list, goals, queue, delegate, stash) for s in m.TOOLS]
     assert [s.name for s in BUILTIN_TOOLS] == listed
-    assert tl.tools.names(include_host=True) == listed
+    assert tl.tools.names(profile="all", include_host=True) == listed
     assert ToolRegistry().names(include_host=True) == []  # importing them registered nothing
 
 

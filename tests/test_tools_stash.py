@@ -22,7 +22,7 @@ def stash(tl: Taskloom) -> str:
 def test_tools_are_registered_with_schemas(tl: Taskloom) -> None:
     names = {s["function"]["name"] for s in tl.tools.schemas("openai")}
     assert {"read_result", "extract_from_result"} <= names
-    [spec] = tl.tools.schemas("anthropic", names=["extract_from_result"])
+    [spec] = tl.tools.schemas("anthropic", profile="extract_from_result")
     assert spec["input_schema"]["required"] == ["result_id", "query"]
 
 

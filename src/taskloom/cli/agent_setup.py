@@ -27,11 +27,17 @@ PROGRAM_NAMES = ("taskloom", "taskloom.exe")
 HOOK_EVENTS = {"UserPromptSubmit": "prompt", "SessionStart": "session-start"}
 
 
-def mcp_command(thread: str, agent: str, db: str | None) -> list[str]:
-    """The argv of the stdio MCP server for this thread and agent. A ``db`` with a password
+def mcp_command(thread: str, agent: str, db: str | None, tools: str | None = None) -> list[str]:
+    """The argv of the stdio MCP server for this thread and agent, serving ``tools`` (a
+    profile or a list of names; the default profile when ``None``). A ``db`` with a password
     is refused: these files are often committed, and a hook's command line is on show in
     ``ps`` every time it runs. A ``db`` taskloom could not open is refused too: the agent's
-    every call would fail on it."""
+    every call would fail on it; so is a choice of tools the server would refuse."""
+    if tools is not None:
+        from taskloom.tools.profiles import select
+        from taskloom.tools.registry import BUILTIN_TOOLS
+
+        select([t for t in BUILTIN_TOOLS if not t.host_only], tools)
     if db is not None:
         check_url(db)
     if db and url_has_password(db):
@@ -41,6 +47,7 @@ def mcp_command(thread: str, agent: str, db: str | None) -> list[str]:
             " leave --db out"
         )
     args = [program(), "mcp", "--thread", thread, "--agent", agent]
+    args += ["--tools", tools] if tools is not None else []
     return args + (["--db", db] if db else [])
 
 

@@ -22,6 +22,7 @@ import typer
 from taskloom.cli import agent_setup
 from taskloom.cli.common import err, note, print_text
 from taskloom.cli.locate import project_url
+from taskloom.cli.tool import ToolsOption
 from taskloom.domain.queue import check_agent
 from taskloom.domain.threads import check_thread_id
 from taskloom.errors import InvalidInput
@@ -184,6 +185,7 @@ def claude_code(
     project: ProjectOption = Path("."),
     print_only: PrintOption = False,
     db: DbPathOption = None,
+    tools: ToolsOption = None,
 ) -> None:
     """Add taskloom to .mcp.json and its hooks to .claude/settings.json in a project.
 
@@ -196,7 +198,7 @@ def claude_code(
     agent = check_agent(agent, "--agent")
     _project(project)
     db = _database(db, project)
-    argv = agent_setup.mcp_command(_thread(thread, project), agent, db)
+    argv = agent_setup.mcp_command(_thread(thread, project), agent, db, tools)
     _setup(
         (project / ".mcp.json", lambda text, name: agent_setup.merge_mcp_json(text, name, argv)),
         (project / ".claude" / "settings.json", _hooks(agent, db)),
@@ -226,6 +228,7 @@ def codex(
     ] = None,
     print_only: PrintOption = False,
     db: DbPathOption = None,
+    tools: ToolsOption = None,
 ) -> None:
     """Add taskloom to the project's .codex/config.toml and its hooks to .codex/hooks.json.
 
@@ -243,7 +246,7 @@ def codex(
     _project(project)
     home = user_home if user_wide else project / ".codex"
     db = _database(db, project)
-    argv = agent_setup.mcp_command(_thread(thread, project), agent, db)
+    argv = agent_setup.mcp_command(_thread(thread, project), agent, db, tools)
     _setup(
         (home / "config.toml", lambda text, name: agent_setup.merge_codex_toml(text, name, argv)),
         (home / "hooks.json", _hooks(agent, db)),

@@ -11,6 +11,15 @@ from taskloom.domain.common import parse_json_object
 
 app = typer.Typer(help="Call model-facing tools and print their schemas.", no_args_is_help=True)
 
+ToolsOption = Annotated[
+    str | None,
+    typer.Option(
+        "--tools",
+        help="The tools a model gets: a profile (default, planner, worker, claude-code, all)"
+        " or a comma-separated list of profiles and tool names. Default: the default profile.",
+    ),
+]
+
 
 @app.command()
 def call(
@@ -44,12 +53,13 @@ def schemas(
         str, typer.Option("--format", help="openai | openai-responses | anthropic | neutral")
     ] = "openai",
     include_host: Annotated[
-        bool, typer.Option("--include-host", help="Also list host-only tools.")
+        bool, typer.Option("--include-host", help="Also let --tools name host-only tools.")
     ] = False,
+    tools: ToolsOption = None,
     db: DbOption = None,
 ) -> None:
-    """Print every tool's definition in a provider's format.
+    """Print the definitions of a profile's tools in a provider's format.
 
-    Example: taskloom tool schemas --format anthropic
+    Example: taskloom tool schemas --format anthropic --tools planner
     """
-    print_json(open_db(db).tools.schemas(format, include_host=include_host))
+    print_json(open_db(db).tools.schemas(format, profile=tools, include_host=include_host))

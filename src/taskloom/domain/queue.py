@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 from taskloom.domain.common import storable_size, visible_id
 from taskloom.domain.errors import InvalidInput
 from taskloom.domain.secrets import looks_secret
+from taskloom.domain.status import words
 from taskloom.domain.task_graph import (
     check_after,
     check_count,
@@ -162,6 +163,8 @@ def task_event_data(changed: Sequence[Any], fixed: Sequence[Any]) -> dict[str, A
     out["payload"] = json.loads(stored["payload"])
     for name in _DEPS:
         out[name] = json.loads(stored[name]) if stored[name] else []
+    said = words(str(out["status"]))
+    out["mcp_status"], out["a2a_state"] = said.mcp, said.a2a
     return out
 
 
@@ -222,7 +225,8 @@ class Task:
         return task
 
     def to_dict(self, *, with_token: bool = False) -> dict[str, Any]:
-        """JSON-ready; the lease token is included only for the worker that holds it."""
+        """JSON-ready; the lease token is included only for the worker that holds it. The
+        status is said in MCP's and A2A's words too (``mcp_status``, ``a2a_state``)."""
         out: dict[str, Any] = {}
         for name in self.__dataclass_fields__:
             value = getattr(self, name)
@@ -232,6 +236,8 @@ class Task:
         out["status"] = self.status.value
         out["depends_on"] = list(self.depends_on)
         out["depends_on_keys"] = list(self.depends_on_keys)
+        said = words(self.status)
+        out["mcp_status"], out["a2a_state"] = said.mcp, said.a2a
         if not with_token:
             out["lease_token"] = None
         return out

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from taskloom.domain.errors import InvalidInput
-from taskloom.tools.registry import Toolbox
+from taskloom.tools.registry import Choice, Toolbox
 from taskloom.tools.spec import ToolContext, ToolResult
 
 if TYPE_CHECKING:
@@ -133,14 +133,22 @@ def result_messages(
 
 
 def run_tool_calls(
-    tools: Toolbox, response: Any, format: str, ctx: ToolContext, *, guard: Guard | None = None
+    tools: Toolbox,
+    response: Any,
+    format: str,
+    ctx: ToolContext,
+    *,
+    guard: Guard | None = None,
+    profile: Choice = None,
 ) -> list[dict[str, Any]]:
     """Dispatch every tool call in ``response`` under ``ctx``; return the result messages
-    (empty when the model asked for no tools: its turn is over). With ``guard``, the
+    (empty when the model asked for no tools: its turn is over). ``profile``: the tools the
+    model was given (``tl.tools.schemas(format, profile=…)``, the default profile unless
+    given); a call of any other tool is answered as an unknown tool. With ``guard``, the
     results that are not errors go through :meth:`Guard.wrap_turn` first: one budget for
     the turn, each placement frozen by its call id."""
     calls = tool_calls(response, format)
-    results = [(c, tools.dispatch(c.name, c.arguments, ctx)) for c in calls]
+    results = [(c, tools.dispatch(c.name, c.arguments, ctx, profile=profile)) for c in calls]
     if guard is not None:
         results = guard_results(guard, results)
     return result_messages(results, format)

@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import Field, StringConstraints
+from pydantic import ConfigDict, Field, StringConstraints
 
 from taskloom.domain.approval import advice_for_list_tools
 from taskloom.domain.card import Card, CardPatch, CardStatus, parse_status
@@ -35,26 +35,24 @@ TODO_OPS = (
     "ready",
 )
 
-STATUS_HELP = (
-    "todo | awaiting_approval | ready | in_progress | blocked | done | rejected "
-    "(aliases such as pending, started, completed, cancelled are accepted)"
-)
+STATUS_HELP = "todo|awaiting_approval|ready|in_progress|blocked|done|rejected"
+"""The statuses a model is told of; the other lists' words (pending, completed…) are read too."""
 
 
 class CardFields(ToolArgs):
-    objective: str | None = Field(None, description="What finishing this card achieves.")
-    plan: list[str] | None = Field(None, description="Ordered steps for this card.")
-    assigned_agent: str | None = Field(None, description="Agent responsible for the card.")
+    objective: str | None = Field(None, description="What finishing the card achieves.")
+    plan: list[str] | None = Field(None, description="Ordered steps.")
+    assigned_agent: str | None = Field(None, description="Agent responsible.")
     allowed_tools: list[str] | None = Field(None, description="Tools the card may use.")
     approval_mode: Literal["required", "not_required"] | None = Field(
-        None, description="`required` makes the card wait for a person to approve its plan."
+        None, description="required: a person must approve the plan."
     )
     acceptance_criteria: list[str] | None = Field(None, description="How to tell it is done.")
-    evidence: list[str] | None = Field(None, description="Proof of completion (paths, output).")
-    notes: str | None = Field(None, description="Free notes; an empty string clears them.")
-    blocker: str | None = Field(None, description="Why the card is blocked (status blocked).")
+    evidence: list[str] | None = Field(None, description="Proof it is done (paths, output).")
+    notes: str | None = Field(None, description="Free notes.")
+    blocker: str | None = Field(None, description="Why it is blocked.")
     active_form: str | None = Field(
-        None, description="Present-tense label shown while in progress, e.g. 'Running tests'."
+        None, description="Label shown while in progress: 'Running tests'."
     )
     blocked_by: list[str] | None = Field(
         None,
@@ -63,31 +61,35 @@ class CardFields(ToolArgs):
     )
 
 
+_SHOWN_IN_CARDS = ("id", "content", "status")
+
+
+def _fields_said_once(schema: dict[str, Any]) -> None:
+    """A replace card's schema shows its id, title and status; its other fields are named
+    in its description, as ``todo``'s own arguments describe them: said again inside
+    ``cards`` they cost a model's context as much as the rest of the schema. The card is
+    still checked field by field, strictly."""
+    props = schema.get("properties", {})
+    schema["properties"] = {name: props[name] for name in _SHOWN_IN_CARDS}
+    schema.pop("additionalProperties", None)
+    schema["description"] = "A card: content, status, id, and any field add takes."
+
+
 class ReplaceCard(CardFields):
-    id: str | None = Field(None, description="Keep an existing card's id; omit for a new card.")
-    content: str = Field(description="Card title (imperative: 'Run the tests').")
-    status: str | None = Field(None, description=f"Card status: {STATUS_HELP}.")
+    model_config = ConfigDict(json_schema_extra=_fields_said_once)
+
+    id: str | None = Field(None, description="An existing card's id to keep; omit for a new one.")
+    content: str = Field(description="Card title.")
+    status: str | None = Field(None, description="Card status.")
 
 
 class TodoArgs(CardFields):
     op: Literal[
-        "add",
-        "edit",
-        "update_status",
-        "revise_plan",
-        "remove",
-        "replace",
-        "clear",
-        "list",
-        "ready",
-    ] = Field(description="Which board operation to run.")
-    id: str | None = Field(
-        None, description="Card id (edit, update_status, remove); not for add: ids are assigned."
-    )
-    content: str | None = Field(None, description="Card title (add; edit to rename).")
-    status: str | None = Field(
-        None, description=f"New status (add, edit, update_status): {STATUS_HELP}."
-    )
+        "add", "edit", "update_status", "revise_plan", "remove", "replace", "clear", "list", "ready"
+    ] = Field(description="The operation.")
+    id: str | None = Field(None, description="Card id (edit, update_status, remove).")
+    content: str | None = Field(None, description="Card title, imperative (add; edit renames).")
+    status: str | None = Field(None, description=STATUS_HELP)
     cards: list[ReplaceCard] | None = Field(None, description="The whole new board (replace).")
     add_blocked_by: list[str] | None = Field(
         None, description="Card ids to add to this card's blocked_by (edit)."
@@ -105,19 +107,17 @@ class TodoArgs(CardFields):
 
 
 TODO_DESCRIPTION = (
-    "A visible plan for THIS thread: an ordered board of task cards, kept across turns and "
-    "shown live to people. Use it for requests with 3+ distinct steps. `add` "
-    "one card per step; keep ONE card `in_progress`; mark a card `done` the moment it "
-    "finishes; if a step cannot proceed, set it `blocked` with a `blocker`. Never pass a "
-    "thread id. Ops: add(content, fields…) · edit(id, fields…, add_blocked_by?, "
-    "remove_blocked_by?) · update_status(id, status, blocker?) · revise_plan() rejects every "
-    "card awaiting approval · remove(id, force?) · replace(cards) · clear() · list() · "
-    "ready(explain?) lists what can start now. `blocked_by`: ids of cards a card comes after; "
-    "it starts once they are done. Every op returns the whole board with card ids. In add "
-    'and edit, omitted or null fields stay; "" or [] clears one. A card `awaiting_approval` '
-    "or with approval_mode `required` waits for a person to approve its plan: you cannot "
-    "approve, start or finish it, nor change its approval_mode; ask the user, or withdraw it "
-    "with revise_plan."
+    "Keep this thread's plan: an ordered board of cards that lasts across turns and is shown "
+    "live to people. Use it for work of 3 or more steps. Add one card per step; keep ONE card "
+    "in_progress; mark each done as soon as it finishes; if stuck, set it blocked with a "
+    "blocker. Ops: add(content, fields…) · edit(id, fields…, add_blocked_by?, "
+    "remove_blocked_by?) · update_status(id, status, blocker?) · revise_plan() withdraws "
+    "every card awaiting approval · remove(id, force?) · replace(cards) · clear() · list() · "
+    "ready(explain?): what can start now. blocked_by: ids of cards a card comes after. Each "
+    'op returns the board with card ids. Omitted or null fields stay as they are; "" or [] '
+    "clears one. A card awaiting_approval or with approval_mode required waits for a person: "
+    "you cannot approve, start or finish it, nor change its approval_mode; ask the user, or "
+    "withdraw it with revise_plan."
 )
 
 

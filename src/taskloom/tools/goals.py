@@ -23,23 +23,21 @@ class NoArgs(ToolArgs):
 class GoalSetArgs(ToolArgs):
     objective: str = Field(
         max_length=MAX_OBJECTIVE,
-        description="The objective for this thread, one or two sentences.",
+        description="The objective, in one or two sentences.",
     )
     token_budget: int | None = Field(
-        None, gt=0, description="Optional token budget; can only lower an existing budget."
+        None, gt=0, description="Token budget; an existing one can only be lowered."
     )
 
 
 class GoalCompleteArgs(ToolArgs):
     evidence: str | None = Field(
-        None, max_length=MAX_EVIDENCE, description="How you verified the objective is met."
+        None, max_length=MAX_EVIDENCE, description="How you verified that it is met."
     )
 
 
 class GoalBlockArgs(ToolArgs):
-    reason: str = Field(
-        max_length=MAX_REASON, description="Why the goal cannot proceed without a person."
-    )
+    reason: str = Field(max_length=MAX_REASON, description="What a person must do or decide.")
 
 
 class BudgetArgs(ToolArgs):
@@ -120,22 +118,21 @@ TOOLS = (
     ),
     ToolSpec(
         "goal_set",
-        "Set or replace this thread's goal (one durable objective). Use it when the user asks "
-        "for a multi-turn outcome. A budget can only be lowered, never raised or removed.",
+        "Set or replace this thread's goal: one durable objective, for an outcome the user"
+        " wants over many turns.",
         GoalSetArgs,
         _set,
     ),
     ToolSpec(
         "goal_complete",
-        "Mark this thread's goal complete. Call it only after verifying the objective is met, "
-        "and say how in `evidence`.",
+        "Mark this thread's goal complete, only once you have verified the objective is met.",
         GoalCompleteArgs,
         _complete,
     ),
     ToolSpec(
         "goal_block",
-        "Mark this thread's goal blocked when it cannot proceed without a person; give the "
-        "reason. Auto-continuation stops until someone resumes it.",
+        "Mark this thread's goal blocked when it cannot go on without a person; turns stop"
+        " until someone resumes it.",
         GoalBlockArgs,
         _block,
     ),

@@ -47,37 +47,27 @@ def _lease(description: str) -> Any:
 
 
 class NextArgs(ToolArgs):
-    lease_s: float = _lease(
-        "How long the task is yours before it returns to the queue, in seconds; your host"
-        " may renew it while you keep working, and task_extend renews it for sure."
-    )
+    lease_s: float = _lease("Seconds the task stays yours; task_extend renews it.")
     kinds: list[str] | None = Field(
-        None,
-        max_length=MAX_KINDS,
-        description="Only tasks of these kinds (e.g. ['review']); omit for any kind.",
+        None, max_length=MAX_KINDS, description="Only tasks of these kinds; omit for any."
     )
 
 
 class _Leased(ToolArgs):
     task_id: str = Field(description="The task's id, from task_next.")
-    lease_token: str = Field(description="The lease token task_next returned with the task.")
+    lease_token: str = Field(description="The lease token, from task_next.")
 
 
 class DoneArgs(_Leased):
     result: str | None = Field(
         None,
-        description=f"What came of the work, briefly (only its first {MAX_TEXT_BYTES} bytes"
-        " are kept).",
+        description=f"What came of the work, briefly (first {MAX_TEXT_BYTES} bytes kept).",
     )
 
 
 class FailArgs(_Leased):
-    error: str = Field(
-        description=f"What went wrong (only its first {MAX_ERROR_BYTES} bytes are kept)."
-    )
-    retry: bool = Field(
-        True, description="false if another attempt cannot succeed (the task goes dead)."
-    )
+    error: str = Field(description=f"What went wrong (first {MAX_ERROR_BYTES} bytes kept).")
+    retry: bool = Field(True, description="false: no attempt can succeed (the task goes dead).")
 
 
 class ExtendArgs(_Leased):
@@ -207,23 +197,22 @@ def _brief(task: Task, inner: str = "") -> str:
 TOOLS = (
     ToolSpec(
         "task_next",
-        "Claim the most urgent task ready for you in the shared work queue. Returns the task"
-        " and a lease token; finish it with task_done or task_fail before the lease ends.",
+        "Claim the most urgent task ready for you in the shared work queue: the task and a"
+        " lease token. Finish it with task_done or task_fail before the lease ends.",
         NextArgs,
         _next,
         needs_thread=False,
     ),
     ToolSpec(
         "task_done",
-        "Complete a task you claimed with task_next, with a short result.",
+        "Complete a task you claimed, with a short result.",
         DoneArgs,
         _done,
         needs_thread=False,
     ),
     ToolSpec(
         "task_fail",
-        "Report that a task you claimed failed. It is retried until its attempts run out,"
-        " unless retry is false.",
+        "Report that a task you claimed failed; it is retried until its attempts run out.",
         FailArgs,
         _fail,
         needs_thread=False,
@@ -238,7 +227,7 @@ TOOLS = (
     ),
     ToolSpec(
         "task_extend",
-        "Keep a task you claimed for longer: its lease now ends lease_s seconds from now.",
+        "Keep a task you claimed for longer: its lease ends lease_s seconds from now.",
         ExtendArgs,
         _extend,
         needs_thread=False,

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal
 
 import orjson
 from pydantic import ValidationError
@@ -20,9 +20,11 @@ from pydantic import ValidationError
 from taskloom.domain.common import parse_json_object
 from taskloom.domain.errors import InvalidInput, TaskloomError
 from taskloom.tools.board import TOOLS as BOARD_TOOLS
+from taskloom.tools.delegate import TOOLS as DELEGATE_TOOLS
 from taskloom.tools.formats import render
 from taskloom.tools.goals import TOOLS as GOAL_TOOLS
 from taskloom.tools.leases import HeldLeases
+from taskloom.tools.profiles import select, split
 from taskloom.tools.queue import TOOLS as QUEUE_TOOLS
 from taskloom.tools.spec import (
     ToolContext,
@@ -52,6 +54,7 @@ BUILTIN_TOOLS: tuple[ToolSpec, ...] = (
     *TASK_LIST_TOOLS,
     *GOAL_TOOLS,
     *QUEUE_TOOLS,
+    *DELEGATE_TOOLS,
     *STASH_TOOLS,
 )
 """Every built-in tool, in the order they are listed to models."""
@@ -203,39 +206,52 @@ def _dispatch(
         return error_result(f"internal error in tool '{name}': {type(exc).__name__}: {exc}")
 
 
+MAX_CHOICES_KEPT = 64
+"""How many choices' registries a toolbox keeps (each client may send its own choice)."""
+
+Choice = str | Sequence[str] | None
+"""A choice of tools: a profile's name, a comma-separated list of profile and tool names, a
+list of them, or ``None`` for the default profile (:mod:`taskloom.tools.profiles`)."""
+
+
 class Toolbox:
-    """``tl.tools``: a registry (the built-in tools unless given one) bound to a host."""
+    """``tl.tools``: a registry (the built-in tools unless given one) bound to a host.
+
+    The listing methods take a ``profile`` (:data:`Choice`): the tools a model is shown.
+    :meth:`dispatch` runs any tool of the registry unless it is given the profile too, which
+    it should be when the call comes from a model that was shown that profile."""
 
     def __init__(self, host: ToolHost, registry: ToolRegistry | None = None) -> None:
         self.registry = registry or ToolRegistry(BUILTIN_TOOLS)
         self.leases = HeldLeases(host.queue)
         self.env = ToolEnv(host, self.leases)
+        self._chosen: dict[tuple[str, ...], ToolRegistry] = {}
 
-    def specs(self, *, include_host: bool = False) -> list[ToolSpec]:
-        """The tools a model is given (see :meth:`ToolRegistry.specs`)."""
-        return self.registry.specs(include_host=include_host)
+    def specs(self, *, profile: Choice = None, include_host: bool = False) -> list[ToolSpec]:
+        """The tools of ``profile`` (with ``include_host``, host-only ones may be named)."""
+        return select(self.registry.specs(include_host=include_host), profile)
 
-    def names(self, *, include_host: bool = False) -> list[str]:
+    def names(self, *, profile: Choice = None, include_host: bool = False) -> list[str]:
         """The names of :meth:`specs`."""
-        return self.registry.names(include_host=include_host)
+        return [s.name for s in self.specs(profile=profile, include_host=include_host)]
 
     def schemas(
-        self,
-        format: str = "openai",
-        *,
-        names: Iterable[str] | None = None,
-        include_host: bool = False,
+        self, format: str = "openai", *, profile: Choice = None, include_host: bool = False
     ) -> list[dict[str, Any]]:
-        """Tool definitions in a provider's format: ``openai``, ``openai-responses``,
-        ``anthropic`` or ``neutral``."""
-        specs = self.specs(include_host=include_host)
-        if names is not None:
-            wanted = set(names)
-            unknown = wanted - {s.name for s in specs}
-            if unknown:
-                raise InvalidInput(f"unknown tool(s): {', '.join(sorted(unknown))}")
-            specs = [s for s in specs if s.name in wanted]
-        return render(specs, format)
+        """Tool definitions of ``profile`` (the default profile unless given) in a provider's
+        format: ``openai``, ``openai-responses``, ``anthropic`` or ``neutral``."""
+        return render(self.specs(profile=profile, include_host=include_host), format)
+
+    def chosen(self, profile: Choice, *, include_host: bool = False) -> ToolRegistry:
+        """A registry of ``profile``'s tools only (made once per choice)."""
+        key = (str(include_host), *split(profile))
+        registry = self._chosen.get(key)
+        if registry is None:
+            specs = self.specs(profile=profile, include_host=include_host)
+            if len(self._chosen) >= MAX_CHOICES_KEPT:
+                self._chosen.clear()
+            registry = self._chosen[key] = ToolRegistry(specs)
+        return registry
 
     def dispatch(
         self,
@@ -243,11 +259,16 @@ class Toolbox:
         args: str | dict[str, Any] | None,
         ctx: ToolContext,
         *,
+        profile: Choice | Literal[False] = False,
         allow_host: bool = False,
     ) -> ToolResult:
         """Run one tool call (see :func:`dispatch`), then renew the leases the calling agent
         took with ``task_next`` (:class:`~taskloom.tools.leases.HeldLeases`): a model
-        that works keeps its tasks without calling ``task_extend``."""
-        result = dispatch(self.env, self.registry, name, args, ctx, allow_host=allow_host)
+        that works keeps its tasks without calling ``task_extend``. With a ``profile``, a
+        tool outside it is an unknown tool."""
+        registry = (
+            self.registry if profile is False else self.chosen(profile, include_host=allow_host)
+        )
+        result = dispatch(self.env, registry, name, args, ctx, allow_host=allow_host)
         self.leases.renew(ctx.agent_id)
         return result

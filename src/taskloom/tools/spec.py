@@ -18,6 +18,7 @@ from taskloom.tools.leases import HeldLeases
 
 if TYPE_CHECKING:
     from taskloom.boards import BoardHandle
+    from taskloom.domain.queue import Task
     from taskloom.goals.handle import GoalHandle
     from taskloom.guard.config import GuardConfig
     from taskloom.guard.core import Guard
@@ -90,7 +91,14 @@ Handler = Callable[[ToolEnv, Any, ToolContext], ToolResult]
 class ToolSpec:
     """One tool: its name, its description, its arguments' model and its handler.
     ``needs_thread`` tools refuse a call with no thread bound; ``host_only`` tools are left
-    out of the model's tool set unless the host asks for them."""
+    out of the model's tool set unless the host asks for them.
+
+    Two kinds of tool can take long, and an MCP client that speaks the Tasks extension gets
+    an MCP task for their calls (:mod:`taskloom.mcp.tasks`); other calls answer at once.
+    ``outcome``: the tool waits for a queue task to end (``task_delegate``). Called with
+    ``wait_s`` 0 it answers at once with the queue task in ``data``, and ``outcome(task)``
+    is its answer once that task has ended. ``slow``: whether a call may take long, for
+    this host and context (an LLM's answer); such a call runs on a worker of the queue."""
 
     name: str
     description: str
@@ -98,6 +106,8 @@ class ToolSpec:
     handler: Handler
     needs_thread: bool = True
     host_only: bool = False
+    outcome: Callable[[Task], ToolResult] | None = None
+    slow: Callable[[ToolEnv, ToolContext], bool] | None = None
 
     def input_schema(self) -> dict[str, Any]:
         """The arguments' JSON schema with ``$ref``s inlined and pydantic titles removed."""
@@ -120,10 +130,29 @@ def _inline(node: Any, defs: dict[str, Any]) -> Any:
     return node
 
 
+def _optional(node: Any) -> Any:
+    """``node`` with each optional argument's ``anyOf [T, null]`` and ``default: null`` said
+    as ``T``: an argument left out of ``required`` is optional already, and the two ways of
+    saying it cost a model's context a quarter of the schema. A null sent still reads as
+    not given."""
+    if isinstance(node, list):
+        return [_optional(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    node = {k: _optional(v) for k, v in node.items()}
+    options = node.get("anyOf")
+    if "default" in node and node["default"] is None and isinstance(options, list):
+        kept = [o for o in options if o != {"type": "null"}]
+        if len(kept) == 1 and len(options) == 2:
+            rest = {k: v for k, v in node.items() if k not in ("anyOf", "default")}
+            return {**kept[0], **rest}
+    return node
+
+
 def clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """A pydantic JSON schema as models read it best: no ``$ref``s, no titles, required
-    arguments first."""
-    cleaned: dict[str, Any] = _inline(schema, schema.get("$defs", {}))
+    """A pydantic JSON schema as models read it best: no ``$ref``s, no titles, optional
+    arguments without ``null`` alternatives, required arguments first."""
+    cleaned: dict[str, Any] = _optional(_inline(schema, schema.get("$defs", {})))
     required = cleaned.get("required", [])
     props = cleaned.get("properties", {})
     # Required arguments first: models read schemas top-down, as people do.

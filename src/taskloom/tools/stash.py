@@ -9,49 +9,35 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from taskloom.domain.errors import TaskloomError
 from taskloom.tools.spec import ToolArgs, ToolContext, ToolEnv, ToolResult, ToolSpec
 
 
 class ReadResultArgs(ToolArgs):
-    result_id: str = Field(
-        min_length=1, description='The id from the stashed-output placeholder, e.g. "res_1a2b…".'
-    )
-    path: str | None = Field(
-        None, description="JSONPath of the part to return, e.g. $.items[3] or $..login (JSON only)."
-    )
-    lines: str | None = Field(
-        None, description="Line range such as '120-180' or '500-' (JSON: of the pretty view)."
-    )
-    page: int | None = Field(
-        None,
-        ge=1,
-        description="Page number; pages are cut by token cap. With `path`, pages through the "
-        "matches.",
-    )
+    result_id: str = Field(min_length=1, description="The id in the placeholder: res_…")
+    path: str | None = Field(None, description="JSONPath, e.g. $.items[3] or $..login.")
+    lines: str | None = Field(None, description="Line range: '120-180' or '500-'.")
+    page: int | None = Field(None, ge=1, description="Page number (with path: of its matches).")
 
 
 class ExtractArgs(ToolArgs):
-    result_id: str = Field(min_length=1, description="The id from the stashed-output placeholder.")
+    result_id: str = Field(min_length=1, description="The id in the placeholder: res_…")
     query: str = Field(
         min_length=1,
-        description="What to find. Name the exact ids/fields ('state and title of issue 1347'); "
-        "a JSONPath ($.items[?(@.state=='open')].number) or /regex/ also works.",
+        description="What to find, naming exact ids or fields ('state of issue 1347'), or a"
+        " JSONPath or /regex/.",
     )
 
 
 READ_DESCRIPTION = (
-    "Read an exact slice of a stashed tool output (one that was too large for the context and "
-    "was replaced by a placeholder with a result_id). Give ONE of: `path` (JSONPath into a JSON "
-    "result), `lines` ('120-180'), or `page` (1, 2, …); with none, returns page 1. `page` also "
-    "goes with `path` to page through a long match. The reply is capped in tokens; a line too "
-    "long for the cap is split, and the reply says how to read what remains."
+    "Read an exact slice of a stashed tool output (its placeholder gives the result_id):"
+    " one of path (JSON), lines or page; none reads page 1. Replies are capped in tokens"
+    " and say how to read on."
 )
 EXTRACT_DESCRIPTION = (
-    "Find the facts you need in a stashed tool output without loading all of it. Returns "
-    "verbatim fragments, each labelled with its JSON path or line range. Count, list and "
-    "filter questions on JSON ('how many items have state open?') get an exact answer with "
-    "the JSONPath that gives it; other questions rank whole records by their keys and values; "
-    "JSONPath and /regex/ queries are exact."
+    "Find facts in a stashed tool output without loading it: verbatim fragments, each with"
+    " its JSON path or line range. Count, list and filter questions on JSON get an exact"
+    " answer with the JSONPath that gives it. JSONPath and /regex/ queries are exact."
 )
 
 
@@ -67,8 +53,16 @@ def _extract(env: ToolEnv, args: ExtractArgs, ctx: ToolContext) -> ToolResult:
     return ToolResult(content=guard.extract(args.result_id, args.query))
 
 
+def _asks_a_model(env: ToolEnv, ctx: ToolContext) -> bool:
+    """Whether an extraction may ask the guard's model (and so take long)."""
+    try:
+        return env.host.guard(ctx.thread_id or "").config.llm is not None
+    except TaskloomError:  # no thread, or not one: the call itself says so, at once
+        return False
+
+
 TOOLS = (
     ToolSpec("read_result", READ_DESCRIPTION, ReadResultArgs, _read),
-    ToolSpec("extract_from_result", EXTRACT_DESCRIPTION, ExtractArgs, _extract),
+    ToolSpec("extract_from_result", EXTRACT_DESCRIPTION, ExtractArgs, _extract, slow=_asks_a_model),
 )
 """The stash retrieval tools."""

@@ -1,0 +1,96 @@
+"""``/mcp`` on ``taskloom serve``: streamable HTTP, for clients of protocol 2025-11-25 (with a
+session) and 2026-07-28 (without).
+
+Each request's headers bind it (:mod:`taskloom.mcp.binding`): ``X-Taskloom-Thread``,
+``X-Taskloom-Agent`` and ``X-Taskloom-Tools`` (or ``?tools=``). A call without a thread gets
+a tool error naming the ``X-Taskloom-Thread`` header from every tool that needs one.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import mcp_types as types
+
+from taskloom.mcp.messages import jsonrpc_error, read_line
+from taskloom.mcp.server import McpConfig, build_server
+
+if TYPE_CHECKING:
+    from taskloom.client import Taskloom
+
+MAX_HTTP_SESSIONS = 1_000
+"""Open /mcp sessions at most (each ~35 KB until 30 minutes idle; the SDK allows 10,000)."""
+
+
+MAX_HTTP_MESSAGE = 4 * 1024 * 1024
+"""The largest message ``/mcp`` reads (the SDK's own limit)."""
+
+
+class CheckedMessages:
+    """The ``/mcp`` endpoint, with a POSTed body checked as stdio checks a line
+    (:func:`read_line`): a body that is not one JSON-RPC message is answered -32700 or -32600
+    with a short reason, as over stdio, where the SDK answered -32602 ("invalid params")
+    with its model's whole validation dump. Every other request goes to ``app`` as sent."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        body = b""
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body += message.get("body", b"")
+            if len(body) > MAX_HTTP_MESSAGE:
+                await self._answer(scope, receive, send, 413, None)
+                return
+            if not message.get("more_body", False):
+                break
+        try:
+            checked = read_line(body.decode("utf-8"))
+        except UnicodeDecodeError:
+            checked = jsonrpc_error(None, types.PARSE_ERROR, "not UTF-8")
+        if isinstance(checked, types.JSONRPCError):
+            await self._answer(scope, receive, send, 400, checked)
+            return
+        replayed = False
+
+        async def replay() -> Any:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
+
+    @staticmethod
+    async def _answer(
+        scope: Any, receive: Any, send: Any, status: int, error: types.JSONRPCError | None
+    ) -> None:
+        from starlette.responses import JSONResponse
+
+        if error is None:
+            error = jsonrpc_error(None, types.INVALID_REQUEST, f"over {MAX_HTTP_MESSAGE} bytes")
+        content = error.model_dump(by_alias=True, mode="json", exclude_unset=True)
+        await JSONResponse(content, status)(scope, receive, send)
+
+
+def http_session_manager(tl: Taskloom, config: McpConfig | None = None) -> Any:
+    """The streamable-HTTP MCP endpoint for ``taskloom serve`` (run it in the app lifespan).
+
+    Which Host and Origin may reach it is the server's request guard's to say, as for every
+    route (:mod:`taskloom.server.security`: on a loopback server, local names and pages only,
+    so a web page elsewhere cannot reach the tools through the user's browser).
+    """
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    return StreamableHTTPSessionManager(
+        build_server(tl, None, config), security_settings=security, max_sessions=MAX_HTTP_SESSIONS
+    )

@@ -1,0 +1,137 @@
+"""JSON-RPC messages as read from a client: one line of stdin, or one POSTed body of ``/mcp``.
+
+Every message read gets an answer. :func:`read_line` gives the message the SDK takes, or the
+JSON-RPC error that answers anything else: -32700 for text that is not JSON, -32600 for JSON
+that is not a message the SDK accepts, -32602 for ``tools/call`` params of the wrong shape.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import mcp_types as types
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
+
+from taskloom.domain.common import parse_json
+from taskloom.domain.errors import InvalidInput
+
+
+def read_line(line: str) -> SessionMessage | types.JSONRPCError:
+    """The JSON-RPC message on one line of stdin, validated by the SDK's own model, or, for
+    any other line, the error that answers it (a bare ``JSONRPCError``, where a client's
+    own error response comes wrapped in a ``SessionMessage``).
+
+    -32700 if the line is not JSON (id null); -32600 if it is JSON the model refuses (too
+    deep, a lone surrogate escape, a number too long, not a JSON-RPC shape), with the
+    request's id when there is one to send back. A request whose id is neither a string nor
+    an integer is refused too: the model would take it for a notification, never answered."""
+    try:
+        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except ValidationError as exc:
+        return _refusal(line, exc.errors()[0])
+    if isinstance(message, types.JSONRPCNotification) and "id" in _loads(line):
+        return jsonrpc_error(None, types.INVALID_REQUEST, "id must be a string or an integer")
+    if isinstance(message, types.JSONRPCRequest):
+        refused = _refused_request(line, message)
+        if refused is not None:
+            return refused
+    return SessionMessage(message)
+
+
+def _refused_request(line: str, request: types.JSONRPCRequest) -> types.JSONRPCError | None:
+    """The error for a request the SDK would take wrongly or answer without a reason: a key
+    given twice (``{"op": "list", "op": "add"}`` ran the add, where ``tool call`` refuses
+    it), or ``tools/call`` params of the wrong shape (answered -32602 with empty data)."""
+    try:
+        parse_json(line, "the request")
+    except InvalidInput as exc:
+        return jsonrpc_error(request.id, types.INVALID_REQUEST, exc.message)
+    if request.method != "tools/call":
+        return None
+    params = request.params or {}
+    name, arguments = params.get("name"), params.get("arguments")
+    why = None
+    if not isinstance(name, str):
+        why = f"params.name must be the tool's name (text), not {_kind(name)}"
+    elif arguments is not None and not isinstance(arguments, dict):
+        why = f"params.arguments must be an object, not {_kind(arguments)}"
+        if isinstance(arguments, str):
+            why += " (send the arguments themselves, not their JSON text)"
+    return None if why is None else jsonrpc_error(request.id, types.INVALID_PARAMS, why)
+
+
+def _kind(value: object) -> str:
+    """A JSON value's kind, as a client's author names it."""
+    if value is None:
+        return "missing (or null)"
+    names = {bool: "a boolean", str: "text", list: "a list", dict: "an object"}
+    return names.get(type(value), "a number")
+
+
+def _refusal(line: str, error: ErrorDetails) -> types.JSONRPCError:
+    """The answer to ``line``, which the model refused with ``error`` (its first)."""
+    try:
+        value = _loads(line)
+    except RecursionError:
+        return jsonrpc_error(None, types.INVALID_REQUEST, "nested too deeply to read")
+    except ValueError as exc:
+        return jsonrpc_error(None, types.PARSE_ERROR, f"not JSON ({exc})")
+    if error["type"] == "json_invalid":  # JSON Python reads but the model does not
+        why = error["msg"].removeprefix("Invalid JSON: ")
+        limits = "lone surrogate escapes, nesting over about 200 levels, numbers over 4300 digits"
+        why = f"{why} (refused: {limits})"
+        return jsonrpc_error(_request_id(value), types.INVALID_REQUEST, why)
+    where = ".".join(str(part) for part in error["loc"][1:])  # [0]: the message kind tried
+    why = f"{where}: {error['msg']}" if where else error["msg"]
+    why = f"not a JSON-RPC message ({why})"
+    return jsonrpc_error(_request_id(value), types.INVALID_REQUEST, why)
+
+
+def _loads(line: str) -> Any:
+    """``line`` parsed by Python's json, which reads what the model refuses (lone surrogate
+    escapes, deeper nesting); an integer over Python's digit limit reads as a float, so its
+    line can still be answered. Raises ``ValueError`` if it is not JSON."""
+    return json.loads(line, parse_int=_int_or_float)
+
+
+def _int_or_float(digits: str) -> int | float:
+    try:
+        return int(digits)
+    except ValueError:  # more digits than Python converts
+        return float(digits)
+
+
+def _request_id(value: object) -> types.RequestId | None:
+    """The id to answer a refused line with: a request's id, if it can be sent back.
+
+    A response's id names one of the server's own requests, so an error for it is sent
+    with id null; so is an id that is neither an integer nor UTF-8 text."""
+    if not isinstance(value, dict) or "result" in value or "error" in value:
+        return None
+    request_id = value.get("id")
+    if isinstance(request_id, int) and not isinstance(request_id, bool):
+        return request_id
+    if isinstance(request_id, str) and _is_utf8(request_id):
+        return request_id
+    return None
+
+
+def _is_utf8(text: str) -> bool:
+    """Whether ``text`` can be written as UTF-8 (a lone surrogate cannot)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+_KINDS = {types.PARSE_ERROR: "Parse error", types.INVALID_PARAMS: "Invalid params"}
+
+
+def jsonrpc_error(request_id: types.RequestId | None, code: int, why: str) -> types.JSONRPCError:
+    kind = _KINDS.get(code, "Invalid request")
+    error = types.ErrorData(code=code, message=f"{kind}: {why}")
+    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)

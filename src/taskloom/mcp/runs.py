@@ -1,0 +1,112 @@
+"""Tool calls answered as MCP tasks that run here: on a worker of the queue, not in the request.
+
+A slow call (an extraction that asks the guard's model) answered as an MCP task becomes a
+queue task of kind :data:`CALL_KIND` for the agent :data:`RUNNER_AGENT`, which no other worker
+claims. Its payload is the whole call (tool, arguments, thread, agent, the MCP task's id). A
+:class:`CallRunner` works those tasks in a thread of the MCP server, records each call's
+result on its MCP task, then completes the queue task. The queue keeps the call durable:
+the claim is bound to the server's process, so when the server dies mid-call, the next
+server to look (a client polling ``tasks/get`` starts its runner) takes the call up again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from typing import TYPE_CHECKING, Any
+
+import mcp_types as types
+
+from taskloom.store import mcp_tasks
+from taskloom.tools.spec import ToolContext, ToolResult
+
+if TYPE_CHECKING:
+    from taskloom.client import Taskloom
+    from taskloom.domain.queue import Task
+
+log = logging.getLogger("taskloom.mcp")
+
+CALL_KIND = "taskloom.mcp-call"
+RUNNER_AGENT = "taskloom-mcp"
+CALL_LEASE_S = 60.0
+"""A run's lease, renewed while the call runs: how soon another server takes up the call of
+a server that hung (one that died is seen at once on its own host)."""
+
+
+def call_result(result: ToolResult) -> types.CallToolResult:
+    """A tool's answer as MCP's ``CallToolResult`` (an error result has ``isError``)."""
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=result.content)], is_error=result.is_error
+    )
+
+
+def wire(result: types.CallToolResult) -> dict[str, Any]:
+    """``result`` as JSON-ready data, as a task's ``result`` carries it (without the
+    ``resultType`` of a response: it is not one)."""
+    return result.model_dump(by_alias=True, mode="json", exclude_none=True, exclude={"result_type"})
+
+
+def call_payload(
+    task_id: str, tool: str, arguments: dict[str, Any], ctx: ToolContext
+) -> dict[str, Any]:
+    """The payload of the queue task that runs a call: everything the run needs."""
+    return {
+        "mcp_task": task_id,
+        "tool": tool,
+        "arguments": arguments,
+        "thread": ctx.thread_id,
+        "agent": ctx.agent_id,
+    }
+
+
+class CallRunner:
+    """Works the calls of :data:`CALL_KIND` in one thread, started by :meth:`kick` and ended
+    when none is ready (an idle server runs no thread and writes nothing)."""
+
+    def __init__(self, tl: Taskloom) -> None:
+        self._tl = tl
+        self._lock = threading.Lock()
+        self._running = False
+        self._again = False
+        self._reclaimed = False
+
+    def kick(self) -> None:
+        """Make sure the calls ready now get run: start the thread, or have it look again."""
+        with self._lock:
+            if self._running:
+                self._again = True
+                return
+            self._running = True
+        threading.Thread(target=self._loop, name="taskloom-mcp-calls", daemon=True).start()
+
+    def _loop(self) -> None:
+        from taskloom.queue.worker import Worker
+
+        try:
+            if not self._reclaimed:  # a server that died holding a call gives it up now
+                self._reclaimed = True
+                self._tl.queue.reclaim()
+            worker = Worker(
+                self._tl.queue, RUNNER_AGENT, self._run, lease=CALL_LEASE_S, kinds=[CALL_KIND]
+            )
+            while True:
+                worker.run(until_empty=True)
+                with self._lock:
+                    if not self._again:
+                        self._running = False
+                        return
+                    self._again = False
+        except Exception:
+            log.exception("the MCP call runner stopped")
+            with self._lock:
+                self._running = False
+
+    def _run(self, task: Task) -> None:
+        """Run one call and record its result on its MCP task (a tool's error is a result)."""
+        call = task.payload
+        ctx = ToolContext(thread_id=call.get("thread"), agent_id=call.get("agent"))
+        result = self._tl.tools.dispatch(call.get("tool", ""), call.get("arguments"), ctx)
+        text = json.dumps(wire(call_result(result)), ensure_ascii=False)
+        now = self._tl.now().timestamp()
+        mcp_tasks.settle(self._tl.store, str(call.get("mcp_task")), now, "completed", result=text)

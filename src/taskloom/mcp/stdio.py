@@ -1,0 +1,171 @@
+"""``taskloom mcp``: the MCP server on stdin and stdout, bound to one thread by its command line.
+
+Every line read is answered: one that is not a JSON-RPC message gets a JSON-RPC error
+(:func:`~taskloom.mcp.messages.read_line`), and the end of input waits for every request
+read to be answered. A client of protocol 2025-11-25 opens with ``initialize``; one of
+2026-07-28 sends each request with its own envelope and no handshake: the SDK serves the
+era the first request opens.
+"""
+
+from __future__ import annotations
+
+import collections
+import io
+import sys
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import mcp_types as types
+from anyio.streams.memory import MemoryObjectSendStream
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+
+from taskloom.mcp.messages import read_line
+from taskloom.mcp.server import McpConfig, build_server
+
+if TYPE_CHECKING:
+    from taskloom.client import Taskloom
+    from taskloom.tools.spec import ToolContext
+
+
+async def serve_stdio(tl: Taskloom, ctx: ToolContext, config: McpConfig | None = None) -> None:
+    """Serve ``taskloom mcp`` on stdin/stdout until stdin ends and every request is answered.
+
+    The SDK's stdio transport writes the answers (and points stray prints at stderr), but
+    the lines are read by :func:`_read_stdin`, not by its reader: that one drops a line it
+    cannot parse unanswered, so the client waits for an answer that never comes. (Unlike
+    the SDK's reader, it leaves fd 0 in place; no tool reads stdin or starts a process.)"""
+    server = build_server(tl, ctx, config)
+    no_input = anyio.wrap_file(io.StringIO())
+    async with stdio_server(stdin=no_input) as (sdk_input, write):
+        await sdk_input.aclose()
+        unanswered = _Unanswered()
+        forward, read = anyio.create_memory_object_stream[SessionMessage](0)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_read_stdin, forward, write)
+            await server.run(
+                _HoldEndOfInput(read, unanswered),
+                _NoteAnswers(write, unanswered),
+                server.create_initialization_options(),
+            )
+            tg.cancel_scope.cancel()  # the session is over: no more lines to read
+
+
+async def _read_stdin(messages: MemoryObjectSendStream[SessionMessage], write: Any) -> None:
+    """Pass each JSON-RPC message on stdin to the session, in order; answer any other line
+    on ``write`` at once, before reading the next, so no line goes unanswered. ``write`` is
+    the transport's stream, not :class:`_NoteAnswers`: a refused line's id names no request
+    the session owes an answer. Bytes that are not UTF-8 read as U+FFFD, as the SDK's reader
+    reads them; a blank line holds no message and is skipped."""
+    async with messages:
+        async for raw in anyio.wrap_file(sys.stdin.buffer):
+            line = raw.decode("utf-8", "replace")
+            if not line.strip():
+                continue
+            item = read_line(line)
+            try:
+                if isinstance(item, SessionMessage):
+                    await messages.send(item)
+                else:  # refused: answered here, the session never sees it
+                    await write.send(SessionMessage(item))
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                return  # the session ended before the input did
+
+
+class _Unanswered:
+    """The requests read from stdin and not answered yet, by id.
+
+    At the end of its input the SDK ends the session and cancels the requests still running,
+    so a client that writes its requests and closes stdin (``taskloom mcp < calls.jsonl``)
+    lost the last answers (modelcontextprotocol/python-sdk#2678). The end of input is held
+    back until every request has its answer, or was cancelled (which gets none). Ids are
+    compared as text, as the SDK does (a cancellation may name request 7 as ``"7"``), and
+    counted, so a client that reuses an id still gets both answers.
+    """
+
+    def __init__(self) -> None:
+        self._ids: collections.Counter[str] = collections.Counter()
+        self._changed = anyio.Event()
+
+    def read(self, item: object) -> None:
+        message = getattr(item, "message", None)
+        if isinstance(message, types.JSONRPCRequest):
+            self._ids[str(message.id)] += 1
+        elif (
+            isinstance(message, types.JSONRPCNotification)
+            and message.method == "notifications/cancelled"  # no answer will come
+        ):
+            self._settle((message.params or {}).get("requestId"))
+
+    def sent(self, item: object) -> None:
+        message = getattr(item, "message", None)
+        if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+            self._settle(message.id)
+
+    def _settle(self, request_id: object) -> None:
+        key = str(request_id)
+        if self._ids[key] > 0:
+            self._ids[key] -= 1
+            self._changed.set()
+
+    async def drained(self) -> None:
+        while +self._ids:  # the ids still counted above zero
+            self._changed = anyio.Event()
+            await self._changed.wait()
+
+
+class _Proxy:
+    """A stream that passes everything to ``inner`` (``last_context`` and the like)."""
+
+    def __init__(self, inner: Any, unanswered: _Unanswered) -> None:
+        self._inner = inner
+        self._unanswered = unanswered
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> Any:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        return bool(await self._inner.__aexit__(exc_type, exc, tb))
+
+
+class _HoldEndOfInput(_Proxy):
+    """The read stream; its end comes once every request read has been answered."""
+
+    async def receive(self) -> Any:
+        try:
+            item = await self._inner.receive()
+        except anyio.EndOfStream:
+            await self._unanswered.drained()
+            raise
+        self._unanswered.read(item)
+        return item
+
+    def __aiter__(self) -> _HoldEndOfInput:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+
+class _NoteAnswers(_Proxy):
+    """The write stream; notes each answer it sends."""
+
+    async def send(self, item: Any, /) -> None:
+        await self._inner.send(item)
+        self._unanswered.sent(item)
