@@ -6,7 +6,8 @@
 from __future__ import annotations
 
 from taskloom.guard.budget import TurnResult
-from taskloom.guard.core import Guard, GuardConfig, Wrapped
+from taskloom.guard.core import Guard, GuardConfig
 from taskloom.guard.tokens import count_tokens, counter
+from taskloom.guard.wrapped import Wrapped
 
 __all__ = ["Guard", "GuardConfig", "TurnResult", "Wrapped", "count_tokens", "counter"]

@@ -17,16 +17,35 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from taskloom.domain.errors import InvalidInput
+from taskloom.guard.wrapped import Wrapped
 from taskloom.store import stash as sql
 
 if TYPE_CHECKING:
-    from taskloom.guard.core import Guard, Wrapped
+    from taskloom._runtime import Runtime
+    from taskloom.guard.config import GuardConfig
 
 SHOWN, STASHED = "shown", "stashed"
 MAX_CALL_ID = 200
+
+
+class Guard(Protocol):
+    """What a turn's placement needs of :class:`~taskloom.guard.core.Guard`."""
+
+    @property
+    def config(self) -> GuardConfig: ...
+
+    @property
+    def runtime(self) -> Runtime: ...
+
+    @property
+    def thread_id(self) -> str: ...
+
+    def stash(self, tool_name: str, output: Any, *, hint: str | None = None) -> Wrapped: ...
+
+    def force_stash(self, tool_name: str, output: Any, *, hint: str | None = None) -> Wrapped: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,6 @@ import dataclasses
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from taskloom._runtime import Runtime
@@ -51,6 +50,7 @@ from taskloom.guard.slices import MAX_QUERY_CHARS, read_slice, split_lines, view
 from taskloom.guard.summaries import Summaries
 from taskloom.guard.summarize import chunk_lines, map_reduce
 from taskloom.guard.tokens import Counter, counter
+from taskloom.guard.wrapped import Wrapped
 from taskloom.store import stash as sql
 
 if TYPE_CHECKING:
@@ -67,17 +67,6 @@ def _text_preview(shown: str, chars: int) -> tuple[str, str]:
     head = chars - tail
     preview = shown[:head] + "\n…\n" + shown[-tail:]
     return preview, f"first {head:,} and last {tail:,} chars, … between them"
-
-
-@dataclass(frozen=True, slots=True)
-class Wrapped:
-    """What :meth:`Guard.stash` decided: ``text`` is what enters the model's history."""
-
-    text: str
-    mode: str  # "pass" | "cleaned" | "compacted" | "stashed"
-    tokens: int
-    result_id: str | None = None
-    summarized: bool = False
 
 
 def _mode(stored: str) -> str:
