@@ -309,7 +309,7 @@ def run_table(
     fresh database; ``ratios`` as for :func:`_drain.print_tables`."""
 
     def run_one(tag: str, name: str, setup: Setup, worker: Worker, w: int) -> dict[str, Any]:
-        with fresh_database(f"tl_bench_{tag}") as dsn:
+        with fresh_database(f"tl_bench_{os.getpid()}_{tag}") as dsn:
             setup(dsn, jobs)
             return drain(dsn, worker, w, jobs)
 
