@@ -20,8 +20,8 @@ from taskloom.tools.spec import ToolContext, ToolEnv, ToolHost, ToolResult, Tool
 
 __all__ = [
     "BUILTIN_TOOLS",
-    "Choice",
     "PROFILES",
+    "Choice",
     "ToolContext",
     "ToolEnv",
     "ToolHost",
