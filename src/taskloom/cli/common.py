@@ -79,10 +79,8 @@ def open_announced(db: str | None) -> Taskloom:
         "found": f"the nearest {FOLDER}/ folder",
         "none": f"no {FOLDER}/ folder in {where.searched}: made here",
     }[where.how]
-    if not tl.store.exists() and where.how != "none":
-        how += "; none there yet: made"
     if not tl.store.exists():
-        how += " by the first write"
+        how += " by the first write" if where.how == "none" else "; new, made by the first write"
     url = tl.url
     if url.startswith("sqlite:///"):
         url = f"sqlite:///{os.path.abspath(_file(tl))}"
