@@ -94,10 +94,12 @@ def test_the_keys_of_a_named_object_are_listed_exactly(tl: Taskloom) -> None:
     g = tl.guard("t1", SMALL)
     rid = stashed(tl, api_description())
     answer = g.extract(rid, "List the members of the shape InventoryConfiguration")
-    assert "$.shapes.InventoryConfiguration.members[*]" in answer
-    names = json.loads(answer.split("--- names (keys) of the matches\n")[1].split("\n")[0])
-    assert names == ["Destination", "IsEnabled", "Filter", "Id", "IncludedObjectVersions",
-                     "OptionalFields", "Schedule"]  # fmt: skip
+    assert "method: exact" in answer and "$.shapes.InventoryConfiguration.members" in answer
+    for key in ("Destination", "IsEnabled", "Filter", "Id", "IncludedObjectVersions",
+                "OptionalFields", "Schedule"):  # fmt: skip
+        assert f'"{key}"' in answer
+    count = g.extract(rid, "How many members does the shape InventoryConfiguration have?")
+    assert "Exact count: 7 " in count
 
 
 def test_a_count_is_exact_and_names_the_jsonpath_that_gives_it(tl: Taskloom) -> None:

@@ -292,7 +292,8 @@ def _conditions(
             best[start] = (support, name)
     bare = 0
     if not found:
-        found, taken = _bare_values(group, tokens, used)
+        mentioned = {i for start, stop, _name in unresolved for i in range(start, stop)}
+        found, taken = _bare_values(group, tokens, used | mentioned)
         bare = len(found)
         used |= taken
     return found, bare, [name for _start, (_n, name) in sorted(best.items())], used
@@ -327,12 +328,14 @@ def _bare_values(
 
 
 def _names_record(tokens: list[_Tok], start: int, stop: int, segments: set[str]) -> bool:
-    """Whether the words at ``start`` name a collection after a determiner ("the shape
-    X"): the record X of that collection, not a field "shape" equal to X."""
-    if stop - start != 1 or start == 0:
+    """Whether the word at ``start`` names a collection of the group rather than a field:
+    "the shape X" (the record X), "how many shapes have …" (the records); only after
+    "have" or "with" is it the field ("members that have shape X")."""
+    if stop - start != 1:
         return False
     word = tokens[start].text.lower().rstrip("s")
-    return word in segments and tokens[start - 1].text.lower() in _DETERMINERS
+    before = tokens[start - 1].text.lower() if start else ""
+    return word in segments and before not in _FIELD_INTRO
 
 
 def _named_parts(group: Group, tokens: list[_Tok]) -> int:
@@ -407,14 +410,15 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
         named = _named_parts(group, tokens)
         said = len(conds) - bare
         asks = _support(targets[0], tokens) if targets else 0
-        score = (said + pinned, named, said, asks, bare, group.records, -len(group.pattern))
+        left = pattern.count(WILD)  # a record the question names beats a group of them
+        score = (said + pinned, named, said, asks, bare, -left, group.records, -len(pattern))
         if best is None or score > best[0]:
             best = (score, Group(pattern, group.records, group.fields), conds, targets, pinned)
     if best is None:
         if kind is None:
             return None
         return Exact(kind, False, note="this result holds no list of records to count or list")
-    (said, named, _conds, _asks, bare, _size, _depth), group, conds, targets, pinned = best
+    (said, named, _conds, _asks, bare, _left, _size, _depth), group, conds, targets, pinned = best
     main = found_groups[0] is not None and (
         len(found_groups) == 1 or found_groups[0].records >= 2 * found_groups[1].records
     )

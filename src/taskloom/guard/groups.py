@@ -11,7 +11,7 @@ matched against (:mod:`~taskloom.guard.exact`).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -108,11 +108,51 @@ def groups(doc: JsonDoc) -> list[Group]:
         else:
             stack.pop()
     out = [g for g in found.values() if WILD in g.pattern and g.records > 1]
+    _fold_named(out, found.values(), names)
     for group in out:
         for i, part in enumerate(group.pattern):
             if part is WILD and group.pattern[: i + 1] in names:
                 group.keys[i] = names[group.pattern[: i + 1]]
     return sorted(out, key=lambda g: (-g.records, repr(g.pattern)))
+
+
+def _fold_named(
+    wild: list[Group], every: Iterable[Group], names: dict[tuple[Any, ...], set[str]]
+) -> None:
+    """Fold into each group the records a JSONPath wildcard of its pattern also reaches but
+    the walk put under a name: the members of a map of two records (too few to be taken
+    for a map) are what ``$.defs[*].properties[*]`` reaches too."""
+    by_length: dict[int, list[Group]] = {}
+    for group in wild:
+        by_length.setdefault(len(group.pattern), []).append(group)
+    for other in list(every):
+        for group in by_length.get(len(other.pattern), ()):
+            if other is group or not _reaches(group.pattern, other.pattern):
+                continue
+            group.records += other.records
+            for i, part in enumerate(group.pattern):
+                key = other.pattern[i]
+                if part is WILD and isinstance(key, str):
+                    names.setdefault(group.pattern[: i + 1], set()).add(key)
+            for name, stats in other.fields.items():
+                _merge(group.fields.setdefault(name, Field()), stats)
+
+
+def _reaches(pattern: tuple[Any, ...], other: tuple[Any, ...]) -> bool:
+    return pattern != other and all(
+        p is WILD or p == o for p, o in zip(pattern, other, strict=True)
+    )
+
+
+def _merge(into: Field, stats: Field) -> None:
+    into.present += stats.present
+    into.kinds |= stats.kinds
+    into.many |= stats.many
+    for key, n in stats.values.items():
+        if key in into.values or len(into.values) < MAX_VALUES:
+            into.values[key] += n
+        else:
+            into.many = True
 
 
 def _children(node: Mapping[str, Any], wild: bool) -> Iterator[tuple[Any, Any]]:
