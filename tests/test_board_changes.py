@@ -177,3 +177,21 @@ def test_the_index_kept_from_each_change_reads_as_one_built_again(seed: int) -> 
         except TaskloomError:
             continue
         _same(index.build(board.cards, board.find), board.index)
+
+
+def test_a_board_built_by_hand_without_sort_keys_still_finds_its_cards() -> None:
+    from taskloom.domain.card import Card
+
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    board = Board("t", cards=tuple(Card(id=f"c{i}", title=f"card {i}") for i in range(4)))
+    assert [board.place(f"c{i}") for i in range(4)] == [0, 1, 2, 3]
+    board = ops.update_status(board, "c2", "done", now=now)
+    board = ops.remove(board, "c1", now=now)
+    board, _ = ops.add(board, "card 4", now=now, new_id=lambda: "c4")
+    assert [(c.id, c.status.value) for c in board.cards] == [
+        ("c0", "todo"),
+        ("c2", "done"),
+        ("c3", "todo"),
+        ("c4", "todo"),
+    ]
+    _same(index.build(board.cards, board.find), board.index)

@@ -467,7 +467,7 @@ def test_the_app_wires_module_level_handlers(tl: Taskloom) -> None:
     app = create_app(tl, mcp=False)
     handlers = [r.endpoint for r in app.routes if isinstance(r, Route)]
     handlers += list(app.exception_handlers.values())
-    assert len(handlers) == 14 + 4
+    assert len(handlers) == 16 + 4
     for handler in handlers:
         assert handler.__module__ == routes.__name__, handler
         assert getattr(routes, handler.__name__) is handler

@@ -23,7 +23,7 @@ from psycopg.conninfo import conninfo_to_dict
 
 import taskloom
 import taskloom.queue.doctor as doctor_module
-from taskloom.domain.events import TODO_STATE, Event
+from taskloom.domain.events import TODO_CHANGE, TODO_STATE, Event
 from taskloom.domain.queue import TaskStatus
 from taskloom.store.pg_url import join_url, split_url, url_secrets
 from taskloom.store.postgres import OUTBOX_LOCK, PostgresStore, translate
@@ -482,7 +482,7 @@ def test_a_role_that_may_not_create_tables_uses_a_schema_its_owner_set_up(pg_url
                 with tl.store.read() as tx:  # what the panel reads: the event log's head
                     head = tx.event_head()
                 with tl.store.read() as tx:
-                    assert tx.events_after(head - 1)[0].type == TODO_STATE
+                    assert tx.events_after(head - 1)[0].type == TODO_CHANGE
         finally:
             drop = "DROP OWNED BY {r}; DROP ROLE {r}"
             admin.execute(psycopg.sql.SQL(drop).format(r=psycopg.sql.Identifier(role)))

@@ -1,5 +1,5 @@
-"""The per-thread todo board: its cards (:mod:`taskloom.domain.card`), markdown rendering and
-every board operation.
+"""The per-thread todo board: its cards (:mod:`taskloom.domain.card`) and every board
+operation (what a board shows is :mod:`taskloom.domain.board_view`).
 
 Each operation is a pure function ``(board, args, now[, new_id]) -> board`` that either returns
 the next board or raises a :class:`~taskloom.domain.errors.TaskloomError`. The store runs it
@@ -13,7 +13,7 @@ Rules kept here:
 - ``updated_at`` moves only on the cards that actually changed;
 - ``replace`` drops empty-title cards *before* checking the invariant;
 - card text must be storable on every backend (no NUL, no lone surrogates);
-- a card's and a board's text are bounded (:mod:`taskloom.domain.limits`, :func:`check_sizes`);
+- a card's and a board's text are bounded (:mod:`taskloom.domain.limits`);
 - a model never approves a plan: :mod:`taskloom.domain.approval` gates the model's writes;
 - cards come after others (``blocked_by``) by the rules of :mod:`taskloom.domain.graph`;
 - each new card gets the board's next ``number`` (never reused), and a card's ``order`` (its
@@ -106,9 +106,15 @@ class Board:
         return self._orders
 
     def place(self, card_id: str) -> int | None:
-        """The card's place on the board (``None``: no such card)."""
+        """The card's place on the board (``None``: no such card): found by its sort key, or
+        one by one on a board whose keys do not increase (one built by hand)."""
         card = self.find(card_id)
-        return None if card is None else bisect.bisect_left(self.orders, card.order)
+        if card is None:
+            return None
+        i = bisect.bisect_left(self.orders, card.order)
+        if i < len(self.cards) and self.cards[i] is card:
+            return i
+        return next(i for i, c in enumerate(self.cards) if c is card)
 
     @property
     def index(self) -> BoardIndex:
@@ -217,16 +223,18 @@ def _apply(
     cards, by_id, orders = list(board.cards), dict(board.by_id), list(board.orders)
     places = set()
     gone = []
+    for card in put:
+        i = _index(board, card.id)
+        cards[i] = by_id[card.id] = card
+        places.add(i)
     if drop is not None:
         i = _index(board, drop)
         del cards[i], orders[i], by_id[drop]
         gone.append(drop)
+        places = {p - (p > i) for p in places}
         for waiter in board.index.waiters.get(drop, ()):  # their edges to it go too
-            places.add(bisect.bisect_left(orders, board.by_id[waiter].order))
-    for card in put:
-        i = bisect.bisect_left(orders, board.by_id[card.id].order)
-        cards[i] = by_id[card.id] = card
-        places.add(i)
+            w = _index(board, waiter)
+            places.add(w - (w > i))
     if append is not None:
         if append.id in by_id:
             raise InvariantViolation(f"duplicate todo id '{append.id}'")
