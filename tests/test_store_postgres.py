@@ -607,7 +607,11 @@ def test_claim_plan_walks_the_ready_index_without_statistics(pg_url: str) -> Non
     for n in (1, 10):
         with taskloom.connect(pg_url) as tl, tl.store.read() as tx:
             plan = "\n".join(
-                r["QUERY PLAN"] for r in tx.query("EXPLAIN " + claim_sql("postgres", 0, n), params)
+                r["QUERY PLAN"]
+                for r in tx.query(
+                    "EXPLAIN " + claim_sql("postgres", 0, n),
+                    params + (["a", now, now] if n > 1 else []),  # a batch's group rule
+                )
             )
         assert "Index Scan using tasks_ready" in plan, plan
         assert "Sort" not in plan, plan
@@ -627,7 +631,9 @@ def test_claims_reuse_their_generic_plan(pg_url: str) -> None:
         for n, rounds in ((1, 20), (10, 20)):
             sql = translate(claim_sql("postgres", 0, n))
             for _ in range(rounds):
-                conn.execute(sql, ["a", 1, "h", 1.0, 2.0, "tok", 1.0, "a", 1.0, 1.0]).fetchall()
+                batch = ["a", 1.0, 1.0] if n > 1 else []  # a batch's group rule
+                params = ["a", 1, "h", 1.0, 2.0, "tok", 1.0, "a", 1.0, 1.0, *batch]
+                conn.execute(sql, params).fetchall()
             custom, generic = conn.execute(
                 "SELECT custom_plans, generic_plans FROM pg_prepared_statements"
                 " WHERE statement LIKE %s",
