@@ -129,8 +129,9 @@ def show(
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Print one task: its line, then its attempts, schedule, claim, graph, body, payload
-    and result, and why it cannot run now if it cannot.
+    """Print one task: its line, attempts, schedule, claim, graph, body, payload and result.
+
+    A task that cannot run now says why.
 
     Example: taskloom tasks show 0193…
     """

@@ -203,8 +203,9 @@ def add_many(
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Enqueue many tasks in one transaction: all of them or, if one is wrong, none (the
-    same as tasks add --from).
+    """Enqueue many tasks in one transaction: all of them or, if one is wrong, none.
+
+    The same as tasks add --from.
 
     Example: taskloom tasks add-many plan.jsonl
     """
