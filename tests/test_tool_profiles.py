@@ -104,7 +104,8 @@ def test_the_claude_code_profile_lists_the_task_shaped_tools_once_they_exist(
         return None
 
     shaped = [ToolSpec(n, f"{n}: a Task-shaped board tool.", Args, handler) for n in TASK_SHAPED]
-    tools = Toolbox(tl, ToolRegistry([*BUILTIN_TOOLS, *reversed(shaped)]))
+    others = [s for s in BUILTIN_TOOLS if s.name not in TASK_SHAPED]
+    tools = Toolbox(tl, ToolRegistry([*others, *reversed(shaped)]))
     assert tools.names(profile="claude-code")[-4:] == list(reversed(TASK_SHAPED))
     assert set(PROFILES["claude-code"].tools) >= set(TASK_SHAPED)
 

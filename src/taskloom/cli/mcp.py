@@ -28,11 +28,12 @@ def mcp(
 
     from taskloom.domain.threads import check_thread_id
     from taskloom.mcp import McpConfig, TaskSettings, serve_stdio
-    from taskloom.tools.registry import ToolContext
+    from taskloom.tools.profiles import select
+    from taskloom.tools.registry import BUILTIN_TOOLS, ToolContext
 
     ctx = ToolContext(thread_id=check_thread_id(thread), agent_id=agent)
+    select(BUILTIN_TOOLS, tools)  # an unknown profile or tool stops us here, naming the valid
     tl = open_announced(db)
-    tl.tools.names(profile=tools)  # an unknown profile or tool stops us here, naming the valid
     tl.queue.stats()  # as serve: a database that cannot answer stops us here, with its error
     tl.store.check_creatable()  # … and so does one whose every write would fail
     asyncio.run(serve_stdio(tl, ctx, McpConfig(tools, TaskSettings(ttl_s=task_ttl))))

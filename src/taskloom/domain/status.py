@@ -26,6 +26,7 @@ class Words(NamedTuple):
 WORDS: dict[str, Words] = {
     "ready": Words("working", "TASK_STATE_SUBMITTED"),
     "in_progress": Words("working", "TASK_STATE_WORKING"),
+    "blocked": Words("working", "TASK_STATE_SUBMITTED"),
     "completed": Words("completed", "TASK_STATE_COMPLETED"),
     "dead": Words("completed", "TASK_STATE_FAILED", is_error=True),
     "canceled": Words("cancelled", "TASK_STATE_CANCELED"),

@@ -40,25 +40,19 @@ STATUS_HELP = "todo|awaiting_approval|ready|in_progress|blocked|done|rejected"
 
 
 class CardFields(ToolArgs):
-    objective: str | None = Field(None, description="What finishing the card achieves.")
-    plan: list[str] | None = Field(None, description="Ordered steps.")
-    assigned_agent: str | None = Field(None, description="Agent responsible.")
-    allowed_tools: list[str] | None = Field(None, description="Tools the card may use.")
+    objective: str | None = Field(None, description="Why.")
+    plan: list[str] | None = Field(None, description="Steps.")
+    assigned_agent: str | None = Field(None, description="Owner.")
+    allowed_tools: list[str] | None = Field(None, description="Tools.")
     approval_mode: Literal["required", "not_required"] | None = Field(
-        None, description="required: a person must approve the plan."
+        None, description="required: a person approves the plan."
     )
-    acceptance_criteria: list[str] | None = Field(None, description="How to tell it is done.")
-    evidence: list[str] | None = Field(None, description="Proof it is done (paths, output).")
-    notes: str | None = Field(None, description="Free notes.")
+    acceptance_criteria: list[str] | None = Field(None, description="Done when.")
+    evidence: list[str] | None = Field(None, description="Proof.")
+    notes: str | None = Field(None, description="Notes.")
     blocker: str | None = Field(None, description="Why it is blocked.")
-    active_form: str | None = Field(
-        None, description="Label shown while in progress: 'Running tests'."
-    )
-    blocked_by: list[str] | None = Field(
-        None,
-        description="Ids of cards this card comes after: it can start once each is done"
-        " (the whole list; [] clears it).",
-    )
+    active_form: str | None = Field(None, description="Label while in progress.")
+    blocked_by: list[str] | None = Field(None, description="Ids of cards this one comes after.")
 
 
 _SHOWN_IN_CARDS = ("id", "content", "status")
@@ -87,37 +81,23 @@ class TodoArgs(CardFields):
     op: Literal[
         "add", "edit", "update_status", "revise_plan", "remove", "replace", "clear", "list", "ready"
     ] = Field(description="The operation.")
-    id: str | None = Field(None, description="Card id (edit, update_status, remove).")
-    content: str | None = Field(None, description="Card title, imperative (add; edit renames).")
+    id: str | None = Field(None, description="Card id.")
+    content: str | None = Field(None, description="Card title.")
     status: str | None = Field(None, description=STATUS_HELP)
     cards: list[ReplaceCard] | None = Field(None, description="The whole new board (replace).")
-    add_blocked_by: list[str] | None = Field(
-        None, description="Card ids to add to this card's blocked_by (edit)."
-    )
-    remove_blocked_by: list[str] | None = Field(
-        None, description="Card ids to take out of this card's blocked_by (edit)."
-    )
-    force: bool | None = Field(
-        None,
-        description="remove: remove a card others wait on, dropping their edges to it.",
-    )
-    explain: bool | None = Field(
-        None, description="ready: also say why each other unfinished card cannot start."
-    )
+    add_blocked_by: list[str] | None = Field(None, description="Ids to add.")
+    remove_blocked_by: list[str] | None = Field(None, description="Ids to drop.")
+    force: bool | None = Field(None, description="remove: also a card others wait on.")
+    explain: bool | None = Field(None, description="Say why not.")
 
 
 TODO_DESCRIPTION = (
-    "Keep this thread's plan: an ordered board of cards that lasts across turns and is shown "
-    "live to people. Use it for work of 3 or more steps. Add one card per step; keep ONE card "
-    "in_progress; mark each done as soon as it finishes; if stuck, set it blocked with a "
-    "blocker. Ops: add(content, fields…) · edit(id, fields…, add_blocked_by?, "
-    "remove_blocked_by?) · update_status(id, status, blocker?) · revise_plan() withdraws "
-    "every card awaiting approval · remove(id, force?) · replace(cards) · clear() · list() · "
-    "ready(explain?): what can start now. blocked_by: ids of cards a card comes after. Each "
-    'op returns the board with card ids. Omitted or null fields stay as they are; "" or [] '
-    "clears one. A card awaiting_approval or with approval_mode required waits for a person: "
-    "you cannot approve, start or finish it, nor change its approval_mode; ask the user, or "
-    "withdraw it with revise_plan."
+    "This thread's plan, shown to people. For 3+ steps: a card per step, ONE in_progress,"
+    " done when finished, blocked with a blocker if stuck. Ops: add · edit(id) ·"
+    " update_status(id, status) · revise_plan · remove(id, force?) · replace(cards) · clear ·"
+    " list · ready(explain?). blocked_by: ids a card comes after."
+    ' "" or [] clears. A card awaiting_approval or approval_mode required waits for a person:'
+    " ask the user."
 )
 
 

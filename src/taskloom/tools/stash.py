@@ -35,9 +35,8 @@ READ_DESCRIPTION = (
     " and say how to read on."
 )
 EXTRACT_DESCRIPTION = (
-    "Find facts in a stashed tool output without loading it: verbatim fragments, each with"
-    " its JSON path or line range. Count, list and filter questions on JSON get an exact"
-    " answer with the JSONPath that gives it. JSONPath and /regex/ queries are exact."
+    "Find facts in a stashed tool output: verbatim fragments with their JSON path or line"
+    " range; count, list and filter questions get exact answers with their JSONPath."
 )
 
 
