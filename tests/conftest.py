@@ -6,6 +6,7 @@ import contextlib
 import itertools
 import multiprocessing
 import os
+import queue
 import socket
 import sqlite3
 import subprocess
@@ -228,7 +229,15 @@ def run_together(
     for proc in procs:
         proc.start()
     start.set()
-    found = [results.get(timeout=timeout) for _ in procs]
+    found: list[Any] = []
+    deadline = time.monotonic() + timeout
+    while len(found) < len(procs):
+        try:
+            found.append(results.get(timeout=0.5))
+        except queue.Empty:
+            died = [p.exitcode for p in procs if p.exitcode not in (None, 0)]
+            assert not died, f"a process exited with {died[0]} (its traceback is on stderr)"
+            assert time.monotonic() < deadline, f"the processes did not finish in {timeout} s"
     for proc in procs:
         proc.join(60)
         assert proc.exitcode == 0

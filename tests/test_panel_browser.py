@@ -603,6 +603,24 @@ def test_queue_counts_and_status_filter_cover_tasks_beyond_the_loaded_ones(
     tl.close()
 
 
+def test_queue_counts_say_how_many_can_run_now_when_dependencies_hold_some_back(
+    server: Server, page: object
+) -> None:
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    tl = taskloom.connect(server.db_url)
+    first, _ = tl.queue.add("Build")
+    tl.queue.add("Deploy", depends_on=[first.id])
+    page.goto(f"{server.url}/")
+    expect(page.locator("#queue-stats")).to_have_text("1 can run now · 2 ready")
+    claimed = tl.queue.claim("w1")
+    assert claimed is not None and claimed.id == first.id
+    tl.queue.done(claimed.id, claimed.lease_token)
+    expect(page.locator("#queue-stats")).to_have_text("1 ready · 1 completed")
+    tl.close()
+
+
 def test_a_page_without_a_hash_connects_once_to_the_first_thread(
     server: Server, page: object
 ) -> None:

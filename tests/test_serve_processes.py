@@ -241,8 +241,10 @@ def test_a_write_through_one_server_reaches_the_streams_of_another(db_url: str) 
             )
             assert answer.status_code == 200, answer.text
             got = events.get(timeout=30)
-            assert got["event"] == "todo_state"
-            assert json.loads(got["data"])["data"]["cards"][0]["status"] == status
+            assert got["event"] == "todo_change"  # the change alone: the one card it changed
+            assert [(c["id"], c["status"]) for c in json.loads(got["data"])["data"]["cards"]] == [
+                (card, status)
+            ]
         # A writer that is no server at all (the CLI, a worker) wakes it too.
         subprocess.run(
             [sys.executable, "-m", "taskloom", "board", "add", "t", "cli", "--db", db_url],
@@ -251,4 +253,5 @@ def test_a_write_through_one_server_reaches_the_streams_of_another(db_url: str) 
             capture_output=True,
         )
         got = events.get(timeout=30)
-        assert json.loads(got["data"])["data"]["cards"][-1]["title"] == "cli"
+        assert got["event"] == "todo_change"
+        assert [c["title"] for c in json.loads(got["data"])["data"]["cards"]] == ["cli"]

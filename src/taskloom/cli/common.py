@@ -72,7 +72,7 @@ def open_announced(db: str | None) -> Taskloom:
     it was chosen (a password in the URL masked)."""
     tl, where = _opened(db)
     tl.queue.stats()
-    tl.store.check_creatable()
+    tl.store.check_writable()
     how = {
         "--db": "from --db",
         "$TASKLOOM_URL": "from $TASKLOOM_URL",

@@ -34,6 +34,4 @@ def mcp(
     ctx = ToolContext(thread_id=check_thread_id(thread), agent_id=agent)
     select(BUILTIN_TOOLS, tools)  # an unknown profile or tool stops us here, naming the valid
     tl = open_announced(db)
-    tl.queue.stats()  # as serve: a database that cannot answer stops us here, with its error
-    tl.store.check_creatable()  # … and so does one whose every write would fail
     asyncio.run(serve_stdio(tl, ctx, McpConfig(tools, TaskSettings(ttl_s=task_ttl))))

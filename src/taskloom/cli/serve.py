@@ -97,8 +97,6 @@ def serve(
     if poll_s is not None and not 0 < poll_s <= MAX_POLL_S:
         raise InvalidInput(f"--poll-s must be more than 0 and at most {MAX_POLL_S}")
     tl = open_announced(db)
-    tl.queue.stats()  # a database that cannot answer (no such database…) stops us here, once
-    tl.store.check_writable()  # … and so does one whose every write would fail
     app = create_app(tl, token=token, poll_s=poll_s, loopback_only=is_loopback_name(host))
     _check_listen(host, port)
     if retention:  # the database's own policy, which every writer applies

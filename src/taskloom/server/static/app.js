@@ -510,7 +510,10 @@ function renderQueue() {
   const agent = $("queue-agent").value.trim().toLowerCase();
   const text = $("queue-text").value.trim().toLowerCase();
   const stats = state.stats;
-  $("queue-stats").textContent = (state.ready ? `${state.ready.count} can run now · ` : "")
+  // "can run now" is said only when dependencies or groups hold some ready tasks back.
+  const runnable = state.ready && stats && state.ready.count !== (stats.ready ?? 0) + (stats.lease_expired ?? 0)
+    ? `${state.ready.count} can run now · ` : "";
+  $("queue-stats").textContent = runnable
     + (stats ? Object.entries(stats)
       .filter(([s, n]) => s !== "total" && n > 0)
       .map(([s, n]) => `${n} ${(LABEL[s] || s).toLowerCase()}`).join(" · ") : "");
