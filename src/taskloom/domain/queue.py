@@ -16,6 +16,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from taskloom.domain.common import storable_size, visible_id
@@ -247,6 +248,9 @@ _DEFAULTS = tuple(
     (f.name, None if f.default is dataclasses.MISSING else f.default)
     for f in dataclasses.fields(Task)
 )
+DEFAULT_ROW = MappingProxyType(dict(_DEFAULTS))
+"""A whole stored row with every column at its default: what a new task's row holds but for
+the columns it is written with."""
 FIELD_NAMES = tuple(f.name for f in dataclasses.fields(Task))
 """A task's fields in declaration order: the columns of the ``tasks`` table."""
 _FIXED = frozenset(FIXED_FIELDS)

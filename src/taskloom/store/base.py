@@ -125,6 +125,10 @@ class Transaction(abc.ABC):
         """Run a statement; return the number of rows it changed."""
 
     @abc.abstractmethod
+    def execute_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Run a statement once per row of parameters (the driver's batch: one call)."""
+
+    @abc.abstractmethod
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         """Run a query; return rows as dicts."""
 

@@ -30,8 +30,13 @@ def quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+NOT_COPIED = frozenset({"schema_migrations", "queue_counts"})
+"""Tables each database keeps for itself: the migrations ledger, and the counts its
+triggers derive from the tasks copied."""
+
+
 def tables(tx: Transaction) -> list[str]:
-    """User tables of the store, in name order (the migrations ledger excluded)."""
+    """User tables of the store, in name order (but :data:`NOT_COPIED`)."""
     if tx.dialect == "sqlite":
         rows = tx.query(
             "SELECT name FROM sqlite_master WHERE type = 'table'"
@@ -43,7 +48,7 @@ def tables(tx: Transaction) -> list[str]:
             " WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
             " ORDER BY table_name"
         )
-    return [r["name"] for r in rows if r["name"] != "schema_migrations"]
+    return [r["name"] for r in rows if r["name"] not in NOT_COPIED]
 
 
 def _column_types(tx: Transaction, table: str) -> dict[str, str]:

@@ -121,16 +121,24 @@ class PgTransaction(Transaction):
         )
         return cur
 
-    def _run(self, sql: str | bytes, params: Sequence[Any] | None = None) -> Any:
+    def _begun(self) -> psycopg.Connection[Row]:
+        """The connection, its transaction begun."""
         if not self.begun:
             self._first(self._begin)
             self.begun = True
-        return self.conn.execute(sql, params)
+        return self.conn
+
+    def _run(self, sql: str | bytes, params: Sequence[Any] | None = None) -> Any:
+        return self._begun().execute(sql, params)
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
         if not params:
             return int(self._run(sql).rowcount)
         return int(self._run(translate(sql), params).rowcount)
+
+    def execute_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        with self._begun().cursor() as cur:
+            cur.executemany(translate(sql), rows)
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         if not params:

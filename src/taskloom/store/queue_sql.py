@@ -195,7 +195,12 @@ def sweep_all_sql() -> str:
     )
 
 
-COUNT_READY = "SELECT count(*) AS n FROM tasks WHERE status = 'ready'"
+def count_ready_sql(dialect: str) -> str:
+    """How many tasks are ready: on SQLite the count its triggers keep (``queue_counts``),
+    on PostgreSQL counted."""
+    if dialect == "sqlite":
+        return "SELECT n FROM queue_counts WHERE status = 'ready'"
+    return "SELECT count(*) AS n FROM tasks WHERE status = 'ready'"
 
 
 @functools.cache
@@ -355,27 +360,14 @@ NEW_COLUMNS = (
     "group_key",
     "depends_on",
     "depends_on_keys",
+    "created_at",
+    "changed_at",
 )
-"""What a new task's item of :func:`insert_sql` holds, in order (``not_before`` and
-``expires_at`` as seconds from now)."""
-_NEW_TYPES = {"priority": "integer", "max_attempts": "integer"}
-_OFFSETS = ("not_before", "expires_at")
-
-
-@functools.cache
-def insert_sql(dialect: str) -> str:
-    """Add tasks in one statement. Parameters: now, now, now, now, then a JSON array of the
-    new tasks, each an array of :data:`NEW_COLUMNS`; they are returned."""
-    values = []
-    for i, name in enumerate(NEW_COLUMNS):
-        if name in _OFFSETS:
-            values.append(f"? + {item(dialect, i, 'double precision')}")
-        else:
-            values.append(item(dialect, i, _NEW_TYPES.get(name, "")))
-    return (
-        f"INSERT INTO tasks ({', '.join(NEW_COLUMNS)}, created_at, changed_at)"
-        f" SELECT {', '.join(values)}, ?, ? FROM {json_items(dialect)}{RETURNING}"
-    )
+"""The columns a new task is written with; the rest take their defaults."""
+INSERT_SQL = (
+    f"INSERT INTO tasks ({', '.join(NEW_COLUMNS)}) VALUES ({', '.join('?' * len(NEW_COLUMNS))})"
+)
+"""Add one task (run once per task in one batch): :data:`NEW_COLUMNS`' values in order."""
 
 
 GET_SQL = "SELECT * FROM tasks WHERE id = ?"

@@ -122,6 +122,9 @@ class SqliteTransaction(Transaction):
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
         return self.conn.execute(sql, params).rowcount
 
+    def execute_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        self.conn.executemany(sql, rows)
+
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         return _rows(self.conn.execute(sql, params))
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from taskloom.domain.queue import Claim, NewTask, Task
+from taskloom.domain.queue import DEFAULT_ROW, Claim, NewTask, Task
 from taskloom.store import graph_sql as graph
 from taskloom.store import queue_sql as sql
 from taskloom.store.base import Row, Store, TaskTable, Transaction, encode
@@ -61,8 +61,8 @@ class SqlTaskTable(TaskTable):
         if not tasks:
             return []
         blocked = blocked or {}
-        items = [
-            [
+        rows = [
+            (
                 task_id,
                 t.title,
                 t.body,
@@ -72,23 +72,27 @@ class SqlTaskTable(TaskTable):
                 t.target_agent,
                 t.dedup_key,
                 t.payload_json,
-                t.delay_s or None,
-                t.ttl_s or None,
+                now + t.delay_s if t.delay_s else None,
+                now + t.ttl_s if t.ttl_s else None,
                 t.max_attempts,
                 "blocked" if task_id in blocked else "ready",
                 blocked.get(task_id),
                 t.group_key,
                 encode(list(t.depends_on)) if t.depends_on else None,
                 encode(list(t.depends_on_keys)) if t.depends_on_keys else None,
-            ]
+                now,
+                now,
+            )
             for task_id, t in tasks
         ]
-        rows = tx.query(sql.insert_sql(self.dialect), (now,) * 4 + (encode(items),))
-        added = {r["id"]: Task.from_row(r) for r in rows}
-        return [added[task_id] for task_id, _ in tasks]
+        tx.execute_many(sql.INSERT_SQL, rows)
+        return [
+            Task.from_row({**DEFAULT_ROW, **dict(zip(sql.NEW_COLUMNS, row, strict=True))})
+            for row in rows
+        ]
 
     def evict_over(self, tx: Transaction, cap: int, now: float) -> list[Task]:
-        row = tx.query_one(sql.COUNT_READY)
+        row = tx.query_one(sql.count_ready_sql(self.dialect))
         over = int(row["n"] if row else 0) - cap
         if over <= 0:
             return []
