@@ -54,6 +54,7 @@ def test_each_profile_and_a_list_of_names(tl: Taskloom) -> None:
         "goal_set",
         "goal_complete",
         "goal_block",
+        "goal_wait",
         "task_delegate",
         "task_wait",
     ]

@@ -1,23 +1,69 @@
-"""``taskloom mcp``: serve the tools to an MCP client over stdio, bound to one thread."""
+"""``taskloom mcp``: serve the tools to an MCP client over stdio, bound to one thread.
+
+``--task-ttl`` and ``--task-poll`` (here and on ``taskloom serve``) set how long an MCP task
+is kept and how often its client is asked to poll it (:class:`~taskloom.mcp.TaskSettings`).
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+import math
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from taskloom.cli.common import DbOption, open_announced
 from taskloom.cli.tool import ToolsOption
+from taskloom.domain.errors import InvalidInput
+from taskloom.domain.queue import MAX_SECONDS
+
+if TYPE_CHECKING:
+    from taskloom.mcp import TaskSettings
+
+MIN_TASK_TTL_S = 1.0
+MIN_TASK_POLL_S, MAX_TASK_POLL_S = 0.1, 3600.0
+"""The poll interval a task asks for: from 100 ms (clients that poll faster load every
+server of the database) to an hour."""
+
+TaskTtlOption = Annotated[
+    float,
+    typer.Option(
+        "--task-ttl",
+        help=f"Seconds an MCP task and its result are kept (at least {MIN_TASK_TTL_S:g}).",
+    ),
+]
+TaskPollOption = Annotated[
+    float,
+    typer.Option(
+        "--task-poll",
+        help="Seconds an MCP client is asked to wait between polls of a task (pollIntervalMs),"
+        f" from {MIN_TASK_POLL_S:g} to {MAX_TASK_POLL_S:g}.",
+    ),
+]
+DEFAULT_TASK_TTL_S = 86_400.0
+DEFAULT_TASK_POLL_S = 1.0
+
+
+def task_settings(ttl_s: float, poll_s: float) -> TaskSettings:
+    """The MCP tasks' settings the flags give; :class:`InvalidInput` naming the flag for a
+    value out of range (``nan`` and ``inf`` included)."""
+    from taskloom.mcp import TaskSettings
+
+    if not (math.isfinite(ttl_s) and MIN_TASK_TTL_S <= ttl_s <= MAX_SECONDS):
+        longest = f"{MAX_SECONDS:.0f} seconds (100 years)"
+        raise InvalidInput(f"--task-ttl must be from {MIN_TASK_TTL_S:g} to {longest}")
+    if not (math.isfinite(poll_s) and MIN_TASK_POLL_S <= poll_s <= MAX_TASK_POLL_S):
+        raise InvalidInput(
+            f"--task-poll must be from {MIN_TASK_POLL_S:g} to {MAX_TASK_POLL_S:g} seconds"
+        )
+    return TaskSettings(ttl_s=ttl_s, poll_interval_s=poll_s)
 
 
 def mcp(
     thread: Annotated[str, typer.Option("--thread", help="Thread every call acts on.")],
     agent: Annotated[str | None, typer.Option("--agent", help="Agent id of the caller.")] = None,
     tools: ToolsOption = None,
-    task_ttl: Annotated[
-        float,
-        typer.Option("--task-ttl", help="Seconds an MCP task and its result are kept.", min=1),
-    ] = 86_400.0,
+    task_ttl: TaskTtlOption = DEFAULT_TASK_TTL_S,
+    task_poll: TaskPollOption = DEFAULT_TASK_POLL_S,
     db: DbOption = None,
 ) -> None:
     """Run an MCP server on stdin/stdout serving a profile's tools for one thread.
@@ -27,11 +73,12 @@ def mcp(
     import asyncio
 
     from taskloom.domain.threads import check_thread_id
-    from taskloom.mcp import McpConfig, TaskSettings, serve_stdio
+    from taskloom.mcp import McpConfig, serve_stdio
     from taskloom.tools.profiles import select
     from taskloom.tools.registry import BUILTIN_TOOLS, ToolContext
 
     ctx = ToolContext(thread_id=check_thread_id(thread), agent_id=agent)
     select(BUILTIN_TOOLS, tools)  # an unknown profile or tool stops us here, naming the valid
+    settings = task_settings(task_ttl, task_poll)
     tl = open_announced(db)
-    asyncio.run(serve_stdio(tl, ctx, McpConfig(tools, TaskSettings(ttl_s=task_ttl))))
+    asyncio.run(serve_stdio(tl, ctx, McpConfig(tools, settings)))

@@ -12,6 +12,13 @@ from typing import Annotated, Any
 import typer
 
 from taskloom.cli.common import DbOption, check_range, err, open_announced
+from taskloom.cli.mcp import (
+    DEFAULT_TASK_POLL_S,
+    DEFAULT_TASK_TTL_S,
+    TaskPollOption,
+    TaskTtlOption,
+    task_settings,
+)
 from taskloom.cli.retention import save
 from taskloom.domain.errors import InvalidInput
 
@@ -57,9 +64,11 @@ def serve(
             show_default=False,
         ),
     ] = None,
+    task_ttl: TaskTtlOption = DEFAULT_TASK_TTL_S,
+    task_poll: TaskPollOption = DEFAULT_TASK_POLL_S,
     db: DbOption = None,
 ) -> None:
-    """Serve the web panel, the JSON API and the live event stream.
+    """Serve the web panel, the JSON API, the live event stream and MCP at /mcp.
 
     Open the printed address in a browser. Pruned events cost viewers nothing: a reader whose
     cursor was pruned is sent the current snapshots.
@@ -68,6 +77,7 @@ def serve(
     """
     import uvicorn
 
+    from taskloom.mcp import McpConfig
     from taskloom.server.app import SHUTDOWN_GRACE_S, create_app
     from taskloom.server.http import DeadlineH11Protocol
     from taskloom.server.security import is_loopback_name
@@ -96,8 +106,11 @@ def serve(
         )
     if poll_s is not None and not 0 < poll_s <= MAX_POLL_S:
         raise InvalidInput(f"--poll-s must be more than 0 and at most {MAX_POLL_S}")
+    mcp = McpConfig(tasks=task_settings(task_ttl, task_poll))
     tl = open_announced(db)
-    app = create_app(tl, token=token, poll_s=poll_s, loopback_only=is_loopback_name(host))
+    app = create_app(
+        tl, token=token, poll_s=poll_s, loopback_only=is_loopback_name(host), mcp_config=mcp
+    )
     _check_listen(host, port)
     if retention:  # the database's own policy, which every writer applies
         err.print(f"event retention: {save(tl, **retention)}", markup=False)

@@ -3,10 +3,11 @@
 A slow call (an extraction that asks the guard's model) answered as an MCP task becomes a
 queue task of kind :data:`CALL_KIND` for the agent :data:`RUNNER_AGENT`, which no other worker
 claims. Its payload is the whole call (tool, arguments, thread, agent, the MCP task's id). A
-:class:`CallRunner` works those tasks in a thread of the MCP server, records each call's
+:class:`CallRunner` works those tasks in threads of the MCP server, records each call's
 result on its MCP task, then completes the queue task. The queue keeps the call durable:
 the claim is bound to the server's process, so when the server dies mid-call, the next
 server to look (a client polling ``tasks/get`` starts its runner) takes the call up again.
+A server runs up to :data:`MAX_CALLS` calls at once.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 
+from taskloom.domain.errors import TaskloomError
 from taskloom.store import mcp_tasks
 from taskloom.tools.spec import ToolContext, ToolResult
 
@@ -29,6 +31,9 @@ log = logging.getLogger("taskloom.mcp")
 
 CALL_KIND = "taskloom.mcp-call"
 RUNNER_AGENT = "taskloom-mcp"
+MAX_CALLS = 4
+"""How many calls one server runs at once, each on its own thread: a long one (a
+``goal_wait``) does not hold up another (an extraction). More wait for a thread."""
 CALL_LEASE_S = 60.0
 """A run's lease, renewed while the call runs: how soon another server takes up the call of
 a server that hung (one that died is seen at once on its own host)."""
@@ -61,31 +66,41 @@ def call_payload(
 
 
 class CallRunner:
-    """Works the calls of :data:`CALL_KIND` in one thread, started by :meth:`kick` and ended
-    when none is ready (an idle server runs no thread and writes nothing)."""
+    """Works the calls of :data:`CALL_KIND`, up to :data:`MAX_CALLS` at once, each on a
+    thread of its own. :meth:`kick` starts a thread (one already running may be busy with a
+    long call); a thread ends when no call is ready (an idle server runs no thread and
+    writes nothing)."""
 
     def __init__(self, tl: Taskloom) -> None:
         self._tl = tl
         self._lock = threading.Lock()
-        self._running = False
+        self._threads = 0
+        self._running: set[str] = set()
         self._again = False
         self._reclaimed = False
 
     def kick(self) -> None:
-        """Make sure the calls ready now get run: start the thread, or have it look again."""
+        """Make sure the calls ready now get run: start a thread, or have one look again."""
         with self._lock:
-            if self._running:
-                self._again = True
+            if self._threads >= MAX_CALLS:
+                self._again = True  # the next thread free looks again
                 return
-            self._running = True
-        threading.Thread(target=self._loop, name="taskloom-mcp-calls", daemon=True).start()
+            self._threads += 1
+            reclaim, self._reclaimed = not self._reclaimed, True
+        threading.Thread(
+            target=self._loop, args=(reclaim,), name="taskloom-mcp-calls", daemon=True
+        ).start()
 
-    def _loop(self) -> None:
+    def runs(self, task_id: str) -> bool:
+        """Whether a thread of this runner is running the call of queue task ``task_id``."""
+        with self._lock:
+            return task_id in self._running
+
+    def _loop(self, reclaim: bool) -> None:
         from taskloom.queue.worker import Worker
 
         try:
-            if not self._reclaimed:  # a server that died holding a call gives it up now
-                self._reclaimed = True
+            if reclaim:  # a server that died holding a call gives it up now
                 self._tl.queue.reclaim()
             worker = Worker(
                 self._tl.queue, RUNNER_AGENT, self._run, lease=CALL_LEASE_S, kinds=[CALL_KIND]
@@ -94,19 +109,43 @@ class CallRunner:
                 worker.run(until_empty=True)
                 with self._lock:
                     if not self._again:
-                        self._running = False
+                        self._threads -= 1
                         return
                     self._again = False
         except Exception:
-            log.exception("the MCP call runner stopped")
+            log.exception("an MCP call runner thread stopped")
             with self._lock:
-                self._running = False
+                self._threads -= 1
 
     def _run(self, task: Task) -> None:
-        """Run one call and record its result on its MCP task (a tool's error is a result)."""
-        call = task.payload
-        ctx = ToolContext(thread_id=call.get("thread"), agent_id=call.get("agent"))
-        result = self._tl.tools.dispatch(call.get("tool", ""), call.get("arguments"), ctx)
-        text = json.dumps(wire(call_result(result)), ensure_ascii=False)
-        now = self._tl.now().timestamp()
-        mcp_tasks.settle(self._tl.store, str(call.get("mcp_task")), now, "completed", result=text)
+        """Run one call and record its result on its MCP task (a tool's error is a result).
+        A call that waits stops early once its queue task is no longer this run's (the MCP
+        task cancelled)."""
+        with self._lock:
+            self._running.add(task.id)
+        try:
+            call = task.payload
+            ctx = ToolContext(
+                thread_id=call.get("thread"),
+                agent_id=call.get("agent"),
+                cancelled=lambda: not self._still_ours(task),
+            )
+            result = self._tl.tools.dispatch(call.get("tool", ""), call.get("arguments"), ctx)
+            text = json.dumps(wire(call_result(result)), ensure_ascii=False)
+            now = self._tl.now().timestamp()
+            mcp_tasks.settle(
+                self._tl.store, str(call.get("mcp_task")), now, "completed", result=text
+            )
+        finally:
+            with self._lock:
+                self._running.discard(task.id)
+
+    def _still_ours(self, task: Task) -> bool:
+        """Whether ``task`` is still in progress under this run's lease."""
+        from taskloom.domain.queue import TaskStatus
+
+        try:
+            now = self._tl.queue.get(task.id)
+        except TaskloomError:
+            return False
+        return now.status is TaskStatus.IN_PROGRESS and now.lease_token == task.lease_token

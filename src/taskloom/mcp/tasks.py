@@ -7,8 +7,9 @@ task for a call that can take long, and a plain result for every other call:
 - a tool that waits on the queue (``task_delegate``, ``task_wait``: a spec with
   ``outcome``) does its quick part in the request; unless the queue task has ended already,
   the MCP task follows it, and its answer is ``outcome(task)`` once it has ended;
-- a slow call (a spec whose ``slow`` says so) becomes a queue task that a worker of an MCP
-  server runs (:mod:`taskloom.mcp.runs`).
+- a slow call (a spec whose ``slow`` says so: ``extract_from_result`` with a model to ask,
+  ``goal_wait``) becomes a queue task that a worker of an MCP server runs
+  (:mod:`taskloom.mcp.runs`).
 
 The record of each MCP task is in the taskloom database (:mod:`taskloom.store.mcp_tasks`),
 stored before the task is returned, so ``tasks/get`` from any server of the database (one
@@ -279,7 +280,7 @@ class TasksExtension(Extension):
             task = None
         now = self._tl.now().timestamp()
         if task is not None and task.status not in TERMINAL:
-            if record.kind == "call":
+            if record.kind == "call" and not self.runner.runs(task.id):
                 self.runner.kick()  # this server takes it up if the one running it died
             return record
         status, result, error = self._end(record, task)

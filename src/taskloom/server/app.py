@@ -15,7 +15,7 @@ import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -34,6 +34,9 @@ from taskloom.server.routes import SHUTDOWN_GRACE_S, STATIC, Served
 from taskloom.server.security import RequestGuard
 from taskloom.store.retention import BATCH, MAX_AGE, RetentionPolicy, apply_policy
 from taskloom.store.stash import purge_stash
+
+if TYPE_CHECKING:
+    from taskloom.mcp import McpConfig
 
 __all__ = ["MAX_RETAIN_AGE", "PRUNE_BATCH", "SHUTDOWN_GRACE_S", "Retention", "create_app"]
 
@@ -111,6 +114,7 @@ def create_app(
     retain_age: timedelta | None = None,
     prune_every_s: float = 60,
     mcp: bool = True,
+    mcp_config: McpConfig | None = None,
     loopback_only: bool = True,
 ) -> Starlette:
     """The panel, the JSON API and ``/api/events``.
@@ -120,7 +124,8 @@ def create_app(
     if either is given, override it for this server alone (``None``: no such limit). A prune
     that fails (a busy database) is logged as a warning and tried again next time. ``poll_s``
     is how often the event hub reads when not woken (see :class:`EventHub`). ``mcp`` mounts
-    the streamable-HTTP MCP endpoint at ``/mcp`` (it runs in the app's lifespan).
+    the streamable-HTTP MCP endpoint at ``/mcp`` (it runs in the app's lifespan), with
+    ``mcp_config``'s settings (its MCP tasks' lifetime and poll interval).
     """
     if retain_events is not None and retain_events < 1:
         raise ValueError("retain_events must be at least 1 (or None: no count limit)")
@@ -157,7 +162,7 @@ def create_app(
 
         from taskloom.mcp import CheckedMessages, http_session_manager
 
-        mcp_manager = http_session_manager(tl)
+        mcp_manager = http_session_manager(tl, mcp_config)
         # An ASGI app (not a function) as the endpoint: Starlette hands it the raw request.
         table.append(Route("/mcp", CheckedMessages(StreamableHTTPASGIApp(mcp_manager))))
     app = Starlette(

@@ -1,15 +1,31 @@
 """Goal tools. The model may set, complete or block its goal; pause, resume, clear and budget
-changes are host-only (``host_only=True``: not in the default model tool set)."""
+changes are host-only (``host_only=True``: not in the default model tool set).
+
+``goal_wait`` is for a supervisor that set a goal and waits while an agent loop drives it:
+it looks at the goal (a read, never a write transaction) until the goal is no longer active
+or ``wait_s`` runs out, as ``task_wait`` looks at a task. It is ``slow``: over MCP, a client
+that speaks the Tasks extension gets an MCP task for it, run by a worker of the server.
+"""
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from taskloom.domain.common import UNSET
 from taskloom.domain.errors import InvalidInput
-from taskloom.domain.goals import MAX_EVIDENCE, MAX_OBJECTIVE, MAX_REASON, framed, usage_text
+from taskloom.domain.goals import (
+    MAX_EVIDENCE,
+    MAX_OBJECTIVE,
+    MAX_REASON,
+    GoalStatus,
+    framed,
+    usage_text,
+)
+from taskloom.queue.waiting import FIRST_PAUSE_S, LONGEST_PAUSE_S
+from taskloom.tools.delegate import MAX_WAIT_S
 from taskloom.tools.spec import ToolArgs, ToolContext, ToolEnv, ToolResult, ToolSpec
 
 if TYPE_CHECKING:
@@ -38,6 +54,16 @@ class GoalCompleteArgs(ToolArgs):
 
 class GoalBlockArgs(ToolArgs):
     reason: str = Field(max_length=MAX_REASON, description="What a person must do or decide.")
+
+
+class GoalWaitArgs(ToolArgs):
+    wait_s: float = Field(
+        60.0,
+        ge=0,
+        le=MAX_WAIT_S,
+        allow_inf_nan=False,
+        description=f"Seconds to wait for the goal to end (at most {MAX_WAIT_S:g}).",
+    )
 
 
 class BudgetArgs(ToolArgs):
@@ -88,6 +114,45 @@ def _block(env: ToolEnv, args: GoalBlockArgs, ctx: ToolContext) -> ToolResult:
     return render_goal(_thread(env, ctx).block(args.reason, host=False))
 
 
+def _active(snap: dict[str, Any]) -> bool:
+    goal = snap["goal"]
+    return goal is not None and goal["status"] == GoalStatus.ACTIVE.value
+
+
+def _wait(env: ToolEnv, args: GoalWaitArgs, ctx: ToolContext) -> ToolResult:
+    """The goal once it is no longer active (complete, blocked, paused, out of budget or
+    cleared), or as it is when ``wait_s`` runs out or the caller gives up (``cancelled``).
+    Looks every 50 ms at first, then less often, at most a second apart."""
+    handle = _thread(env, ctx)
+    deadline = time.monotonic() + args.wait_s
+    pause = FIRST_PAUSE_S
+    while _active(snap := handle.get()):
+        left = deadline - time.monotonic()
+        if left <= 0 or (ctx.cancelled is not None and ctx.cancelled()):
+            return _waited(snap, ended=False, wait_s=args.wait_s)
+        time.sleep(min(pause, left))
+        pause = min(2 * pause, LONGEST_PAUSE_S)
+    return _waited(snap, ended=True, wait_s=args.wait_s)
+
+
+def _waited(snap: dict[str, Any], *, ended: bool, wait_s: float) -> ToolResult:
+    """``goal_get``'s answer, after a line that says whether the goal ended (``data`` has
+    ``ended``)."""
+    goal = snap["goal"]
+    if not ended:
+        said = f"The goal is still active after {wait_s:g} s: call goal_wait again to wait on."
+    elif goal is None:
+        said = "The goal has ended: this thread has no goal (it was cleared, or never set)."
+    else:
+        said = f"The goal has ended: it is {goal['status']}."
+    shown = render_goal(snap)
+    return ToolResult(content=f"{said}\n{shown.content}", data={**snap, "ended": ended})
+
+
+def _always(env: ToolEnv, ctx: ToolContext) -> bool:
+    return True
+
+
 def _pause(env: ToolEnv, args: NoArgs, ctx: ToolContext) -> ToolResult:
     return render_goal(_thread(env, ctx).pause())
 
@@ -135,6 +200,14 @@ TOOLS = (
         " until someone resumes it.",
         GoalBlockArgs,
         _block,
+    ),
+    ToolSpec(
+        "goal_wait",
+        "Wait until this thread's goal is no longer active (complete, blocked, paused, out of"
+        " budget or cleared) while another agent works on it, and read it.",
+        GoalWaitArgs,
+        _wait,
+        slow=_always,
     ),
     ToolSpec(
         "goal_pause",

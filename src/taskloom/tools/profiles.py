@@ -38,7 +38,7 @@ PROFILES: dict[str, Profile] = {
         "a general agent: one board tool, its goal, queue work, stashed outputs",
     ),
     "planner": Profile(
-        ("todo", *_GOAL, *_DELEGATE),
+        ("todo", *_GOAL, "goal_wait", *_DELEGATE),  # goal_wait: it supervises a goal's run
         "an agent that plans on the board and hands work to the queue",
     ),
     "worker": Profile((*_WORK, "task_extend", *_STASH), "an agent that takes work from the queue"),

@@ -9,7 +9,7 @@ comes from that context, set by the host, never from the model's arguments.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
@@ -64,10 +64,15 @@ class ToolArgs(BaseModel):
 
 @dataclass(frozen=True, slots=True)
 class ToolContext:
-    """Who is calling: set by the host from its own session state, never by the model."""
+    """Who is calling: set by the host from its own session state, never by the model.
+
+    ``cancelled``: whether the caller has given up on the answer (an MCP task cancelled,
+    the run no longer the server's); a tool that waits asks it between its looks and stops
+    early. ``None``: the caller waits for the answer."""
 
     thread_id: str | None = None
     agent_id: str | None = None
+    cancelled: Callable[[], bool] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
