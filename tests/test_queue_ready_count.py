@@ -92,3 +92,21 @@ def test_a_copied_database_counts_what_it_holds(backend: str, db_url: str, tmp_p
     with taskloom.connect(target) as copied:
         assert _ready(copied) == 4
         _kept_count_matches(copied)
+
+
+def test_a_database_from_before_the_count_starts_it_from_its_tasks(sqlite_url: str) -> None:
+    """Migration 0005 counts the ready tasks a database already holds."""
+    from tests.schema_dump import build, execute, initial_files
+
+    build(sqlite_url, [f for f in initial_files("sqlite") if f.name < "0005"])
+    for n, status in enumerate(["ready", "ready", "in_progress", "completed", "ready"]):
+        execute(
+            sqlite_url,
+            "INSERT INTO tasks (id, title, status, created_at) VALUES (?, ?, ?, 0)",
+            (f"t{n}", f"task {n}", status),
+        )
+    with taskloom.connect(sqlite_url) as tl:
+        assert _ready(tl) == 3
+        _kept_count_matches(tl)
+        tl.queue.add("one more")
+        _kept_count_matches(tl)
