@@ -10,6 +10,10 @@ task of a group in progress), waits for the first to commit, and fails having ch
 nothing. It is run again, on a snapshot that shows the first's claim, and takes another
 task or none. So the database, not a check after the claim, keeps a group to one task in
 progress, and a claim stays one statement.
+
+Two completions that each claim the next task of the other's group can each wait for the
+other to commit, on that index: PostgreSQL then aborts one statement (a deadlock), which has
+changed nothing, and it is run again as a lost race is.
 """
 
 from __future__ import annotations
@@ -34,7 +38,11 @@ claim's win, so running out means twenty claimers won in turn, and the database 
 
 
 def _lost_group_race(exc: StoreError) -> bool:
+    """Whether a statement failed having changed nothing because another one won a race: a
+    claim of the same group (the index), or any deadlock (the statement aborted whole)."""
     cause = exc.__cause__
+    if isinstance(cause, psycopg.errors.DeadlockDetected):
+        return True
     return isinstance(cause, psycopg.errors.UniqueViolation) and (
         cause.diag.constraint_name == GROUP_INDEX
     )
