@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import mcp_types as types
 
 from taskloom.domain.errors import TaskloomError
+from taskloom.domain.queue import TaskStatus
 from taskloom.store import mcp_tasks
 from taskloom.tools.spec import ToolContext, ToolResult
 
@@ -142,8 +143,6 @@ class CallRunner:
 
     def _still_ours(self, task: Task) -> bool:
         """Whether ``task`` is still in progress under this run's lease."""
-        from taskloom.domain.queue import TaskStatus
-
         try:
             now = self._tl.queue.get(task.id)
         except TaskloomError:
