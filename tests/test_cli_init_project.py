@@ -75,6 +75,26 @@ def test_codex_global_writes_the_user_wide_config(
     assert (user / "hooks.json").exists() and not (project / ".codex").exists()
 
 
+def test_claude_code_writes_the_projects_settings_with_its_thread_and_database(
+    project: Path, home: dict[str, str], tmp_path: Path
+) -> None:
+    """As for Codex: the project's .mcp.json and .claude/settings.json, its folder's name as the
+    thread, its own database as an absolute URL, and the prompt hook told of the MCP tool."""
+    done = run_in(project, "init", "claude-code", "--agent", "cc", **home)
+    assert done.returncode == 0, done.stderr
+    mcp = json.loads((project / ".mcp.json").read_text())["mcpServers"]["taskloom"]
+    assert mcp["args"] == [
+        *("mcp", "--thread", "shop-api", "--agent", "cc", "--db", db_of(project))
+    ]
+    hooks = json.loads((project / ".claude" / "settings.json").read_text())["hooks"]
+    prompt = hooks["UserPromptSubmit"][0]["hooks"][0]["command"]
+    assert shlex.split(prompt)[1:] == [
+        *("hook", "prompt", "--agent", "cc", "--db", db_of(project), "--mcp")
+    ]
+    assert list((tmp_path / "home").iterdir()) == []
+    assert not (project / ".taskloom").exists()  # made by the first write, not by init
+
+
 def test_the_database_found_above_the_project_is_the_one_written(
     tmp_path: Path, home: dict[str, str]
 ) -> None:
