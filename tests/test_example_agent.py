@@ -152,9 +152,9 @@ def test_example_agent_completes_its_goal(openai_server: str, tmp_path: Path) ->
     tl.close()
 
 
-def test_a_rerun_of_a_complete_goal_changes_nothing(openai_server: str, tmp_path: Path) -> None:
-    """Run twice, the plan's cards were added twice over (the goal restarted)."""
-    db = f"sqlite:///{tmp_path / 'agent.db'}"
+def test_a_rerun_of_a_complete_goal_changes_nothing(openai_server: str, db_url: str) -> None:
+    """Run twice, the plan's cards were added twice over (the goal restarted). Both backends."""
+    db = db_url
     assert run_example(openai_server, db).returncode == 0
     FakeOpenAI.calls.clear()
     again = run_example(openai_server, db)
@@ -181,13 +181,14 @@ def test_example_agent_reruns_after_a_no_progress_stop(
         assert tl.goal("release").get()["goal"]["tokens_used"] == 4 * 15
 
 
-def test_example_agent_says_in_one_line_that_the_endpoint_is_down(tmp_path: Path) -> None:
-    """And leaves nothing half-made: an active goal was left behind, with no plan."""
+def test_example_agent_says_in_one_line_that_the_endpoint_is_down(db_url: str) -> None:
+    """And leaves nothing half-made: an active goal was left behind, with no plan. Both
+    backends."""
     import socket
 
     with socket.create_server(("127.0.0.1", 0)) as probe:
         port = probe.getsockname()[1]  # closed below: nothing listens there
-    db = f"sqlite:///{tmp_path / 'agent.db'}"
+    db = db_url
     run = run_example(f"http://127.0.0.1:{port}/v1", db)
     assert run.returncode == 1 and "Traceback" not in run.stderr
     assert run.stderr.startswith("Error: the model endpoint") and run.stderr.count("\n") == 1
@@ -264,8 +265,14 @@ SERVER_ERROR = (500, {"error": {"message": "upstream exploded"}})
 
 
 def run_scripted(
-    script: list[tuple[int, dict[str, Any]]], tmp_path: Path, key: str = "sk-test", **env: str
+    script: list[tuple[int, dict[str, Any]]],
+    tmp_path: Path,
+    key: str = "sk-test",
+    url: str | None = None,
+    **env: str,
 ) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """The example run against ``script``, on ``url`` (default: ``agent.db`` in ``tmp_path``,
+    the file returned)."""
     ScriptedOpenAI.script, ScriptedOpenAI.seen_auth = list(script), []
     ScriptedOpenAI.seen_bodies = []
     db = tmp_path / "agent.db"
@@ -273,7 +280,7 @@ def run_scripted(
         run = subprocess.run(
             [
                 *(sys.executable, str(EXAMPLE), "Ship the notes", "--thread", "release"),
-                *("--base-url", env.get("base_url", server), "--db", f"sqlite:///{db}"),
+                *("--base-url", env.get("base_url", server), "--db", url or f"sqlite:///{db}"),
             ],
             env={**subprocess_env(), "OPENAI_API_KEY": key},
             capture_output=True,
@@ -295,24 +302,25 @@ def test_example_agent_charges_what_a_turn_spent_before_the_endpoint_failed(
         assert [c["title"] for c in tl.board("release").list()["cards"]] == ["Draft the notes"]
 
 
-def test_a_refused_first_call_leaves_no_goal_behind(tmp_path: Path) -> None:
-    run, db = run_scripted([(401, {"error": {"message": "bad key"}})], tmp_path)
+def test_a_refused_first_call_leaves_no_goal_behind(tmp_path: Path, db_url: str) -> None:
+    """Both backends."""
+    run, _ = run_scripted([(401, {"error": {"message": "bad key"}})], tmp_path, url=db_url)
     assert run.returncode == 1 and "bad key" in run.stderr, run.stderr
-    with taskloom.connect(f"sqlite:///{db}") as tl:
+    with taskloom.connect(db_url) as tl:
         assert tl.goal("release").get()["goal"] is None
 
 
-def test_a_rerun_of_an_unfinished_goal_goes_on_from_its_board(tmp_path: Path) -> None:
+def test_a_rerun_of_an_unfinished_goal_goes_on_from_its_board(tmp_path: Path, db_url: str) -> None:
     """The same goal, charged on; the model is shown the plan so far instead of planning
-    (and adding its cards) again."""
-    run_scripted([(200, add_card_reply(300)), SERVER_ERROR], tmp_path)
-    with taskloom.connect(f"sqlite:///{tmp_path / 'agent.db'}") as tl:
+    (and adding its cards) again. Both backends."""
+    run_scripted([(200, add_card_reply(300)), SERVER_ERROR], tmp_path, url=db_url)
+    with taskloom.connect(db_url) as tl:
         first = tl.goal("release").get()["goal"]
     done = {"choices": [{"message": {"role": "assistant", "content": "ok"}}], "usage": {}}
-    run, db = run_scripted([(200, done)] * 4, tmp_path)
+    run, _ = run_scripted([(200, done)] * 4, tmp_path, url=db_url)
     asked = ScriptedOpenAI.seen_bodies[0]["messages"][1]["content"]
     assert asked.startswith("Ship the notes") and "Draft the notes" in asked, asked
-    with taskloom.connect(f"sqlite:///{db}") as tl:
+    with taskloom.connect(db_url) as tl:
         goal = tl.goal("release").get()["goal"]
         cards = [c["title"] for c in tl.board("release").list()["cards"]]
     assert goal["goal_id"] == first["goal_id"] and goal["tokens_used"] == 300
