@@ -31,14 +31,23 @@ def fill(db: str) -> None:
     board = tl.board("fix-login-bug")
     board.add("Reproduce the failing login", status="done")
     board.add("Find where the session cookie is dropped", status="done")
-    board.add(
+    test = board.add(
         "Write a regression test",
         status="in_progress",
         active_form="Writing the regression test",
         plan=["log in with an expired cookie", "assert a redirect, not a 500"],
+    )["card"]["id"]
+    patch = board.add(
+        "Patch the cookie refresh",
+        notes="keep the change inside auth/session.py",
+        blocked_by=[test],
+    )["card"]["id"]
+    board.add(
+        "Deploy the fix to production",
+        status="awaiting_approval",
+        approval_mode="required",
+        blocked_by=[patch],
     )
-    board.add("Patch the cookie refresh", notes="keep the change inside auth/session.py")
-    board.add("Deploy the fix to production", status="awaiting_approval", approval_mode="required")
     board.add("Update the changelog", status="blocked", blocker="waiting for the release number")
     board.add(
         "Audit every place the session cookie is read or written (auth, billing, the admin"
@@ -61,6 +70,10 @@ def fill(db: str) -> None:
         ),
     ]:
         tl.queue.add(title, kind=kind)
+    migrate, _ = tl.queue.add("Migrate the sessions table", kind="db", group_key="database")
+    tl.queue.add(
+        "Backfill session expiry", kind="db", group_key="database", depends_on=[migrate.id]
+    )
     tl.queue.claim("agent-alpha", lease=600, kinds=["index"])
     tl.queue.claim("agent-beta", lease=600, kinds=["embed"])
     tl.close()
