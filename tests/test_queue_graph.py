@@ -179,6 +179,33 @@ def test_a_canceled_dependency_blocks_and_may_be_requeued_for_its_dependents(
     assert tl.queue.get(b.id).status == "ready"
 
 
+def test_a_dependency_ended_by_a_sweep_blocks_its_dependents(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    """A lease that runs out on the last attempt (dead), and a ready task past its
+    ``expires_at`` (canceled), block what depends on them as an explicit end does: the
+    database's trigger, not the queue's method, blocks them."""
+    q = tl_fixed.queue
+    lapsed, _ = q.add("lapsed", max_attempts=1, priority=1)
+    after_lapsed, _ = q.add("after lapsed", depends_on=[lapsed.id])
+    expiring, _ = q.add("expiring", ttl_s=5, delay_s=4)
+    after_expiring, _ = q.add("after expiring", depends_on=[expiring.id])
+    held = q.claim("w", lease=2)
+    assert held is not None and held.id == lapsed.id
+    clock.advance(6)
+    assert q.claim("v", lease=60) is None  # the sweep ends both; nothing is left to run
+    assert q.get(lapsed.id).status == "dead" and q.get(expiring.id).status == "canceled"
+    assert {t.title: t.result for t in q.list(status="blocked")} == {
+        "after lapsed": f"blocked: task {lapsed.id}, which it depends on, is dead",
+        "after expiring": f"blocked: task {expiring.id}, which it depends on, is canceled",
+    }
+    assert q.requeue(lapsed.id).status == "ready"
+    assert q.get(after_lapsed.id).status == "ready"
+    with pytest.raises(InvalidInput, match="expired at"):  # not after its expires_at
+        q.requeue(expiring.id)
+    assert q.get(after_expiring.id).status == "blocked"
+
+
 def test_a_blocked_task_can_be_canceled_and_waits_end_on_it(tl: Taskloom) -> None:
     a, _ = tl.queue.add("A", max_attempts=1)
     b, _ = tl.queue.add("B", depends_on=[a.id])

@@ -392,7 +392,10 @@ def cancel(
 @app.command()
 def requeue(
     task_ids: Annotated[
-        list[str] | None, typer.Argument(help="Ids of dead tasks.", show_default=False)
+        list[str] | None,
+        typer.Argument(
+            help="Ids of dead tasks (or canceled ones others are blocked by).", show_default=False
+        ),
     ] = None,
     all_dead: Annotated[
         bool, typer.Option("--all-dead", help="Every dead task, instead of ids.")
@@ -402,10 +405,11 @@ def requeue(
 ) -> None:
     """Put dead tasks back to ready with their attempts reset, once what killed them is fixed.
 
-    Their last error stays for the next worker to read. A task that is not dead, has
-    expired, or whose dedup key another live task now holds is refused and left as it is;
-    the others are requeued (exit 1 if any was refused). --json prints the requeued tasks
-    as one list.
+    Their last error stays for the next worker to read; the tasks they blocked are released
+    (those nothing else blocks). A canceled task that others are blocked by is
+    requeued too. A task that is neither, has expired, or whose dedup key another live task
+    now holds is refused and left as it is; the others are requeued (exit 1 if any was
+    refused). --json prints the requeued tasks as one list.
 
     Example: taskloom tasks requeue --all-dead
     """

@@ -113,11 +113,15 @@ def check_removal(card: Card, waiters: Iterable[Card]) -> None:
         return
     waiting = [c for c in waiters if c.status not in FINISHED]
     if waiting:
+        one = len(waiting) == 1
+        verb, edges, them = (
+            ("comes", "that edge", "the edge") if one else ("come", "those edges", "them")
+        )
         raise InvariantViolation(
             f"card {named(card)} cannot be removed: "
             + ", ".join(named(c) for c in waiting)
-            + " come after it. Remove those edges first (remove_blocked_by), or remove it"
-            " with force, which drops them"
+            + f" {verb} after it. Remove {edges} first (remove_blocked_by), or remove it"
+            f" with force, which drops {them}"
         )
 
 
