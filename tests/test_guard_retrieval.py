@@ -11,6 +11,7 @@ import pytest
 from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput
 from taskloom.guard import GuardConfig
+from taskloom.guard.answer import listed_values
 
 SMALL = GuardConfig(threshold_tokens=200, compacted_max_tokens=100, preview_chars=300)
 
@@ -185,3 +186,23 @@ def test_text_keeps_line_retrieval_and_another_threads_result_stays_invisible(
     assert g.read(rid, lines="418-418").split("\n")[1] == "0417 worker started job-417"
     with pytest.raises(Exception, match="no stashed result"):
         tl.guard("t2", SMALL).extract(rid, "job-417")
+
+
+def test_a_list_of_values_or_names_is_not_counted_as_a_match(tl: Taskloom) -> None:
+    """The header said "5 of 4 match(es) shown": the list of the matches' names counted."""
+    g = tl.guard("t1", SMALL)
+    shapes = {f"S{i}": {"type": "structure" if i < 4 else "string"} for i in range(40)}
+    rid = stashed(tl, {"shapes": shapes})
+    answer = g.extract(rid, "List the shapes with type structure")
+    assert "· 4 of 4 match(es) shown]" in answer.split("\n")[0]
+    assert '--- names (keys) of the matches\n["S0","S1","S2","S3"]' in answer
+    rid = stashed(tl, languages())
+    names = g.extract(rid, "List every name whose type is C")
+    assert "· 16 of 16 match(es) shown]" in names.split("\n")[0]
+
+
+def test_the_values_a_cut_list_shows_are_counted_whole() -> None:
+    assert listed_values('--- $.x\n["a","b,c",3]') == 3
+    assert listed_values('--- $.x\n["a","b",12 …(cut; use read_result)') == 2
+    assert listed_values('--- $.x\n["a","b\\"c …(cut)') == 1
+    assert listed_values("--- $.x\n{}") == 0
