@@ -11,6 +11,7 @@ import pytest
 from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput
 from taskloom.guard import GuardConfig
+from taskloom.guard.answer import listed_values
 
 SMALL = GuardConfig(threshold_tokens=200, compacted_max_tokens=100, preview_chars=300)
 
@@ -185,3 +186,90 @@ def test_text_keeps_line_retrieval_and_another_threads_result_stays_invisible(
     assert g.read(rid, lines="418-418").split("\n")[1] == "0417 worker started job-417"
     with pytest.raises(Exception, match="no stashed result"):
         tl.guard("t2", SMALL).extract(rid, "job-417")
+
+
+def events() -> list[dict[str, object]]:
+    """Records each holding objects of their own (a user, an assignee, labels)."""
+    return [
+        {"event_id": f"ev-{i:04d}", "type": "ab"[i % 2], "resolved": i % 3 == 0,
+         "user": {"login": f"u{i % 7}"}, "assignee": {"login": f"u{i % 5}"},
+         "labels": [{"name": "x"}, {"name": "y"}, {"name": "z"}]}
+        for i in range(300)
+    ]  # fmt: skip
+
+
+def test_a_count_of_every_record_is_exact_only_when_nothing_else_is_asked(tl: Taskloom) -> None:
+    """Each record's user made a rival group of as many records, so "how many events are
+    there?" got no count; and a condition that could not be read was dropped, so "how many
+    events have colour red?" was answered with every record."""
+    g = tl.guard("t1", SMALL)
+    rid = stashed(tl, events())
+    assert "Exact count: 300 (JSONPath $[*]," in g.extract(rid, "How many events are there?")
+    assert "Exact count: 900 " in g.extract(rid, "How many labels are there?")
+    for question in ("How many events have colour red?", "How many events are red?"):
+        answer = g.extract(rid, question)
+        assert "Exact count" not in answer and "Not an exact count" in answer
+        assert "'red' could not be read as conditions" in answer
+    assert "Exact count" not in g.extract(rid, "How many users are there?")
+
+
+def test_a_true_or_false_field_named_alone_counts_where_it_holds(tl: Taskloom) -> None:
+    g = tl.guard("t1", SMALL)
+    rid = stashed(tl, events())
+    resolved = g.extract(rid, "How many events are resolved?")
+    assert "Exact count: 100 (JSONPath $[?@.resolved==true]," in resolved
+    assert "Exact count: 200 " in g.extract(rid, "How many events are not resolved?")
+    assert "Exact count: 200 " in g.extract(rid, "How many events aren't resolved?")
+    assert "Exact count: 200 " in g.extract(rid, "How many events have resolved false?")
+
+
+def test_a_field_or_value_several_fields_could_mean_gives_no_count(tl: Taskloom) -> None:
+    """``login`` was read as the user's (the first field ending so) and ``u3`` as the
+    assignee's login (the first group holding it): exact counts of guesses."""
+    g = tl.guard("t1", SMALL)
+    rid = stashed(tl, events())
+    for question in ("How many events have login u3?", "How many events were opened by u3?"):
+        answer = g.extract(rid, question)
+        assert "Exact count" not in answer and "Not an exact count" in answer
+        assert "user.login=='u3'" in answer and "assignee.login=='u3'" in answer
+    answer = g.extract(rid, "How many events have user login u3?")
+    assert "Exact count: 43 (JSONPath $[?@.user.login=='u3']," in answer
+
+
+def test_records_under_names_count_with_those_under_a_wildcard(tl: Taskloom) -> None:
+    """A path with one or two methods keeps them as named members (``get``), one with
+    three as a map: the count read the paths' ``get`` alone."""
+    methods = ("get", "post", "delete")
+    paths = {
+        f"/widgets/{{id}}/part{i}": {
+            m: {"operationId": f"{m}Part{i}", "deprecated": i % 4 == 0}
+            for m in methods[: 1 + i % 3]
+        }
+        for i in range(40)
+    }
+    g = tl.guard("t1", SMALL)
+    rid = stashed(tl, {"openapi": "3.1.0", "paths": paths})
+    answer = g.extract(rid, "How many operations are deprecated?")
+    assert "Exact count: 19 (JSONPath $.paths[*][?@.deprecated==true]," in answer
+    gets = g.extract(rid, "How many get operations have deprecated true?")
+    assert "Exact count: 10 " in gets and ".get" in gets
+
+
+def test_a_list_of_values_or_names_is_not_counted_as_a_match(tl: Taskloom) -> None:
+    """The header said "5 of 4 match(es) shown": the list of the matches' names counted."""
+    g = tl.guard("t1", SMALL)
+    shapes = {f"S{i}": {"type": "structure" if i < 4 else "string"} for i in range(40)}
+    rid = stashed(tl, {"shapes": shapes})
+    answer = g.extract(rid, "List the shapes with type structure")
+    assert "· 4 of 4 match(es) shown]" in answer.split("\n")[0]
+    assert '--- names (keys) of the matches\n["S0","S1","S2","S3"]' in answer
+    rid = stashed(tl, languages())
+    names = g.extract(rid, "List every name whose type is C")
+    assert "· 16 of 16 match(es) shown]" in names.split("\n")[0]
+
+
+def test_the_values_a_cut_list_shows_are_counted_whole() -> None:
+    assert listed_values('--- $.x\n["a","b,c",3]') == 3
+    assert listed_values('--- $.x\n["a","b",12 …(cut; use read_result)') == 2
+    assert listed_values('--- $.x\n["a","b\\"c …(cut)') == 1
+    assert listed_values("--- $.x\n{}") == 0

@@ -7,6 +7,8 @@ match; a ranking says when its match is weak.
 
 from __future__ import annotations
 
+import json
+
 from taskloom.guard.config import GuardConfig
 from taskloom.guard.extract import Extraction
 from taskloom.guard.search import echo
@@ -27,6 +29,29 @@ NO_WORDS = (
     " a JSONPath ($..login) or a /regex/"
 )
 """An error, not a miss: no result could answer such a query, so the call must change."""
+
+
+def listed_values(piece: str) -> int:
+    """How many whole values the JSON array of a fragment (``--- where`` then the array,
+    perhaps cut to fit) shows: a value counts when a ``,`` or the closing ``]`` follows it,
+    so a number cut short is not counted."""
+    body = piece.partition("\n")[2]
+    if not body.startswith("["):
+        return 0
+    decoder = json.JSONDecoder()
+    at, count = 1, 0
+    while at < len(body):
+        try:
+            _value, at = decoder.raw_decode(body, at)
+        except ValueError:
+            break
+        if body[at : at + 1] not in (",", "]"):
+            break
+        count += 1
+        if body[at] == "]":
+            break
+        at += 1
+    return count
 
 
 class Answers:
@@ -97,6 +122,8 @@ class Answers:
         budget = self.config.extract_cap_tokens - self.count(head + why + summary + more)
         out = self._fit_fragments(found, budget - HEADER_TOKENS)
         shown = len(out)
+        if found.lead and out:  # a list of the matches' values or names is no match itself
+            shown = listed_values(out[0]) if found.lead == "values" else shown - 1
         if not out:
             if found.summary:
                 return self._capped(head + "no match shown]" + why + summary)

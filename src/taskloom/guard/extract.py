@@ -61,6 +61,9 @@ class Extraction:
     """How to read every match when not all are shown."""
     path: str = ""
     """The JSONPath of an exact answer."""
+    lead: str = ""
+    """What the first fragment is when it is no match itself: ``"values"`` (the matches'
+    values, one JSON array) or ``"names"`` (the matches' member names); else ``""``."""
 
     def useful(self) -> bool:
         return bool(self.fragments or self.summary) and self.coverage >= 0.5
@@ -203,10 +206,12 @@ def _exact(doc: JsonDoc, exact: Exact, parsed: Query) -> Extraction:
     if exact.target and exact.shown and all(_scalar(v) for _p, v in exact.shown):
         values = [v for _p, v in exact.shown]
         out.fragments.append((f"{exact.path} (values in document order)", dumps(values)))
+        out.lead = "values"
     else:
         names = exact.names
         if names and all(isinstance(n, str) for n in names) and len(set(names)) > 1:
             out.fragments.append(("names (keys) of the matches", dumps(names)))
+            out.lead = "names"
         want = set(parsed.wanted)
         for p, value in exact.shown:
             body = render_record(value, want) if is_object(value) else dumps(_materialize(value))

@@ -42,6 +42,9 @@ class Group:
     fields: dict[tuple[str, ...], Field] = field(default_factory=dict)
     keys: dict[int, set[str]] = field(default_factory=dict)
     """For a wildcard that stands for the members of a map, the member names it covers."""
+    folded: set[str] = field(default_factory=set)
+    """When a group with a wildcard in place of some of its names holds its records too
+    (``$.paths[*].get`` in ``$.paths[*][*]``), those names."""
 
     @property
     def name(self) -> str:
@@ -134,6 +137,7 @@ def _fold_named(
                 key = other.pattern[i]
                 if part is WILD and isinstance(key, str):
                     names.setdefault(group.pattern[: i + 1], set()).add(key)
+                    other.folded.add(key)
             for name, stats in other.fields.items():
                 _merge(group.fields.setdefault(name, Field()), stats)
 

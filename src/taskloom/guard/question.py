@@ -1,0 +1,449 @@
+"""How a question reads against one record group: the fields it names, the conditions it
+sets on them, the records it names by key, and the words it leaves unread.
+
+"How many languages have type C?" reads, against the group ``$['639-3'][*]``, as the
+condition ``type == 'C'``; "the shape InventoryConfiguration" pins the map wildcard of
+``$.shapes.*`` to that member. :mod:`~taskloom.guard.exact` reads a question against every
+group and answers from the one it fits best.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from taskloom.domain.stash import child_path
+from taskloom.guard.groups import WILD, Field, Group
+from taskloom.guard.rank import STOPWORDS, parts_of
+
+_TOKEN = re.compile(r"\"([^\"]*)\"|'([^']*)'|`([^`]*)`|(>=|<=|!=|==|=|>|<)|([^\s\"'`,;?!()<>=]+)")
+_CONNECT = frozenset(
+    [
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "being",
+        "equals",
+        "equal",
+        "to",
+        "of",
+        "as",
+        "set",
+        "with",
+        "has",
+        "have",
+        "having",
+        "a",
+        "an",
+        "the",
+        "that",
+        "value",
+        "field",
+        ":",
+        "whose",
+        "where",
+    ]
+)
+_DETERMINERS = frozenset({"the", "a", "an", "this", "that"})
+"""Before a collection's name, they make it name a record: "the shape X"."""
+FIELD_INTRO = frozenset({"have", "has", "having", "with", "whose", "where", "by"})
+"""Before a word, they make it a field: "records that have shape X"."""
+_GREATER = {"more": ">", "greater": ">", "over": ">", "above": ">", "higher": ">", "larger": ">"}
+_LESS = {"less": "<", "fewer": "<", "under": "<", "below": "<", "lower": "<", "smaller": "<"}
+_OPS = {">": ">", "<": "<", ">=": ">=", "<=": "<=", "=": "==", "==": "==", "!=": "!="}
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    field: tuple[str, ...]
+    op: str
+    value: Any
+
+    def jsonpath(self, via: tuple[str | int | None, ...] = ()) -> str:
+        """The test of this condition in a filter; ``via``: the keys from the filtered
+        node down to the record."""
+        at = "@"
+        for key in (*via, *self.field):
+            at = child_path(at, key)  # type: ignore[arg-type]
+        return f"{at}{'==' if self.op == '==' else self.op}{literal(self.value)}"
+
+    def text(self) -> str:
+        return f"{'.'.join(self.field)} {self.op} {literal(self.value)}"
+
+
+def literal(value: Any) -> str:
+    if isinstance(value, str):
+        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return json.dumps(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Tok:
+    text: str
+    quoted: bool
+    op: bool
+
+
+def tokenize(question: str) -> list[Tok]:
+    out = []
+    for m in _TOKEN.finditer(question):
+        quoted = next((g for g in m.groups()[:3] if g is not None), None)
+        if quoted is not None:
+            out.append(Tok(quoted, True, False))
+        elif m.group(4):
+            out.append(Tok(m.group(4), False, True))
+        else:
+            out.append(Tok(m.group(5).rstrip(".:"), False, False))
+    return [t for t in out if t.text or t.quoted]
+
+
+def _names(name: tuple[str, ...]) -> list[tuple[list[str], int]]:
+    """How a question may write a field, and how surely that names it: its whole name
+    (``type``, ``user.login``, ``user login``, ``site admin``: 2), or for a nested field
+    its last key alone (``login``: 1)."""
+    key = name[-1]
+    if len(name) == 1:
+        spelled = [([key.lower()], 2), (parts_of(key), 2)]
+    else:
+        whole = [p for part in name for p in parts_of(part)]
+        spelled = [
+            ([".".join(name).lower()], 2),
+            (whole, 2),
+            ([key.lower()], 1),
+            (parts_of(key), 1),
+        ]
+    return [(words, sure) for words, sure in spelled if words]
+
+
+def _mentions(tokens: list[Tok], name: tuple[str, ...]) -> list[tuple[int, int, int]]:
+    """Where the question names the field: (how surely, first token, token after)."""
+    low = [t.text.lower() for t in tokens]
+    out = []
+    for spelled, sure in _names(name):
+        n = len(spelled)
+        for i in range(len(low) - n + 1):
+            got = low[i : i + n]
+            same = got == spelled or (n == 1 and got[0].rstrip("s") == spelled[0].rstrip("s"))
+            if same and not any(t.quoted for t in tokens[i : i + n]):
+                out.append((sure, i, i + n))
+    return sorted(set(out), key=lambda m: (-m[0], m[1]))
+
+
+def _number(text: str) -> int | float | None:
+    try:
+        value = float(text.replace(",", ""))
+    except ValueError:
+        return None
+    return int(value) if value.is_integer() and "." not in text else value
+
+
+def _match_value(stats: Field, tokens: list[Tok], at: int) -> tuple[Any, int] | None:
+    """A value the field holds, written from token ``at``, and the token after it."""
+    for size in (4, 3, 2, 1):
+        piece = tokens[at : at + size]
+        if len(piece) < size or (size > 1 and any(t.quoted or t.op for t in piece)):
+            continue
+        text = " ".join(t.text for t in piece)
+        hit = _held(stats, text, piece[0].quoted)
+        if hit is not None:
+            return hit, at + size
+    return None
+
+
+def _held(stats: Field, text: str, quoted: bool) -> Any:
+    if ("string", text) in stats.values:
+        return text
+    if quoted and "\\" in text:  # written as a JSON string: "^[^\\$]+$"
+        try:
+            unescaped = json.loads(f'"{text}"')
+        except ValueError:
+            unescaped = None
+        if ("string", unescaped) in stats.values:
+            return unescaped
+    number = _number(text)
+    if number is not None and ("number", number) in stats.values:
+        return number
+    if text in ("true", "false") and ("bool", text == "true") in stats.values:
+        return text == "true"
+    if text == "null" and ("null", None) in stats.values:
+        return None
+    lowered = [v for kind, v in stats.values if kind == "string" and v.lower() == text.lower()]
+    if len(lowered) == 1:
+        return lowered[0]
+    if stats.many and quoted and "string" in stats.kinds:
+        return text
+    if stats.many and number is not None and stats.kinds == {"number"}:
+        return number
+    return None
+
+
+def _comparison(tokens: list[Tok], at: int, step: int) -> tuple[str, float, int] | None:
+    """``more than 10`` / ``> 10`` / ``at least 3`` read from ``at`` on (``step`` 1) or as
+    the words just before it (``step`` -1: "more than 10 comments")."""
+    words = [t.text.lower() for t in tokens]
+    if step < 0:
+        for size in (3, 2):
+            start = at - size
+            if start >= 0:
+                got = _comparison(tokens, start, 1)
+                if got is not None and got[2] == at:
+                    return got
+        return None
+    i = at
+    op = None
+    if i < len(words) and tokens[i].op and tokens[i].text in _OPS:
+        op, i = _OPS[tokens[i].text], i + 1
+    elif i + 1 < len(words) and words[i] == "at" and words[i + 1] in ("least", "most"):
+        op, i = (">=" if words[i + 1] == "least" else "<="), i + 2
+    elif i < len(words) and (words[i] in _GREATER or words[i] in _LESS):
+        op = _GREATER.get(words[i]) or _LESS[words[i]]
+        i += 2 if i + 1 < len(words) and words[i + 1] == "than" else 1
+    if op is None or op == "==" or i >= len(words):
+        return None
+    number = _number(words[i])
+    return None if number is None else (op, number, i + 1)
+
+
+@dataclass(slots=True)
+class Reading:
+    """What the question says of one group: its conditions (``bare`` of them read from a
+    value alone), the fields it asks for, the tokens the conditions use, and the words
+    that name several fields at once (``login`` for ``user.login`` and ``assignee.login``)."""
+
+    conditions: list[Condition]
+    bare: int
+    targets: list[tuple[str, ...]]
+    used: set[int]
+    ambiguous: list[tuple[str, list[tuple[str, ...]]]]
+
+
+def _condition(
+    stats: Field, name: tuple[str, ...], tokens: list[Tok], start: int, stop: int, flags: bool
+) -> tuple[Condition, range] | None:
+    """The condition the question sets on the field it names at ``start:stop``, and the
+    tokens it takes, if any."""
+    at = stop
+    while at < len(tokens) and tokens[at].text.lower() in _CONNECT and not tokens[at].op:
+        at += 1
+    cmp = _comparison(tokens, at, 1) or _comparison(tokens, start, -1)
+    if cmp is not None:
+        if "number" in stats.kinds:
+            return Condition(name, cmp[0], cmp[1]), range(start, stop)
+        return None
+    value = _match_value(stats, tokens, at)
+    if value is not None:
+        return Condition(name, "==", value[0]), range(start, value[1])
+    if flags and "bool" in stats.kinds and stats.kinds <= {"bool", "null"}:
+        negated = _negated(tokens, start)
+        return Condition(name, "==", not negated), range(start - negated, stop)
+    return None
+
+
+def conditions(group: Group, tokens: list[Tok], selects: bool = False) -> Reading:
+    """What the question says of ``group``'s fields (see :class:`Reading`); of the fields
+    it names with no condition, the one whose other words the question also says is asked
+    for first.
+
+    A field named by its last key alone (``login``), which other fields of the group end
+    with too, is read only when one of them holds the value written after it; else the
+    word is ambiguous and no field takes it. In a count or a list (``selects``), a
+    true-or-false field named with no value is a condition that it is true ("how many
+    events are resolved?"), false after a negation ("… are not resolved?"), unless the
+    question writes ``true`` or ``false`` itself."""
+    flags = selects and not any(t.text.lower() in ("true", "false") for t in tokens)
+    found: list[Condition] = []
+    used: set[int] = set()
+    unresolved: list[tuple[int, int, tuple[str, ...]]] = []
+    ambiguous: list[tuple[str, list[tuple[str, ...]]]] = []
+    segments = {p.lower().rstrip("s") for p in group.pattern if isinstance(p, str)}
+    mentions = [
+        (sure, -len(name), start, stop, name)
+        for name in group.fields
+        for sure, start, stop in _mentions(tokens, name)
+    ]
+    alike: dict[tuple[int, int], list[tuple[str, ...]]] = {}
+    for sure, _len, start, stop, name in mentions:
+        if sure == 1:
+            alike.setdefault((start, stop), []).append(name)
+    for sure, _len, start, stop, name in sorted(mentions, key=lambda m: (-m[0], m[1], m[2])):
+        stats = group.fields[name]
+        if used & set(range(start, stop)):
+            continue
+        if _names_record(tokens, start, stop, segments):
+            continue
+        rivals = alike.get((start, stop), []) if sure == 1 else []
+        if len(rivals) > 1:
+            readings = [
+                (other, got)
+                for other in rivals
+                if (got := _condition(group.fields[other], other, tokens, start, stop, flags))
+            ]
+            if len(readings) > 1:
+                word = " ".join(t.text for t in tokens[start:stop])
+                ambiguous.append((word, rivals))
+                used.update(range(start, stop))
+                continue
+            if readings and readings[0][0] != name:
+                continue  # the field that holds the value takes the word
+        got = _condition(stats, name, tokens, start, stop, flags)
+        if got is not None:
+            found.append(got[0])
+            used.update(got[1])
+        elif not (stop - start == 1 and tokens[start].text.lower().rstrip("s") in segments):
+            unresolved.append((start, stop, name))  # "the shape X" names the record instead
+    said = {t.text.lower() for i, t in enumerate(tokens) if i not in used}
+    best: dict[int, tuple[int, tuple[str, ...]]] = {}
+    for start, stop, name in unresolved:
+        if used & set(range(start, stop)):
+            continue
+        support = sum(1 for part in name if part.lower() in said)
+        if start not in best or support > best[start][0]:
+            best[start] = (support, name)
+    bare = 0
+    if not found:
+        mentioned = {i for start, stop, _name in unresolved for i in range(start, stop)}
+        found, taken = _bare_values(group, tokens, used | mentioned)
+        bare = len(found)
+        used |= taken
+    targets = [name for _start, (_n, name) in sorted(best.items())]
+    return Reading(found, bare, targets, used, ambiguous)
+
+
+def _negated(tokens: list[Tok], at: int) -> bool:
+    """Whether the word before token ``at`` negates it: "not", "no", "never", "non", or
+    a contraction's "n't" ("aren't")."""
+    if at < 1:
+        return False
+    word = tokens[at - 1].text.lower()
+    if word in ("not", "no", "never", "non"):
+        return True
+    return word == "t" and at >= 2 and tokens[at - 2].text.lower().endswith("n")
+
+
+def _bare_values(
+    group: Group, tokens: list[Tok], used: set[int]
+) -> tuple[list[Condition], set[int]]:
+    """Conditions from values alone: a word (or quoted phrase) of the question that exactly
+    one field of the group holds."""
+    found: list[Condition] = []
+    taken: set[int] = set()
+    for i, tok in enumerate(tokens):
+        if i in used or tok.op or (not tok.quoted and tok.text.lower() in STOPWORDS):
+            continue
+        if not tok.quoted and (
+            tok.text.lower() in _CONNECT or tok.text.lower() == group.name.lower()
+        ):
+            continue
+        holders = [
+            name
+            for name, stats in group.fields.items()
+            if ("string", tok.text) in stats.values
+            and (
+                tok.quoted or (stats.present and len(stats.values) <= max(20, stats.present // 50))
+            )
+        ]
+        if len(holders) == 1:
+            found.append(Condition(holders[0], "==", tok.text))
+            taken.add(i)
+    return found, taken
+
+
+def _names_record(tokens: list[Tok], start: int, stop: int, segments: set[str]) -> bool:
+    """Whether the word at ``start`` names a collection of the group rather than a field:
+    "the shape X" (the record X), "how many shapes have …" (the records); only after
+    "have" or "with" is it the field ("members that have shape X")."""
+    if stop - start != 1:
+        return False
+    word = tokens[start].text.lower().rstrip("s")
+    before = tokens[start - 1].text.lower() if start else ""
+    return word in segments and before not in FIELD_INTRO
+
+
+def named_parts(group: Group, tokens: list[Tok]) -> int:
+    """How many of the group's collections the question names (``shapes`` in
+    ``$.shapes.*``, ``members`` in ``$.shapes.*.members.*``); a word after "have" or
+    "with" is a field, not a collection."""
+    said = {
+        t.text.lower().rstrip("s")
+        for i, t in enumerate(tokens)
+        if not t.quoted and not (i and tokens[i - 1].text.lower() in FIELD_INTRO)
+    }
+    pattern = group.pattern
+    return sum(
+        1
+        for p, after in itertools.pairwise(pattern)
+        if isinstance(p, str) and after is WILD and p.lower().rstrip("s") in said
+    )
+
+
+def support(name: tuple[str, ...], tokens: list[Tok]) -> int:
+    """How many keys of an asked field's path the question says (``owner`` and
+    ``repos_url`` for ``owner.repos_url``): the more, the surer it is the field meant."""
+    said = {t.text.lower().rstrip("s") for t in tokens if not t.quoted}
+    return 1 + sum(1 for part in name if part.lower().rstrip("s") in said)
+
+
+def pin(
+    group: Group, tokens: list[Tok], taken: set[int]
+) -> tuple[tuple[str | int | None, ...], set[int]]:
+    """The group's pattern with each map wildcard the question names a member of (as
+    written, by a word no condition uses) replaced by that member (``$.shapes.*`` →
+    ``$.shapes.InventoryConfiguration``), and the tokens that name them."""
+    pattern = list(group.pattern)
+    pinned: set[int] = set()
+    collections = {
+        p.lower().rstrip("s")
+        for p, after in itertools.pairwise(pattern)
+        if isinstance(p, str) and after is WILD
+    }
+    used = set(taken) | {
+        i for i, t in enumerate(tokens) if t.text.lower().rstrip("s") in collections
+    }
+    for at, names in group.keys.items():
+        exact = [i for i, t in enumerate(tokens) if t.text in names and i not in used]
+        if exact:
+            pattern[at] = tokens[exact[0]].text
+            pinned.add(exact[0])
+            used.add(exact[0])
+    return tuple(pattern), pinned
+
+
+_COUNTING = frozenset(
+    {"count", "number", "total", "records", "record", "items", "item", "entries", "entry",
+     "exist", "result", "results", "altogether", "overall", "here", "in", "ones"}
+)  # fmt: skip
+"""Words of a count that name nothing in the data: "how many records are in the result"."""
+
+
+def unread_words(tokens: list[Tok], used: set[int], group: Group) -> list[str]:
+    """The words of a count with no condition that name nothing it reads. One such word
+    may name the records themselves ("how many events are there?"), unless "have" or
+    "with" comes before it; more mean a condition that could not be read ("how many events
+    have colour red?"), which a count of every record would hide."""
+    segments = {p.lower().rstrip("s") for p in group.pattern if isinstance(p, str)}
+    unread = [
+        i
+        for i, t in enumerate(tokens)
+        if i not in used
+        and not t.op
+        and (
+            t.quoted
+            or not (
+                (word := t.text.lower()) in STOPWORDS
+                or word in _CONNECT
+                or word in _COUNTING
+                or word.rstrip("s") in segments
+            )
+        )
+    ]
+    if len(unread) == 1 and not tokens[unread[0]].quoted:
+        first = unread[0]
+        before = tokens[first - 1].text.lower() if first else ""
+        if before not in FIELD_INTRO:
+            return []
+    return [tokens[i].text for i in unread]
