@@ -61,6 +61,16 @@ def test_a_placement_is_frozen_when_more_results_of_the_turn_come(tl: Taskloom) 
     assert [w.text for w in tl.guard("t1", bigger).wrap_turn(turn())] == [w.text for w in later]
 
 
+def test_a_result_placed_as_shown_stays_shown_under_a_lower_threshold(tl: Taskloom) -> None:
+    """A placement never changes: a lower threshold since the turn was placed would stash
+    the results shown, and a re-render still shows them as they were."""
+    placed = tl.guard("t1", CONFIG).wrap_turn(turn())
+    lower = GuardConfig(threshold_tokens=100, turn_budget_tokens=2_500, preview_chars=200)
+    assert tl.guard("t1", lower).stash("ls", turn()[1].output).mode == "stashed"
+    again = tl.guard("t1", lower).wrap_turn(turn())
+    assert [w.text for w in again] == [w.text for w in placed]
+
+
 def test_every_result_needs_its_own_call_id(tl: Taskloom) -> None:
     g = tl.guard("t1", CONFIG)
     with pytest.raises(InvalidInput, match="same call id"):

@@ -47,6 +47,8 @@ class Guard(Protocol):
 
     def force_stash(self, tool_name: str, output: Any, *, hint: str | None = None) -> Wrapped: ...
 
+    def force_show(self, tool_name: str, output: Any, *, hint: str | None = None) -> Wrapped: ...
+
 
 @dataclass(frozen=True, slots=True)
 class TurnResult:
@@ -74,12 +76,7 @@ def wrap_turn(
         raise InvalidInput("two results of one turn have the same call id")
     with guard.runtime.store.read() as tx:
         frozen = sql.placements(tx, guard.thread_id, ids)
-    out = [
-        guard.force_stash(r.tool_name, r.output, hint=r.hint)
-        if frozen.get(r.call_id) == STASHED
-        else guard.stash(r.tool_name, r.output, hint=r.hint)
-        for r in results
-    ]
+    out = [_placed(guard, r, frozen.get(r.call_id)) for r in results]
     total = sum(w.tokens for w in out)
     movable = sorted(
         (i for i, r in enumerate(results) if r.call_id not in frozen and out[i].mode != "stashed"),
@@ -100,3 +97,14 @@ def wrap_turn(
         with guard.runtime.store.write() as tx:
             sql.place(tx, guard.thread_id, decided, guard.runtime.now())
     return out
+
+
+def _placed(guard: Guard, result: TurnResult, placement: str | None) -> Wrapped:
+    """``result`` wrapped as its frozen ``placement`` says (``None``: not placed yet, as
+    :meth:`~taskloom.guard.core.Guard.stash` decides)."""
+    if placement == STASHED:
+        return guard.force_stash(result.tool_name, result.output, hint=result.hint)
+    wrapped = guard.stash(result.tool_name, result.output, hint=result.hint)
+    if placement == SHOWN and wrapped.mode == "stashed":  # the configuration changed since
+        return guard.force_show(result.tool_name, result.output, hint=result.hint)
+    return wrapped

@@ -29,9 +29,9 @@ MAX_DURATION = timedelta(days=3650)
 class GuardConfig:
     """Knobs of the guard. Sizes are in tokens of ``encoding`` unless named ``_bytes``.
 
-    ``threshold_tokens`` defaults to 3,000, about what Codex keeps of one output (10 KiB of
-    JSON); nothing is lost above it, so it can be low. A JSON output whose compacted form
-    fits in ``compacted_max_tokens`` is shown compacted instead of as a placeholder.
+    ``threshold_tokens`` defaults to 3,000 (about 10 KiB of JSON); nothing is lost above it,
+    so it can be low. A JSON output whose compacted form fits in ``compacted_max_tokens`` is
+    shown compacted instead of as a placeholder.
     ``chunk_tokens`` is larger than the threshold so the single-call LLM path is reachable;
     ``max_chunks`` bounds the calls of one map-reduce (a result over it gets a message saying
     how to narrow the query, not a call per chunk).

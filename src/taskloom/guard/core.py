@@ -88,6 +88,8 @@ def _redact_output(text: str) -> tuple[str, int]:
 CLEANED_HEADER_TOKENS = 80
 """About what the header of a cleaned output costs: cleaning that saves less is not worth
 a stashed copy, and a document that fits goes as it is."""
+SHOWN_ANYWAY = 2**62
+"""The threshold of :meth:`Guard.force_show`: no output is that large."""
 
 
 def _check_length(what: str, text: str | None) -> None:
@@ -172,6 +174,12 @@ class Guard:
         """Like :meth:`stash`, but an output small enough to pass is stashed all the same
         (a per-turn budget decided so): stored, and shown as its placeholder."""
         config = dataclasses.replace(self.config, threshold_tokens=1, compacted_max_tokens=0)
+        return Guard(self._rt, self.thread_id, config).stash(tool_name, output, hint=hint)
+
+    def force_show(self, tool_name: str, output: Any, *, hint: str | None = None) -> Wrapped:
+        """Like :meth:`stash`, but an output under any threshold: a turn placed it as shown,
+        and a placement never changes, even once a lower threshold would stash it."""
+        config = dataclasses.replace(self.config, threshold_tokens=SHOWN_ANYWAY)
         return Guard(self._rt, self.thread_id, config).stash(tool_name, output, hint=hint)
 
     def _passed(self, text: str, tokens: int, value: Any = None) -> Wrapped:
