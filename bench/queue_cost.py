@@ -2,8 +2,8 @@
 
     .venv/bin/python bench/queue_cost.py [--jobs 5000] [--repeat 5]
 
-Four loops drain the same number of jobs, one worker, two transactions per job, alternated
-run by run so that the machine's drift hits each alike:
+Six loops drain the same number of jobs, one worker, alternated run by run so that the
+machine's drift hits each alike. Two transactions per job:
 
 - ``raw``: the raw lease baseline of ``bench/queue.py`` (``queue_sqlite.RAW_CLAIM``);
 - ``raw + event row``: the same, with an event row appended by a trigger on every change;
@@ -13,9 +13,16 @@ run by run so that the machine's drift hits each alike:
   database's share of a job;
 - ``taskloom``: ``tl.queue.claim`` then ``tl.queue.done``, the API a worker calls.
 
-The difference between the last two is the Python API's share; between the second and third,
-what taskloom's wider task row and richer event cost over a minimal one. Per job, best and
-median of ``--repeat`` runs, and each row's rate as a multiple of ``raw``'s.
+One transaction per job, the path :class:`taskloom.Worker` takes:
+
+- ``taskloom SQL, chained``: the completion and the next claim in one ``BEGIN IMMEDIATE``
+  transaction, from a bare ``sqlite3`` loop;
+- ``taskloom done_and_claim``: ``tl.queue.done_and_claim``, the call behind it.
+
+The difference between a SQL loop and its API loop is the Python API's share; between the
+second and third loops, what taskloom's wider task row and richer event cost over a minimal
+one. Per job, best and median of ``--repeat`` runs, and each row's rate as a multiple of
+``raw``'s.
 """
 
 from __future__ import annotations
@@ -73,12 +80,39 @@ def taskloom_sql_drain(path: Path) -> int:
         n += 1
 
 
+def taskloom_sql_chained_drain(path: Path) -> int:
+    claim = claim_sql("sqlite", 0, 1)
+    conn, pid, n = queue_sqlite.raw_conn(str(path)), os.getpid(), 0
+    now, token = time.time(), new_token()
+    rows = conn.execute(claim, ["w0", pid, "host", now, now + 30, token, now, "w0", now, now])
+    task = rows.fetchall()
+    while task:
+        now, done_token, token = time.time(), token, new_token()
+        conn.execute("BEGIN IMMEDIATE")
+        if not conn.execute(DONE_SQL, [now, now, None, task[0][0], done_token]).fetchall():
+            raise SystemExit(f"taskloom SQL: the completion of {task[0][0]} matched nothing")
+        params = ["w0", pid, "host", now, now + 30, token, now, "w0", now, now]
+        task = conn.execute(claim, params).fetchall()
+        conn.execute("COMMIT")
+        n += 1
+    return n
+
+
 def taskloom_drain(path: Path) -> int:
     with taskloom.connect(f"sqlite:///{path}") as tl:
         tl.queue.stats()
         n = 0
         while (task := tl.queue.claim("w0", lease=30)) is not None:
             tl.queue.done(task.id, task.lease_token or "")
+            n += 1
+        return n
+
+
+def taskloom_chained_drain(path: Path) -> int:
+    with taskloom.connect(f"sqlite:///{path}") as tl:
+        task, n = tl.queue.claim("w0", lease=30), 0
+        while task is not None:
+            _, task = tl.queue.done_and_claim(task.id, task.lease_token or "", "w0", lease=30)
             n += 1
         return n
 
@@ -103,6 +137,8 @@ def main() -> None:
         "raw + event row": ("events", raw_drain),
         "taskloom SQL (no Python API)": ("taskloom", taskloom_sql_drain),
         "taskloom (claim, then done)": ("taskloom", taskloom_drain),
+        "taskloom SQL, chained": ("taskloom", taskloom_sql_chained_drain),
+        "taskloom done_and_claim": ("taskloom", taskloom_chained_drain),
     }
     per_job: dict[str, list[float]] = {name: [] for name in loops}
     with tempfile.TemporaryDirectory() as tmp:

@@ -97,12 +97,14 @@ def test_the_cost_breakdown_drains_every_loop_and_prints_each_row() -> None:
         timeout=300,
     )
     assert done.returncode == 0, done.stderr + done.stdout
-    rows = [line.split("  ")[0] for line in done.stdout.splitlines()[-4:]]
+    rows = [line.split("  ")[0] for line in done.stdout.splitlines()[-6:]]
     assert rows == [
         "raw",
         "raw + event row",
         "taskloom SQL (no Python API)",
         "taskloom (claim, then done)",
+        "taskloom SQL, chained",
+        "taskloom done_and_claim",
     ]
 
 
