@@ -65,13 +65,17 @@ def raw_drain(path: Path) -> int:
         n += 1
 
 
+def claim_params(pid: int, now: float, token: str) -> list[object]:
+    """The parameters of ``claim_sql("sqlite", 0, 1)`` for agent ``w0``, a 30 s lease."""
+    return ["w0", pid, "host", now, now + 30, token, now, "w0", now, now]
+
+
 def taskloom_sql_drain(path: Path) -> int:
     claim = claim_sql("sqlite", 0, 1)
     conn, pid, n = queue_sqlite.raw_conn(str(path)), os.getpid(), 0
     while True:  # each statement its own transaction
         now, token = time.time(), new_token()
-        params = ["w0", pid, "host", now, now + 30, token, now, "w0", now, now]
-        rows = conn.execute(claim, params).fetchall()
+        rows = conn.execute(claim, claim_params(pid, now, token)).fetchall()
         if not rows:
             return n
         task_id = rows[0][0]  # RETURNING *: the id first
@@ -84,15 +88,13 @@ def taskloom_sql_chained_drain(path: Path) -> int:
     claim = claim_sql("sqlite", 0, 1)
     conn, pid, n = queue_sqlite.raw_conn(str(path)), os.getpid(), 0
     now, token = time.time(), new_token()
-    rows = conn.execute(claim, ["w0", pid, "host", now, now + 30, token, now, "w0", now, now])
-    task = rows.fetchall()
+    task = conn.execute(claim, claim_params(pid, now, token)).fetchall()
     while task:
         now, done_token, token = time.time(), token, new_token()
         conn.execute("BEGIN IMMEDIATE")
         if not conn.execute(DONE_SQL, [now, now, None, task[0][0], done_token]).fetchall():
             raise SystemExit(f"taskloom SQL: the completion of {task[0][0]} matched nothing")
-        params = ["w0", pid, "host", now, now + 30, token, now, "w0", now, now]
-        task = conn.execute(claim, params).fetchall()
+        task = conn.execute(claim, claim_params(pid, now, token)).fetchall()
         conn.execute("COMMIT")
         n += 1
     return n
