@@ -139,8 +139,8 @@ def load(cache: Path) -> list[Payload]:
         out.append(Payload("kubernetes", "test", f"k8s/{version}/_definitions", defs.read_text()))
     pem = (pip_dir / "certifi/cacert.pem").read_text()
     out.append(Payload("certifi", "test", "certifi/cacert.pem", pem))
-    for source, path in HOLDOUT:
-        out.append(Payload(source, "holdout", source, (npm_dir / path).read_text()))
+    for source, name in HOLDOUT:
+        out.append(Payload(source, "holdout", source, (npm_dir / name).read_text()))
     return out
 
 

@@ -33,7 +33,7 @@ import queue_dag  # noqa: E402
 import queue_pg  # noqa: E402
 import queue_sqlite  # noqa: E402
 import taskloom  # noqa: E402
-from _drain import Setup, Worker, drain, measure, print_tables, work, work_batched  # noqa: E402
+from _drain import Setup, Systems, Worker, drain, measure, print_tables, work, work_batched  # noqa: E402
 from queue_sqlite import BATCH  # noqa: E402
 
 
@@ -59,7 +59,8 @@ def taskloom_worker(url: str, index: int, start: Any, results: Any) -> None:
 def taskloom_chained_worker(url: str, index: int, start: Any, results: Any) -> None:
     """``done_and_claim``: one transaction per job. Its claim latency is the combined call's,
     the time a worker waits between finishing one task and holding the next."""
-    agent, held = f"w{index}", []
+    agent = f"w{index}"
+    held: list[taskloom.Task] = []  # the next task, claimed with the last completion
     with taskloom.connect(url) as tl:
         tl.queue.stats()
 
@@ -247,7 +248,7 @@ def main() -> None:
     elif args.backend == "sqlite":
         sqlite_tables(args.jobs, args.workers, args.only, args.repeat)
     else:
-        rows = {name: (queue_pg.taskloom_setup, w) for name, w in TASKLOOM_ROWS.items()}
+        rows: Systems = {name: (queue_pg.taskloom_setup, w) for name, w in TASKLOOM_ROWS.items()}
         found, notes = queue_pg.systems(rows)
         for note in notes:
             print(f"note: {note}")

@@ -170,6 +170,34 @@ def test_no_import_cycles() -> None:
     assert not found, "import cycles:\n" + "\n".join(found)
 
 
+def room(module: str) -> str:
+    """The room a module is in: its subpackage of ``taskloom``, or itself at the top."""
+    return ".".join(module.split(".")[:2])
+
+
+def room_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """``graph`` with each module's imports gathered by room, a room's own left out."""
+    rooms: dict[str, set[str]] = {room(name): set() for name in graph}
+    for name, targets in graph.items():
+        rooms[room(name)] |= {room(t) for t in targets} - {room(name)}
+    return rooms
+
+
+def test_the_room_graph_gathers_modules_by_room() -> None:
+    graph = {"taskloom.a.x": {"taskloom.b.y", "taskloom.a.z"}, "taskloom.b.y": {"taskloom.c"}}
+    assert room_graph(graph) == {"taskloom.a": {"taskloom.b"}, "taskloom.b": {"taskloom.c"}}
+    rooms = room_graph({**graph, "taskloom.c": {"taskloom.a.z"}})
+    assert knots(rooms) == [{"taskloom.a", "taskloom.b", "taskloom.c"}]
+
+
+def test_no_room_cycles() -> None:
+    """No room (a subpackage, or a module at the top) imports one that imports it back,
+    even when no single module does: the folder tree is the layering."""
+    rooms = room_graph(import_graph())
+    found = [" -> ".join(_cycle_in(rooms, knot)) for knot in knots(rooms)]
+    assert not found, "rooms that import each other:\n" + "\n".join(found)
+
+
 SQL = re.compile(
     r"\bSELECT\b.*?\bFROM\b"
     r"|\bINSERT\s+(?:OR\s+\w+\s+)?INTO\b"

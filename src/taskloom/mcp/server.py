@@ -23,11 +23,11 @@ from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import is_version_at_least
 
+from taskloom._pools import REQUESTS
 from taskloom.domain.errors import InvalidInput, TaskloomError
 from taskloom.mcp.binding import Binding, Bindings
 from taskloom.mcp.runs import call_result
 from taskloom.mcp.tasks import TaskSettings, TasksExtension, install
-from taskloom.server.pool import REQUESTS
 from taskloom.tools.registry import Choice
 from taskloom.tools.spec import ToolContext, ToolResult, error_result
 

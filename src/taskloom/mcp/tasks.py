@@ -36,13 +36,13 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import Field
 
+from taskloom._pools import REQUESTS
 from taskloom._runtime import new_token
 from taskloom.domain.errors import InvalidInput, NotFound, TaskloomError
 from taskloom.domain.queue import TERMINAL, Task, TaskStatus, iso_time
 from taskloom.domain.status import words
 from taskloom.mcp.binding import Binding, Bindings
 from taskloom.mcp.runs import CALL_KIND, RUNNER_AGENT, CallRunner, call_payload, call_result, wire
-from taskloom.server.pool import REQUESTS
 from taskloom.store import mcp_tasks
 from taskloom.store.mcp_tasks import McpTaskRecord
 from taskloom.tools.spec import ToolSpec

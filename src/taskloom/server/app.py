@@ -24,12 +24,12 @@ from starlette.requests import ClientDisconnect
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from taskloom._pools import REQUESTS
 from taskloom.client import Taskloom
 from taskloom.domain.errors import TaskloomError
 from taskloom.server import routes
 from taskloom.server.hub import EventHub
 from taskloom.server.listing import ThreadListing
-from taskloom.server.pool import REQUESTS
 from taskloom.server.routes import SHUTDOWN_GRACE_S, STATIC, Served
 from taskloom.server.security import RequestGuard
 from taskloom.store.retention import BATCH, MAX_AGE, RetentionPolicy, apply_policy

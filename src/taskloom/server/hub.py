@@ -28,9 +28,9 @@ from dataclasses import dataclass
 import anyio
 from sse_starlette.event import ServerSentEvent
 
+from taskloom._pools import STREAMS
 from taskloom.domain.events import TASK_STATE, Event
 from taskloom.server.cursor import stamp, wire_id
-from taskloom.server.pool import STREAMS
 from taskloom.store.base import Store
 
 POLL_S = 0.025

@@ -22,6 +22,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 
+from taskloom._pools import REQUESTS
 from taskloom.client import Taskloom
 from taskloom.domain.card import CardStatus
 from taskloom.domain.common import UNSET
@@ -30,7 +31,6 @@ from taskloom.domain.threads import check_thread_id
 from taskloom.server.cursor import parse_cursor
 from taskloom.server.hub import EventHub
 from taskloom.server.listing import ThreadListing
-from taskloom.server.pool import REQUESTS
 from taskloom.server.sse import event_stream, open_stream
 
 STATIC = Path(__file__).parent / "static"

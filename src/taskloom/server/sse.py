@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import anyio
 
+from taskloom._pools import STREAMS
 from taskloom.domain.errors import TaskloomError
 from taskloom.server.cursor import Cursor, stamp_at
 from taskloom.server.hub import (
@@ -36,7 +37,6 @@ from taskloom.server.hub import (
     read_frames,
     to_frame,
 )
-from taskloom.server.pool import STREAMS
 from taskloom.store.base import Store, Transaction
 from taskloom.store.outbox import SnapshotPosition, pruned_through, snapshot_page
 
