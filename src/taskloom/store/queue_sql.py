@@ -25,13 +25,19 @@ def deps_met(done: str = "", task: str = "tasks") -> str:
     without any: at once, without a look at ``task_deps``). An unbound dependency by key is
     not; one whose task was pruned is (only finished tasks are pruned, and never one a task
     is blocked by). ``done``: a CTE whose tasks count as completed (a completion in the same
-    statement)."""
+    statement).
+
+    Each subquery also names its outer row outside an equality (tests the ``OR`` around it
+    has made already). PostgreSQL then runs it per candidate, through the indexes; otherwise
+    it may hash every dependency and every unfinished task once per claim, which costs as
+    much as the graph is large."""
     also = f" AND p.id NOT IN (SELECT id FROM {done})" if done else ""
+    has_deps = f"({task}.depends_on IS NOT NULL OR {task}.depends_on_keys IS NOT NULL)"
     return (
         f"({task}.depends_on IS NULL AND {task}.depends_on_keys IS NULL OR NOT EXISTS (SELECT 1"
-        f" FROM task_deps AS d WHERE d.task_id = {task}.id AND (d.depends_on IS NULL OR EXISTS"
-        " (SELECT 1 FROM tasks AS p WHERE p.id = d.depends_on"
-        f" AND p.status <> 'completed'{also}))))"
+        f" FROM task_deps AS d WHERE d.task_id = {task}.id AND {has_deps} AND"
+        " (d.depends_on IS NULL OR EXISTS (SELECT 1 FROM tasks AS p WHERE p.id = d.depends_on"
+        f" AND d.depends_on IS NOT NULL AND p.status <> 'completed'{also}))))"
     )
 
 
