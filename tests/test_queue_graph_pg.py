@@ -13,6 +13,7 @@ import pytest
 
 import taskloom
 from taskloom.domain.queue import Task
+from taskloom.store.queue_sql import claim_sql, done_and_claim_sql
 from tests.backends import pg_required, pg_schema, pg_server
 
 pytestmark = pytest.mark.postgres
@@ -116,8 +117,6 @@ def test_claims_test_dependencies_task_by_task_on_a_large_graph(pg_url: str) -> 
     dependencies through the indexes. A hashed subplan would read every dependency (and
     every unfinished task) again for each claim, which made a graph drain six times slower
     than a flat queue."""
-    from taskloom.store.queue_sql import claim_sql, done_and_claim_sql
-
     tasks: list[dict[str, object]] = [{"title": "root", "ref": "r0"}]
     tasks += [{"title": f"t{i}", "ref": f"r{i}", "after": [f"r{i - 1}"]} for i in range(1, 3000)]
     with taskloom.connect(pg_url) as tl:
