@@ -32,10 +32,10 @@ def deps_met(done: str = "", task: str = "tasks") -> str:
     it may hash every dependency and every unfinished task once per claim, which costs as
     much as the graph is large."""
     also = f" AND p.id NOT IN (SELECT id FROM {done})" if done else ""
-    has_deps = f"({task}.depends_on IS NOT NULL OR {task}.depends_on_keys IS NOT NULL)"
+    none = f"{task}.depends_on IS NULL AND {task}.depends_on_keys IS NULL"
     return (
-        f"({task}.depends_on IS NULL AND {task}.depends_on_keys IS NULL OR NOT EXISTS (SELECT 1"
-        f" FROM task_deps AS d WHERE d.task_id = {task}.id AND {has_deps} AND"
+        f"({none} OR NOT EXISTS (SELECT 1"
+        f" FROM task_deps AS d WHERE d.task_id = {task}.id AND NOT ({none}) AND"
         " (d.depends_on IS NULL OR EXISTS (SELECT 1 FROM tasks AS p WHERE p.id = d.depends_on"
         f" AND d.depends_on IS NOT NULL AND p.status <> 'completed'{also}))))"
     )
