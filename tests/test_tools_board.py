@@ -40,6 +40,15 @@ def test_todo_add_list_update_flow(tl: Taskloom) -> None:
     assert r.data["cards"] == []
 
 
+def test_the_board_header_counts_one_card_in_the_singular(tl: Taskloom) -> None:
+    r = ok(tl, "todo", {"op": "add", "content": "Write tests"})
+    assert r.content.startswith("Todo board (version 1; 1 card: 1 todo; 1 can start now)")
+    r = ok(tl, "todo", {"op": "add", "content": "Ship"})
+    assert r.content.startswith("Todo board (version 2; 2 cards: 2 todo; 2 can start now)")
+    r = ok(tl, "todo", {"op": "clear"})
+    assert r.content.startswith("Todo board (version 3; 0 cards)")
+
+
 def test_todo_replace_and_clear(tl: Taskloom) -> None:
     r = ok(
         tl,

@@ -105,7 +105,8 @@ def render_board(snap: Snapshot) -> str:
     counts = ", ".join(
         f"{n} {status}" for status, n in snap["summary"].items() if n and status != "total"
     )
-    head = f"Todo board (version {snap['version']}; {snap['summary']['total']} cards"
+    total = snap["summary"]["total"]
+    head = f"Todo board (version {snap['version']}; {total} card{'' if total == 1 else 's'}"
     head += f": {counts}" if counts else ""
     head += f"; {snap['ready_count']} can start now)" if counts else ")"
     return f"{head}\n{snap['markdown']}"
