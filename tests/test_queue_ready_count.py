@@ -1,7 +1,7 @@
 """The queue's cap counts the ready tasks as they stand after every kind of change: claims,
 failures, cancels, blocked dependents, requeues, expiry, pruning and evictions. On SQLite the
-count is kept by the database's triggers (``queue_counts``); it must always equal a count of
-the rows."""
+database's triggers keep a bound (``ready_bound``) that a claim never writes: it must never
+be below a count of the rows, and an add counts the rows once it passes the cap."""
 
 from __future__ import annotations
 
@@ -18,14 +18,16 @@ def _ready(tl: Taskloom) -> int:
     return tl.queue.stats()["ready"]
 
 
-def _kept_count_matches(tl: Taskloom) -> None:
-    """On SQLite, the count the triggers keep equals the rows' own count."""
-    if not tl.url.startswith("sqlite:///"):
-        return
+def _bound(tl: Taskloom) -> int:
     with sqlite3.connect(tl.url.removeprefix("sqlite:///")) as conn:
-        (kept,) = conn.execute("SELECT n FROM queue_counts WHERE status = 'ready'").fetchone()
-        (rows,) = conn.execute("SELECT count(*) FROM tasks WHERE status = 'ready'").fetchone()
-    assert kept == rows
+        (bound,) = conn.execute("SELECT n FROM ready_bound").fetchone()
+    return int(bound)
+
+
+def _kept_count_matches(tl: Taskloom) -> None:
+    """On SQLite, the bound the triggers keep is at least the rows' own count."""
+    if tl.url.startswith("sqlite:///"):
+        assert _bound(tl) >= _ready(tl)
 
 
 def test_the_cap_counts_ready_tasks_through_every_change(
@@ -94,11 +96,30 @@ def test_a_copied_database_counts_what_it_holds(backend: str, db_url: str, tmp_p
         _kept_count_matches(copied)
 
 
-def test_a_database_from_before_the_count_starts_it_from_its_tasks(sqlite_url: str) -> None:
-    """Migration 0005 counts the ready tasks a database already holds."""
+def test_claims_leave_the_bound_alone_and_an_add_past_the_cap_counts(sqlite_url: str) -> None:
+    with taskloom.connect(sqlite_url) as tl:
+        q = tl.queue
+        q.max_active = 5
+        q.add_many([{"title": f"t{n}", "priority": n} for n in range(5)])
+        assert _bound(tl) == 5
+        for _ in range(3):
+            task = q.claim("w1")
+            assert task is not None
+            q.done(task.id, task.lease_token or "")
+        assert (_ready(tl), _bound(tl)) == (2, 5)
+        q.add("sixth", priority=9)  # past the bound's cap: counted, 3 ready, nothing evicted
+        assert (_ready(tl), _bound(tl)) == (3, 3)
+        assert q.list(status="canceled") == []
+        q.add_many([{"title": f"u{n}", "priority": 20 + n} for n in range(3)])
+        assert (_ready(tl), _bound(tl)) == (5, 5)  # one over: the least urgent evicted
+        assert [t.title for t in q.list(status="canceled")] == ["u2"]
+
+
+def test_a_database_from_before_the_bound_starts_it_from_its_tasks(sqlite_url: str) -> None:
+    """Migration 0006 starts the bound at the ready tasks a database already holds."""
     from tests.schema_dump import build, execute, initial_files
 
-    build(sqlite_url, [f for f in initial_files("sqlite") if f.name < "0005"])
+    build(sqlite_url, [f for f in initial_files("sqlite") if f.name < "0006"])
     for n, status in enumerate(["ready", "ready", "in_progress", "completed", "ready"]):
         execute(
             sqlite_url,
@@ -107,6 +128,6 @@ def test_a_database_from_before_the_count_starts_it_from_its_tasks(sqlite_url: s
         )
     with taskloom.connect(sqlite_url) as tl:
         assert _ready(tl) == 3
-        _kept_count_matches(tl)
+        assert _bound(tl) == 3
         tl.queue.add("one more")
-        _kept_count_matches(tl)
+        assert _bound(tl) == 4

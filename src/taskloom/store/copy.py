@@ -30,8 +30,8 @@ def quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-NOT_COPIED = frozenset({"schema_migrations", "queue_counts"})
-"""Tables each database keeps for itself: the migrations ledger, and the counts its
+NOT_COPIED = frozenset({"schema_migrations", "ready_bound"})
+"""Tables each database keeps for itself: the migrations ledger, and the bound its
 triggers derive from the tasks copied."""
 
 

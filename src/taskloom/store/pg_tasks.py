@@ -26,8 +26,8 @@ import psycopg
 from taskloom.domain.errors import StoreBusy, StoreError
 from taskloom.domain.queue import Claim, Task
 from taskloom.store import queue_sql as sql
-from taskloom.store.base import Row, Store
-from taskloom.store.tasks import SqlTaskTable, claim_params
+from taskloom.store.base import Row, Store, Transaction
+from taskloom.store.tasks import SqlTaskTable, claim_params, count
 
 Autocommit = Callable[[str, Sequence[Any]], list[Row]]
 """Runs one statement as a transaction of its own and answers its rows."""
@@ -64,6 +64,11 @@ class PgTaskTable(SqlTaskTable):
         raise StoreBusy(
             f"database is busy: {GROUP_RETRIES} claims in a row lost a race for a group"
         )
+
+    def count_ready(self, tx: Transaction, cap: int) -> int:
+        """Counted on every add: a row that each add (and each failure back to ready)
+        updated would make concurrent adds take turns."""
+        return count(tx, sql.COUNT_READY_SQL)
 
     def sweep(self, now: float) -> list[Task]:
         return [Task.from_row(r) for r in self._change(sql.sweep_all_sql(), (now,) * 9)]

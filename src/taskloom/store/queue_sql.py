@@ -201,12 +201,10 @@ def sweep_all_sql() -> str:
     )
 
 
-def count_ready_sql(dialect: str) -> str:
-    """How many tasks are ready: on SQLite the count its triggers keep (``queue_counts``),
-    on PostgreSQL counted."""
-    if dialect == "sqlite":
-        return "SELECT n FROM queue_counts WHERE status = 'ready'"
-    return "SELECT count(*) AS n FROM tasks WHERE status = 'ready'"
+COUNT_READY_SQL = "SELECT count(*) AS n FROM tasks WHERE status = 'ready'"
+READY_BOUND_SQL = "SELECT n FROM ready_bound"
+"""SQLite's bound on the ready tasks: never fewer than it (migration ``0006_ready_bound``)."""
+SET_READY_BOUND_SQL = "UPDATE ready_bound SET n = ?"
 
 
 @functools.cache

@@ -92,11 +92,21 @@ class SqlTaskTable(TaskTable):
         ]
 
     def evict_over(self, tx: Transaction, cap: int, now: float) -> list[Task]:
-        row = tx.query_one(sql.count_ready_sql(self.dialect))
-        over = int(row["n"] if row else 0) - cap
+        over = self.count_ready(tx, cap) - cap
         if over <= 0:
             return []
         return [Task.from_row(r) for r in tx.query(sql.evict_sql(self.dialect), (now, now, over))]
+
+    def count_ready(self, tx: Transaction, cap: int) -> int:
+        """The ready tasks, counted once more than ``cap`` may be ready; until then, the
+        bound SQLite's triggers keep, which a claim never writes. A count lowers the bound to
+        what stays ready after the tasks over the cap are evicted."""
+        bound = count(tx, sql.READY_BOUND_SQL)
+        if bound <= cap:
+            return bound
+        ready = count(tx, sql.COUNT_READY_SQL)
+        tx.execute(sql.SET_READY_BOUND_SQL, (min(ready, cap),))
+        return ready
 
     def holder(self, tx: Transaction, dedup_key: str) -> str | None:
         row = tx.query_one(sql.HOLDER_SQL, (dedup_key,))
@@ -323,3 +333,9 @@ def claim_params(claim: Claim, now: float) -> tuple[Any, ...]:
     if claim.n > 1:  # the batch's own rule on groups (sql.FIRST_OF_GROUP)
         return (*params, agent, now, now, *claim.kinds)
     return params
+
+
+def count(tx: Transaction, statement: str) -> int:
+    """The ``n`` of a statement that counts, in one row."""
+    row = tx.query_one(statement)
+    return int(row["n"]) if row else 0
