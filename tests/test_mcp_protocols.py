@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sys
 from typing import Any
 
@@ -20,6 +21,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
 import taskloom
+from taskloom.server.app import create_app
 from tests.conftest import Server, subprocess_env
 from tests.mcp_tasks_client import (
     EXTENSION,
@@ -180,6 +182,37 @@ def test_the_tools_served_come_from_the_header_or_the_query(server: Server) -> N
     outside = {"name": "todo_write", "arguments": {"todos": []}}
     refused = _result(_post(server.url, "tools/call", outside, _as("t", "a", "planner")))
     assert refused["isError"] is True and "unknown tool 'todo_write'" in str(refused)
+
+
+def test_a_call_with_an_unknown_tools_choice_logs_no_traceback(
+    tl: taskloom.Taskloom, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A 2026-07-28 call whose X-Taskloom-Tools names no tools is a tool error; checking its
+    Mcp-Param headers, the SDK listed the tools first, and every such call logged that
+    listing's failure with a traceback (any client could fill the log)."""
+
+    async def go() -> httpx.Response:
+        app = create_app(tl)
+        call = {"name": "todo", "arguments": {"op": "list"}}
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
+        body["params"] = {**call, "_meta": envelope(True)}
+        headers = {
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": MODERN,
+            "Mcp-Method": "tools/call",
+            "Mcp-Name": "todo",
+            **_as("t", "a", "plannr"),
+        }
+        async with app.router.lifespan_context(app):
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
+                return await c.post("/mcp", json=body, headers=headers)
+
+    with caplog.at_level(logging.DEBUG):
+        answer = _result(asyncio.run(go()))
+    assert answer["isError"] is True
+    assert "unknown tool profile or tool 'plannr'" in answer["content"][0]["text"]
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
 
 
 def test_mcp_tasks_over_http(server: Server) -> None:

@@ -197,6 +197,24 @@ def test_another_threads_or_an_unknown_task_id_reveals_nothing(db_url: str, tmp_
     assert still["status"] == "working"  # the cancels from elsewhere did nothing
 
 
+def test_a_task_id_that_is_not_text_is_refused_with_the_reason(db_url: str, tmp_path: Path) -> None:
+    """``tasks/get`` with no ``taskId``, or a number, was answered "Invalid request
+    parameters" with empty data: nothing said which parameter was wrong."""
+    server = mcp(db_url, "planning", "boss", tmp_path)
+    answers = [
+        server.call(method, params)
+        for method in ("tasks/get", "tasks/cancel", "tasks/update")
+        for params in ({}, {"taskId": 7})
+    ]
+    unknown = server.call("tasks/get", {"taskId": "7"})
+    server.close()
+    messages = [a["error"]["message"] for a in answers]
+    assert {a["error"]["code"] for a in answers} == {-32602}
+    why = "Invalid params: params.taskId must be the task's id (text), not"
+    assert messages == [f"{why} missing (or null)", f"{why} a number"] * 3
+    assert unknown["error"]["message"] == "Failed to retrieve task: task not found"
+
+
 def test_a_client_without_the_extension_gets_plain_results(db_url: str, tmp_path: Path) -> None:
     """A call answers at once for a client that does not declare the extension (either
     protocol generation), and for a fast tool whatever the client declares."""

@@ -923,3 +923,17 @@ def test_a_url_that_is_not_utf8_is_refused_not_read_as_another_thread(
     assert tl.goal("\ufffd").get()["goal"]["status"] == "active"
     ok = httpx.get(live_server + "/api/threads/%C3%A9t%C3%A9/board", timeout=10)
     assert ok.status_code == 200 and ok.json()["thread_id"] == "été"
+
+
+def test_a_stream_flag_other_than_0_or_1_is_refused(tl: Taskloom, live_server: str) -> None:
+    """``tasks=false`` (or ``no``) was read as "with tasks", as anything but ``0`` was: the
+    stream sent the queue's events to a client that asked for none."""
+    for value in ("false", "no", "", "2"):
+        response = httpx.get(f"{live_server}/api/events?thread=t&tasks={value}", timeout=10)
+        assert response.status_code == 400, (value, response.text)
+        assert response.json() == {"error": "invalid_input", "message": "`tasks` must be 0 or 1"}
+    refused = httpx.get(f"{live_server}/api/threads/t/ready?explain=yes", timeout=10)
+    assert refused.json() == {"error": "invalid_input", "message": "`explain` must be 0 or 1"}
+    tl.board("t").add("a card")
+    (board,) = read_events(f"{live_server}/api/events?thread=t&tasks=0", 1)
+    assert board["event"] == "todo_state"

@@ -174,6 +174,30 @@ def test_a_local_mcp_client_on_another_port_is_not_refused(tl: Taskloom) -> None
     assert asyncio.run(go("http://localhost:6274", "http://evil.example:8765")) == 421
 
 
+def test_an_mcp_message_that_is_not_json_content_is_refused_as_json(tl: Taskloom) -> None:
+    """``/mcp`` answered a body sent as text/plain (or with no Content-Type) with a plain-text
+    400 ("Invalid Content-Type header"), unlike every other error of the server."""
+
+    async def go(headers: dict[str, str]) -> httpx.Response:
+        app = create_app(tl)
+        body = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}'
+        headers = {"Accept": "application/json, text/event-stream", **headers}
+        async with app.router.lifespan_context(app):
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url=LOCAL) as client:
+                return await client.post("/mcp", content=body, headers=headers)
+
+    for headers in ({"Content-Type": "text/plain"}, {}):
+        r = asyncio.run(go(headers))
+        assert r.status_code == 415, r.text
+        assert r.json()["error"] == {
+            "code": -32600,
+            "message": "Invalid request: send the message as Content-Type: application/json",
+        }
+    r = asyncio.run(go({"Content-Type": "application/json; charset=utf-8"}))
+    assert r.status_code != 415
+
+
 def test_a_server_with_a_token_works_behind_a_reverse_proxy(tl: Taskloom) -> None:
     """Bound to loopback behind Caddy or nginx, it sees the public Host and Origin: the token,
     not those headers, is then what keeps other sites out."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
+from starlette.datastructures import Headers
 
 from taskloom.mcp.messages import jsonrpc_error, read_line
 from taskloom.mcp.server import McpConfig, build_server
@@ -30,7 +31,9 @@ class CheckedMessages:
     """The ``/mcp`` endpoint, with a POSTed body checked as stdio checks a line
     (:func:`read_line`): a body that is not one JSON-RPC message is answered -32700 or -32600
     with a short reason, as over stdio, where the SDK answered -32602 ("invalid params")
-    with its model's whole validation dump. Every other request goes to ``app`` as sent."""
+    with its model's whole validation dump; a body that is not ``application/json`` is
+    answered 415 in the same shape (the SDK answers it with a plain-text 400). Every other
+    request goes to ``app`` as sent."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
@@ -38,6 +41,12 @@ class CheckedMessages:
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http" or scope["method"] != "POST":
             await self.app(scope, receive, send)
+            return
+        content_type = Headers(scope=scope).get("content-type", "").lower()
+        if not content_type.startswith("application/json"):  # as the SDK tests it
+            why = "send the message as Content-Type: application/json"
+            refused = jsonrpc_error(None, types.INVALID_REQUEST, why)
+            await self._answer(scope, receive, send, 415, refused)
             return
         body = b""
         while True:

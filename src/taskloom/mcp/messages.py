@@ -2,7 +2,8 @@
 
 Every message read gets an answer. :func:`read_line` gives the message the SDK takes, or the
 JSON-RPC error that answers anything else: -32700 for text that is not JSON, -32600 for JSON
-that is not a message the SDK accepts, -32602 for ``tools/call`` params of the wrong shape.
+that is not a message the SDK accepts, -32602 for ``tools/call`` and ``tasks/*`` params of the
+wrong shape.
 """
 
 from __future__ import annotations
@@ -41,26 +42,41 @@ def read_line(line: str) -> SessionMessage | types.JSONRPCError:
     return SessionMessage(message)
 
 
+TASK_METHODS = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
+"""The Tasks extension's methods, each naming its task by ``params.taskId``."""
+
+
 def _refused_request(line: str, request: types.JSONRPCRequest) -> types.JSONRPCError | None:
     """The error for a request the SDK would take wrongly or answer without a reason: a key
     given twice (``{"op": "list", "op": "add"}`` ran the add, where ``tool call`` refuses
-    it), or ``tools/call`` params of the wrong shape (answered -32602 with empty data)."""
+    it), or ``tools/call`` or ``tasks/*`` params of the wrong shape (answered -32602 with
+    empty data)."""
     try:
         parse_json(line, "the request")
     except InvalidInput as exc:
         return jsonrpc_error(request.id, types.INVALID_REQUEST, exc.message)
-    if request.method != "tools/call":
+    why = _wrong_params(request.method, request.params or {})
+    return None if why is None else jsonrpc_error(request.id, types.INVALID_PARAMS, why)
+
+
+def _wrong_params(method: str, params: dict[str, Any]) -> str | None:
+    """What is wrong with the params of a ``tools/call`` or ``tasks/*`` request, if anything."""
+    if method in TASK_METHODS:
+        task_id = params.get("taskId")
+        if isinstance(task_id, str):
+            return None
+        return f"params.taskId must be the task's id (text), not {_kind(task_id)}"
+    if method != "tools/call":
         return None
-    params = request.params or {}
     name, arguments = params.get("name"), params.get("arguments")
-    why = None
     if not isinstance(name, str):
-        why = f"params.name must be the tool's name (text), not {_kind(name)}"
-    elif arguments is not None and not isinstance(arguments, dict):
+        return f"params.name must be the tool's name (text), not {_kind(name)}"
+    if arguments is not None and not isinstance(arguments, dict):
         why = f"params.arguments must be an object, not {_kind(arguments)}"
         if isinstance(arguments, str):
             why += " (send the arguments themselves, not their JSON text)"
-    return None if why is None else jsonrpc_error(request.id, types.INVALID_PARAMS, why)
+        return why
+    return None
 
 
 def _kind(value: object) -> str:

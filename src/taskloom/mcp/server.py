@@ -82,6 +82,11 @@ def build_server(
         try:
             specs = tl.tools.specs(profile=bindings.of(request_ctx).tools)
         except InvalidInput as exc:
+            if _http_method(request_ctx) == "tools/call":
+                # The SDK lists the tools to check a call's Mcp-Param headers and logs a
+                # failed listing with its traceback: nothing is listed, and the call itself
+                # answers with the error.
+                return types.ListToolsResult(tools=[])
             raise MCPError(types.INVALID_PARAMS, exc.message) from None
         return types.ListToolsResult(
             tools=[
@@ -165,6 +170,14 @@ def build_server(
 
 
 _THREAD_HELP = "send the X-Taskloom-Thread header naming the thread"
+
+
+def _http_method(request_ctx: Any) -> str | None:
+    """The ``Mcp-Method`` header of the HTTP request a request came in (``None`` over stdio,
+    and for protocol 2025-11-25, which sends none)."""
+    headers = getattr(request_ctx.request, "headers", None) or {}
+    method = headers.get("mcp-method")
+    return None if method is None else str(method)
 
 
 def package_version() -> str:

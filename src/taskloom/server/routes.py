@@ -90,6 +90,15 @@ def _digits(text: str) -> bool:
     return text.isascii() and text.isdigit()
 
 
+def _flag(request: Request, name: str, default: str) -> bool:
+    """A ``0``/``1`` query parameter. Any other value is refused, never read as one of the two
+    (``tasks=false`` would send the tasks)."""
+    value = request.query_params.get(name, default)
+    if value not in ("0", "1"):
+        raise InvalidInput(f"`{name}` must be 0 or 1")
+    return value == "1"
+
+
 def _only(body: dict[str, Any], allowed: set[str]) -> dict[str, Any]:
     """``body``, refused if it has a field the route does not take: a misspelt field is
     never ignored in silence (``{"reasn": …}`` would pause without the reason)."""
@@ -123,11 +132,9 @@ async def board(request: Request) -> Response:
 async def ready(request: Request) -> Response:
     """``GET /api/threads/{thread}/ready``: the board's cards that can start now; with
     ``explain=1``, why each other unfinished card cannot."""
-    explain = request.query_params.get("explain", "0")
-    if explain not in ("0", "1"):
-        raise InvalidInput("`explain` must be 0 or 1")
+    explain = _flag(request, "explain", "0")
     handle = _served(request).tl.board(request.path_params["thread"])
-    return JSONResponse(await REQUESTS.run(functools.partial(handle.ready, explain=explain == "1")))
+    return JSONResponse(await REQUESTS.run(functools.partial(handle.ready, explain=explain)))
 
 
 async def goal(request: Request) -> Response:
@@ -270,8 +277,8 @@ async def events(request: Request) -> Response:
     thread_id = request.query_params.get("thread") or None
     if thread_id is not None:
         thread_id = check_thread_id(thread_id)
+    with_tasks = _flag(request, "tasks", "1")
     opened = await open_stream(served.hub, after=after, thread_id=thread_id)
-    with_tasks = request.query_params.get("tasks", "1") != "0"
     # Set on server shutdown: the stream then ends and its response completes.
     stop = anyio.Event()
     stream = event_stream(served.hub, opened, thread_id=thread_id, tasks=with_tasks, stop=stop)
