@@ -14,7 +14,7 @@ import pytest
 
 import taskloom
 from taskloom.client import Taskloom
-from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound
+from taskloom.domain.errors import Conflict, InvalidInput, InvariantViolation, NotFound
 from tests.conftest import damaged, run_together, subprocess_env
 
 
@@ -78,6 +78,23 @@ def test_failed_op_changes_nothing(tl_fixed: Taskloom) -> None:
     assert len(events(tl_fixed)) == 1
     with pytest.raises(NotFound):
         b.remove("nope")
+
+
+def test_a_move_that_refuses_awaiting_cards_reads_the_card_in_its_own_transaction(
+    tl: Taskloom,
+) -> None:
+    """The panel's status route: a card a model sent to approval since the person looked is
+    refused, as the move reads the card it changes, and a decided card moves."""
+    b = tl.board("t1")
+    card = b.add("Deploy", plan=["x"])["card"]["id"]
+    shown = b.get().get(card)
+    b.update_status(card, "awaiting_approval")
+    assert shown.status.value == "todo"
+    with pytest.raises(Conflict, match="awaiting approval: its plan takes a decision"):
+        b.update_status(card, "done", refuse_awaiting=True)
+    assert b.get().get(card).status.value == "awaiting_approval"
+    b.decide_plan(card, approve=True)
+    assert b.update_status(card, "done", refuse_awaiting=True)["card"]["status"] == "done"
 
 
 def test_threads_are_isolated(tl: Taskloom) -> None:

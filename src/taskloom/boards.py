@@ -132,11 +132,20 @@ class BoardHandle:
         return self._mutate(lambda b, now: (ops.edit(b, card_id, patch, now=now), b.get(card_id)))
 
     def update_status(
-        self, card_id: str, status: str | CardStatus, *, blocker: str | Unset | None = UNSET
+        self,
+        card_id: str,
+        status: str | CardStatus,
+        *,
+        blocker: str | Unset | None = UNSET,
+        refuse_awaiting: bool = False,
     ) -> Snapshot:
+        """Move a card. ``refuse_awaiting``: not a card awaiting approval (``Conflict``),
+        checked in the move's own transaction: its plan takes :meth:`decide_plan`."""
         return self._mutate(
             lambda b, now: (
-                ops.update_status(b, card_id, status, now=now, blocker=blocker),
+                ops.update_status(
+                    b, card_id, status, now=now, blocker=blocker, refuse_awaiting=refuse_awaiting
+                ),
                 b.get(card_id),
             )
         )

@@ -381,7 +381,17 @@ def update_status(
     *,
     now: datetime,
     blocker: str | Unset | None = UNSET,
+    refuse_awaiting: bool = False,
 ) -> Board:
+    """``refuse_awaiting``: a card awaiting approval is not moved (:class:`Conflict`): its
+    plan takes a decision (:func:`decide_plan`), which checks it is the plan shown."""
+    if refuse_awaiting:
+        card = board.cards[_index(board, card_id)]
+        if card.status is CardStatus.AWAITING_APPROVAL:
+            raise Conflict(
+                f"card '{card.id}' is awaiting approval: its plan takes a decision (approve"
+                " or reject), not a status"
+            )
     return edit(board, card_id, CardPatch(status=status, blocker=blocker), now=now)
 
 

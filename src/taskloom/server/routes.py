@@ -24,9 +24,8 @@ from starlette.responses import FileResponse, JSONResponse, Response
 
 from taskloom._pools import REQUESTS
 from taskloom.client import Taskloom
-from taskloom.domain.card import CardStatus
 from taskloom.domain.common import UNSET
-from taskloom.domain.errors import Conflict, InvalidInput, TaskloomError, TooLarge
+from taskloom.domain.errors import InvalidInput, TaskloomError, TooLarge
 from taskloom.domain.threads import check_thread_id
 from taskloom.server.cursor import parse_cursor
 from taskloom.server.hub import EventHub
@@ -170,14 +169,9 @@ async def card_status(request: Request) -> Response:
     if not isinstance(body.get("status"), str):
         raise InvalidInput("`status` must be a status name, e.g. done")
     handle = _served(request).tl.board(request.path_params["thread"])
-    card = (await REQUESTS.run(handle.get)).find(request.path_params["card"])
-    if card is not None and card.status is CardStatus.AWAITING_APPROVAL:
-        raise Conflict(
-            f"card '{card.id}' is awaiting approval: decide on its plan with"
-            " POST …/decision (approve or reject), not by its status"
-        )
+    card = request.path_params["card"]
     return JSONResponse(
-        await _act(request, handle.update_status, request.path_params["card"], body["status"])
+        await _act(request, handle.update_status, card, body["status"], refuse_awaiting=True)
     )
 
 
