@@ -312,7 +312,10 @@ def read_stdin(what: str) -> str:
 
 def read_file(path: str) -> str:
     """A UTF-8 file's text (a byte order mark dropped), at most :data:`MAX_STDIN_BYTES` of
-    it, as for stdin: a file without end (``/dev/zero``) is an error, not a ``MemoryError``."""
+    it, as for stdin: a file without end (``/dev/zero``) is an error, not a ``MemoryError``.
+    An empty name is refused as such (``Path("")`` is the current directory)."""
+    if not path:
+        raise InvalidInput("cannot read a file with an empty name")
     try:
         with Path(path).open("rb") as file:
             data = file.read(MAX_STDIN_BYTES + 1)
