@@ -92,3 +92,13 @@ def test_output_in_an_ascii_locale_is_escaped_not_a_crash(tmp_path: Path) -> Non
         )  # fmt: skip
         assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert "caf\\xe9" in done.stdout
+
+
+def test_guard_wrap_names_the_tool_flag_when_it_is_blank(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = f"sqlite:///{tmp_path / 'x.db'}"
+    for blank in ("", "  "):
+        monkeypatch.setattr(sys, "stdin", io.StringIO(PAYLOAD))
+        assert main(["guard", "wrap", "t", "--tool", blank, "--db", db]) == 1
+        assert capsys.readouterr().err == "Error: --tool is required\n"  # not tool_name

@@ -131,4 +131,6 @@ def wrap(
     Example: taskloom guard wrap my-thread --tool github_issues < issues.json
     """
     output = read_stdin("guard wrap")
-    print_text(open_db(db).guard(thread).wrap(tool, output, hint=hint))
+    with flag_names({"tool_name": "--tool"}):
+        wrapped = open_db(db).guard(thread).wrap(tool, output, hint=hint)
+    print_text(wrapped)
