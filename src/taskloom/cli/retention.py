@@ -15,6 +15,7 @@ import typer
 from taskloom.cli.common import DbOption, JsonOption, open_db, open_existing, print_json, print_text
 from taskloom.domain.common import UNSET
 from taskloom.domain.errors import InvalidInput
+from taskloom.domain.text import counted
 
 if TYPE_CHECKING:
     from taskloom.client import Taskloom
@@ -103,7 +104,7 @@ def set_(
         print_json({**_report(tl), "pruned": pruned})
         return
     print_text(f"event retention: {described}")
-    print_text(f"pruned {pruned:,} events now")
+    print_text(f"pruned {counted(pruned, 'event')} now")
 
 
 @app.command("show")
