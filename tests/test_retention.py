@@ -193,3 +193,18 @@ def test_one_event_and_one_second_are_singular(
     tl.queue.cancel(task.id)
     assert main(["tasks", "prune", "--days", "0", "--db", tl.url]) == 0
     assert capsys.readouterr().out == "pruned 1 task\n"
+
+
+def test_set_reports_the_events_it_pruned(tl: Taskloom, capsys: pytest.CaptureFixture[str]) -> None:
+    """The write that saves the policy prunes (every writer's first commit applies it): the
+    count was of the batches after it, 0."""
+    for title in ("one", "two", "three"):
+        tl.queue.add(title)
+    assert main(["retention", "set", "--keep", "1", "--db", tl.url]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "event retention: keep the newest 1 event, whatever their age",
+        "pruned 2 events now",
+    ]
+    assert main(["retention", "set", "--keep", "1", "--db", tl.url, "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert (shown["events"], shown["pruned"]) == (1, 0)
