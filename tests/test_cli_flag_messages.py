@@ -94,3 +94,14 @@ def test_tasks_list_json_says_on_stderr_when_the_limit_left_tasks_out(
     )
     assert code == 0 and len(json.loads(out)) == 1
     assert err == "1 tasks shown and more exist; use --limit\n"
+
+
+def test_serve_refuses_an_empty_token(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--token "$UNSET"`` served without a token (or with $TASKLOOM_TOKEN's instead)."""
+    for env in ("", "from-the-environment"):
+        monkeypatch.setenv("TASKLOOM_TOKEN", env)
+        code, out, err = run(capsys, "serve", "--token", "", "--port", "0")
+        assert code == 1 and out == ""
+        assert err == "Error: the token must not be blank or start or end with spaces\n", err
