@@ -105,3 +105,11 @@ def test_serve_refuses_an_empty_token(
         code, out, err = run(capsys, "serve", "--token", "", "--port", "0")
         assert code == 1 and out == ""
         assert err == "Error: the token must not be blank or start or end with spaces\n", err
+
+
+def test_serve_refuses_an_empty_host(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--host ""`` bound every interface and printed the address http://:8765/."""
+    for host in ("", " "):
+        code, out, err = run(capsys, "serve", "--host", host, "--token", "t0ken", "--port", "0")
+        assert code == 1 and out == ""
+        assert err == "Error: --host must not be empty (0.0.0.0 binds every interface)\n", err

@@ -82,6 +82,8 @@ def serve(
     from taskloom.server.http import DeadlineH11Protocol
     from taskloom.server.security import is_loopback_name
 
+    if not host.strip():  # "" binds every interface, and the printed address has no host
+        raise InvalidInput("--host must not be empty (0.0.0.0 binds every interface)")
     # An empty --token is refused below, not read as no token: `--token "$UNSET"` would
     # serve without one. An empty $TASKLOOM_TOKEN is unset.
     if token is None:
