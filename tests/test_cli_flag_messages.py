@@ -113,3 +113,11 @@ def test_serve_refuses_an_empty_host(capsys: pytest.CaptureFixture[str]) -> None
         code, out, err = run(capsys, "serve", "--host", host, "--token", "t0ken", "--port", "0")
         assert code == 1 and out == ""
         assert err == "Error: --host must not be empty (0.0.0.0 binds every interface)\n", err
+
+
+def test_mcp_refuses_an_empty_agent(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--agent ""`` started a server whose every queue tool then failed for want of one."""
+    db = f"sqlite:///{tmp_path / 'q.db'}"
+    code, out, err = run(capsys, "mcp", "--thread", "t", "--agent", " ", "--db", db)
+    assert code == 1 and out == ""
+    assert err == "Error: --agent, when given, is required (non-empty text)\n", err
