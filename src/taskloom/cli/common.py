@@ -17,7 +17,7 @@ from rich.console import Console
 
 from taskloom.cli.locate import FOLDER, Located, locate
 from taskloom.client import Taskloom, connect
-from taskloom.domain.errors import InvalidInput, NotFound, TaskloomError
+from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound, TaskloomError
 from taskloom.domain.text import UNSHOWN, terminal_safe
 
 out = Console(highlight=False, soft_wrap=True, emoji=False)
@@ -107,13 +107,13 @@ def note(text: str, *, prefix: str = "note: ") -> None:
 
 @contextlib.contextmanager
 def flag_names(names: dict[str, str]) -> Iterator[None]:
-    """Say the library's argument names in an input error as the command's flags: a person
-    who types ``--for ""`` is told about ``--for``, not ``'target_agent'``. A name is
-    replaced where it is quoted (``'lines'``, ```lines```), or anywhere if it holds an
-    underscore (no word of prose does)."""
+    """Say the library's argument names in an input error (or a refusal that names the
+    argument that overrides it) as the command's flags: a person who types ``--for ""`` is
+    told about ``--for``, not ``'target_agent'``. A name is replaced where it is quoted
+    (``'lines'``, ```lines```), or anywhere if it holds an underscore (no word of prose does)."""
     try:
         yield
-    except InvalidInput as exc:
+    except (InvalidInput, InvariantViolation) as exc:
         message = exc.message
         for name, flag in names.items():
             bare = rf"|\b{re.escape(name)}\b" if "_" in name else ""
