@@ -121,3 +121,24 @@ def test_mcp_refuses_an_empty_agent(tmp_path: Path, capsys: pytest.CaptureFixtur
     code, out, err = run(capsys, "mcp", "--thread", "t", "--agent", " ", "--db", db)
     assert code == 1 and out == ""
     assert err == "Error: --agent, when given, is required (non-empty text)\n", err
+
+
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        (["tasks", "next"], "--agent is required"),
+        (["tasks", "work", "--until-empty"], "--agent is required"),
+        (["hook", "prompt"], "--agent is required"),
+        (["hook", "session-start"], "--agent is required"),
+        (["tasks", "ready"], "--agent, when given, is required"),
+    ],
+)
+def test_a_blank_agent_is_named_by_its_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str], said: str
+) -> None:
+    """A blank --agent was "an agent id to claim for is required", after `tasks work` had
+    announced its database."""
+    db = f"sqlite:///{tmp_path / 'q.db'}"
+    args = [*command, "--agent", " ", "--db", db]
+    code, out, err = run(capsys, *args, *(["--", "true"] if "work" in command else []))
+    assert (code, out, err) == (1, "", f"Error: {said} (non-empty text)\n")

@@ -18,6 +18,7 @@ from rich.console import Console
 from taskloom.cli.locate import FOLDER, Located, locate
 from taskloom.client import Taskloom, connect
 from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound, TaskloomError
+from taskloom.domain.queue import check_agent
 from taskloom.domain.text import UNSHOWN, terminal_safe
 
 out = Console(highlight=False, soft_wrap=True, emoji=False)
@@ -34,7 +35,17 @@ DbOption = Annotated[
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
-Agent = Annotated[str, typer.Option("--agent", help="Agent id.")]
+
+
+def agent_flag(param: typer.CallbackParam, value: str | None) -> str | None:
+    """``--agent``'s value trimmed, as the queue keeps agent ids; blank is refused naming the
+    flag, before the command opens the database."""
+    if value is None:
+        return None
+    return check_agent(value, "--agent" if param.required else "--agent, when given,")
+
+
+Agent = Annotated[str, typer.Option("--agent", help="Agent id.", callback=agent_flag)]
 MAX_LIMIT = 2**31 - 1  # a 32-bit whole number, as priorities are
 
 

@@ -23,6 +23,7 @@ from taskloom.cli import task_command
 from taskloom.cli.common import (
     DbOption,
     JsonOption,
+    agent_flag,
     check_range,
     err,
     json_text,
@@ -148,7 +149,9 @@ def work(
     command: Annotated[
         list[str], typer.Argument(help="The command to run on each task, after --.")
     ],
-    agent: Annotated[str, typer.Option("--agent", help="Agent id to claim tasks for.")],
+    agent: Annotated[
+        str, typer.Option("--agent", help="Agent id to claim tasks for.", callback=agent_flag)
+    ],
     lease: Annotated[
         float,
         typer.Option(
