@@ -72,14 +72,14 @@ def test_removing_a_card_others_wait_on_takes_force_which_drops_their_edges(
         board.remove(a)
     assert refused.value.message == (
         f"card 'A' ({a}) cannot be removed: 'B' ({b}) comes after it. Remove that edge"
-        " first (remove_blocked_by), or remove it with force, which drops the edge"
+        " first (`remove_blocked_by`), or remove it with `force`, which drops the edge"
     )
     also = board.add("C", blocked_by=[a])["card"]["id"]
     with pytest.raises(InvariantViolation) as refused:
         board.remove(a)
     assert refused.value.message == (
         f"card 'A' ({a}) cannot be removed: 'B' ({b}), 'C' ({also}) come after it. Remove those"
-        " edges first (remove_blocked_by), or remove it with force, which drops them"
+        " edges first (`remove_blocked_by`), or remove it with `force`, which drops them"
     )
     snap = board.remove(a, force=True)
     assert [(c["id"], c["blocked_by"]) for c in snap["cards"]] == [(b, []), (also, [])]
@@ -189,7 +189,7 @@ def test_the_todo_tool_adds_and_removes_edges_and_says_what_is_ready(tl: Taskloo
     assert not ready.is_error and ready.data["ready"][0]["id"] == a
     assert f"waiting on 'Write the code' ({a}), todo" in ready.content
     refused = todo(tl, op="remove", id=a)
-    assert refused.is_error and "with force, which drops the edge" in refused.content
+    assert refused.is_error and "with `force`, which drops the edge" in refused.content
     assert todo(tl, op="edit", id=b, remove_blocked_by=[a]).data["cards"][1]["blocked_by"] == []
     assert todo(tl, op="edit", id=b, add_blocked_by=[a]).data["cards"][1]["blocked_by"] == [a]
     assert todo(tl, op="remove", id=a, force=True).data["cards"][0]["blocked_by"] == []

@@ -36,7 +36,7 @@ def test_ready_and_edges_from_the_command_line(tmp_path: Path) -> None:
     as_json = json.loads(run("board", "ready", "t", "--explain", "--json", "--db", db).stdout)
     assert [c["id"] for c in as_json["not_ready"]] == [second]
     refused = run("board", "remove", "t", first, "--db", db)
-    assert refused.returncode == 1 and "with force, which drops the edge" in refused.stderr
+    assert refused.returncode == 1 and "with --force, which drops the edge" in refused.stderr
     freed = run("board", "edit", "t", second, "--not-after", first, "--db", db, "--json")
     assert json.loads(freed.stdout)["card"]["blocked_by"] == []
     run("board", "edit", "t", second, "--after", first, "--db", db)

@@ -341,3 +341,22 @@ def test_a_person_makes_a_card_need_approval_and_a_bad_seen_is_said_as_such(
             == 1
         )
         assert "'Deploy prod' (" in capsys.readouterr().err  # named by its title too
+
+
+def test_remove_refused_names_the_cli_flags(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The refusal named the model tool's arguments (remove_blocked_by, force), which the
+    command does not have."""
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    with taskloom.connect(db) as tl:
+        a = tl.board("t").add("A")["card"]["id"]
+        b = tl.board("t").add("B", blocked_by=[a])["card"]["id"]
+    assert main(["board", "remove", "t", a, "--db", db]) == 1
+    assert capsys.readouterr().err == (
+        f"Error: card 'A' ({a}) cannot be removed: 'B' ({b}) comes after it. Remove that edge"
+        " first (board edit --not-after), or remove it with --force, which drops the edge\n"
+    )
+    assert main(["board", "remove", "t", a, "--force", "--db", db]) == 0
+    with taskloom.connect(db) as tl:
+        assert [c["id"] for c in tl.board("t").list()["cards"]] == [b]

@@ -94,3 +94,51 @@ def test_tasks_list_json_says_on_stderr_when_the_limit_left_tasks_out(
     )
     assert code == 0 and len(json.loads(out)) == 1
     assert err == "1 tasks shown and more exist; use --limit\n"
+
+
+def test_serve_refuses_an_empty_token(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--token "$UNSET"`` served without a token (or with $TASKLOOM_TOKEN's instead)."""
+    for env in ("", "from-the-environment"):
+        monkeypatch.setenv("TASKLOOM_TOKEN", env)
+        code, out, err = run(capsys, "serve", "--token", "", "--port", "0")
+        assert code == 1 and out == ""
+        assert err == "Error: the token must not be blank or start or end with spaces\n", err
+
+
+def test_serve_refuses_an_empty_host(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--host ""`` bound every interface and printed the address http://:8765/."""
+    for host in ("", " "):
+        code, out, err = run(capsys, "serve", "--host", host, "--token", "t0ken", "--port", "0")
+        assert code == 1 and out == ""
+        assert err == "Error: --host must not be empty (0.0.0.0 binds every interface)\n", err
+
+
+def test_mcp_refuses_an_empty_agent(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--agent ""`` started a server whose every queue tool then failed for want of one."""
+    db = f"sqlite:///{tmp_path / 'q.db'}"
+    code, out, err = run(capsys, "mcp", "--thread", "t", "--agent", " ", "--db", db)
+    assert code == 1 and out == ""
+    assert err == "Error: --agent, when given, is required (non-empty text)\n", err
+
+
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        (["tasks", "next"], "--agent is required"),
+        (["tasks", "work", "--until-empty"], "--agent is required"),
+        (["hook", "prompt"], "--agent is required"),
+        (["hook", "session-start"], "--agent is required"),
+        (["tasks", "ready"], "--agent, when given, is required"),
+    ],
+)
+def test_a_blank_agent_is_named_by_its_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str], said: str
+) -> None:
+    """A blank --agent was "an agent id to claim for is required", after `tasks work` had
+    announced its database."""
+    db = f"sqlite:///{tmp_path / 'q.db'}"
+    args = [*command, "--agent", " ", "--db", db]
+    code, out, err = run(capsys, *args, *(["--", "true"] if "work" in command else []))
+    assert (code, out, err) == (1, "", f"Error: {said} (non-empty text)\n")

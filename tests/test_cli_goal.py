@@ -151,6 +151,11 @@ def test_a_token_budget_alone_keeps_the_time_budget(
         (("--time", "60", "--remove-time"), "Error: give --time or --remove-time, not both\n"),
         (("5", "--remove"), "Error: give a new token budget or --remove, not both\n"),
         (
+            ("0",),  # the argument, not the library's name for it (token_budget)
+            "Error: the token budget must be a positive integer up to 9223372036854775807"
+            " (got 0)\n",
+        ),
+        (
             ("--time", "0"),
             "Error: --time must be a positive number of seconds up to 1e+09 (got 0.0)\n",
         ),

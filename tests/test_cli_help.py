@@ -48,3 +48,14 @@ def test_print_is_a_flag_in_a_real_terminal_width() -> None:
     line = next(row for row in done.stdout.splitlines() if "--print" in row)
     assert "<" not in line and "Print what would be written" in line, line
     assert "--thread" in done.stdout and "<str>" in done.stdout  # values still shown
+
+
+@pytest.mark.parametrize("path", command_paths(), ids=" ".join)
+def test_each_example_is_a_paragraph(path: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """Two ``Example:`` lines in a row were joined into one run-on paragraph."""
+    assert main([*path, "--help"]) == 0
+    lines = [line.strip() for line in capsys.readouterr().out.splitlines()]
+    for paragraph in "\n".join(lines).split("\n\n"):
+        assert paragraph.count("Example:") <= 1, paragraph
+        if "Example:" in paragraph:
+            assert paragraph.startswith("Example:"), paragraph

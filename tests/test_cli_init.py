@@ -407,6 +407,9 @@ def test_a_project_that_does_not_exist_is_refused_not_created(
     assert main(["init", "claude-code", "--thread", "t", "--project", str(missing)]) == 1
     assert "no such directory" in capsys.readouterr().err
     assert not (tmp_path / "no").exists()
+    (tmp_path / "file").write_text("")  # there, but not a directory
+    assert main(["init", "codex", "--thread", "t", "--project", str(tmp_path / "file")]) == 1
+    assert capsys.readouterr().err == f"Error: --project {tmp_path / 'file'}: not a directory\n"
 
 
 @pytest.mark.parametrize("key", ["hooks", "codex_hooks"])

@@ -92,3 +92,29 @@ def test_output_in_an_ascii_locale_is_escaped_not_a_crash(tmp_path: Path) -> Non
         )  # fmt: skip
         assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert "caf\\xe9" in done.stdout
+
+
+def test_guard_wrap_names_the_tool_flag_when_it_is_blank(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = f"sqlite:///{tmp_path / 'x.db'}"
+    for blank in ("", "  "):
+        monkeypatch.setattr(sys, "stdin", io.StringIO(PAYLOAD))
+        assert main(["guard", "wrap", "t", "--tool", blank, "--db", db]) == 1
+        assert capsys.readouterr().err == "Error: --tool is required\n"  # not tool_name
+
+
+def test_stash_errors_name_the_commands_arguments(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """They said result_id, and "give one of path, lines or page", the tool's names."""
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    with taskloom.connect(db) as tl:
+        rid = tl.guard("t1").stash("gh", PAYLOAD).result_id or ""
+    for args in (["show", "t1", " "], ["read", "t1", ""], ["extract", "t1", "", "q"]):
+        assert main(["stash", *args, "--db", db]) == 1
+        assert capsys.readouterr().err == "Error: a result id is required\n"
+    both = ["stash", "read", "t1", rid, "--path", "$[0]", "--lines", "1-2", "--db", db]
+    assert main(both) == 1
+    said = "Error: give one of --path, --lines or --page (got --path, --lines)\n"
+    assert capsys.readouterr().err == said

@@ -267,7 +267,7 @@ def test_goal_cli(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # type
     assert "Goal (active; 0/100 tokens)" in out and "<objective>Ship 1.0</objective>" in out
     assert main(["goal", "pause", "t", "--db", db]) == 0
     assert main(["goal", "budget", "t", "0", "--db", db]) == 1
-    assert "Error: token_budget must be a positive integer" in capsys.readouterr().err
+    assert "Error: the token budget must be a positive integer" in capsys.readouterr().err
     assert main(["goal", "resume", "t", "--db", db, "--json"]) == 0
     assert '"status": "active"' in capsys.readouterr().out
     assert main(["goal", "complete", "t", "--db", db]) == 0

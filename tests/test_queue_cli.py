@@ -109,6 +109,9 @@ def test_add_many_from_a_file_or_standard_input(
         assert code == 1 and why in err and "Traceback" not in err
     code, _, err = run(capsys, "tasks", "add-many", str(tmp_path / "missing.jsonl"), *db)
     assert code == 1 and "cannot read" in err
+    for args in (("add-many", ""), ("add", "--from", "")):  # not the current directory
+        code, _, err = run(capsys, "tasks", *args, *db)
+        assert code == 1 and err == "Error: cannot read a file with an empty name\n", err
     code, out, _ = run(capsys, "tasks", "stats", *db, "--json")
     assert json.loads(out)["ready"] == 4  # nothing from the rejected files
 

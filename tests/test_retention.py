@@ -178,3 +178,33 @@ def test_the_default_policy_in_words() -> None:
     assert RetentionPolicy(None, timedelta(hours=36)).describe() == (
         "keep every event, and none older than 36 hours"
     )
+
+
+def test_one_event_and_one_second_are_singular(
+    tl: Taskloom, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert RetentionPolicy(1, timedelta(seconds=1)).describe() == (
+        "keep the newest 1 event, and none older than 1 second"
+    )
+    assert RetentionPolicy(None, timedelta(seconds=1_000_001)).describe() == (
+        "keep every event, and none older than 1,000,001 seconds"  # not 1e+06 seconds
+    )
+    task, _ = tl.queue.add("one")
+    tl.queue.cancel(task.id)
+    assert main(["tasks", "prune", "--days", "0", "--db", tl.url]) == 0
+    assert capsys.readouterr().out == "pruned 1 task\n"
+
+
+def test_set_reports_the_events_it_pruned(tl: Taskloom, capsys: pytest.CaptureFixture[str]) -> None:
+    """The write that saves the policy prunes (every writer's first commit applies it): the
+    count was of the batches after it, 0."""
+    for title in ("one", "two", "three"):
+        tl.queue.add(title)
+    assert main(["retention", "set", "--keep", "1", "--db", tl.url]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "event retention: keep the newest 1 event, whatever their age",
+        "pruned 2 events now",
+    ]
+    assert main(["retention", "set", "--keep", "1", "--db", tl.url, "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert (shown["events"], shown["pruned"]) == (1, 0)

@@ -127,6 +127,20 @@ def test_a_missing_command_claims_nothing(
     assert code == 1 and "--lease" in err
 
 
+def test_a_script_that_cannot_run_says_why_and_claims_nothing(
+    sqlite_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A script without its executable bit, or a directory, was "command not found"."""
+    tl = taskloom.connect(sqlite_url)
+    task, _ = tl.queue.add("waiting")
+    script = tmp_path / "review.sh"
+    script.write_text("#!/bin/sh\necho ok\n")
+    for program, why in ((script, "is not executable (chmod +x it)"), (tmp_path, "is a directory")):
+        code, _, err = work(capsys, sqlite_url, "--agent", "w1", "--", str(program))
+        assert code == 1 and err == f"Error: {program} {why} (nothing was claimed)\n", err
+    assert tl.queue.get(task.id).attempts == 0
+
+
 def running(pid: int) -> bool:
     """Whether ``pid`` runs (a killed process not yet reaped by its parent does not)."""
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import io
 import logging
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -138,10 +139,16 @@ def cli() -> typer.core.TyperGroup:
         cmd = todo.pop()
         todo += getattr(cmd, "commands", {}).values()
         if cmd.help:
-            paragraphs = inspect.cleandoc(cmd.help).split("\n\n")
+            paragraphs = _examples_apart(inspect.cleandoc(cmd.help)).split("\n\n")
             cmd.help = "\n\n".join(" ".join(p.split("\n")) for p in paragraphs)
         _flags(cmd)
     return command
+
+
+def _examples_apart(text: str) -> str:
+    """``text`` with each line that starts ``Example:`` a paragraph of its own: consecutive
+    examples stay one a line instead of being joined into one run-on sentence."""
+    return re.sub(r"\n+(?=Example:)", "\n\n", text)
 
 
 def _flags(cmd: Any) -> None:

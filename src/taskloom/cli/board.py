@@ -13,6 +13,7 @@ from taskloom.boards import Snapshot
 from taskloom.cli.common import (
     DbOption,
     JsonOption,
+    flag_names,
     open_db,
     open_existing,
     open_listing,
@@ -289,7 +290,9 @@ def remove(
 
     Example: taskloom board remove my-thread 0193…
     """
-    _show(open_existing(db).board(thread).remove(card_id, force=force), as_json)
+    with flag_names({"remove_blocked_by": "board edit --not-after", "force": "--force"}):
+        snap = open_existing(db).board(thread).remove(card_id, force=force)
+    _show(snap, as_json)
 
 
 @app.command()

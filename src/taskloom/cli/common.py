@@ -17,7 +17,8 @@ from rich.console import Console
 
 from taskloom.cli.locate import FOLDER, Located, locate
 from taskloom.client import Taskloom, connect
-from taskloom.domain.errors import InvalidInput, NotFound, TaskloomError
+from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound, TaskloomError
+from taskloom.domain.queue import check_agent
 from taskloom.domain.text import UNSHOWN, terminal_safe
 
 out = Console(highlight=False, soft_wrap=True, emoji=False)
@@ -34,7 +35,17 @@ DbOption = Annotated[
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
-Agent = Annotated[str, typer.Option("--agent", help="Agent id.")]
+
+
+def agent_flag(param: typer.CallbackParam, value: str | None) -> str | None:
+    """``--agent``'s value trimmed, as the queue keeps agent ids; blank is refused naming the
+    flag, before the command opens the database."""
+    if value is None:
+        return None
+    return check_agent(value, "--agent" if param.required else "--agent, when given,")
+
+
+Agent = Annotated[str, typer.Option("--agent", help="Agent id.", callback=agent_flag)]
 MAX_LIMIT = 2**31 - 1  # a 32-bit whole number, as priorities are
 
 
@@ -107,13 +118,13 @@ def note(text: str, *, prefix: str = "note: ") -> None:
 
 @contextlib.contextmanager
 def flag_names(names: dict[str, str]) -> Iterator[None]:
-    """Say the library's argument names in an input error as the command's flags: a person
-    who types ``--for ""`` is told about ``--for``, not ``'target_agent'``. A name is
-    replaced where it is quoted (``'lines'``, ```lines```), or anywhere if it holds an
-    underscore (no word of prose does)."""
+    """Say the library's argument names in an input error (or a refusal that names the
+    argument that overrides it) as the command's flags: a person who types ``--for ""`` is
+    told about ``--for``, not ``'target_agent'``. A name is replaced where it is quoted
+    (``'lines'``, ```lines```), or anywhere if it holds an underscore (no word of prose does)."""
     try:
         yield
-    except InvalidInput as exc:
+    except (InvalidInput, InvariantViolation) as exc:
         message = exc.message
         for name, flag in names.items():
             bare = rf"|\b{re.escape(name)}\b" if "_" in name else ""
@@ -312,7 +323,10 @@ def read_stdin(what: str) -> str:
 
 def read_file(path: str) -> str:
     """A UTF-8 file's text (a byte order mark dropped), at most :data:`MAX_STDIN_BYTES` of
-    it, as for stdin: a file without end (``/dev/zero``) is an error, not a ``MemoryError``."""
+    it, as for stdin: a file without end (``/dev/zero``) is an error, not a ``MemoryError``.
+    An empty name is refused as such (``Path("")`` is the current directory)."""
+    if not path:
+        raise InvalidInput("cannot read a file with an empty name")
     try:
         with Path(path).open("rb") as file:
             data = file.read(MAX_STDIN_BYTES + 1)

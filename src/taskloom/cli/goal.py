@@ -147,7 +147,7 @@ def budget(
             "give the new token budget (or --remove to remove it),"
             " or --time SECONDS (or --remove-time)"
         )
-    with flag_names({"time_budget_s": "--time"}):
+    with flag_names({"token_budget": "the token budget", "time_budget_s": "--time"}):
         snap = open_existing(db).goal(thread).set_budget(token_budget, time_budget_s=time_budget)
     _show(snap, as_json)
 

@@ -59,7 +59,8 @@ DbPathOption = Annotated[
 
 def _project(project: Path) -> Path:
     if not project.is_dir():
-        raise InvalidInput(f"--project {project}: no such directory")
+        why = "not a directory" if project.exists() else "no such directory"
+        raise InvalidInput(f"--project {project}: {why}")
     return project
 
 

@@ -14,7 +14,7 @@ import typer
 from taskloom.cli.common import DbOption, open_announced
 from taskloom.cli.tool import ToolsOption
 from taskloom.domain.errors import InvalidInput
-from taskloom.domain.queue import MAX_SECONDS
+from taskloom.domain.queue import MAX_SECONDS, check_agent
 
 if TYPE_CHECKING:
     from taskloom.mcp import TaskSettings
@@ -77,7 +77,9 @@ def mcp(
     from taskloom.tools.profiles import select
     from taskloom.tools.registry import BUILTIN_TOOLS, ToolContext
 
-    ctx = ToolContext(thread_id=check_thread_id(thread), agent_id=agent)
+    # An empty --agent ("$AGENT" unset) stops the server here, not each queue tool call later.
+    agent_id = None if agent is None else check_agent(agent, "--agent, when given,")
+    ctx = ToolContext(thread_id=check_thread_id(thread), agent_id=agent_id)
     select(BUILTIN_TOOLS, tools)  # an unknown profile or tool stops us here, naming the valid
     settings = task_settings(task_ttl, task_poll)
     tl = open_announced(db)

@@ -15,6 +15,7 @@ import typer
 from taskloom.cli.common import DbOption, JsonOption, open_db, open_existing, print_json, print_text
 from taskloom.domain.common import UNSET
 from taskloom.domain.errors import InvalidInput
+from taskloom.domain.text import counted
 
 if TYPE_CHECKING:
     from taskloom.client import Taskloom
@@ -81,7 +82,7 @@ def set_(
 
     Example: taskloom retention set --keep 50000 --older-than 7d
     """
-    from taskloom.store.retention import BATCH, apply_policy
+    from taskloom.store.retention import BATCH, apply_policy, event_counts
 
     if keep is None and older_than is None:
         raise InvalidInput("give --keep, --older-than or both")
@@ -93,17 +94,19 @@ def set_(
     if older_than is not None:
         changes["older_than"] = parse_age(older_than)
     tl = open_db(db)
+    before = event_counts(tl.store)["events"]
+    # The write that saves the policy applies it too (every writer's first commit does), so
+    # what was pruned is counted from the log, not from the batches below.
     described = save(tl, **changes)
-    pruned = 0
-    while (n := apply_policy(tl.store, tl.now())) > 0:
-        pruned += n
-        if n < BATCH:
-            break
+    while apply_policy(tl.store, tl.now()) >= BATCH:
+        pass
+    report = _report(tl)
+    pruned = max(0, before - report["events"])
     if as_json:
-        print_json({**_report(tl), "pruned": pruned})
+        print_json({**report, "pruned": pruned})
         return
     print_text(f"event retention: {described}")
-    print_text(f"pruned {pruned:,} events now")
+    print_text(f"pruned {counted(pruned, 'event')} now")
 
 
 @app.command("show")

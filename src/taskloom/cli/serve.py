@@ -82,7 +82,12 @@ def serve(
     from taskloom.server.http import DeadlineH11Protocol
     from taskloom.server.security import is_loopback_name
 
-    token = token or os.environ.get("TASKLOOM_TOKEN") or None
+    if not host.strip():  # "" binds every interface, and the printed address has no host
+        raise InvalidInput("--host must not be empty (0.0.0.0 binds every interface)")
+    # An empty --token is refused below, not read as no token: `--token "$UNSET"` would
+    # serve without one. An empty $TASKLOOM_TOKEN is unset.
+    if token is None:
+        token = os.environ.get("TASKLOOM_TOKEN") or None
     if token is not None and (not token.strip() or token != token.strip()):
         raise InvalidInput("the token must not be blank or start or end with spaces")
     if token is not None and not all("!" <= c <= "~" for c in token):

@@ -24,6 +24,8 @@ guard_app = typer.Typer(help="Run the context guard by hand.", no_args_is_help=T
 
 Thread = Annotated[str, typer.Argument(help="Thread id (any string your host uses).")]
 ResultId = Annotated[str, typer.Argument(help="Result id, as shown in `stash list`.")]
+RESULT_ID = {"result_id": "a result id"}
+"""The guard's name for the result id argument, as its errors say it here."""
 
 
 def _print_rows(
@@ -64,7 +66,8 @@ def show(
 
     Example: taskloom stash show my-thread res_1a2b3c4d5e6f7a8b
     """
-    row = open_existing(db).guard(thread).show(result_id)
+    with flag_names(RESULT_ID):
+        row = open_existing(db).guard(thread).show(result_id)
     if as_json:
         print_json(row)
     else:
@@ -86,7 +89,7 @@ def read(
 
     Example: taskloom stash read my-thread res_1a2b3c4d5e6f7a8b --path '$.items[0]'
     """
-    with flag_names({"path": "--path", "lines": "--lines", "page": "--page"}):
+    with flag_names({**RESULT_ID, "path": "--path", "lines": "--lines", "page": "--page"}):
         text = open_existing(db).guard(thread).read(result_id, path=path, lines=lines, page=page)
     print_text(text)
 
@@ -102,7 +105,9 @@ def extract(
 
     Example: taskloom stash extract my-thread res_1a2b3c4d5e6f7a8b "state of issue 1347"
     """
-    print_text(open_existing(db).guard(thread).extract(result_id, query))
+    with flag_names(RESULT_ID):
+        text = open_existing(db).guard(thread).extract(result_id, query)
+    print_text(text)
 
 
 @app.command()
@@ -131,4 +136,6 @@ def wrap(
     Example: taskloom guard wrap my-thread --tool github_issues < issues.json
     """
     output = read_stdin("guard wrap")
-    print_text(open_db(db).guard(thread).wrap(tool, output, hint=hint))
+    with flag_names({"tool_name": "--tool"}):
+        wrapped = open_db(db).guard(thread).wrap(tool, output, hint=hint)
+    print_text(wrapped)

@@ -17,6 +17,7 @@ from taskloom.cli.common import (
     MAX_LIMIT,
     DbOption,
     JsonOption,
+    agent_flag,
     check_range,
     err,
     open_existing,
@@ -192,7 +193,12 @@ def stats(db: DbOption = None, as_json: JsonOption = False) -> None:
 def ready(
     agent: Annotated[
         str | None,
-        typer.Option("--agent", help="For this agent (default: any agent).", show_default=False),
+        typer.Option(
+            "--agent",
+            help="For this agent (default: any agent).",
+            show_default=False,
+            callback=agent_flag,
+        ),
     ] = None,
     kind: Annotated[list[str] | None, typer.Option(help="Only these kinds (repeat).")] = None,
     explain: Annotated[

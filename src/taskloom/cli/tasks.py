@@ -32,6 +32,7 @@ from taskloom.domain.queue import (
     TaskStatus,
     check_seconds,
 )
+from taskloom.domain.text import counted
 from taskloom.queue.handle import Queue
 
 app = typer.Typer(help="The shared work queue.", no_args_is_help=True)
@@ -496,7 +497,7 @@ def prune(
     if as_json:
         print_json({"pruned": pruned})
     else:
-        print_text(f"pruned {pruned} tasks")
+        print_text(f"pruned {counted(pruned, 'task')}")
 
 
 app.command("list")(list_)

@@ -23,6 +23,7 @@ from taskloom.cli import task_command
 from taskloom.cli.common import (
     DbOption,
     JsonOption,
+    agent_flag,
     check_range,
     err,
     json_text,
@@ -133,11 +134,24 @@ def _summary(outcomes: list[Outcome]) -> str:
     )
 
 
+def _check_runnable(program: str) -> None:
+    """Refuse a command that cannot start, before a task is claimed for it, saying why: a
+    path that is a directory or a script without its executable bit is there, not missing."""
+    if shutil.which(program) is not None:
+        return
+    if os.sep not in program or not os.path.exists(program):
+        raise InvalidInput(f"command not found: {program} (nothing was claimed)")
+    why = "is a directory" if os.path.isdir(program) else "is not executable (chmod +x it)"
+    raise InvalidInput(f"{program} {why} (nothing was claimed)")
+
+
 def work(
     command: Annotated[
         list[str], typer.Argument(help="The command to run on each task, after --.")
     ],
-    agent: Annotated[str, typer.Option("--agent", help="Agent id to claim tasks for.")],
+    agent: Annotated[
+        str, typer.Option("--agent", help="Agent id to claim tasks for.", callback=agent_flag)
+    ],
     lease: Annotated[
         float,
         typer.Option(
@@ -190,8 +204,7 @@ def work(
         check_seconds(timeout, "--timeout", positive=True)
     if max_tasks is not None:
         check_range(max_tasks, "--max-tasks", 1, MAX_TASKS)
-    if shutil.which(command[0]) is None:
-        raise InvalidInput(f"command not found: {command[0]} (nothing was claimed)")
+    _check_runnable(command[0])
 
     outcomes: list[Outcome] = []
 

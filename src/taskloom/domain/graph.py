@@ -120,8 +120,8 @@ def check_removal(card: Card, waiters: Iterable[Card]) -> None:
         raise InvariantViolation(
             f"card {named(card)} cannot be removed: "
             + ", ".join(named(c) for c in waiting)
-            + f" {verb} after it. Remove {edges} first (remove_blocked_by), or remove it"
-            f" with force, which drops {them}"
+            + f" {verb} after it. Remove {edges} first (`remove_blocked_by`), or remove it"
+            f" with `force`, which drops {them}"
         )
 
 

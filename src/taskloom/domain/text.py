@@ -15,6 +15,12 @@ soft hyphen, the byte order mark and Unicode tag characters (which spell a hidde
 model reads and a person's terminal does not show)."""
 
 
+def counted(n: int, noun: str) -> str:
+    """``n`` with thousands separators and ``noun``, plural unless ``n`` is 1: ``1 event``,
+    ``10,000 events``."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 def escape_xml(text: str, *, quote: bool = False) -> str:
     """``&``, ``<`` and ``>`` escaped (and quotes, for an attribute's value): text others
     wrote, framed as data inside our own tags. ``html.escape`` does it without the import

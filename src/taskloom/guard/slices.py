@@ -196,9 +196,9 @@ def read_slice(
     read what remains. ``page`` goes alone or pages through what ``path`` matched;
     ``total_lines`` is the pretty print's line count when the caller knows it."""
     if path and lines:
-        raise InvalidInput("give one of path, lines or page (got path, lines)")
+        raise InvalidInput("give one of `path`, `lines` or `page` (got `path`, `lines`)")
     if lines and page is not None:
-        raise InvalidInput("give one of path, lines or page (got lines, page)")
+        raise InvalidInput("give one of `path`, `lines` or `page` (got `lines`, `page`)")
     if cap < MIN_READ_TOKENS:
         raise InvalidInput(f"a read needs a cap of at least {MIN_READ_TOKENS} tokens (got {cap})")
     budget = cap - HEADER_TOKENS

@@ -26,6 +26,7 @@ from typing import Any
 
 from taskloom.domain.common import UNSET, iso
 from taskloom.domain.errors import InvalidInput, TaskloomError
+from taskloom.domain.text import counted
 from taskloom.store.base import Store, Transaction
 from taskloom.store.outbox import META_KIND, check_limits, prune_in, pruned_through
 
@@ -78,7 +79,11 @@ class RetentionPolicy:
 
     def describe(self) -> str:
         """The policy in words, e.g. ``keep the newest 10,000 events, whatever their age``."""
-        count = "keep every event" if self.keep is None else f"keep the newest {self.keep:,} events"
+        count = (
+            "keep every event"
+            if self.keep is None
+            else f"keep the newest {counted(self.keep, 'event')}"
+        )
         if self.older_than is None:
             return f"{count}, whatever their age"
         return f"{count}, and none older than {_words(self.older_than)}"
@@ -94,10 +99,9 @@ DEFAULT_POLICY = RetentionPolicy()
 
 def _words(age: timedelta) -> str:
     seconds = age.total_seconds()
-    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1)):
         if seconds >= size and seconds % size == 0:
-            n = int(seconds // size)
-            return f"{n:,} {unit}{'s' if n != 1 else ''}"
+            return counted(int(seconds // size), unit)
     return f"{seconds:g} seconds"
 
 
