@@ -18,6 +18,7 @@ from taskloom.domain.approval import advice_for_list_tools
 from taskloom.domain.card import Card, CardPatch, CardStatus, parse_status
 from taskloom.domain.common import UNSET, Unset
 from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound
+from taskloom.domain.text import counted
 from taskloom.tools.spec import ToolArgs, ToolContext, ToolEnv, ToolResult, ToolSpec
 
 if TYPE_CHECKING:
@@ -105,8 +106,7 @@ def render_board(snap: Snapshot) -> str:
     counts = ", ".join(
         f"{n} {status}" for status, n in snap["summary"].items() if n and status != "total"
     )
-    total = snap["summary"]["total"]
-    head = f"Todo board (version {snap['version']}; {total} card{'' if total == 1 else 's'}"
+    head = f"Todo board (version {snap['version']}; {counted(snap['summary']['total'], 'card')}"
     head += f": {counts}" if counts else ""
     head += f"; {snap['ready_count']} can start now)" if counts else ")"
     return f"{head}\n{snap['markdown']}"
