@@ -93,7 +93,7 @@ def test_tasks_list_json_says_on_stderr_when_the_limit_left_tasks_out(
         capsys, "tasks", "list", "--json", "--agent", "a1", "--limit", "1", "--db", db
     )
     assert code == 0 and len(json.loads(out)) == 1
-    assert err == "1 tasks shown and more exist; use --limit\n"
+    assert err == "1 task shown and more exist; use --limit\n"
 
 
 def test_serve_refuses_an_empty_token(

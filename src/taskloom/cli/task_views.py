@@ -28,6 +28,7 @@ from taskloom.cli.common import (
 from taskloom.domain.errors import InvalidInput
 from taskloom.domain.queue import SHOWN_STATUSES, Task, TaskStatus, iso_time, shown_status
 from taskloom.domain.readiness import shown_dict
+from taskloom.domain.text import counted
 from taskloom.queue.handle import Queue
 
 
@@ -111,7 +112,7 @@ def list_(
 def _json_note(shown: int, left: int) -> str:
     """The stderr line of a JSON list cut short (a script reads the list, a person this)."""
     if left < 0:
-        return f"{shown} tasks shown and more exist; use --limit"
+        return f"{counted(shown, 'task')} shown and more exist; use --limit"
     return f"{shown} of {shown + left} tasks shown; use --limit"
 
 
