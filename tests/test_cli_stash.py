@@ -56,12 +56,17 @@ def test_guard_wrap_in_a_real_process_then_stash_commands(
     assert capsys.readouterr().out.strip() == page  # cleaning it would save next to nothing
 
 
+def _stashed(tmp_path: Path) -> tuple[str, str]:
+    """A database holding :data:`PAYLOAD` stashed in thread ``t1``, and the result's id."""
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    with taskloom.connect(db) as tl:
+        return db, tl.guard("t1").stash("gh", PAYLOAD).result_id or ""
+
+
 def test_stash_read_reports_bad_filters_and_pages_as_errors(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    db = f"sqlite:///{tmp_path / 'cli.db'}"
-    with taskloom.connect(db) as tl:
-        rid = tl.guard("t1").stash("gh", PAYLOAD).result_id or ""
+    db, rid = _stashed(tmp_path)
     assert main(["stash", "read", "t1", rid, "--path", "$[?(@.number==x)]", "--db", db]) == 1
     err = capsys.readouterr().err
     assert "Error: cannot parse JSONPath '$[?(@.number==x)]'" in err and "Traceback" not in err
@@ -108,9 +113,7 @@ def test_stash_errors_name_the_commands_arguments(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """They said result_id, and "give one of path, lines or page", the tool's names."""
-    db = f"sqlite:///{tmp_path / 'cli.db'}"
-    with taskloom.connect(db) as tl:
-        rid = tl.guard("t1").stash("gh", PAYLOAD).result_id or ""
+    db, rid = _stashed(tmp_path)
     for args in (["show", "t1", " "], ["read", "t1", ""], ["extract", "t1", "", "q"]):
         assert main(["stash", *args, "--db", db]) == 1
         assert capsys.readouterr().err == "Error: a result id is required\n"
