@@ -179,6 +179,54 @@ def test_done_and_claim_with_a_lost_lease_claims_nothing(tl_fixed: Taskloom, clo
     assert q.get(task.id).status == "in_progress"  # a bad agent id changes nothing
 
 
+def test_done_and_claim_from_the_held_task_returns_the_row_as_stored(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    q = tl_fixed.queue
+    q.add("job", body="b", payload={"k": [1, 2]}, priority=7, group_key="g", ttl_s=600)
+    q.add("next")
+    held = q.claim("w1", lease=30)
+    assert held is not None
+    clock.advance(10)
+    q.extend(held.id, held.lease_token or "", lease=60)  # the held copy's lease end is stale
+    clock.advance(5)
+    done, nxt = q.done_and_claim(held.id, held.lease_token or "", "w1", result="ok", held=held)
+    assert done == q.get(held.id)
+    assert (done.status, done.result, done.lease_token, done.claimed_by) == (
+        "completed",
+        "ok",
+        None,
+        "w1",
+    )
+    assert nxt is not None and nxt.title == "next"
+
+
+def test_done_and_claim_from_a_held_task_with_a_lost_lease_claims_nothing(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    q = tl_fixed.queue
+    task, _ = q.add("job")
+    q.add("other")
+    first = q.claim("w1", lease=30)
+    assert first is not None
+    clock.advance(31)
+    assert q.claim("w2", lease=30) is not None
+    with pytest.raises(LeaseLost):
+        q.done_and_claim(task.id, first.lease_token or "", "w1", held=first)
+    assert (q.get(task.id).claimed_by, q.stats()["ready"]) == ("w2", 1)
+
+
+def test_done_and_claim_refuses_a_held_task_that_is_not_the_one_completed(tl: Taskloom) -> None:
+    q = tl.queue
+    q.add("a")
+    q.add("b")
+    a, b = q.claim_batch("w1", 2, lease=30)
+    for held in (b, dataclasses.replace(a, lease_token="other"), "a task"):
+        with pytest.raises(InvalidInput, match="held is the task being completed"):
+            q.done_and_claim(a.id, a.lease_token or "", "w1", held=held)  # type: ignore[arg-type]
+    assert q.get(a.id).status == "in_progress"  # refused before anything changed
+
+
 def test_done_and_claim_takes_an_expired_lease(tl_fixed: Taskloom, clock: FakeClock) -> None:
     q = tl_fixed.queue
     stale, _ = q.add("stale")

@@ -260,6 +260,25 @@ _STATUS = {status.value: status for status in TaskStatus}
 _DEPS = ("depends_on", "depends_on_keys")
 
 
+def completed(held: Task, result: str | None, now: float) -> Task:
+    """``held``, a task as its claim returned it, as its completion at ``now`` leaves the
+    row. While claimed, a task changes only at its holder's hand (a renewal moves the lease's
+    end, which the completion clears), so this is the stored row, with no read-back."""
+    task = _new(Task)
+    task.__dict__.update(
+        held.__dict__,
+        status=TaskStatus.COMPLETED,
+        completed_at=now,
+        changed_at=now,
+        result=result,
+        pid=None,
+        host=None,
+        lease_expires_at=None,
+        lease_token=None,
+    )
+    return task
+
+
 def check_text(
     value: object, name: str, *, required: bool = False, limit: int | None = MAX_TEXT_BYTES
 ) -> None:

@@ -329,16 +329,25 @@ class Queue:
         result: str | None = None,
         lease: float = 300.0,
         kinds: str | Sequence[str] | None = None,
+        held: Task | None = None,
     ) -> tuple[Task, Task | None]:
         """Complete a task and claim the agent's next one in the same transaction: a worker
         loop pays for one commit per task instead of two. If the lease was lost, nothing is
-        claimed and ``LeaseLost`` is raised, exactly as from :meth:`done`."""
+        claimed and ``LeaseLost`` is raised, exactly as from :meth:`done`.
+
+        ``held``: the task being completed, as the claim that holds it returned it. The
+        completed task is then made from it instead of read back from the database (a
+        claimed task changes only at its holder's hand): what :class:`Worker` passes."""
         check_ids(task_id, lease_token)
         check_text(result, "a task's result")
+        if held is not None and not (
+            isinstance(held, Task) and held.id == task_id and held.lease_token == lease_token
+        ):
+            raise InvalidInput("held is the task being completed, as its claim returned it")
         claim = new_claim(agent_id, 1, lease, kinds, True)
         now = self._now()
         swept = self._sweep_if_due(now)
-        done, claimed = self._tasks.done_and_claim(task_id, lease_token, result, claim, now)
+        done, claimed = self._tasks.done_and_claim(task_id, lease_token, result, claim, now, held)
         done = self._fenced(task_id, done)
         if not claimed and self._sweep_again(swept, now):
             claimed = self._tasks.claim(claim, now)

@@ -387,7 +387,13 @@ class Worker:
         if not claim_next:
             return queue.done(task.id, token, ended.detail), None
         return queue.done_and_claim(
-            task.id, token, self._agent, result=ended.detail, lease=self._lease, kinds=self._kinds
+            task.id,
+            token,
+            self._agent,
+            result=ended.detail,
+            lease=self._lease,
+            kinds=self._kinds,
+            held=task,
         )
 
     def _give_back(self, tasks: Sequence[Task], renewal: _Renewal, summary: WorkSummary) -> None:

@@ -408,11 +408,19 @@ class TaskTable(abc.ABC):
 
     @abc.abstractmethod
     def done_and_claim(
-        self, task_id: str, token: str, result: str | None, claim: Claim, now: float
+        self,
+        task_id: str,
+        token: str,
+        result: str | None,
+        claim: Claim,
+        now: float,
+        held: Task | None = None,
     ) -> tuple[Task | None, list[Task]]:
         """Complete a task under its lease and, if that matched, make ``claim`` in the same
         transaction: the completed task (``None``: the lease was lost, nothing claimed) and
-        what was claimed."""
+        what was claimed. ``held``: the task as its claim returned it, from which a backend
+        may make the completed task (:func:`~taskloom.domain.queue.completed`) instead of
+        reading it back."""
 
     @abc.abstractmethod
     def done_many(self, items: Sequence[tuple[str, str, str | None]], now: float) -> list[Task]:

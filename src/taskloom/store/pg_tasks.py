@@ -74,8 +74,15 @@ class PgTaskTable(SqlTaskTable):
         return [Task.from_row(r) for r in self._change(sql.sweep_all_sql(), (now,) * 9)]
 
     def done_and_claim(
-        self, task_id: str, token: str, result: str | None, claim: Claim, now: float
+        self,
+        task_id: str,
+        token: str,
+        result: str | None,
+        claim: Claim,
+        now: float,
+        held: Task | None = None,
     ) -> tuple[Task | None, list[Task]]:
+        """One statement, which returns the completed row whether or not ``held`` is given."""
         statement = sql.done_and_claim_sql(len(claim.kinds))
         rows = self._change(
             statement, (now, now, result, task_id, token, *claim_params(claim, now))

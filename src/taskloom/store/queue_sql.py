@@ -257,10 +257,10 @@ def claim_sql(dialect: str, n_kinds: int, n: int, guard: str = "", done: str = "
     )
 
 
-def fenced(change: str) -> str:
+def fenced(change: str, returning: str = RETURNING) -> str:
     """``change`` (an ``UPDATE … SET …``) applied only under the caller's lease. Parameters:
     the change's, then the task id and the lease token."""
-    return f"{change} WHERE id = ? AND status = 'in_progress' AND lease_token = ?{RETURNING}"
+    return f"{change} WHERE id = ? AND status = 'in_progress' AND lease_token = ?{returning}"
 
 
 COMPLETE = (
@@ -270,6 +270,10 @@ COMPLETE = (
 """A completion's SET clause; ``{result}``: the result's SQL expression."""
 DONE_SQL = fenced(COMPLETE.format(result="?"))
 """Parameters: now, now, the result, the id, the lease token."""
+DONE_HELD_SQL = fenced(COMPLETE.format(result="?"), " RETURNING id")
+""":data:`DONE_SQL` for a caller that holds the task as claimed, and so knows the row a
+completion leaves (:func:`taskloom.domain.queue.completed`): only whether it matched.
+Every column returned costs the driver a conversion and a description entry."""
 RELEASE_SQL = fenced(
     f"UPDATE tasks SET status = 'ready', attempts = attempts - 1, changed_at = ?, {CLEAR_CLAIM}"
 )

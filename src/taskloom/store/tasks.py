@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from taskloom.domain.queue import DEFAULT_ROW, Claim, NewTask, Task
+from taskloom.domain.queue import DEFAULT_ROW, Claim, NewTask, Task, completed
 from taskloom.store import graph_sql as graph
 from taskloom.store import queue_sql as sql
 from taskloom.store.base import Row, Store, TaskTable, Transaction, encode
@@ -277,14 +277,24 @@ class SqlTaskTable(TaskTable):
         return self._one(sql.DONE_SQL, (now, now, result, task_id, token))
 
     def done_and_claim(
-        self, task_id: str, token: str, result: str | None, claim: Claim, now: float
+        self,
+        task_id: str,
+        token: str,
+        result: str | None,
+        claim: Claim,
+        now: float,
+        held: Task | None = None,
     ) -> tuple[Task | None, list[Task]]:
+        params = (now, now, result, task_id, token)
         with self.store.write() as tx:
-            done = tx.query(sql.DONE_SQL, (now, now, result, task_id, token))
+            done = tx.query(sql.DONE_SQL if held is None else sql.DONE_HELD_SQL, params)
             claimed = (
                 tx.query(claim_sql(self.dialect, claim), claim_params(claim, now)) if done else []
             )
-        return (Task.from_row(done[0]) if done else None), [Task.from_row(r) for r in claimed]
+        if not done:
+            return None, []
+        task = Task.from_row(done[0]) if held is None else completed(held, result, now)
+        return task, [Task.from_row(r) for r in claimed]
 
     def done_many(self, items: Sequence[tuple[str, str, str | None]], now: float) -> list[Task]:
         rows = self._change(sql.done_many_sql(self.dialect), (encode(list(items)), now, now))
