@@ -209,3 +209,20 @@ def test_migrate_db_refuses_to_copy_into_an_earlier_builds_database(
     _earlier(old, backend)
     assert main(["migrate-db", "--from", source, "--to", old]) == 1
     assert capsys.readouterr().err == f"Error: {_refusal(old, '0011')}\n"
+
+
+def test_sqlite_row_triggers_on_tasks_run_one_statement_without_a_query(tmp_path: Path) -> None:
+    """SQLite sets up a row trigger's whole program for every row a statement changes, even
+    when its WHEN clause is false: a trigger on ``tasks`` runs one plain statement, and work
+    that reads other rows goes to the view ``task_ends`` (an INSTEAD OF trigger)."""
+    url = f"sqlite:///{tmp_path / 'taskloom.db'}"
+    with taskloom.connect(url) as tl:
+        tl.queue.add("job")
+    triggers = execute(url, "SELECT name, sql FROM sqlite_master WHERE type = 'trigger'")
+    on_tasks = {name: sql for name, sql in triggers if " ON tasks" in sql}
+    assert "tasks_block_dependents" in on_tasks and "tasks_event_update" in on_tasks
+    for name, sql in on_tasks.items():
+        body = sql.split("BEGIN", 1)[1].rsplit("END", 1)[0].strip()
+        assert body.count(";") == 1 and "SELECT" not in body.upper(), name
+    blocking = dict(triggers)["task_ends_block_dependents"]
+    assert "INSTEAD OF INSERT ON task_ends" in blocking and "WITH RECURSIVE" in blocking
