@@ -68,7 +68,8 @@ def taskloom_chained_worker(url: str, index: int, start: Any, results: Any) -> N
             return held.pop() if held else tl.queue.claim(agent, lease=30)
 
         def complete(task: taskloom.Task) -> str:
-            _, nxt = tl.queue.done_and_claim(task.id, task.lease_token or "", agent, lease=30)
+            token = task.lease_token or ""
+            _, nxt = tl.queue.done_and_claim(task.id, token, agent, lease=30, held=task)
             held.extend([nxt] if nxt else [])
             return task.id
 

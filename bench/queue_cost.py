@@ -17,7 +17,8 @@ One transaction per job, the path :class:`taskloom.Worker` takes:
 
 - ``taskloom SQL, chained``: the completion and the next claim in one ``BEGIN IMMEDIATE``
   transaction, from a bare ``sqlite3`` loop;
-- ``taskloom done_and_claim``: ``tl.queue.done_and_claim``, the call behind it.
+- ``taskloom done_and_claim``: ``tl.queue.done_and_claim`` with the task held, the call
+  behind it.
 
 The difference between a SQL loop and its API loop is the Python API's share; between the
 second and third loops, what taskloom's wider task row and richer event cost over a minimal
@@ -114,7 +115,8 @@ def taskloom_chained_drain(path: Path) -> int:
     with taskloom.connect(f"sqlite:///{path}") as tl:
         task, n = tl.queue.claim("w0", lease=30), 0
         while task is not None:
-            _, task = tl.queue.done_and_claim(task.id, task.lease_token or "", "w0", lease=30)
+            token = task.lease_token or ""
+            _, task = tl.queue.done_and_claim(task.id, token, "w0", lease=30, held=task)
             n += 1
         return n
 

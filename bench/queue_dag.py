@@ -72,7 +72,8 @@ def worker(url: str, index: int, start: Any, results: Any) -> None:
                 latencies.append((time.perf_counter() - t0) * 1000)
             ids.append(held.id)
             t0 = time.perf_counter()
-            _, held = q.done_and_claim(held.id, held.lease_token or "", agent, lease=300)
+            token = held.lease_token or ""
+            _, held = q.done_and_claim(held.id, token, agent, lease=300, held=held)
             if held is not None:
                 latencies.append((time.perf_counter() - t0) * 1000)
     results.put((ids, first, time.time(), latencies))
