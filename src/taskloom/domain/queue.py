@@ -260,25 +260,6 @@ _STATUS = {status.value: status for status in TaskStatus}
 _DEPS = ("depends_on", "depends_on_keys")
 
 
-def completed(held: Task, result: str | None, now: float) -> Task:
-    """``held``, a task as its claim returned it, as its completion at ``now`` leaves the
-    row. While claimed, a task changes only at its holder's hand (a renewal moves the lease's
-    end, which the completion clears), so this is the stored row, with no read-back."""
-    task = _new(Task)
-    task.__dict__.update(
-        held.__dict__,
-        status=TaskStatus.COMPLETED,
-        completed_at=now,
-        changed_at=now,
-        result=result,
-        pid=None,
-        host=None,
-        lease_expires_at=None,
-        lease_token=None,
-    )
-    return task
-
-
 def check_text(
     value: object, name: str, *, required: bool = False, limit: int | None = MAX_TEXT_BYTES
 ) -> None:
@@ -492,25 +473,6 @@ class NewTask(NamedTuple):
     depends_on_keys: tuple[str, ...] = ()
     ref: str | None = None
     after: tuple[str, ...] = ()
-
-
-MAX_CLAIM_BATCH = 1_000
-"""The most tasks one ``claim_batch`` takes: each is leased at once, and a batch far larger
-than a worker gets through within its lease only returns them late."""
-
-
-class Claim(NamedTuple):
-    """A claim as it is written: who claims (``agent``), up to how many tasks, for how many
-    seconds (``lease``), of which ``kinds`` (empty: any), the claiming process (``pid``,
-    ``None`` when the claim outlives it, and ``host``) and the new lease ``token``."""
-
-    agent: str
-    n: int
-    lease: float
-    kinds: tuple[str, ...]
-    pid: int | None
-    host: str
-    token: str
 
 
 def new_task(fields: Mapping[str, Any], *, batch: bool = False) -> NewTask:

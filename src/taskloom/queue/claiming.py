@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from taskloom._runtime import HOST, current_pid, new_token
 from taskloom.domain.errors import InvalidInput
-from taskloom.domain.queue import MAX_CLAIM_BATCH, Claim, check_agent, check_kinds, check_seconds
+from taskloom.domain.lease import MAX_CLAIM_BATCH, Claim
+from taskloom.domain.queue import check_agent, check_kinds, check_seconds
 
 
 def new_claim(

@@ -337,7 +337,8 @@ class Queue:
 
         ``held``: the task being completed, as the claim that holds it returned it. The
         completed task is then made from it instead of read back from the database (a
-        claimed task changes only at its holder's hand): what :class:`Worker` passes."""
+        claimed task changes only at its holder's hand): what :class:`Worker` passes. Its
+        payload is taken as the caller holds it, changed in place or not."""
         check_ids(task_id, lease_token)
         check_text(result, "a task's result")
         if held is not None and not (

@@ -29,8 +29,8 @@ from taskloom.domain.errors import (
     TaskFailed,
     TaskloomError,
 )
+from taskloom.domain.lease import MAX_CLAIM_BATCH
 from taskloom.domain.queue import (
-    MAX_CLAIM_BATCH,
     MAX_TEXT_BYTES,
     MIN_LEASE_S,
     Task,

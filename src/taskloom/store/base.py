@@ -22,7 +22,8 @@ import orjson
 
 from taskloom.domain.errors import StoreBusy, StoreError
 from taskloom.domain.events import TASK_STATE, Event
-from taskloom.domain.queue import CHANGE_FIELDS, FIXED_FIELDS, Claim, NewTask, Task, task_event_data
+from taskloom.domain.lease import Claim
+from taskloom.domain.queue import CHANGE_FIELDS, FIXED_FIELDS, NewTask, Task, task_event_data
 
 Row = dict[str, Any]
 

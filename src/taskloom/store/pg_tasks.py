@@ -24,7 +24,8 @@ from typing import Any
 import psycopg
 
 from taskloom.domain.errors import StoreBusy, StoreError
-from taskloom.domain.queue import Claim, Task
+from taskloom.domain.lease import Claim
+from taskloom.domain.queue import Task
 from taskloom.store import queue_sql as sql
 from taskloom.store.base import Row, Store, Transaction
 from taskloom.store.tasks import SqlTaskTable, claim_params, count

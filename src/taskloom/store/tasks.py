@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from taskloom.domain.queue import DEFAULT_ROW, Claim, NewTask, Task, completed
+from taskloom.domain.lease import Claim, completed
+from taskloom.domain.queue import DEFAULT_ROW, NewTask, Task
 from taskloom.store import graph_sql as graph
 from taskloom.store import queue_sql as sql
 from taskloom.store.base import Row, Store, TaskTable, Transaction, encode
