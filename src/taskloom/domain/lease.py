@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import NamedTuple
 
 from taskloom.domain.queue import Task, TaskStatus
@@ -25,20 +26,21 @@ class Claim(NamedTuple):
     token: str
 
 
+LEASE_ENDED = MappingProxyType(dict.fromkeys(("pid", "host", "lease_expires_at", "lease_token")))
+"""The fields a lease's end clears (the task keeps who claimed it, and when)."""
+
+
 def completed(held: Task, result: str | None, now: float) -> Task:
     """``held``, a task as its claim returned it, as its completion at ``now`` leaves the
     row. While claimed, a task changes only at its holder's hand (a renewal moves the lease's
     end, which the completion clears), so this is the stored row, with no read-back."""
     task = object.__new__(Task)
-    task.__dict__.update(
-        held.__dict__,
-        status=TaskStatus.COMPLETED,
-        completed_at=now,
-        changed_at=now,
-        result=result,
-        pid=None,
-        host=None,
-        lease_expires_at=None,
-        lease_token=None,
-    )
+    task.__dict__.update(held.__dict__, **LEASE_ENDED)
+    ended = {
+        "status": TaskStatus.COMPLETED,
+        "result": result,
+        "completed_at": now,
+        "changed_at": now,
+    }
+    task.__dict__.update(ended)
     return task
