@@ -36,6 +36,7 @@ def test_a_worker_drains_the_queue_most_urgent_first(tl: Taskloom) -> None:
     assert (summary.completed, summary.failed, summary.handled) == (3, 0, 3)
     assert starts == [o.task.title for o in seen] == ["a", "b", "c"]
     assert [o.kind for o in seen] == ["completed"] * 3
+    assert [o.task for o in seen] == [tl.queue.get(o.task.id) for o in seen]  # as stored
     for task in tl.queue.list(status="completed"):
         assert task.result == f"did {task.title}" and task.claimed_by == "w1"
         assert task.attempts == 1 and task.lease_token is None
