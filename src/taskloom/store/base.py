@@ -420,7 +420,7 @@ class TaskTable(abc.ABC):
         """Complete a task under its lease and, if that matched, make ``claim`` in the same
         transaction: the completed task (``None``: the lease was lost, nothing claimed) and
         what was claimed. ``held``: the task as its claim returned it, from which a backend
-        may make the completed task (:func:`~taskloom.domain.queue.completed`) instead of
+        may make the completed task (:func:`~taskloom.domain.lease.completed`) instead of
         reading it back."""
 
     @abc.abstractmethod

@@ -272,7 +272,7 @@ DONE_SQL = fenced(COMPLETE.format(result="?"))
 """Parameters: now, now, the result, the id, the lease token."""
 DONE_HELD_SQL = fenced(COMPLETE.format(result="?"), " RETURNING id")
 """:data:`DONE_SQL` for a caller that holds the task as claimed, and so knows the row a
-completion leaves (:func:`taskloom.domain.queue.completed`): only whether it matched.
+completion leaves (:func:`taskloom.domain.lease.completed`): only whether it matched.
 Every column returned costs the driver a conversion and a description entry."""
 RELEASE_SQL = fenced(
     f"UPDATE tasks SET status = 'ready', attempts = attempts - 1, changed_at = ?, {CLEAR_CLAIM}"
