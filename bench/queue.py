@@ -106,13 +106,15 @@ def taskloom_batch_worker_loop(url: str, index: int, start: Any, results: Any) -
 
 
 def taskloom_batch_worker(url: str, index: int, start: Any, results: Any) -> None:
-    """``claim_batch(10)`` and ``done_many``: two transactions per ten jobs."""
+    """``claim_batch(10)`` and ``done_many`` (given the held tasks): two transactions per
+    ten jobs."""
     agent = f"w{index}"
     with taskloom.connect(url) as tl:
         tl.queue.stats()
 
         def complete_many(tasks: list[taskloom.Task]) -> list[Hashable]:
-            done, lost = tl.queue.done_many([(t.id, t.lease_token or "") for t in tasks])
+            items = [(t.id, t.lease_token or "") for t in tasks]
+            done, lost = tl.queue.done_many(items, held=tasks)
             assert not lost, f"leases lost: {lost}"
             return [t.id for t in done]
 

@@ -267,6 +267,47 @@ def test_done_many_completes_each_under_its_own_lease(tl_fixed: Taskloom, clock:
         q.done_many([(b.id,)])  # type: ignore[list-item]
 
 
+def test_done_many_from_the_held_tasks_returns_the_rows_as_stored(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    q = tl_fixed.queue
+    q.add("a", body="b", payload={"k": [1, 2]}, priority=7, group_key="g", ttl_s=600)
+    for i in range(3):
+        q.add(f"job {i}")
+    a, b, c = q.claim_batch("w1", 3, lease=30)
+    q.extend(a.id, a.lease_token or "", lease=300)  # the held copy's lease end is stale
+    q.extend(c.id, c.lease_token or "", lease=300)
+    clock.advance(31)
+    b2 = q.claim("w2", lease=30)  # b's lease ran out and went to w2
+    assert b2 is not None and b2.id == b.id
+    clock.advance(1)
+    done, lost = q.done_many(
+        [
+            (c.id, c.lease_token or "", "c ok"),
+            (a.id, a.lease_token or ""),
+            (b.id, b.lease_token or ""),
+        ],
+        held=[a, b, c],
+    )
+    assert [t.id for t in done] == [c.id, a.id] and lost == [b.id]
+    assert done == [q.get(c.id), q.get(a.id)]
+    assert (done[0].status, done[0].result, done[0].lease_token) == ("completed", "c ok", None)
+    assert q.get(b.id).claimed_by == "w2"
+
+
+def test_done_many_refuses_held_tasks_that_are_not_the_ones_completed(tl: Taskloom) -> None:
+    q = tl.queue
+    for name in "abc":
+        q.add(name)
+    a, b, c = q.claim_batch("w1", 3, lease=30)
+    items = [(a.id, a.lease_token or ""), (b.id, b.lease_token or "")]
+    for held in ([a], [a, c], [a, b, b], [a, dataclasses.replace(b, lease_token="x")], a, [a, "b"]):
+        with pytest.raises(InvalidInput, match="held is the tasks being completed"):
+            q.done_many(items, held=held)  # type: ignore[arg-type]
+    assert q.stats()["in_progress"] == 3  # refused before anything changed
+    assert q.done_many([], held=[]) == ([], [])
+
+
 def test_done_many_beyond_one_statement(tl: Taskloom) -> None:
     q = tl.queue
     with tl.store.write() as tx:

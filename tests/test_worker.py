@@ -311,6 +311,7 @@ def test_a_batch_worker_acknowledges_its_completions_together(tl: Taskloom) -> N
     assert (summary.completed, summary.dead, summary.handled) == (6, 1, 7)
     # The failure is recorded at once; its batch's completions when the batch ends.
     assert [o.task.title for o in seen] == ["t0", "t1", "t2", "t3", "t4", "t5", "t6"]
+    assert [o.task for o in seen] == [tl.queue.get(o.task.id) for o in seen]  # as stored
     for task in tl.queue.list(status="completed"):
         assert task.result == f"did {task.title}" and task.attempts == 1
     assert tl.queue.get(next(o.task.id for o in seen if o.task.title == "t3")).status == "dead"

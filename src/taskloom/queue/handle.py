@@ -293,7 +293,10 @@ class Queue:
         return self._fenced(task_id, self._tasks.done(task_id, lease_token, result, self._now()))
 
     def done_many(
-        self, completions: Iterable[tuple[str, str] | tuple[str, str, str | None]]
+        self,
+        completions: Iterable[tuple[str, str] | tuple[str, str, str | None]],
+        *,
+        held: Iterable[Task] | None = None,
     ) -> tuple[list[Task], list[str]]:
         """Complete many tasks in one transaction, each fenced by its own lease token:
         ``completions`` holds ``(task_id, lease_token)`` or ``(task_id, lease_token, result)``.
@@ -302,6 +305,11 @@ class Queue:
         instead of one per task. A lost lease does not undo the others: the answer is the
         completed tasks and the ids whose lease was no longer theirs (nothing changed for
         those), in the order given.
+
+        ``held``: the tasks being completed, as the claim that holds them returned them, one
+        for each completion. The completed tasks are then made from them instead of read
+        back, as :meth:`done_and_claim` makes its completed task: what :class:`Worker`
+        passes.
         """
         items: dict[str, tuple[str, str, str | None]] = {}
         if not isinstance(completions, Iterable):
@@ -315,9 +323,10 @@ class Queue:
             entry = (item[0], item[1], result)
             if items.setdefault(item[0], entry) != entry:  # the same one twice is one
                 raise InvalidInput(f"task '{item[0]}' is given twice, differently, to done_many")
+        kept = None if held is None else _held_tasks(held, items)
         if not items:
             return [], []
-        done = {t.id: t for t in self._tasks.done_many(list(items.values()), self._now())}
+        done = {t.id: t for t in self._tasks.done_many(list(items.values()), self._now(), kept)}
         return [done[i] for i in items if i in done], [i for i in items if i not in done]
 
     def done_and_claim(
@@ -586,6 +595,24 @@ class Queue:
         if type(poisoned_at) is not int or not 1 <= poisoned_at <= INT_RANGE[1]:
             raise InvalidInput(f"poisoned_at must be a whole number from 1 to {INT_RANGE[1]}")
         return doctor.examine(self._store, self._now, self.reclaim, fix, stuck_after_s, poisoned_at)
+
+
+def _held_tasks(
+    held: Iterable[Task], items: Mapping[str, tuple[str, str, str | None]]
+) -> dict[str, Task]:
+    """``held`` by id, when it is one task for each of ``items`` (id → (id, token, result))
+    with that item's id and lease token, as its claim returned it."""
+    tasks = [None] if isinstance(held, Task) or not isinstance(held, Iterable) else list(held)
+    by_id = {task.id: task for task in tasks if isinstance(task, Task)}
+    if (
+        len(by_id) != len(tasks)
+        or by_id.keys() != items.keys()
+        or any(task.lease_token != items[task_id][1] for task_id, task in by_id.items())
+    ):
+        raise InvalidInput(
+            "held is the tasks being completed, one each, as their claims returned them"
+        )
+    return by_id
 
 
 __all__ = ["TERMINAL", "Queue"]

@@ -421,7 +421,8 @@ class Worker:
         for task, _ in completed:
             renewal.let_go(task)
         items = [(task.id, task.lease_token or "", ended.detail) for task, ended in completed]
-        done, _ = _while_busy(lambda: self._queue.done_many(items), "a batch")
+        held = [task for task, _ in completed]
+        done, _ = _while_busy(lambda: self._queue.done_many(items, held=held), "a batch")
         recorded = {task.id: task for task in done}
         for task, ended in completed:
             kept = recorded.get(task.id)

@@ -424,9 +424,16 @@ class TaskTable(abc.ABC):
         reading it back."""
 
     @abc.abstractmethod
-    def done_many(self, items: Sequence[tuple[str, str, str | None]], now: float) -> list[Task]:
+    def done_many(
+        self,
+        items: Sequence[tuple[str, str, str | None]],
+        now: float,
+        held: Mapping[str, Task] | None = None,
+    ) -> list[Task]:
         """Complete each ``(id, token, result)`` under its own lease, in one statement; the
-        tasks completed (a lost lease changes nothing for its task)."""
+        tasks completed (a lost lease changes nothing for its task). ``held``: each item's
+        task by id, as its claim returned it, from which the completed tasks are made
+        (:func:`~taskloom.domain.lease.completed`) instead of read back."""
 
     @abc.abstractmethod
     def fail(

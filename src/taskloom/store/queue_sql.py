@@ -311,10 +311,11 @@ def cancel_sql(ready_only: bool) -> str:
 
 
 @functools.cache
-def done_many_sql(dialect: str) -> str:
+def done_many_sql(dialect: str, *, ids_only: bool = False) -> str:
     """Complete many tasks in one statement, each fenced by its own lease token. Parameters:
     a JSON array of ``[id, token, result]``, then now, now. Only the fenced matches change,
-    and they are returned (on PostgreSQL ``RETURNING *`` would add the batch's columns).
+    and they are returned (on PostgreSQL ``RETURNING *`` would add the batch's columns), or
+    with ``ids_only`` only their ids, for a caller that holds the tasks as claimed.
 
     Each task is found by its id: on PostgreSQL through an id array built once (the
     planner, guessing the batch's size, would rather hash-join every task in progress); on
@@ -330,6 +331,8 @@ def done_many_sql(dialect: str) -> str:
     else:
         where = "+tasks.status = 'in_progress'"
         returning = RETURNING
+    if ids_only:
+        returning = " RETURNING tasks.id"
     return (
         f"WITH b AS MATERIALIZED ({batch}) {COMPLETE.format(result='b.result')} FROM b"
         f" WHERE {where} AND tasks.id = b.id AND tasks.lease_token = b.token{returning}"

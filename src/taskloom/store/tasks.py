@@ -297,9 +297,18 @@ class SqlTaskTable(TaskTable):
         task = Task.from_row(done[0]) if held is None else completed(held, result, now)
         return task, [Task.from_row(r) for r in claimed]
 
-    def done_many(self, items: Sequence[tuple[str, str, str | None]], now: float) -> list[Task]:
-        rows = self._change(sql.done_many_sql(self.dialect), (encode(list(items)), now, now))
-        return [Task.from_row(r) for r in rows]
+    def done_many(
+        self,
+        items: Sequence[tuple[str, str, str | None]],
+        now: float,
+        held: Mapping[str, Task] | None = None,
+    ) -> list[Task]:
+        params = (encode(list(items)), now, now)
+        if held is None:
+            return [Task.from_row(r) for r in self._change(sql.done_many_sql(self.dialect), params)]
+        rows = self._change(sql.done_many_sql(self.dialect, ids_only=True), params)
+        results = {task_id: result for task_id, _, result in items}
+        return [completed(held[r["id"]], results[r["id"]], now) for r in rows]
 
     def fail(
         self, task_id: str, token: str, error: str, now: float, *, retry: bool, delay: float
