@@ -949,6 +949,7 @@ def test_listing_and_pruning_refuse_what_they_cannot_mean(tl: Taskloom) -> None:
     q.add("t")
     with pytest.raises(InvalidInput, match="unknown status 'bogus' \\(one of: ready, in_progress"):
         q.list(status="bogus")
+    assert [t.title for t in q.list(status=" ready ")] == ["t"]  # as typed, spaces around
     with pytest.raises(InvalidInput, match="limit"):
         q.list(limit=-1)
     for window in (math.nan, -1.0, math.inf):

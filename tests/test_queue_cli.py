@@ -398,8 +398,8 @@ def test_requeue_runs_dead_tasks_again_and_names_the_ones_refused(
     assert code == 0 and f"dead: 2  {' '.join(sorted(dead))}" in out
     assert "`taskloom tasks requeue ID` or `--all-dead`" in out
 
-    code, out, err = run(capsys, "tasks", "requeue", dead[0], "nope", dead[1], *db)
-    assert code == 1 and err.strip() == "Error: task 'nope' not found"
+    code, out, err = run(capsys, "tasks", "requeue", dead[0], "nope", dead[1], "nope", dead[0], *db)
+    assert code == 1 and err.strip() == "Error: task 'nope' not found"  # an id named twice is one
     lines = out.splitlines()  # the others were requeued all the same
     assert [line.split()[:2] for line in lines] == [[dead[0], "[ready]"], [dead[1], "[ready]"]]
     code, out, err = run(capsys, "tasks", "requeue", dead[0], *db, "--json")

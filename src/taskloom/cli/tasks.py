@@ -417,7 +417,9 @@ def requeue(
     if bool(task_ids) == all_dead:
         raise InvalidInput("name the dead tasks to requeue, or give --all-dead (not both)")
     queue, requeued, refused = open_existing(db).queue, [], 0
-    ids = task_ids or [task.id for task in queue.list(status="dead", limit=MAX_LIMIT)]
+    ids = list(dict.fromkeys(task_ids or [])) or [
+        task.id for task in queue.list(status="dead", limit=MAX_LIMIT)
+    ]
     for task_id in ids:
         try:
             task = queue.requeue(task_id)

@@ -530,6 +530,7 @@ class Queue:
         tasks (a claim takes it back first), not as ``in_progress``."""
         if type(limit) is not int or not 0 <= limit <= MAX_LIMIT:
             raise InvalidInput(f"limit must be a whole number from 0 to {MAX_LIMIT}")
+        status = status.strip() if isinstance(status, str) else status
         if status and status not in SHOWN_STATUSES:
             shown = ", ".join(SHOWN_STATUSES)
             raise InvalidInput(f"unknown status '{status}' (one of: {shown})")
