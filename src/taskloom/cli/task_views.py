@@ -218,7 +218,9 @@ def ready(
     Example: taskloom tasks ready --explain
     """
     check_range(limit, "--limit", 0, MAX_LIMIT)
-    found = open_listing(db).queue.ready(agent, kinds=kind, explain=explain, limit=limit)
+    # One over the limit: whether more tasks cannot run than are shown.
+    asked = open_listing(db).queue.ready(agent, kinds=kind, explain=explain, limit=limit + 1)
+    found, more_waiting = asked.first(limit)
     now = time.time()
     if as_json:
         print_json(found.to_dict(now))
@@ -228,7 +230,12 @@ def ready(
     head = f"{found.count} ready" + (f" ({more} more not shown; use --limit)" if more else "")
     lines.insert(0, head)
     if explain:
-        lines.append(f"{len(found.waiting)} not ready" if found.waiting else "0 not ready")
+        shown = len(found.waiting)
+        lines.append(
+            f"{shown} not ready shown, and more (use --limit)"
+            if more_waiting
+            else f"{shown} not ready"
+        )
         for task, why in found.waiting:
             lines.append(line(task, now))
             lines += [f"    {r.text}" for r in why if r.code != "blocked"]
