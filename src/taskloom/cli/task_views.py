@@ -87,6 +87,7 @@ def list_(
     Example: taskloom tasks list --status ready
     """
     check_range(limit, "--limit", 0, MAX_LIMIT)
+    status = None if status is None else status.strip()  # as the queue reads it
     if status == "":  # the queue reads "" as no filter: a script's unset variable listed all
         raise InvalidInput(
             f"--status, when given, must not be empty (one of: {', '.join(SHOWN_STATUSES)})"
