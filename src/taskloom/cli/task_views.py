@@ -92,7 +92,7 @@ def list_(
         raise InvalidInput(
             f"--status, when given, must not be empty (one of: {', '.join(SHOWN_STATUSES)})"
         )
-    if agent == "":  # likewise
+    if agent is not None and not agent.strip():  # likewise
         raise InvalidInput("--agent, when given, must not be empty")
     queue = open_listing(db).queue
     tasks = queue.list(status=status, agent=agent, kinds=kind, limit=limit + 1)  # any more?
