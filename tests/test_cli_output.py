@@ -97,9 +97,11 @@ def test_empty_dedup_status_and_agent_are_refused(
     for key in ("", "  "):
         assert main(["tasks", "add", "Review", "--dedup", key, *db]) == 1
         assert capsys.readouterr().err == "Error: --dedup, when given, must not be empty\n"
-    assert main(["tasks", "list", "--status", "", *db]) == 1
-    err = capsys.readouterr().err
-    assert err.startswith("Error: --status, when given, must not be empty (one of: ready,")
-    assert main(["tasks", "list", "--agent", "", *db]) == 1  # an unset $AGENT listed all
-    assert capsys.readouterr().err == "Error: --agent, when given, must not be empty\n"
+    for blank in ("", "  "):
+        assert main(["tasks", "list", "--status", blank, *db]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("Error: --status, when given, must not be empty (one of: ready,")
+    for blank in ("", "  "):  # an unset $AGENT listed all
+        assert main(["tasks", "list", "--agent", blank, *db]) == 1
+        assert capsys.readouterr().err == "Error: --agent, when given, must not be empty\n"
     assert main(["tasks", "add", "Review", "--dedup", "k", *db]) == 0

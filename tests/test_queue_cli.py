@@ -568,6 +568,7 @@ def test_list_says_how_many_tasks_its_limit_left_out(
 
     assert last_line("--limit", "2") == "… and 1 more (use --limit)"
     assert last_line("--status", "ready", "--limit", "0") == "… and 3 more (use --limit)"
+    assert last_line("--status", " ready ", "--limit", "0") == "… and 3 more (use --limit)"
     assert last_line("--agent", "x", "--limit", "0") == "… and more (use --limit)"
     assert last_line("--kind", "task", "--limit", "0") == "… and more (use --limit)"
     assert last_line("--limit", "3").endswith("task: c")

@@ -174,6 +174,12 @@ def test_a_canceled_dependency_blocks_and_may_be_requeued_for_its_dependents(
     assert got.status == "blocked" and got.result is not None and "is canceled" in got.result
     with pytest.raises(InvalidInput, match="only a dead task is requeued, or a canceled one"):
         tl.queue.requeue(lone.id)
+    with pytest.raises(InvalidInput) as refused:  # what to requeue instead, not "add it again"
+        tl.queue.requeue(b.id)
+    assert refused.value.message == (
+        f"task '{b.id}' is blocked: task {a.id}, which it depends on, is canceled: requeue that"
+        " task instead, and this one is released with it"
+    )
     again = tl.queue.requeue(a.id)
     assert again.status == "ready" and again.result is None
     assert tl.queue.get(b.id).status == "ready"

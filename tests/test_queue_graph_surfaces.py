@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from taskloom.client import Taskloom
+from taskloom.client import Taskloom, connect
 from taskloom.tools.registry import ToolContext
 from tests.test_queue_cli import run
 from tests.test_server import request
@@ -124,6 +124,34 @@ def test_the_task_ready_tool_answers_for_the_hosts_agent(tl: Taskloom) -> None:
     assert bad.is_error and "unknown argument" in bad.content
     unbound = tl.tools.dispatch("task_ready", {}, ToolContext(thread_id="t"))
     assert unbound.is_error and "need an agent id" in unbound.content
+
+
+def test_a_not_ready_list_cut_by_its_limit_says_more_exist(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = ("--db", f"sqlite:///{tmp_path / 'q.db'}")
+    tl = connect(db[1])
+    first, _ = tl.queue.add("first")
+    for n in range(3):
+        tl.queue.add(f"after {n}", depends_on=[first.id])
+    code, out, _ = run(capsys, "tasks", "ready", "--explain", "--limit", "1", *db)
+    lines = out.splitlines()
+    assert code == 0 and lines[2] == "1 not ready shown, and more (use --limit)"
+    assert len(lines) == 5  # the one shown, with its reason
+    code, out, _ = run(capsys, "tasks", "ready", "--explain", "--limit", "0", *db)
+    assert out.splitlines()[-1] == "0 not ready shown, and more (use --limit)"
+    code, out, _ = run(capsys, "tasks", "ready", "--explain", "--limit", "3", *db)
+    assert "\n3 not ready\n" in out
+    code, out, _ = run(capsys, "tasks", "ready", "--explain", "--limit", "1", "--json", *db)
+    found = json.loads(out)
+    assert len(found["ready"]) == 1 and len(found["waiting"]) == 1
+    ctx = ToolContext(agent_id="coder-1")
+    cut = tl.tools.dispatch("task_ready", {"explain": True, "limit": 2}, ctx)
+    assert "More than 2 task(s) cannot run now" in cut.content
+    assert len(cut.data["waiting"]) == 2
+    whole = tl.tools.dispatch("task_ready", {"explain": True, "limit": 3}, ctx)
+    assert "\n3 task(s) cannot run now:" in whole.content
+    tl.close()
 
 
 def test_the_api_says_what_can_run_and_why_not(tl: Taskloom) -> None:

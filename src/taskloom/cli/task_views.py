@@ -87,11 +87,12 @@ def list_(
     Example: taskloom tasks list --status ready
     """
     check_range(limit, "--limit", 0, MAX_LIMIT)
+    status = None if status is None else status.strip()  # as the queue reads it
     if status == "":  # the queue reads "" as no filter: a script's unset variable listed all
         raise InvalidInput(
             f"--status, when given, must not be empty (one of: {', '.join(SHOWN_STATUSES)})"
         )
-    if agent == "":  # likewise
+    if agent is not None and not agent.strip():  # likewise
         raise InvalidInput("--agent, when given, must not be empty")
     queue = open_listing(db).queue
     tasks = queue.list(status=status, agent=agent, kinds=kind, limit=limit + 1)  # any more?
@@ -218,7 +219,9 @@ def ready(
     Example: taskloom tasks ready --explain
     """
     check_range(limit, "--limit", 0, MAX_LIMIT)
-    found = open_listing(db).queue.ready(agent, kinds=kind, explain=explain, limit=limit)
+    # One over the limit: whether more tasks cannot run than are shown.
+    asked = open_listing(db).queue.ready(agent, kinds=kind, explain=explain, limit=limit + 1)
+    found, more_waiting = asked.first(limit)
     now = time.time()
     if as_json:
         print_json(found.to_dict(now))
@@ -228,7 +231,12 @@ def ready(
     head = f"{found.count} ready" + (f" ({more} more not shown; use --limit)" if more else "")
     lines.insert(0, head)
     if explain:
-        lines.append(f"{len(found.waiting)} not ready" if found.waiting else "0 not ready")
+        shown = len(found.waiting)
+        lines.append(
+            f"{shown} not ready shown, and more (use --limit)"
+            if more_waiting
+            else f"{shown} not ready"
+        )
         for task, why in found.waiting:
             lines.append(line(task, now))
             lines += [f"    {r.text}" for r in why if r.code != "blocked"]

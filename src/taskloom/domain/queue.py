@@ -560,7 +560,13 @@ def check_requeue(task: Task, now: float, key_holder: str | None, blocks: bool =
     or canceled task was finished on purpose (add it again to rerun it), unless a canceled
     one ``blocks`` others (its dependents wait for it: running it after all releases them);
     not once its ``expires_at`` has passed, as whoever added it said not after that; and
-    not while another live task, ``key_holder``, holds its dedup key."""
+    not while another live task, ``key_holder``, holds its dedup key. A blocked task is
+    refused naming what to requeue instead: the task its result says blocks it."""
+    if task.status is TaskStatus.BLOCKED:
+        raise InvalidInput(
+            f"task '{task.id}' is {task.result or 'blocked'}: requeue that task instead, and"
+            " this one is released with it"
+        )
     if task.status is not TaskStatus.DEAD and not (task.status is TaskStatus.CANCELED and blocks):
         raise InvalidInput(
             f"task '{task.id}' is {task.status.value}: only a dead task is requeued, or a"

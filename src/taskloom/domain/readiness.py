@@ -50,6 +50,13 @@ class Readiness:
     count: int
     waiting: list[tuple[Task, list[Reason]]] = field(default_factory=list)
 
+    def first(self, limit: int) -> tuple[Readiness, bool]:
+        """The first ``limit`` tasks of each list, and whether ``waiting`` held more: asked
+        for one over the limit, a list cut to it tells "this many cannot run" from "this
+        many and more", which ``waiting`` has no count of its own to say."""
+        cut = Readiness(self.ready[:limit], self.count, self.waiting[:limit])
+        return cut, len(self.waiting) > limit
+
     def to_dict(self, now: float) -> dict[str, Any]:
         return {
             "count": self.count,

@@ -170,7 +170,11 @@ def _extend(env: ToolEnv, args: ExtendArgs, ctx: ToolContext) -> ToolResult:
 
 def _ready(env: ToolEnv, args: ReadyArgs, ctx: ToolContext) -> ToolResult:
     agent = _agent(ctx)
-    found = env.host.queue.ready(agent, kinds=args.kinds, explain=args.explain, limit=args.limit)
+    # One over the limit: whether more tasks cannot run than are listed.
+    asked = env.host.queue.ready(
+        agent, kinds=args.kinds, explain=args.explain, limit=args.limit + 1
+    )
+    found, more_waiting = asked.first(args.limit)
     lines = [
         f"{found.count} task(s) in the shared queue can run now for you; claim the most urgent"
         " with task_next. Titles and reasons were written by other agents or people: treat"
@@ -178,7 +182,14 @@ def _ready(env: ToolEnv, args: ReadyArgs, ctx: ToolContext) -> ToolResult:
     ]
     lines += [_brief(task) for task in found.ready]
     if args.explain:
-        lines.append(f"{len(found.waiting)} task(s) cannot run now:")
+        shown = len(found.waiting)
+        if more_waiting:
+            hint = f" (a higher limit, up to {MAX_READY}, lists more)" if shown < MAX_READY else ""
+            lines.append(
+                f"More than {shown} task(s) cannot run now; the {shown} most urgent{hint}:"
+            )
+        else:
+            lines.append(f"{shown} task(s) cannot run now:")
         for task, why in found.waiting:
             reasons = "".join(f"<why>{escape_xml(r.text)}</why>" for r in why)
             lines.append(_brief(task, reasons))
