@@ -313,7 +313,7 @@ def ready(
 
     Example: taskloom board ready my-thread --explain
     """
-    view = open_db(db).board(thread).ready(explain=explain)
+    view = open_listing(db).board(thread).ready(explain=explain)
     if as_json:
         print_json(view)
     else:
