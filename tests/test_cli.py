@@ -382,3 +382,24 @@ def test_a_blocker_with_another_status_than_blocked_is_refused(
             "CI red",
             2,
         )
+
+
+def test_tool_call_runs_a_host_only_tool_as_the_host(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``tool call goal_pause`` answered "unknown tool 'goal_pause'" though the tool exists
+    and the docs say ``tool call`` is the host's own call; nothing could make it run."""
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    with taskloom.connect(db) as tl:
+        tl.goal("t").set("Ship it", token_budget=100)
+    base = ["tool", "call", "goal_pause", "--thread", "t", "--db", db]
+    assert main(base) == 1
+    assert capsys.readouterr().err == (
+        "Error: goal_pause is a host-only tool: add --include-host to call it as the host\n"
+    )
+    assert main([*base, "--include-host"]) == 0
+    assert json.loads(capsys.readouterr().out)["is_error"] is False
+    with taskloom.connect(db) as tl:
+        assert tl.goal("t").get()["goal"]["status"] == "paused"
+    assert main(["tool", "call", "goal_nope", "--thread", "t", "--db", db]) == 1
+    assert "unknown tool 'goal_nope'" in capsys.readouterr().out
