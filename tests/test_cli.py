@@ -360,3 +360,46 @@ def test_remove_refused_names_the_cli_flags(
     assert main(["board", "remove", "t", a, "--force", "--db", db]) == 0
     with taskloom.connect(db) as tl:
         assert [c["id"] for c in tl.board("t").list()["cards"]] == [b]
+
+
+def test_a_blocker_with_another_status_than_blocked_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``board status … done --blocker "…"`` succeeded and dropped the text: a card that is
+    not blocked keeps no blocker."""
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    with taskloom.connect(db) as tl:
+        cid = tl.board("t").add("Deploy")["card"]["id"]
+    assert main(["board", "status", "t", cid, "done", "--blocker", "CI red", "--db", db]) == 1
+    assert capsys.readouterr().err == (
+        "Error: --blocker says why a card is blocked: give it with the status blocked, not done\n"
+    )
+    assert main(["board", "status", "t", cid, "blocked", "--blocker", "CI red", "--db", db]) == 0
+    with taskloom.connect(db) as tl:
+        card = tl.board("t").list()["cards"][0]
+        assert (card["status"], card["blocker"], tl.board("t").list()["version"]) == (
+            "blocked",
+            "CI red",
+            2,
+        )
+
+
+def test_tool_call_runs_a_host_only_tool_as_the_host(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``tool call goal_pause`` answered "unknown tool 'goal_pause'" though the tool exists
+    and the docs say ``tool call`` is the host's own call; nothing could make it run."""
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    with taskloom.connect(db) as tl:
+        tl.goal("t").set("Ship it", token_budget=100)
+    base = ["tool", "call", "goal_pause", "--thread", "t", "--db", db]
+    assert main(base) == 1
+    assert capsys.readouterr().err == (
+        "Error: goal_pause is a host-only tool: add --include-host to call it as the host\n"
+    )
+    assert main([*base, "--include-host"]) == 0
+    assert json.loads(capsys.readouterr().out)["is_error"] is False
+    with taskloom.connect(db) as tl:
+        assert tl.goal("t").get()["goal"]["status"] == "paused"
+    assert main(["tool", "call", "goal_nope", "--thread", "t", "--db", db]) == 1
+    assert "unknown tool 'goal_nope'" in capsys.readouterr().out

@@ -81,6 +81,22 @@ def test_a_path_under_a_file_says_so_and_serve_refuses_to_start(tmp_path: Path) 
     assert served.stderr.endswith(why) and served.stderr.count("\n") == 1
 
 
+@pytest.mark.parametrize(
+    "args", [("board", "add", "t", "x"), ("board", "list", "t"), ("goal", "show", "t")]
+)
+def test_a_folder_given_as_the_database_says_so(tmp_path: Path, args: tuple[str, ...]) -> None:
+    """``--db sqlite:///.taskloom`` (the folder, not the file in it) failed with SQLite's
+    "unable to open database file", which did not say what was wrong with the path."""
+    (tmp_path / ".taskloom").mkdir()
+    url = f"sqlite:///{tmp_path / '.taskloom'}"
+    done = run_in(tmp_path, *args, "--db", url)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == (
+        f"Error: cannot open the database {tmp_path / '.taskloom'}: it is a folder, not a"
+        f" database file: give the file's path (such as {tmp_path / '.taskloom' / 'taskloom.db'})\n"
+    )
+
+
 def test_a_path_starting_with_file_colon_is_that_file_not_a_uri(tmp_path: Path) -> None:
     """SQLite read ``file:x.db`` as a URI: it made x.db, then the file was not found."""
     for how in (["--db", "file:x.db"], ["--db", "sqlite:///file:y.db"]):

@@ -65,6 +65,7 @@ def test_the_environment_and_db_come_before_the_folder(project: Path, tmp_path: 
 
 LISTINGS = [
     ("board", "list", "plan"),
+    ("board", "ready", "plan"),
     ("tasks", "list"),
     ("tasks", "stats"),
     ("stash", "list", "plan"),

@@ -95,6 +95,27 @@ def test_claude_code_writes_the_projects_settings_with_its_thread_and_database(
     assert not (project / ".taskloom").exists()  # made by the first write, not by init
 
 
+@pytest.mark.parametrize("agent", ["claude-code", "codex"])
+@pytest.mark.parametrize("name", ["p" * 250, "two\tcolumns"], ids=["long", "tab"])
+def test_a_folder_name_that_is_no_thread_id_asks_for_thread(
+    tmp_path: Path, home: dict[str, str], agent: str, name: str
+) -> None:
+    """The thread named after the folder was refused as if the user had given it (``Error:
+    thread id is longer than 200 characters``), with no word of where it came from or of
+    --thread, which the user never typed."""
+    folder = tmp_path / name
+    folder.mkdir()
+    done = run_in(folder, "init", agent, **home)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith(
+        "Error: the project folder's name cannot be the thread id (its default): thread id "
+    )
+    assert done.stderr.endswith("; give one with --thread\n"), done.stderr
+    assert list(folder.iterdir()) == []
+    given = run_in(folder, "init", agent, "--thread", "shop", **home)
+    assert given.returncode == 0, given.stderr
+
+
 def test_the_database_found_above_the_project_is_the_one_written(
     tmp_path: Path, home: dict[str, str]
 ) -> None:

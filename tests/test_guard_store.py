@@ -416,6 +416,18 @@ def test_each_undecodable_byte_becomes_one_replacement_character(tl: Taskloom) -
     assert f"{len(text.encode('utf-8', 'surrogateescape')) + 2 * 2000 * 2:,} bytes" in out.text
 
 
+@pytest.mark.parametrize("kind", [bytes, bytearray, memoryview])
+def test_bytes_are_stashed_as_the_text_they_hold(tl: Taskloom, kind: type) -> None:
+    """A subprocess's ``stdout`` is bytes: it was stored as their Python repr, one line of
+    ``b'…\\n…'``, so no line range could be read back and every line break was lost."""
+    raw = b"".join(b"line %d: caf\xc3\xa9 \xff done\n" % i for i in range(2000))
+    out = tl.guard("t1", SMALL).stash("shell", kind(raw))
+    assert out.mode == "stashed" and out.result_id
+    lines = tl.guard("t1", SMALL).read(out.result_id, lines="2-3")
+    assert "line 1: caf\u00e9 \ufffd done\nline 2: caf\u00e9 \ufffd done" in lines
+    assert tl.guard("t1", SMALL).wrap("shell", kind(b'{"ok": true}')) == '{"ok":true}'
+
+
 def test_a_nul_in_an_output_is_stashed_the_same_way_on_every_backend(tl: Taskloom) -> None:
     """PostgreSQL cannot store NUL: the stash failed there, and a stash kept on SQLite could
     not be moved with migrate-db. It becomes U+FFFD on both."""

@@ -222,7 +222,9 @@ def status(
     thread: Thread,
     card_id: CardId,
     new_status: Annotated[str, typer.Argument(metavar="STATUS", help="New status or alias.")],
-    blocker: Annotated[str | None, typer.Option(help="Why it is blocked.")] = None,
+    blocker: Annotated[
+        str | None, typer.Option(help="Why it is blocked (with the status blocked).")
+    ] = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -230,6 +232,13 @@ def status(
 
     Example: taskloom board status my-thread 0193… done
     """
+    target = parse_status(new_status)
+    if blocker and blocker.strip() and target is not CardStatus.BLOCKED:
+        # A card that is not blocked keeps no blocker: the text would be dropped unsaid.
+        raise InvalidInput(
+            "--blocker says why a card is blocked: give it with the status blocked,"
+            f" not {target.value}"
+        )
     kwargs: dict[str, Any] = {} if blocker is None else {"blocker": blocker}
     _show(open_existing(db).board(thread).update_status(card_id, new_status, **kwargs), as_json)
 
@@ -313,7 +322,7 @@ def ready(
 
     Example: taskloom board ready my-thread --explain
     """
-    view = open_db(db).board(thread).ready(explain=explain)
+    view = open_listing(db).board(thread).ready(explain=explain)
     if as_json:
         print_json(view)
     else:

@@ -65,8 +65,17 @@ def _project(project: Path) -> Path:
 
 
 def _thread(thread: str | None, project: Path) -> str:
-    """``--thread``, else the project folder's name: each project its own thread."""
-    return check_thread_id(thread if thread is not None else project.resolve().name)
+    """``--thread``, else the project folder's name: each project its own thread. A name that
+    is no thread id is refused as the default it is, with the option that replaces it."""
+    if thread is not None:
+        return check_thread_id(thread)
+    try:
+        return check_thread_id(project.resolve().name)
+    except InvalidInput as exc:
+        raise InvalidInput(
+            f"the project folder's name cannot be the thread id (its default): {exc.message};"
+            " give one with --thread"
+        ) from None
 
 
 def _database(db: str | None, project: Path) -> str | None:

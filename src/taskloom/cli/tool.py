@@ -8,6 +8,7 @@ import typer
 
 from taskloom.cli.common import DbOption, open_db, print_json
 from taskloom.domain.common import parse_json_object
+from taskloom.domain.errors import InvalidInput
 
 app = typer.Typer(help="Call model-facing tools and print their schemas.", no_args_is_help=True)
 
@@ -30,6 +31,14 @@ def call(
     ] = None,
     args: Annotated[str, typer.Option("--args", help="Tool arguments as a JSON object.")] = "{}",
     agent: Annotated[str | None, typer.Option("--agent", help="Calling agent id.")] = None,
+    include_host: Annotated[
+        bool,
+        typer.Option(
+            "--include-host",
+            help="Also run host-only tools (goal_pause, goal_resume, goal_clear,"
+            " goal_set_budget), as the host.",
+        ),
+    ] = False,
     db: DbOption = None,
 ) -> None:
     """Dispatch one tool call and print the ToolResult as JSON (exit 1 if it is an error).
@@ -41,7 +50,13 @@ def call(
     from taskloom.tools.registry import ToolContext
 
     parsed = parse_json_object(args, "--args")
-    result = open_db(db).tools.dispatch(name, parsed, ToolContext(thread_id=thread, agent_id=agent))
+    tools = open_db(db).tools
+    spec = tools.registry.get(name)
+    if spec is not None and spec.host_only and not include_host:
+        # A model is told such a tool does not exist; the person here is the host.
+        raise InvalidInput(f"{name} is a host-only tool: add --include-host to call it as the host")
+    context = ToolContext(thread_id=thread, agent_id=agent)
+    result = tools.dispatch(name, parsed, context, allow_host=include_host)
     print_json(result.to_dict())
     if result.is_error:
         raise typer.Exit(1)

@@ -127,7 +127,8 @@ class Guard:
     # --- ingest ---------------------------------------------------------------------------
 
     def wrap(self, tool_name: str, output: Any, *, hint: str | None = None) -> str:
-        """The text to put in history for ``output`` (a string, or a JSON-able value)."""
+        """The text to put in history for ``output`` (a string, bytes read as UTF-8, or a
+        JSON-able value)."""
         return self.stash(tool_name, output, hint=hint).text
 
     def wrap_turn(
@@ -148,6 +149,10 @@ class Guard:
         if not tool_name or not tool_name.strip():
             raise InvalidInput("tool_name is required")
         storable_size(tool_name, "tool_name")
+        if isinstance(output, bytes | bytearray | memoryview):  # a subprocess's stdout
+            # Read as UTF-8; each undecodable byte becomes one U+FFFD (valid_text), never the
+            # Python repr ``b'…\\n…'``, which holds no line break.
+            output = bytes(output).decode("utf-8", "surrogateescape")
         value = output if isinstance(output, dict | list) else None
         if value is not None and too_deep(value):  # the encoders would recurse past a limit
             output, value = deep_text(value), None

@@ -377,6 +377,11 @@ class SqliteStore(Store):
 
     def _why(self, exc: sqlite3.Error) -> str:
         """What went wrong opening the file, in words that point at the fix."""
+        if self.path.is_dir():  # ``--db sqlite:///.taskloom``: the folder, not its file
+            return (
+                "it is a folder, not a database file: give the file's path (such as"
+                f" {self.path / 'taskloom.db'})"
+            )
         folder = self.path.parent
         if "readonly" in str(exc) and not os.access(folder, os.W_OK):
             return (
