@@ -166,3 +166,11 @@ def test_the_api_says_what_can_run_and_why_not(tl: Taskloom) -> None:
     assert request(tl, "GET", "/api/tasks/ready?limit=0").status_code == 400
     listed = request(tl, "GET", "/api/tasks").json()
     assert {t["title"]: t["depends_on"] for t in listed} == {"A": [], "B": [a.id]}
+    c, _ = tl.queue.add("C", kind="review", depends_on=[a.id])
+    d, _ = tl.queue.add("D", kind="review")
+    mine = request(tl, "GET", "/api/tasks/ready?kind=review").json()
+    assert [t["id"] for t in mine["ready"]] == [d.id] and mine["count"] == 1
+    assert [t["id"] for t in mine["waiting"]] == [c.id]
+    either = request(tl, "GET", "/api/tasks/ready?kind=review&kind=task").json()
+    assert either["count"] == 2
+    assert request(tl, "GET", "/api/tasks/ready?kind=Bad Kind").status_code == 400

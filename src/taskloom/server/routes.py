@@ -231,13 +231,15 @@ async def task_stats(request: Request) -> Response:
 
 async def task_ready(request: Request) -> Response:
     """``GET /api/tasks/ready``: what can run now (``count``, the first ``limit``) and what
-    cannot, each task with why (``waiting``), for ``agent`` or any agent."""
+    cannot, each task with why (``waiting``), for ``agent`` or any agent, of ``kind`` (given
+    once or more) or any kind."""
     query = request.query_params
     limit = query.get("limit", "200")
     if not _digits(limit) or not 1 <= int(limit) <= 1000:
         raise InvalidInput("`limit` must be an integer from 1 to 1000")
     tl = _served(request).tl
-    ready = functools.partial(tl.queue.ready, explain=True, limit=int(limit))
+    kinds = query.getlist("kind") or None
+    ready = functools.partial(tl.queue.ready, kinds=kinds, explain=True, limit=int(limit))
     found = await REQUESTS.run(ready, query.get("agent") or None)
     return JSONResponse(found.to_dict(tl.now().timestamp()))
 
