@@ -78,6 +78,12 @@ def test_failed_op_changes_nothing(tl_fixed: Taskloom) -> None:
     assert len(events(tl_fixed)) == 1
     with pytest.raises(NotFound):
         b.remove("nope")
+    for wrong in (None, 5):  # a Python caller's wrong type is an input error, not a crash
+        with pytest.raises(InvalidInput, match="a todo id is text"):
+            b.remove(wrong)  # type: ignore[arg-type]
+        with pytest.raises(InvalidInput, match="a todo id is text"):
+            b.update_status(wrong, "done")  # type: ignore[arg-type]
+    assert b.list()["version"] == 1
 
 
 def test_a_move_that_refuses_awaiting_cards_reads_the_card_in_its_own_transaction(

@@ -135,6 +135,8 @@ class Board:
         return new
 
     def find(self, card_id: str) -> Card | None:
+        if not isinstance(card_id, str):
+            raise InvalidInput(f"a todo id is text, not {type(card_id).__name__}")
         return self.by_id.get(card_id.strip())
 
     def get(self, card_id: str) -> Card:
