@@ -374,6 +374,10 @@ def test_max_tasks_caps_a_batch_worker(tl: Taskloom) -> None:
     assert titles(tl, "ready") == ["t5", "t6"] and tl.queue.list(status="in_progress") == []
     with pytest.raises(InvalidInput, match="batch"):
         Worker(tl.queue, "w1", lambda t: None, batch=0)
+    with pytest.raises(InvalidInput, match="invalid task kind"):
+        Worker(tl.queue, "w1", lambda t: None, kinds=["Not A Kind"])  # at once, not at run()
+    with pytest.raises(InvalidInput, match="until_empty"):
+        Worker(tl.queue, "w1", lambda t: None).run(until_empty="yes")  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("batch", [1, 3])

@@ -35,6 +35,7 @@ from taskloom.domain.queue import (
     MIN_LEASE_S,
     Task,
     check_agent,
+    check_kinds,
     check_seconds,
     fit_text,
 )
@@ -217,7 +218,7 @@ class Worker:
         self._lease = check_seconds(lease, "a lease", positive=True)
         if self._lease < MIN_LEASE_S:
             raise InvalidInput(f"a worker's lease must be at least {MIN_LEASE_S:g} second")
-        self._kinds = kinds
+        self._kinds = None if kinds is None else check_kinds(kinds)
         self._poll = check_seconds(poll, "a poll interval", positive=True)
         if type(batch) is not int or not 1 <= batch <= MAX_CLAIM_BATCH:
             raise InvalidInput(f"a worker's batch is a whole number from 1 to {MAX_CLAIM_BATCH}")
@@ -238,6 +239,8 @@ class Worker:
         in the handler gives the task back to the queue, then propagates."""
         if max_tasks is not None and (type(max_tasks) is not int or max_tasks < 1):
             raise InvalidInput("max_tasks is a whole number from 1 up, or None for no limit")
+        if type(until_empty) is not bool:
+            raise InvalidInput("until_empty is True or False")
         self._stop.clear()
         summary = WorkSummary()
         renewal = _Renewal(self._queue, self._lease)
