@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from types import MappingProxyType
 from typing import NamedTuple
 
-from taskloom.domain.queue import Task, TaskStatus
+from taskloom.domain.errors import InvalidInput
+from taskloom.domain.queue import Task, TaskStatus, check_ids, check_text
 
 MAX_CLAIM_BATCH = 1_000
 """The most tasks one ``claim_batch`` takes: each is leased at once, and a batch far larger
@@ -44,3 +46,42 @@ def completed(held: Task, result: str | None, now: float) -> Task:
     }
     task.__dict__.update(ended)
     return task
+
+
+Completion = tuple[str, str, str | None]
+"""A completion under a lease: the task's id, its lease token, and its result."""
+
+
+def check_completions(completions: object) -> dict[str, Completion]:
+    """``done_many``'s ``(task_id, lease_token[, result])`` items, checked, by id in the order
+    given: the same completion twice is one, the same task twice with a difference is
+    refused."""
+    if not isinstance(completions, Iterable):
+        raise InvalidInput("done_many takes (task_id, lease_token[, result]) tuples")
+    items: dict[str, Completion] = {}
+    for item in completions:
+        if not isinstance(item, tuple | list) or len(item) not in (2, 3):
+            raise InvalidInput("done_many takes (task_id, lease_token[, result]) tuples")
+        result = item[2] if len(item) == 3 else None
+        check_ids(item[0], item[1])
+        check_text(result, "a task's result")
+        entry = (item[0], item[1], result)
+        if items.setdefault(item[0], entry) != entry:
+            raise InvalidInput(f"task '{item[0]}' is given twice, differently, to done_many")
+    return items
+
+
+def check_held(held: object, items: dict[str, Completion]) -> dict[str, Task]:
+    """``held`` by id, when it is one task for each of ``items`` with that item's id and
+    lease token, as its claim returned it."""
+    tasks = [None] if isinstance(held, Task) or not isinstance(held, Iterable) else list(held)
+    by_id = {task.id: task for task in tasks if isinstance(task, Task)}
+    if (
+        len(by_id) != len(tasks)
+        or by_id.keys() != items.keys()
+        or any(task.lease_token != items[task_id][1] for task_id, task in by_id.items())
+    ):
+        raise InvalidInput(
+            "held is the tasks being completed, one each, as their claims returned them"
+        )
+    return by_id

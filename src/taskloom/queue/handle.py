@@ -21,6 +21,7 @@ from typing import Any, NoReturn
 
 from taskloom._runtime import Runtime
 from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound
+from taskloom.domain.lease import check_completions, check_held
 from taskloom.domain.queue import (
     INT_RANGE,
     MAX_ERROR_BYTES,
@@ -311,19 +312,8 @@ class Queue:
         back, as :meth:`done_and_claim` makes its completed task: what :class:`Worker`
         passes.
         """
-        items: dict[str, tuple[str, str, str | None]] = {}
-        if not isinstance(completions, Iterable):
-            raise InvalidInput("done_many takes (task_id, lease_token[, result]) tuples")
-        for item in completions:
-            if not isinstance(item, tuple | list) or len(item) not in (2, 3):
-                raise InvalidInput("done_many takes (task_id, lease_token[, result]) tuples")
-            result = item[2] if len(item) == 3 else None
-            check_ids(item[0], item[1])
-            check_text(result, "a task's result")
-            entry = (item[0], item[1], result)
-            if items.setdefault(item[0], entry) != entry:  # the same one twice is one
-                raise InvalidInput(f"task '{item[0]}' is given twice, differently, to done_many")
-        kept = None if held is None else _held_tasks(held, items)
+        items = check_completions(completions)
+        kept = None if held is None else check_held(held, items)
         if not items:
             return [], []
         done = {t.id: t for t in self._tasks.done_many(list(items.values()), self._now(), kept)}
@@ -596,24 +586,6 @@ class Queue:
         if type(poisoned_at) is not int or not 1 <= poisoned_at <= INT_RANGE[1]:
             raise InvalidInput(f"poisoned_at must be a whole number from 1 to {INT_RANGE[1]}")
         return doctor.examine(self._store, self._now, self.reclaim, fix, stuck_after_s, poisoned_at)
-
-
-def _held_tasks(
-    held: Iterable[Task], items: Mapping[str, tuple[str, str, str | None]]
-) -> dict[str, Task]:
-    """``held`` by id, when it is one task for each of ``items`` (id → (id, token, result))
-    with that item's id and lease token, as its claim returned it."""
-    tasks = [None] if isinstance(held, Task) or not isinstance(held, Iterable) else list(held)
-    by_id = {task.id: task for task in tasks if isinstance(task, Task)}
-    if (
-        len(by_id) != len(tasks)
-        or by_id.keys() != items.keys()
-        or any(task.lease_token != items[task_id][1] for task_id, task in by_id.items())
-    ):
-        raise InvalidInput(
-            "held is the tasks being completed, one each, as their claims returned them"
-        )
-    return by_id
 
 
 __all__ = ["TERMINAL", "Queue"]
