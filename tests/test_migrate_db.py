@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -137,6 +138,33 @@ def test_migrate_db_refuses_an_empty_sqlite_source_and_leaves_it_empty(
     assert code == 1
     assert f"Error: the source database {source} is an empty file" in capsys.readouterr().err
     assert source.stat().st_size == 0 and not target.exists()
+
+
+def test_migrate_db_refuses_a_source_without_taskloom_tables_and_leaves_it_so(
+    fresh_url: Callable[[str], str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An empty PostgreSQL schema (a database name mistyped as another that exists, such as
+    ``postgres``) was given taskloom's tables, though it is only read, and "0 rows" copied."""
+    source, target = fresh_url("source.db"), fresh_url("target.db")
+    if source.startswith("sqlite"):  # a file that is a database with no tables at all
+        with sqlite3.connect(source.removeprefix("sqlite:///")) as conn:
+            conn.execute("PRAGMA user_version = 1")
+        conn.close()
+    assert main(["migrate-db", "--from", source, "--to", target]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("Error: the database ") and err.count("\n") == 1
+    assert "has no taskloom tables: there is nothing to copy from it" in err
+    with taskloom.connect(target) as tl, tl.store.read() as tx:
+        assert tx.query("SELECT id FROM events") == []
+    if source.startswith("postgresql"):
+        import psycopg
+
+        with psycopg.connect(source) as conn:
+            found = conn.execute(
+                "SELECT count(*) FROM pg_catalog.pg_class WHERE relnamespace ="
+                " (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = current_schema())"
+            ).fetchone()
+        assert found == (0,)
 
 
 @pytest.mark.postgres

@@ -440,6 +440,18 @@ def test_viewers_never_see_lease_tokens(tl: Taskloom, live_server: str) -> None:
     assert claimed.lease_token not in "".join(f["data"] for f in frames)
 
 
+def test_a_wrong_method_names_the_methods_the_route_takes(tl: Taskloom, live_server: str) -> None:
+    """A 405 carries ``Allow`` (HTTP requires it): a client learns what it may send."""
+    for method, path, allowed in (
+        ("DELETE", "/api/threads", {"GET", "HEAD"}),
+        ("GET", "/api/tasks/x/cancel", {"POST"}),
+        ("PUT", "/api/threads/t/goal/pause", {"POST"}),
+    ):
+        r = httpx.request(method, live_server + path)
+        assert r.status_code == 405 and r.json()["error"] == "method_not_allowed", path
+        assert set(r.headers.get("allow", "").split(", ")) == allowed, path
+
+
 def test_threads_list_counts_cards_and_goal(tl: Taskloom) -> None:
     tl.board("a").add("one", status="done")
     tl.board("a").add("two")

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+import uvicorn
 
 from taskloom.cli import main
 from taskloom.client import Taskloom
@@ -70,6 +73,34 @@ def test_a_rebound_dns_name_is_refused_on_a_loopback_server(tl: Taskloom) -> Non
         headers=key,
     )  # fmt: skip
     assert served.status_code == 200  # a server behind a token answers to its own name
+
+
+@pytest.mark.skipif(not socket.has_ipv6, reason="no IPv6")
+def test_a_refused_name_is_told_the_address_the_server_is_on(tl: Taskloom) -> None:
+    """A server bound to ``::1`` said to open it at ``http://127.0.0.1:PORT/``, where nothing
+    listens: the 421 names the server's own address, port included."""
+    try:
+        with socket.create_server(("::1", 0), family=socket.AF_INET6) as probe:
+            port = probe.getsockname()[1]
+    except OSError:
+        pytest.skip("no IPv6 loopback")
+    config = uvicorn.Config(create_app(tl, mcp=False), host="::1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 20
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.05)
+        url = f"http://[::1]:{port}/api/threads"
+        refused = httpx.get(url, headers={"Host": f"evil.example:{port}"})
+        assert refused.status_code == 421
+        address = refused.json()["message"].rpartition("open it as ")[2]
+        assert address == f"http://[::1]:{port}/"
+        assert httpx.get(address + "api/threads").status_code == 200
+    finally:
+        server.should_exit = True
+        thread.join(10)
 
 
 def test_the_panel_loads_with_a_token_and_data_needs_it(tl: Taskloom) -> None:

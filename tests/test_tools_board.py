@@ -565,6 +565,23 @@ def test_unstorable_card_text_is_refused(
     assert tl.board("thread-1").list()["version"] == 0
 
 
+@pytest.mark.parametrize("card_id", [".", ".."])
+@pytest.mark.parametrize(
+    ("name", "key"), [("todo_list", "todos"), ("todo", "cards")], ids=["todo_list", "replace"]
+)
+def test_a_card_id_a_url_path_drops_is_refused(
+    tl: Taskloom, name: str, key: str, card_id: str
+) -> None:
+    """A browser resolves ``.``/``..`` in a path (``%2E`` too): the panel's Approve for a card
+    named so would post to another route, and the plan could never be approved there."""
+    args: dict = {key: [{"id": card_id, "content": "Deploy"}]}
+    if name == "todo":
+        args["op"] = "replace"
+    r = call(tl, name, args)
+    assert r.is_error and f"a todo id cannot be '{card_id}'" in r.content
+    assert tl.board("thread-1").list()["version"] == 0
+
+
 def test_a_withdrawn_plan_goes_back_to_a_person_not_to_work(tl: Taskloom) -> None:
     """Rejecting its own awaiting card (revise_plan) is no way around the person: a card
     awaiting approval without an explicit approval_mode included. A plain todo the model

@@ -387,7 +387,8 @@ def clean_id(value: str | Unset | None) -> str | None:
     and ``. _ : -``, at most 64. It is shown in the markdown and in the panel's URLs, where
     a backtick, a line break, a slash or a look-alike (a zero-width space) would make a fake
     card, a card no one could approve from the panel, or a second card that looks like the
-    first."""
+    first. Nor is it ``.`` or ``..``, which a browser drops from a URL path (as ``%2E`` too):
+    the panel's decision for such a card would reach another route."""
     card_id = None if isinstance(value, Unset) else clean_text(value, "todo id")
     if card_id is not None and not _CARD_ID.fullmatch(card_id):
         shown = card_id[:64].encode("unicode_escape").decode("ascii")
@@ -395,6 +396,8 @@ def clean_id(value: str | Unset | None) -> str | None:
             f"todo id '{shown}' must not hold spaces, slashes or other signs: use letters,"
             " digits and . _ : - (at most 64)"
         )
+    if card_id in (".", ".."):
+        raise InvalidInput(f"a todo id cannot be {card_id!r} (a URL path drops it)")
     return card_id
 
 

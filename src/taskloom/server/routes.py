@@ -304,7 +304,8 @@ async def on_value_error(request: Request, exc: Exception) -> Response:
 
 
 async def on_http_error(request: Request, exc: Exception) -> Response:
-    """Starlette's own errors (no such route, wrong method) in the API's JSON shape."""
+    """Starlette's own errors (no such route, wrong method) in the API's JSON shape, with
+    their headers: a 405 names the methods the route takes (``Allow``)."""
     assert isinstance(exc, HTTPException)
     code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-    return JSONResponse({"error": code, "message": exc.detail}, exc.status_code)
+    return JSONResponse({"error": code, "message": exc.detail}, exc.status_code, exc.headers)

@@ -103,6 +103,18 @@ def _utf8_url(scope: Scope) -> bool:
     return True
 
 
+def _own_address(scope: Scope) -> str:
+    """The server's own address, which the browser checks apply to only when it is a loopback
+    one: what to open instead of the refused name (a server bound to ``::1`` is not reached
+    at ``127.0.0.1``)."""
+    server = scope.get("server")
+    if not server or server[1] is None:
+        return "http://127.0.0.1:PORT/"
+    address, port = str(server[0]), server[1]
+    shown = f"[{address}]" if ":" in address else address
+    return f"http://{shown}:{port}/"
+
+
 class RequestGuard:
     """Refuse what the server must not answer; add the security headers to the rest."""
 
@@ -142,7 +154,7 @@ class RequestGuard:
                 421,
                 "misdirected_request",
                 "this server answers only to localhost names (DNS rebinding protection);"
-                " open it as http://127.0.0.1:PORT/",
+                f" open it as {_own_address(scope)}",
             )
         if not _utf8_url(scope):
             return (

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
 
-from taskloom.domain.errors import StoreError
+from taskloom.domain.errors import NotFound, StoreError
 
 
 def load(dialect: str) -> list[tuple[int, str, str]]:
@@ -52,7 +52,11 @@ def pending(
     columns, triggers or events the newer schema relies on) and one an earlier development
     build made, saying what to do in one line; ``where`` names the database, ``url`` is how
     to name it to ``migrate-db``. As the source of a copy (``copy_source``), a database of
-    the earlier builds' last schema is read as it is: nothing is pending."""
+    the earlier builds' last schema is read as it is: nothing is pending; one with no ledger
+    at all is refused, not given taskloom's tables (an empty PostgreSQL database or schema, a
+    mistyped name: the source is only read, and "0 rows copied" would pass for a copy)."""
+    if copy_source and not applied:
+        raise NotFound(f"{where} has no taskloom tables: there is nothing to copy from it")
     earlier = earlier_schema(applied, dialect)
     if earlier == EARLIER_LAST and copy_source:
         return []
