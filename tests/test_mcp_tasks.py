@@ -233,6 +233,26 @@ def test_a_client_without_the_extension_gets_plain_results(db_url: str, tmp_path
     assert "content" in fast and fast["resultType"] == "complete"
 
 
+def test_a_wait_s_the_tool_refuses_is_refused_for_a_task_too(db_url: str, tmp_path: Path) -> None:
+    """The task follows the work whatever ``wait_s`` says, but a ``wait_s`` that is not a
+    number from 0 to 300 is the same error as without the extension: it delegated the work
+    and answered a task."""
+    server = mcp(db_url, "planning", "boss", tmp_path, "--tools", "planner")
+    answers = [
+        server.call("tools/call", {"name": "task_delegate", "arguments": arguments}, tasks=tasks)
+        for arguments in ({"title": "Job", "wait_s": "5"}, {"title": "Job", "wait_s": 301})
+        for tasks in (True, False)
+    ]
+    server.close()
+    texts = [a["result"]["content"][0]["text"] for a in answers]
+    assert texts[0] == texts[1] and texts[2] == texts[3], texts
+    assert all(
+        t.startswith("error: invalid arguments for tool 'task_delegate': wait_s") for t in texts
+    )
+    with taskloom.connect(db_url) as tl:
+        assert tl.queue.list() == []  # nothing was delegated
+
+
 def test_the_sdk_client_speaking_the_extension_gets_the_result_of_delegated_work(
     db_url: str,
 ) -> None:

@@ -34,7 +34,7 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.extension import Extension, MethodBinding
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from taskloom._pools import REQUESTS
 from taskloom._runtime import new_token
@@ -151,8 +151,15 @@ class TasksExtension(Extension):
         self, spec: ToolSpec, params: types.CallToolRequestParams, binding: Binding
     ) -> HandlerResult:
         """Do the call's quick part (``wait_s`` 0): its answer, if it has one at once, or a
-        task that follows its queue task."""
-        arguments = {**(params.arguments or {}), "wait_s": 0}
+        task that follows its queue task. Arguments the tool refuses as given (a ``wait_s``
+        that is not a number from 0 to 300 included) get its error, as without a task."""
+        given = params.arguments or {}
+        try:
+            spec.args.model_validate(given)
+        except ValidationError:  # refused before it runs: the tool's own error text
+            arguments = given
+        else:
+            arguments = {**given, "wait_s": 0}
         result = await REQUESTS.run(
             self._tl.tools.dispatch, spec.name, arguments, binding.ctx, profile=binding.tools
         )
