@@ -27,7 +27,7 @@ from mcp.client.stdio import StdioServerParameters
 from psycopg import sql
 
 import taskloom
-from tests.backends import pg_server
+from tests.backends import pg_required, pg_server
 from tests.conftest import subprocess_env
 from tests.mcp_tasks_client import TasksClient, modern
 
@@ -382,6 +382,8 @@ def test_a_database_gone_is_an_error_with_its_reason_for_tasks_and_their_calls(
     traceback is logged."""
     server_url, why = pg_server()
     if server_url is None:
+        if pg_required():
+            pytest.fail(why)
         pytest.skip(why)
     name = f"tl_gone_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(server_url, autocommit=True) as admin:
