@@ -253,6 +253,17 @@ def test_mcp_stdio_applies_piped_tool_calls_in_the_order_received(tmp_path: Path
         assert [c["title"] for c in tl.board("ordered").list()["cards"]] == in_order
 
 
+def test_mcp_stdio_without_an_agent_says_how_to_name_one(tmp_path: Path) -> None:
+    """``task_next`` is in the default profile; served without ``--agent`` it refuses, and
+    the error says how the host names the agent (it said only that none was bound)."""
+    answers, _ = _pipe(f"sqlite:///{tmp_path / 'agent.db'}", "t", [_call("task_next", {})])
+    result = answers[1]["result"]
+    assert result["isError"] is True
+    text = result["content"][0]["text"]
+    assert text.startswith("error: the queue tools need an agent id, and this call has none")
+    assert "taskloom mcp --agent" in text and "X-Taskloom-Agent" in text
+
+
 def test_mcp_stdio_unknown_resource_is_a_resource_not_found_error(tmp_path: Path) -> None:
     read = {"method": "resources/read", "params": {"uri": "taskloom://nope"}}
     board = {"method": "resources/read", "params": {"uri": "taskloom://board"}}

@@ -15,14 +15,19 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
+import psycopg
 import pytest
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
+from psycopg import sql
 
 import taskloom
+from tests.backends import pg_required, pg_server
 from tests.conftest import subprocess_env
 from tests.mcp_tasks_client import TasksClient, modern
 
@@ -228,6 +233,26 @@ def test_a_client_without_the_extension_gets_plain_results(db_url: str, tmp_path
     assert "content" in fast and fast["resultType"] == "complete"
 
 
+def test_a_wait_s_the_tool_refuses_is_refused_for_a_task_too(db_url: str, tmp_path: Path) -> None:
+    """The task follows the work whatever ``wait_s`` says, but a ``wait_s`` that is not a
+    number from 0 to 300 is the same error as without the extension: it delegated the work
+    and answered a task."""
+    server = mcp(db_url, "planning", "boss", tmp_path, "--tools", "planner")
+    answers = [
+        server.call("tools/call", {"name": "task_delegate", "arguments": arguments}, tasks=tasks)
+        for arguments in ({"title": "Job", "wait_s": "5"}, {"title": "Job", "wait_s": 301})
+        for tasks in (True, False)
+    ]
+    server.close()
+    texts = [a["result"]["content"][0]["text"] for a in answers]
+    assert texts[0] == texts[1] and texts[2] == texts[3], texts
+    assert all(
+        t.startswith("error: invalid arguments for tool 'task_delegate': wait_s") for t in texts
+    )
+    with taskloom.connect(db_url) as tl:
+        assert tl.queue.list() == []  # nothing was delegated
+
+
 def test_the_sdk_client_speaking_the_extension_gets_the_result_of_delegated_work(
     db_url: str,
 ) -> None:
@@ -346,3 +371,51 @@ def test_a_task_is_kept_for_its_time_to_live_then_gone(db_url: str, tmp_path: Pa
     assert gone["error"] == {"code": -32602, "message": "Failed to retrieve task: task not found"}
     with taskloom.connect(db_url) as tl:
         assert mcp_tasks.get(tl.store, created["taskId"], 0.0) is None  # deleted, not hidden
+
+
+def test_a_database_gone_is_an_error_with_its_reason_for_tasks_and_their_calls(
+    tmp_path: Path,
+) -> None:
+    """The database goes away under a running server: ``tasks/get``, ``tasks/cancel`` and
+    ``tasks/update`` answer -32603 with the reason (they said only "Internal server error"),
+    and a long call answers a tool error, as the same call without the extension does; no
+    traceback is logged."""
+    server_url, why = pg_server()
+    if server_url is None:
+        if pg_required():
+            pytest.fail(why)
+        pytest.skip(why)
+    name = f"tl_gone_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(server_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    url = with_database(server_url, name)
+    server = mcp(url, "planning", "boss", tmp_path, "--tools", "planner,goal_wait")
+    try:
+        created = delegate(server, "Before the outage")
+        with psycopg.connect(server_url, autocommit=True) as admin:
+            admin.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+        errors = [
+            server.call(method, {"taskId": created["taskId"]})["error"]
+            for method in ("tasks/get", "tasks/cancel", "tasks/update")
+        ]
+        calls = [
+            server.call("tools/call", {"name": tool, "arguments": arguments})["result"]
+            for tool, arguments in (("task_delegate", {"title": "During"}), ("goal_wait", {}))
+        ]
+        server.close()
+    finally:
+        with psycopg.connect(server_url, autocommit=True) as admin:
+            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
+    assert {e["code"] for e in errors} == {-32603}
+    assert all(e["message"].startswith("database unreachable: ") for e in errors), errors
+    assert all(c["isError"] for c in calls), calls
+    assert all(
+        c["content"][0]["text"].startswith("error: database unreachable: ") for c in calls
+    ), calls
+    assert "Traceback" not in (tmp_path / "stderr.txt").read_text(encoding="utf-8")
+
+
+def with_database(server_url: str, database: str) -> str:
+    """``server_url`` with its database changed to ``database``."""
+    parts = urlsplit(server_url)
+    return urlunsplit(parts._replace(path=f"/{database}"))

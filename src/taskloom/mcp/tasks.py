@@ -34,7 +34,7 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.extension import Extension, MethodBinding
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from taskloom._pools import REQUESTS
 from taskloom._runtime import new_token
@@ -45,7 +45,7 @@ from taskloom.mcp.binding import Binding, Bindings
 from taskloom.mcp.runs import CALL_KIND, RUNNER_AGENT, CallRunner, call_payload, call_result, wire
 from taskloom.store import mcp_tasks
 from taskloom.store.mcp_tasks import McpTaskRecord
-from taskloom.tools.spec import ToolSpec
+from taskloom.tools.spec import ToolSpec, error_result
 
 EXTENSION = "io.modelcontextprotocol/tasks"
 NOT_FOUND = "Failed to retrieve task: task not found"
@@ -117,9 +117,12 @@ class TasksExtension(Extension):
             return await call_next(ctx)
         spec, binding = long
         async with self._locked(ctx):
-            if spec.outcome is not None:
-                return await self._follow(spec, params, binding)
-            return await self._run_later(spec, params, binding)
+            try:
+                if spec.outcome is not None:
+                    return await self._follow(spec, params, binding)
+                return await self._run_later(spec, params, binding)
+            except TaskloomError as exc:  # the database failed: a tool error, as without a task
+                return call_result(error_result(exc.message))
 
     def _long(
         self, params: types.CallToolRequestParams, ctx: ServerRequestContext[Any, Any]
@@ -148,8 +151,15 @@ class TasksExtension(Extension):
         self, spec: ToolSpec, params: types.CallToolRequestParams, binding: Binding
     ) -> HandlerResult:
         """Do the call's quick part (``wait_s`` 0): its answer, if it has one at once, or a
-        task that follows its queue task."""
-        arguments = {**(params.arguments or {}), "wait_s": 0}
+        task that follows its queue task. Arguments the tool refuses as given (a ``wait_s``
+        that is not a number from 0 to 300 included) get its error, as without a task."""
+        given = params.arguments or {}
+        try:
+            spec.args.model_validate(given)
+        except ValidationError:  # refused before it runs: the tool's own error text
+            arguments = given
+        else:
+            arguments = {**given, "wait_s": 0}
         result = await REQUESTS.run(
             self._tl.tools.dispatch, spec.name, arguments, binding.ctx, profile=binding.tools
         )
@@ -345,13 +355,18 @@ _LIVE = frozenset(s.value for s in TaskStatus if s not in TERMINAL)
 
 def _gated(method: MethodBinding) -> Any:
     """``method``'s handler, answering "method not found" at a protocol version it is not
-    served at, as the SDK's composition tier gates it."""
+    served at, as the SDK's composition tier gates it. A taskloom error (the database
+    unreachable) is a JSON-RPC error with its reason, as a resource read answers it."""
     versions = method.protocol_versions
 
     async def handler(ctx: ServerRequestContext[Any, Any], params: Any) -> HandlerResult:
         if versions is not None and ctx.protocol_version not in versions:
             raise MCPError(types.METHOD_NOT_FOUND, "Method not found", method.method)
-        return await method.handler(ctx, params)
+        try:
+            return await method.handler(ctx, params)
+        except TaskloomError as exc:  # the database failed: its reason, not "internal error"
+            code = types.INVALID_PARAMS if isinstance(exc, InvalidInput) else types.INTERNAL_ERROR
+            raise MCPError(code, exc.message) from None
 
     return handler
 

@@ -87,8 +87,13 @@ class ReadyArgs(ToolArgs):
 
 
 def _agent(ctx: ToolContext) -> str:
+    """The calling agent, which the host binds; the error names how each host binds it."""
     if not (ctx.agent_id and ctx.agent_id.strip()):
-        raise InvalidInput("the queue tools need an agent id, and this call has none bound")
+        raise InvalidInput(
+            "the queue tools need an agent id, and this call has none bound: the host names"
+            " the agent (`taskloom mcp --agent ID`, the X-Taskloom-Agent header on /mcp,"
+            " `taskloom tool call --agent ID`)"
+        )
     return ctx.agent_id.strip()
 
 
