@@ -110,7 +110,9 @@ def test_the_panel_loads_with_a_token_and_data_needs_it(tl: Taskloom) -> None:
     token = "s3cret-token"
     for path in ("/", "/static/app.js", "/static/app.css"):
         assert request(tl, "GET", path, token=token).status_code == 200, path
-    assert request(tl, "GET", "/api/threads", token=token).status_code == 401
+    refused = request(tl, "GET", "/api/threads", token=token)
+    assert refused.status_code == 401
+    assert refused.headers["www-authenticate"] == 'Bearer realm="taskloom"'  # the scheme to use
     for header in (f"Bearer {token}", f"bearer {token}", f"BEARER  {token} "):
         r = request(tl, "GET", "/api/threads", token=token, headers={"Authorization": header})
         assert r.status_code == 200, header

@@ -132,7 +132,9 @@ class RequestGuard:
         refusal = self._refusal(scope)
         if refusal is not None:
             status, code, message = refusal
-            response = JSONResponse({"error": code, "message": message}, status)
+            # A 401 names the scheme that would be accepted, as HTTP requires.
+            challenge = {"WWW-Authenticate": 'Bearer realm="taskloom"'} if status == 401 else None
+            response = JSONResponse({"error": code, "message": message}, status, challenge)
             await response(scope, receive, self._with_headers(send))
             return
         await self.app(scope, receive, self._with_headers(send))
