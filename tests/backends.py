@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 import psycopg
+import pytest
 from psycopg import sql
 
 from taskloom.store.pg_url import join_url
@@ -46,6 +47,17 @@ def pg_server() -> tuple[str | None, str]:
             errors.append(f"{url}: {str(exc).strip().splitlines()[0]}")
     where = f"{PG_ENV}={named}" if named else f"{PG_ENV} unset and no local server"
     return None, f"PostgreSQL half SKIPPED ({where}): " + "; ".join(errors)
+
+
+def needed_pg_server() -> str:
+    """The reachable server's URL; without one the test is skipped, or fails where
+    PostgreSQL is required (:func:`pg_required`)."""
+    server, why = pg_server()
+    if server is None:
+        if pg_required():
+            pytest.fail(why + " (TASKLOOM_REQUIRE_PG=1 or CI=true makes this a failure)")
+        pytest.skip(why)
+    return server
 
 
 def with_schema(url: str, schema: str) -> str:

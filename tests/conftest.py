@@ -22,7 +22,7 @@ import pytest
 
 import taskloom
 from taskloom.client import Taskloom
-from tests.backends import pg_required, pg_schema, pg_server
+from tests.backends import needed_pg_server, pg_schema, pg_server
 
 
 class FakeClock:
@@ -50,11 +50,7 @@ BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 def backend(request: pytest.FixtureRequest) -> str:
     """The store backend under test; PostgreSQL is skipped loudly (or fails in CI) if absent."""
     if request.param == "postgres":
-        server, why = pg_server()
-        if server is None:
-            if pg_required():
-                pytest.fail(why + " (TASKLOOM_REQUIRE_PG=1 or CI=true makes this a failure)")
-            pytest.skip(why)
+        needed_pg_server()
     return str(request.param)
 
 

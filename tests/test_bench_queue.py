@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.backends import pg_required, pg_server
+from tests.backends import needed_pg_server
 
 TASKLOOM = {"taskloom", "taskloom done_and_claim", "taskloom claim_batch(10) + done_many"}
 RAW_PG = "raw psycopg SKIP LOCKED lease"
@@ -73,11 +73,7 @@ def test_sqlite_bench_drains_every_system_exactly_once() -> None:
 
 @pytest.mark.postgres
 def test_postgres_bench_drains_every_system_exactly_once() -> None:
-    server, why = pg_server()
-    if server is None:
-        if pg_required():
-            pytest.fail(why)
-        pytest.skip(why)
+    server = needed_pg_server()
     _run(
         {*TASKLOOM, RAW_PG, f"{RAW_PG}, batch(10)", f"{RAW_PG} + event row"},
         "--backend",

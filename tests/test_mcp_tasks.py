@@ -27,7 +27,7 @@ from mcp.client.stdio import StdioServerParameters
 from psycopg import sql
 
 import taskloom
-from tests.backends import pg_required, pg_server
+from tests.backends import needed_pg_server
 from tests.conftest import subprocess_env
 from tests.mcp_tasks_client import TasksClient, modern
 
@@ -380,11 +380,7 @@ def test_a_database_gone_is_an_error_with_its_reason_for_tasks_and_their_calls(
     ``tasks/update`` answer -32603 with the reason (they said only "Internal server error"),
     and a long call answers a tool error, as the same call without the extension does; no
     traceback is logged."""
-    server_url, why = pg_server()
-    if server_url is None:
-        if pg_required():
-            pytest.fail(why)
-        pytest.skip(why)
+    server_url = needed_pg_server()
     name = f"tl_gone_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(server_url, autocommit=True) as admin:
         admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))

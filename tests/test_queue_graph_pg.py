@@ -14,18 +14,14 @@ import pytest
 import taskloom
 from taskloom.domain.queue import Task
 from taskloom.store.queue_sql import claim_sql, done_and_claim_sql
-from tests.backends import pg_required, pg_schema, pg_server
+from tests.backends import needed_pg_server, pg_schema
 
 pytestmark = pytest.mark.postgres
 
 
 @pytest.fixture
 def pg_url() -> Iterator[str]:
-    server, why = pg_server()
-    if server is None:
-        if pg_required():
-            pytest.fail(why)
-        pytest.skip(why)
+    server = needed_pg_server()
     with pg_schema(server) as url:
         yield url
 

@@ -28,7 +28,7 @@ from taskloom.domain.queue import TaskStatus
 from taskloom.store.pg_url import join_url, split_url, url_secrets
 from taskloom.store.postgres import OUTBOX_LOCK, PostgresStore, translate
 from taskloom.store.queue_sql import DONE_SQL, claim_sql, done_many_sql
-from tests.backends import pg_required, pg_schema, pg_server, with_schema
+from tests.backends import needed_pg_server, pg_schema, pg_server, with_schema
 from tests.conftest import subprocess_env
 
 pytestmark = pytest.mark.postgres
@@ -36,11 +36,7 @@ pytestmark = pytest.mark.postgres
 
 @pytest.fixture
 def pg_url() -> Iterator[str]:
-    server, why = pg_server()
-    if server is None:
-        if pg_required():
-            pytest.fail(why)
-        pytest.skip(why)
+    server = needed_pg_server()
     with pg_schema(server) as url:
         yield url
 
@@ -682,9 +678,7 @@ def test_a_closed_store_opens_again_on_its_next_call(pg_url: str) -> None:
 
 def test_a_long_non_ascii_schema_still_gets_wake_ups() -> None:
     """A channel name holds 63 bytes, not characters."""
-    server, why = pg_server()
-    if server is None:
-        pytest.fail(why) if pg_required() else pytest.skip(why)
+    server = needed_pg_server()
     schema = "é" * 30 + uuid.uuid4().hex[:4]
     with psycopg.connect(server, autocommit=True) as conn:
         conn.execute(psycopg.sql.SQL("CREATE SCHEMA {}").format(psycopg.sql.Identifier(schema)))
@@ -884,17 +878,10 @@ def test_reclaim_keeps_a_claim_made_after_it_found_the_worker_dead(
         assert now.status is TaskStatus.IN_PROGRESS and now.lease_token == "new"
 
 
-def _need_server() -> str:
-    server, why = pg_server()
-    if server is None:
-        pytest.fail(why) if pg_required() else pytest.skip(why)
-    return server
-
-
 def test_long_schema_names_alike_at_the_start_get_their_own_channels() -> None:
     """Cut to 63 bytes, two schemas whose names began with the same 47 bytes shared a
     channel, and each deployment woke the other's servers."""
-    server = _need_server()
+    server = needed_pg_server()
     stem = "a" * 53 + uuid.uuid4().hex[:4]
     schemas = [f"{stem}_one", f"{stem}_two"]
     with psycopg.connect(server, autocommit=True) as conn:
@@ -919,7 +906,7 @@ def test_long_schema_names_alike_at_the_start_get_their_own_channels() -> None:
 def test_a_mistyped_first_schema_is_refused_not_skipped_for_public() -> None:
     """PostgreSQL skips a search_path schema that does not exist: a typo in the team's schema
     put its tasks in ``public``, beside another deployment's."""
-    server = _need_server()
+    server = needed_pg_server()
     typo = f"team_typo_{uuid.uuid4().hex[:8]}"
     tl = taskloom.connect(with_schema(server, f"{typo},public"))
     with pytest.raises(taskloom.StoreError, match=f"first schema, '{typo}', does not exist"):
@@ -972,11 +959,7 @@ def _tables(url: str) -> list[str]:
 def test_a_schema_named_with_capitals_is_used() -> None:
     """``current_schema()::regnamespace`` read "TeamB" as teamb: "schema teamb does not
     exist" (or, with a teamb beside it, the wrong schema's tables were checked)."""
-    server, why = pg_server()
-    if server is None:
-        if pg_required():
-            pytest.fail(why)
-        pytest.skip(why)
+    server = needed_pg_server()
     name = f"TeamB_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(server, autocommit=True) as admin:
         admin.execute(psycopg.sql.SQL("CREATE SCHEMA {}").format(psycopg.sql.Identifier(name)))
