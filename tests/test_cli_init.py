@@ -362,7 +362,7 @@ def test_a_hook_with_taskloom_by_its_path_is_taskloom_s_and_keeps_its_path(
 )
 def test_a_taskloom_hook_is_recognised_by_its_program_s_name(command: str) -> None:
     """Set up for the same agent it is left as it is; for another, it is replaced (one hook,
-    never a second) and keeps its program."""
+    never a second) and keeps its program (a bare name while it finds taskloom: see below)."""
     text = json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [{"command": command}]}]}})
 
     def prompt_hooks(agent: str) -> list[str]:
@@ -372,6 +372,30 @@ def test_a_taskloom_hook_is_recognised_by_its_program_s_name(command: str) -> No
 
     assert prompt_hooks("x") == [command]
     assert [shlex.split(c) for c in prompt_hooks("y")] == [[*shlex.split(command)[:-1], "y"]]
+
+
+def test_a_bare_taskloom_hook_follows_the_program_the_agent_can_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hook written as bare ``taskloom`` was kept so when init ran again from a shell where
+    that name is not this program: the prompt hook said ``taskloom`` (not found, out of the
+    user's sight) while the new session-start hook and the MCP server named the full path."""
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    old = {"type": "command", "command": "taskloom hook prompt --agent old"}
+    settings.write_text(json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [old]}]}}))
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+    full = str((HERE / "taskloom").resolve())
+    args = ["init", "claude-code", "--thread", "t", "--agent", "c1", "--project", str(tmp_path)]
+    assert main(args) == 0
+    hooks = json.loads(settings.read_text())["hooks"]
+    programs = [
+        shlex.split(h["command"])[0] for e in ("UserPromptSubmit", "SessionStart")
+        for g in hooks[e] for h in g["hooks"]
+    ]  # fmt: skip
+    assert programs == [full, full]
+    mcp = json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["taskloom"]
+    assert mcp["command"] == full
 
 
 def test_codex_keeps_crlf_line_endings(tmp_path: Path) -> None:

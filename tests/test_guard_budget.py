@@ -106,3 +106,59 @@ def test_the_adapters_place_a_turns_results_under_the_budget(tl: Taskloom) -> No
     assert sum(g.count(m["content"]) for m in guarded) <= 1_500
     assert sum(g.count(m["content"]) for m in plain) > 1_500
     assert run_tool_calls(tl.tools, response, "openai", ctx, guard=g) == guarded
+
+
+def test_calls_without_an_id_of_their_own_are_run_once_and_answered(tl: Taskloom) -> None:
+    """Compatible servers send calls with no id, or one id for every call of a response:
+    run_tool_calls with a guard ran every tool, then raised ("two results of one turn have
+    the same call id"), so the host lost the results of work done (cards added), and a
+    retry would do it twice. Each result is now answered, still guarded."""
+    tl.guard_config = GuardConfig(threshold_tokens=300, preview_chars=100)
+    g = tl.guard("t1")
+    big = json.dumps([{"number": i, "title": f"issue {i}"} for i in range(300)])
+    rid = g.stash("api", big).result_id or ""
+    read = {"name": "read_result", "arguments": json.dumps({"result_id": rid, "lines": "1-900"})}
+    ids: list[object] = ["same", "same", None, "", {"id": 1}, "x" * 500, "own"]
+    calls = [
+        {"type": "function", "function": {"name": "todo",
+                                          "arguments": json.dumps({"op": "add", "content": "a"})}},
+        {"type": "function", "function": read},
+        *({"type": "function", "function": read} for _ in ids[2:]),
+    ]  # fmt: skip
+    for call, call_id in zip(calls, ids, strict=True):
+        call["id"] = call_id
+    response = {"choices": [{"message": {"role": "assistant", "tool_calls": calls}}]}
+    messages = run_tool_calls(tl.tools, response, "openai", ToolContext(thread_id="t1"), guard=g)
+    assert [m["tool_call_id"] for m in messages] == ids
+    assert [c["title"] for c in tl.board("t1").list()["cards"]] == ["a"]
+    assert messages[0]["content"].startswith("Todo board")
+    for m in messages[1:]:  # every read is over the threshold: stashed, not shown whole
+        assert m["content"].startswith("[stashed tool output"), m["content"][:200]
+
+
+def test_a_call_id_sent_again_for_another_output_is_placed_afresh(tl: Taskloom) -> None:
+    """Servers that number calls per response send ``call_0`` on every turn. The second
+    turn's ``call_0`` took the first one's placement: a 3 MB output after a small one was
+    shown whole, flooding the model's context. A placement now holds for the output it was
+    made for; the same output under that id is still placed as before."""
+    g = tl.guard("t1", CONFIG)
+    assert g.wrap_turn([TurnResult("call_0", "bash", "ok")])[0].mode == "pass"
+    big = output(9, 60_000)
+    second = g.wrap_turn([TurnResult("call_0", "bash", big)])[0]
+    assert second.mode == "stashed" and second.tokens < 2_000
+    assert g.wrap_turn([TurnResult("call_0", "bash", "ok")])[0].text == "ok"
+    nested: dict[str, object] = {"rows": [{"n": i, "x": "y" * 50} for i in range(3_000)]}
+    third = g.wrap_turn([TurnResult("call_1", "api", nested)])[0]
+    assert third.mode == "stashed"
+    assert g.wrap_turn([TurnResult("call_1", "api", {"rows": []})])[0].mode == "pass"
+
+
+def test_a_placement_recorded_without_a_fingerprint_still_holds(tl: Taskloom) -> None:
+    """Rows written before placements carried the output's fingerprint keep their word."""
+    from taskloom.store import stash as sql
+
+    g = tl.guard("t1", CONFIG)
+    with g.runtime.store.write() as tx:
+        sql.place(tx, "t1", {"call_old": "stashed"}, g.runtime.now())
+    assert g.stash("ls", output(5, 400)).mode == "pass"
+    assert g.wrap_turn([TurnResult("call_old", "ls", output(5, 400))])[0].mode == "stashed"

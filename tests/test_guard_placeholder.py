@@ -92,3 +92,14 @@ def test_a_final_line_break_ends_the_last_line_and_starts_none(tl: Taskloom) -> 
     assert out.result_id and "3,000 lines]" in out.text, out.text[:300]
     last = g.read(out.result_id, lines="2999-3001")
     assert "of 3000" in last and "line 2999 word" in last, last
+
+
+def test_the_shape_line_counts_lines_as_the_header_and_read_result_do(tl: Taskloom) -> None:
+    """The header said 3,000 lines and the Shape line under it 3,001: the model was told two
+    sizes of one output, and the larger one is a line read_result does not have."""
+    text = "".join(f"line {i} " + "word " * 10 + "\n" for i in range(3000))
+    out = tl.guard("t1").stash("read_file", text)
+    assert "3,000 lines]" in out.text
+    assert "\nShape: text, 3,000 lines (longest 60 chars)\n" in out.text, out.text[:300]
+    one = tl.guard("t1").stash("bash", "x" * 200_000 + "\n")
+    assert "1 lines]\nShape: text, 1 lines (longest 200,000 chars)\n" in one.text, one.text[:300]

@@ -119,9 +119,11 @@ def merge_hooks_json(
 ) -> tuple[str, bool]:
     """Put taskloom's prompt and session-start hooks in a hooks settings file (the shape
     Claude Code's settings.json and Codex's hooks.json share), once each: a taskloom hook
-    already there for another agent or database is replaced, not joined by a second one. Its
-    program is kept: a user who wrote ``/opt/venv/bin/taskloom`` needs that path. ``mcp``:
-    see :func:`hook_command`."""
+    already there for another agent or database is replaced, not joined by a second one. A
+    program given by its path is kept: a user who wrote ``/opt/venv/bin/taskloom`` needs that
+    path; a bare name is kept while it finds this program on PATH, else replaced by this
+    program's path, as the MCP server's command is (see :func:`program`). ``mcp``: see
+    :func:`hook_command`."""
     data = _load_json(text, name)
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
@@ -132,7 +134,7 @@ def merge_hooks_json(
         if not isinstance(groups, list):
             raise InvalidInput(f"{name}: `hooks.{event}` must be a list")
         ours = [args for g in groups for h in _entries(g) if (args := _our_args(h, event))]
-        command = hook_command(event, agent, db, ours[0][0] if ours else program(), mcp)
+        command = hook_command(event, agent, db, _hook_program(ours[0][0] if ours else None), mcp)
         if [shlex.join(args) for args in ours] == [command]:
             continue
         kept = []
@@ -147,6 +149,15 @@ def merge_hooks_json(
         hooks[event] = [*kept, {"hooks": [{"type": "command", "command": command}]}]
         changed = True
     return (_dump_json(data, text), True) if changed else (text, False)
+
+
+def _hook_program(written: str | None) -> str:
+    """The program a hook names: the one ``written`` there, unless it is a bare name while
+    this program is not the one that name finds on PATH (:func:`program` gives its path)."""
+    mine = program()
+    if written is None or (PureWindowsPath(written).name == written and mine != "taskloom"):
+        return mine
+    return written
 
 
 def _entries(group: object) -> list[Any]:

@@ -81,9 +81,14 @@ def json_shape(value: Any) -> str:
 
 
 def text_shape(text: str) -> str:
-    lines = text.count("\n") + 1 if text else 0
-    longest = max((len(line) for line in text.split("\n")), default=0)
-    return f"text, {lines:,} lines (longest {longest:,} chars)"
+    """The text's line count and longest line. A final line break ends the last line, it
+    does not start another: the count is the header's and ``read_result``'s."""
+    lines = text.split("\n")
+    if len(lines) > 1 and not lines[-1]:
+        lines.pop()
+    count = len(lines) if text else 0
+    longest = max(len(line) for line in lines)
+    return f"text, {count:,} lines (longest {longest:,} chars)"
 
 
 @dataclass(frozen=True, slots=True)

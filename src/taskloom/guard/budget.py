@@ -6,20 +6,24 @@ the single-result threshold and all of them together still flood the context.
 then, while what enters history costs more than the budget, stashes the largest result
 still shown in full (ties: the earlier in the turn), until the rest fits.
 
-Each call's placement (shown, or stashed) is recorded in the store under its call id the
-first time it is decided, and never decided again: wrapping the turn again, or with more
-results of the same turn, gives every result placed before the same text, byte for byte,
-so a prompt cache over the history stays valid. Only results not placed yet share what
-the placed ones leave of the budget.
+Each call's placement (shown, or stashed) is recorded in the store under its call id, with
+a fingerprint of its output, the first time it is decided, and never decided again:
+wrapping the turn again, or with more results of the same turn, gives every result placed
+before the same text, byte for byte, so a prompt cache over the history stays valid. Only
+results not placed yet share what the placed ones leave of the budget. A call id recorded
+for another output (a server that sends ``call_0`` on every turn) is placed afresh.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from taskloom.domain.errors import InvalidInput
+from taskloom.domain.stash import RESULT_ID_PREFIX, result_id
+from taskloom.guard.compact import deep_text
 from taskloom.guard.wrapped import Wrapped
 from taskloom.store import stash as sql
 
@@ -75,7 +79,13 @@ def wrap_turn(
     if len(set(ids)) != len(ids):
         raise InvalidInput("two results of one turn have the same call id")
     with guard.runtime.store.read() as tx:
-        frozen = sql.placements(tx, guard.thread_id, ids)
+        recorded = sql.placements(tx, guard.thread_id, ids)
+    prints = [fingerprint(r) for r in results]
+    frozen = {
+        r.call_id: placement
+        for r, mark in zip(results, prints, strict=True)
+        if (placement := _same_result(recorded.get(r.call_id), mark)) is not None
+    }
     out = [_placed(guard, r, frozen.get(r.call_id)) for r in results]
     total = sum(w.tokens for w in out)
     movable = sorted(
@@ -89,14 +99,41 @@ def wrap_turn(
         total += forced.tokens - out[i].tokens
         out[i] = forced
     decided = {
-        r.call_id: STASHED if w.mode == "stashed" else SHOWN
-        for r, w in zip(results, out, strict=True)
-        if r.call_id not in frozen
+        r.call_id: f"{STASHED if w.mode == 'stashed' else SHOWN} {mark}"
+        for r, w, mark in zip(results, out, prints, strict=True)
+        if r.call_id not in recorded
     }
     if decided:
         with guard.runtime.store.write() as tx:
             sql.place(tx, guard.thread_id, decided, guard.runtime.now())
     return out
+
+
+def fingerprint(result: TurnResult) -> str:
+    """16 hex chars of sha256 over the result's tool and output: what its placement is
+    recorded with, so an id a server sends again (``call_0`` on every turn) for another
+    output does not give that output the first one's placement."""
+    output = result.output
+    if isinstance(output, bytes | bytearray | memoryview):
+        text = bytes(output).decode("utf-8", "surrogateescape")
+    elif isinstance(output, str):
+        text = output
+    else:
+        try:
+            text = json.dumps(output, ensure_ascii=False, default=repr)
+        except (TypeError, ValueError, RecursionError):  # odd keys, a cycle, too deep
+            text = deep_text(output)
+    return result_id(result.tool_name, text).removeprefix(RESULT_ID_PREFIX)
+
+
+def _same_result(detail: str | None, mark: str) -> str | None:
+    """The placement a recorded ``detail`` ("shown <fingerprint>") gives a result with
+    fingerprint ``mark``: none when it was recorded for another output. A placement
+    recorded without a fingerprint holds for any output under its call id."""
+    if detail is None:
+        return None
+    placement, _, recorded = detail.partition(" ")
+    return placement if not recorded or recorded == mark else None
 
 
 def _placed(guard: Guard, result: TurnResult, placement: str | None) -> Wrapped:

@@ -11,6 +11,7 @@ they work with any client library or none. The thread and agent come from the ca
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -157,10 +158,23 @@ def run_tool_calls(
 def guard_results(
     guard: Guard, results: list[tuple[ToolCall, ToolResult]]
 ) -> list[tuple[ToolCall, ToolResult]]:
-    """``results`` with each successful one's content as ``guard.wrap_turn`` places it."""
-    from taskloom.guard.budget import TurnResult
+    """``results`` with each successful one's content as the guard places it: by
+    ``guard.wrap_turn`` (one budget, placement frozen by call id) when its call id names it
+    alone, else by ``guard.stash`` on its own. A call with no id, an id not a string or too
+    long, or an id another call of the response repeats (compatible servers send all of
+    these) is still guarded, and nothing raises once the tools have run."""
+    from taskloom.guard.budget import MAX_CALL_ID, TurnResult
 
-    kept = [(c, r) for c, r in results if not r.is_error]
-    wrapped = guard.wrap_turn([TurnResult(c.id, c.name, r.content) for c, r in kept])
-    placed = {c.id: w.text for (c, _r), w in zip(kept, wrapped, strict=True)}
-    return [(c, replace(r, content=placed[c.id]) if c.id in placed else r) for c, r in results]
+    ok = [i for i, (_c, r) in enumerate(results) if not r.is_error]
+    ids = [results[i][0].id for i in ok]
+    usable = Counter(c for c in ids if isinstance(c, str) and 0 < len(c) <= MAX_CALL_ID)
+    keyed = [i for i, c in zip(ok, ids, strict=True) if isinstance(c, str) and usable[c] == 1]
+    turn = [TurnResult(results[i][0].id, results[i][0].name, results[i][1].content) for i in keyed]
+    placed = {i: w.text for i, w in zip(keyed, guard.wrap_turn(turn), strict=True)}
+    for i in ok:
+        if i not in placed:
+            call, result = results[i]
+            placed[i] = guard.stash(call.name, result.content).text
+    return [
+        (c, replace(r, content=placed[i]) if i in placed else r) for i, (c, r) in enumerate(results)
+    ]
