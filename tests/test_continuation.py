@@ -257,6 +257,28 @@ def test_failures_in_a_row_belong_to_the_goal_not_the_thread(
     assert _goal(tl_fixed)["status"] == "active"
 
 
+def test_a_failed_turns_credentials_stay_out_of_the_goal_and_its_tick_item(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    """The paused goal's reason is in every snapshot, event and goal_get answer: a key or a
+    password the provider's error quoted is redacted there and in the tick's item."""
+    tl_fixed.goal("t").set("call the provider")
+    key = "sk-proj-" + "a1B2c3D4e5" * 4
+
+    def leaks(goal: Goal) -> TurnOutcome:
+        raise RuntimeError(f"POST https://admin:hunter2@api.example.com/v1 failed (key {key})")
+
+    clock.advance(120)
+    (item,) = continuation_tick(tl_fixed, leaks, idle_s=60, max_failures=1)
+    goal = _goal(tl_fixed)
+    assert item.paused is True and goal["status"] == "paused"
+    assert goal["reason"].startswith("continuation failed 1 time in a row: POST https://admin:")
+    shown = tl_fixed.tools.dispatch("goal_get", {}, CTX).content
+    for text in (goal["reason"], item.error or "", shown, str(tl_fixed.goal("t").get())):
+        assert "hunter2" not in text and key not in text
+        assert "[redacted]" in text
+
+
 # --- rephrasing the objective is still the same goal ---
 
 
