@@ -106,6 +106,28 @@ def test_an_async_scheduler_tick_runs_async_turns(tl_fixed: Taskloom, clock: Fak
     assert _goal(tl_fixed, "a")["tokens_used"] == 5
 
 
+def test_a_plain_turn_function_in_the_async_scheduler_and_loop_is_charged(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    """A plain function given where an async one is expected has run its turn by the time
+    its result is awaited: awaiting failed, the turn counted as a failure and its tokens were
+    never charged, a way past the budget. Its outcome is charged as it is."""
+    tl_fixed.goal("t").set("ship it", token_budget=25)
+    ran: list[str] = []
+
+    def plain(goal: Goal) -> TurnOutcome:
+        ran.append(goal.thread_id)
+        return TurnOutcome(tokens_used=10, elapsed_s=1.5)
+
+    clock.advance(120)
+    (item,) = asyncio.run(acontinuation_tick(tl_fixed, plain, idle_s=60))  # type: ignore[arg-type]
+    assert item.ran and item.error is None and item.outcome == TurnOutcome(10, 1.5)
+    assert (_goal(tl_fixed)["tokens_used"], _goal(tl_fixed)["time_used_s"]) == (10, 1.5)
+    result = asyncio.run(arun_goal_loop(tl_fixed, "t", plain))  # type: ignore[arg-type]
+    assert result.reason == StopReason.BUDGET_LIMITED and result.turns == 2
+    assert _goal(tl_fixed)["tokens_used"] == 30 and ran == ["t"] * 3
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [

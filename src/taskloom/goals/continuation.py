@@ -224,6 +224,15 @@ def run_goal_loop(
         idle = after
 
 
+async def _awaited(result: object) -> object:
+    """What an async turn function gave: awaited if awaitable. A plain function's result is
+    taken as its outcome: the turn has run by then (blocking the event loop meanwhile), and
+    what it spent is charged, never dropped as a failure to await it."""
+    if inspect.isawaitable(result):
+        return await result
+    return result
+
+
 async def _claimed(runtime: Runtime, claim: Callable[..., T], *args: Any) -> T:
     """``claim(*args)`` on a worker thread, for a result that may be a turn lease. Cancelled
     while the thread runs (a timeout, a shutdown), the claim still commits there; it is then
@@ -259,7 +268,7 @@ async def arun_goal_loop(
         if isinstance(lease, LoopResult):
             return lease
         try:
-            outcome = _check_outcome(await work(lease.goal))
+            outcome = _check_outcome(await _awaited(work(lease.goal)))
             turns += 1
             after = await asyncio.to_thread(
                 _after_turn, handle, lease.goal, outcome, turns, idle, max_no_progress
@@ -534,7 +543,7 @@ async def acontinuation_tick(
             continue
         result: object
         try:
-            result = await run_turn(lease.goal)
+            result = await _awaited(run_turn(lease.goal))
         except Exception as exc:
             result = exc
         except BaseException:
