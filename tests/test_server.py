@@ -67,6 +67,18 @@ def test_pausing_a_blocked_goal_keeps_what_a_person_must_do(tl: Taskloom) -> Non
     assert r.json()["goal"]["reason"] == "on hold till Monday"
 
 
+def test_a_refused_api_budget_names_the_bound_the_api_takes(tl: Taskloom) -> None:
+    """0 or -5 were refused with the library's bound (2^63 - 1), which the route itself
+    refuses past 2^53: every refusal names the route's bound."""
+    tl.goal("t").set("Ship", token_budget=100)
+    for budget in (0, -5, 2**60, 1.5):
+        r = request(tl, "POST", "/api/threads/t/goal/budget", json={"token_budget": budget})
+        assert r.status_code == 400, budget
+        assert f"positive integer up to {2**53}" in r.json()["message"]
+        assert str(2**63 - 1) not in r.json()["message"]
+    assert tl.goal("t").get()["goal"]["token_budget"] == 100
+
+
 def test_the_status_route_does_not_decide_on_a_plan(tl: Taskloom) -> None:
     """Setting "ready" or "done" through the status route approved a plan with neither a
     decision nor the check that it was the plan shown."""
