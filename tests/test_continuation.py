@@ -106,6 +106,28 @@ def test_an_async_scheduler_tick_runs_async_turns(tl_fixed: Taskloom, clock: Fak
     assert _goal(tl_fixed, "a")["tokens_used"] == 5
 
 
+def test_a_plain_turn_function_in_the_async_scheduler_and_loop_is_charged(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    """A plain function given where an async one is expected has run its turn by the time
+    its result is awaited: awaiting failed, the turn counted as a failure and its tokens were
+    never charged, a way past the budget. Its outcome is charged as it is."""
+    tl_fixed.goal("t").set("ship it", token_budget=25)
+    ran: list[str] = []
+
+    def plain(goal: Goal) -> TurnOutcome:
+        ran.append(goal.thread_id)
+        return TurnOutcome(tokens_used=10, elapsed_s=1.5)
+
+    clock.advance(120)
+    (item,) = asyncio.run(acontinuation_tick(tl_fixed, plain, idle_s=60))  # type: ignore[arg-type]
+    assert item.ran and item.error is None and item.outcome == TurnOutcome(10, 1.5)
+    assert (_goal(tl_fixed)["tokens_used"], _goal(tl_fixed)["time_used_s"]) == (10, 1.5)
+    result = asyncio.run(arun_goal_loop(tl_fixed, "t", plain))  # type: ignore[arg-type]
+    assert result.reason == StopReason.BUDGET_LIMITED and result.turns == 2
+    assert _goal(tl_fixed)["tokens_used"] == 30 and ran == ["t"] * 3
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [
@@ -255,6 +277,28 @@ def test_failures_in_a_row_belong_to_the_goal_not_the_thread(
     items = continuation_tick(tl_fixed, boom, idle_s=60, max_failures=3)
     assert items[0].error == "down" and items[0].paused is False
     assert _goal(tl_fixed)["status"] == "active"
+
+
+def test_a_failed_turns_credentials_stay_out_of_the_goal_and_its_tick_item(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    """The paused goal's reason is in every snapshot, event and goal_get answer: a key or a
+    password the provider's error quoted is redacted there and in the tick's item."""
+    tl_fixed.goal("t").set("call the provider")
+    key = "sk-proj-" + "a1B2c3D4e5" * 4
+
+    def leaks(goal: Goal) -> TurnOutcome:
+        raise RuntimeError(f"POST https://admin:hunter2@api.example.com/v1 failed (key {key})")
+
+    clock.advance(120)
+    (item,) = continuation_tick(tl_fixed, leaks, idle_s=60, max_failures=1)
+    goal = _goal(tl_fixed)
+    assert item.paused is True and goal["status"] == "paused"
+    assert goal["reason"].startswith("continuation failed 1 time in a row: POST https://admin:")
+    shown = tl_fixed.tools.dispatch("goal_get", {}, CTX).content
+    for text in (goal["reason"], item.error or "", shown, str(tl_fixed.goal("t").get())):
+        assert "hunter2" not in text and key not in text
+        assert "[redacted]" in text
 
 
 # --- rephrasing the objective is still the same goal ---

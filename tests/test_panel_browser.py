@@ -280,6 +280,25 @@ def test_a_time_budget_is_shown_and_can_be_removed(server: Server, page: object)
     tl.close()
 
 
+def test_a_goal_with_only_a_time_budget_is_not_said_to_have_no_budget(
+    server: Server, page: object
+) -> None:
+    """The token usage of a goal limited by time alone read "no budget" beside its time
+    budget; it says only the tokens, and "no budget" is kept for a goal with neither."""
+    from playwright.sync_api import Page, expect
+
+    assert isinstance(page, Page)
+    tl = taskloom.connect(server.db_url)
+    snap = tl.goal("t").set("Ship the release", time_budget_s=60)
+    tl.goal("t").account_usage(snap["goal"]["goal_id"], tokens=10, seconds=30)
+    page.goto(f"{server.url}/#t")
+    usage = page.locator(".goal .usage")
+    expect(usage).to_have_text(["10 tokens", "30 s / 1 min 0 s of time"])
+    tl.goal("t").set_budget(time_budget_s=None)
+    expect(usage).to_have_text(["10 tokens · no budget"])
+    tl.close()
+
+
 def test_queue_filters_and_cancel(server: Server, page: object) -> None:
     from playwright.sync_api import Page, expect
 

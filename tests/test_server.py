@@ -24,6 +24,7 @@ from taskloom.cli import main
 from taskloom.client import Taskloom
 from taskloom.server.app import create_app
 from taskloom.store.outbox import prune_events
+from taskloom.tools.spec import ToolContext
 from tests.conftest import FakeClock, subprocess_env
 
 
@@ -50,6 +51,32 @@ def test_a_decision_on_a_plan_that_changed_since_it_was_shown_is_refused(tl: Tas
     now = tl.board("t").get().get(shown["id"])
     r = request(tl, "POST", path, json={"approve": True, "seen": now.updated_at})
     assert r.status_code == 200 and tl.board("t").get().get(shown["id"]).status.value == "ready"
+
+
+def test_pausing_a_blocked_goal_keeps_what_a_person_must_do(tl: Taskloom) -> None:
+    """The panel's Pause on a blocked goal sends no reason: the model's reason for the block
+    was erased, and with it what the person must do. It is kept; a reason given replaces it."""
+    tl.goal("t").set("Deploy the release")
+    tl.tools.dispatch("goal_block", {"reason": "needs the prod password"}, ToolContext("t"))
+    r = request(tl, "POST", "/api/threads/t/goal/pause")
+    assert r.status_code == 200 and r.json()["goal"]["status"] == "paused"
+    assert tl.goal("t").get()["goal"]["reason"] == "needs the prod password"
+    tl.goal("t").resume()
+    tl.goal("t").block("needs the prod password")
+    r = request(tl, "POST", "/api/threads/t/goal/pause", json={"reason": "on hold till Monday"})
+    assert r.json()["goal"]["reason"] == "on hold till Monday"
+
+
+def test_a_refused_api_budget_names_the_bound_the_api_takes(tl: Taskloom) -> None:
+    """0 or -5 were refused with the library's bound (2^63 - 1), which the route itself
+    refuses past 2^53: every refusal names the route's bound."""
+    tl.goal("t").set("Ship", token_budget=100)
+    for budget in (0, -5, 2**60, 1.5):
+        r = request(tl, "POST", "/api/threads/t/goal/budget", json={"token_budget": budget})
+        assert r.status_code == 400, budget
+        assert f"positive integer up to {2**53}" in r.json()["message"]
+        assert str(2**63 - 1) not in r.json()["message"]
+    assert tl.goal("t").get()["goal"]["token_budget"] == 100
 
 
 def test_the_status_route_does_not_decide_on_a_plan(tl: Taskloom) -> None:

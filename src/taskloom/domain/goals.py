@@ -319,10 +319,12 @@ def block(goal: Goal, reason: str, *, now: datetime, host: bool = True) -> Goal:
 
 
 def pause(goal: Goal, *, now: datetime, reason: str | None = None) -> Goal:
-    """Host control: stop auto-continuation until resumed."""
+    """Host control: stop auto-continuation until resumed. A blocked goal paused without a
+    reason keeps the one it was blocked with (what a person must do still holds)."""
     if goal.status not in (GoalStatus.ACTIVE, GoalStatus.BLOCKED):
         raise InvariantViolation(f"only an active or blocked goal can be paused ({goal.status})")
-    return _touch(goal, now, status=GoalStatus.PAUSED, reason=_text(reason, "reason", MAX_REASON))
+    why = _text(reason, "reason", MAX_REASON)
+    return _touch(goal, now, status=GoalStatus.PAUSED, reason=why or goal.reason)
 
 
 def resume(goal: Goal, *, now: datetime) -> Goal:

@@ -28,6 +28,7 @@ from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound, T
 from taskloom.domain.goals import GOAL_KIND, MAX_TURN_SECONDS, Goal, GoalStatus, check_usage
 from taskloom.goals.handle import GoalHandle
 from taskloom.goals.turns import TurnLease, claim_turn, end_turn, end_user_turn, hold_for_user
+from taskloom.guard.redact import redact_text
 
 T = TypeVar("T")
 Client = Runtime | HasRuntime
@@ -223,6 +224,15 @@ def run_goal_loop(
         idle = after
 
 
+async def _awaited(result: object) -> object:
+    """What an async turn function gave: awaited if awaitable. A plain function's result is
+    taken as its outcome: the turn has run by then (blocking the event loop meanwhile), and
+    what it spent is charged, never dropped as a failure to await it."""
+    if inspect.isawaitable(result):
+        return await result
+    return result
+
+
 async def _claimed(runtime: Runtime, claim: Callable[..., T], *args: Any) -> T:
     """``claim(*args)`` on a worker thread, for a result that may be a turn lease. Cancelled
     while the thread runs (a timeout, a shutdown), the claim still commits there; it is then
@@ -258,7 +268,7 @@ async def arun_goal_loop(
         if isinstance(lease, LoopResult):
             return lease
         try:
-            outcome = _check_outcome(await work(lease.goal))
+            outcome = _check_outcome(await _awaited(work(lease.goal)))
             turns += 1
             after = await asyncio.to_thread(
                 _after_turn, handle, lease.goal, outcome, turns, idle, max_no_progress
@@ -345,10 +355,19 @@ def _still_due(runtime: Runtime, listed: Goal, idle_s: float) -> Callable[[Goal]
     return check
 
 
+def _error_text(exc: BaseException | str) -> str:
+    """A failed turn's error as text to keep and show: credentials redacted (a provider's
+    error may quote a key, a header or a URL's password, and the paused goal's reason is in
+    every snapshot, event and ``goal_get`` answer)."""
+    return redact_text(str(exc))[0]
+
+
 def _failure_reason(failures: int, why: str) -> str:
-    """The paused goal's reason: storable text (no NUL, no lone surrogate), bounded."""
-    text = why.replace("\x00", "").encode("utf-8", "replace").decode("utf-8")
-    return f"continuation failed {failures} times in a row: {text}"[:MAX_REASON]
+    """The paused goal's reason: redacted (:func:`_error_text`), storable text (no NUL, no
+    lone surrogate), bounded."""
+    text = _error_text(why).replace("\x00", "").encode("utf-8", "replace").decode("utf-8")
+    times = "time" if failures == 1 else "times"
+    return f"continuation failed {failures} {times} in a row: {text}"[:MAX_REASON]
 
 
 def _pause_failing(handle: GoalHandle, goal: Goal, reason: str) -> bool:
@@ -379,7 +398,7 @@ def _turn_failed(
     failures += 1
     reason = _failure_reason(failures, str(exc))
     paused = failures >= max_failures and _pause_failing(handle, goal, reason)
-    item = TickItem(goal.thread_id, ran=True, error=str(exc), paused=paused)
+    item = TickItem(goal.thread_id, ran=True, error=_error_text(exc), paused=paused)
     return item, 0 if failures >= max_failures else failures
 
 
@@ -524,7 +543,7 @@ async def acontinuation_tick(
             continue
         result: object
         try:
-            result = await run_turn(lease.goal)
+            result = await _awaited(run_turn(lease.goal))
         except Exception as exc:
             result = exc
         except BaseException:

@@ -191,10 +191,15 @@ async def goal_action(request: Request) -> Response:
             budget is not UNSET
             and budget is not None
             and (
-                not isinstance(budget, int) or isinstance(budget, bool) or abs(budget) > MAX_BUDGET
+                not isinstance(budget, int)
+                or isinstance(budget, bool)
+                or not 0 < budget <= MAX_BUDGET
             )
         ):
-            raise InvalidInput(f"`token_budget` must be an integer up to {MAX_BUDGET}, or null")
+            # One bound in every refusal: the library's own (2^63 - 1) is not this route's.
+            raise InvalidInput(
+                f"`token_budget` must be a positive integer up to {MAX_BUDGET}, or null"
+            )
         limit = body.get("time_budget_s", UNSET)  # checked by the goal itself
         return JSONResponse(await _act(request, handle.set_budget, budget, time_budget_s=limit))
     if action == "pause":

@@ -459,8 +459,9 @@ function renderGoal() {
   const bar = h("div", { class: `bar${share >= 1 ? " over" : share >= 0.8 ? " high" : ""}`, role: "progressbar",
     "aria-label": "Tokens used of the budget",
     "aria-valuenow": String(used), "aria-valuemax": budget === null ? null : String(budget) }, fill(share));
-  // A time budget is a budget too: shown beside the tokens, and removable here, since raising
-  // the token budget does not lift a goal limited by its time.
+  // A time budget is a budget too: shown beside the tokens (a goal with one is never said to
+  // have "no budget"), and removable here, since raising the token budget does not lift a
+  // goal limited by its time.
   const timeBudget = goal.time_budget_s;
   const timeUsed = Number(goal.time_used_s || 0);
   const timeOver = timeBudget !== null && timeBudget !== undefined && timeUsed >= Number(timeBudget);
@@ -489,7 +490,8 @@ function renderGoal() {
     iso("div", { class: "objective" }, goal.objective),
     goal.reason ? iso("div", { class: "sub" }, goal.reason) : null,
     h("div", { class: "row" }, bar,
-      h("span", { class: "usage" }, budget ? `${tokens(used)} / ${tokens(budget)} tokens` : `${tokens(used)} tokens · no budget`),
+      h("span", { class: "usage" }, budget ? `${tokens(used)} / ${tokens(budget)} tokens`
+        : time ? `${tokens(used)} tokens` : `${tokens(used)} tokens · no budget`),
       time),
     h("div", { class: "row" }, toggles, form, dropTime)));
 }
