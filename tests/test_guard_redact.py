@@ -9,8 +9,8 @@ import json
 import pytest
 
 from taskloom.client import Taskloom
+from taskloom.domain.redact import is_secret_key, redact_text
 from taskloom.guard import GuardConfig
-from taskloom.guard.redact import is_secret_key, redact_text
 from taskloom.guard.redact_json import redact_value
 from taskloom.tools import ToolContext
 

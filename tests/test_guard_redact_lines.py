@@ -8,8 +8,8 @@ import json
 import pytest
 
 from taskloom.client import Taskloom
+from taskloom.domain.redact import redact_text
 from taskloom.guard import GuardConfig
-from taskloom.guard.redact import redact_text
 from taskloom.guard.redact_json import redact_json_text, redact_value
 from taskloom.tools import ToolContext
 from tests.test_guard_json_text import stored

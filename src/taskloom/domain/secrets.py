@@ -1,7 +1,7 @@
 """Whether a key names a secret, for a task's payload, which refuses such keys. Judged by the
 key's words, so that ``max_tokens``, ``author`` or ``next_page_token`` pass; a false match
 costs the producer a rename (the guard's redaction, where it would cost a value, uses a
-stricter test: :func:`taskloom.guard.redact.is_secret_key`)."""
+stricter test: :func:`taskloom.domain.redact.is_secret_key`)."""
 
 from __future__ import annotations
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import orjson
 
+from taskloom.domain.redact import redact_text
 from taskloom.guard.jsondoc import JsonDoc, LazyArray, LazyObject, is_array, is_object
-from taskloom.guard.redact import redact_text
 from taskloom.guard.redact_json import redact_json_text
 
 LARGE_JSON = 4 << 20
@@ -92,7 +92,7 @@ def _size(value: Any) -> int:
 
 def redact_large(doc: JsonDoc) -> tuple[str, int]:
     """The text of a large document with its credentials redacted: each member of a large
-    container as :func:`~taskloom.guard.redact.redact_json_text` redacts a document, under
+    container as :func:`~taskloom.guard.redact_json.redact_json_text` redacts a document, under
     the key it sits at, then every part by the text rules. Only redacted tokens change."""
     text = doc.text
     pieces: list[str] = []

@@ -43,7 +43,7 @@ class GuardConfig:
 
     ``redact`` (on by default) replaces credentials by ``[redacted]`` in every output the
     guard stashes or compacts, before it is stored, previewed, summarized or read back
-    (:mod:`~taskloom.guard.redact`). An output small enough to pass through is handed on as
+    (:mod:`~taskloom.domain.redact`). An output small enough to pass through is handed on as
     the tool returned it, unless ``redact_pass_through``: a coding agent that reads a config
     file to change one line and is shown ``[redacted]`` writes ``[redacted]`` back.
 

@@ -1,5 +1,5 @@
 """Redaction of JSON by where a value sits: under a secret's key, as an ``Authorization``
-value, in a ``{"name": …, "value": …}`` pair (see :mod:`taskloom.guard.redact` for the rules).
+value, in a ``{"name": …, "value": …}`` pair (see :mod:`taskloom.domain.redact` for the rules).
 
 :func:`redact_value` copies a parsed value with its credentials redacted;
 :func:`redact_json_text` redacts JSON the guard keeps as text in place, only the redacted
@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from taskloom.guard.redact import (
+from taskloom.domain.redact import (
     REDACTED,
     holds_numeric_secret,
     is_permissions_key,

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 from taskloom._runtime import Runtime
 from taskloom.domain.common import parse_iso
 from taskloom.domain.errors import ProviderError
+from taskloom.domain.redact import redact_text
 from taskloom.domain.stash import StashFacts
 from taskloom.guard.config import GuardConfig
-from taskloom.guard.redact import redact_text
 from taskloom.guard.summarize import cache_key, shared_attempt, summarize
 from taskloom.guard.tokens import Counter, counter
 from taskloom.store import stash as sql

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from taskloom.domain.errors import ProviderError
-from taskloom.guard.redact import redact_text
+from taskloom.domain.redact import redact_text
 from taskloom.guard.slices import cap_text
 from taskloom.llm.base import ChatModel, is_truncated
 

@@ -1,7 +1,9 @@
-"""Redact credentials from the tool output the guard stores, before it is stored or shown.
+"""Redact credentials from text the product stores and shows: the tool output the guard
+stashes, and the errors that failed turns and failed tasks leave behind.
 
 A stashed result goes into the stash table, the placeholder's preview, the summarizer's prompt
-and every read back; the project's rule is that secrets go into none of them. Only what is a
+and every read back; a goal's reason and a task's ``last_error`` go into every snapshot, event
+and panel view. The project's rule is that secrets go into none of them. Only what is a
 credential beyond doubt is replaced by ``[redacted]``, since anything else replaced is data
 lost (a stored copy is what the model reads back and may write back into a file):
 
