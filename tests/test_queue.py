@@ -1221,6 +1221,22 @@ def test_a_long_failure_is_cut_not_refused(tl: Taskloom) -> None:
     assert dead.last_error.startswith("Traceback") and len(dead.last_error.encode()) <= 4096
 
 
+def test_a_failures_credentials_stay_out_of_the_task_and_its_events(tl: Taskloom) -> None:
+    q = tl.queue
+    key = "sk-" + "a1B2" * 10
+    q.add("t", max_attempts=1)
+    task = q.claim("w")
+    assert task is not None
+    error = f"HTTPError 401 from https://bot:hunter2pass@api.example/v1 with key {key}"
+    dead = q.fail(task.id, task.lease_token or "", error)
+    stored = q.get(dead.id).last_error or ""
+    assert stored.startswith("HTTPError 401 from https://bot:") and "[redacted]" in stored
+    assert key not in stored and "hunter2pass" not in stored
+    with tl.store.read() as tx:
+        logged = repr([e.data for e in tx.events_after(0)])
+    assert "last_error" in logged and key not in logged and "hunter2pass" not in logged
+
+
 def test_done_many_refuses_what_is_not_a_completion(tl: Taskloom) -> None:
     q = tl.queue
     q.add("t")

@@ -366,12 +366,15 @@ class Queue:
 
         ``retry_delay``: seconds before the task may be claimed again (its ``not_before``);
         without one the next claim may retry it at once, and an outage of a minute uses up
-        its attempts in moments. A long ``error`` (a whole traceback) is cut to its first
+        its attempts in moments. Credentials in ``error`` (a key or a URL's password quoted
+        by an exception) are redacted. A long ``error`` (a whole traceback) is cut to its first
         :data:`MAX_ERROR_BYTES` bytes, not refused: refusing it would lose the failure."""
+        from taskloom.domain.redact import redact_text  # its patterns compile on first use
+
         check_ids(task_id, lease_token)
         check_text(error, "a failure's error", required=True, limit=None)
         retry_delay = check_seconds(retry_delay, "retry_delay")
-        error = cut_bytes(error, MAX_ERROR_BYTES)
+        error = cut_bytes(redact_text(error)[0], MAX_ERROR_BYTES)
         failed = self._tasks.fail(
             task_id, lease_token, error, self._now(), retry=bool(retry), delay=retry_delay
         )
