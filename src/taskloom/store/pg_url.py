@@ -135,8 +135,16 @@ def scrub(text: str, secrets: Sequence[str]) -> str:
     return text
 
 
+def one_line(text: str) -> str:
+    """``text`` on one line: libpq's continuation lines (``DETAIL:``, a hint on a line of its
+    own) joined with a space, and the statement's echo (``LINE 1: …``, its caret) left out."""
+    lines = [line.strip() for line in text.strip().splitlines()]
+    return " ".join(line for line in lines if line and line != "^" and not line.startswith("LINE "))
+
+
 class ScrubSecrets(logging.Filter):
-    """Takes the passwords of every store's URL out of psycopg's and its pool's log records.
+    """Takes the passwords of every store's URL out of psycopg's and its pool's log records,
+    and puts each record on one line, so a log reader sees one line per record.
 
     The pool reconnects in the background and logs libpq's reason as a warning, and libpq
     quotes what it could not read of a URL: an unencoded ``%`` token, or the part of a
@@ -144,13 +152,11 @@ class ScrubSecrets(logging.Filter):
     where it raises them; these records reach the application's log handlers directly."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if not KNOWN_SECRETS:
-            return True
         try:
             message = record.getMessage()
         except (TypeError, ValueError):  # a malformed record: leave it to logging
             return True
-        scrubbed = scrub(message, KNOWN_SECRETS)
+        scrubbed = scrub(one_line(message), KNOWN_SECRETS)
         if scrubbed != message:
             record.msg, record.args = scrubbed, None
         return True
