@@ -16,7 +16,7 @@ from psycopg.rows import dict_row
 from psycopg.types.string import TextLoader
 
 from taskloom.domain.errors import StoreBusy, StoreError
-from taskloom.store.pg_url import KNOWN_SECRETS, scrub
+from taskloom.store.pg_url import KNOWN_SECRETS, one_line, scrub
 
 LOCK_TIMEOUT_MS = 10_000
 """How long a statement waits for a row or advisory lock before failing with StoreBusy."""
@@ -64,9 +64,7 @@ def reason(exc: BaseException) -> str:
     """What the server or libpq said, on one line and without any known password: its
     lines joined, the statement's echo (``LINE 1: …`` and its caret) left out, since an
     error is printed as one ``Error: …`` line and the statement is ours, not the user's."""
-    lines = [line.strip() for line in str(exc).strip().splitlines()]
-    text = " ".join(line for line in lines if line and line != "^" and not line.startswith("LINE "))
-    return scrub(text, KNOWN_SECRETS)
+    return scrub(one_line(str(exc)), KNOWN_SECRETS)
 
 
 def readable(fd: int) -> bool:

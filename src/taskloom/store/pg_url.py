@@ -10,6 +10,7 @@ is first made readable to the former as the latter reads it (:func:`quote_userin
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit, urlunsplit
 
@@ -26,17 +27,37 @@ def quote_userinfo(url: str) -> str:
     return f"{scheme}://{userinfo.replace('#', '%23').replace('?', '%3F')}@{after}"
 
 
-def slashed_password(url: str) -> str | None:
-    """The password of ``user:pass/word@host``, a URL whose password holds an unencoded
-    ``/``: neither libpq (its user info ends at a ``/``) nor the URL parser can read it, so
-    it is masked by this rule. Used for display only; a database name holding an ``@`` may
-    look like one and is then over-masked, never shown."""
+_PARAM = r"[\w%.~-]+=[^&#]*"
+_AFTER_USERINFO = re.compile(rf"[^@/?#]*(?:/[^@/?#]*)?(?:\?(?:{_PARAM}(?:&{_PARAM})*)?)?")
+"""What may follow a URL's user info: hosts, a database name, ``key=value`` parameters."""
+
+
+def written_password(url: str) -> str | None:
+    """The password of ``user:pass@word@host``, ``user:pass/word@host`` or
+    ``user:p@ss#word@host``: a URL whose password holds an unencoded ``/``, or an ``@``
+    with anything after it. libpq ends the user info at the first ``@`` or ``/`` and reads
+    the rest as hosts, a database name and parameters, quoting pieces of the password in its
+    errors; the URL parser ends the host part at the first ``/``, ``?`` or ``#``. The
+    password runs to the first ``@`` after which the rest reads as hosts, a database name and
+    ``key=value`` parameters. Used for display and scrubbing only; a database name or a
+    parameter holding an ``@`` may look like part of one and is then over-masked, never
+    shown."""
     _, sep, rest = url.partition("://")
-    userinfo, at, _ = rest.partition("@")
-    if not sep or not at or "/" not in userinfo or "?" in userinfo:
+    at = rest.find("@") if sep else -1
+    while at != -1 and not _AFTER_USERINFO.fullmatch(rest, at + 1):
+        at = rest.find("@", at + 1)
+    user, colon, password = rest[: max(at, 0)].partition(":")
+    if not colon or not password or any(c in user for c in "/?#"):
         return None
-    user, colon, password = userinfo.partition(":")
-    return password if colon and "/" not in user and password else None
+    return password if "/" in password or "@" in password else None
+
+
+def password_pieces(password: str) -> list[str]:
+    """``password`` and every run of it between its ``@``, ``/``, ``?`` and ``#``: libpq
+    reads such a password in pieces, as a host name, a database name or a parameter."""
+    cuts = [i for i, c in enumerate(password) if c in "@/?#"]
+    starts, ends = [0, *(i + 1 for i in cuts)], [*cuts, len(password)]
+    return [password[a:b] for a in starts for b in ends if b > a]
 
 
 def names_password(key: str) -> bool:
@@ -48,7 +69,7 @@ def names_password(key: str) -> bool:
 def url_has_password(url: str) -> bool:
     """Whether a database URL carries a password (``user:pw@``, ``?password=``…), which
     must not be written where others read it: a model's context, a project's files."""
-    if slashed_password(url):
+    if written_password(url):
         return True
     try:
         parts = urlsplit(quote_userinfo(url))
@@ -74,9 +95,9 @@ def split_url(url: str) -> tuple[str, dict[str, str]]:
 
 def redact(url: str) -> str:
     """The URL for display (``tl.url``, CLI output): any password replaced by ``***``."""
-    slashed = slashed_password(url)
-    if slashed:
-        url = url.replace(f":{slashed}@", ":***@", 1)
+    written = written_password(url)
+    if written:
+        url = url.replace(f":{written}@", ":***@", 1)
     parts = urlsplit(quote_userinfo(url))
     netloc = parts.netloc
     if parts.password is not None:
@@ -98,9 +119,9 @@ def url_secrets(url: str) -> tuple[str, ...]:
         return ()
     userinfo = parts.netloc.rpartition("@")[0]
     found = [value for key, value in query if names_password(key)]
-    slashed = slashed_password(url)
-    if slashed:
-        found += [slashed, unquote(slashed), *slashed.split("/")]  # libpq splits at "/"
+    written = written_password(url)
+    if written:
+        found += [unquote(written), *password_pieces(written)]
     if ":" in userinfo:
         password = userinfo.split(":", 1)[1]
         found += [password, unquote(password), *password.split("@")]
@@ -114,8 +135,16 @@ def scrub(text: str, secrets: Sequence[str]) -> str:
     return text
 
 
+def one_line(text: str) -> str:
+    """``text`` on one line: libpq's continuation lines (``DETAIL:``, a hint on a line of its
+    own) joined with a space, and the statement's echo (``LINE 1: …``, its caret) left out."""
+    lines = [line.strip() for line in text.strip().splitlines()]
+    return " ".join(line for line in lines if line and line != "^" and not line.startswith("LINE "))
+
+
 class ScrubSecrets(logging.Filter):
-    """Takes the passwords of every store's URL out of psycopg's and its pool's log records.
+    """Takes the passwords of every store's URL out of psycopg's and its pool's log records,
+    and puts each record on one line, so a log reader sees one line per record.
 
     The pool reconnects in the background and logs libpq's reason as a warning, and libpq
     quotes what it could not read of a URL: an unencoded ``%`` token, or the part of a
@@ -123,13 +152,11 @@ class ScrubSecrets(logging.Filter):
     where it raises them; these records reach the application's log handlers directly."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if not KNOWN_SECRETS:
-            return True
         try:
             message = record.getMessage()
         except (TypeError, ValueError):  # a malformed record: leave it to logging
             return True
-        scrubbed = scrub(message, KNOWN_SECRETS)
+        scrubbed = scrub(one_line(message), KNOWN_SECRETS)
         if scrubbed != message:
             record.msg, record.args = scrubbed, None
         return True
