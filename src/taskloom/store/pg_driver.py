@@ -12,12 +12,16 @@ from typing import Any
 
 import psycopg
 import psycopg_pool
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.rows import dict_row
 from psycopg.types.string import TextLoader
 
 from taskloom.domain.errors import StoreBusy, StoreError
 from taskloom.store.pg_url import KNOWN_SECRETS, one_line, scrub
 
+CONNECT_TIMEOUT_S = 10
+"""How long the first connection may take before a URL is reported as not answering (unless
+the URL sets ``connect_timeout`` itself)."""
 LOCK_TIMEOUT_MS = 10_000
 """How long a statement waits for a row or advisory lock before failing with StoreBusy."""
 
@@ -128,3 +132,16 @@ def configure(conn: psycopg.Connection[Any]) -> None:
         " set_config('enable_sort', 'off', false)",
         (f"{LOCK_TIMEOUT_MS}ms",),
     )
+
+
+def check_connects(conninfo: str, url: str) -> None:
+    """Connect once, plainly, and close: a URL that cannot work (no such database, wrong
+    password, no server) fails at once with the server's reason, where a pool would retry in
+    the background and report a timeout. ``url``: the URL as shown, its password masked."""
+    try:
+        if "connect_timeout" not in conninfo_to_dict(conninfo):
+            conninfo = make_conninfo(conninfo, connect_timeout=CONNECT_TIMEOUT_S)
+        with psycopg.connect(conninfo):
+            pass
+    except psycopg.Error as exc:  # libpq quotes what it could not read: the password too
+        raise StoreError(f"cannot connect to {url}: {reason(exc)}") from None

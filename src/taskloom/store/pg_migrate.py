@@ -7,7 +7,9 @@ from typing import Any
 
 import psycopg
 
+from taskloom.domain.errors import StoreError
 from taskloom.store import migrations
+from taskloom.store.pg_url import first_search_path_schema
 
 MIGRATE_LOCK = 0x746C0001
 """The advisory lock class (first int of the two-int form) migrations take; the second int
@@ -52,6 +54,38 @@ def _refuse_foreign(conn: psycopg.Connection[Any], name: str) -> None:
 
 
 _HISTORY = "SELECT version, name FROM schema_migrations"
+
+
+def resolve_schema(conn: psycopg.Connection[Any]) -> tuple[str, int]:
+    """The schema taskloom uses (the search_path's first) and its hash. A first schema that
+    does not exist, or that this role may not use, is refused: PostgreSQL would skip it and
+    put the tables in the next one without a word."""
+    row = conn.execute(
+        "SELECT current_schema() AS s, hashtext(current_schema()) AS h,"
+        " current_setting('search_path') AS path"
+    ).fetchone()
+    if row is None or row["s"] is None:
+        raise StoreError(
+            "no schema: the URL's search_path names none that exists, or none"
+            " this role may use (it needs USAGE on the schema)"
+        )
+    named = first_search_path_schema(row["path"])
+    if named is not None and named != row["s"] and not named.startswith("pg_"):
+        raise StoreError(
+            f"the search_path's first schema, {named!r}, does not exist or this"
+            f" role may not use it: taskloom would use {row['s']!r} instead."
+            f" Create it (CREATE SCHEMA …) or correct the URL"
+        )
+    return str(row["s"]), int(row["h"])
+
+
+def has_ledger(conn: psycopg.Connection[Any]) -> bool:
+    """Whether the current schema holds a ``schema_migrations`` table: taskloom's, or
+    another application's, which :func:`migrate` then refuses."""
+    row = conn.execute(
+        "SELECT to_regclass(format('%I.schema_migrations', current_schema())) IS NOT NULL AS t"
+    ).fetchone()
+    return bool(row and row["t"])
 
 
 def migrate(

@@ -41,7 +41,6 @@ from typing import Any, TypeVar
 import psycopg
 import psycopg_pool
 from psycopg import sql as pgsql
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.rows import dict_row
 
 from taskloom.domain.errors import InvalidInput, StoreBusy, StoreError
@@ -60,6 +59,7 @@ from taskloom.store.base import (
 )
 from taskloom.store.pg_driver import (
     UNKNOWN_OUTCOME,
+    check_connects,
     commit,
     configure,
     map_errors,
@@ -69,11 +69,10 @@ from taskloom.store.pg_driver import (
     translate,
 )
 from taskloom.store.pg_horizon import Horizon
-from taskloom.store.pg_migrate import migrate
+from taskloom.store.pg_migrate import has_ledger, migrate, resolve_schema
 from taskloom.store.pg_notify import CommitNotifier, channel_name
 from taskloom.store.pg_tasks import PgTaskTable
 from taskloom.store.pg_url import (
-    first_search_path_schema,
     redact,
     remember_secrets,
     split_url,
@@ -84,9 +83,6 @@ from taskloom.store.retention import AutoRetention
 POOL_MIN = 1
 POOL_MAX = 10
 POOL_TIMEOUT_S = 30.0
-CONNECT_TIMEOUT_S = 10
-"""How long the first connection may take before a URL is reported as not answering (unless
-the URL sets ``connect_timeout`` itself)."""
 PROBE_TIMEOUT_S = 5
 """How long a connection of the store's own may take to open around an outage."""
 LISTEN_RETRY_S = 1.0
@@ -362,57 +358,51 @@ class PostgresStore(Store):
         with self._lock:
             if self._ready:
                 return
-            # One plain connection first: a URL that cannot work (no such database, wrong
-            # password, no server) then fails at once with the server's reason, where the
-            # pool would retry in the background for POOL_TIMEOUT_S and report a timeout.
-            try:
-                first = self.conninfo
-                if "connect_timeout" not in conninfo_to_dict(first):
-                    first = make_conninfo(first, connect_timeout=CONNECT_TIMEOUT_S)
-                with psycopg.connect(first):
-                    pass
-            except psycopg.Error as exc:  # libpq quotes what it could not read: the password too
-                why = reason(exc)
-                raise StoreError(f"cannot connect to {self.url}: {why}") from None
-            # Wait for the first connection: a request made while it is still being opened
-            # makes the pool open a second one, and the pool hands its connections out in
-            # turn, so a one-thread worker would alternate between two server processes.
-            try:
-                self.pool.open(wait=True, timeout=POOL_TIMEOUT_S)
-            except psycopg_pool.PoolTimeout:
-                self.pool.close()
-                self.pool = self._new_pool()
-                raise StoreError(
-                    f"could not open the pool's {self.pool.min_size} connection(s) within"
-                    f" {POOL_TIMEOUT_S:.0f} s: lower pool_min, or raise the server's"
-                    " max_connections"
-                ) from None
+            self._connect()
             with self.pool.connection() as conn:
-                row = conn.execute(
-                    "SELECT current_schema() AS s, hashtext(current_schema()) AS h,"
-                    " current_setting('search_path') AS path"
-                ).fetchone()
-                if row is None or row["s"] is None:
-                    raise StoreError(
-                        "no schema: the URL's search_path names none that exists, or none"
-                        " this role may use (it needs USAGE on the schema)"
-                    )
-                named = first_search_path_schema(row["path"])
-                if named is not None and named != row["s"] and not named.startswith("pg_"):
-                    raise StoreError(
-                        f"the search_path's first schema, {named!r}, does not exist or this"
-                        f" role may not use it: taskloom would use {row['s']!r} instead."
-                        f" Create it (CREATE SCHEMA …) or correct the URL"
-                    )
-                self.schema, self.schema_hash = row["s"], int(row["h"])
-                self.channel = channel_name(self.schema)
-                self.notifier = CommitNotifier(self.conninfo, self.channel)
                 migrate(conn, self.schema_hash, self.url, copy_source=self.copy_source)
             self._ready = True
+
+    def _connect(self) -> None:
+        """Open the pool and find the schema, once (under ``_lock``)."""
+        if self.notifier is not None:
+            return
+        check_connects(self.conninfo, self.url)
+        # Wait for the first connection: a request made meanwhile makes the pool open a
+        # second, and a one-thread worker would alternate between two server processes.
+        try:
+            self.pool.open(wait=True, timeout=POOL_TIMEOUT_S)
+        except psycopg_pool.PoolTimeout:
+            self.pool.close()
+            self.pool = self._new_pool()
+            raise StoreError(
+                f"could not open the pool's {self.pool.min_size} connection(s) within"
+                f" {POOL_TIMEOUT_S:.0f} s: lower pool_min, or raise the server's"
+                " max_connections"
+            ) from None
+        with self.pool.connection() as conn:
+            self.schema, self.schema_hash = resolve_schema(conn)
+        self.channel = channel_name(self.schema)
+        self.notifier = CommitNotifier(self.conninfo, self.channel)
+
+    def exists(self) -> bool:
+        """Whether the schema holds taskloom's tables: a command that only looks at an empty
+        database (a mistyped name, libpq's default) does not make them there."""
+        if self._ready:
+            return True
+        with map_errors():
+            with self._lock:
+                self._connect()
+            with self.pool.connection() as conn:
+                return has_ledger(conn)
 
     @contextlib.contextmanager
     def _transaction(self, begin: str, writable: bool) -> Iterator[Transaction]:
         with map_errors():
+            if not writable and not self.exists():
+                with self._empty_read() as empty:
+                    yield empty
+                return
             self._ensure_ready()
             tx = PgTransaction(self.borrow(), self, begin, writable)
             try:
@@ -429,6 +419,23 @@ class PostgresStore(Store):
                 self.give_back(tx.conn)
         if writable and tx.begun:  # its connection given back: retention borrows one
             self.retention.committed()
+
+    def check_creatable(self) -> None:
+        """Before the first write: make the tables in a transaction rolled back, so a session
+        that may not (a role without rights, a standby) is refused now, in one line."""
+        if not self.exists():
+            with map_errors(), self._empty_read():
+                pass
+
+    @contextlib.contextmanager
+    def _empty_read(self) -> Iterator[Transaction]:
+        """A read of a schema without taskloom's tables: they are made in a transaction
+        rolled back, so the read finds them empty and nothing stays (SQLite makes no file)."""
+        with self.pool.connection() as conn, conn.transaction(force_rollback=True):
+            migrate(conn, self.schema_hash, self.url, copy_source=self.copy_source)
+            tx = PgTransaction(conn, self, "", writable=True)  # inside the transaction above
+            tx.begun = True
+            yield tx
 
     def _committed(self) -> None:
         if self.notifier is not None:
