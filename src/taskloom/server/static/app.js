@@ -130,6 +130,8 @@ async function act(path, body) {
     if (waiting) toast(`${what}: done`);
   } catch (error) {
     toast(`${what} not applied: ${error.message}`, true);
+    // A card that changed since it was shown (409): the view is behind, so the board is read.
+    if (error.status === 409 && path.includes("/cards/")) readBoard();
   } finally {
     clearTimeout(slow);
     pending.delete(path);
@@ -291,8 +293,9 @@ function cardActions(card) {
   }
   if (card.status !== "done" && card.status !== "rejected") {
     return h("div", { class: "actions" },
+      // `seen` here too: a card another window or the agent changed since is not moved blind.
       actButton({ title: "Mark done", "aria-label": `Mark done: ${bidiShown(card.title)}` }, "Done",
-        `${path}/status`, { status: "done" }));
+        `${path}/status`, { status: "done", seen: card.updated_at }));
   }
   return h("div", { class: "actions" });
 }
