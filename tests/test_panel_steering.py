@@ -3,6 +3,7 @@ from a view that is behind the database, and a panel the server refuses."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -52,3 +53,29 @@ def test_done_from_a_view_behind_the_database_is_refused_not_applied(
     status = page.locator(f'[data-card="{card}"] .status')
     expect(status).to_have_attribute("data-status", "rejected")
     tl.close()
+
+
+def test_a_refused_panel_says_why_in_place_of_the_board_and_queue(
+    tmp_path: Path, page: Any
+) -> None:
+    """Without its token the panel said why only in a toast that went after 8 s, leaving
+    "Loading…" for ever and "The queue is empty." over a queue it had never read."""
+    from playwright.sync_api import expect
+
+    srv = Server(f"sqlite:///{tmp_path / 'tok.db'}", "--token=s3cret")
+    tl = taskloom.connect(srv.db_url)
+    tl.board("t").add("First step")
+    tl.queue.add("Rebuild the index")
+    srv.start()
+    try:
+        for address, why in (("/", "needs its token"), ("/?token=wrong#t", "wrong token")):
+            page.goto(f"{srv.url}{address}")
+            expect(page.locator("#live")).to_have_attribute("data-state", "stopped")
+            for section in ("#board", "#queue"):
+                expect(page.locator(section)).to_contain_text("Not shown: ")
+                expect(page.locator(section)).to_contain_text(why)
+            expect(page.locator("#queue")).not_to_contain_text("empty")
+            expect(page.locator("#board")).not_to_contain_text("Loading")
+    finally:
+        srv.kill()
+        tl.close()

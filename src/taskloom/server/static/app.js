@@ -415,7 +415,7 @@ function renderBoard() {
   const ids = new Set(cards.map((c) => c.id));
   for (const id of [...cardViews.keys()]) if (!ids.has(id)) cardViews.delete(id);
   if (!cards.length) {
-    const empty = !state.thread ? "Pick a thread." : state.board ? "No cards on this board yet." : "Loading…";
+    const empty = state.board ? "No cards on this board yet." : refused() || (state.thread ? "Loading…" : "Pick a thread.");
     root.replaceChildren(h("p", { class: "empty" }, empty));
     return;
   }
@@ -542,7 +542,8 @@ function renderQueue() {
   if (!rows.length) {
     // Any task at all, whatever the status filter shows (its count is only that status's).
     const any = (stats ? stats.total : 0) || held.length;
-    $("queue").replaceChildren(h("p", { class: "empty" }, any ? "No task matches the filters." : "The queue is empty."), ...(note ? [note] : []));
+    const empty = any ? "No task matches the filters." : (!stats && refused()) || "The queue is empty.";
+    $("queue").replaceChildren(h("p", { class: "empty" }, empty), ...(note ? [note] : []));
     return;
   }
   // Each cell has a class for its place on a phone, where the rows are cards, and the facts
@@ -855,11 +856,16 @@ function refusalText(status, message) {
     : "this server needs its token: open the panel as /?token=YOUR_TOKEN";
 }
 
+// What a section the server refused to fill says in its place (after the toast has gone), or
+// null while the server answers.
+const refused = () => (state.stopped ? `Not shown: ${state.stopped.message}` : null);
+
 function stop(refusal, status) {
   if (state.source) state.source.close();
   if (state.stopped?.message === refusal) return; // said already (the list and the stream)
   state.stopped = { message: refusal, status };
   setLive("stopped", "stopped");
+  schedule("board", "queue"); // what was never read says why, not "Loading…" nor "empty"
   toast(`The live view stopped: ${refusal}`, true);
 }
 
