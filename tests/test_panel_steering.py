@@ -79,3 +79,21 @@ def test_a_refused_panel_says_why_in_place_of_the_board_and_queue(
     finally:
         srv.kill()
         tl.close()
+
+
+def test_an_action_while_the_server_is_away_says_so(server: Server, page: Any) -> None:
+    """A click while the server was down said "Status change not applied: Failed to fetch",
+    the browser's words, which name neither the server nor what to do."""
+    from playwright.sync_api import expect
+
+    panel.open_first_step(server, page, "/#t")
+    server.kill()
+    expect(page.locator("#live")).to_have_attribute("data-state", "reconnecting")
+    page.get_by_role("button", name="Mark done: First step").click()
+    expect(page.locator("#toast")).to_have_text(
+        "Status change not applied: the server did not answer: try again once the panel is live"
+    )
+    server.start()
+    expect(page.locator("#live")).to_have_attribute("data-state", "live")
+    page.get_by_role("button", name="Mark done: First step").click()
+    expect(page.locator('.card .status[data-status="done"]')).to_be_visible()

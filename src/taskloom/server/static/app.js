@@ -99,7 +99,11 @@ const tokens = (n) => (typeof n === "bigint" || Number.isSafeInteger(n)
 async function api(path, options = {}) {
   const headers = { "Content-Type": "application/json" };
   if (token) headers.Authorization = `Bearer ${token}`;
-  const response = await fetch(path, { ...options, headers });
+  // A request that got no answer (the server stopped, restarting, unreachable) says so, not
+  // the browser's "Failed to fetch"; `away` tells it from a refusal.
+  const response = await fetch(path, { ...options, headers }).catch(() => {
+    throw Object.assign(new Error("the server did not answer: try again once the panel is live"), { away: true });
+  });
   const body = await response.text().then(parse).catch(() => ({}));
   if (!response.ok) throw Object.assign(new Error(body.message || `HTTP ${response.status}`), { status: response.status });
   return body;
@@ -961,7 +965,7 @@ async function loadThreads() {
     // The server is away (the live indicator says so), or it answered with an error, which
     // the person must see: a database replaced under the server must not look like an empty one.
     if (error.status === 401) stop(refusalText(401), 401);
-    else if (!(error instanceof TypeError)) toast(error.message, true);
+    else if (!error.away) toast(error.message, true);
   } finally {
     threadsBusy = false;
     if (threadsAgain) {
