@@ -97,3 +97,27 @@ def test_an_action_while_the_server_is_away_says_so(server: Server, page: Any) -
     expect(page.locator("#live")).to_have_attribute("data-state", "live")
     page.get_by_role("button", name="Mark done: First step").click()
     expect(page.locator('.card .status[data-status="done"]')).to_be_visible()
+
+
+def test_a_cancel_that_blocks_other_tasks_can_be_undone_from_the_panel(
+    server: Server, page: Any
+) -> None:
+    """A canceled task that others depend on left them blocked, and the panel offered no way
+    back, though the API requeues such a task: only the command line could."""
+    from playwright.sync_api import expect
+
+    tl = taskloom.connect(server.db_url)
+    schema, _ = tl.queue.add("Migrate the schema")
+    backfill, _ = tl.queue.add("Backfill the rows", depends_on=[schema.id])
+    alone, _ = tl.queue.add("Rotate the logs")
+    tl.queue.cancel(alone.id)
+    page.goto(f"{server.url}/")
+    page.get_by_role("button", name="Cancel the task: Migrate the schema").click()
+    blocked = page.locator(f'[data-task="{backfill.id}"] .status')
+    expect(blocked).to_have_attribute("data-status", "blocked")
+    # Nothing waits on the other canceled task: it offers nothing.
+    expect(page.locator(f'[data-task="{alone.id}"] button')).to_have_count(0)
+    page.get_by_role("button", name="Requeue the task: Migrate the schema").click()
+    expect(blocked).to_have_attribute("data-status", "ready")
+    assert tl.queue.get(schema.id).status.value == "ready"
+    tl.close()

@@ -570,17 +570,22 @@ function renderQueue() {
 }
 
 // Cancel work not yet finished; run a dead task again (its attempts reset), once whatever
-// killed it is fixed.
+// killed it is fixed, and a canceled one that a held task is blocked by (a cancel undone), as
+// the API takes.
 function taskAction(t) {
   const path = `/api/tasks/${encodeURIComponent(t.id)}`;
   if (t.status === "ready" || t.status === "in_progress" || t.status === "blocked") {
     return actButton({ class: "btn danger", "aria-label": `Cancel the task: ${bidiShown(t.title)}` }, "Cancel",
       `${path}/cancel`, { reason: "canceled from the panel" });
   }
-  return t.status === "dead"
+  return t.status === "dead" || (t.status === "canceled" && blocksOthers(t))
     ? actButton({ "aria-label": `Requeue the task: ${bidiShown(t.title)}` }, "Requeue", `${path}/requeue`, {})
     : null;
 }
+
+// Whether a task the panel holds is blocked by `t` (by its id, or by its dedup key).
+const blocksOthers = (t) => [...state.tasks.values()].some((o) => o.status === "blocked"
+  && ((o.depends_on || []).includes(t.id) || (t.dedup_key && (o.depends_on_keys || []).includes(t.dedup_key))));
 
 // A task in progress whose lease ran out is no one's: the next claim takes it back. It is
 // shown as that, and listed with the ready tasks, as the API lists it.
