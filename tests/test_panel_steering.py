@@ -121,3 +121,30 @@ def test_a_cancel_that_blocks_other_tasks_can_be_undone_from_the_panel(
     expect(blocked).to_have_attribute("data-status", "ready")
     assert tl.queue.get(schema.id).status.value == "ready"
     tl.close()
+
+
+def test_the_keyboard_skips_a_long_thread_list_to_the_board(server: Server, page: Any) -> None:
+    """With many threads a keyboard user tabbed through every one of them before the first
+    Approve button; the page's first stop now skips to the goal and board."""
+    from playwright.sync_api import expect
+
+    tl = taskloom.connect(server.db_url)
+    for n in range(40):
+        tl.board(f"thread-{n:02d}").add(f"Step {n}")
+    tl.board("t").add("Deploy", status="awaiting_approval", approval_mode="required")
+    page.goto(f"{server.url}/#t")
+    approve = page.get_by_role("button", name="Approve the plan: Deploy")
+    expect(approve).to_be_visible()
+    page.keyboard.press("Tab")
+    skip = page.get_by_role("button", name="Skip to the goal and board")
+    expect(skip).to_be_focused()
+    expect(skip).to_be_in_viewport()
+    page.keyboard.press("Enter")
+    for name in ("List", "Kanban"):  # the board's view buttons, then its cards
+        page.keyboard.press("Tab")
+        expect(page.get_by_role("button", name=name, exact=True)).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(approve).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator(".card .status")).to_have_attribute("data-status", "ready")
+    tl.close()

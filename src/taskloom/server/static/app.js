@@ -1018,6 +1018,8 @@ function start() {
     });
   }
   for (const id of ["queue-agent", "queue-text"]) $(id).addEventListener("input", () => schedule("queue"));
+  // A keyboard user reaches the goal and board without tabbing through every thread.
+  $("skip").addEventListener("click", () => $("main").focus());
   $("threads-toggle").addEventListener("click", () => foldThreads(!$("threads-nav").classList.contains("open")));
   $("threads").addEventListener("click", (event) => { if (event.target.closest("a")) foldThreads(false); });
   document.addEventListener("click", (event) => {
