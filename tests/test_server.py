@@ -79,6 +79,23 @@ def test_a_refused_api_budget_names_the_bound_the_api_takes(tl: Taskloom) -> Non
     assert tl.goal("t").get()["goal"]["token_budget"] == 100
 
 
+def test_a_move_of_a_card_that_changed_since_it_was_shown_is_refused(tl: Taskloom) -> None:
+    """A move took no `seen`: a view behind the database marked done a card whose plan had
+    been rejected since."""
+    shown = tl.board("t").add("Drop the old tables")["card"]
+    tl.board("t").update_status(shown["id"], "awaiting_approval")
+    tl.board("t").decide_plan(shown["id"], approve=False)
+    path = f"/api/threads/t/cards/{shown['id']}/status"
+    r = request(tl, "POST", path, json={"status": "done", "seen": shown["updated_at"]})
+    assert r.status_code == 409 and "(now rejected" in r.json()["message"]
+    assert tl.board("t").get().get(shown["id"]).status.value == "rejected"
+    now = tl.board("t").get().get(shown["id"]).updated_at
+    r = request(tl, "POST", path, json={"status": "done", "seen": now})
+    assert r.status_code == 200 and tl.board("t").get().get(shown["id"]).status.value == "done"
+    r = request(tl, "POST", path, json={"status": "done", "seen": 5})
+    assert r.status_code == 400
+
+
 def test_the_status_route_does_not_decide_on_a_plan(tl: Taskloom) -> None:
     """Setting "ready" or "done" through the status route approved a plan with neither a
     decision nor the check that it was the plan shown."""

@@ -138,13 +138,21 @@ class BoardHandle:
         *,
         blocker: str | Unset | None = UNSET,
         refuse_awaiting: bool = False,
+        seen: str | None = None,
     ) -> Snapshot:
         """Move a card. ``refuse_awaiting``: not a card awaiting approval (``Conflict``),
-        checked in the move's own transaction: its plan takes :meth:`decide_plan`."""
+        checked in the move's own transaction: its plan takes :meth:`decide_plan`.
+        ``seen``: the card's ``updated_at`` as shown; a card changed since is not moved."""
         return self._mutate(
             lambda b, now: (
                 ops.update_status(
-                    b, card_id, status, now=now, blocker=blocker, refuse_awaiting=refuse_awaiting
+                    b,
+                    card_id,
+                    status,
+                    now=now,
+                    blocker=blocker,
+                    refuse_awaiting=refuse_awaiting,
+                    seen=seen,
                 ),
                 b.get(card_id),
             )

@@ -376,6 +376,16 @@ def edit(board: Board, card_id: str, patch: CardPatch, *, now: datetime) -> Boar
     return _apply(board, now, put=[apply_patch(board.cards[i], patch)])
 
 
+def _check_seen(card: Card, seen: str | None, then: str) -> None:
+    """A person's action on ``card`` as they saw it (``seen``: its ``updated_at`` then): one
+    that changed since is refused (:class:`Conflict`), saying what it is now."""
+    if seen is not None and seen != card.updated_at:
+        raise Conflict(
+            f"'{card.title}' ({card.id}) changed since it was shown (now {card.status.value},"
+            f" updated {card.updated_at}): {then}"
+        )
+
+
 def update_status(
     board: Board,
     card_id: str,
@@ -384,16 +394,18 @@ def update_status(
     now: datetime,
     blocker: str | Unset | None = UNSET,
     refuse_awaiting: bool = False,
+    seen: str | None = None,
 ) -> Board:
     """``refuse_awaiting``: a card awaiting approval is not moved (:class:`Conflict`): its
-    plan takes a decision (:func:`decide_plan`), which checks it is the plan shown."""
-    if refuse_awaiting:
-        card = board.cards[_index(board, card_id)]
-        if card.status is CardStatus.AWAITING_APPROVAL:
-            raise Conflict(
-                f"card '{card.id}' is awaiting approval: its plan takes a decision (approve"
-                " or reject), not a status"
-            )
+    plan takes a decision (:func:`decide_plan`), which checks it is the plan shown.
+    ``seen``: the card's ``updated_at`` as shown; a card changed since is not moved."""
+    card = board.cards[_index(board, card_id)]
+    _check_seen(card, seen, "look at it again before moving it")
+    if refuse_awaiting and card.status is CardStatus.AWAITING_APPROVAL:
+        raise Conflict(
+            f"card '{card.id}' is awaiting approval: its plan takes a decision (approve"
+            " or reject), not a status"
+        )
     return edit(board, card_id, CardPatch(status=status, blocker=blocker), now=now)
 
 
@@ -411,11 +423,7 @@ def decide_plan(
         raise InvariantViolation(
             f"card '{card.id}' is not awaiting approval (status: {card.status.value})"
         )
-    if seen is not None and seen != card.updated_at:
-        raise Conflict(
-            f"'{card.title}' ({card.id}) changed since it was shown (updated"
-            f" {card.updated_at}): look at its plan again before deciding"
-        )
+    _check_seen(card, seen, "look at its plan again before deciding")
     target = CardStatus.READY if approve else CardStatus.REJECTED
     decided = dataclasses.replace(card, status=target, approval_mode=ApprovalMode.REQUIRED)
     return _apply(board, now, put=[decided])

@@ -164,15 +164,17 @@ async def card_decision(request: Request) -> Response:
 
 async def card_status(request: Request) -> Response:
     """``POST …/cards/{card}/status``: move a card (not one awaiting approval: that takes a
-    decision)."""
-    body = _only(await _body(request), {"status"})
+    decision; ``seen``: the card's ``updated_at`` as shown, so a card changed since, by an
+    agent or another window, is not moved blind)."""
+    body = _only(await _body(request), {"status", "seen"})
     if not isinstance(body.get("status"), str):
         raise InvalidInput("`status` must be a status name, e.g. done")
+    seen = body.get("seen")
+    if seen is not None and not isinstance(seen, str):
+        raise InvalidInput("`seen` is the card's updated_at, as shown")
     handle = _served(request).tl.board(request.path_params["thread"])
-    card = request.path_params["card"]
-    return JSONResponse(
-        await _act(request, handle.update_status, card, body["status"], refuse_awaiting=True)
-    )
+    move = functools.partial(handle.update_status, refuse_awaiting=True, seen=seen)
+    return JSONResponse(await _act(request, move, request.path_params["card"], body["status"]))
 
 
 async def goal_action(request: Request) -> Response:

@@ -99,7 +99,11 @@ const tokens = (n) => (typeof n === "bigint" || Number.isSafeInteger(n)
 async function api(path, options = {}) {
   const headers = { "Content-Type": "application/json" };
   if (token) headers.Authorization = `Bearer ${token}`;
-  const response = await fetch(path, { ...options, headers });
+  // A request that got no answer (the server stopped, restarting, unreachable) says so, not
+  // the browser's "Failed to fetch"; `away` tells it from a refusal.
+  const response = await fetch(path, { ...options, headers }).catch(() => {
+    throw Object.assign(new Error("the server did not answer: try again once the panel is live"), { away: true });
+  });
   const body = await response.text().then(parse).catch(() => ({}));
   if (!response.ok) throw Object.assign(new Error(body.message || `HTTP ${response.status}`), { status: response.status });
   return body;
@@ -130,6 +134,8 @@ async function act(path, body) {
     if (waiting) toast(`${what}: done`);
   } catch (error) {
     toast(`${what} not applied: ${error.message}`, true);
+    // A card that changed since it was shown (409): the view is behind, so the board is read.
+    if (error.status === 409 && path.includes("/cards/")) readBoard();
   } finally {
     clearTimeout(slow);
     pending.delete(path);
@@ -291,8 +297,9 @@ function cardActions(card) {
   }
   if (card.status !== "done" && card.status !== "rejected") {
     return h("div", { class: "actions" },
+      // `seen` here too: a card another window or the agent changed since is not moved blind.
       actButton({ title: "Mark done", "aria-label": `Mark done: ${bidiShown(card.title)}` }, "Done",
-        `${path}/status`, { status: "done" }));
+        `${path}/status`, { status: "done", seen: card.updated_at }));
   }
   return h("div", { class: "actions" });
 }
@@ -412,7 +419,7 @@ function renderBoard() {
   const ids = new Set(cards.map((c) => c.id));
   for (const id of [...cardViews.keys()]) if (!ids.has(id)) cardViews.delete(id);
   if (!cards.length) {
-    const empty = !state.thread ? "Pick a thread." : state.board ? "No cards on this board yet." : "Loading…";
+    const empty = state.board ? "No cards on this board yet." : refused() || (state.thread ? "Loading…" : "Pick a thread.");
     root.replaceChildren(h("p", { class: "empty" }, empty));
     return;
   }
@@ -541,7 +548,8 @@ function renderQueue() {
   if (!rows.length) {
     // Any task at all, whatever the status filter shows (its count is only that status's).
     const any = (stats ? stats.total : 0) || held.length;
-    $("queue").replaceChildren(h("p", { class: "empty" }, any ? "No task matches the filters." : "The queue is empty."), ...(note ? [note] : []));
+    const empty = any ? "No task matches the filters." : (!stats && refused()) || "The queue is empty.";
+    $("queue").replaceChildren(h("p", { class: "empty" }, empty), ...(note ? [note] : []));
     return;
   }
   // Each cell has a class for its place on a phone, where the rows are cards, and the facts
@@ -564,17 +572,22 @@ function renderQueue() {
 }
 
 // Cancel work not yet finished; run a dead task again (its attempts reset), once whatever
-// killed it is fixed.
+// killed it is fixed, and a canceled one that a held task is blocked by (a cancel undone), as
+// the API takes.
 function taskAction(t) {
   const path = `/api/tasks/${encodeURIComponent(t.id)}`;
   if (t.status === "ready" || t.status === "in_progress" || t.status === "blocked") {
     return actButton({ class: "btn danger", "aria-label": `Cancel the task: ${bidiShown(t.title)}` }, "Cancel",
       `${path}/cancel`, { reason: "canceled from the panel" });
   }
-  return t.status === "dead"
+  return t.status === "dead" || (t.status === "canceled" && blocksOthers(t))
     ? actButton({ "aria-label": `Requeue the task: ${bidiShown(t.title)}` }, "Requeue", `${path}/requeue`, {})
     : null;
 }
+
+// Whether a task the panel holds is blocked by `t` (by its id, or by its dedup key).
+const blocksOthers = (t) => [...state.tasks.values()].some((o) => o.status === "blocked"
+  && ((o.depends_on || []).includes(t.id) || (t.dedup_key && (o.depends_on_keys || []).includes(t.dedup_key))));
 
 // A task in progress whose lease ran out is no one's: the next claim takes it back. It is
 // shown as that, and listed with the ready tasks, as the API lists it.
@@ -854,11 +867,16 @@ function refusalText(status, message) {
     : "this server needs its token: open the panel as /?token=YOUR_TOKEN";
 }
 
+// What a section the server refused to fill says in its place (after the toast has gone), or
+// null while the server answers.
+const refused = () => (state.stopped ? `Not shown: ${state.stopped.message}` : null);
+
 function stop(refusal, status) {
   if (state.source) state.source.close();
   if (state.stopped?.message === refusal) return; // said already (the list and the stream)
   state.stopped = { message: refusal, status };
   setLive("stopped", "stopped");
+  schedule("board", "queue"); // what was never read says why, not "Loading…" nor "empty"
   toast(`The live view stopped: ${refusal}`, true);
 }
 
@@ -954,7 +972,7 @@ async function loadThreads() {
     // The server is away (the live indicator says so), or it answered with an error, which
     // the person must see: a database replaced under the server must not look like an empty one.
     if (error.status === 401) stop(refusalText(401), 401);
-    else if (!(error instanceof TypeError)) toast(error.message, true);
+    else if (!error.away) toast(error.message, true);
   } finally {
     threadsBusy = false;
     if (threadsAgain) {
@@ -1002,6 +1020,8 @@ function start() {
     });
   }
   for (const id of ["queue-agent", "queue-text"]) $(id).addEventListener("input", () => schedule("queue"));
+  // A keyboard user reaches the goal and board without tabbing through every thread.
+  $("skip").addEventListener("click", () => $("main").focus());
   $("threads-toggle").addEventListener("click", () => foldThreads(!$("threads-nav").classList.contains("open")));
   $("threads").addEventListener("click", (event) => { if (event.target.closest("a")) foldThreads(false); });
   document.addEventListener("click", (event) => {
