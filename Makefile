@@ -30,11 +30,13 @@ pytest: $(STAMP)
 test: lint typecheck pytest
 
 PORT ?= 8765
+# The demo's database is this folder's, whatever $$TASKLOOM_URL or a .taskloom/ above names.
+DEMO_DB := sqlite:///$(CURDIR)/.taskloom/taskloom.db
 
 run: $(STAMP)
-	$(BIN)/taskloom demo > /dev/null
+	$(BIN)/taskloom demo --db '$(DEMO_DB)' > /dev/null
 	@echo "demo thread seeded in ./.taskloom/taskloom.db"
-	$(BIN)/taskloom serve --port $(PORT)
+	$(BIN)/taskloom serve --port $(PORT) --db '$(DEMO_DB)'
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[all,test,bench]'

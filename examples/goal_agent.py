@@ -64,7 +64,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--budget", type=whole, default=50_000, help="token budget of the goal")
     parser.add_argument("--max-turns", type=whole, default=10)
-    parser.add_argument("--db", default=None, help="taskloom database URL")
+    parser.add_argument(
+        "--db", default=None, help="database URL (default: $TASKLOOM_URL, else ./.taskloom/)"
+    )
     parser.add_argument(
         "--tools", default="planner", help="the model's tools: a profile or tool names"
     )

@@ -50,7 +50,9 @@ def work(url: str, agent: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--db", default=None, help="database URL (default: $TASKLOOM_URL)")
+    parser.add_argument(
+        "--db", default=None, help="database URL (default: $TASKLOOM_URL, else ./.taskloom/)"
+    )
     parser.add_argument("--tasks", type=int, default=40, help="how many tasks to add")
     parser.add_argument("--workers", type=int, default=3, help="how many worker processes")
     args = parser.parse_args(argv)

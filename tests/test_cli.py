@@ -403,3 +403,18 @@ def test_tool_call_runs_a_host_only_tool_as_the_host(
         assert tl.goal("t").get()["goal"]["status"] == "paused"
     assert main(["tool", "call", "goal_nope", "--thread", "t", "--db", db]) == 1
     assert "unknown tool 'goal_nope'" in capsys.readouterr().out
+
+
+def test_tool_call_without_a_thread_says_how_to_bind_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``tool call todo`` with no ``--thread`` said only that the call had no thread bound;
+    the answer names how each host binds one, as the queue tools' does for an agent."""
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    assert main(["tool", "call", "todo", "--db", db, "--args", '{"op": "list"}']) == 1
+    content = json.loads(capsys.readouterr().out)["content"]
+    assert content == (
+        "error: tool 'todo' needs a thread, and this call has none bound: the host names the"
+        " thread (`taskloom tool call --thread THREAD`, `taskloom mcp --thread THREAD`, the"
+        " X-Taskloom-Thread header on /mcp, ToolContext(thread_id=…) in Python)"
+    )

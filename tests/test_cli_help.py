@@ -59,3 +59,15 @@ def test_each_example_is_a_paragraph(path: list[str], capsys: pytest.CaptureFixt
         assert paragraph.count("Example:") <= 1, paragraph
         if "Example:" in paragraph:
             assert paragraph.startswith("Example:"), paragraph
+
+
+def test_version_prints_the_installed_version(capsys: pytest.CaptureFixture[str]) -> None:
+    """``taskloom --version`` was refused as an unknown option; a bug report needs it, and
+    the MCP server reports the same version to its clients."""
+    import taskloom
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"taskloom {taskloom.__version__}\n"
+    assert main(["--help"]) == 0
+    shown = capsys.readouterr().out
+    assert "--version" in shown and "Durable work state for AI agents" in shown

@@ -625,6 +625,18 @@ def test_set_budget_keeps_the_time_budget(tl: Taskloom) -> None:
         h.set_budget(time_budget_s=0)
 
 
+def test_set_budget_naming_no_budget_is_refused(tl: Taskloom) -> None:
+    """``set_budget()`` answered a snapshot and changed nothing, while the CLI, the HTTP API
+    and ``goal_set_budget`` refuse an empty call: a host that meant to lift a budget learns
+    it named none."""
+    h = tl.goal("t")
+    h.set("Obj", token_budget=10)
+    version = h.get()["version"]
+    with pytest.raises(InvalidInput, match="give token_budget or time_budget_s"):
+        h.set_budget()
+    assert h.get()["version"] == version and h.get()["goal"]["token_budget"] == 10
+
+
 @pytest.mark.parametrize("seconds", [10**20, 2**63, 1e9 + 1, float("nan")])
 def test_a_time_budget_past_what_the_store_holds_is_refused(tl: Taskloom, seconds: float) -> None:
     """A whole number over 2**63 reached SQLite and came back as its TypeError."""

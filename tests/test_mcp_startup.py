@@ -11,7 +11,7 @@ import pytest
 
 import taskloom
 from tests.conftest import subprocess_env
-from tests.test_mcp_stdio import _command, _pipe
+from tests.test_mcp_stdio import _command, _line, _pipe, _pipe_lines
 
 
 def test_server_info_carries_the_installed_version(tmp_path: Path) -> None:
@@ -54,3 +54,42 @@ def test_a_database_it_cannot_use_stops_it_at_startup(
             f"Error: cannot create the database {path}: {tmp_path / 'notes'} is a file,"
             " not a folder\n"
         )
+
+
+def test_a_call_before_the_session_is_open_says_how_to_open_it(tmp_path: Path) -> None:
+    """``taskloom mcp < calls.jsonl`` with tool calls and no ``initialize`` answered each
+    one ``Invalid request parameters`` and nothing more; the answer says what is missing.
+    Once a request carries the 2026-07-28 envelope, the SDK's own answers are left alone."""
+    db = f"sqlite:///{tmp_path / 'm.db'}"
+    call = {"name": "todo", "arguments": {"op": "list"}}
+    envelope = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    lines = [_line(1, {"method": "tools/call", "params": call}), _line(2, {"method": "ping"})]
+    answers = {a["id"]: a for a in _pipe_lines(db, "t", lines)[0]}
+    refused = answers[1]["error"]
+    assert refused["code"] == -32602
+    assert refused["message"] == (
+        "Invalid request parameters: the session is not open: send `initialize` first"
+        " (protocol 2025-11-25), or give each request its `_meta` envelope (protocol 2026-07-28)"
+    )
+    assert answers[2]["result"] == {}
+    lines = [
+        _line(3, {"method": "tools/call", "params": {**call, "_meta": envelope}}),
+        _line(4, {"method": "resources/read", "params": {"_meta": envelope}}),
+    ]
+    answers = {a["id"]: a for a in _pipe_lines(db, "t", lines)[0]}
+    assert "Todo board (version 0" in answers[3]["result"]["content"][0]["text"]
+    assert answers[4]["error"] == {
+        "code": -32602,
+        "message": "Invalid request parameters",  # no uri: the SDK's answer, as it was
+        "data": "",
+    }
+    assert "initialize" not in answers[4]["error"]["message"]
+
+
+def test_a_session_opened_with_initialize_answers_as_before(tmp_path: Path) -> None:
+    answers, _ = _pipe(f"sqlite:///{tmp_path / 'm.db'}", "t", [{"method": "tools/list"}])
+    assert answers[0]["result"]["serverInfo"]["name"] == "taskloom"
+    assert {t["name"] for t in answers[1]["result"]["tools"]} >= {"todo", "goal_get"}

@@ -158,6 +158,21 @@ def test_the_cli_takes_tools_and_refuses_unknown_ones_in_one_line(tmp_path: Path
     assert init.returncode == 0 and '"--tools", "planner"' in init.stdout
 
 
+def test_mcp_refuses_a_host_only_tool_at_startup(tmp_path: Path) -> None:
+    """``taskloom mcp --tools goal_pause`` started, then answered every ``tools/list`` with
+    an error: a host-only tool is never served to a model, so the command refuses it at
+    once, listing only the tools it can serve."""
+    argv = [sys.executable, "-m", "taskloom", "mcp", "--thread", "t", "--tools", "goal_pause"]
+    argv += ["--db", f"sqlite:///{tmp_path / 'm.db'}"]
+    done = subprocess.run(
+        argv, input="", capture_output=True, text=True, env=subprocess_env(), timeout=60
+    )
+    assert done.returncode == 1 and done.stdout == "", done.stderr
+    [line] = done.stderr.splitlines()
+    assert line.startswith("Error: unknown tool profile or tool 'goal_pause': choose a profile")
+    assert "task_delegate" in line and "goal_pause" not in line.split("tools (")[1]
+
+
 def test_status_words_for_every_queue_status() -> None:
     assert set(WORDS) == {s.value for s in TaskStatus}
     assert {w.mcp for w in WORDS.values()} <= {"working", "completed", "cancelled"}

@@ -8,7 +8,7 @@ import logging
 import re
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 import typer.main
@@ -46,6 +46,28 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
+
+
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        import taskloom
+
+        print_text(f"taskloom {taskloom.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    pass
+
+
 app.add_typer(board.app, name="board")
 app.add_typer(tool.app, name="tool")
 app.add_typer(goal.app, name="goal")

@@ -80,7 +80,9 @@ def mcp(
     # An empty --agent ("$AGENT" unset) stops the server here, not each queue tool call later.
     agent_id = None if agent is None else check_agent(agent, "--agent, when given,")
     ctx = ToolContext(thread_id=check_thread_id(thread), agent_id=agent_id)
-    select(BUILTIN_TOOLS, tools)  # an unknown profile or tool stops us here, naming the valid
+    # An unknown profile or tool, or a host-only one (never served to a model), stops us
+    # here, naming the tools the server can serve.
+    select([t for t in BUILTIN_TOOLS if not t.host_only], tools)
     settings = task_settings(task_ttl, task_poll)
     tl = open_announced(db)
     asyncio.run(serve_stdio(tl, ctx, McpConfig(tools, settings)))

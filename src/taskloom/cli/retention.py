@@ -77,8 +77,9 @@ def set_(
     """Set the database's event retention, and apply it now.
 
     A limit left out stays as it was. Every process that writes to the database applies the
-    policy from then on (after its first write, then every 1,000 writes), a bounded batch at
-    a time; a reader whose place in the log was pruned gets the current state instead.
+    policy from then on (after its first write, then every 1,000 writes or second of
+    writing), a bounded batch at a time; a reader whose place in the log was pruned gets the
+    current state instead.
 
     Example: taskloom retention set --keep 50000 --older-than 7d
     """

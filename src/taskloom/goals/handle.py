@@ -149,7 +149,11 @@ class GoalHandle:
         *,
         time_budget_s: float | Unset | None = UNSET,
     ) -> Snapshot:
-        """Host control: ``None`` removes a budget; a budget not given is left as it is."""
+        """Host control: ``None`` removes a budget; a budget not given is left as it is. A
+        call that names neither is refused (:class:`InvalidInput`), as the CLI and the tools
+        refuse it."""
+        if isinstance(token_budget, Unset) and isinstance(time_budget_s, Unset):
+            raise InvalidInput("give token_budget or time_budget_s (None removes that budget)")
         return self._mutate(
             lambda g, now: ops.set_budget(
                 _need(g), token_budget, now=now, time_budget_s=time_budget_s

@@ -4,12 +4,13 @@ Every line read is answered: one that is not a JSON-RPC message gets a JSON-RPC 
 (:func:`~taskloom.mcp.messages.read_line`), and the end of input waits for every request
 read to be answered. A client of protocol 2025-11-25 opens with ``initialize``; one of
 2026-07-28 sends each request with its own envelope and no handshake: the SDK serves the
-era the first request opens.
+era the first request opens. A request before either is answered with how to open the session.
 """
 
 from __future__ import annotations
 
 import collections
+import dataclasses
 import io
 import sys
 from types import TracebackType
@@ -40,13 +41,13 @@ async def serve_stdio(tl: Taskloom, ctx: ToolContext, config: McpConfig | None =
     no_input = anyio.wrap_file(io.StringIO())
     async with stdio_server(stdin=no_input) as (sdk_input, write):
         await sdk_input.aclose()
-        unanswered = _Unanswered()
+        unanswered, opening = _Unanswered(), _Opening()
         forward, read = anyio.create_memory_object_stream[SessionMessage](0)
         async with anyio.create_task_group() as tg:
             tg.start_soon(_read_stdin, forward, write)
             await server.run(
-                _HoldEndOfInput(read, unanswered),
-                _NoteAnswers(write, unanswered),
+                _HoldEndOfInput(read, unanswered, opening),
+                _NoteAnswers(write, unanswered, opening),
                 server.create_initialization_options(),
             )
             tg.cancel_scope.cancel()  # the session is over: no more lines to read
@@ -115,12 +116,58 @@ class _Unanswered:
             await self._changed.wait()
 
 
+ENVELOPE_KEY = "io.modelcontextprotocol/protocolVersion"
+NOT_OPEN = (
+    "Invalid request parameters: the session is not open: send `initialize` first"
+    " (protocol 2025-11-25), or give each request its `_meta` envelope (protocol 2026-07-28)"
+)
+
+
+class _Opening:
+    """Whether the session is open: an ``initialize`` answered with a result, or a request
+    read with the 2026-07-28 envelope. Until then the SDK refuses every request but ``ping``
+    with a bare "Invalid request parameters"; that answer is given as :data:`NOT_OPEN`,
+    which says how to open the session."""
+
+    def __init__(self) -> None:
+        self._initialize_ids: set[str] = set()
+        self._open = False
+
+    def read(self, item: object) -> None:
+        message = getattr(item, "message", None)
+        if not isinstance(message, types.JSONRPCRequest):
+            return
+        if message.method == "initialize":
+            self._initialize_ids.add(str(message.id))
+        meta = (message.params or {}).get("_meta")
+        if isinstance(meta, dict) and ENVELOPE_KEY in meta:
+            self._open = True
+
+    def answer(self, item: Any) -> Any:
+        """``item``, or the same answer with :data:`NOT_OPEN` for the SDK's bare refusal of
+        a request sent before the session is open."""
+        message = getattr(item, "message", None)
+        if isinstance(message, types.JSONRPCResponse) and str(message.id) in self._initialize_ids:
+            self._open = True
+        elif (
+            not self._open
+            and isinstance(message, types.JSONRPCError)
+            and message.error.code == types.INVALID_PARAMS
+            and message.error.message == "Invalid request parameters"
+            and not message.error.data
+        ):
+            error = message.error.model_copy(update={"message": NOT_OPEN})
+            return dataclasses.replace(item, message=message.model_copy(update={"error": error}))
+        return item
+
+
 class _Proxy:
     """A stream that passes everything to ``inner`` (``last_context`` and the like)."""
 
-    def __init__(self, inner: Any, unanswered: _Unanswered) -> None:
+    def __init__(self, inner: Any, unanswered: _Unanswered, opening: _Opening) -> None:
         self._inner = inner
         self._unanswered = unanswered
+        self._opening = opening
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
@@ -151,6 +198,7 @@ class _HoldEndOfInput(_Proxy):
             await self._unanswered.drained()
             raise
         self._unanswered.read(item)
+        self._opening.read(item)
         return item
 
     def __aiter__(self) -> _HoldEndOfInput:
@@ -167,5 +215,6 @@ class _NoteAnswers(_Proxy):
     """The write stream; notes each answer it sends."""
 
     async def send(self, item: Any, /) -> None:
+        item = self._opening.answer(item)
         await self._inner.send(item)
         self._unanswered.sent(item)

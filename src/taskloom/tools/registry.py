@@ -179,7 +179,11 @@ def _dispatch(
     if spec is None or (spec.host_only and not allow_host):
         return error_result(f"unknown tool '{name}' (available: {known})")
     if spec.needs_thread and not (ctx.thread_id and ctx.thread_id.strip()):
-        return error_result(f"tool '{name}' needs a thread, and this call has none bound")
+        return error_result(
+            f"tool '{name}' needs a thread, and this call has none bound: the host names the"
+            " thread (`taskloom tool call --thread THREAD`, `taskloom mcp --thread THREAD`, the"
+            " X-Taskloom-Thread header on /mcp, ToolContext(thread_id=…) in Python)"
+        )
     if isinstance(args, str):
         try:
             args = (
