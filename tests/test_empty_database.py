@@ -13,7 +13,7 @@ import pytest
 
 import taskloom
 from taskloom.cli import main
-from tests.backends import needed_pg_server, pg_schema
+from tests.backends import needed_pg_server, pg_schema, with_schema
 from tests.test_serve_hardening import read_only
 
 
@@ -82,3 +82,10 @@ def test_a_postgres_session_that_may_not_write_is_refused_before_the_first_write
             with pytest.raises(taskloom.StoreError, match="read-only transaction"):
                 tl.store.check_writable()
         assert not _made(url)
+
+
+def test_a_postgres_search_path_naming_no_schema_that_exists_is_named_in_the_error() -> None:
+    url = with_schema(needed_pg_server(), "tl_no_such_schema_here")
+    with taskloom.connect(url) as tl, pytest.raises(taskloom.StoreError) as caught:
+        tl.queue.list()
+    assert "search_path (tl_no_such_schema_here) names none that exists" in str(caught.value)

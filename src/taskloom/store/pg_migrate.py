@@ -65,9 +65,11 @@ def resolve_schema(conn: psycopg.Connection[Any]) -> tuple[str, int]:
         " current_setting('search_path') AS path"
     ).fetchone()
     if row is None or row["s"] is None:
+        path = row["path"] if row else "?"
         raise StoreError(
-            "no schema: the URL's search_path names none that exists, or none"
-            " this role may use (it needs USAGE on the schema)"
+            f"no schema: the URL's search_path ({path}) names none that exists, or none"
+            " this role may use (it needs USAGE on the schema): create it (CREATE SCHEMA …)"
+            " or correct the URL"
         )
     named = first_search_path_schema(row["path"])
     if named is not None and named != row["s"] and not named.startswith("pg_"):
