@@ -14,6 +14,9 @@ The notifier has a connection of its own rather than one from the store's pool: 
 would grow a one-thread worker's pool to two connections, and the pool hands its connections
 out in turn, so the worker's claims and completions would alternate between two server
 processes, at a cost in CPU on every statement.
+
+A listener (:func:`listen_loop`) holds one connection of its own that LISTENs on the schema's
+channel, and connects again when it drops.
 """
 
 from __future__ import annotations
@@ -23,12 +26,16 @@ import hashlib
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 import psycopg
+from psycopg import sql as pgsql
 from psycopg.conninfo import conninfo_to_dict
 
 CONNECT_TIMEOUT_S = 2
+LISTEN_RETRY_S = 1.0
+"""How long a listener waits before it connects again after losing its connection."""
 MAX_CHANNEL_BYTES = 63
 """PostgreSQL's longest identifier (NAMEDATALEN - 1), in bytes: a longer channel is cut."""
 
@@ -139,3 +146,31 @@ class CommitNotifier:
             if self._conn is not None:
                 self._conn.close()
             self._conn = None
+
+
+def listen_loop(
+    conninfo: str,
+    channel: str,
+    on_event: Callable[[int], None],
+    ready: Callable[[], None] | None,
+    stop: threading.Event,
+) -> None:
+    """LISTEN on ``channel`` until ``stop`` is set, calling ``on_event`` with each
+    notification's event id (0 when it carries none, and after a reconnection: something
+    may have been missed). ``ready()`` is called once the first LISTEN is in place."""
+    listen = pgsql.SQL("LISTEN {}").format(pgsql.Identifier(channel))
+    missed = False
+    while not stop.is_set():
+        try:
+            with psycopg.connect(conninfo, autocommit=True) as conn:
+                conn.execute(listen)
+                if missed:
+                    on_event(0)
+                elif ready is not None:
+                    ready()
+                while not stop.is_set():
+                    for note in conn.notifies(timeout=0.5):
+                        on_event(int(note.payload) if note.payload.isdigit() else 0)
+        except psycopg.Error:
+            missed = True
+            stop.wait(LISTEN_RETRY_S)

@@ -40,7 +40,6 @@ from typing import Any, TypeVar
 
 import psycopg
 import psycopg_pool
-from psycopg import sql as pgsql
 from psycopg.rows import dict_row
 
 from taskloom.domain.errors import InvalidInput, StoreBusy, StoreError
@@ -70,7 +69,7 @@ from taskloom.store.pg_driver import (
 )
 from taskloom.store.pg_horizon import Horizon
 from taskloom.store.pg_migrate import has_ledger, migrate, resolve_schema
-from taskloom.store.pg_notify import CommitNotifier, channel_name
+from taskloom.store.pg_notify import CommitNotifier, channel_name, listen_loop
 from taskloom.store.pg_tasks import PgTaskTable
 from taskloom.store.pg_url import (
     redact,
@@ -85,7 +84,6 @@ POOL_MAX = 10
 POOL_TIMEOUT_S = 30.0
 PROBE_TIMEOUT_S = 5
 """How long a connection of the store's own may take to open around an outage."""
-LISTEN_RETRY_S = 1.0
 
 # Advisory lock classes (first int of the two-int form); the second int is the schema's hash.
 # The migrations' lock is pg_migrate.MIGRATE_LOCK.
@@ -554,8 +552,8 @@ class PostgresStore(Store):
         self._ensure_ready()
         stop = threading.Event()
         thread = threading.Thread(
-            target=self._listen_loop,
-            args=(on_event, ready, stop),
+            target=listen_loop,
+            args=(self.conninfo, self.channel, on_event, ready, stop),
             name="taskloom-listen",
             daemon=True,
         )
@@ -566,29 +564,6 @@ class PostgresStore(Store):
             thread.join(timeout=5)
 
         return cancel
-
-    def _listen_loop(
-        self,
-        on_event: Callable[[int], None],
-        ready: Callable[[], None] | None,
-        stop: threading.Event,
-    ) -> None:
-        listen = pgsql.SQL("LISTEN {}").format(pgsql.Identifier(self.channel))
-        missed = False
-        while not stop.is_set():
-            try:
-                with psycopg.connect(self.conninfo, autocommit=True) as conn:
-                    conn.execute(listen)
-                    if missed:
-                        on_event(0)
-                    elif ready is not None:
-                        ready()
-                    while not stop.is_set():
-                        for note in conn.notifies(timeout=0.5):
-                            on_event(int(note.payload) if note.payload.isdigit() else 0)
-            except psycopg.Error:
-                missed = True
-                stop.wait(LISTEN_RETRY_S)
 
     def close(self) -> None:
         with self._lock:
