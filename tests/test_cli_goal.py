@@ -262,6 +262,20 @@ def test_resume_still_resumes_paused_and_blocked_goals_and_lifts_suppression(
     assert _goal(db)["continuation_suppressed"] is False
 
 
+def test_pause_takes_a_reason_as_the_http_api_does(
+    db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with taskloom.connect(db) as tl:
+        tl.goal("T").set("obj")
+    assert run(capsys, "goal", "pause", "T", "--reason", "on hold till Monday", "--db", db)[0] == 0
+    assert _goal(db)["status"] == "paused" and _goal(db)["reason"] == "on hold till Monday"
+    assert run(capsys, "goal", "resume", "T", "--db", db)[0] == 0
+    with taskloom.connect(db) as tl:
+        tl.goal("T").block("needs the prod password")
+    assert run(capsys, "goal", "pause", "T", "--db", db)[0] == 0
+    assert _goal(db)["reason"] == "needs the prod password"
+
+
 def test_resuming_a_paused_goal_over_budget_lifts_the_pause_and_shows_the_limit(
     db: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

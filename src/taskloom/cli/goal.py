@@ -66,12 +66,20 @@ def set_(
 
 
 @app.command()
-def pause(thread: Thread, db: DbOption = None, as_json: JsonOption = False) -> None:
+def pause(
+    thread: Thread,
+    reason: Annotated[
+        str | None,
+        typer.Option(help="Why, shown with the goal (a blocked goal keeps its own without one)."),
+    ] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
     """Pause the goal (no auto-continuation).
 
-    Example: taskloom goal pause my-thread
+    Example: taskloom goal pause my-thread --reason "on hold till the release"
     """
-    _show(open_existing(db).goal(thread).pause(), as_json)
+    _show(open_existing(db).goal(thread).pause(reason), as_json)
 
 
 @app.command()
