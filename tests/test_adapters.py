@@ -193,6 +193,8 @@ def test_falsy_arguments_that_are_not_an_object_are_refused_not_run(
     [
         ({"choices": [{"message": {"tool_calls": "abc"}}]}, "openai", "tool_calls"),
         ({"choices": {"0": {}}}, "openai", "choices"),
+        ({"choices": ["the answer"]}, "openai", r"choices\[0\] is str"),
+        ({"choices": [None]}, "openai", r"choices\[0\] is NoneType"),
         ({"output": "text"}, "openai-responses", "output"),
         ({"content": 5}, "anthropic", "content"),
     ],

@@ -60,6 +60,9 @@ def tool_calls(response: Any, format: str) -> list[ToolCall]:
         message = response
         choices = _items(_field(response, "choices"), "choices")
         if choices:
+            if not isinstance(choices[0], Mapping) and not hasattr(choices[0], "message"):
+                kind = type(choices[0]).__name__
+                raise InvalidInput(f"malformed response: its choices[0] is {kind}, not an object")
             message = _field(choices[0], "message")
         elif _field(response, "message") is not None:
             message = _field(response, "message")
