@@ -185,6 +185,8 @@ def test_a_long_title_is_clamped_and_opens_on_demand(server: Server, page: Any, 
         title = page.locator(f"{where} .title", has_text="step 0 of the migration")
         expect(title).to_have_attribute("title", text)
         expect(title).to_have_attribute("tabindex", "0")  # on the keyboard's path
+        expect(title).to_have_attribute("role", "button")  # said to open and close
+        expect(title).to_have_attribute("aria-expanded", "false")
         lines = title.evaluate(
             "el => [el.clientHeight / parseFloat(getComputedStyle(el).lineHeight),"
             " el.scrollHeight > el.clientHeight]"
@@ -201,15 +203,17 @@ def test_a_long_title_is_clamped_and_opens_on_demand(server: Server, page: Any, 
         page.keyboard.press("Enter")  # Enter keeps it open once the focus moves on
         title.blur()
         expect(title).to_have_class("u title cut open")
+        expect(title).to_have_attribute("aria-expanded", "true")
         assert title.evaluate("el => el.scrollHeight <= el.clientHeight")
         title.click()  # a click closes it again
         title.blur()
         expect(title).not_to_have_class("u title cut open")
+        expect(title).to_have_attribute("aria-expanded", "false")
         assert title.evaluate("el => el.clientHeight") == clamped
     # A title the clamp does not cut is no stop on the keyboard's path.
-    expect(page.locator(".card .title", has_text="A card todo")).not_to_have_attribute(
-        "tabindex", "0"
-    )
+    short = page.locator(".card .title", has_text="A card todo")
+    expect(short).not_to_have_attribute("tabindex", "0")
+    expect(short).not_to_have_attribute("role", "button")
     tl.close()
 
 

@@ -202,10 +202,15 @@ function markCut(root) {
   const cut = titles.map((el, i) => open[i] || el.scrollHeight > el.clientHeight + 1);
   titles.forEach((el, i) => {
     el.classList.toggle("open", open[i]);
-    // The focused one keeps its stop (focus shows it whole, so it measures as uncut).
+    // The focused one keeps its stop (focus shows it whole, so it measures as uncut). A stop
+    // is a button that a screen reader says opens and closes.
     if (cut[i] || el === document.activeElement) {
       if (el.tabIndex !== 0) el.tabIndex = 0;
-    } else if (el.hasAttribute("tabindex")) el.removeAttribute("tabindex");
+      el.setAttribute("role", "button");
+      el.setAttribute("aria-expanded", String(open[i]));
+    } else if (el.hasAttribute("tabindex")) {
+      for (const name of ["tabindex", "role", "aria-expanded"]) el.removeAttribute(name);
+    }
   });
 }
 
@@ -215,6 +220,7 @@ function toggleTitle(el) {
   if (opened.has(key)) opened.delete(key);
   else opened.add(key);
   el.classList.toggle("open", opened.has(key));
+  el.setAttribute("aria-expanded", String(opened.has(key)));
 }
 
 // A rebuilt section has new elements: the control a person was on (a focused Approve button, a
