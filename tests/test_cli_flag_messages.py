@@ -20,7 +20,7 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 @pytest.mark.parametrize(
     ("given", "said"),
     [
-        (["--for", ""], "--for, when given, is required"),
+        (["--for", ""], "--for, when given, must be non-empty text"),
         (["--delay", "-1"], "--delay must be at least 0 seconds"),
         (["--ttl", "-1"], "--ttl must be at least 0 seconds"),
         (["--max-attempts", "0"], "--max-attempts must be between 1 and"),
@@ -120,17 +120,17 @@ def test_mcp_refuses_an_empty_agent(tmp_path: Path, capsys: pytest.CaptureFixtur
     db = f"sqlite:///{tmp_path / 'q.db'}"
     code, out, err = run(capsys, "mcp", "--thread", "t", "--agent", " ", "--db", db)
     assert code == 1 and out == ""
-    assert err == "Error: --agent, when given, is required (non-empty text)\n", err
+    assert err == "Error: --agent, when given, must be non-empty text\n", err
 
 
 @pytest.mark.parametrize(
     ("command", "said"),
     [
-        (["tasks", "next"], "--agent is required"),
-        (["tasks", "work", "--until-empty"], "--agent is required"),
-        (["hook", "prompt"], "--agent is required"),
-        (["hook", "session-start"], "--agent is required"),
-        (["tasks", "ready"], "--agent, when given, is required"),
+        (["tasks", "next"], "--agent must be"),
+        (["tasks", "work", "--until-empty"], "--agent must be"),
+        (["hook", "prompt"], "--agent must be"),
+        (["hook", "session-start"], "--agent must be"),
+        (["tasks", "ready"], "--agent, when given, must be"),
     ],
 )
 def test_a_blank_agent_is_named_by_its_flag(
@@ -141,4 +141,4 @@ def test_a_blank_agent_is_named_by_its_flag(
     db = f"sqlite:///{tmp_path / 'q.db'}"
     args = [*command, "--agent", " ", "--db", db]
     code, out, err = run(capsys, *args, *(["--", "true"] if "work" in command else []))
-    assert (code, out, err) == (1, "", f"Error: {said} (non-empty text)\n")
+    assert (code, out, err) == (1, "", f"Error: {said} non-empty text\n")

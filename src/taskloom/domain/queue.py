@@ -363,7 +363,7 @@ def check_seconds(value: object, name: str, *, positive: bool = False) -> float:
 def check_agent(agent_id: object, what: str = "an agent id") -> str:
     """An agent id, trimmed: ``" coder-1 "`` and ``"coder-1"`` are one agent."""
     if type(agent_id) is not str:
-        raise InvalidInput(f"{what} is required (non-empty text)")
+        raise InvalidInput(f"{what} must be non-empty text")
     return _agent(agent_id, what)
 
 
@@ -372,7 +372,7 @@ def _agent(agent_id: str, what: str) -> str:
     """:func:`check_agent` for text, remembered: a worker claims under one id all day."""
     agent = agent_id.strip()
     if not agent:
-        raise InvalidInput(f"{what} is required (non-empty text)")
+        raise InvalidInput(f"{what} must be non-empty text")
     if storable_size(agent, what) > MAX_NAME_BYTES:
         raise InvalidInput(f"{what} is longer than {MAX_NAME_BYTES} bytes")
     return visible_id(agent, what)
