@@ -18,7 +18,7 @@ import time
 import uuid
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import psycopg
 import pytest
@@ -27,6 +27,7 @@ from mcp.client.stdio import StdioServerParameters
 from psycopg import sql
 
 import taskloom
+from taskloom.store.pg_url import join_url
 from tests.backends import needed_pg_server
 from tests.conftest import subprocess_env
 from tests.mcp_tasks_client import TasksClient, modern
@@ -413,5 +414,4 @@ def test_a_database_gone_is_an_error_with_its_reason_for_tasks_and_their_calls(
 
 def with_database(server_url: str, database: str) -> str:
     """``server_url`` with its database changed to ``database``."""
-    parts = urlsplit(server_url)
-    return urlunsplit(parts._replace(path=f"/{database}"))
+    return join_url(urlsplit(server_url)._replace(path=f"/{database}"))
