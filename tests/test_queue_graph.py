@@ -348,6 +348,16 @@ def test_a_lapsed_lease_holds_its_group_until_a_claim_takes_it_back(
     assert got is not None and got.title == "one" and got.attempts == 2
 
 
+def test_why_says_a_task_of_a_group_waits_for_a_more_urgent_one(tl: Taskloom) -> None:
+    q = tl.queue
+    first, _ = q.add("first", group_key="g", priority=1)
+    second, _ = q.add("second", group_key="g", priority=2)
+    assert [(r.code, r.tasks) for r in q.why(second.id)] == [("group_queued", (first.id,))]
+    assert q.why(first.id) == []
+    claimed = q.claim("w")
+    assert claimed is not None and claimed.id == first.id
+
+
 @pytest.mark.slow
 def test_racing_claims_never_hold_two_tasks_of_one_group(db_url: str) -> None:
     """Eight threads, each with its own connection, claim as fast as they can from groups

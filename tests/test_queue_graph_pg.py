@@ -13,6 +13,7 @@ import pytest
 
 import taskloom
 from taskloom.domain.queue import Task
+from taskloom.store.graph_sql import around_sql, reaches_itself_sql
 from taskloom.store.queue_sql import claim_sql, done_and_claim_sql
 from tests.backends import needed_pg_server, pg_schema
 
@@ -145,3 +146,46 @@ def hashed_subplans(plan: list[str]) -> set[str]:
             node = re.search(r" on (\w+)", plan[at + 1])
             read.add(node.group(1) if node else plan[at + 1].strip())
     return read
+
+
+def _chain(pg_url: str, n: int) -> list[str]:
+    """A chain of ``n`` tasks, each after the one before, analysed; their ids in order."""
+    tasks = [
+        {"title": f"t{i}", "ref": f"r{i}", "after": [f"r{i - 1}"] if i else []} for i in range(n)
+    ]
+    with taskloom.connect(pg_url) as tl:
+        ids = [t.id for t, _ in tl.queue.add_many(tasks)]
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("ANALYZE")
+    return ids
+
+
+def test_a_dead_task_blocks_a_long_chain_by_index_lookups(pg_url: str) -> None:
+    """Ending the head of a chain dead blocks all of it, one index lookup a step: a walk
+    that read the whole of ``task_deps`` at every step took seconds for a few thousand
+    tasks, holding the dead task's lock throughout."""
+    ids = _chain(pg_url, 600)
+    with psycopg.connect(pg_url) as conn:
+        scans = "SELECT seq_scan FROM pg_stat_xact_user_tables WHERE relid = 'task_deps'::regclass"
+        before = conn.execute(scans).fetchone()
+        conn.execute("UPDATE tasks SET status = 'dead' WHERE id = %s", (ids[0],))
+        after = conn.execute(scans).fetchone()
+        assert before is not None and after is not None
+        assert after[0] - before[0] <= 1, f"{after[0] - before[0]} scans of task_deps"
+        conn.commit()
+    with taskloom.connect(pg_url) as tl:
+        assert tl.queue.stats()["blocked"] == 599
+
+
+def test_walks_downstream_look_dependents_up_by_index(pg_url: str) -> None:
+    """A requeue's and a key's walks downstream (``around``, ``reaches_itself``) find each
+    step's dependents through the index, never by reading all of ``task_deps``."""
+    ids = _chain(pg_url, 600)
+    statements = {
+        "around": (around_sql("postgres"), [f'["{ids[0]}"]']),
+        "reaches_itself": (reaches_itself_sql("postgres"), [ids[0], ids[0]]),
+    }
+    with taskloom.connect(pg_url) as tl, tl.store.read() as tx:
+        for name, (sql, params) in statements.items():
+            plan = [r["QUERY PLAN"] for r in tx.query("EXPLAIN " + sql, params)]
+            assert not any("Seq Scan on task_deps" in line for line in plan), (name, plan)

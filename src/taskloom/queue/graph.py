@@ -186,5 +186,9 @@ def why(
     if task.status in TERMINAL or shown_status(task, now) == "in_progress":
         return []
     deps = by_task(table.deps_of(tx, [task_id])).get(task_id, [])
-    holder = table.holders(tx, [task.group_key]).get(task.group_key) if task.group_key else None
-    return reasons(task, now, agent, deps, holder)
+    holder = first = None
+    if task.group_key is not None:
+        holder = table.holders(tx, [task.group_key]).get(task.group_key)
+        rows = table.ready_rows(tx, agent, now, ())
+        first = first_of_groups(r for r in rows if r[1] == task.group_key)[1].get(task_id)
+    return reasons(task, now, agent, deps, holder, first)

@@ -165,7 +165,7 @@ class SqlTaskTable(TaskTable):
         return [str(r["task_id"]) for r in tx.query(graph.BIND_KEY_SQL, (task_id, key, key))]
 
     def reaches_itself(self, tx: Transaction, task_id: str) -> bool:
-        return tx.query_one(graph.REACHES_ITSELF_SQL, (task_id, task_id)) is not None
+        return tx.query_one(graph.reaches_itself_sql(self.dialect), (task_id, task_id)) is not None
 
     def around(self, tx: Transaction, ids: Sequence[str]) -> list[Row]:
         return tx.query(graph.around_sql(self.dialect), (encode(list(ids)),)) if ids else []
