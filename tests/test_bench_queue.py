@@ -143,3 +143,29 @@ def test_only_keeps_the_baseline_row_and_refuses_a_name_that_matches_nothing() -
     assert nothing.returncode == 2 and nothing.stdout == "", nothing.stdout
     assert "--only 'nothing' names no system; the systems: taskloom;" in nothing.stderr
     assert "Traceback" not in nothing.stderr
+
+
+@pytest.mark.parametrize(
+    ("script", "args", "message"),
+    [
+        ("board_ops.py", ["--n", "0"], "--n is a whole number of at least 1"),
+        ("queue_cost.py", ["--jobs", "0"], "--jobs and --repeat are whole numbers"),
+        ("queue_cost.py", ["--repeat", "-1"], "--jobs and --repeat are whole numbers"),
+        ("sse.py", ["--clients", "0"], "--clients and --writes are whole numbers"),
+        ("sse.py", ["--writes", "0"], "--clients and --writes are whole numbers"),
+        ("guard_memory.py", ["--sizes", "0"], "--sizes are whole numbers of megabytes"),
+        ("context_economy.py", ["--per-kind", "-1"], "--per-kind is a whole number"),
+    ],
+)
+def test_a_count_below_one_is_a_usage_error_before_anything_runs(
+    script: str, args: list[str], message: str
+) -> None:
+    """Not a traceback from an empty median, nor (``--sizes 0``) the default sizes run."""
+    done = subprocess.run(
+        [sys.executable, str(BENCH.with_name(script)), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and done.stdout == "", done.stdout + done.stderr
+    assert message in done.stderr and "Traceback" not in done.stderr, done.stderr
