@@ -123,6 +123,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=500, help="calls per measurement")
     args = parser.parse_args()
+    if args.n < 1:
+        parser.error(f"--n is a whole number of at least 1, not {args.n}")
     with tempfile.TemporaryDirectory() as tmp:
         base = raw_baseline(Path(tmp) / "raw.db", args.n)
         print(row("baseline: raw sqlite3 INSERT+COMMIT", base))

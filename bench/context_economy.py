@@ -216,6 +216,8 @@ def main() -> int:
     parser.add_argument("--split", choices=["dev", "test", "holdout", "all"], default="all")
     parser.add_argument("--verbose", action="store_true", help="list the questions missed")
     args = parser.parse_args()
+    if args.per_kind < 1:
+        parser.error(f"--per-kind is a whole number of at least 1, not {args.per_kind}")
     install(args.cache)
     payloads = load(args.cache)
     splits = ["dev", "test", "holdout"] if args.split == "all" else [args.split]

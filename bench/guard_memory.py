@@ -110,10 +110,14 @@ def first_wrap(megabytes: int) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10, 50])
+    parser.add_argument(
+        "--sizes", type=int, nargs="+", default=[10, 50], help="result sizes to measure, in MB"
+    )
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--first", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if min(args.sizes) < 1:
+        parser.error("--sizes are whole numbers of megabytes, at least 1")
     if args.one:
         one_size(args.one)
         return 0

@@ -182,7 +182,7 @@ def enqueue_rates(tmp: Path, jobs: int) -> None:
 def sqlite_tables(jobs: int, workers: list[int], only: list[str], repeat: int) -> None:
     found, notes = queue_sqlite.systems()
     found = {**{name: (taskloom_setup, w) for name, w in TASKLOOM_ROWS.items()}, **found}
-    found = select(found, only)
+    found = select(found, only, queue_sqlite.RAW)
     for note in notes:
         print(f"note: {note}")
     with tempfile.TemporaryDirectory() as tmp_name:
@@ -200,9 +200,19 @@ def sqlite_tables(jobs: int, workers: list[int], only: list[str], repeat: int) -
     print_tables(jobs, workers, table, pairs, repeat)
 
 
-def select(found: dict[str, Any], only: list[str]) -> dict[str, Any]:
-    """The systems whose name contains one of ``only`` (all of them when it is empty)."""
-    return {k: v for k, v in found.items() if not only or any(o in k for o in only)}
+def select(found: dict[str, Any], only: list[str], baseline: str) -> dict[str, Any]:
+    """The systems whose name contains one of ``only`` (all of them when it is empty), and
+    ``baseline`` always, since every row is shown beside it. An ``--only`` that names no
+    system is a usage error (exit status 2) listing the names."""
+    chosen = {k: v for k, v in found.items() if not only or any(o in k for o in only)}
+    if not chosen:
+        names = "; ".join(found)
+        print(
+            f"queue.py: error: --only {' '.join(only)!r} names no system; the systems: {names}",
+            file=sys.stderr,
+        )
+        raise SystemExit(2)
+    return {k: v for k, v in found.items() if k == baseline or k in chosen}
 
 
 def dag(jobs: int, workers: list[int], repeat: int, backend: str) -> None:
@@ -255,7 +265,7 @@ def main() -> None:
         found, notes = queue_pg.systems(rows)
         for note in notes:
             print(f"note: {note}")
-        found = select(found, args.only)
+        found = select(found, args.only, queue_pg.RAW)
         pairs = ratios(queue_pg.RAW, queue_pg.RAW_EVENTS, [queue_pg.RAW_BATCH, *queue_pg.PEERS])
         queue_pg.run_table(args.jobs, args.workers, found, pairs, args.repeat)
 

@@ -136,6 +136,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=5000, help="jobs drained per run")
     parser.add_argument("--repeat", type=int, default=5, help="runs of each loop")
     args = parser.parse_args()
+    if args.jobs < 1 or args.repeat < 1:
+        parser.error("--jobs and --repeat are whole numbers of at least 1")
     loops: dict[str, tuple[str, Drain]] = {
         "raw": ("raw", raw_drain),
         "raw + event row": ("events", raw_drain),

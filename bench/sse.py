@@ -146,10 +146,14 @@ async def run(url: str, db: str, clients: int, writes: int) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--clients", type=int, nargs="+", default=[1, 50, 200])
-    parser.add_argument("--writes", type=int, default=40)
+    parser.add_argument(
+        "--clients", type=int, nargs="+", default=[1, 50, 200], help="streams open, one row each"
+    )
+    parser.add_argument("--writes", type=int, default=40, help="board writes timed per row")
     parser.add_argument("--db", help="database URL (default: a fresh SQLite file)")
     args = parser.parse_args()
+    if args.writes < 1 or min(args.clients) < 1:
+        parser.error("--clients and --writes are whole numbers of at least 1")
     with tempfile.TemporaryDirectory() as tmp:
         db = args.db or f"sqlite:///{Path(tmp) / 'sse.db'}"
         proc, url = start_server(db)

@@ -14,7 +14,8 @@ bound here, in the ToolContext; the model never names it.
 Running it again on a thread continues the goal there: a goal already complete is left as it
 is (nothing is asked of the model), and an unfinished one goes on from its board, which the
 model is shown. The goal is set only once the endpoint has answered the first call, so a run
-whose endpoint is down, or refuses the key, leaves the thread as it found it.
+whose endpoint is down, or refuses the key, leaves the thread as it found it. Ctrl-C stops
+it at once (exit status 130); a run after it goes on from the board.
 """
 
 from __future__ import annotations
@@ -88,6 +89,14 @@ def read_reply(response: Any) -> tuple[dict[str, Any], int | None]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    try:
+        return run(args)
+    except KeyboardInterrupt:  # the turn in hand is dropped; what the board holds stays
+        print("interrupted: run it again to go on with the goal", file=sys.stderr)
+        return 130
+
+
+def run(args: argparse.Namespace) -> int:
     try:  # a bad thread id, or a database that cannot be opened: only read so far
         tl = taskloom.connect(args.db)
         tl.tools.names(profile=args.tools)

@@ -9,7 +9,9 @@ until none is ready. They are of the example's own kind, ``example.square``, and
 claim that kind only: other work in the same queue is left alone. The work here is a
 short sleep that fails one task in five on its first attempt, to show retries; put your own
 in ``handle``. Watch it live in ``taskloom serve`` (the queue tab) while it runs. At the end
-the script checks the queue: every task completed exactly once.
+the script checks the queue: every task completed exactly once. Ctrl-C stops it cleanly: each
+worker finishes the task in hand and claims no other; the rest stay in the queue for the next
+run (exit status 130).
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import random
+import signal
 import sys
 import time
+from multiprocessing.synchronize import Event
 
 import taskloom
 from taskloom import Task, TaskFailed, TaskloomError
@@ -37,9 +41,16 @@ def handle(task: Task) -> str:
     return f"item {n} squared is {n * n}"
 
 
-def work(url: str, agent: str) -> None:
+def work(url: str, agent: str, stopping: Event) -> None:
+    """One worker process. It starts ignoring Ctrl-C: the producer gets it and sets
+    ``stopping``, and the worker then finishes the task in hand and claims no other."""
+
+    def check(_task: Task) -> None:
+        if stopping.is_set():
+            worker.stop()
+
     with taskloom.connect(url) as tl:
-        worker = taskloom.Worker(tl.queue, agent, handle, lease=30, kinds=[KIND])
+        worker = taskloom.Worker(tl.queue, agent, handle, lease=30, kinds=[KIND], on_start=check)
         summary = worker.run(until_empty=True)
     print(
         f"{agent}: {summary.completed} completed, {summary.failed} failed and retried,"
@@ -59,7 +70,15 @@ def main(argv: list[str] | None = None) -> int:
     if not 1 <= args.tasks <= 100_000 or not 1 <= args.workers <= 64:
         parser.error("--tasks is from 1 to 100000 and --workers from 1 to 64")
     try:
-        with taskloom.connect(args.db) as tl:
+        return produce_and_work(args.db, args.tasks, args.workers)
+    except KeyboardInterrupt:  # before the workers started, or after they ended
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def produce_and_work(db: str | None, count: int, workers: int) -> int:
+    try:
+        with taskloom.connect(db) as tl:
             url = tl.url
             added = tl.queue.add_many(
                 {
@@ -68,15 +87,28 @@ def main(argv: list[str] | None = None) -> int:
                     "payload": {"n": n},
                     "dedup_key": f"{KIND}-{n}",
                 }
-                for n in range(args.tasks)
+                for n in range(count)
             )
         print(f"added {sum(new for _, new in added)} tasks to {url}", flush=True)
         ctx = multiprocessing.get_context("spawn")
-        procs = [ctx.Process(target=work, args=(url, f"worker-{i}")) for i in range(args.workers)]
-        for proc in procs:
-            proc.start()
-        for proc in procs:
-            proc.join()
+        stopping = ctx.Event()
+        procs = [
+            ctx.Process(target=work, args=(url, f"worker-{i}", stopping)) for i in range(workers)
+        ]
+        inherited = signal.signal(signal.SIGINT, signal.SIG_IGN)  # the workers start ignoring it
+        try:
+            for proc in procs:
+                proc.start()
+        finally:
+            signal.signal(signal.SIGINT, inherited)
+        try:
+            for proc in procs:
+                proc.join()
+        except KeyboardInterrupt:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C changes nothing
+            stopping.set()
+            for proc in procs:
+                proc.join()
         with taskloom.connect(url) as tl:
             stats = tl.queue.stats()
             mine = [tl.queue.get(task.id) for task, _ in added]
@@ -86,6 +118,9 @@ def main(argv: list[str] | None = None) -> int:
     done = [t for t in mine if t.status == "completed"]
     retried = sum(1 for t in done if t.attempts > 1)
     print(f"{len(done)} of {len(mine)} tasks completed ({retried} after a retry); queue: {stats}")
+    if stopping.is_set():
+        print("interrupted: run it again to work the tasks left", file=sys.stderr)
+        return 130
     return 0 if len(done) == len(mine) else 2
 
 

@@ -9,6 +9,7 @@ Debian's chromium through Playwright.
 
 from __future__ import annotations
 
+import argparse
 import os
 import socket
 import subprocess
@@ -102,7 +103,14 @@ def shoot(browser: Browser, url: str, dark: bool) -> None:
     phone.close()
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    """Arguments are parsed before anything runs: ``--help`` and a mistyped flag leave the
+    committed images as they are."""
+    parser = argparse.ArgumentParser(
+        description=f"Regenerate the panel screenshots in {OUT.relative_to(ROOT)}/ (overwrites"
+        " them). Needs Debian's chromium and Playwright."
+    )
+    parser.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp, socket.socket() as sock:
         db = f"sqlite:///{Path(tmp) / 'shots.db'}"

@@ -120,3 +120,52 @@ def test_a_backlog_over_the_queues_default_cap_is_drained_whole() -> None:
 
 def test_the_dag_bench_drains_the_graph_and_the_flat_queue_exactly_once() -> None:
     _run(DAG_ROWS, "--dag")
+
+
+def test_only_keeps_the_baseline_row_and_refuses_a_name_that_matches_nothing() -> None:
+    """``--only`` picks the rows to measure; the raw baseline is measured beside them, so the
+    ratio to it is printed in the same invocation. A TEXT naming nothing is a usage error."""
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--jobs", "50", "--workers", "1", "--only", "done_and"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    assert set(_rows(done.stdout)) == {"taskloom done_and_claim", "raw sqlite3 lease"}
+    assert "| taskloom done_and_claim / raw sqlite3 lease |" in done.stdout
+    nothing = subprocess.run(
+        [sys.executable, str(BENCH), "--jobs", "50", "--only", "nothing"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert nothing.returncode == 2 and nothing.stdout == "", nothing.stdout
+    assert "--only 'nothing' names no system; the systems: taskloom;" in nothing.stderr
+    assert "Traceback" not in nothing.stderr
+
+
+@pytest.mark.parametrize(
+    ("script", "args", "message"),
+    [
+        ("board_ops.py", ["--n", "0"], "--n is a whole number of at least 1"),
+        ("queue_cost.py", ["--jobs", "0"], "--jobs and --repeat are whole numbers"),
+        ("queue_cost.py", ["--repeat", "-1"], "--jobs and --repeat are whole numbers"),
+        ("sse.py", ["--clients", "0"], "--clients and --writes are whole numbers"),
+        ("sse.py", ["--writes", "0"], "--clients and --writes are whole numbers"),
+        ("guard_memory.py", ["--sizes", "0"], "--sizes are whole numbers of megabytes"),
+        ("context_economy.py", ["--per-kind", "-1"], "--per-kind is a whole number"),
+    ],
+)
+def test_a_count_below_one_is_a_usage_error_before_anything_runs(
+    script: str, args: list[str], message: str
+) -> None:
+    """Not a traceback from an empty median, nor (``--sizes 0``) the default sizes run."""
+    done = subprocess.run(
+        [sys.executable, str(BENCH.with_name(script)), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and done.stdout == "", done.stdout + done.stderr
+    assert message in done.stderr and "Traceback" not in done.stderr, done.stderr

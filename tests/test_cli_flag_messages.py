@@ -115,6 +115,19 @@ def test_serve_refuses_an_empty_host(capsys: pytest.CaptureFixture[str]) -> None
         assert err == "Error: --host must not be empty (0.0.0.0 binds every interface)\n", err
 
 
+def test_serve_names_its_poll_as_tasks_work_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``tasks work --poll`` and ``serve --poll`` both take seconds between looks; serve's was
+    ``--poll-s`` only, which it still accepts. A bad value is refused before a file is made."""
+    db = f"sqlite:///{tmp_path / 'p.db'}"
+    for flag in ("--poll", "--poll-s"):
+        code, out, err = run(capsys, "serve", flag, "0", "--port", "8799", "--db", db)
+        assert code == 1 and out == ""
+        assert err == "Error: --poll must be more than 0 and at most 86400\n", err
+    assert not (tmp_path / "p.db").exists()
+
+
 def test_mcp_refuses_an_empty_agent(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``--agent ""`` started a server whose every queue tool then failed for want of one."""
     db = f"sqlite:///{tmp_path / 'q.db'}"

@@ -8,9 +8,11 @@ assistant messages (tool calls first, then a plain answer), in OpenAI's response
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -376,3 +378,47 @@ def test_example_agent_refuses_bad_flags_in_one_line(
     )
     assert run.returncode != 0 and "Traceback" not in run.stderr, run.stderr
     assert said in run.stderr and "model endpoint" not in run.stderr, run.stderr
+
+
+class StalledOpenAI(FakeOpenAI):
+    """A model that takes its time: each request is held until ``release`` is set."""
+
+    release = threading.Event()
+
+    def do_POST(self) -> None:
+        FakeOpenAI.calls.append(self.path)
+        StalledOpenAI.release.wait(60)
+        super().do_POST()
+
+
+def test_ctrl_c_while_the_model_thinks_stops_in_one_line(tmp_path: Path) -> None:
+    """Exit status 130, no traceback; the first call had not answered, so no goal is set."""
+    db = f"sqlite:///{tmp_path / 'agent.db'}"
+    FakeOpenAI.calls.clear()
+    StalledOpenAI.release.clear()
+    server = serve(StalledOpenAI)
+    url = next(server)
+    proc = subprocess.Popen(
+        [sys.executable, str(EXAMPLE), "Ship it", "--base-url", url, "--db", db],
+        env={**subprocess_env(), "OPENAI_API_KEY": "sk-test"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # `cmd &` ignores it
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not FakeOpenAI.calls and time.monotonic() < deadline:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        StalledOpenAI.release.set()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        next(server, None)
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    assert err == "interrupted: run it again to go on with the goal\n"
+    with taskloom.connect(db) as tl:
+        assert tl.goal("goal-agent").get()["goal"] is None

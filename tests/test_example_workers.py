@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import taskloom
@@ -51,3 +54,35 @@ def test_bad_flags_are_refused_in_one_line(tmp_path: Path) -> None:
     )
     assert done.returncode == 2 and "--workers from 1 to 64" in done.stderr
     assert not (tmp_path / "q.db").exists()
+
+
+def test_ctrl_c_stops_the_workers_cleanly_and_leaves_the_rest_ready(db_url: str) -> None:
+    """Ctrl-C reaches the whole process group, as a terminal sends it: each worker finishes
+    the task in hand and prints its summary, nothing is left in progress, no traceback."""
+    proc = subprocess.Popen(
+        [sys.executable, str(EXAMPLE), "--db", db_url, "--tasks", "2000", "--workers", "2"],
+        env=subprocess_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # `cmd &` ignores it
+    )
+    try:
+        assert proc.stdout is not None and "added 2000 tasks" in proc.stdout.readline()
+        with taskloom.connect(db_url) as tl:
+            deadline = time.monotonic() + 60
+            while tl.queue.stats()["completed"] < 2 and time.monotonic() < deadline:
+                time.sleep(0.05)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "interrupted: run it again" in err, err
+    assert out.count(" lost") == 2, out
+    with taskloom.connect(db_url) as tl:
+        stats = tl.queue.stats()
+    assert stats["in_progress"] == 0 and stats["ready"] > 0 and stats["completed"] >= 2

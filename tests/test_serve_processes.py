@@ -227,10 +227,10 @@ def stream_into(url: str, into: queue.Queue[dict[str, str]]) -> threading.Thread
 )
 def test_a_write_through_one_server_reaches_the_streams_of_another(db_url: str) -> None:
     """Two servers on one PostgreSQL, as behind a load balancer. The reader is told never to
-    poll (``--poll-s 86400``): what it streams, the writers' NOTIFY woke it for."""
+    poll (``--poll 86400``): what it streams, the writers' NOTIFY woke it for."""
     with taskloom.connect(db_url) as tl:
         card = tl.board("t").add("first")["cards"][0]["id"]
-    with serving(db_url) as writer, serving(db_url, "--poll-s", "86400") as reader:
+    with serving(db_url) as writer, serving(db_url, "--poll", "86400") as reader:
         events: queue.Queue[dict[str, str]] = queue.Queue()
         stream_into(f"{reader}/api/events?thread=t", events)
         opening = [events.get(timeout=30)["event"] for _ in range(3)]

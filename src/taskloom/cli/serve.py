@@ -57,10 +57,11 @@ def serve(
     poll_s: Annotated[
         float | None,
         typer.Option(
+            "--poll",
             "--poll-s",
-            help="How often to look for changes nothing announced, in seconds (default: 0.025"
-            " on SQLite, where other processes' writes arrive so; 2 on PostgreSQL, whose"
-            " writers wake every server at once).",
+            help="Seconds between looks for changes nothing announced, as in tasks work"
+            " (default: 0.025 on SQLite, where other processes' writes arrive so; 2 on"
+            " PostgreSQL, whose writers wake every server at once).",
             show_default=False,
         ),
     ] = None,
@@ -110,7 +111,7 @@ def serve(
             max(timedelta(days=retain_days), timedelta.resolution) if retain_days else None
         )
     if poll_s is not None and not 0 < poll_s <= MAX_POLL_S:
-        raise InvalidInput(f"--poll-s must be more than 0 and at most {MAX_POLL_S}")
+        raise InvalidInput(f"--poll must be more than 0 and at most {MAX_POLL_S}")
     mcp = McpConfig(tasks=task_settings(task_ttl, task_poll))
     tl = open_announced(db)
     app = create_app(
