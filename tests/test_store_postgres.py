@@ -81,20 +81,26 @@ def test_connection_errors_never_echo_the_password(
     assert secret not in str(caught.value) and "***" in str(caught.value)
 
 
-def test_the_pools_background_log_never_carries_the_password(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    """The pool connects in the background and logs libpq's reason as a warning, which goes
-    to the application's log handlers: the password libpq quotes from the URL is masked."""
+def log_refused_pool(userinfo: str, caplog: pytest.LogCaptureFixture) -> None:
+    """Let a store's pool try a loopback port where nothing listens, as ``userinfo``, until
+    it logs its first "error connecting" warning (into ``caplog``), then close it."""
     with socket.create_server(("127.0.0.1", 0)) as probe:
-        port = probe.getsockname()[1]
-    store = PostgresStore(f"postgresql://app:my%pass1@127.0.0.1:{port}/tl")
+        port = probe.getsockname()[1]  # closed on leaving: nothing listens there
+    store = PostgresStore(f"postgresql://{userinfo}@127.0.0.1:{port}/tl")
     with caplog.at_level(logging.WARNING, logger="psycopg.pool"):
         store.pool.open(wait=False)
         deadline = time.monotonic() + 10
         while "error connecting" not in caplog.text and time.monotonic() < deadline:
             time.sleep(0.05)
         store.close()
+
+
+def test_the_pools_background_log_never_carries_the_password(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The pool connects in the background and logs libpq's reason as a warning, which goes
+    to the application's log handlers: the password libpq quotes from the URL is masked."""
+    log_refused_pool("app:my%pass1", caplog)
     assert "error connecting" in caplog.text
     assert "my%pass1" not in caplog.text and "***" in caplog.text
 
