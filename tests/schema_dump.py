@@ -1,8 +1,9 @@
 """A database's schema as comparable text, and databases built from migration files, for the
 tests of the one schema and of databases made by earlier development builds.
 
-The earlier builds' migration files are kept under ``tests/fixtures/earlier_build/``: a real
-database of such a build is made from them, as that build made it.
+The earlier builds' migration files are kept under ``tests/fixtures/earlier_builds/``, one
+folder per build line (named after the file its ledgers begin with): a real database of such a
+build is made from them, as that build made it.
 """
 
 from __future__ import annotations
@@ -17,14 +18,14 @@ import psycopg
 
 from taskloom.store.sqlite import _split_statements
 
-EARLIER_BUILD = Path(__file__).parent / "fixtures" / "earlier_build"
+EARLIER_BUILDS = Path(__file__).parent / "fixtures" / "earlier_builds"
 INITIAL = Path(__file__).parents[1] / "src" / "taskloom" / "store" / "migrations"
 
 
-def earlier_files(dialect: str, after: int = 0, upto: int = 9999) -> list[Path]:
+def earlier_files(dialect: str, after: int = 0, upto: int = 9999, line: str = "core") -> list[Path]:
     """An earlier build's migration files of ``dialect``, in order, numbered past ``after``
-    up to ``upto``."""
-    files = sorted((EARLIER_BUILD / dialect).glob("*.sql"))
+    up to ``upto``; ``line``: the build line (``core``, ``initial``)."""
+    files = sorted((EARLIER_BUILDS / line / dialect).glob("*.sql"))
     return [f for f in files if after < int(f.name[:4]) <= upto]
 
 
@@ -117,10 +118,10 @@ def sqlite_schema(path: Path) -> dict[str, Any]:
                 out[f"table {name}"] = {
                     "sql": _words(sql),
                     "columns": conn.execute(f"PRAGMA table_xinfo({name})").fetchall(),
-                    "indexes": [
+                    "indexes": sorted(  # by name: the list's own order is creation order
                         (row[1:], conn.execute(f"PRAGMA index_xinfo({row[1]})").fetchall())
                         for row in conn.execute(f"PRAGMA index_list({name})")
-                    ],
+                    ),
                     "foreign keys": conn.execute(f"PRAGMA foreign_key_list({name})").fetchall(),
                     "without rowid": "WITHOUT ROWID" in sql.upper(),
                     "autoincrement": "AUTOINCREMENT" in sql.upper(),

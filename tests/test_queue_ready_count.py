@@ -113,21 +113,3 @@ def test_claims_leave_the_bound_alone_and_an_add_past_the_cap_counts(sqlite_url:
         q.add_many([{"title": f"u{n}", "priority": 20 + n} for n in range(3)])
         assert (_ready(tl), _bound(tl)) == (5, 5)  # one over: the least urgent evicted
         assert [t.title for t in q.list(status="canceled")] == ["u2"]
-
-
-def test_a_database_from_before_the_bound_starts_it_from_its_tasks(sqlite_url: str) -> None:
-    """Migration 0006 starts the bound at the ready tasks a database already holds."""
-    from tests.schema_dump import build, execute, initial_files
-
-    build(sqlite_url, [f for f in initial_files("sqlite") if f.name < "0006"])
-    for n, status in enumerate(["ready", "ready", "in_progress", "completed", "ready"]):
-        execute(
-            sqlite_url,
-            "INSERT INTO tasks (id, title, status, created_at) VALUES (?, ?, ?, 0)",
-            (f"t{n}", f"task {n}", status),
-        )
-    with taskloom.connect(sqlite_url) as tl:
-        assert _ready(tl) == 3
-        assert _bound(tl) == 3
-        tl.queue.add("one more")
-        assert _bound(tl) == 4

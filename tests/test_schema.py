@@ -2,7 +2,8 @@
 development build made (refused with one line; copied by ``migrate-db`` from its last schema).
 
 The earlier builds' databases are real: made from their own migration files, kept in
-``tests/fixtures/earlier_build/``, with rows their triggers wrote.
+``tests/fixtures/earlier_builds/``, with rows their triggers wrote. Two lines of them: ledgers
+that begin with ``0001_core.sql`` (``core``) and with ``0001_initial.sql`` (``initial``).
 """
 
 from __future__ import annotations
@@ -33,20 +34,41 @@ def _ledger(url: str) -> list[tuple[int, str]]:
     return [(int(version), str(name)) for version, name in rows]
 
 
-def test_the_initial_schema_is_the_earlier_builds_last(
+LAST = {"core": {"sqlite": 11, "postgres": 11}, "initial": {"sqlite": 7, "postgres": 5}}
+"""Each earlier build line's last schema, per backend."""
+
+
+def test_the_schema_is_the_latest_earlier_builds_last(
     backend: str, fresh_url: Callable[[str], str]
 ) -> None:
-    """Tables, columns, keys, indexes, triggers, functions and sequences, compared. Left
-    out: PostgreSQL's ``taskloom_ms``, which nothing calls."""
+    """Tables, columns, keys, indexes, triggers, views, functions and sequences, compared."""
     old, new = fresh_url("old.db"), fresh_url("new.db")
-    build(old, earlier_files(backend))
-    build(new, initial_files(backend)[:1])
-    before, after = schema(old), schema(new)
-    if backend == "postgres":
-        dropped = [f for f in before["functions"] if f not in after["functions"]]
-        assert [f[0] for f in dropped] == ["taskloom_ms"]
-        before["functions"] = [f for f in before["functions"] if f not in dropped]
-    assert after == before
+    build(old, earlier_files(backend, line="initial"))
+    build(new, initial_files(backend))
+    assert schema(new) == schema(old)
+
+
+def _columns(url: str) -> set[tuple[Any, ...]]:
+    """Every column of every table, with its type, default and constraints."""
+    found = schema(url)
+    if url.startswith("sqlite:///"):
+        return {
+            (name.removeprefix("table "), *column)
+            for name, table in found.items()
+            if name.startswith("table ")
+            for column in table["columns"]
+        }
+    return set(found["columns"])
+
+
+def test_the_first_builds_last_schema_has_a_subset_of_the_schemas_columns(
+    backend: str, fresh_url: Callable[[str], str]
+) -> None:
+    """What ``migrate-db`` relies on to copy from it: each of its columns is one of ours."""
+    old, new = fresh_url("old.db"), fresh_url("new.db")
+    build(old, earlier_files(backend, line="core"))
+    build(new, initial_files(backend))
+    assert _columns(old) <= _columns(new)
 
 
 def test_a_new_database_gets_the_one_schema(backend: str, fresh_url: Callable[[str], str]) -> None:
@@ -59,12 +81,12 @@ def test_a_new_database_gets_the_one_schema(backend: str, fresh_url: Callable[[s
     assert schema(url) == schema(reference)
 
 
-def _earlier(url: str, dialect: str, upto: int = 11) -> None:
-    """A database an earlier development build made, migrated up to ``upto``."""
-    build(url, earlier_files(dialect, upto=upto))
+def _earlier(url: str, dialect: str, upto: int = 11, line: str = "core") -> None:
+    """A database an earlier development build of ``line`` made, migrated up to ``upto``."""
+    build(url, earlier_files(dialect, upto=upto, line=line))
 
 
-def _refusal(url: str, schema_number: str) -> str:
+def _refusal(url: str, schema_number: str, last: str = "0011") -> str:
     store = open_store(url)
     store.close()
     where = store.path if isinstance(store, SqliteStore) else store.url
@@ -72,24 +94,30 @@ def _refusal(url: str, schema_number: str) -> str:
         f"the database {where} was made by an earlier development build of taskloom"
         f" (schema {schema_number})"
     )
-    if schema_number == "0011":
+    if schema_number == last:
         return (
             f"{made}: copy it into a new database with `taskloom migrate-db --from {store.url}"
             " --to NEW_URL`, or delete it"
         )
     return (
-        f"{made}, which this taskloom neither opens nor copies (it copies schema 0011): delete it"
+        f"{made}, which this taskloom neither opens nor copies (it copies that build's last"
+        f" schema, {last}): delete it"
     )
 
 
-@pytest.mark.parametrize("upto", [11, 8])
+@pytest.mark.parametrize(
+    ("line", "upto"), [("core", 11), ("core", 8), ("initial", 0), ("initial", 4)]
+)
 def test_an_earlier_builds_database_is_refused_by_reads_and_writes_in_one_line(
-    backend: str, fresh_url: Callable[[str], str], upto: int
+    backend: str, fresh_url: Callable[[str], str], line: str, upto: int
 ) -> None:
+    """``upto`` 0: the line's last schema."""
     url = fresh_url("old.db")
-    _earlier(url, backend, upto)
+    last = LAST[line][backend]
+    upto = upto or last
+    _earlier(url, backend, upto, line)
     before = schema(url)
-    expected = _refusal(url, f"{upto:04d}")
+    expected = _refusal(url, f"{upto:04d}", f"{last:04d}")
     for args in (["board", "list", "t"], ["board", "add", "t", "x"], ["tasks", "stats"]):
         result = run(*args, "--db", url)
         assert (result.returncode, result.stderr) == (1, f"Error: {expected}\n"), args
@@ -102,7 +130,7 @@ def test_an_earlier_builds_database_is_refused_by_reads_and_writes_in_one_line(
             pass
         assert str(caught.value) == expected
     assert schema(url) == before  # left as it was: not migrated
-    assert _ledger(url) == _records(earlier_files(backend, upto=upto))
+    assert _ledger(url) == _records(earlier_files(backend, upto=upto, line=line))
 
 
 def _fill_earlier(url: str, dialect: str, scratch: str) -> dict[str, Any]:
@@ -191,13 +219,57 @@ def test_migrate_db_copies_an_earlier_builds_database_but_its_older_task_events(
         assert added["number"] == 2
 
 
-def test_migrate_db_refuses_an_earlier_schema_than_the_last(
+def test_migrate_db_copies_a_database_of_the_latest_earlier_build(
     backend: str, fresh_url: Callable[[str], str], capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Its last schema is this build's (see above), so this build fills the database and its
+    ledger is then made that build's: a work graph, a board, and every event of both."""
     old, new = fresh_url("old.db"), fresh_url("new.db")
-    _earlier(old, backend, upto=8)
+    with taskloom.connect(old) as tl:
+        tl.board("t").add("card", plan=["step"])
+        first, _ = tl.queue.add("first", dedup_key="k1", group_key="g")
+        tl.queue.add("second", depends_on=[first.id], payload={"n": 2})
+        doomed, _ = tl.queue.add("doomed", priority=1)
+        tl.queue.add("after doomed", depends_on_keys=["k9"], group_key="g")
+        tl.queue.add("held back", depends_on=[doomed.id])
+        claimed = tl.queue.claim("w")
+        assert claimed is not None and claimed.id == doomed.id
+        tl.queue.fail(claimed.id, claimed.lease_token or "", "boom", retry=False)
+        tasks = [t.to_dict() for t in tl.queue.list()]
+        board = tl.board("t").list()
+        with tl.store.read() as tx:
+            events = [(e.type, e.thread_id, e.data) for e in tx.events_after(0)]
+    assert any(t["status"] == "blocked" for t in tasks)
+    execute(old, "DELETE FROM schema_migrations")
+    for version, name in _records(earlier_files(backend, line="initial")):
+        execute(old, "INSERT INTO schema_migrations VALUES (?, ?)", (version, name))
+    with pytest.raises(taskloom.StoreError, match="earlier development build"):
+        taskloom.connect(old).queue.stats()
+    assert main(["migrate-db", "--from", old, "--to", new]) == 0
+    capsys.readouterr()
+    assert _ledger(new) == _records(initial_files(backend))
+    with taskloom.connect(new) as tl:
+        assert [t.to_dict() for t in tl.queue.list()] == tasks
+        assert tl.board("t").list() == board
+        with tl.store.read() as tx:
+            assert [(e.type, e.thread_id, e.data) for e in tx.events_after(0)] == events
+        ready = tl.queue.claim("w")
+        assert ready is not None and ready.title == "first"
+
+
+@pytest.mark.parametrize(("line", "upto"), [("core", 8), ("initial", 3)])
+def test_migrate_db_refuses_an_earlier_schema_than_the_last(
+    backend: str,
+    fresh_url: Callable[[str], str],
+    capsys: pytest.CaptureFixture[str],
+    line: str,
+    upto: int,
+) -> None:
+    old, new = fresh_url("old.db"), fresh_url("new.db")
+    _earlier(old, backend, upto, line)
     assert main(["migrate-db", "--from", old, "--to", new]) == 1
-    assert capsys.readouterr().err == f"Error: {_refusal(old, '0008')}\n"
+    last = f"{LAST[line][backend]:04d}"
+    assert capsys.readouterr().err == f"Error: {_refusal(old, f'{upto:04d}', last)}\n"
 
 
 def test_migrate_db_refuses_to_copy_into_an_earlier_builds_database(

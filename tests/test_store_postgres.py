@@ -165,7 +165,7 @@ def test_queue_trigger_takes_the_same_outbox_lock_as_python() -> None:
     """Readers trust ids below a drained lock; a trigger on another lock class would break that."""
     folder = files("taskloom.store") / "migrations" / "postgres"
     triggers = [m for m in folder.iterdir() if "RETURNS trigger" in m.read_text()]
-    assert triggers  # 0001_initial's task-event trigger, and any that replace it
+    assert triggers  # the schema's task-event trigger, and any later file's
     for migration in triggers:
         sql = migration.read_text()
         lock = f"pg_advisory_xact_lock_shared({OUTBOX_LOCK}, hashtext(current_schema()))"

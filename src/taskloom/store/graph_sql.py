@@ -1,7 +1,7 @@
 """The SQL of the queue's work graph: dependencies (``task_deps``) and what ``ready``
 explains. The claim's own tests (:func:`~taskloom.store.queue_sql.deps_met`,
 :func:`~taskloom.store.queue_sql.group_free`) and the trigger that blocks the dependents of a
-task ending dead or canceled (migration ``0004_task_graph``) live with the statements they
+task ending dead or canceled (in the schema, ``0001_schema.sql``) live with the statements they
 belong to.
 """
 

@@ -203,7 +203,7 @@ def sweep_all_sql() -> str:
 
 COUNT_READY_SQL = "SELECT count(*) AS n FROM tasks WHERE status = 'ready'"
 READY_BOUND_SQL = "SELECT n FROM ready_bound"
-"""SQLite's bound on the ready tasks: never fewer than it (migration ``0006_ready_bound``)."""
+"""SQLite's bound on the ready tasks: never fewer than are ready (its triggers keep it)."""
 SET_READY_BOUND_SQL = "UPDATE ready_bound SET n = ?"
 
 

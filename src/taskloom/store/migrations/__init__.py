@@ -1,7 +1,7 @@
 """Numbered SQL migrations, one folder per backend, applied in order on open.
 
-Each backend's schema begins with ``0001_initial.sql``; a change to it is the next numbered
-file, never an edit of one a database may have recorded. Each database keeps a ledger,
+Each backend's schema is ``0001_schema.sql``; a change to it is the next numbered file, never
+an edit of one a database may have recorded. Each database keeps a ledger,
 ``schema_migrations (version, name)``, of the files applied to it.
 """
 
@@ -26,10 +26,14 @@ def load(dialect: str) -> list[tuple[int, str, str]]:
     return sorted(out)
 
 
-EARLIER_LAST = 11
-"""The last schema of the earlier development builds, whose ledgers begin with
-``0001_core.sql``. Its tables, columns and task-event format are those of this build's
-``0001_initial.sql``, so ``taskloom migrate-db`` copies from it."""
+EARLIER_BUILDS = {
+    "0001_core.sql": {"sqlite": 11, "postgres": 11},
+    "0001_initial.sql": {"sqlite": 7, "postgres": 5},
+}
+"""The earlier development builds, by the file their ledgers begin with: each one's last
+schema, per backend. A last schema holds this build's tables and columns (or fewer of them)
+and its task-event format (and events of older ones, which a copy leaves out), so
+``taskloom migrate-db`` copies from it."""
 
 
 def earlier_schema(applied: Mapping[int, str], dialect: str) -> int | None:
@@ -51,27 +55,27 @@ def pending(
     Refuses a database a newer taskloom migrated (this one would write rows without the
     columns, triggers or events the newer schema relies on) and one an earlier development
     build made, saying what to do in one line; ``where`` names the database, ``url`` is how
-    to name it to ``migrate-db``. As the source of a copy (``copy_source``), a database of
-    the earlier builds' last schema is read as it is: nothing is pending; one with no ledger
-    at all is refused, not given taskloom's tables (an empty PostgreSQL database or schema, a
-    mistyped name: the source is only read, and "0 rows copied" would pass for a copy)."""
+    to name it to ``migrate-db``. As the source of a copy (``copy_source``), a database at an
+    earlier build's last schema (:data:`EARLIER_BUILDS`) is read as it is: nothing is
+    pending; one with no ledger at all is refused, not given taskloom's tables (an empty
+    PostgreSQL database or schema, a mistyped name: the source is only read, and "0 rows
+    copied" would pass for a copy)."""
     if copy_source and not applied:
         raise NotFound(f"{where} has no taskloom tables: there is nothing to copy from it")
     earlier = earlier_schema(applied, dialect)
-    if earlier == EARLIER_LAST and copy_source:
+    last = EARLIER_BUILDS.get(applied.get(1, ""), {}).get(dialect)
+    if earlier is not None and earlier == last and copy_source:
         return []
     if earlier is not None:
         made = f"{where} was made by an earlier development build of taskloom"
         made += f" (schema {earlier:04d})"
-        if earlier == EARLIER_LAST:
+        if earlier == last:
             raise StoreError(
                 f"{made}: copy it into a new database with `taskloom migrate-db --from {url}"
                 " --to NEW_URL`, or delete it"
             )
-        raise StoreError(
-            f"{made}, which this taskloom neither opens nor copies (it copies schema"
-            f" {EARLIER_LAST:04d}): delete it"
-        )
+        copies = "" if last is None else f" (it copies that build's last schema, {last:04d})"
+        raise StoreError(f"{made}, which this taskloom neither opens nor copies{copies}: delete it")
     migrations = load(dialect)
     newer = sorted(set(applied) - {number for number, _, _ in migrations})
     if newer:
