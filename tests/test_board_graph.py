@@ -39,6 +39,18 @@ def test_a_card_starts_only_once_what_it_comes_after_is_done(tl: Taskloom) -> No
     assert board.update_status(b, "in_progress")["cards"][1]["status"] == "in_progress"
 
 
+def test_a_long_cycle_is_named_by_its_ends_and_how_many_cards_between(tl: Taskloom) -> None:
+    ids = chain(tl, *(f"C{i}" for i in range(40)))
+    with pytest.raises(InvalidInput) as refused:
+        tl.board("t").edit(ids[0], add_blocked_by=[ids[-1]])
+    named = [f"'C{i}' ({ids[i]})" for i in (0, 39, 38, 37)]
+    tail = [f"'C{i}' ({ids[i]})" for i in (3, 2, 1, 0)]
+    assert refused.value.message == (
+        f"that would make a cycle: {' after '.join(named)} after … 33 more … after"
+        f" {' after '.join(tail)}; a card cannot wait on itself"
+    )
+
+
 def test_a_cycle_is_refused_with_the_cycle_named(tl: Taskloom) -> None:
     a, b, c = chain(tl, "A", "B", "C")
     board = tl.board("t")

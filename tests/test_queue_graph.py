@@ -426,6 +426,18 @@ def test_add_many_takes_a_graph_with_forward_references(tl: Taskloom) -> None:
     assert order.index("docs") < order.index("deploy") and len(order) == 4
 
 
+def test_a_cycle_through_thousands_of_tasks_is_named_in_one_short_line(tl: Taskloom) -> None:
+    n = 3000
+    tasks = [{"title": f"t{i}", "ref": f"r{i}", "after": [f"r{(i + 1) % n}"]} for i in range(n)]
+    with pytest.raises(InvalidInput) as refused:
+        tl.queue.add_many(tasks)
+    assert refused.value.message == (
+        "task 1: its dependencies make a cycle (task 1 -> task 2 -> task 3 -> task 4 ->"
+        " … 2,993 more … -> task 2998 -> task 2999 -> task 3000 -> task 1)"
+    )
+    assert tl.queue.list() == []
+
+
 def test_add_many_is_all_or_nothing_and_names_the_bad_task(tl: Taskloom) -> None:
     tl.queue.add("existing", dedup_key="x")
     for tasks, message in (

@@ -23,6 +23,7 @@ from typing import Any
 
 from taskloom.domain.card import Card, CardStatus, waits_for_person
 from taskloom.domain.errors import InvalidInput, InvariantViolation
+from taskloom.domain.text import chain
 
 STARTABLE = frozenset({CardStatus.TODO, CardStatus.READY})
 """The statuses a card starts from: not begun, not waiting for a person, not blocked."""
@@ -83,7 +84,7 @@ def _check_no_cycle(find: Find, card: Card, target: str) -> None:
     path = _path(find, target, card.id)
     if path is not None:
         cards = [c for c in map(find, (card.id, *path)) if c is not None]
-        loop = " after ".join(named(c) for c in cards)
+        loop = chain([named(c) for c in cards], " after ")
         raise InvalidInput(f"that would make a cycle: {loop}; a card cannot wait on itself")
 
 

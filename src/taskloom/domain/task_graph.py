@@ -22,6 +22,7 @@ from typing import Any
 
 from taskloom.domain.common import storable_size, visible_id
 from taskloom.domain.errors import InvalidInput
+from taskloom.domain.text import chain
 
 MAX_DEPS = 100
 """The most dependencies one task names (ids and keys together)."""
@@ -144,7 +145,7 @@ def topological(edges: Sequence[Sequence[int]]) -> list[int]:
                 loop = path[path.index(nxt) :]
                 first = loop.index(min(loop))
                 cycle = [*loop[first:], *loop[:first], loop[first]]
-                shown = " -> ".join(f"task {n + 1}" for n in cycle)
+                shown = chain([f"task {n + 1}" for n in cycle], " -> ")
                 raise InvalidInput(f"task {cycle[0] + 1}: its dependencies make a cycle ({shown})")
             elif state[nxt] == 0:
                 state[nxt] = 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 
 UNSHOWN = re.compile(
     r"[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064"
@@ -19,6 +20,16 @@ def counted(n: int, noun: str) -> str:
     """``n`` with thousands separators and ``noun``, plural unless ``n`` is 1: ``1 event``,
     ``10,000 events``."""
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def chain(names: Sequence[str], joiner: str, *, ends: int = 4) -> str:
+    """``names`` joined by ``joiner``. A long chain keeps its first and last ``ends`` names
+    and says how many it leaves out between them, so a cycle through thousands of tasks is
+    still one readable line."""
+    if len(names) <= 2 * ends + 1:
+        return joiner.join(names)
+    hidden = len(names) - 2 * ends
+    return joiner.join([*names[:ends], f"… {hidden:,} more …", *names[-ends:]])
 
 
 def escape_xml(text: str, *, quote: bool = False) -> str:
