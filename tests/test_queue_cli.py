@@ -562,6 +562,14 @@ def test_numbers_out_of_range_are_refused_before_the_database(
         (("tasks", "list", "--limit", "-1"), "--limit must be from 0 to 2147483647"),
         (("tasks", "prune", "--days", "1e300"), "--days must be from 0 to 36525"),
         (("tasks", "prune", "--days", "nan"), "--days must be from 0 to 36525"),
+        (
+            ("tasks", "prune", "--older-than", "36526d"),
+            "--older-than must be at most 36525d (100 years)",
+        ),
+        (
+            ("tasks", "prune", "--older-than", "30"),
+            "--older-than takes a duration such as 7d, 12h, 30m or 90s, not '30'",
+        ),
     ):
         assert run(capsys, *args, *db) == (1, "", f"Error: {message}\n"), args
 
