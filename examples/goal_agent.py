@@ -55,21 +55,79 @@ def whole(text: str) -> int:
     return int(text)
 
 
+EPILOG = """examples:
+  OPENAI_API_KEY=sk-... %(prog)s "Plan and ship the release notes" --thread release
+  %(prog)s "..." --base-url http://127.0.0.1:11434/v1 --model qwen3   # a local server
+
+environment:
+  OPENAI_API_KEY   the endpoint's key (a local server may need none)
+  OPENAI_MODEL     the default of --model
+  OPENAI_BASE_URL  the default of --base-url
+  TASKLOOM_URL     the default of --db
+
+Running it again on a thread goes on with its goal from the board; a goal already
+complete is left as it is. Watch it live in `taskloom serve`.
+
+exit status:
+  0    the goal is complete
+  1    the loop stopped first (budget spent, --max-turns reached, no progress, paused,
+       blocked...), or an error: the endpoint or the database failed, or refused
+       the thread id or --tools
+  2    a usage error: an unknown flag, or a count below 1
+  130  interrupted (Ctrl-C)"""
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description="Run a taskloom goal loop with an LLM.")
-    parser.add_argument("objective", help="what the agent should achieve")
-    parser.add_argument("--thread", default="goal-agent", help="taskloom thread id")
-    parser.add_argument("--model", default=os.environ.get("OPENAI_MODEL", "gpt-4.1-mini"))
-    parser.add_argument(
-        "--base-url", default=os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1")
+    parser = argparse.ArgumentParser(
+        description="Run a taskloom goal loop with an LLM: the model plans on a todo board,\n"
+        "works the plan within a token budget and completes the goal with evidence.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--budget", type=whole, default=50_000, help="token budget of the goal")
-    parser.add_argument("--max-turns", type=whole, default=10)
+    parser.add_argument("objective", help="what the agent should achieve (the goal)")
     parser.add_argument(
-        "--db", default=None, help="database URL (default: $TASKLOOM_URL, else ./.taskloom/)"
+        "--thread",
+        metavar="ID",
+        default="goal-agent",
+        help="taskloom thread id: the goal and board live there (default: %(default)s)",
     )
     parser.add_argument(
-        "--tools", default="planner", help="the model's tools: a profile or tool names"
+        "--model",
+        metavar="NAME",
+        default=os.environ.get("OPENAI_MODEL", "gpt-4.1-mini"),
+        help="model name sent to the endpoint (default: $OPENAI_MODEL, else gpt-4.1-mini)",
+    )
+    parser.add_argument(
+        "--base-url",
+        metavar="URL",
+        default=os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1"),
+        help="OpenAI-compatible API base URL (default: $OPENAI_BASE_URL, else OpenAI's)",
+    )
+    parser.add_argument(
+        "--budget",
+        metavar="TOKENS",
+        type=whole,
+        default=50_000,
+        help="token budget of the goal; the loop stops when it is spent (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--max-turns",
+        metavar="N",
+        type=whole,
+        default=10,
+        help="the most model turns this run takes (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--db",
+        metavar="URL",
+        default=None,
+        help="database URL (default: $TASKLOOM_URL, else ./.taskloom/)",
+    )
+    parser.add_argument(
+        "--tools",
+        metavar="NAMES",
+        default="planner",
+        help="the model's tools: a profile or comma-separated tool names (default: %(default)s)",
     )
     return parser.parse_args(argv)
 

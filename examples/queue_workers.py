@@ -9,7 +9,8 @@ until none is ready. They are of the example's own kind, ``example.square``, and
 claim that kind only: other work in the same queue is left alone. The work here is a
 short sleep that fails one task in five on its first attempt, to show retries; put your own
 in ``handle``. Watch it live in ``taskloom serve`` (the queue tab) while it runs. At the end
-the script checks the queue: every task completed exactly once. Ctrl-C stops it cleanly: each
+the script checks the queue: every task completed exactly once (exit status 0; 1 when one
+was left unfinished, listed by ``--help`` with the others). Ctrl-C stops it cleanly: each
 worker finishes the task in hand and claims no other; the rest stay in the queue for the next
 run (exit status 130).
 """
@@ -29,6 +30,13 @@ from taskloom import Task, TaskFailed, TaskloomError
 
 KIND = "example.square"
 """The kind of the example's tasks, the only kind its workers claim."""
+
+EXIT_CODES = """exit status:
+  0    every task of this run completed
+  1    a task was left unfinished (dead, canceled, or held by another worker), or the
+       database failed
+  2    a usage error: an unknown flag, or a value out of range
+  130  interrupted (Ctrl-C): the tasks left stay queued for the next run"""
 
 
 def handle(task: Task) -> str:
@@ -60,7 +68,11 @@ def work(url: str, agent: str, stopping: Event) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument(
         "--db", default=None, help="database URL (default: $TASKLOOM_URL, else ./.taskloom/)"
     )
@@ -121,7 +133,15 @@ def produce_and_work(db: str | None, count: int, workers: int) -> int:
     if stopping.is_set():
         print("interrupted: run it again to work the tasks left", file=sys.stderr)
         return 130
-    return 0 if len(done) == len(mine) else 2
+    if len(done) < len(mine):
+        left = len(mine) - len(done)
+        print(
+            f"{left} task{'s' if left > 1 else ''} not completed:"
+            f" see taskloom tasks list --kind {KIND}",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

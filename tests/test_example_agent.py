@@ -380,6 +380,35 @@ def test_example_agent_refuses_bad_flags_in_one_line(
     assert said in run.stderr and "model endpoint" not in run.stderr, run.stderr
 
 
+def test_example_agent_help_describes_every_flag() -> None:
+    """``--help`` exits 0 with help for each flag, its default too (``--model``,
+    ``--base-url`` and ``--max-turns`` had none), the environment it reads and its exit
+    statuses."""
+    run = subprocess.run(
+        [sys.executable, str(EXAMPLE), "--help"],
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+    options: dict[str, str] = {}  # each flag's help, its wrapped lines joined
+    for row in run.stdout.split("options:\n")[1].split("\n\n")[0].splitlines():
+        if row.startswith("  -"):
+            flag, _, rest = row.strip().partition(" ")
+            options[flag.rstrip(",")] = rest
+        else:
+            options[flag.rstrip(",")] += " " + row.strip()
+    flags = ["-h", "--thread", "--model", "--base-url", "--budget", "--max-turns", "--db"]
+    assert list(options) == [*flags, "--tools"]
+    for flag, shown in list(options.items())[1:]:
+        words = shown.split(maxsplit=1)  # its value's name, then its help
+        assert len(words) == 2 and "(default: " in words[1], (flag, shown)
+    assert "objective" in run.stdout and "what the agent should achieve" in run.stdout
+    for said in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "exit status:", "130  interrupted"):
+        assert said in run.stdout, said
+
+
 class StalledOpenAI(FakeOpenAI):
     """A model that takes its time: each request is held until ``release`` is set."""
 

@@ -13,6 +13,7 @@ import taskloom
 from tests.conftest import subprocess_env
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "queue_workers.py"
+KIND = "example.square"
 
 
 def test_the_workers_complete_every_task_once_retrying_the_failures(db_url: str) -> None:
@@ -54,6 +55,36 @@ def test_bad_flags_are_refused_in_one_line(tmp_path: Path) -> None:
     )
     assert done.returncode == 2 and "--workers from 1 to 64" in done.stderr
     assert not (tmp_path / "q.db").exists()
+
+
+def test_a_task_left_unfinished_exits_1_not_argparses_2(db_url: str) -> None:
+    """A task of the run held by another worker (its dedup key live and claimed) stays in
+    progress: exit 1, as 2 is a usage error's; ``--help`` lists every exit status."""
+    with taskloom.connect(db_url) as tl:
+        tl.queue.add("square 0", kind=KIND, payload={"n": 0}, dedup_key=f"{KIND}-0")
+        held = tl.queue.claim("elsewhere", lease=600, kinds=[KIND])
+    assert held is not None
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLE), "--db", db_url, "--tasks", "3", "--workers", "1"],
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 1, done.stderr
+    assert "added 2 tasks" in done.stdout and "2 of 3 tasks completed" in done.stdout
+    assert done.stderr == f"1 task not completed: see taskloom tasks list --kind {KIND}\n"
+    shown = subprocess.run(
+        [sys.executable, str(EXAMPLE), "--help"],
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert shown.returncode == 0
+    codes = shown.stdout.split("exit status:\n")[1].splitlines()
+    assert [line.split()[0] for line in codes if line[:3].strip()] == ["0", "1", "2", "130"]
+    assert "left unfinished" in shown.stdout and "usage error" in shown.stdout
 
 
 def test_ctrl_c_stops_the_workers_cleanly_and_leaves_the_rest_ready(db_url: str) -> None:

@@ -895,6 +895,21 @@ def test_a_task_one_backend_cannot_store_is_refused_on_every_backend(
     assert tl.queue.stats()["total"] == 0
 
 
+@pytest.mark.parametrize("blank", ["", "  ", "\t\n"])
+def test_a_blank_dedup_key_is_refused_and_none_means_no_dedup(tl: Taskloom, blank: str) -> None:
+    """An unset ``$KEY`` (``dedup_key=""``) is a mistake, not a request for no dedup: it is
+    refused naming the field, in ``add`` and ``add_many``; ``None`` or no field is no dedup."""
+    with pytest.raises(InvalidInput, match=r"^'dedup_key', when given, must not be blank"):
+        tl.queue.add("t", dedup_key=blank)
+    with pytest.raises(InvalidInput, match=r"^task 2: 'dedup_key', when given, must not be blank"):
+        tl.queue.add_many([{"title": "fine"}, {"title": "t", "dedup_key": blank}])
+    assert tl.queue.stats()["total"] == 0
+    assert tl.queue.add("a", dedup_key=None)[1] and tl.queue.add("a", dedup_key=None)[1]
+    answers = tl.queue.add_many([{"title": "b"}, {"title": "b", "dedup_key": None}])
+    assert [added for _, added in answers] == [True, True]
+    assert tl.queue.stats()["total"] == 4
+
+
 @pytest.mark.parametrize("agent", ["\x1b[2J\x1b[31mroot\x1b[0m", "ag\u202eX", "a\u200bb", "a\nb"])
 def test_an_agent_id_with_characters_one_cannot_see_is_refused(tl: Taskloom, agent: str) -> None:
     """Any HTTP /mcp client names its agent: an escape in the id cleared the screen of whoever

@@ -116,6 +116,19 @@ def test_add_many_from_a_file_or_standard_input(
     assert json.loads(out)["ready"] == 4  # nothing from the rejected files
 
 
+def test_a_blank_dedup_key_in_a_file_is_refused_and_adds_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As ``--dedup ""`` is: a file's ``"dedup_key": ""`` no longer means no dedup."""
+    db, plan = db_and_plan(tmp_path, '{"title": "fine"}', '{"title": "t", "dedup_key": " "}')
+    for args in (("add-many", str(plan)), ("add", "--from", str(plan))):
+        code, _, err = run(capsys, "tasks", *args, *db)
+        assert code == 1 and "line 2: 'dedup_key', when given, must not be blank" in err, err
+    plan.write_text('{"title": "t"}\n{"title": "t", "dedup_key": null}\n')
+    code, out, _ = run(capsys, "tasks", "add-many", str(plan), *db)
+    assert code == 0 and out.strip().endswith("2 added, 0 already queued"), out
+
+
 def test_add_json_says_whether_the_task_was_added(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -549,6 +562,14 @@ def test_numbers_out_of_range_are_refused_before_the_database(
         (("tasks", "list", "--limit", "-1"), "--limit must be from 0 to 2147483647"),
         (("tasks", "prune", "--days", "1e300"), "--days must be from 0 to 36525"),
         (("tasks", "prune", "--days", "nan"), "--days must be from 0 to 36525"),
+        (
+            ("tasks", "prune", "--older-than", "36526d"),
+            "--older-than must be at most 36525d (100 years)",
+        ),
+        (
+            ("tasks", "prune", "--older-than", "30"),
+            "--older-than takes a duration such as 7d, 12h, 30m or 90s, not '30'",
+        ),
     ):
         assert run(capsys, *args, *db) == (1, "", f"Error: {message}\n"), args
 

@@ -143,13 +143,56 @@ def test_serve_flags_set_the_databases_policy(db_url: str, monkeypatch: pytest.M
     monkeypatch.setattr(uvicorn, "run", lambda *a, **k: None)
     port = str(free_port())
     assert main(["serve", "--port", port, "--retain-events", "7", "--db", db_url]) == 0
-    assert main(["serve", "--port", port, "--retain-days", "2", "--db", db_url]) == 0
+    assert main(["serve", "--port", port, "--older-than", "2d", "--db", db_url]) == 0
     assert main(["serve", "--port", port, "--db", db_url]) == 0
     with taskloom.connect(db_url) as tl, tl.store.read() as tx:
         assert read_policy(tx) == RetentionPolicy(keep=7, older_than=timedelta(days=2))
     assert main(["serve", "--port", port, "--retain-events", "0", "--db", db_url]) == 0
     with taskloom.connect(db_url) as tl, tl.store.read() as tx:
         assert read_policy(tx) == RetentionPolicy(keep=None, older_than=timedelta(days=2))
+
+
+def test_every_retention_command_names_its_age_older_than(
+    tl: Taskloom, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tasks prune``, ``retention set`` and ``serve`` each take ``--older-than 30d``; the
+    old ``tasks prune --days N`` and ``serve --retain-days N`` still work, hidden from
+    ``--help``, with a one-line note on stderr naming the new spelling."""
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: None)
+    db = ("--db", tl.url)
+    for command, old in ((["tasks", "prune"], "--days"), (["serve"], "--retain-days")):
+        assert main([*command, "--help"]) == 0
+        shown = capsys.readouterr().out
+        assert "--older-than" in shown and "30d, 12h" in shown and old not in shown, shown
+        assert main([*command, "--older-than", "1d", old, "1", *db]) == 1
+        assert capsys.readouterr().err == (
+            f"Error: give --older-than or {old}, not both ({old} is its old name)\n"
+        )
+    for old in ("--days", "--older-than"):
+        task, _ = tl.queue.add("finished")
+        tl.queue.cancel(task.id)
+        value = "0" if old == "--older-than" else "0.0"
+        assert main(["tasks", "prune", old, value, *db, "--json"]) == 0
+        out, err = capsys.readouterr()
+        assert json.loads(out) == {"pruned": 1}
+        assert err == (
+            "note: --days is deprecated; use --older-than 0\n" if old == "--days" else ""
+        )
+    port = str(free_port())
+    in_words = "event retention: keep the newest 10,000 events, and none older than 36 hours"
+    assert main(["serve", "--port", port, "--retain-days", "1.5", *db]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "note: --retain-days is deprecated; use --older-than 1.5d"
+    assert in_words in lines and not any("deprecated" in line for line in lines[1:])
+    assert main(["serve", "--port", port, "--older-than", "1d12h", *db]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert in_words in lines and not any("deprecated" in line for line in lines)
+    assert main(["retention", "set", "--older-than", "none", *db]) == 0
+    with tl.store.read() as tx:
+        assert read_policy(tx) == RetentionPolicy(keep=DEFAULT_KEEP, older_than=None)
+    for command in (["serve", "--port", port], ["retention", "set"]):
+        assert main([*command, "--older-than", "0d", *db]) == 0  # 0 in any unit: no age limit
+        assert "whatever their age" in "".join(capsys.readouterr()), command
 
 
 def test_a_server_applies_the_databases_policy(
@@ -191,7 +234,7 @@ def test_one_event_and_one_second_are_singular(
     )
     task, _ = tl.queue.add("one")
     tl.queue.cancel(task.id)
-    assert main(["tasks", "prune", "--days", "0", "--db", tl.url]) == 0
+    assert main(["tasks", "prune", "--older-than", "0", "--db", tl.url]) == 0
     assert capsys.readouterr().out == "pruned 1 task\n"
 
 

@@ -8,11 +8,21 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from decimal import Decimal
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from taskloom.cli.common import DbOption, JsonOption, open_db, open_existing, print_json, print_text
+from taskloom.cli.common import (
+    DbOption,
+    JsonOption,
+    check_range,
+    note,
+    open_db,
+    open_existing,
+    print_json,
+    print_text,
+)
 from taskloom.domain.common import UNSET
 from taskloom.domain.errors import InvalidInput
 from taskloom.domain.text import counted
@@ -26,25 +36,68 @@ app = typer.Typer(
 )
 
 MAX_KEEP = 2**63 - 1  # the database's largest integer
+MAX_AGE_DAYS = 36525  # 100 years, the longest duration the queue takes
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)([smhdw])")
+AGE = "--older-than"
+"""The age flag of every retention command: ``tasks prune``, ``retention set``, ``serve``."""
+AGE_EXAMPLES = "30d, 12h, 30m, 90s, 2w or 1d12h"
+
+
+def parse_seconds(text: str, *, none: bool = False) -> float:
+    """``7d``, ``12h``, ``30m``, ``90s``, ``2w`` (or ``1d12h``), or ``0``, in seconds; with
+    ``none``, ``none`` too (as ``0``). A bare number other than 0 has no unit: refused."""
+    cleaned = text.strip().lower()
+    if cleaned == "0" or (none and cleaned == "none"):
+        return 0.0
+    if not cleaned or _DURATION.sub("", cleaned):
+        also = " (or none)" if none else ""
+        raise InvalidInput(
+            f"{AGE} takes a duration such as 7d, 12h, 30m or 90s{also}, not {text!r}"
+        )
+    return sum(float(n) * _UNITS[unit] for n, unit in _DURATION.findall(cleaned))
 
 
 def parse_age(text: str) -> timedelta | None:
-    """``7d``, ``12h``, ``30m``, ``90s``, ``2w`` (or ``1d12h``) as a duration; ``0`` or
-    ``none``: no age limit (``None``)."""
-    cleaned = text.strip().lower()
-    if cleaned in ("0", "none"):
+    """An event age limit: a duration as :func:`parse_seconds` reads it; ``0`` (``0d`` too)
+    or ``none``: no age limit (``None``). One over the policy's limit is refused here,
+    before any database is opened."""
+    from taskloom.store.retention import RetentionPolicy
+
+    seconds = parse_seconds(text, none=True)
+    if not seconds:
         return None
-    if not cleaned or _DURATION.sub("", cleaned):
-        raise InvalidInput(
-            f"--older-than takes a duration such as 7d, 12h, 30m or 90s (or none), not {text!r}"
-        )
-    seconds = sum(float(n) * _UNITS[unit] for n, unit in _DURATION.findall(cleaned))
     try:
-        return timedelta(seconds=seconds)
+        age = timedelta(seconds=seconds)
     except OverflowError:
-        raise InvalidInput("--older-than is longer than any calendar holds") from None
+        raise InvalidInput(f"{AGE} is longer than any calendar holds") from None
+    RetentionPolicy(None, age)  # one the policy refuses, refused now
+    return age
+
+
+def task_age(text: str) -> float:
+    """``tasks prune``'s age, in seconds: a duration (``0``: every finished task)."""
+    seconds = parse_seconds(text)
+    if seconds > MAX_AGE_DAYS * 86400:
+        raise InvalidInput(f"{AGE} must be at most {MAX_AGE_DAYS}d (100 years)")
+    return seconds
+
+
+def days_alias(days: float, flag: str) -> float:
+    """A deprecated age flag that counts days (``tasks prune --days``, ``serve
+    --retain-days``): checked as before, a one-line note on stderr naming :data:`AGE`,
+    and returned in seconds."""
+    check_range(days, flag, 0, MAX_AGE_DAYS)  # NaN and inf fail too
+    shown = format(Decimal(repr(days)), "f")  # 1e-05 as 0.00001, which the flag reads
+    shown = shown.rstrip("0").rstrip(".") if "." in shown else shown
+    note(f"{flag} is deprecated; use {AGE} {shown + 'd' if days else '0'}")
+    return days * 86400
+
+
+def one_age(given: str | None, alias: float | None, flag: str) -> None:
+    """Refuse :data:`AGE` given with its deprecated alias ``flag``."""
+    if given is not None and alias is not None:
+        raise InvalidInput(f"give {AGE} or {flag}, not both ({flag} is its old name)")
 
 
 def save(tl: Taskloom, *, keep: Any = UNSET, older_than: Any = UNSET) -> str:
@@ -66,8 +119,8 @@ def set_(
     older_than: Annotated[
         str | None,
         typer.Option(
-            "--older-than",
-            help="Drop events older than this: 7d, 12h, 30m, 90s (none: no age limit).",
+            AGE,
+            help=f"Drop events older than this: {AGE_EXAMPLES} (0 or none: no age limit).",
             show_default=False,
         ),
     ] = None,

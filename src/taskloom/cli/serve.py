@@ -19,10 +19,17 @@ from taskloom.cli.mcp import (
     TaskTtlOption,
     task_settings,
 )
-from taskloom.cli.retention import save
+from taskloom.cli.retention import (
+    AGE,
+    AGE_EXAMPLES,
+    MAX_AGE_DAYS,
+    days_alias,
+    one_age,
+    parse_age,
+    save,
+)
 from taskloom.domain.errors import InvalidInput
 
-MAX_RETAIN_DAYS = 36525  # 100 years, the longest duration the queue takes
 MAX_RETAIN_EVENTS = 2**63 - 1  # the database's largest integer
 MAX_POLL_S = 86400
 
@@ -46,13 +53,18 @@ def serve(
             show_default=False,
         ),
     ] = None,
-    retain_days: Annotated[
-        float | None,
+    older_than: Annotated[
+        str | None,
         typer.Option(
-            help="Set the database's event retention to drop events older than this many"
-            f" days, up to {MAX_RETAIN_DAYS} (0: no age limit); default: as set.",
+            AGE,
+            help="Set the database's event retention to drop events older than this:"
+            f" {AGE_EXAMPLES}, up to {MAX_AGE_DAYS}d (0 or none: no age limit); default: as"
+            " set.",
             show_default=False,
         ),
+    ] = None,
+    retain_days: Annotated[  # --older-than's old name
+        float | None, typer.Option("--retain-days", hidden=True)
     ] = None,
     poll_s: Annotated[
         float | None,
@@ -104,11 +116,14 @@ def serve(
     if retain_events is not None:
         check_range(retain_events, "--retain-events", 0, MAX_RETAIN_EVENTS)
         retention["keep"] = retain_events or None
+    one_age(older_than, retain_days, "--retain-days")
+    if older_than is not None:
+        retention["older_than"] = parse_age(older_than)
     if retain_days is not None:
-        check_range(retain_days, "--retain-days", 0, MAX_RETAIN_DAYS)  # NaN and inf fail too
+        seconds = days_alias(retain_days, "--retain-days")
         # (a tiny positive age rounds up to the smallest a timedelta holds, not to "none")
         retention["older_than"] = (
-            max(timedelta(days=retain_days), timedelta.resolution) if retain_days else None
+            max(timedelta(seconds=seconds), timedelta.resolution) if seconds else None
         )
     if poll_s is not None and not 0 < poll_s <= MAX_POLL_S:
         raise InvalidInput(f"--poll must be more than 0 and at most {MAX_POLL_S}")

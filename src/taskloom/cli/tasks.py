@@ -12,7 +12,6 @@ from taskloom.cli.common import (
     Agent,
     DbOption,
     JsonOption,
-    check_range,
     err,
     flag_names,
     open_db,
@@ -24,6 +23,7 @@ from taskloom.cli.common import (
     read_file,
     read_stdin,
 )
+from taskloom.cli.retention import AGE, AGE_EXAMPLES, days_alias, one_age, task_age
 from taskloom.cli.task_views import line, list_, one, ready, show, stats
 from taskloom.domain.common import parse_json, parse_json_object
 from taskloom.domain.errors import InvalidInput, NotFound, TaskloomError, WaitTimeout
@@ -39,7 +39,6 @@ app = typer.Typer(help="The shared work queue.", no_args_is_help=True)
 
 TaskId = Annotated[str, typer.Argument(help="Task id.")]
 Token = Annotated[str, typer.Option("--token", help="The lease token from `tasks next`.")]
-MAX_DAYS = 36525  # 100 years, the longest duration the queue takes
 ADD_FLAGS = {
     "target_agent": "--for",
     "dedup_key": "--dedup",
@@ -486,16 +485,26 @@ def wait(
 
 @app.command()
 def prune(
-    days: Annotated[float, typer.Option(help="Keep finished tasks this long.")] = 7.0,
+    older_than: Annotated[
+        str | None,
+        typer.Option(
+            AGE,
+            help=f"Delete finished tasks older than this: {AGE_EXAMPLES} (0: every finished"
+            " task; default: 7d).",
+            show_default=False,
+        ),
+    ] = None,
+    days: Annotated[float | None, typer.Option("--days", hidden=True)] = None,  # its old name
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Delete finished tasks older than the retention window.
 
-    Example: taskloom tasks prune --days 30
+    Example: taskloom tasks prune --older-than 30d
     """
-    check_range(days, "--days", 0, MAX_DAYS)
-    pruned = open_existing(db).queue.prune(days * 86400)
+    one_age(older_than, days, "--days")
+    seconds = days_alias(days, "--days") if days is not None else task_age(older_than or "7d")
+    pruned = open_existing(db).queue.prune(seconds)
     if as_json:
         print_json({"pruned": pruned})
     else:

@@ -513,6 +513,9 @@ def new_task(fields: Mapping[str, Any], *, batch: bool = False) -> NewTask:
             f"'ttl_s' ({ttl:g} s) must be longer than 'delay_s' ({delay:g} s): both count from"
             " now, so the task would expire before anyone could claim it"
         )
+    dedup_key = get("dedup_key")
+    if dedup_key is not None and not dedup_key.strip():  # None, or no such field: no dedup
+        raise InvalidInput("'dedup_key', when given, must not be blank (leave it out for none)")
     target = get("target_agent")
     if target is not None:
         target = check_agent(target, "'target_agent', when given,")
@@ -534,7 +537,7 @@ def new_task(fields: Mapping[str, Any], *, batch: bool = False) -> NewTask:
         priority=fields.get("priority", 100),
         source=fields.get("source"),
         target_agent=target,
-        dedup_key=fields.get("dedup_key") or None,
+        dedup_key=dedup_key,
         payload_json=payload_json,
         delay_s=fields.get("delay_s"),
         ttl_s=fields.get("ttl_s"),

@@ -98,7 +98,8 @@ class Queue:
         depends_on_keys: Sequence[str] = (),
         group_key: str | None = None,
     ) -> tuple[Task, bool]:
-        """Enqueue a task. With a ``dedup_key`` already live, return that task and ``False``.
+        """Enqueue a task. With a ``dedup_key`` already live, return that task and ``False``;
+        ``None`` means no dedup, and a blank key (empty or spaces) is refused.
 
         ``depends_on``: ids of tasks to complete first; ``depends_on_keys``: dedup keys of
         tasks to complete first, whichever task holds each (now, or once one is added). A
