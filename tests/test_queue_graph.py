@@ -13,6 +13,7 @@ from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput
 from taskloom.domain.events import TASK_STATE
 from taskloom.domain.task_graph import batch_edges, topological
+from taskloom.tools.registry import ToolContext
 from tests.conftest import FakeClock
 
 
@@ -346,6 +347,67 @@ def test_a_lapsed_lease_holds_its_group_until_a_claim_takes_it_back(
     assert q.ready_count("v") == 1
     got = q.claim("v", lease=10)  # the sweep returns "one", which is more urgent
     assert got is not None and got.title == "one" and got.attempts == 2
+
+
+def test_ready_explained_after_a_less_urgent_holders_lease_lapsed_names_what_a_claim_takes(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    """``tasks ready --explain`` listed a group's lapsed holder as ready, and the more urgent
+    task of its group as held by it, while a claim sweeps the holder back and takes the more
+    urgent task: the explanation now says what a claim hands out."""
+    q = tl_fixed.queue
+    low, _ = q.add("low", group_key="g", priority=5)
+    held = q.claim("w", lease=10)
+    assert held is not None and held.id == low.id
+    high, _ = q.add("high", group_key="g", priority=1)
+    clock.advance(11)  # the lease lapsed; no sweep has run
+    found = q.ready("v", explain=True)
+    assert [t.title for t in found.ready] == ["high"] and found.count == 1
+    why = [(t.title, [(r.code, r.tasks) for r in rs]) for t, rs in found.waiting]
+    assert why == [("low", [("group_queued", (high.id,))])]
+    assert q.why(high.id, "v") == []
+    assert [(r.code, r.tasks) for r in q.why(low.id, "v")] == [("group_queued", (high.id,))]
+    tool = tl_fixed.tools.dispatch("task_ready", {"explain": True}, ToolContext(agent_id="v"))
+    assert [t["title"] for t in tool.data["ready"]] == ["high"]
+    assert [t["title"] for t in tool.data["waiting"]] == ["low"]
+    got = q.claim("v", lease=10)
+    assert got is not None and got.id == found.ready[0].id == high.id
+    assert q.get(low.id).status == "ready"
+
+
+def test_ready_explained_after_a_more_urgent_holders_lease_lapsed_names_what_a_claim_takes(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    q = tl_fixed.queue
+    high, _ = q.add("high", group_key="g", priority=1)
+    held = q.claim("w", lease=10)
+    assert held is not None and held.id == high.id
+    low, _ = q.add("low", group_key="g", priority=5)
+    clock.advance(11)
+    found = q.ready("v", explain=True)
+    assert [t.title for t in found.ready] == ["high"] and found.count == 1
+    why = [(t.title, [(r.code, r.tasks) for r in rs]) for t, rs in found.waiting]
+    assert why == [("low", [("group_queued", (high.id,))])]
+    assert q.why(high.id, "v") == []
+    assert [(r.code, r.tasks) for r in q.why(low.id, "v")] == [("group_queued", (high.id,))]
+    got = q.claim("v", lease=10)
+    assert got is not None and got.id == high.id and got.attempts == 2
+
+
+def test_ready_explained_after_a_lapsed_holder_with_no_attempts_left_frees_its_group(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    q = tl_fixed.queue
+    spent, _ = q.add("spent", group_key="g", priority=1, max_attempts=1)
+    assert q.claim("w", lease=10) is not None
+    nxt, _ = q.add("next", group_key="g", priority=5)
+    clock.advance(11)
+    found = q.ready("v", explain=True)
+    assert [t.title for t in found.ready] == ["next"]
+    why = [(t.title, [r.code for r in rs]) for t, rs in found.waiting]
+    assert why == [("spent", ["no_attempts"])]
+    got = q.claim("v", lease=10)
+    assert got is not None and got.id == nxt.id and q.get(spent.id).status == "dead"
 
 
 def test_why_says_a_task_of_a_group_waits_for_a_more_urgent_one(tl: Taskloom) -> None:

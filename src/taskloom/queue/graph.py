@@ -166,7 +166,7 @@ def readiness(
     held += table.get_many(tx, list(queued)[:limit])
     held = sorted(held, key=_urgency)[:limit]
     deps = by_task(table.deps_of(tx, [t.id for t in held]))
-    holders = table.holders(tx, sorted({t.group_key for t in held if t.group_key}))
+    holders = table.holders(tx, sorted({t.group_key for t in held if t.group_key}), now)
     waiting = []
     for task in held:
         holder = holders.get(task.group_key) if task.group_key else None
@@ -188,7 +188,7 @@ def why(
     deps = by_task(table.deps_of(tx, [task_id])).get(task_id, [])
     holder = first = None
     if task.group_key is not None:
-        holder = table.holders(tx, [task.group_key]).get(task.group_key)
+        holder = table.holders(tx, [task.group_key], now).get(task.group_key)
         rows = table.ready_rows(tx, agent, now, ())
         first = first_of_groups(r for r in rows if r[1] == task.group_key)[1].get(task_id)
     return reasons(task, now, agent, deps, holder, first)

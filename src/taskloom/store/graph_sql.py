@@ -122,28 +122,33 @@ def deps_of_sql(dialect: str) -> str:
 
 @functools.cache
 def holders_sql(dialect: str) -> str:
-    """The task in progress of each of a JSON array of group keys (the parameter)."""
+    """The task in progress under a live lease of each of a JSON array of group keys
+    (parameters: the array, now). A lease run out holds its group no more: a claim sweeps
+    it back first."""
     return (
         "SELECT group_key, id FROM tasks WHERE status = 'in_progress'"
-        f" AND group_key IN ({key_list(dialect)})"
+        f" AND group_key IN ({key_list(dialect)}) AND lease_expires_at > ?"
     )
 
 
 def ready_sql(agent: bool, n_kinds: int) -> str:
-    """What could be claimed now, most urgent first, ``id`` and ``group_key`` only
-    (parameters: :func:`~taskloom.store.queue_sql.claimable`'s, then the kinds)."""
+    """What a claim could take now, after its sweep, most urgent first, ``id`` and
+    ``group_key`` only (parameters: :func:`~taskloom.store.queue_sql.claimable`'s with
+    ``swept``, then the kinds)."""
     kinds = f" AND kind IN ({', '.join('?' * n_kinds)})" if n_kinds else ""
-    return f"SELECT id, group_key FROM tasks WHERE {claimable(agent)}{kinds} {URGENCY}"
+    where = claimable(agent, swept=True)
+    return f"SELECT id, group_key FROM tasks WHERE {where}{kinds} {URGENCY}"
 
 
 def waiting_sql(agent: bool, n_kinds: int) -> str:
-    """The ready and blocked tasks and the lapsed leases that could not be claimed now, most
-    urgent first (parameters: now, :func:`~taskloom.store.queue_sql.claimable`'s, the kinds,
-    the limit): what ``ready --explain`` explains."""
+    """The ready and blocked tasks and the lapsed leases that :func:`ready_sql` leaves out,
+    most urgent first (parameters: now, :func:`~taskloom.store.queue_sql.claimable`'s with
+    ``swept``, the kinds, the limit): what ``ready --explain`` explains."""
     kinds = f" AND kind IN ({', '.join('?' * n_kinds)})" if n_kinds else ""
     return (
         "SELECT * FROM tasks WHERE (status IN ('ready', 'blocked') OR status = 'in_progress'"
-        f" AND lease_expires_at <= ?) AND NOT ({claimable(agent)}){kinds} {URGENCY} LIMIT ?"
+        f" AND lease_expires_at <= ?) AND NOT ({claimable(agent, swept=True)}){kinds}"
+        f" {URGENCY} LIMIT ?"
     )
 
 
