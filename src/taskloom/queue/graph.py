@@ -122,7 +122,8 @@ def take_keys(
 
 def settle(table: TaskTable, tx: Transaction, ids: Sequence[str], now: float) -> None:
     """Block or release the ready and blocked tasks among ``ids`` and downstream of them,
-    as their dependencies now stand."""
+    as their dependencies now stand: the walk is one statement, and so is the change,
+    however many tasks it covers."""
     rows = table.around(tx, list(dict.fromkeys(ids)))
     if not rows:
         return
@@ -138,10 +139,12 @@ def settle(table: TaskTable, tx: Transaction, ids: Sequence[str], now: float) ->
         if r["dep"] in stand:
             deps[task_id].append((str(r["dep"]), *stand[r["dep"]]))
     edges = [(task_id, dep) for task_id, on in deps.items() for dep, _, _ in on]
-    for task_id, reason in restatus(order_within(list(deps), edges), deps).items():
-        status = "ready" if reason is None else "blocked"
-        if own[task_id] != (status, reason):
-            table.set_blocked(tx, task_id, reason, now)
+    changed = {
+        task_id: reason
+        for task_id, reason in restatus(order_within(list(deps), edges), deps).items()
+        if own[task_id] != ("ready" if reason is None else "blocked", reason)
+    }
+    table.set_blocked(tx, changed, now)
 
 
 def _urgency(task: Task) -> tuple[int, float, str]:

@@ -276,8 +276,9 @@ class TaskTable(abc.ABC):
         of its dependencies: ``task_id``, ``own_status``, ``own_result``, ``dep``."""
 
     @abc.abstractmethod
-    def set_blocked(self, tx: Transaction, task_id: str, reason: str | None, now: float) -> None:
-        """Block a ready task with ``reason``, or release a blocked one (``None``)."""
+    def set_blocked(self, tx: Transaction, reasons: Mapping[str, str | None], now: float) -> None:
+        """Block each of these ready or blocked tasks (by id) with its reason, or release it
+        (``None``), in one statement however many: each writes its own event."""
 
     @abc.abstractmethod
     def blocks_others(self, tx: Transaction, task_id: str) -> bool:

@@ -100,12 +100,27 @@ def around_sql(dialect: str) -> str:
     )
 
 
-RESTATUS_SQL = (
-    "UPDATE tasks SET status = ?, result = ?, changed_at = ?"
-    " WHERE id = ? AND status IN ('ready', 'blocked')"
-)
-"""A task blocked again, or released (parameters: the status, the result, now, the id):
-only a ready or blocked task."""
+@functools.cache
+def restatus_sql(dialect: str) -> str:
+    """Tasks blocked again, or released, in one statement however many (parameters: a JSON
+    array of ``[id, status, result]``, then now): only a ready or blocked task changes, and
+    each writes its own event (the database's trigger, once per row).
+
+    Each task is found by its id, as :func:`~taskloom.store.queue_sql.done_many_sql` finds
+    its: on PostgreSQL through an id array built once, on SQLite with the status test kept
+    off the work index."""
+    batch = (
+        f"SELECT {item(dialect, 0)} AS id, {item(dialect, 1)} AS status,"
+        f" {item(dialect, 2)} AS result FROM {json_items(dialect)}"
+    )
+    if dialect == "postgres":
+        where = "tasks.id = ANY(ARRAY(SELECT id FROM b)) AND tasks.status IN ('ready', 'blocked')"
+    else:
+        where = "+tasks.status IN ('ready', 'blocked')"
+    return (
+        f"WITH b AS MATERIALIZED ({batch}) UPDATE tasks SET status = b.status,"
+        f" result = b.result, changed_at = ? FROM b WHERE {where} AND tasks.id = b.id"
+    )
 
 
 @functools.cache

@@ -170,9 +170,11 @@ class SqlTaskTable(TaskTable):
     def around(self, tx: Transaction, ids: Sequence[str]) -> list[Row]:
         return tx.query(graph.around_sql(self.dialect), (encode(list(ids)),)) if ids else []
 
-    def set_blocked(self, tx: Transaction, task_id: str, reason: str | None, now: float) -> None:
-        status = "ready" if reason is None else "blocked"
-        tx.execute(graph.RESTATUS_SQL, (status, reason, now, task_id))
+    def set_blocked(self, tx: Transaction, reasons: Mapping[str, str | None], now: float) -> None:
+        if not reasons:
+            return
+        rows = [[i, "ready" if why is None else "blocked", why] for i, why in reasons.items()]
+        tx.execute(graph.restatus_sql(self.dialect), (encode(rows), now))
 
     def blocks_others(self, tx: Transaction, task_id: str) -> bool:
         return tx.query_one(graph.HAS_BLOCKED_SQL, (task_id,)) is not None
