@@ -189,3 +189,25 @@ def test_walks_downstream_look_dependents_up_by_index(pg_url: str) -> None:
         for name, (sql, params) in statements.items():
             plan = [r["QUERY PLAN"] for r in tx.query("EXPLAIN " + sql, params)]
             assert not any("Seq Scan on task_deps" in line for line in plan), (name, plan)
+
+
+def test_a_requeue_reads_the_tasks_of_a_long_blocked_chain_once_each(pg_url: str) -> None:
+    """A requeue's walk downstream (``around``) was joined to the tasks as the inner side of
+    a nested loop: the whole walk read again for each task, about nine million rows and
+    1.1-1.6 s for a chain of 3,000. The tasks are now read by id, the walk once; the chain
+    is released all the same."""
+    ids = _chain(pg_url, 600)
+    with taskloom.connect(pg_url) as tl:
+        head = tl.queue.claim("w", lease=60)
+        assert head is not None and head.id == ids[0]
+        tl.queue.fail(head.id, head.lease_token or "", "broken", retry=False)
+        assert tl.queue.stats()["blocked"] == 599
+        with tl.store.read() as tx:
+            explain = "EXPLAIN (ANALYZE, TIMING OFF) " + around_sql("postgres")
+            plan = [r["QUERY PLAN"] for r in tx.query(explain, [f'["{ids[0]}"]'])]
+        loops = [
+            int(n) for line in plan for n in re.findall(r"CTE Scan on down.*loops=(\d+)", line)
+        ]
+        assert loops and max(loops) == 1, "\n".join(plan)
+        tl.queue.requeue(ids[0])
+        assert tl.queue.stats()["blocked"] == 0 and tl.queue.stats()["ready"] == 600

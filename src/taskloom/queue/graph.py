@@ -122,7 +122,8 @@ def take_keys(
 
 def settle(table: TaskTable, tx: Transaction, ids: Sequence[str], now: float) -> None:
     """Block or release the ready and blocked tasks among ``ids`` and downstream of them,
-    as their dependencies now stand."""
+    as their dependencies now stand: the walk is one statement, and so is the change,
+    however many tasks it covers."""
     rows = table.around(tx, list(dict.fromkeys(ids)))
     if not rows:
         return
@@ -138,10 +139,12 @@ def settle(table: TaskTable, tx: Transaction, ids: Sequence[str], now: float) ->
         if r["dep"] in stand:
             deps[task_id].append((str(r["dep"]), *stand[r["dep"]]))
     edges = [(task_id, dep) for task_id, on in deps.items() for dep, _, _ in on]
-    for task_id, reason in restatus(order_within(list(deps), edges), deps).items():
-        status = "ready" if reason is None else "blocked"
-        if own[task_id] != (status, reason):
-            table.set_blocked(tx, task_id, reason, now)
+    changed = {
+        task_id: reason
+        for task_id, reason in restatus(order_within(list(deps), edges), deps).items()
+        if own[task_id] != ("ready" if reason is None else "blocked", reason)
+    }
+    table.set_blocked(tx, changed, now)
 
 
 def _urgency(task: Task) -> tuple[int, float, str]:
@@ -166,7 +169,7 @@ def readiness(
     held += table.get_many(tx, list(queued)[:limit])
     held = sorted(held, key=_urgency)[:limit]
     deps = by_task(table.deps_of(tx, [t.id for t in held]))
-    holders = table.holders(tx, sorted({t.group_key for t in held if t.group_key}))
+    holders = table.holders(tx, sorted({t.group_key for t in held if t.group_key}), now)
     waiting = []
     for task in held:
         holder = holders.get(task.group_key) if task.group_key else None
@@ -188,7 +191,7 @@ def why(
     deps = by_task(table.deps_of(tx, [task_id])).get(task_id, [])
     holder = first = None
     if task.group_key is not None:
-        holder = table.holders(tx, [task.group_key]).get(task.group_key)
+        holder = table.holders(tx, [task.group_key], now).get(task.group_key)
         rows = table.ready_rows(tx, agent, now, ())
         first = first_of_groups(r for r in rows if r[1] == task.group_key)[1].get(task_id)
     return reasons(task, now, agent, deps, holder, first)

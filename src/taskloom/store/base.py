@@ -276,8 +276,9 @@ class TaskTable(abc.ABC):
         of its dependencies: ``task_id``, ``own_status``, ``own_result``, ``dep``."""
 
     @abc.abstractmethod
-    def set_blocked(self, tx: Transaction, task_id: str, reason: str | None, now: float) -> None:
-        """Block a ready task with ``reason``, or release a blocked one (``None``)."""
+    def set_blocked(self, tx: Transaction, reasons: Mapping[str, str | None], now: float) -> None:
+        """Block each of these ready or blocked tasks (by id) with its reason, or release it
+        (``None``), in one statement however many: each writes its own event."""
 
     @abc.abstractmethod
     def blocks_others(self, tx: Transaction, task_id: str) -> bool:
@@ -289,8 +290,9 @@ class TaskTable(abc.ABC):
         and the dependency's ``status``, ``title`` and ``claimed_by``."""
 
     @abc.abstractmethod
-    def holders(self, tx: Transaction, groups: Sequence[str]) -> dict[str, str]:
-        """The task in progress of each of these groups that has one."""
+    def holders(self, tx: Transaction, groups: Sequence[str], now: float) -> dict[str, str]:
+        """The task in progress of each of these groups that has one whose lease runs at
+        ``now`` (a lease run out holds its group no more: a claim sweeps it back first)."""
 
     @abc.abstractmethod
     def get_many(self, tx: Transaction, ids: Sequence[str]) -> list[Task]:
@@ -300,8 +302,9 @@ class TaskTable(abc.ABC):
     def ready_rows(
         self, tx: Transaction, agent: str | None, now: float, kinds: Sequence[str]
     ) -> list[tuple[str, str | None]]:
-        """Every task ``agent`` (anyone's, when ``None``) could claim now, of ``kinds`` (any
-        when empty), most urgent first: its id and group."""
+        """Every task ``agent`` (anyone's, when ``None``) could claim now, after the sweep a
+        claim runs first, of ``kinds`` (any when empty), most urgent first: its id and
+        group."""
 
     @abc.abstractmethod
     def waiting(

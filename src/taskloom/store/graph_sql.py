@@ -90,22 +90,44 @@ def reaches_itself_sql(dialect: str) -> str:
 def around_sql(dialect: str) -> str:
     """Each ready or blocked task of a JSON array of ids (the parameter) and the tasks
     downstream of them: ``task_id``, its ``own_status`` and ``own_result``, and each of its
-    dependencies, ``dep`` (null while a key is unbound), one row each."""
+    dependencies, ``dep`` (null while a key is unbound), one row each.
+
+    On PostgreSQL the tasks are read through an id array built once from the walk: as a
+    join, the planner (which cannot guess how far a walk goes) may read the whole walk
+    again for each task, which costs the square of a long chain's length."""
+    found = "down JOIN tasks AS t ON t.id = down.id"
+    where = ""
+    if dialect == "postgres":
+        found, where = "tasks AS t", " t.id = ANY(ARRAY(SELECT id FROM down)) AND"
     return (
         f"WITH RECURSIVE down(id) AS ({key_list(dialect)} UNION {step(dialect)})"
         " SELECT t.id AS task_id, t.status AS own_status, t.result AS own_result,"
-        " d.depends_on AS dep FROM down JOIN tasks AS t ON t.id = down.id"
-        " LEFT JOIN task_deps AS d ON d.task_id = t.id"
-        " WHERE t.status IN ('ready', 'blocked') ORDER BY t.id, d.position"
+        f" d.depends_on AS dep FROM {found} LEFT JOIN task_deps AS d ON d.task_id = t.id"
+        f" WHERE{where} t.status IN ('ready', 'blocked') ORDER BY t.id, d.position"
     )
 
 
-RESTATUS_SQL = (
-    "UPDATE tasks SET status = ?, result = ?, changed_at = ?"
-    " WHERE id = ? AND status IN ('ready', 'blocked')"
-)
-"""A task blocked again, or released (parameters: the status, the result, now, the id):
-only a ready or blocked task."""
+@functools.cache
+def restatus_sql(dialect: str) -> str:
+    """Tasks blocked again, or released, in one statement however many (parameters: a JSON
+    array of ``[id, status, result]``, then now): only a ready or blocked task changes, and
+    each writes its own event (the database's trigger, once per row).
+
+    Each task is found by its id, as :func:`~taskloom.store.queue_sql.done_many_sql` finds
+    its: on PostgreSQL through an id array built once, on SQLite with the status test kept
+    off the work index."""
+    batch = (
+        f"SELECT {item(dialect, 0)} AS id, {item(dialect, 1)} AS status,"
+        f" {item(dialect, 2)} AS result FROM {json_items(dialect)}"
+    )
+    if dialect == "postgres":
+        where = "tasks.id = ANY(ARRAY(SELECT id FROM b)) AND tasks.status IN ('ready', 'blocked')"
+    else:
+        where = "+tasks.status IN ('ready', 'blocked')"
+    return (
+        f"WITH b AS MATERIALIZED ({batch}) UPDATE tasks SET status = b.status,"
+        f" result = b.result, changed_at = ? FROM b WHERE {where} AND tasks.id = b.id"
+    )
 
 
 @functools.cache
@@ -122,28 +144,33 @@ def deps_of_sql(dialect: str) -> str:
 
 @functools.cache
 def holders_sql(dialect: str) -> str:
-    """The task in progress of each of a JSON array of group keys (the parameter)."""
+    """The task in progress under a live lease of each of a JSON array of group keys
+    (parameters: the array, now). A lease run out holds its group no more: a claim sweeps
+    it back first."""
     return (
         "SELECT group_key, id FROM tasks WHERE status = 'in_progress'"
-        f" AND group_key IN ({key_list(dialect)})"
+        f" AND group_key IN ({key_list(dialect)}) AND lease_expires_at > ?"
     )
 
 
 def ready_sql(agent: bool, n_kinds: int) -> str:
-    """What could be claimed now, most urgent first, ``id`` and ``group_key`` only
-    (parameters: :func:`~taskloom.store.queue_sql.claimable`'s, then the kinds)."""
+    """What a claim could take now, after its sweep, most urgent first, ``id`` and
+    ``group_key`` only (parameters: :func:`~taskloom.store.queue_sql.claimable`'s with
+    ``swept``, then the kinds)."""
     kinds = f" AND kind IN ({', '.join('?' * n_kinds)})" if n_kinds else ""
-    return f"SELECT id, group_key FROM tasks WHERE {claimable(agent)}{kinds} {URGENCY}"
+    where = claimable(agent, swept=True)
+    return f"SELECT id, group_key FROM tasks WHERE {where}{kinds} {URGENCY}"
 
 
 def waiting_sql(agent: bool, n_kinds: int) -> str:
-    """The ready and blocked tasks and the lapsed leases that could not be claimed now, most
-    urgent first (parameters: now, :func:`~taskloom.store.queue_sql.claimable`'s, the kinds,
-    the limit): what ``ready --explain`` explains."""
+    """The ready and blocked tasks and the lapsed leases that :func:`ready_sql` leaves out,
+    most urgent first (parameters: now, :func:`~taskloom.store.queue_sql.claimable`'s with
+    ``swept``, the kinds, the limit): what ``ready --explain`` explains."""
     kinds = f" AND kind IN ({', '.join('?' * n_kinds)})" if n_kinds else ""
     return (
         "SELECT * FROM tasks WHERE (status IN ('ready', 'blocked') OR status = 'in_progress'"
-        f" AND lease_expires_at <= ?) AND NOT ({claimable(agent)}){kinds} {URGENCY} LIMIT ?"
+        f" AND lease_expires_at <= ?) AND NOT ({claimable(agent, swept=True)}){kinds}"
+        f" {URGENCY} LIMIT ?"
     )
 
 

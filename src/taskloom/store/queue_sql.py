@@ -41,13 +41,18 @@ def deps_met(done: str = "", task: str = "tasks") -> str:
     )
 
 
-def group_free(done: str = "") -> str:
+def group_free(done: str = "", swept: bool = False) -> str:
     """No other task of the task's group is in progress (a lapsed lease counts itself out:
-    a claim takes it back; ``done``: as for :func:`deps_met`)."""
+    a claim takes it back; ``done``: as for :func:`deps_met`). With ``swept``, as after the
+    sweep a claim runs first: a lease run out holds its group no more (parameter: now). A
+    claim itself never reads it so: the sweep has not run within its statement, and on
+    PostgreSQL the index ``tasks_group_running`` would refuse a second task in progress."""
     also = f" AND g.id NOT IN (SELECT id FROM {done})" if done else ""
+    live = " AND g.lease_expires_at > ?" if swept else ""
     return (
         "(tasks.group_key IS NULL OR NOT EXISTS (SELECT 1 FROM tasks AS g WHERE"
-        f" g.group_key = tasks.group_key AND g.status = 'in_progress' AND g.id <> tasks.id{also}))"
+        f" g.group_key = tasks.group_key AND g.status = 'in_progress'{live}"
+        f" AND g.id <> tasks.id{also}))"
     )
 
 
@@ -71,18 +76,20 @@ eligible (parameters: agent, now, now, then the kinds), so one statement never t
 tasks of one group. ``{kinds}``: the kinds' test on ``o``."""
 
 
-def claimable(agent: bool = True) -> str:
-    """What could be claimed now (parameters: now, then with ``agent`` the agent, now, now):
-    the eligible tasks, and those whose lease ran out that a claim's sweep would make ready
-    first (see :data:`RECLAIM`); without ``agent``, by whichever agent each is for. What the
-    hooks count and show, which only read: a sweep would write, and create a database the
-    hooks must not."""
+def claimable(agent: bool = True, swept: bool = False) -> str:
+    """What could be claimed now (parameters: now, then with ``agent`` the agent, now, now,
+    then with ``swept`` now once more): the eligible tasks, and those whose lease ran out
+    that a claim's sweep would make ready first (see :data:`RECLAIM`); without ``agent``, by
+    whichever agent each is for. What the hooks count and show, which only read: a sweep
+    would write, and create a database the hooks must not. With ``swept``, a group whose
+    task in progress has a lease run out is free (:func:`group_free`), as it is for the
+    claim after the sweep: what ``ready`` lists and explains."""
     target = " AND (target_agent IS NULL OR target_agent = ?)" if agent else ""
     return (
         "(status = 'ready' AND lease_expires_at IS NULL OR status = 'in_progress'"
         f" AND lease_expires_at <= ? AND attempts < max_attempts){target}"
         " AND (not_before IS NULL OR not_before <= ?) AND (expires_at IS NULL OR expires_at > ?)"
-        f" AND {deps_met()} AND {group_free()}"
+        f" AND {deps_met()} AND {group_free(swept=swept)}"
     )
 
 

@@ -170,9 +170,11 @@ class SqlTaskTable(TaskTable):
     def around(self, tx: Transaction, ids: Sequence[str]) -> list[Row]:
         return tx.query(graph.around_sql(self.dialect), (encode(list(ids)),)) if ids else []
 
-    def set_blocked(self, tx: Transaction, task_id: str, reason: str | None, now: float) -> None:
-        status = "ready" if reason is None else "blocked"
-        tx.execute(graph.RESTATUS_SQL, (status, reason, now, task_id))
+    def set_blocked(self, tx: Transaction, reasons: Mapping[str, str | None], now: float) -> None:
+        if not reasons:
+            return
+        rows = [[i, "ready" if why is None else "blocked", why] for i, why in reasons.items()]
+        tx.execute(graph.restatus_sql(self.dialect), (encode(rows), now))
 
     def blocks_others(self, tx: Transaction, task_id: str) -> bool:
         return tx.query_one(graph.HAS_BLOCKED_SQL, (task_id,)) is not None
@@ -180,10 +182,10 @@ class SqlTaskTable(TaskTable):
     def deps_of(self, tx: Transaction, ids: Sequence[str]) -> list[Row]:
         return tx.query(graph.deps_of_sql(self.dialect), (encode(list(ids)),)) if ids else []
 
-    def holders(self, tx: Transaction, groups: Sequence[str]) -> dict[str, str]:
+    def holders(self, tx: Transaction, groups: Sequence[str], now: float) -> dict[str, str]:
         if not groups:
             return {}
-        rows = tx.query(graph.holders_sql(self.dialect), (encode(list(groups)),))
+        rows = tx.query(graph.holders_sql(self.dialect), (encode(list(groups)), now))
         return {str(r["group_key"]): str(r["id"]) for r in rows}
 
     def get_many(self, tx: Transaction, ids: Sequence[str]) -> list[Task]:
@@ -196,14 +198,14 @@ class SqlTaskTable(TaskTable):
     def ready_rows(
         self, tx: Transaction, agent: str | None, now: float, kinds: Sequence[str]
     ) -> list[tuple[str, str | None]]:
-        params = (now, *(() if agent is None else (agent,)), now, now, *kinds)
+        params = (now, *(() if agent is None else (agent,)), now, now, now, *kinds)
         rows = tx.query(graph.ready_sql(agent is not None, len(kinds)), params)
         return [(str(r["id"]), r["group_key"]) for r in rows]
 
     def waiting(
         self, tx: Transaction, agent: str | None, now: float, kinds: Sequence[str], limit: int
     ) -> list[Task]:
-        params = (now, now, *(() if agent is None else (agent,)), now, now, *kinds, limit)
+        params = (now, now, *(() if agent is None else (agent,)), now, now, now, *kinds, limit)
         rows = tx.query(graph.waiting_sql(agent is not None, len(kinds)), params)
         return [Task.from_row(r) for r in rows]
 
