@@ -103,7 +103,7 @@ def test_json_kept_as_text_for_a_number_is_still_redacted_by_key(tl: Taskloom, n
         ' "note": "caf\\u00e9 \\"quoted\\"", "items": ' + json.dumps(FILLER) + "}"
     )
     out = tl.guard("t1", TIGHT).stash("api", text)
-    assert out.mode == "stashed" and "2 credential-like value(s)" in out.text
+    assert out.mode == "stashed" and "2 credential-like values" in out.text
     with tl.store.read() as tx:
         [row] = tx.query("SELECT content FROM stash_results")
     expected = text.replace('"hunter2-very-secret"', '"[redacted]"').replace(

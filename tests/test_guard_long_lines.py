@@ -58,7 +58,7 @@ def test_minified_json_kept_as_text_is_searched_at_the_match(tl: Taskloom) -> No
     text = json.dumps(items, separators=(",", ":")).replace(f'"{10**20}"', str(10**20))
     g = tl.guard("t1")
     out = g.stash("eth_txs", text)
-    assert out.mode == "stashed" and "Shape: text, 1 lines" in out.text
+    assert out.mode == "stashed" and "Shape: text, 1 line (" in out.text
     target = f"0x{2500:064x}"
     for query in (target, f"/{target}/"):
         first, last, _length, body = window_of(g.extract(out.result_id or "", query))

@@ -102,4 +102,32 @@ def test_the_shape_line_counts_lines_as_the_header_and_read_result_do(tl: Tasklo
     assert "3,000 lines]" in out.text
     assert "\nShape: text, 3,000 lines (longest 60 chars)\n" in out.text, out.text[:300]
     one = tl.guard("t1").stash("bash", "x" * 200_000 + "\n")
-    assert "1 lines]\nShape: text, 1 lines (longest 200,000 chars)\n" in one.text, one.text[:300]
+    assert "1 line]\nShape: text, 1 line (longest 200,000 chars)\n" in one.text, one.text[:300]
+
+
+def test_a_placeholder_counts_one_thing_in_the_singular(tl: Taskloom) -> None:
+    """A one-line log was stashed as "· 1 lines]" over "Shape: text, 1 lines", and a one-item
+    JSON answer as "JSON array of 1 items", "dropped: 1 nulls" and "1 credential-like
+    value(s)": every count the placeholder prints now agrees with its number."""
+    g = tl.guard("t1", GuardConfig(threshold_tokens=150, compacted_max_tokens=20))
+    one_line = g.stash("bash", "x" * 200_000 + "\n")
+    assert " · 1 line]\nShape: text, 1 line (longest 200,000 chars)\n" in one_line.text
+    item = {"blob": "word " * 400, "gone": None, "password": "hunter2-very-secret"}
+    one_item = g.stash("api", json.dumps([item]))
+    assert one_item.mode == "stashed"
+    assert "\nShape: JSON array of 1 item (object); item keys: blob, gone, password\n" in (
+        one_item.text
+    )
+    assert "\nPreview is compacted JSON (dropped: 1 null).\n" in one_item.text
+    assert "\n1 credential-like value replaced by [redacted]" in one_item.text
+    one_key = g.stash("api", json.dumps({"blob": "word " * 400}))
+    assert "\nShape: JSON object with 1 key: blob\n" in one_key.text
+    wide = g.stash("api", json.dumps({f"k{i:02d}": "word " * 20 for i in range(25)}))
+    assert "\nShape: JSON object with 25 keys: k00, k01, " in wide.text
+    assert ", k23, … +1 key\n" in wide.text
+    many = g.stash("api", json.dumps([item, item]))
+    assert (
+        "JSON array of 2 items" in many.text
+        and "dropped: 2 nulls, 1 repeated sub-object)" in many.text
+    )
+    assert "2 credential-like values replaced" in many.text

@@ -32,7 +32,7 @@ def test_a_key_in_a_large_json_result_is_nowhere(tl: Taskloom) -> None:
     out = g.stash("t", payload)
     assert out.mode == "stashed" and out.result_id
     rid = out.result_id
-    assert "600 credential-like value(s) replaced by [redacted]" in out.text
+    assert "600 credential-like values replaced by [redacted]" in out.text
     replies = [
         out.text,
         tl.tools.dispatch("read_result", {"result_id": rid, "path": "$[0]"}, T1).content,

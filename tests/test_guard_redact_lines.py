@@ -204,7 +204,7 @@ def test_a_token_used_as_a_json_key_is_redacted_and_no_value_is_lost() -> None:
 def test_a_token_keyed_result_is_stored_without_its_tokens(tl: Taskloom) -> None:
     rows = {f"ghp_{i:036d}": {"login": f"user{i}", "scopes": ["repo"]} for i in range(300)}
     out = tl.guard("t1").stash("tokens", json.dumps(rows))
-    assert out.result_id and "300 credential-like value(s)" in out.text
+    assert out.result_id and "300 credential-like values" in out.text
     assert "ghp_0" not in stored(tl)
     reply = tl.tools.dispatch(
         "read_result", {"result_id": out.result_id, "path": "$..login"}, ToolContext("t1")
@@ -274,7 +274,7 @@ def test_an_output_with_new_shapes_is_stored_redacted(tl: Taskloom) -> None:
         + [f"step {i} ok" for i in range(2000)]
     )
     out = tl.guard("t1").stash("shell", log)
-    assert out.result_id and "5 credential-like value(s)" in out.text
+    assert out.result_id and "5 credential-like values" in out.text
     kept = stored(tl)
     for secret in ("t0ps3cret", "R00tPw", "hunter2xyz", "Zq9secret", "p@ss", "w0rd"):
         assert secret not in kept

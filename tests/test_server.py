@@ -505,6 +505,36 @@ def test_threads_list_counts_cards_and_goal(tl: Taskloom) -> None:
     assert rows["g"]["cards"] == {} and rows["g"]["goal_status"] == "active"
 
 
+def test_a_thread_whose_goal_was_cleared_leaves_the_list_unless_its_board_has_cards(
+    tl: Taskloom, live_server: str
+) -> None:
+    """A person cleared a goal in the panel and its thread stayed in the list for good, as
+    "no cards" with no goal: nothing left to open. A thread with nothing left (no goal, no
+    card) is no longer listed; one whose board still has cards is, without its goal."""
+
+    def listed() -> dict[str, dict[str, Any]]:
+        rows = httpx.get(f"{live_server}/api/threads", timeout=10).json()
+        return {row["thread_id"]: row for row in rows}
+
+    tl.goal("release").set("Ship v2.0")
+    tl.goal("docs").set("Write the guide")
+    tl.board("docs").add("Outline")
+    tl.goal("kept").set("Still going")
+    card = tl.board("emptied").add("Scratch")["card"]["id"]
+    assert listed().keys() == {"release", "docs", "kept", "emptied"}
+    for thread in ("release", "docs"):
+        cleared = httpx.post(f"{live_server}/api/threads/{thread}/goal/clear", timeout=10)
+        assert cleared.status_code == 200 and cleared.json()["goal"] is None
+    tl.board("emptied").remove(card)
+    rows = listed()
+    assert rows.keys() == {"docs", "kept"}
+    assert rows["docs"]["cards"] == {"todo": 1} and rows["docs"]["goal_status"] is None
+    assert rows["kept"]["goal_status"] == "active"
+    assert sorted(row["thread_id"] for row in tl.threads()) == ["docs", "kept"]
+    tl.goal("release").set("Ship v2.1")  # a new goal lists the thread again
+    assert listed()["release"]["goal_status"] == "active"
+
+
 def test_panel_and_assets_are_served(tl: Taskloom) -> None:
     page = request(tl, "GET", "/")
     assert page.status_code == 200 and "/static/app.js" in page.text

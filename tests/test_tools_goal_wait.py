@@ -10,6 +10,8 @@ import pytest
 
 import taskloom
 from taskloom.client import Taskloom
+from taskloom.domain.goals import Goal
+from taskloom.goals.continuation import TurnOutcome, note_user_turn, run_goal_loop
 from taskloom.tools.registry import ToolContext, ToolResult
 
 BOSS = ToolContext(thread_id="release", agent_id="boss")
@@ -113,3 +115,59 @@ def test_the_wait_is_bounded_and_needs_a_thread(tl: Taskloom) -> None:
     assert spec is not None and spec.slow is not None and spec.outcome is None
     assert "goal_wait" in tl.tools.names(profile="planner")
     assert "goal_wait" not in tl.tools.names()  # not in the default profile
+
+
+def _no_progress(goal: Goal) -> TurnOutcome:
+    return TurnOutcome(tokens_used=10, made_progress=False)
+
+
+def test_a_goal_whose_continuation_is_suppressed_answers_at_once(tl: Taskloom) -> None:
+    """The loop made no progress twice and suppressed the goal's continuation: it stays
+    active, but nothing runs it until a user turn, so the supervisor's longest wait answers at
+    its first look and says why, instead of waiting out its 300 s on a goal that cannot
+    move. A user turn lifts the suppression, and the wait waits again."""
+    tl.goal("release").set("Ship v2.0")
+    stopped = run_goal_loop(tl, "release", _no_progress, max_no_progress=2)
+    assert stopped.reason == "no_progress"
+    asked: list[bool] = []
+
+    def cancelled() -> bool:  # asked only after a look that found the goal still moving
+        asked.append(True)
+        return True
+
+    result = wait(tl, 300, ToolContext(thread_id="release", cancelled=cancelled))
+    assert not asked, "the wait went on after finding the goal suppressed"
+    assert not result.is_error and result.data["ended"] is True
+    assert result.data["goal"]["status"] == "active"
+    assert result.data["goal"]["continuation_suppressed"] is True
+    assert result.content.startswith(
+        "The goal has stopped: it is active, but its auto-continuation is suppressed"
+    )
+    assert "until a user turn or goal_resume lifts that" in result.content.splitlines()[0]
+    assert result.content.endswith(tl.tools.dispatch("goal_get", {}, BOSS).content)
+    note_user_turn(tl, "release")
+    assert wait(tl, 0).data["ended"] is False
+
+
+def test_the_wait_ends_when_another_connections_loop_suppresses_the_goal(db_url: str) -> None:
+    """The supervisor is waiting when the worker's loop makes no progress and suppresses
+    the goal: the wait ends with it, the goal still active."""
+    looked = threading.Event()
+
+    def still_wanted() -> bool:
+        looked.set()
+        return False
+
+    answers: list[ToolResult] = []
+    with taskloom.connect(db_url) as supervisor, taskloom.connect(db_url) as worker:
+        supervisor.goal("release").set("Ship v2.0")
+        ctx = ToolContext(thread_id="release", agent_id="boss", cancelled=still_wanted)
+        waiter = threading.Thread(target=lambda: answers.append(wait(supervisor, 120, ctx)))
+        waiter.start()
+        assert looked.wait(60), "the wait never looked at the goal"
+        assert run_goal_loop(worker, "release", _no_progress).reason == "no_progress"
+        waiter.join(60)
+        assert not waiter.is_alive(), "the wait went on after the goal was suppressed"
+    [result] = answers
+    assert result.data["ended"] is True
+    assert result.content.startswith("The goal has stopped: ")

@@ -83,8 +83,9 @@ class Taskloom:
         )
 
     def threads(self) -> list[dict[str, Any]]:
-        """Every thread with a board or a goal, most recently changed first, with its card
-        counts by status and its goal's status."""
+        """Every thread with a card on its board or a goal, most recently changed first, with
+        its card counts by status and its goal's status. A thread whose goal was cleared and
+        whose board has no card (or none) has nothing to show, and is not listed."""
         with self.store.read() as tx:
             boards = {d.key: d for d in tx.list_docs(BOARD_KIND)}
             goals = {d.key: d for d in tx.list_docs(GOAL_KIND)}
@@ -94,6 +95,8 @@ class Taskloom:
             summary = board.state.get("summary", {}) if board else {}
             counts = {s: n for s, n in summary.items() if n and s != "total"}
             goal_state = (goal.state.get("goal") or {}) if goal else {}
+            if not counts and not goal_state:
+                continue
             rows.append(
                 {
                     "thread_id": key,

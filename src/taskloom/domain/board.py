@@ -50,6 +50,7 @@ from taskloom.domain.common import UNSET, Unset, iso, parse_iso
 from taskloom.domain.errors import Conflict, InvalidInput, InvariantViolation, NotFound
 from taskloom.domain.index import BoardIndex
 from taskloom.domain.limits import MAX_CARDS, check_board_size, check_card_size
+from taskloom.domain.text import shown_id
 
 BOARD_KIND = "board"
 """The kind of the stored document holding a thread's board (keyed by thread id)."""
@@ -142,7 +143,7 @@ class Board:
     def get(self, card_id: str) -> Card:
         card = self.find(card_id)
         if card is None:
-            raise NotFound(f"todo id '{card_id}' not found")
+            raise NotFound(f"todo id '{shown_id(card_id)}' not found")
         return card
 
     def summary(self) -> dict[str, int]:
@@ -349,7 +350,7 @@ def _later(stamp: str, before: str) -> str:
 def _index(board: Board, card_id: str) -> int:
     i = board.place(card_id)
     if i is None:
-        raise NotFound(f"todo id '{card_id.strip()}' not found")
+        raise NotFound(f"todo id '{shown_id(card_id.strip())}' not found")
     return i
 
 
@@ -554,7 +555,7 @@ def claim_card(
     try:
         i = _index(board, card_id)
     except NotFound:
-        raise NotFound(f"claim_card: card '{card_id}' not found on board") from None
+        raise NotFound(f"claim_card: card '{shown_id(card_id)}' not found on board") from None
     card = board.cards[i]
     if card.status not in allowed:
         names = ", ".join(s.value for s in allowed)

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from taskloom.domain.text import counted
+
 RESULT_ID_PREFIX = "res_"
 _SIMPLE_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 MAX_SHAPE_KEYS = 24
@@ -62,17 +64,17 @@ def _object_keys(obj: dict[str, Any], depth: int) -> str:
         else:
             parts.append(key)
     if len(obj) > MAX_SHAPE_KEYS:
-        parts.append(f"… +{len(obj) - MAX_SHAPE_KEYS} keys")
+        parts.append(f"… +{counted(len(obj) - MAX_SHAPE_KEYS, 'key')}")
     return ", ".join(parts)
 
 
 def json_shape(value: Any) -> str:
     """One or two lines: the top-level type, keys (one level deeper) and array lengths."""
     if isinstance(value, dict):
-        return f"JSON object with {len(value)} keys: {_object_keys(value, 1)}"
+        return f"JSON object with {counted(len(value), 'key')}: {_object_keys(value, 1)}"
     if isinstance(value, list):
         kinds = sorted({_type_name(v).split("[")[0] for v in value})
-        line = f"JSON array of {len(value)} items ({', '.join(kinds) or 'empty'})"
+        line = f"JSON array of {counted(len(value), 'item')} ({', '.join(kinds) or 'empty'})"
         first = next((v for v in value if isinstance(v, dict)), None)
         if first is not None:
             line += f"; item keys: {_object_keys(first, 0)}"
@@ -88,7 +90,7 @@ def text_shape(text: str) -> str:
         lines.pop()
     count = len(lines) if text else 0
     longest = max(len(line) for line in lines)
-    return f"text, {count:,} lines (longest {longest:,} chars)"
+    return f"text, {counted(count, 'line')} (longest {counted(longest, 'char')})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,12 +116,13 @@ def placeholder(facts: StashFacts) -> str:
     rid = facts.result_id
     head = (
         f'[stashed tool output: result_id="{rid}" · tool {facts.tool_name} · '
-        f"{facts.tokens:,} tokens ({facts.encoding}) · {facts.bytes:,} bytes · "
-        f"{facts.lines:,} lines]"
+        f"{counted(facts.tokens, 'token')} ({facts.encoding}) · {counted(facts.bytes, 'byte')}"
+        f" · {counted(facts.lines, 'line')}]"
     )
+    label = facts.preview_label or f"first {counted(len(facts.preview), 'char')}"
     out = [head, f"Shape: {facts.shape}"]
     out.extend(facts.notes)
-    out.append(f"Preview ({facts.preview_label or f'first {len(facts.preview):,} chars'}):")
+    out.append(f"Preview ({label}):")
     out.append(facts.preview)
     out.append("")
     out.append("The full output is stored. To see more, call:")

@@ -32,6 +32,17 @@ def chain(names: Sequence[str], joiner: str, *, ends: int = 4) -> str:
     return joiner.join([*names[:ends], f"… {hidden:,} more …", *names[-ends:]])
 
 
+MAX_SHOWN_ID = 60
+"""How many characters of an id an error text repeats before "…"."""
+
+
+def shown_id(value: str) -> str:
+    """An id as an error text repeats it: whole up to :data:`MAX_SHOWN_ID` characters, else
+    its first ones and "…". A caller may send an id kilobytes long (a URL path, a model's
+    argument); an error saying it was not found need not carry it all back."""
+    return value if len(value) <= MAX_SHOWN_ID else value[:MAX_SHOWN_ID] + "…"
+
+
 def escape_xml(text: str, *, quote: bool = False) -> str:
     """``&``, ``<`` and ``>`` escaped (and quotes, for an attribute's value): text others
     wrote, framed as data inside our own tags. ``html.escape`` does it without the import

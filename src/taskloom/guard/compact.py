@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from taskloom.domain.stash import child_path
+from taskloom.domain.text import counted
 
 MIN_REPEAT_CHARS = 120
 KEEP_URL_KEYS = frozenset({"url", "html_url"})
@@ -103,6 +104,14 @@ class _Close:
     text: str
 
 
+_ONE = {
+    "nulls": "null",
+    "derivable *_url fields": "derivable *_url field",
+    "repeated sub-objects": "repeated sub-object",
+}
+"""Each kind of dropped thing, as the report names one of it."""
+
+
 @dataclass(frozen=True, slots=True)
 class Compacted:
     value: Any
@@ -113,7 +122,7 @@ class Compacted:
         """``"dropped: 412 derivable *_url fields, 96 nulls, 17 repeated sub-objects"``."""
         if not self.dropped:
             return "nothing dropped"
-        return "dropped: " + ", ".join(f"{n:,} {what}" for what, n in self.dropped.items())
+        return "dropped: " + ", ".join(counted(n, _ONE[what]) for what, n in self.dropped.items())
 
 
 class _Compactor:

@@ -35,6 +35,7 @@ from taskloom.domain.common import storable_size
 from taskloom.domain.errors import InvalidInput, NotFound
 from taskloom.domain.redact import REDACTED, redact_text
 from taskloom.domain.stash import StashFacts, json_shape, placeholder, result_id, text_shape
+from taskloom.domain.text import counted
 from taskloom.domain.threads import check_thread_id
 from taskloom.guard.answer import NO_WORDS, Answers
 from taskloom.guard.bulk import LARGE_JSON, fit_bytes, head_value, redact_large, skeleton, utf8_size
@@ -66,7 +67,7 @@ def _text_preview(shown: str, chars: int) -> tuple[str, str]:
         return shown[:chars], ""
     head = chars - tail
     preview = shown[:head] + "\n…\n" + shown[-tail:]
-    return preview, f"first {head:,} and last {tail:,} chars, … between them"
+    return preview, f"first {head:,} and last {counted(tail, 'char')}, … between them"
 
 
 def _mode(stored: str) -> str:
@@ -205,8 +206,8 @@ class Guard:
         if not redacted:
             return ()
         return (
-            f"{redacted:,} credential-like value(s) replaced by {REDACTED} (in the stored copy"
-            " too).",
+            f"{counted(redacted, 'credential-like value')} replaced by {REDACTED} (in the"
+            " stored copy too).",
         )
 
     def _stash_json(self, tool: str, value: Any, output: Any, hint: str | None) -> Wrapped:
@@ -228,8 +229,9 @@ class Guard:
         comp_tokens = self.count(comp.text)
         if comp_tokens <= self.config.compacted_max_tokens:
             shown = (
-                f'[compacted tool output: result_id="{rid}" · tool {tool} · {tokens:,} tokens '
-                f"→ {comp_tokens:,}; {comp.report()}; the exact original: "
+                f'[compacted tool output: result_id="{rid}" · tool {tool} · '
+                f"{counted(tokens, 'token')} → {comp_tokens:,}; {comp.report()}; the exact"
+                " original: "
                 f'read_result(result_id="{rid}", path="$…")]\n{comp.text}'
             )
             if redacted:
@@ -331,8 +333,9 @@ class Guard:
         rid = result_id(tool, text)
         tokens = self.count(text)
         shown = (
-            f'[cleaned tool output: result_id="{rid}" · tool {tool} · {tokens:,} tokens → '
-            f"{self.count(cleaned.text):,}; markup removed: {', '.join(cleaned.removed)}; the"
+            f'[cleaned tool output: result_id="{rid}" · tool {tool} · '
+            f"{counted(tokens, 'token')} → {self.count(cleaned.text):,}; markup removed:"
+            f" {', '.join(cleaned.removed)}; the"
             f' exact original: read_result(result_id="{rid}", page=1)]\n{cleaned.text}'
         )
         notes = self._redaction_note(redacted)
@@ -364,10 +367,12 @@ class Guard:
     def _over_quota(self, size: int) -> str:
         """Said in the placeholder of a result larger than the whole byte quota, of which
         :meth:`_put` stores only the start."""
+        quota = self.config.quota_bytes
         return (
-            f"This output ({size:,} bytes) is larger than this thread's stash quota "
-            f"({self.config.quota_bytes:,} bytes): only its first {self.config.quota_bytes:,}"
-            " bytes are stored, as text; read_result and extract_from_result see that part only."
+            f"This output ({counted(size, 'byte')}) is larger than this thread's stash quota "
+            f"({counted(quota, 'byte')}): only its first {counted(quota, 'byte')}"
+            f" {'is' if quota == 1 else 'are'} stored, as text; read_result and"
+            " extract_from_result see that part only."
         )
 
     def _put(

@@ -18,6 +18,7 @@ from taskloom.domain.common import parse_iso
 from taskloom.domain.errors import ProviderError
 from taskloom.domain.redact import redact_text
 from taskloom.domain.stash import StashFacts
+from taskloom.domain.text import counted
 from taskloom.guard.config import GuardConfig
 from taskloom.guard.summarize import cache_key, shared_attempt, summarize
 from taskloom.guard.tokens import Counter, counter
@@ -123,8 +124,8 @@ class Summaries:
             deadline=time.monotonic() + _client_timeout(llm),
         )
         return summary + (
-            f"\n(Exact original size, counted by taskloom: {facts.tokens:,} tokens, "
-            f"{facts.bytes:,} bytes.)"
+            f"\n(Exact original size, counted by taskloom: {counted(facts.tokens, 'token')}, "
+            f"{counted(facts.bytes, 'byte')}.)"
         )
 
     def _settle(self, key: str, summary: str | None, error: str | None) -> None:

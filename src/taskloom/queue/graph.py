@@ -13,6 +13,7 @@ from taskloom.domain.errors import InvalidInput, NotFound
 from taskloom.domain.queue import TERMINAL, NewTask, Task, shown_status
 from taskloom.domain.readiness import Readiness, Reason, by_task, first_of_groups, reasons
 from taskloom.domain.task_graph import new_statuses, order_within, restatus, topological
+from taskloom.domain.text import shown_id
 from taskloom.store.base import TaskTable, Transaction
 
 Label = Callable[[int], str]
@@ -52,7 +53,9 @@ def plan(
     for at in fresh:
         for task_id in tasks[at].depends_on:
             if task_id not in known:
-                raise InvalidInput(f"{label(at)}depends on task '{task_id}', which does not exist")
+                raise InvalidInput(
+                    f"{label(at)}depends on task '{shown_id(task_id)}', which does not exist"
+                )
     holders = {t.dedup_key: ids[at] for at, t in enumerate(tasks) if t.dedup_key is not None}
     wanted = sorted({k for at in fresh for k in tasks[at].depends_on_keys} - set(holders))
     for key, (task_id, status, result) in table.key_tasks(tx, wanted).items():
@@ -185,7 +188,7 @@ def why(
     """Why one task cannot run now (:meth:`Queue.why <taskloom.queue.handle.Queue.why>`)."""
     task = table.get(tx, task_id)
     if task is None:
-        raise NotFound(f"task '{task_id}' not found")
+        raise NotFound(f"task '{shown_id(task_id)}' not found")
     if task.status in TERMINAL or shown_status(task, now) == "in_progress":
         return []
     deps = by_task(table.deps_of(tx, [task_id])).get(task_id, [])

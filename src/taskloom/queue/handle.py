@@ -42,6 +42,7 @@ from taskloom.domain.queue import (
 )
 from taskloom.domain.readiness import Readiness, Reason
 from taskloom.domain.task_graph import batch_edges, topological
+from taskloom.domain.text import shown_id
 from taskloom.queue import doctor, graph, surfacing
 from taskloom.queue.claiming import new_claim
 from taskloom.queue.waiting import Waiting
@@ -430,7 +431,7 @@ class Queue:
         with self._store.write() as tx:
             task = self._tasks.get(tx, task_id)
             if task is None:
-                raise NotFound(f"task '{task_id}' not found")
+                raise NotFound(f"task '{shown_id(task_id)}' not found")
             holder = None
             ended = task.status in (TaskStatus.DEAD, TaskStatus.CANCELED)
             if task.dedup_key is not None and ended:
@@ -463,7 +464,7 @@ class Queue:
         with self._store.read() as tx:
             task = self._tasks.get(tx, task_id)
         if task is None:
-            raise NotFound(f"task '{task_id}' not found")
+            raise NotFound(f"task '{shown_id(task_id)}' not found")
         return task
 
     def ready(

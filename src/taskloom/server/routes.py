@@ -26,6 +26,7 @@ from taskloom._pools import REQUESTS
 from taskloom.client import Taskloom
 from taskloom.domain.common import UNSET
 from taskloom.domain.errors import InvalidInput, TaskloomError, TooLarge
+from taskloom.domain.text import shown_id
 from taskloom.domain.threads import check_thread_id
 from taskloom.server.cursor import parse_cursor
 from taskloom.server.hub import EventHub
@@ -212,7 +213,7 @@ async def goal_action(request: Request) -> Response:
     if action in ("resume", "clear"):
         _only(await _body(request), set())
         return JSONResponse(await _act(request, getattr(handle, action)))
-    raise InvalidInput(f"unknown goal action '{action}' (pause, resume, budget, clear)")
+    raise InvalidInput(f"unknown goal action '{shown_id(action)}' (pause, resume, budget, clear)")
 
 
 async def tasks(request: Request) -> Response:

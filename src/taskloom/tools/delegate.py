@@ -25,7 +25,7 @@ from taskloom.domain.queue import (
     Task,
     TaskStatus,
 )
-from taskloom.domain.text import escape_xml
+from taskloom.domain.text import escape_xml, shown_id
 from taskloom.tools.spec import ToolArgs, ToolContext, ToolEnv, ToolResult, ToolSpec, error_result
 
 MAX_WAIT_S = 300.0
@@ -116,7 +116,7 @@ def _delegate(env: ToolEnv, args: DelegateArgs, ctx: ToolContext) -> ToolResult:
 
 
 def _wait_for(env: ToolEnv, args: WaitArgs, ctx: ToolContext) -> ToolResult:
-    unknown = NotFound(f"no task '{args.task_id}' was delegated from this thread")
+    unknown = NotFound(f"no task '{shown_id(args.task_id)}' was delegated from this thread")
     try:
         task = env.host.queue.get(args.task_id)
     except (NotFound, InvalidInput):

@@ -2,9 +2,11 @@
 changes are host-only (``host_only=True``: not in the default model tool set).
 
 ``goal_wait`` is for a supervisor that set a goal and waits while an agent loop drives it:
-it looks at the goal (a read, never a write transaction) until the goal is no longer active
-or ``wait_s`` runs out, as ``task_wait`` looks at a task. It is ``slow``: over MCP, a client
-that speaks the Tasks extension gets an MCP task for it, run by a worker of the server.
+it looks at the goal (a read, never a write transaction) until the goal is no longer active,
+or active with its auto-continuation suppressed (nothing runs it until a user turn or the
+host lifts that), or ``wait_s`` runs out, as ``task_wait`` looks at a task. It is ``slow``:
+over MCP, a client that speaks the Tasks extension gets an MCP task for it, run by a worker
+of the server.
 """
 
 from __future__ import annotations
@@ -114,19 +116,25 @@ def _block(env: ToolEnv, args: GoalBlockArgs, ctx: ToolContext) -> ToolResult:
     return render_goal(_thread(env, ctx).block(args.reason, host=False))
 
 
-def _active(snap: dict[str, Any]) -> bool:
+def _moving(snap: dict[str, Any]) -> bool:
+    """Whether the goal can still progress on its own: active and not suppressed."""
     goal = snap["goal"]
-    return goal is not None and goal["status"] == GoalStatus.ACTIVE.value
+    return (
+        goal is not None
+        and goal["status"] == GoalStatus.ACTIVE.value
+        and not goal.get("continuation_suppressed")
+    )
 
 
 def _wait(env: ToolEnv, args: GoalWaitArgs, ctx: ToolContext) -> ToolResult:
     """The goal once it is no longer active (complete, blocked, paused, out of budget or
-    cleared), or as it is when ``wait_s`` runs out or the caller gives up (``cancelled``).
-    Looks every 50 ms at first, then less often, at most a second apart."""
+    cleared) or its auto-continuation is suppressed, or as it is when ``wait_s`` runs out or
+    the caller gives up (``cancelled``). Looks every 50 ms at first, then less often, at most
+    a second apart."""
     handle = _thread(env, ctx)
     deadline = time.monotonic() + args.wait_s
     pause = FIRST_PAUSE_S
-    while _active(snap := handle.get()):
+    while _moving(snap := handle.get()):
         left = deadline - time.monotonic()
         if left <= 0 or (ctx.cancelled is not None and ctx.cancelled()):
             return _waited(snap, ended=False, wait_s=args.wait_s)
@@ -136,13 +144,19 @@ def _wait(env: ToolEnv, args: GoalWaitArgs, ctx: ToolContext) -> ToolResult:
 
 
 def _waited(snap: dict[str, Any], *, ended: bool, wait_s: float) -> ToolResult:
-    """``goal_get``'s answer, after a line that says whether the goal ended (``data`` has
-    ``ended``)."""
+    """``goal_get``'s answer, after a line that says whether the goal ended or stopped
+    (``data`` has ``ended``, true for both)."""
     goal = snap["goal"]
     if not ended:
         said = f"The goal is still active after {wait_s:g} s: call goal_wait again to wait on."
     elif goal is None:
         said = "The goal has ended: this thread has no goal (it was cleared, or never set)."
+    elif goal["status"] == GoalStatus.ACTIVE.value:
+        said = (
+            "The goal has stopped: it is active, but its auto-continuation is suppressed"
+            " (its turns made no progress); nothing continues it until a user turn or"
+            " goal_resume lifts that."
+        )
     else:
         said = f"The goal has ended: it is {goal['status']}."
     shown = render_goal(snap)
@@ -204,7 +218,8 @@ TOOLS = (
     ToolSpec(
         "goal_wait",
         "Wait until this thread's goal is no longer active (complete, blocked, paused, out of"
-        " budget or cleared) while another agent works on it, and read it.",
+        " budget or cleared) or stops with its auto-continuation suppressed, while another"
+        " agent works on it, and read it.",
         GoalWaitArgs,
         _wait,
         slow=_always,

@@ -23,6 +23,7 @@ from taskloom.domain.board import Board
 from taskloom.domain.card import Card, CardPatch, CardStatus
 from taskloom.domain.common import UNSET, Unset
 from taskloom.domain.errors import InvariantViolation, NotFound
+from taskloom.domain.text import shown_id
 from taskloom.tools.board import status_change
 from taskloom.tools.spec import ToolArgs, ToolContext, ToolEnv, ToolResult, ToolSpec
 
@@ -53,7 +54,9 @@ def _find(board: Board, wanted: str) -> Card:
         card = next((c for c in board.cards if c.number == int(wanted)), None)
     card = card or board.find(wanted)
     if card is None:
-        raise NotFound(f"task '{wanted}' not found (TaskList shows the tasks and their ids)")
+        raise NotFound(
+            f"task '{shown_id(wanted)}' not found (TaskList shows the tasks and their ids)"
+        )
     return card
 
 
