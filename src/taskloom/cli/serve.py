@@ -63,8 +63,9 @@ def serve(
             show_default=False,
         ),
     ] = None,
-    retain_days: Annotated[  # --older-than's old name
-        float | None, typer.Option("--retain-days", hidden=True)
+    retain_days: Annotated[
+        float | None,
+        typer.Option("--retain-days", hidden=True, help="--older-than's old name, in days."),
     ] = None,
     poll_s: Annotated[
         float | None,

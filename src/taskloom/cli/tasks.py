@@ -494,7 +494,9 @@ def prune(
             show_default=False,
         ),
     ] = None,
-    days: Annotated[float | None, typer.Option("--days", hidden=True)] = None,  # its old name
+    days: Annotated[
+        float | None, typer.Option("--days", hidden=True, help="--older-than's old name, in days.")
+    ] = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
