@@ -221,6 +221,27 @@ def test_a_task_id_that_is_not_text_is_refused_with_the_reason(db_url: str, tmp_
     assert unknown["error"]["message"] == "Failed to retrieve task: task not found"
 
 
+def test_tasks_update_with_input_responses_not_an_object_says_so(
+    db_url: str, tmp_path: Path
+) -> None:
+    """``tasks/update`` whose ``inputResponses`` is a number or a list was answered "Invalid
+    request parameters" with empty data; it now names the parameter, and an object (or none)
+    is acknowledged as before."""
+    server = mcp(db_url, "planning", "boss", tmp_path, "--tools", "planner")
+    task_id = delegate(server, "Needs no input")["taskId"]
+    refused = [
+        server.call("tasks/update", {"taskId": task_id, "inputResponses": value})["error"]
+        for value in (5, ["yes"], "yes")
+    ]
+    taken = server.call("tasks/update", {"taskId": task_id, "inputResponses": {"q": {}}})
+    server.close()
+    why = "Invalid params: params.inputResponses must be an object, not"
+    assert refused == [
+        {"code": -32602, "message": f"{why} {kind}"} for kind in ("a number", "a list", "text")
+    ]
+    assert taken["result"]["resultType"] == "complete"
+
+
 def test_a_client_without_the_extension_gets_plain_results(db_url: str, tmp_path: Path) -> None:
     """A call answers at once for a client that does not declare the extension (either
     protocol generation), and for a fast tool whatever the client declares."""
