@@ -60,12 +60,15 @@ def _refused_request(line: str, request: types.JSONRPCRequest) -> types.JSONRPCE
 
 
 def _wrong_params(method: str, params: dict[str, Any]) -> str | None:
-    """What is wrong with the params of a ``tools/call`` or ``tasks/*`` request, if anything."""
+    """What is wrong with the params of a ``tools/call`` or ``tasks/*`` request, if anything
+    (``tasks/update``'s ``inputResponses`` included)."""
     if method in TASK_METHODS:
-        task_id = params.get("taskId")
-        if isinstance(task_id, str):
-            return None
-        return f"params.taskId must be the task's id (text), not {_kind(task_id)}"
+        task_id, responses = params.get("taskId"), params.get("inputResponses")
+        if not isinstance(task_id, str):
+            return f"params.taskId must be the task's id (text), not {_kind(task_id)}"
+        if method == "tasks/update" and responses is not None and not isinstance(responses, dict):
+            return f"params.inputResponses must be an object, not {_kind(responses)}"
+        return None
     if method != "tools/call":
         return None
     name, arguments = params.get("name"), params.get("arguments")

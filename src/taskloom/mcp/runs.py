@@ -4,7 +4,10 @@ A slow call (an extraction that asks the guard's model) answered as an MCP task 
 queue task of kind :data:`CALL_KIND` for the agent :data:`RUNNER_AGENT`, which no other worker
 claims. Its payload is the whole call (tool, arguments, thread, agent, the MCP task's id). A
 :class:`CallRunner` works those tasks in threads of the MCP server, records each call's
-result on its MCP task, then completes the queue task. The queue keeps the call durable:
+result on its MCP task, then completes the queue task. A run takes its thread, agent and tool
+from the MCP task's record, which only a server writes, never from the payload: anyone who may
+add a task to the queue (a model, through ``task_delegate``) can write a payload, and a task
+that no record names as its call is not run. The queue keeps the call durable:
 the claim is bound to the server's process, so when the server dies mid-call, the next
 server to look (a client polling ``tasks/get`` starts its runner) takes the call up again.
 A server runs up to :data:`MAX_CALLS` calls at once.
@@ -15,13 +18,15 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 
-from taskloom.domain.errors import TaskloomError
+from taskloom.domain.errors import NoRetry, TaskloomError
 from taskloom.domain.queue import TaskStatus
 from taskloom.store import mcp_tasks
+from taskloom.store.mcp_tasks import McpTaskRecord
 from taskloom.tools.spec import ToolContext, ToolResult
 
 if TYPE_CHECKING:
@@ -38,6 +43,10 @@ MAX_CALLS = 4
 CALL_LEASE_S = 60.0
 """A run's lease, renewed while the call runs: how soon another server takes up the call of
 a server that hung (one that died is seen at once on its own host)."""
+RECORD_WAIT_S = 2.0
+"""How long a run waits for its MCP task's record: a server stores it just after the queue
+task, and another server's runner may claim the queue task in between."""
+NOT_A_CALL = "not run: no MCP task of this server's database names this queue task as its call"
 
 
 def call_result(result: ToolResult) -> types.CallToolResult:
@@ -122,24 +131,39 @@ class CallRunner:
         """Run one call and record its result on its MCP task (a tool's error is a result).
         A call that waits stops early once its queue task is no longer this run's (the MCP
         task cancelled)."""
+        record = self._record(task)
         with self._lock:
             self._running.add(task.id)
         try:
-            call = task.payload
             ctx = ToolContext(
-                thread_id=call.get("thread"),
-                agent_id=call.get("agent"),
+                thread_id=record.thread_id or None,
+                agent_id=record.agent_id or None,
                 cancelled=lambda: not self._still_ours(task),
             )
-            result = self._tl.tools.dispatch(call.get("tool", ""), call.get("arguments"), ctx)
+            result = self._tl.tools.dispatch(record.tool, task.payload.get("arguments"), ctx)
             text = json.dumps(wire(call_result(result)), ensure_ascii=False)
             now = self._tl.now().timestamp()
-            mcp_tasks.settle(
-                self._tl.store, str(call.get("mcp_task")), now, "completed", result=text
-            )
+            mcp_tasks.settle(self._tl.store, record.id, now, "completed", result=text)
         finally:
             with self._lock:
                 self._running.discard(task.id)
+
+    def _record(self, task: Task) -> McpTaskRecord:
+        """The live record of the MCP task whose call ``task`` is: a ``call`` record that
+        names ``task`` as its queue task. Raises :class:`NoRetry` for a task no record names
+        (the task ends dead, never run)."""
+        named = task.payload.get("mcp_task")
+        deadline = time.monotonic() + RECORD_WAIT_S
+        while isinstance(named, str):
+            record = mcp_tasks.get(self._tl.store, named, self._tl.now().timestamp())
+            if record is not None:
+                if record.kind == "call" and record.queue_task_id == task.id:
+                    return record
+                break
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(0.05)
+        raise NoRetry(NOT_A_CALL)
 
     def _still_ours(self, task: Task) -> bool:
         """Whether ``task`` is still in progress under this run's lease."""
