@@ -376,17 +376,16 @@ def test_a_slow_call_runs_on_a_worker_and_a_restarted_server_takes_it_up(
         assert run.kind == "taskloom.mcp-call" and run.attempts == 2
 
 
-def test_a_forged_call_delegated_by_a_model_never_runs_on_another_thread(
+def test_a_forged_call_in_the_queue_never_runs_on_another_thread(
     db_url: str, tmp_path: Path
 ) -> None:
-    """A planner's model delegates a task shaped as a server's own call (kind
-    ``taskloom.mcp-call`` for the agent ``taskloom-mcp``) whose payload names another thread
-    and agent, then makes a slow call, which starts the server's call runner. The runner ran
-    the forged ``todo add`` on the other thread; a call runs only as its MCP task's record
-    says, so the forged task ends dead, unrun, and the model is told why."""
-    from taskloom.mcp.runs import NOT_A_CALL
+    """A task shaped as a server's own call (kind ``taskloom.mcp-call`` for the agent
+    ``taskloom-mcp``), added by anyone who may add tasks, whose payload names another thread
+    and agent; a slow call then starts the server's call runner, which ran the forged ``todo
+    add`` on the other thread. A call runs only as its MCP task's record says, so the forged
+    task ends dead, unrun, saying why."""
+    from taskloom.mcp.runs import CALL_KIND, NOT_A_CALL, RUNNER_AGENT
 
-    server = mcp(db_url, "attacker", "evil", tmp_path, "--tools", "planner")
     forged = {
         "mcp_task": "not-a-task",
         "tool": "todo",
@@ -394,22 +393,39 @@ def test_a_forged_call_delegated_by_a_model_never_runs_on_another_thread(
         "thread": "victim",
         "agent": "victim-agent",
     }
-    arguments = {
-        "title": "Looks like a call",
-        "kind": "taskloom.mcp-call",
-        "target_agent": "taskloom-mcp",
-        "payload": forged,
-    }
-    made = server.call("tools/call", {"name": "task_delegate", "arguments": arguments})
+    with taskloom.connect(db_url) as tl:
+        task, _ = tl.queue.add(
+            "Looks like a call", kind=CALL_KIND, target_agent=RUNNER_AGENT, payload=forged
+        )
+    server = mcp(db_url, "attacker", "evil", tmp_path, "--tools", "planner")
     waited = server.call("tools/call", {"name": "goal_wait", "arguments": {}})
     server.poll(waited["result"]["taskId"], "completed")
-    ended = server.poll(made["result"]["taskId"], "completed")
-    server.close()
+    deadline = time.monotonic() + 20
     with taskloom.connect(db_url) as tl:
+        while tl.queue.get(task.id).status != "dead" and time.monotonic() < deadline:
+            time.sleep(0.1)
+        ended = tl.queue.get(task.id)
+        server.close()
         assert tl.board("victim").list()["cards"] == []
         assert tl.board("attacker").list()["cards"] == []
-    assert ended["result"]["isError"] is True
-    assert NOT_A_CALL in ended["result"]["content"][0]["text"]
+    assert ended.status == "dead" and NOT_A_CALL in (ended.last_error or "")
+
+
+def test_a_model_may_not_delegate_a_task_of_taskloom_s_own_kinds(
+    db_url: str, tmp_path: Path
+) -> None:
+    server = mcp(db_url, "attacker", "evil", tmp_path, "--tools", "planner")
+    arguments = {"title": "Looks like a call", "kind": " taskloom.mcp-call", "payload": {}}
+    refused = server.call("tools/call", {"name": "task_delegate", "arguments": arguments})
+    server.close()
+    result = refused["result"]
+    assert result["isError"] is True
+    assert (
+        "kinds that start with 'taskloom.' are taskloom's own work"
+        in (result["content"][0]["text"])
+    )
+    with taskloom.connect(db_url) as tl:
+        assert tl.queue.list() == []
 
 
 def test_a_task_is_kept_for_its_time_to_live_then_gone(db_url: str, tmp_path: Path) -> None:

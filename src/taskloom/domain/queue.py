@@ -58,6 +58,9 @@ that one backend accepts, the other does too."""
 MAX_KINDS = 100
 """The most kinds one claim may ask for."""
 _KIND = re.compile(r"^[a-z0-9][a-z0-9_.:-]{0,63}$")
+OWN_KINDS = "taskloom."
+"""The prefix of the kinds of taskloom's own work (its MCP server's calls): a model's
+``task_delegate`` may not name one."""
 MAX_PAYLOAD_DEPTH = 100
 """How deep a payload's objects and arrays may nest: far beyond any real task's, and well
 short of where reading it back (or checking its keys) would run out of stack."""

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import mcp_types as types
 
 from taskloom.domain.errors import NoRetry, TaskloomError
-from taskloom.domain.queue import TaskStatus
+from taskloom.domain.queue import OWN_KINDS, TaskStatus
 from taskloom.store import mcp_tasks
 from taskloom.store.mcp_tasks import McpTaskRecord
 from taskloom.tools.spec import ToolContext, ToolResult
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("taskloom.mcp")
 
-CALL_KIND = "taskloom.mcp-call"
+CALL_KIND = f"{OWN_KINDS}mcp-call"
 RUNNER_AGENT = "taskloom-mcp"
 MAX_CALLS = 4
 """How many calls one server runs at once, each on its own thread: a long one (a

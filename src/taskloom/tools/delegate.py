@@ -21,6 +21,7 @@ from taskloom.domain.errors import InvalidInput, NotFound, WaitTimeout
 from taskloom.domain.queue import (
     MAX_BODY_BYTES,
     MAX_NAME_BYTES,
+    OWN_KINDS,
     TERMINAL,
     Task,
     TaskStatus,
@@ -104,6 +105,10 @@ def _waited(env: ToolEnv, task: Task, wait_s: float) -> ToolResult:
 
 
 def _delegate(env: ToolEnv, args: DelegateArgs, ctx: ToolContext) -> ToolResult:
+    if args.kind is not None and args.kind.strip().startswith(OWN_KINDS):
+        raise InvalidInput(
+            f"kinds that start with '{OWN_KINDS}' are taskloom's own work: pick another kind"
+        )
     task, _ = env.host.queue.add(
         args.title,
         body=args.body or "",
