@@ -23,6 +23,23 @@ function addressToken() {
 }
 const token = addressToken();
 
+// localStorage, where the browser allows it: one that refuses this site's data (cookies and
+// site data blocked) throws on any use, and the panel then forgets its choices with the page.
+function stored(key) {
+  try {
+    return localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+function keep(key, value) {
+  try {
+    localStorage.setItem(key, value);
+  } catch {
+    // not kept: the page goes on without it
+  }
+}
+
 const state = {
   thread: null,
   threads: null, // null until the first load: "no threads yet" only once we know
@@ -32,7 +49,7 @@ const state = {
   tasksFor: "", // the status filter the held tasks were loaded for ("" for all)
   stats: null, // task counts by status, from /api/tasks/stats
   ready: null, // what can run now and why the rest cannot, from /api/tasks/ready
-  view: localStorage.getItem("taskloom.view") || "list",
+  view: stored("taskloom.view") || "list",
   source: null,
   cursor: null, // the last event id the stream sent (see connect()), or null
   stopped: null, // why the server refused the live view (a wrong token), or null
@@ -1021,7 +1038,7 @@ function start() {
   for (const button of document.querySelectorAll(".seg button")) {
     button.addEventListener("click", () => {
       state.view = button.dataset.view;
-      localStorage.setItem("taskloom.view", state.view);
+      keep("taskloom.view", state.view);
       schedule("board");
     });
   }
