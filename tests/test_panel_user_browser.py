@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import taskloom
 from tests.conftest import Server
-from tests.test_panel_browser import CHROMIUM, server  # noqa: F401  (the fixture)
+from tests.test_panel_browser import CHROMIUM, page, server  # noqa: F401  (the fixtures)
 
 pytestmark = pytest.mark.browser
 
@@ -52,3 +53,46 @@ def test_a_browser_blocking_site_data_still_shows_the_panel(
         expect(pg.locator('[data-column="todo"] .kcard')).to_have_count(1)
         assert errors == []
         context.close()
+
+
+def test_a_queue_action_raced_by_another_window_names_its_task_and_shows_it_as_it_is(
+    server: Server,  # noqa: F811
+    page: Any,  # noqa: F811
+) -> None:
+    """Two windows on one queue: the one whose view was behind clicked Cancel on a task the
+    other had canceled, and Requeue on one the other had requeued. The refusals said "Cancel
+    not applied: task '01a2…' is already canceled" and "Action not applied: …", naming no
+    task a person could recognise, and the rows still offered the refused buttons."""
+    from playwright.sync_api import expect
+
+    from tests.test_panel_steering import _frozen
+
+    tl = taskloom.connect(server.db_url)
+    doomed, _ = tl.queue.add("Rotate the keys")
+    broken, _ = tl.queue.add("Fetch the mirror", max_attempts=1, priority=1)
+    held = tl.queue.claim("worker-1", lease=60)
+    assert held is not None and held.id == broken.id
+    tl.queue.fail(broken.id, held.lease_token or "", "mirror down")
+    _frozen(page)
+    page.goto(f"{server.url}/")
+    cancel = page.get_by_role("button", name="Cancel the task: Rotate the keys")
+    requeue = page.get_by_role("button", name="Requeue the task: Fetch the mirror")
+    expect(cancel).to_be_visible()
+    expect(requeue).to_be_visible()
+    # The other window acts first.
+    tl.queue.cancel(doomed.id, "not needed")
+    tl.queue.requeue(broken.id)
+    cancel.click()
+    toast = page.locator("#toast")
+    expect(toast).to_contain_text("Cancel not applied to “Rotate the keys”: ")
+    row = page.locator(f'[data-task="{doomed.id}"]')
+    expect(row.locator(".status")).to_have_attribute("data-status", "canceled")
+    expect(cancel).to_have_count(0)
+    requeue.click()
+    expect(toast).to_contain_text("Requeue not applied to “Fetch the mirror”: ")
+    row = page.locator(f'[data-task="{broken.id}"]')
+    expect(row.locator(".status")).to_have_attribute("data-status", "ready")
+    expect(requeue).to_have_count(0)
+    assert tl.queue.get(doomed.id).status.value == "canceled"
+    assert tl.queue.get(broken.id).status.value == "ready"
+    tl.close()

@@ -128,18 +128,27 @@ async function api(path, options = {}) {
 
 // What a person's action is called in the messages about it, by the route's last segment.
 const ACTION_NAMES = { decision: "Decision", status: "Status change", pause: "Pause", resume: "Resume",
-  budget: "Budget change", cancel: "Cancel", clear: "Clear" };
+  budget: "Budget change", cancel: "Cancel", requeue: "Requeue", clear: "Clear" };
+
+// The card or task an action is on, as its failure names it: the server's message names it by
+// id, and failures stack, so "Cancel not applied: task '01a2…' is already canceled" alone
+// does not say which row it was. A long title is cut.
+function subjectOf(title) {
+  if (!title) return "";
+  const chars = [...title]; // by code point: an emoji is not cut in half
+  return ` to “${chars.length > 60 ? `${chars.slice(0, 60).join("")}…` : title}”`;
+}
 
 // A person's action. One that waits (SQLite's write lock, held by another process, may keep it
 // up to ten seconds) says so after a second, and says when it went through; one that fails
-// says which action was not applied, each in its own line.
+// says which action was not applied, and to which card or task, each in its own line.
 // Actions in flight, by route: their buttons say busy (aria-disabled, which keeps keyboard focus
 // where `disabled` would drop it) and a second click is ignored until the answer, so a double
 // click does not send a decision twice nor cancel a task twice.
 const pending = new Set();
 const ACTION_PARTS = ["goal", "board", "queue"];
 
-async function act(path, body) {
+async function act(path, body, subject = null) {
   if (pending.has(path)) return;
   pending.add(path);
   schedule(...ACTION_PARTS);
@@ -150,9 +159,12 @@ async function act(path, body) {
     await api(path, { method: "POST", body: JSON.stringify(body || {}) });
     if (waiting) toast(`${what}: done`);
   } catch (error) {
-    toast(`${what} not applied: ${error.message}`, true);
+    toast(`${what} not applied${subjectOf(subject)}: ${error.message}`, true);
     // A card that changed since it was shown (409): the view is behind, so the board is read.
     if (error.status === 409 && path.includes("/cards/")) readBoard();
+    // A task the server refused to cancel or requeue is not as shown (another window or a
+    // worker moved it): it is read again, so its row stops offering what was just refused.
+    if (!error.away && path.startsWith("/api/tasks/")) readTask(decodeURIComponent(path.split("/")[3]));
   } finally {
     clearTimeout(slow);
     pending.delete(path);
@@ -161,10 +173,11 @@ async function act(path, body) {
 }
 
 // A button that runs a person's action; busy while an action on the same route is in flight.
-function actButton(attrs, label, path, body) {
+// `subject`: the title of the card or task it acts on (none for the goal's).
+function actButton(attrs, label, path, body, subject = null) {
   const busy = pending.has(path);
   return h("button", { class: "btn", type: "button", ...attrs, "aria-disabled": busy ? "true" : null,
-    "data-act": path, onclick: () => act(path, body) }, label);
+    "data-act": path, onclick: () => act(path, body, subject) }, label);
 }
 
 let toastTimer;
@@ -314,15 +327,15 @@ function cardActions(card) {
     return h("div", { class: "actions" },
       // `seen`: the server refuses the decision if the plan changed since it was shown.
       actButton({ class: "btn primary", "aria-label": `Approve the plan: ${bidiShown(card.title)}` }, "Approve",
-        `${path}/decision`, { approve: true, seen: card.updated_at }),
+        `${path}/decision`, { approve: true, seen: card.updated_at }, card.title),
       actButton({ class: "btn danger", "aria-label": `Reject the plan: ${bidiShown(card.title)}` }, "Reject",
-        `${path}/decision`, { approve: false, seen: card.updated_at }));
+        `${path}/decision`, { approve: false, seen: card.updated_at }, card.title));
   }
   if (card.status !== "done" && card.status !== "rejected") {
     return h("div", { class: "actions" },
       // `seen` here too: a card another window or the agent changed since is not moved blind.
       actButton({ title: "Mark done", "aria-label": `Mark done: ${bidiShown(card.title)}` }, "Done",
-        `${path}/status`, { status: "done", seen: card.updated_at }));
+        `${path}/status`, { status: "done", seen: card.updated_at }, card.title));
   }
   return h("div", { class: "actions" });
 }
@@ -601,10 +614,10 @@ function taskAction(t) {
   const path = `/api/tasks/${encodeURIComponent(t.id)}`;
   if (t.status === "ready" || t.status === "in_progress" || t.status === "blocked") {
     return actButton({ class: "btn danger", "aria-label": `Cancel the task: ${bidiShown(t.title)}` }, "Cancel",
-      `${path}/cancel`, { reason: "canceled from the panel" });
+      `${path}/cancel`, { reason: "canceled from the panel" }, t.title);
   }
   return t.status === "dead" || (t.status === "canceled" && blocksOthers(t))
-    ? actButton({ "aria-label": `Requeue the task: ${bidiShown(t.title)}` }, "Requeue", `${path}/requeue`, {})
+    ? actButton({ "aria-label": `Requeue the task: ${bidiShown(t.title)}` }, "Requeue", `${path}/requeue`, {}, t.title)
     : null;
 }
 
@@ -949,6 +962,20 @@ async function loadTasks() {
     if (load === tasksLoad) toast(error.message, true);
   } finally {
     if (load === tasksLoad) tasksLoading = null;
+  }
+}
+
+// One task as the server has it now, in place of the one held unless that is newer.
+async function readTask(id) {
+  try {
+    const task = await api(`/api/tasks/${encodeURIComponent(id)}`);
+    const held = state.tasks.get(id);
+    if (held && held.changed_at && task.changed_at && held.changed_at > task.changed_at) return;
+    state.tasks.set(id, task);
+    loadStatsSoon();
+    schedule("queue");
+  } catch {
+    // away, or gone (pruned): the stream or the next load says what it is
   }
 }
 
