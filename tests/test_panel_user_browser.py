@@ -10,14 +10,17 @@ from typing import Any
 import pytest
 
 import taskloom
+from tests import test_panel_browser as panel
 from tests.conftest import Server
-from tests.test_panel_browser import CHROMIUM, page, server  # noqa: F401  (the fixtures)
+from tests.test_panel_browser import CHROMIUM
+
+server, page = panel.server, panel.page  # the browser tests' fixtures: a server, a page
 
 pytestmark = pytest.mark.browser
 
 
 def test_a_browser_blocking_site_data_still_shows_the_panel(
-    server: Server,  # noqa: F811
+    server: Server,
     tmp_path: Path,
 ) -> None:
     """With chromium set to block cookies and site data, reading localStorage throws: the
@@ -56,8 +59,8 @@ def test_a_browser_blocking_site_data_still_shows_the_panel(
 
 
 def test_a_queue_action_raced_by_another_window_names_its_task_and_shows_it_as_it_is(
-    server: Server,  # noqa: F811
-    page: Any,  # noqa: F811
+    server: Server,
+    page: Any,
 ) -> None:
     """Two windows on one queue: the one whose view was behind clicked Cancel on a task the
     other had canceled, and Requeue on one the other had requeued. The refusals said "Cancel
@@ -95,4 +98,52 @@ def test_a_queue_action_raced_by_another_window_names_its_task_and_shows_it_as_i
     expect(requeue).to_have_count(0)
     assert tl.queue.get(doomed.id).status.value == "canceled"
     assert tl.queue.get(broken.id).status.value == "ready"
+    tl.close()
+
+
+def _frozen_after_opening(page: Any, server: Server, thread: str) -> None:
+    """The page's event stream sends the opening it would send now, then nothing, and
+    reconnects only after an hour: the view stays as first read."""
+    import httpx
+
+    lines: list[str] = []
+    url = f"{server.url}/api/events?thread={thread}&tasks=1"
+    with httpx.stream("GET", url, timeout=10) as response:
+        for line in response.iter_lines():
+            lines.append(line)
+            if len(lines) > 1 and lines[-2] == "event: opened":
+                break  # its data line: the opening is whole
+    opening = "\n".join(lines) + "\n"
+    page.route(
+        "**/api/events**",
+        lambda route: route.fulfill(
+            status=200,
+            headers={"Content-Type": "text/event-stream"},
+            body="retry: 3600000\n\n" + opening + "\n",
+        ),
+    )
+
+
+def test_a_goal_paused_from_another_window_is_shown_paused_after_a_refused_pause(
+    server: Server,
+    page: Any,
+) -> None:
+    """A window whose view was behind offered Pause on a goal another window had paused: the
+    click was refused ("only an active or blocked goal can be paused") and the goal still
+    read Active, with Pause and no Resume, until some later event came."""
+    from playwright.sync_api import expect
+
+    tl = taskloom.connect(server.db_url)
+    tl.goal("t").set("Ship the release", token_budget=1000)
+    _frozen_after_opening(page, server, "t")
+    page.goto(f"{server.url}/#t")
+    goal = page.locator("#goal-panel")
+    pause = goal.get_by_role("button", name="Pause", exact=True)
+    expect(pause).to_be_visible()
+    tl.goal("t").pause("from the other window")
+    pause.click()
+    expect(page.locator("#toast")).to_contain_text("Pause not applied: ")
+    expect(goal.locator(".status").first).to_have_attribute("data-status", "paused")
+    expect(goal.get_by_role("button", name="Resume", exact=True)).to_be_visible()
+    expect(pause).to_have_count(0)
     tl.close()

@@ -162,9 +162,11 @@ async function act(path, body, subject = null) {
     toast(`${what} not applied${subjectOf(subject)}: ${error.message}`, true);
     // A card that changed since it was shown (409): the view is behind, so the board is read.
     if (error.status === 409 && path.includes("/cards/")) readBoard();
-    // A task the server refused to cancel or requeue is not as shown (another window or a
-    // worker moved it): it is read again, so its row stops offering what was just refused.
+    // A task the server refused to cancel or requeue, or a goal it refused to pause or resume,
+    // is not as shown (another window, a worker or the agent moved it): it is read again, so
+    // the view stops offering what was just refused.
     if (!error.away && path.startsWith("/api/tasks/")) readTask(decodeURIComponent(path.split("/")[3]));
+    if (!error.away && /^\/api\/threads\/[^/]+\/goal\//.test(path)) readGoal();
   } finally {
     clearTimeout(slow);
     pending.delete(path);
@@ -962,6 +964,19 @@ async function loadTasks() {
     if (load === tasksLoad) toast(error.message, true);
   } finally {
     if (load === tasksLoad) tasksLoading = null;
+  }
+}
+
+// The followed thread's goal as the server has it now, unless the one held is as new.
+async function readGoal() {
+  const thread = state.thread;
+  try {
+    const goal = await api(`/api/threads/${encodeURIComponent(thread)}/goal`);
+    if (state.thread !== thread || (state.goal && goal.version <= state.goal.version)) return;
+    state.goal = goal;
+    schedule("goal", "threads");
+  } catch {
+    // away: the stream's reconnect brings it
   }
 }
 
