@@ -147,3 +147,29 @@ def test_a_goal_paused_from_another_window_is_shown_paused_after_a_refused_pause
     expect(goal.get_by_role("button", name="Resume", exact=True)).to_be_visible()
     expect(pause).to_have_count(0)
     tl.close()
+
+
+def test_picking_a_thread_by_keyboard_on_a_phone_moves_focus_to_its_board(
+    server: Server, page: Any
+) -> None:
+    """On a phone, a thread picked with Enter folded the list away with the focused link in
+    it: the focus fell to <body>, where a screen reader announces nothing."""
+    from playwright.sync_api import expect
+
+    tl = taskloom.connect(server.db_url)
+    tl.board("first").add("Here")
+    tl.board("other").add("Elsewhere")
+    page.set_viewport_size({"width": 390, "height": 800})
+    page.goto(f"{server.url}/#first")
+    toggle = page.locator("#threads-toggle")
+    toggle.focus()
+    page.keyboard.press("Enter")
+    expect(toggle).to_have_attribute("aria-expanded", "true")
+    page.locator("#threads a", has_text="other").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator(".card .title", has_text="Elsewhere")).to_be_visible()
+    expect(toggle).to_have_attribute("aria-expanded", "false")
+    expect(page.locator("#main")).to_be_focused()
+    page.keyboard.press("Tab")  # on into the board, not back at the top of the page
+    expect(page.get_by_role("button", name="List")).to_be_focused()
+    tl.close()

@@ -1088,7 +1088,14 @@ function start() {
   // A keyboard user reaches the goal and board without tabbing through every thread.
   $("skip").addEventListener("click", () => $("main").focus());
   $("threads-toggle").addEventListener("click", () => foldThreads(!$("threads-nav").classList.contains("open")));
-  $("threads").addEventListener("click", (event) => { if (event.target.closest("a")) foldThreads(false); });
+  $("threads").addEventListener("click", (event) => {
+    if (!event.target.closest("a")) return;
+    // On a phone the picked link folds away with the list: the focus goes to the thread's
+    // goal and board, not to <body>, where a screen reader says nothing and starts over.
+    const folding = $("threads-nav").classList.contains("open") && $("threads-toggle").offsetParent !== null;
+    foldThreads(false);
+    if (folding) $("main").focus({ preventScroll: true });
+  });
   document.addEventListener("click", (event) => {
     const title = event.target.closest?.(".title[tabindex]");
     if (title && !getSelection().toString()) toggleTitle(title); // not when selecting its text
