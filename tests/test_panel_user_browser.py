@@ -173,3 +173,33 @@ def test_picking_a_thread_by_keyboard_on_a_phone_moves_focus_to_its_board(
     page.keyboard.press("Tab")  # on into the board, not back at the top of the page
     expect(page.get_by_role("button", name="List")).to_be_focused()
     tl.close()
+
+
+def test_a_long_goal_objective_is_cut_and_keeps_the_goal_controls_on_screen(
+    server: Server, page: Any
+) -> None:
+    """An objective may hold 4,000 characters: on a phone it filled five screens, and the
+    goal's Pause and budget field came only after all of it, out of reach for a person who
+    came to pause the goal. It is now cut like a long title, and opens on demand."""
+    from playwright.sync_api import expect
+
+    tl = taskloom.connect(server.db_url)
+    objective = "Migrate every service to the new cluster " * 95  # about 3,900 characters
+    tl.goal("t").set(objective, token_budget=1000)
+    page.set_viewport_size({"width": 390, "height": 800})
+    page.goto(f"{server.url}/#t")
+    pause = page.locator("#goal-panel").get_by_role("button", name="Pause", exact=True)
+    expect(pause).to_be_in_viewport()
+    shown = page.locator("#goal-panel .objective")
+    expect(shown).to_have_attribute("title", objective.strip())
+    expect(shown).to_have_attribute("aria-expanded", "false")
+    cut_height = shown.bounding_box()["height"]
+    shown.focus()
+    page.keyboard.press("Enter")
+    expect(shown).to_have_attribute("aria-expanded", "true")
+    page.locator("#goal-panel input").focus()  # away from it: it stays open, whole
+    tl.goal("t").set_budget(token_budget=2000)  # a live update redraws the goal
+    expect(page.locator("#goal-panel")).to_contain_text("2,000 tokens")
+    expect(shown).to_have_attribute("aria-expanded", "true")
+    assert shown.bounding_box()["height"] > 10 * cut_height
+    tl.close()

@@ -200,6 +200,7 @@ function toast(message, bad = false) {
 // Only the parts whose data changed are rebuilt, so a half-typed budget survives a new card.
 const RENDER = { threads: renderThreads, goal: renderGoal, board: renderBoard, queue: renderQueue };
 const dirty = new Set();
+const CUT_PARTS = [["board", "board"], ["queue", "queue"], ["goal", "goal-panel"]]; // see markCut()
 let frameQueued = false;
 function schedule(...parts) {
   for (const part of parts.length ? parts : Object.keys(RENDER)) dirty.add(part);
@@ -208,7 +209,7 @@ function schedule(...parts) {
   requestAnimationFrame(() => {
     frameQueued = false;
     keepingFocus(() => { for (const part of dirty) RENDER[part](); });
-    for (const part of ["board", "queue"]) if (dirty.has(part)) markCut($(part));
+    for (const [part, root] of CUT_PARTS) if (dirty.has(part)) markCut($(root));
     dirty.clear();
   });
 }
@@ -218,10 +219,14 @@ function schedule(...parts) {
 // A title element: CSS clamps it to its first lines ("cut"), and its title attribute holds all
 // of it. One the clamp cuts short gets a tab stop (see markCut()); a click, Enter or Space opens
 // or closes it, and the keyboard focus shows it whole while there.
-const titleEl = (text) => iso("div", { class: "title cut", title: bidiShown(text) }, text);
-const opened = new Set(); // the cards and tasks whose title a person opened, by their row key
+// A goal's objective and reason are cut the same way (`key`: what keeps one open across
+// redraws), or a 4,000-character objective would push the goal's buttons screens down.
+const titleEl = (text, cls = "title", key = null) => iso("div",
+  { class: `${cls} cut`, title: bidiShown(text), "data-open": key }, text);
+const opened = new Set(); // the titles a person opened, by their row key (or their own)
 
 const openKey = (el) => {
+  if (el.dataset.open) return el.dataset.open;
   const row = el.closest("[data-card], [data-task]");
   return row ? (row.dataset.card ? `card ${row.dataset.card}` : `task ${row.dataset.task}`) : null;
 };
@@ -532,8 +537,8 @@ function renderGoal() {
   } }, input, h("button", { class: "btn", type: "submit", "aria-disabled": pending.has(`${path}/budget`) ? "true" : null }, "Set budget"));
   root.replaceChildren(h("div", { class: "goal" },
     h("div", { class: "row" }, h("h2", {}, "Goal"), statusChip(goal.status)),
-    iso("div", { class: "objective" }, goal.objective),
-    goal.reason ? iso("div", { class: "sub" }, goal.reason) : null,
+    titleEl(goal.objective, "objective title", `goal ${state.thread}`),
+    goal.reason ? titleEl(goal.reason, "sub title", `reason ${state.thread}`) : null,
     h("div", { class: "row" }, bar,
       h("span", { class: "usage" }, budget ? `${tokens(used)} / ${tokens(budget)} tokens`
         : time ? `${tokens(used)} tokens` : `${tokens(used)} tokens · no budget`),
@@ -1113,7 +1118,7 @@ function start() {
     resized = true;
     requestAnimationFrame(() => {
       resized = false;
-      for (const part of ["board", "queue"]) markCut($(part));
+      for (const [, root] of CUT_PARTS) markCut($(root));
     });
   });
   $("queue-status").addEventListener("change", () => {
