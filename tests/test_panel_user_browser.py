@@ -203,3 +203,31 @@ def test_a_long_goal_objective_is_cut_and_keeps_the_goal_controls_on_screen(
     expect(shown).to_have_attribute("aria-expanded", "true")
     assert shown.bounding_box()["height"] > 10 * cut_height
     tl.close()
+
+
+def test_a_budget_typed_in_hex_binary_or_octal_is_refused_not_read_as_another_number(
+    server: Server, page: Any
+) -> None:
+    """The budget field read what it was given with JavaScript's Number(): "0b11" set a
+    budget of 3 tokens, stopping the goal at once, and "0x10" one of 16, with no message."""
+    from playwright.sync_api import expect
+
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.post_data or "") if r.method == "POST" else None)
+    tl = taskloom.connect(server.db_url)
+    tl.goal("t").set("Ship the release", token_budget=1000)
+    page.goto(f"{server.url}/#t")
+    usage = page.locator(".goal .usage")
+    expect(usage).to_have_text("0 / 1,000 tokens")
+    field = page.get_by_label("New token budget")
+    for bad in ("0b11", "0x10", "0o7"):
+        field.fill(bad)
+        page.get_by_role("button", name="Set budget").click()
+        expect(page.locator("#toast")).to_contain_text("Budget must be a whole number")
+    assert posts == []
+    field.fill("2.5e3")  # decimal notation, a whole number: taken
+    page.get_by_role("button", name="Set budget").click()
+    expect(usage).to_have_text("0 / 2,500 tokens")
+    assert posts == ['{"token_budget":2500}']
+    assert tl.goal("t").get()["goal"]["token_budget"] == 2500
+    tl.close()

@@ -528,7 +528,9 @@ function renderGoal() {
   const form = h("form", { novalidate: true, onsubmit: (event) => {
     event.preventDefault();
     if (pending.has(`${path}/budget`)) return; // the draft stays until the last change answers
-    const value = input.value.trim() ? Number(input.value) : Number.NaN; // "1e6" is a million
+    // Decimal digits, "1e6" a million; not Number()'s other forms ("0x10" is 16, "0b11" 3).
+    const typed = input.value.trim();
+    const value = /^\+?(\d+\.?\d*|\.\d+)(e\+?\d+)?$/i.test(typed) ? Number(typed) : Number.NaN;
     if (!Number.isSafeInteger(value) || value < 1) {
       return toast(`Budget must be a whole number from 1 to ${Number.MAX_SAFE_INTEGER.toLocaleString()}`, true);
     }
