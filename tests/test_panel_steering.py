@@ -91,7 +91,8 @@ def test_an_action_while_the_server_is_away_says_so(server: Server, page: Any) -
     expect(page.locator("#live")).to_have_attribute("data-state", "reconnecting")
     page.get_by_role("button", name="Mark done: First step").click()
     expect(page.locator("#toast")).to_have_text(
-        "Status change not applied: the server did not answer: try again once the panel is live"
+        "Status change not applied to “First step”: the server did not answer:"
+        " try again once the panel is live"
     )
     server.start()
     expect(page.locator("#live")).to_have_attribute("data-state", "live")

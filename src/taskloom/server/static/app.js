@@ -23,6 +23,23 @@ function addressToken() {
 }
 const token = addressToken();
 
+// localStorage, where the browser allows it: one that refuses this site's data (cookies and
+// site data blocked) throws on any use, and the panel then forgets its choices with the page.
+function stored(key) {
+  try {
+    return localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+function keep(key, value) {
+  try {
+    localStorage.setItem(key, value);
+  } catch {
+    // not kept: the page goes on without it
+  }
+}
+
 const state = {
   thread: null,
   threads: null, // null until the first load: "no threads yet" only once we know
@@ -32,7 +49,7 @@ const state = {
   tasksFor: "", // the status filter the held tasks were loaded for ("" for all)
   stats: null, // task counts by status, from /api/tasks/stats
   ready: null, // what can run now and why the rest cannot, from /api/tasks/ready
-  view: localStorage.getItem("taskloom.view") || "list",
+  view: stored("taskloom.view") || "list",
   source: null,
   cursor: null, // the last event id the stream sent (see connect()), or null
   stopped: null, // why the server refused the live view (a wrong token), or null
@@ -111,18 +128,27 @@ async function api(path, options = {}) {
 
 // What a person's action is called in the messages about it, by the route's last segment.
 const ACTION_NAMES = { decision: "Decision", status: "Status change", pause: "Pause", resume: "Resume",
-  budget: "Budget change", cancel: "Cancel", clear: "Clear" };
+  budget: "Budget change", cancel: "Cancel", requeue: "Requeue", clear: "Clear" };
+
+// The card or task an action is on, as its failure names it: the server's message names it by
+// id, and failures stack, so "Cancel not applied: task '01a2…' is already canceled" alone
+// does not say which row it was. A long title is cut.
+function subjectOf(title) {
+  if (!title) return "";
+  const chars = [...title]; // by code point: an emoji is not cut in half
+  return ` to “${chars.length > 60 ? `${chars.slice(0, 60).join("")}…` : title}”`;
+}
 
 // A person's action. One that waits (SQLite's write lock, held by another process, may keep it
 // up to ten seconds) says so after a second, and says when it went through; one that fails
-// says which action was not applied, each in its own line.
+// says which action was not applied, and to which card or task, each in its own line.
 // Actions in flight, by route: their buttons say busy (aria-disabled, which keeps keyboard focus
 // where `disabled` would drop it) and a second click is ignored until the answer, so a double
 // click does not send a decision twice nor cancel a task twice.
 const pending = new Set();
 const ACTION_PARTS = ["goal", "board", "queue"];
 
-async function act(path, body) {
+async function act(path, body, subject = null) {
   if (pending.has(path)) return;
   pending.add(path);
   schedule(...ACTION_PARTS);
@@ -133,9 +159,14 @@ async function act(path, body) {
     await api(path, { method: "POST", body: JSON.stringify(body || {}) });
     if (waiting) toast(`${what}: done`);
   } catch (error) {
-    toast(`${what} not applied: ${error.message}`, true);
+    toast(`${what} not applied${subjectOf(subject)}: ${error.message}`, true);
     // A card that changed since it was shown (409): the view is behind, so the board is read.
     if (error.status === 409 && path.includes("/cards/")) readBoard();
+    // A task the server refused to cancel or requeue, or a goal it refused to pause or resume,
+    // is not as shown (another window, a worker or the agent moved it): it is read again, so
+    // the view stops offering what was just refused.
+    if (!error.away && path.startsWith("/api/tasks/")) readTask(decodeURIComponent(path.split("/")[3]));
+    if (!error.away && /^\/api\/threads\/[^/]+\/goal\//.test(path)) readGoal();
   } finally {
     clearTimeout(slow);
     pending.delete(path);
@@ -144,10 +175,11 @@ async function act(path, body) {
 }
 
 // A button that runs a person's action; busy while an action on the same route is in flight.
-function actButton(attrs, label, path, body) {
+// `subject`: the title of the card or task it acts on (none for the goal's).
+function actButton(attrs, label, path, body, subject = null) {
   const busy = pending.has(path);
   return h("button", { class: "btn", type: "button", ...attrs, "aria-disabled": busy ? "true" : null,
-    "data-act": path, onclick: () => act(path, body) }, label);
+    "data-act": path, onclick: () => act(path, body, subject) }, label);
 }
 
 let toastTimer;
@@ -168,6 +200,7 @@ function toast(message, bad = false) {
 // Only the parts whose data changed are rebuilt, so a half-typed budget survives a new card.
 const RENDER = { threads: renderThreads, goal: renderGoal, board: renderBoard, queue: renderQueue };
 const dirty = new Set();
+const CUT_PARTS = [["board", "board"], ["queue", "queue"], ["goal", "goal-panel"]]; // see markCut()
 let frameQueued = false;
 function schedule(...parts) {
   for (const part of parts.length ? parts : Object.keys(RENDER)) dirty.add(part);
@@ -176,7 +209,7 @@ function schedule(...parts) {
   requestAnimationFrame(() => {
     frameQueued = false;
     keepingFocus(() => { for (const part of dirty) RENDER[part](); });
-    for (const part of ["board", "queue"]) if (dirty.has(part)) markCut($(part));
+    for (const [part, root] of CUT_PARTS) if (dirty.has(part)) markCut($(root));
     dirty.clear();
   });
 }
@@ -186,10 +219,14 @@ function schedule(...parts) {
 // A title element: CSS clamps it to its first lines ("cut"), and its title attribute holds all
 // of it. One the clamp cuts short gets a tab stop (see markCut()); a click, Enter or Space opens
 // or closes it, and the keyboard focus shows it whole while there.
-const titleEl = (text) => iso("div", { class: "title cut", title: bidiShown(text) }, text);
-const opened = new Set(); // the cards and tasks whose title a person opened, by their row key
+// A goal's objective and reason are cut the same way (`key`: what keeps one open across
+// redraws), or a 4,000-character objective would push the goal's buttons screens down.
+const titleEl = (text, cls = "title", key = null) => iso("div",
+  { class: `${cls} cut`, title: bidiShown(text), "data-open": key }, text);
+const opened = new Set(); // the titles a person opened, by their row key (or their own)
 
 const openKey = (el) => {
+  if (el.dataset.open) return el.dataset.open;
   const row = el.closest("[data-card], [data-task]");
   return row ? (row.dataset.card ? `card ${row.dataset.card}` : `task ${row.dataset.task}`) : null;
 };
@@ -297,15 +334,15 @@ function cardActions(card) {
     return h("div", { class: "actions" },
       // `seen`: the server refuses the decision if the plan changed since it was shown.
       actButton({ class: "btn primary", "aria-label": `Approve the plan: ${bidiShown(card.title)}` }, "Approve",
-        `${path}/decision`, { approve: true, seen: card.updated_at }),
+        `${path}/decision`, { approve: true, seen: card.updated_at }, card.title),
       actButton({ class: "btn danger", "aria-label": `Reject the plan: ${bidiShown(card.title)}` }, "Reject",
-        `${path}/decision`, { approve: false, seen: card.updated_at }));
+        `${path}/decision`, { approve: false, seen: card.updated_at }, card.title));
   }
   if (card.status !== "done" && card.status !== "rejected") {
     return h("div", { class: "actions" },
       // `seen` here too: a card another window or the agent changed since is not moved blind.
       actButton({ title: "Mark done", "aria-label": `Mark done: ${bidiShown(card.title)}` }, "Done",
-        `${path}/status`, { status: "done", seen: card.updated_at }));
+        `${path}/status`, { status: "done", seen: card.updated_at }, card.title));
   }
   return h("div", { class: "actions" });
 }
@@ -491,7 +528,9 @@ function renderGoal() {
   const form = h("form", { novalidate: true, onsubmit: (event) => {
     event.preventDefault();
     if (pending.has(`${path}/budget`)) return; // the draft stays until the last change answers
-    const value = input.value.trim() ? Number(input.value) : Number.NaN; // "1e6" is a million
+    // Decimal digits, "1e6" a million; not Number()'s other forms ("0x10" is 16, "0b11" 3).
+    const typed = input.value.trim();
+    const value = /^\+?(\d+\.?\d*|\.\d+)(e\+?\d+)?$/i.test(typed) ? Number(typed) : Number.NaN;
     if (!Number.isSafeInteger(value) || value < 1) {
       return toast(`Budget must be a whole number from 1 to ${Number.MAX_SAFE_INTEGER.toLocaleString()}`, true);
     }
@@ -500,8 +539,8 @@ function renderGoal() {
   } }, input, h("button", { class: "btn", type: "submit", "aria-disabled": pending.has(`${path}/budget`) ? "true" : null }, "Set budget"));
   root.replaceChildren(h("div", { class: "goal" },
     h("div", { class: "row" }, h("h2", {}, "Goal"), statusChip(goal.status)),
-    iso("div", { class: "objective" }, goal.objective),
-    goal.reason ? iso("div", { class: "sub" }, goal.reason) : null,
+    titleEl(goal.objective, "objective title", `goal ${state.thread}`),
+    goal.reason ? titleEl(goal.reason, "sub title", `reason ${state.thread}`) : null,
     h("div", { class: "row" }, bar,
       h("span", { class: "usage" }, budget ? `${tokens(used)} / ${tokens(budget)} tokens`
         : time ? `${tokens(used)} tokens` : `${tokens(used)} tokens · no budget`),
@@ -584,10 +623,10 @@ function taskAction(t) {
   const path = `/api/tasks/${encodeURIComponent(t.id)}`;
   if (t.status === "ready" || t.status === "in_progress" || t.status === "blocked") {
     return actButton({ class: "btn danger", "aria-label": `Cancel the task: ${bidiShown(t.title)}` }, "Cancel",
-      `${path}/cancel`, { reason: "canceled from the panel" });
+      `${path}/cancel`, { reason: "canceled from the panel" }, t.title);
   }
   return t.status === "dead" || (t.status === "canceled" && blocksOthers(t))
-    ? actButton({ "aria-label": `Requeue the task: ${bidiShown(t.title)}` }, "Requeue", `${path}/requeue`, {})
+    ? actButton({ "aria-label": `Requeue the task: ${bidiShown(t.title)}` }, "Requeue", `${path}/requeue`, {}, t.title)
     : null;
 }
 
@@ -935,6 +974,33 @@ async function loadTasks() {
   }
 }
 
+// The followed thread's goal as the server has it now, unless the one held is as new.
+async function readGoal() {
+  const thread = state.thread;
+  try {
+    const goal = await api(`/api/threads/${encodeURIComponent(thread)}/goal`);
+    if (state.thread !== thread || (state.goal && goal.version <= state.goal.version)) return;
+    state.goal = goal;
+    schedule("goal", "threads");
+  } catch {
+    // away: the stream's reconnect brings it
+  }
+}
+
+// One task as the server has it now, in place of the one held unless that is newer.
+async function readTask(id) {
+  try {
+    const task = await api(`/api/tasks/${encodeURIComponent(id)}`);
+    const held = state.tasks.get(id);
+    if (held && held.changed_at && task.changed_at && held.changed_at > task.changed_at) return;
+    state.tasks.set(id, task);
+    loadStatsSoon();
+    schedule("queue");
+  } catch {
+    // away, or gone (pruned): the stream or the next load says what it is
+  }
+}
+
 // The counts by status, for all tasks; reloaded (at most a few times a second) as tasks change.
 let statsLoad = 0;
 let statsTimer = null;
@@ -1021,7 +1087,7 @@ function start() {
   for (const button of document.querySelectorAll(".seg button")) {
     button.addEventListener("click", () => {
       state.view = button.dataset.view;
-      localStorage.setItem("taskloom.view", state.view);
+      keep("taskloom.view", state.view);
       schedule("board");
     });
   }
@@ -1029,7 +1095,14 @@ function start() {
   // A keyboard user reaches the goal and board without tabbing through every thread.
   $("skip").addEventListener("click", () => $("main").focus());
   $("threads-toggle").addEventListener("click", () => foldThreads(!$("threads-nav").classList.contains("open")));
-  $("threads").addEventListener("click", (event) => { if (event.target.closest("a")) foldThreads(false); });
+  $("threads").addEventListener("click", (event) => {
+    if (!event.target.closest("a")) return;
+    // On a phone the picked link folds away with the list: the focus goes to the thread's
+    // goal and board, not to <body>, where a screen reader says nothing and starts over.
+    const folding = $("threads-nav").classList.contains("open") && $("threads-toggle").offsetParent !== null;
+    foldThreads(false);
+    if (folding) $("main").focus({ preventScroll: true });
+  });
   document.addEventListener("click", (event) => {
     const title = event.target.closest?.(".title[tabindex]");
     if (title && !getSelection().toString()) toggleTitle(title); // not when selecting its text
@@ -1047,7 +1120,7 @@ function start() {
     resized = true;
     requestAnimationFrame(() => {
       resized = false;
-      for (const part of ["board", "queue"]) markCut($(part));
+      for (const [, root] of CUT_PARTS) markCut($(root));
     });
   });
   $("queue-status").addEventListener("change", () => {

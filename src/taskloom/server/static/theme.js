@@ -5,8 +5,26 @@
 (() => {
   const KEY = "taskloom.theme";
   const system = matchMedia("(prefers-color-scheme: dark)");
+  // A browser that refuses this site's data (cookies and site data blocked) throws on any use
+  // of localStorage: the choice then lasts as long as the page.
+  let kept = null;
+  const read = () => {
+    try {
+      return localStorage.getItem(KEY);
+    } catch {
+      return kept;
+    }
+  };
+  const write = (value) => {
+    kept = value;
+    try {
+      localStorage.setItem(KEY, value);
+    } catch {
+      // kept for this page only
+    }
+  };
   const chosen = () => {
-    const value = localStorage.getItem(KEY);
+    const value = read();
     return value === "dark" || value === "light" ? value : null;
   };
   const root = document.documentElement;
@@ -24,7 +42,7 @@
   addEventListener("storage", (event) => { if (event.key === KEY) apply(); });
   document.addEventListener("DOMContentLoaded", () => {
     document.getElementById("theme").addEventListener("click", () => {
-      localStorage.setItem(KEY, root.dataset.theme === "dark" ? "light" : "dark");
+      write(root.dataset.theme === "dark" ? "light" : "dark");
       apply();
     });
     apply();
