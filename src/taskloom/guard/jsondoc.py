@@ -6,7 +6,9 @@ a gigabyte. :class:`JsonDoc` parses only what is reached: a container whose text
 ``small`` characters is parsed whole when reached (it is cheap); a larger one is a
 :class:`LazyObject` or :class:`LazyArray`, a read-only ``Mapping``/``Sequence`` that knows
 where each member's text is and parses a member when it is asked for, keeping nothing.
-One scan of the brackets (possessive regex, C speed) finds the large containers first.
+One scan of the brackets (possessive regex, C speed) finds the large containers first. A
+document keeps the indexes of the :data:`KEPT_LAZY` large containers it reached last, so
+reaching member after member of a 200,000-item array does not scan the array each time.
 
 Everything the guard does with a JSON result goes through this: JSONPath
 (:mod:`~taskloom.guard.jsonpath` works on any ``Mapping``/``Sequence``), ranking and counting
@@ -32,6 +34,10 @@ _PLAIN = json.JSONDecoder()
 _scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 
 Loads = Callable[[str], Any]
+
+KEPT_LAZY = 16
+"""Large containers whose index of members a document keeps, the last reached: the root and
+the path down to a match stay; a walk through many large objects keeps only a few."""
 
 
 def _big_spans(text: str, start: int, small: int) -> dict[int, int]:
@@ -80,6 +86,7 @@ class JsonDoc:
         if self._big and self._big.get(self.start) != self.end:
             raise ValueError("text after the JSON value")
         self._whole: Any = None
+        self._lazy: dict[int, LazyObject | LazyArray] = {}
 
     @property
     def lazy(self) -> bool:
@@ -95,13 +102,18 @@ class JsonDoc:
         return self._whole
 
     def node(self, start: int, end: int) -> Any:
-        """The value whose text is ``text[start:end]``: parsed, or lazy when large."""
+        """The value whose text is ``text[start:end]``: parsed, or lazy when large (its
+        index of members kept while it is among the :data:`KEPT_LAZY` last reached)."""
         stop = self._big.get(start)
         if stop is None:
             return self.loads(self.text[start:end])
-        if self.text[start] == "{":
-            return LazyObject(self, start, stop)
-        return LazyArray(self, start, stop)
+        made = self._lazy.pop(start, None)
+        if made is None:
+            made = (LazyObject if self.text[start] == "{" else LazyArray)(self, start, stop)
+        self._lazy[start] = made  # the last reached last
+        if len(self._lazy) > KEPT_LAZY:
+            del self._lazy[next(iter(self._lazy))]
+        return made
 
     def is_big(self, start: int) -> bool:
         """Whether the container starting at ``start`` is read lazily."""
