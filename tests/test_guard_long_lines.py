@@ -77,6 +77,25 @@ def test_each_distant_match_in_a_long_line_gets_its_own_window() -> None:
     assert all("needle-" in body for _where, body in found.fragments)
 
 
+def test_a_regex_answer_counts_every_match_not_its_windows(tl: Taskloom) -> None:
+    """A one-line result with 1,000 NaN was answered "2 of 91 match(es) shown": 91 was the
+    count of windows (matches closer than a window to the last share one), read by a model
+    as the count of NaN. Lines holding several matches were counted once each, too."""
+    body = ",".join(f'{{"id": {i}, "x": {"NaN" if i % 3 == 1 else i}}}' for i in range(3_000))
+    g = tl.guard("t1")
+    rid = g.stash("api", f"[{body}]").result_id or ""
+    head = g.extract(rid, "/NaN/").split("\n--- ")[0]
+    assert "1,000 match(es) of the regex, on 1 line(s)" in head
+    assert "match(es) shown" not in head and " fragment(s) shown]" in head
+    log = "".join(f"{i} ERROR disk ERROR retry\n{i} ok\n" for i in range(1_500))
+    rid = g.stash("logs", log).result_id or ""
+    head = g.extract(rid, "/ERROR/").split("\n--- ")[0]
+    assert "of 1,500 matching line(s) shown]" in head
+    assert "3,000 match(es) of the regex, on 1,500 line(s)." in head
+    head = g.extract(rid, "/retry/").split("\n--- ")[0]  # one match a line: as it was
+    assert "of 1,500 match(es) shown]" in head and "of the regex" not in head
+
+
 def test_a_trivial_regex_on_a_large_result_is_answered() -> None:
     """15 MB of 1.5M lines: one timed search per line cost over the 1 s budget in call
     overhead alone, and ``/^ok 1499999$/`` was refused as a pattern that backtracks."""

@@ -34,7 +34,14 @@ from taskloom.guard.rank import (
     text_candidates,
     text_fragment,
 )
-from taskloom.guard.search import MAX_HITS, regex_flags, regex_fragments, regex_hits
+from taskloom.guard.search import (
+    LONG_LINE,
+    MAX_HITS,
+    Found,
+    regex_flags,
+    regex_fragments,
+    regex_hits,
+)
 from taskloom.guard.slices import view_text
 
 MAX_FRAGMENTS = 3
@@ -61,6 +68,8 @@ class Extraction:
     """How to read every match when not all are shown."""
     path: str = ""
     """The JSONPath of an exact answer."""
+    unit: str = "match(es)"
+    """What ``total_matches`` counts, as the answer's header names it."""
     lead: str = ""
     """What the first fragment is when it is no match itself: ``"values"`` (the matches'
     values, one JSON array) or ``"names"`` (the matches' member names); else ``""``."""
@@ -122,6 +131,7 @@ def extract_local(content: str, is_json: bool, query: str) -> Extraction:
         out = Extraction("regex", total_matches=len(found.hits), coverage=float(bool(found.hits)))
         out.fragments = regex_fragments(found, text)
         out.at_least = len(found.hits) >= MAX_HITS
+        _count_regex(out, found)
         return out
     parsed = Query.parse(query)
     if not parsed.wanted and not re.search(r"\w", _WORD.sub(" ", query)):  # "???", "the"
@@ -134,6 +144,27 @@ def extract_local(content: str, is_json: bool, query: str) -> Extraction:
     blocks, records, total = text_candidates(content, parsed)
     best = rank(blocks, records, total, parsed, MAX_FRAGMENTS * 4)
     return _fragments(best, len(blocks), lambda c: text_fragment(c, parsed.wanted))
+
+
+def _count_regex(out: Extraction, found: Found) -> None:
+    """Say what a regex answer counts when its fragments are not its matches: a long line
+    is shown in windows (each around a match farther than a window from the last), and a
+    line once however many matches it holds. The count of every match and of the lines
+    holding them is then stated apart, so "91 windows" is never read as 91 matches."""
+    fragments = len(found.hits)
+    if found.matches == fragments and found.lines == fragments:
+        return
+    more = "+" if out.at_least else ""
+    matches = f"{found.matches:,}{'+' if found.matches >= MAX_HITS else ''}"
+    out.summary = f"{matches} match(es) of the regex, on {found.lines:,}{more} line(s)"
+    if found.lines == fragments:
+        out.unit = "matching line(s)"
+        out.summary += "."
+    else:
+        out.unit = "fragment(s)"
+        out.summary += (
+            f"; a line over {LONG_LINE:,} characters is shown as windows around its matches."
+        )
 
 
 def _by_path(doc: JsonDoc, query: str) -> Extraction:

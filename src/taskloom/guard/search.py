@@ -62,6 +62,11 @@ class Found:
     over a result too big for it) or ``None`` (searched to the end, or :data:`MAX_HITS`)."""
     searched_lines: int = 0
     """Lines searched through when the search stopped early."""
+    lines: int = 0
+    """The lines that match."""
+    matches: int = 0
+    """Every match in those lines (up to :data:`MAX_HITS`): a long line's windows show only
+    the matches farther apart than a window, and a line shows once however many it holds."""
 
 
 def line_mode(source: str) -> str:
@@ -80,13 +85,14 @@ def _chunk_end(text: str, pos: int) -> int:
 
 def find_lines(pattern: Any, text: str, seconds: float) -> Found:
     """The matches of ``pattern`` (a ``regex`` pattern compiled multi-line) in ``text``, one
-    per line, or one per window of a long line, within ``seconds``. ``regex`` takes a time
-    limit and lets other threads run meanwhile; ``re`` holds the interpreter for as long as
-    a pattern backtracks."""
+    per line, or one per window of a long line, within ``seconds``, with the count of the
+    lines that match and of every match in them. ``regex`` takes a time limit and lets other
+    threads run meanwhile; ``re`` holds the interpreter for as long as a pattern backtracks."""
     found = Found()
     deadline = time.monotonic() + seconds
     pos, line, counted = 0, 1, 0
     span = (-1, -1)  # the last line a match was in, found once however many windows it has
+    counted_line = -1  # the start of the last line whose matches were counted
     while pos <= len(text) and len(found.hits) < MAX_HITS:
         end = _chunk_end(text, pos)
         began = time.monotonic()
@@ -99,6 +105,10 @@ def find_lines(pattern: Any, text: str, seconds: float) -> Found:
                 span = _line_at(text, pos, match.start())
             if match.end() > span[1]:  # ran into the next line: this line alone
                 match = _search(pattern, text, span[0], span[1], deadline)
+            if match is not None and span[0] != counted_line:
+                counted_line = span[0]
+                found.lines += 1
+                found.matches += _count(pattern, text, span, deadline, MAX_HITS - found.matches)
         except TimeoutError:
             found.stopped = "pattern" if time.monotonic() - began > seconds / 2 else "size"
             found.searched_lines = line + text.count("\n", counted, pos) - 1
@@ -109,6 +119,15 @@ def find_lines(pattern: Any, text: str, seconds: float) -> Found:
             found.hits.append(Hit(line, *span, match.start(), match.end()))
         pos = span[1] + 1 if match is None else _next_pos(match.start(), match.end(), *span)
     return found
+
+
+def _count(pattern: Any, text: str, span: tuple[int, int], deadline: float, most: int) -> int:
+    """The matches of ``pattern`` in the line ``text[span[0]:span[1]]``, up to ``most``."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError
+    matches = pattern.finditer(text, span[0], span[1], concurrent=True, timeout=left)
+    return sum(1 for _match in zip(range(most), matches, strict=False))
 
 
 def _search(pattern: Any, text: str, pos: int, end: int, deadline: float) -> Any:
