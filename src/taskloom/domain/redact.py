@@ -83,9 +83,12 @@ _SHAPES = (
 )
 """Credential shapes, each searched only in text holding its marker: most output holds none."""
 _HEADER = re.compile(
-    r"(?i)(\b(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:(?:bearer|basic|token|digest"
-    r"|negotiate)[ \t]+)?)(?!\[redacted\])[A-Za-z0-9._~+/=-]{6,}"
+    r"(?i)(\b(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?>(?:(?:bearer|basic|token"
+    r"|digest|negotiate)[ \t]+)?))(?!\[redacted\])[A-Za-z0-9._~+/=-]{6,}"
 )
+"""An ``Authorization`` header's credential. The scheme word, when there is one, is taken
+whole (an atomic group): were it given back, ``Bearer [redacted]``, redacted once, would
+have ``Bearer`` taken for the credential and become ``[redacted] [redacted]``."""
 _SECRET_NAME = (
     r"(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API_?KEY|PRIVATE_?KEY|SECRET_?KEY|ACCESS_?KEY"
     r"|CREDENTIALS?|AUTH)"
