@@ -44,7 +44,7 @@ from taskloom.guard.config import GuardConfig as GuardConfig
 from taskloom.guard.extract import extract_local
 from taskloom.guard.jsondoc import JsonDoc, line_count
 from taskloom.guard.jsontext import parse_json, parse_large, valid_text
-from taskloom.guard.redact_json import redact_json_text, redact_value
+from taskloom.guard.redact_json import redact_json_output, redact_value
 from taskloom.guard.search import echo
 from taskloom.guard.slices import MAX_QUERY_CHARS, read_slice, split_lines, view_text
 from taskloom.guard.summaries import Summaries
@@ -79,8 +79,8 @@ def _mode(stored: str) -> str:
 
 def _redact_output(text: str) -> tuple[str, int]:
     """A text output redacted: by key when it is JSON kept as text (a number beyond a
-    double lost every key's redaction), then by the text rules."""
-    text, by_key = redact_json_text(text)
+    double lost every key's redaction) or JSON Lines, then by the text rules."""
+    text, by_key = redact_json_output(text)
     text, by_text = redact_text(text)
     return text, by_key + by_text
 
