@@ -43,7 +43,9 @@ def fit_bytes(text: str, limit: int) -> str:
 def skeleton(value: Any, depth: int = 3) -> Any:
     """The first levels of a value as plain dicts and lists, enough for
     :func:`~taskloom.domain.stash.json_shape`: keys two levels down, the length of each
-    list, the type of each top-level item."""
+    list, the type of each top-level item. An array's items but its first object are
+    shared stand-ins of their type (:func:`_stand_in`): a list of 200,000 fresh ``{}``
+    took three times the result's text."""
     if is_object(value):
         if depth <= 0:
             return {}
@@ -58,9 +60,27 @@ def skeleton(value: Any, depth: int = 3) -> Any:
                 out.append(skeleton(item, depth - 1))
                 first = False
             else:
-                out.append({} if is_object(item) else [] if is_array(item) else item)
+                out.append(_stand_in(item))
         return out
     return value
+
+
+_EMPTY_OBJECT: dict[str, Any] = {}
+_EMPTY_ARRAY: list[Any] = []
+
+
+def _stand_in(item: Any) -> Any:
+    """One shared value of ``item``'s JSON type (never written to): what a shape says of
+    an item but the first object of an array."""
+    if is_object(item):
+        return _EMPTY_OBJECT
+    if is_array(item):
+        return _EMPTY_ARRAY
+    if isinstance(item, str):
+        return ""
+    if isinstance(item, bool) or item is None:
+        return item
+    return 0
 
 
 def head_value(value: Any, chars: int) -> Any:
