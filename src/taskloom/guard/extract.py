@@ -224,14 +224,9 @@ def _exact(doc: JsonDoc, exact: Exact, parsed: Query) -> Extraction:
             ranked.summary += " The records below only rank best for the question's words."
         ranked.coverage = 0.0
         return ranked
-    where = " && ".join(c.text() for c in exact.conditions) or "no condition"
-    scope = f"of the {exact.records:,} records of {exact.group}"
     out.total_matches = exact.total
     if exact.kind == "count":
-        out.summary = (
-            f"Exact count: {exact.total:,} (JSONPath {exact.path}, matching {where},"
-            f" evaluated over every one {scope})."
-        )
+        out.summary = f"Exact count: {exact.total:,} (JSONPath {exact.path}, {_counted(exact)})."
     else:
         out.summary = f"Exact {exact.kind}: {exact.total:,} match(es) of JSONPath {exact.path}."
     if exact.target and exact.shown and all(_scalar(v) for _p, v in exact.shown):
@@ -250,6 +245,23 @@ def _exact(doc: JsonDoc, exact: Exact, parsed: Query) -> Extraction:
     if exact.total > len(exact.shown) or exact.total > MAX_FRAGMENTS:
         out.more = _paging(exact.path)
     return out
+
+
+def _counted(exact: Exact) -> str:
+    """What an exact count ran over. A filter runs over the records (the objects) of its
+    group; a count with no condition counts every match of its path, which are not the
+    group's records when they are a named record's members, or when an array holds other
+    values besides its objects (then how many of them are objects is said too)."""
+    if exact.conditions:
+        where = " && ".join(c.text() for c in exact.conditions)
+        return (
+            f"matching {where}, evaluated over every one of the {exact.records:,} records of"
+            f" {exact.group}"
+        )
+    counted = "no condition, every match counted"
+    if exact.path == exact.group and exact.records != exact.total:
+        counted += f"; {exact.records:,} of them are objects, the records a condition selects"
+    return counted
 
 
 def _scalar(value: Any) -> bool:
