@@ -112,13 +112,30 @@ def test_a_trivial_regex_on_a_large_result_is_answered() -> None:
         ("/1\\s+ok/", ["line 3"]),  # \s could take the newline of line 1
         ("/ok 1.*3/s", ["line 3"]),  # so could . with s
         ("/\\Aok 2\\Z/", ["line 2"]),  # \A and \Z are a line's ends, as ^ and $ are
-        ("/^$/", ["line 4"]),
+        ("/^$/", []),  # no line 4: the final line break ends line 3
+        ("/^ok 3$/", []),
+        ("/ok 3$/", ["line 3"]),
         ("/[^x]ok 3$/", ["line 3"]),
     ],
 )
 def test_a_regex_match_stays_within_its_line(query: str, lines: list[str]) -> None:
     found = extract_local("ok 1\nok 2\nok 1 ok 3\n", False, query)
     assert [where for where, _ in found.fragments] == lines
+
+
+def test_a_regex_finds_no_line_after_the_final_line_break(tl: Taskloom) -> None:
+    """``/^$/`` on a 1,200-line log ending in a line break matched "line 1201", the empty
+    string after it: a line the placeholder does not count and read_result calls past the
+    end, and one blank line too many in the count."""
+    log = "".join(f"{i:04d} request done\n" if i % 3 else "\n" for i in range(1_200))
+    g = tl.guard("t1")
+    out = g.stash("logs", log)
+    assert " · 1,200 lines]" in out.text and out.result_id
+    answer = g.extract(out.result_id, "/^$/")
+    assert "of 400 match(es) shown]" in answer.split("\n")[0]
+    assert "--- line 1\n" in answer and "line 1201" not in answer
+    tail = g.extract(out.result_id, "/^(1199 request done)?$/").split("\n")[0]
+    assert "of 401 match(es) shown]" in tail  # the 400 blank lines and line 1200, no more
 
 
 def test_matches_are_counted_up_to_a_limit(tl: Taskloom) -> None:

@@ -75,12 +75,19 @@ def line_mode(source: str) -> str:
     return _ANCHOR.sub(lambda m: m.group(1) + ("^" if m.group(2) == "A" else "$"), source)
 
 
-def _chunk_end(text: str, pos: int) -> int:
+def _chunk_end(text: str, pos: int, size: int) -> int:
     """The end of the line at or after ``pos + CHUNK``: chunks hold whole lines."""
-    if pos + CHUNK >= len(text):
-        return len(text)
-    end = text.find("\n", pos + CHUNK)
-    return len(text) if end < 0 else end
+    if pos + CHUNK >= size:
+        return size
+    end = text.find("\n", pos + CHUNK, size)
+    return size if end < 0 else end
+
+
+def searched_size(text: str) -> int:
+    """How much of ``text`` its lines hold: a final line break ends the last line, it does
+    not start an empty one (the line count of the placeholder and of ``read_result``), so
+    ``/^$/`` finds no line after it."""
+    return len(text) - 1 if text.endswith("\n") else len(text)
 
 
 def find_lines(pattern: Any, text: str, seconds: float) -> Found:
@@ -93,8 +100,9 @@ def find_lines(pattern: Any, text: str, seconds: float) -> Found:
     pos, line, counted = 0, 1, 0
     span = (-1, -1)  # the last line a match was in, found once however many windows it has
     counted_line = -1  # the start of the last line whose matches were counted
-    while pos <= len(text) and len(found.hits) < MAX_HITS:
-        end = _chunk_end(text, pos)
+    size = searched_size(text)
+    while pos <= size and len(found.hits) < MAX_HITS:
+        end = _chunk_end(text, pos, size)
         began = time.monotonic()
         try:
             match = _search(pattern, text, pos, end, deadline)
@@ -238,7 +246,7 @@ def regex_hits(source: str, flag_letters: str, text: str) -> Found:
             " (nested repeats such as (a+)+ can backtrack without end)"
         )
     if found.stopped == "size":
-        total = text.count("\n") + 1
+        total = text.count("\n", 0, searched_size(text)) + 1
         raise InvalidInput(
             f"this result is too big to search whole with regex {echo(source, 100)!r} in"
             f" {REGEX_SECONDS:g} s: only {found.searched_lines:,} of its {total:,} lines were"
