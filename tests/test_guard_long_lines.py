@@ -138,6 +138,21 @@ def test_a_regex_finds_no_line_after_the_final_line_break(tl: Taskloom) -> None:
     assert "of 401 match(es) shown]" in tail  # the 400 blank lines and line 1200, no more
 
 
+def test_a_line_end_anchor_matches_before_a_crlf(tl: Taskloom) -> None:
+    """A Windows tool's output (CRLF line breaks) kept each line's \\r, so ``/done$/``
+    matched no line and ``/^$/`` no blank line, while every fragment shown had its \\r
+    stripped: nothing told the model why."""
+    log = "\r\n".join(f"{i:04d} request done" if i % 3 else "" for i in range(1_200)) + "\r\n"
+    g = tl.guard("t1")
+    rid = g.stash("winlog", log).result_id or ""
+    assert "of 800 match(es) shown]" in g.extract(rid, "/done$/").split("\n")[0]
+    assert "of 400 match(es) shown]" in g.extract(rid, "/^$/").split("\n")[0]
+    assert "--- line 1200\n1199 request done" in g.extract(rid, "/\\A1199 request done\\Z/")
+    assert "--- line 3\n0002 request done" in g.extract(rid, "/[$]?0002 request done$/")
+    with pytest.raises(InvalidInput, match="at position 7: missing \\)"):
+        g.extract(rid, "/done$ (/")  # the position in the pattern as the model wrote it
+
+
 def test_matches_are_counted_up_to_a_limit(tl: Taskloom) -> None:
     g = tl.guard("t1")
     rid = g.stash("logs", "\n".join(f"ok {i}" for i in range(12_000))).result_id or ""

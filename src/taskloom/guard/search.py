@@ -4,8 +4,9 @@ A regex is searched over the whole text at once, in chunks of whole lines, not l
 one timed ``search`` per line would pay a call's overhead on each of a large log's lines,
 and refuse a trivial ``/^ok 1499999$/`` as a pattern that backtracks. A match still
 belongs to one line, as if each line were searched alone: ``^`` and ``$`` match at line
-ends (``\\A`` and ``\\Z`` too), and a match that runs past its line's end (``\\s``, ``[^x]`` or
-``.`` with ``s`` can take a newline) is looked for again within its first line only.
+ends (``\\A`` and ``\\Z`` too; ``$`` before a CRLF's ``\\r`` too), and a match that runs
+past its line's end (``\\s``, ``[^x]`` or ``.`` with ``s`` can take a newline) is looked
+for again within its first line only.
 
 A line longer than :data:`LONG_LINE` (minified JSON kept as text, a one-line log) is never
 shown from its start: a fragment of it is a window around the match, labelled with its
@@ -36,8 +37,9 @@ over half the time budget is the pattern's doing, not the result's size."""
 MAX_HITS = 10_000
 """Matches counted at most; past them the answer says "10,000+"."""
 
-_ANCHOR = re.compile(r"(?<!\\)((?:\\\\)*)\\([AZz])")
-"""``\\A``, ``\\Z`` or ``\\z`` (not an escaped backslash before a letter)."""
+LINE_END = r"(?=\r?$)"
+"""Where ``$`` matches in a pattern searched line by line: at a line's end, before the
+``\r`` of a CRLF line break too (a Windows tool's output, an HTTP response)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,9 +72,38 @@ class Found:
 
 
 def line_mode(source: str) -> str:
-    """``source`` with ``\\A`` and ``\\Z`` as ``^`` and ``$``: the start and end of a line,
-    as if each line were searched alone (the text is searched multi-line)."""
-    return _ANCHOR.sub(lambda m: m.group(1) + ("^" if m.group(2) == "A" else "$"), source)
+    """``source`` with ``\\A`` as ``^``, and ``$``, ``\\Z`` and ``\\z`` as :data:`LINE_END`:
+    the start and end of a line, as if each line were searched alone (the text is searched
+    multi-line). An escaped character and a character class are copied as they are."""
+    out: list[str] = []
+    at, in_class = 0, False
+    while at < len(source):
+        char = source[at]
+        if char == "\\":
+            pair = source[at : at + 2]
+            if not in_class and pair in ("\\A", "\\Z", "\\z"):
+                pair = "^" if pair == "\\A" else LINE_END
+            out.append(pair)
+            at += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            out.append(char)
+            at += 1
+            if source[at : at + 1] == "^":  # [^…]: a ] right after it is a member
+                out.append("^")
+                at += 1
+            if source[at : at + 1] == "]":
+                out.append("]")
+                at += 1
+            continue
+        elif char == "$":
+            char = LINE_END
+        out.append(char)
+        at += 1
+    return "".join(out)
 
 
 def _chunk_end(text: str, pos: int, size: int) -> int:
@@ -231,6 +262,7 @@ def regex_hits(source: str, flag_letters: str, text: str) -> Found:
 
     flags = sum(getattr(regex, letter.upper()) for letter in flag_letters)
     try:
+        regex.compile(source, flags | regex.MULTILINE)  # an error's position is the model's
         pattern = regex.compile(line_mode(source), flags | regex.MULTILINE)
     except regex.error as exc:
         where = f" at position {exc.pos}" if exc.pos is not None else ""
