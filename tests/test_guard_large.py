@@ -152,3 +152,38 @@ def test_the_shape_of_a_large_array_holds_no_copy_of_its_items(
     shape = "JSON array of 20000 items (array, bool, null, number, object, string); item keys: i, t"
     assert f"Shape: {shape}\n" in out.text
     assert peak < 2.5 * len(text), (peak, len(text))  # it was 3.9 times
+
+
+def test_a_text_of_many_short_lines_is_read_without_a_list_of_its_lines(
+    tl: Taskloom, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A text result was split into a list of its lines to be measured, paged, read by line
+    number and ranked: 200,000 JSON Lines records of 2.5 MB took 15 MB to wrap and 18 MB
+    for each read. The lines are now cut from the text as they are read."""
+    text = "".join(f'{{"i":{i}}}\n' for i in range(60_000))
+    g = tl.guard("t1")
+    g.stash("warm", "warm up\n" * 5_000)  # the vocabulary and the store, loaded once
+    monkeypatch.setattr(tokens, "PIECE_CHARS", 1 << 14)  # the ids of a piece: small here
+    peaks: dict[str, int] = {}
+    tracemalloc.start()
+    try:
+        out = g.stash("events", text)
+        peaks["wrap"] = tracemalloc.get_traced_memory()[1]
+        rid = out.result_id or ""
+        calls = {
+            "page": lambda: g.read(rid, page=3),
+            "lines": lambda: g.read(rid, lines="59990-60000"),
+            "ranking": lambda: g.extract(rid, "59999"),
+        }
+        replies = {}
+        for name, call in calls.items():
+            tracemalloc.reset_peak()
+            held = tracemalloc.get_traced_memory()[0]
+            replies[name] = call()
+            peaks[name] = tracemalloc.get_traced_memory()[1] - held
+    finally:
+        tracemalloc.stop()
+    assert " · 60,000 lines]\nShape: text, 60,000 lines (longest 11 chars)\n" in out.text
+    assert replies["lines"].split("\n")[1:] == [f'{{"i":{i}}}' for i in range(59_989, 60_000)]
+    assert replies["ranking"].endswith('\n{"i":59998}\n{"i":59999}')
+    assert all(peak < 2 * len(text) for peak in peaks.values()), (peaks, len(text))

@@ -82,13 +82,20 @@ def json_shape(value: Any) -> str:
 
 def text_shape(text: str) -> str:
     """The text's line count and longest line. A final line break ends the last line, it
-    does not start another: the count is the header's and ``read_result``'s."""
-    lines = text.split("\n")
-    if len(lines) > 1 and not lines[-1]:
-        lines.pop()
-    count = len(lines) if text else 0
-    longest = max(len(line) for line in lines)
+    does not start another: the count is the header's and ``read_result``'s. The lines are
+    split a piece of about :data:`_SHAPE_PIECE` characters at a time, never all at once."""
+    end = len(text) - 1 if text.endswith("\n") else len(text)
+    count = text.count("\n", 0, end) + 1 if text else 0
+    longest = start = 0
+    while start <= end:
+        stop = text.find("\n", min(start + _SHAPE_PIECE, end), end)
+        stop = end if stop < 0 else stop
+        longest = max(longest, *map(len, text[start:stop].split("\n")))
+        start = stop + 1
     return f"text, {count:,} lines (longest {longest:,} chars)"
+
+
+_SHAPE_PIECE = 1 << 16
 
 
 @dataclass(frozen=True, slots=True)

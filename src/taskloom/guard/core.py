@@ -44,9 +44,10 @@ from taskloom.guard.config import GuardConfig as GuardConfig
 from taskloom.guard.extract import extract_local
 from taskloom.guard.jsondoc import JsonDoc, line_count
 from taskloom.guard.jsontext import parse_json, parse_large, valid_text
+from taskloom.guard.lines import line_total
 from taskloom.guard.redact_json import redact_json_output, redact_value
 from taskloom.guard.search import echo
-from taskloom.guard.slices import MAX_QUERY_CHARS, read_slice, split_lines, view_text
+from taskloom.guard.slices import MAX_QUERY_CHARS, read_slice, view_text
 from taskloom.guard.summaries import Summaries
 from taskloom.guard.summarize import chunk_lines, map_reduce
 from taskloom.guard.tokens import Counter, counter
@@ -311,7 +312,7 @@ class Guard:
             tokens=self.count(text),  # cleaning also collapses whitespace: count the original
             encoding=self.config.encoding,
             bytes=utf8_size(text),
-            lines=len(split_lines(text)),
+            lines=line_total(text),
             shape=text_shape(text),
             preview=preview,
             is_json=False,
@@ -391,7 +392,7 @@ class Guard:
             "is_json": 1 if is_json else 0,
             "tokens": tokens,
             "bytes": utf8_size(content),
-            "lines": lines if lines is not None else len(split_lines(content)),
+            "lines": lines if lines is not None else line_total(content),
             "encoding": self.config.encoding,
             "placeholder": shown,
         }

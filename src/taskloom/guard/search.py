@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from taskloom.domain.errors import InvalidInput
+from taskloom.guard.lines import line_total, text_end
 
 ECHO_CHARS = 200
 """How much of a model's query, path or pattern an answer or an error repeats."""
@@ -114,13 +115,6 @@ def _chunk_end(text: str, pos: int, size: int) -> int:
     return size if end < 0 else end
 
 
-def searched_size(text: str) -> int:
-    """How much of ``text`` its lines hold: a final line break ends the last line, it does
-    not start an empty one (the line count of the placeholder and of ``read_result``), so
-    ``/^$/`` finds no line after it."""
-    return len(text) - 1 if text.endswith("\n") else len(text)
-
-
 def find_lines(pattern: Any, text: str, seconds: float) -> Found:
     """The matches of ``pattern`` (a ``regex`` pattern compiled multi-line) in ``text``, one
     per line, or one per window of a long line, within ``seconds``, with the count of the
@@ -131,7 +125,7 @@ def find_lines(pattern: Any, text: str, seconds: float) -> Found:
     pos, line, counted = 0, 1, 0
     span = (-1, -1)  # the last line a match was in, found once however many windows it has
     counted_line = -1  # the start of the last line whose matches were counted
-    size = searched_size(text)
+    size = text_end(text)  # a final line break starts no empty line for /^$/ to find
     while pos <= size and len(found.hits) < MAX_HITS:
         end = _chunk_end(text, pos, size)
         began = time.monotonic()
@@ -278,7 +272,7 @@ def regex_hits(source: str, flag_letters: str, text: str) -> Found:
             " (nested repeats such as (a+)+ can backtrack without end)"
         )
     if found.stopped == "size":
-        total = text.count("\n", 0, searched_size(text)) + 1
+        total = line_total(text)
         raise InvalidInput(
             f"this result is too big to search whole with regex {echo(source, 100)!r} in"
             f" {REGEX_SECONDS:g} s: only {found.searched_lines:,} of its {total:,} lines were"
