@@ -39,7 +39,7 @@ from taskloom.domain.threads import check_thread_id
 from taskloom.guard.answer import NO_WORDS, Answers
 from taskloom.guard.bulk import LARGE_JSON, fit_bytes, head_value, redact_large, skeleton, utf8_size
 from taskloom.guard.clean import clean
-from taskloom.guard.compact import compact, deep_text, dumps, too_deep
+from taskloom.guard.compact import compact, deep_text, dumps, holds_non_finite, too_deep
 from taskloom.guard.config import GuardConfig as GuardConfig
 from taskloom.guard.extract import extract_local
 from taskloom.guard.jsondoc import JsonDoc, line_count
@@ -160,7 +160,10 @@ class Guard:
         if value is not None:  # a value the encoder takes exactly goes as JSON, else as text
             try:
                 dumps(value)
+                exact = not holds_non_finite(value)  # orjson writes nan as null
             except TypeError:
+                exact = False
+            if not exact:
                 output = json.dumps(value, ensure_ascii=False, default=repr)
                 value = None
         if value is not None:
