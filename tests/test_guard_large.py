@@ -3,10 +3,12 @@ every backend. The thresholds are lowered so small fixtures take the large path.
 
 from __future__ import annotations
 
+import gc
 import json
 import random
 import time
 import tracemalloc
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -187,3 +189,19 @@ def test_a_text_of_many_short_lines_is_read_without_a_list_of_its_lines(
     assert replies["lines"].split("\n")[1:] == [f'{{"i":{i}}}' for i in range(59_989, 60_000)]
     assert replies["ranking"].endswith('\n{"i":59998}\n{"i":59999}')
     assert all(peak < 2 * len(text) for peak in peaks.values()), (peaks, len(text))
+
+
+def test_a_large_document_is_freed_as_soon_as_it_is_dropped() -> None:
+    """A document that keeps the indexes of its large containers (to reach member after
+    member without scanning again) must not keep the containers: each refers to its
+    document, and the cycle would hold the stored text until the cycle collector ran."""
+    doc = JsonDoc(json.dumps({"items": records(300), "more": records(200)}), small=600)
+    assert doc.get(("items", 12, "owner", "login")) == "team5"
+    assert doc.get(("more", 150, "name")) == "svc-150"
+    gone = weakref.ref(doc)
+    gc.disable()
+    try:
+        del doc
+        assert gone() is None
+    finally:
+        gc.enable()
