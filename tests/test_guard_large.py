@@ -205,3 +205,37 @@ def test_a_large_document_is_freed_as_soon_as_it_is_dropped() -> None:
         assert gone() is None
     finally:
         gc.enable()
+
+
+def test_counting_in_a_large_map_of_records_costs_about_what_reading_it_does(
+    tl: Taskloom, large: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A map of records keyed by name (``{"k0": {...}, …}``) was also taken as one record of
+    the group above it, with a field for every member and every member's field: a count
+    over 200,000 members (7 MB) peaked at 426 MB, nine times a read by path; the shape
+    made a skeleton of every member to print the first 24 keys."""
+    value = {f"k{i}": {"i": i, "t": "ab"[i % 2]} for i in range(20_000)}
+    g = tl.guard("t1", CONFIG)
+    g.stash("warm", json.dumps(records(30)))  # the vocabulary and the store, loaded once
+    monkeypatch.setattr(tokens, "PIECE_CHARS", 1 << 14)  # the ids of a piece: small here
+    peaks: dict[str, int] = {}
+    tracemalloc.start()
+    try:
+        out = g.stash("api", json.dumps(value))
+        rid = out.result_id or ""
+        calls = {
+            "read": lambda: g.read(rid, path="$.k19999"),
+            "count": lambda: g.extract(rid, "How many records have t b?"),
+        }
+        replies = {}
+        for name, call in calls.items():
+            tracemalloc.reset_peak()
+            held = tracemalloc.get_traced_memory()[0]
+            replies[name] = call()
+            peaks[name] = tracemalloc.get_traced_memory()[1] - held
+    finally:
+        tracemalloc.stop()
+    assert "Shape: JSON object with 20000 keys: k0{i, t}, k1{i, t}," in out.text
+    assert "… +19976 keys\n" in out.text
+    assert "Exact count: 10,000 (JSONPath $[?@.t=='b']" in replies["count"]
+    assert peaks["count"] < 3 * peaks["read"], peaks  # it was ten times

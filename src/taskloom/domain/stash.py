@@ -9,7 +9,9 @@ the same reason: it survives restarts and is the same in every process.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,7 +42,7 @@ def child_path(path: str, key: str | int) -> str:
 
 
 def _type_name(value: Any) -> str:
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return "object"
     if isinstance(value, list):
         return f"array[{len(value)}]"
@@ -51,11 +53,13 @@ def _type_name(value: Any) -> str:
     return "string" if isinstance(value, str) else "null"
 
 
-def _object_keys(obj: dict[str, Any], depth: int) -> str:
+def _object_keys(obj: Mapping[str, Any], depth: int) -> str:
+    """The first keys of ``obj`` (only those are read: ``obj`` may be a view of a large
+    object, whose other members are never reached)."""
     parts = []
-    for key in list(obj)[:MAX_SHAPE_KEYS]:
+    for key in itertools.islice(obj, MAX_SHAPE_KEYS):
         value = obj[key]
-        if isinstance(value, dict) and depth > 0:
+        if isinstance(value, Mapping) and depth > 0:
             parts.append(f"{key}{{{_object_keys(value, depth - 1)}}}")
         elif isinstance(value, list):
             parts.append(f"{key}[{len(value)}]")
@@ -67,13 +71,14 @@ def _object_keys(obj: dict[str, Any], depth: int) -> str:
 
 
 def json_shape(value: Any) -> str:
-    """One or two lines: the top-level type, keys (one level deeper) and array lengths."""
-    if isinstance(value, dict):
+    """One or two lines: the top-level type, keys (one level deeper) and array lengths.
+    An object may be any ``Mapping``."""
+    if isinstance(value, Mapping):
         return f"JSON object with {len(value)} keys: {_object_keys(value, 1)}"
     if isinstance(value, list):
         kinds = sorted({_type_name(v).split("[")[0] for v in value})
         line = f"JSON array of {len(value)} items ({', '.join(kinds) or 'empty'})"
-        first = next((v for v in value if isinstance(v, dict)), None)
+        first = next((v for v in value if isinstance(v, Mapping)), None)
         if first is not None:
             line += f"; item keys: {_object_keys(first, 0)}"
         return line
