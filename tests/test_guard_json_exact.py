@@ -4,6 +4,7 @@ differently keeps the whole output as the text it was, in every view of it."""
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -65,3 +66,21 @@ def test_numbers_spelled_otherwise_keep_their_value_and_stay_json(
     assert json.loads(read.rsplit(": ", 1)[1]) == json.loads(number)
     found = g.extract(out.result_id, "$[?(@.amount==" + number + ")].marker")
     assert "method: JSONPath" in found and '"m7"' in found
+
+
+@pytest.mark.parametrize(("number", "written"), [(math.nan, "NaN"), (-math.inf, "-Infinity")])
+def test_a_python_value_holding_nan_is_not_shown_as_null(
+    tl: Taskloom, number: float, written: str
+) -> None:
+    """A tool returning a Python value with ``float("nan")`` in it (a pandas row, a metric
+    not computed) was encoded by orjson, which writes ``null``: the preview, read_result and
+    extract_from_result all said null. It is written out as JSON text and kept as text, as
+    JSON text holding ``NaN`` is."""
+    g = tl.guard("t1", SMALL)
+    rows = [{"id": i, "marker": f"m{i}", "amount": number if i == 7 else i} for i in range(150)]
+    out = g.stash("api", rows)
+    assert out.mode == "stashed" and out.result_id and "Shape: text" in out.text
+    assert f'"marker": "m7", "amount": {written}}}' in g.extract(out.result_id, "m7")
+    assert "null" not in g.read(out.result_id, lines="1-1")
+    small = g.wrap("api", {"amount": number})
+    assert small == f'{{"amount": {written}}}'

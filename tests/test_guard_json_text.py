@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from taskloom.client import Taskloom
+from taskloom.domain.redact import redact_text
 from taskloom.guard import GuardConfig
 from taskloom.guard.redact_json import redact_json_text, redact_value
 
@@ -111,6 +112,27 @@ def test_json_kept_as_text_for_a_number_is_still_redacted_by_key(tl: Taskloom, n
     )
     assert row["content"] == expected  # every other character as the tool wrote it
     assert "hunter2" not in stored(tl) and "s3cr3t" not in stored(tl)
+
+
+@pytest.mark.parametrize("scheme", ["Bearer", "Digest", "Negotiate"])
+def test_an_authorization_header_kept_as_text_keeps_its_scheme_word(
+    tl: Taskloom, scheme: str
+) -> None:
+    """In JSON kept as text (a NaN) the key rule wrote ``"Authorization": "Bearer
+    [redacted]"``, then the text rule took ``Bearer`` (six letters, as a credential may be)
+    for the credential: ``"[redacted] [redacted]"``, two values counted for one. A log
+    line already showing ``Authorization: Bearer [redacted]`` lost its scheme the same way."""
+    text = (
+        '{"headers": {"Authorization": "' + scheme + ' s3cr3tT0kenValue123"}, "x": NaN,'
+        ' "items": ' + json.dumps(FILLER) + "}"
+    )
+    out = tl.guard("t1", TIGHT).stash("api", text)
+    assert out.mode == "stashed" and "1 credential-like value replaced" in out.text
+    with tl.store.read() as tx:
+        [row] = tx.query("SELECT content FROM stash_results")
+    assert row["content"] == text.replace(f"{scheme} s3cr3tT0kenValue123", f"{scheme} [redacted]")
+    shown = f"> Authorization: {scheme} [redacted]\n< HTTP/1.1 200 OK"
+    assert redact_text(shown) == (shown, 0)
 
 
 def test_redaction_in_place_keeps_escapes_spacing_and_duplicate_keys() -> None:

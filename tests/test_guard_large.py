@@ -3,15 +3,19 @@ every backend. The thresholds are lowered so small fixtures take the large path.
 
 from __future__ import annotations
 
+import gc
 import json
 import random
+import time
+import tracemalloc
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from taskloom.client import Taskloom
-from taskloom.guard import GuardConfig, core, jsondoc
+from taskloom.guard import GuardConfig, core, jsondoc, tokens
 from taskloom.guard.jsondoc import JsonDoc, LazyLines, line_count, pretty_lines
 from taskloom.guard.jsonpath import find
 
@@ -103,3 +107,137 @@ def test_large_text_that_is_not_json_stays_text(tl: Taskloom, large: None) -> No
     text = json.dumps(records(50))[:-1]  # one bracket short
     out = tl.guard("t1", CONFIG).stash("api", text)
     assert out.result_id and "text, 1 line (" in out.text
+
+
+def test_a_page_of_a_filters_matches_reads_as_fast_as_finding_them(
+    tl: Taskloom, large: None
+) -> None:
+    """Each match shown on a page was reached from a fresh index of the whole array: the
+    page's 150 matches scanned the array 150 times, and a read_result(path=...) of a filter
+    over 200,000 tiny records took five minutes (over 3,000, 3 s against 0.2 s to find them).
+    """
+    text = json.dumps([{"i": i, "t": "ab"[i % 2]} for i in range(3_000)])
+    g = tl.guard("t1", CONFIG)
+    rid = g.stash("api", text).result_id
+    assert rid
+    path = "$[?@.t=='b']"
+    started = time.perf_counter()
+    found = g.extract(rid, path)
+    finding = time.perf_counter() - started
+    started = time.perf_counter()
+    page = g.read(rid, path=path)
+    reading = time.perf_counter() - started
+    assert "1,500 match(es)" in found and "1,500 match(es)" in page
+    assert '$[1]: {\n  "i": 1,\n  "t": "b"\n}' in page
+    assert reading < 3 * finding + 0.5, (reading, finding)
+
+
+def test_the_shape_of_a_large_array_holds_no_copy_of_its_items(
+    tl: Taskloom, large: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shape of a large array was read from a list holding a fresh ``{}`` for every item
+    (a string item: the string itself): wrapping 200,000 tiny records (4.9 MB) peaked at
+    18 MB, 14 of them that list. Items but the first object are shared stand-ins now."""
+    items: list[Any] = [{"i": i, "t": "ab"[i % 2]} for i in range(20_000)]
+    items[1:6] = ["s" * 50, 7, 2.5, None, [1, 2]]
+    items[7] = True
+    text = json.dumps(items)
+    g = tl.guard("t1", CONFIG)
+    g.stash("warm", json.dumps(records(30)))  # the vocabulary and the store, loaded once
+    monkeypatch.setattr(tokens, "PIECE_CHARS", 1 << 14)  # the ids of a piece: small here
+    tracemalloc.start()
+    try:
+        out = g.stash("api", text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    shape = (
+        "JSON array of 20,000 items (array, bool, null, number, object, string); item keys: i, t"
+    )
+    assert f"Shape: {shape}\n" in out.text
+    assert peak < 2.5 * len(text), (peak, len(text))  # it was 3.9 times
+
+
+def test_a_text_of_many_short_lines_is_read_without_a_list_of_its_lines(
+    tl: Taskloom, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A text result was split into a list of its lines to be measured, paged, read by line
+    number and ranked: 200,000 JSON Lines records of 2.5 MB took 15 MB to wrap and 18 MB
+    for each read. The lines are now cut from the text as they are read."""
+    text = "".join(f'{{"i":{i}}}\n' for i in range(60_000))
+    g = tl.guard("t1")
+    g.stash("warm", "warm up\n" * 5_000)  # the vocabulary and the store, loaded once
+    monkeypatch.setattr(tokens, "PIECE_CHARS", 1 << 14)  # the ids of a piece: small here
+    peaks: dict[str, int] = {}
+    tracemalloc.start()
+    try:
+        out = g.stash("events", text)
+        peaks["wrap"] = tracemalloc.get_traced_memory()[1]
+        rid = out.result_id or ""
+        calls = {
+            "page": lambda: g.read(rid, page=3),
+            "lines": lambda: g.read(rid, lines="59990-60000"),
+            "ranking": lambda: g.extract(rid, "59999"),
+        }
+        replies = {}
+        for name, call in calls.items():
+            tracemalloc.reset_peak()
+            held = tracemalloc.get_traced_memory()[0]
+            replies[name] = call()
+            peaks[name] = tracemalloc.get_traced_memory()[1] - held
+    finally:
+        tracemalloc.stop()
+    assert " · 60,000 lines]\nShape: text, 60,000 lines (longest 11 chars)\n" in out.text
+    assert replies["lines"].split("\n")[1:] == [f'{{"i":{i}}}' for i in range(59_989, 60_000)]
+    assert replies["ranking"].endswith('\n{"i":59998}\n{"i":59999}')
+    assert all(peak < 2 * len(text) for peak in peaks.values()), (peaks, len(text))
+
+
+def test_a_large_document_is_freed_as_soon_as_it_is_dropped() -> None:
+    """A document that keeps the indexes of its large containers (to reach member after
+    member without scanning again) must not keep the containers: each refers to its
+    document, and the cycle would hold the stored text until the cycle collector ran."""
+    doc = JsonDoc(json.dumps({"items": records(300), "more": records(200)}), small=600)
+    assert doc.get(("items", 12, "owner", "login")) == "team5"
+    assert doc.get(("more", 150, "name")) == "svc-150"
+    gone = weakref.ref(doc)
+    gc.disable()
+    try:
+        del doc
+        assert gone() is None
+    finally:
+        gc.enable()
+
+
+def test_counting_in_a_large_map_of_records_costs_about_what_reading_it_does(
+    tl: Taskloom, large: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A map of records keyed by name (``{"k0": {...}, …}``) was also taken as one record of
+    the group above it, with a field for every member and every member's field: a count
+    over 200,000 members (7 MB) peaked at 426 MB, nine times a read by path; the shape
+    made a skeleton of every member to print the first 24 keys."""
+    value = {f"k{i}": {"i": i, "t": "ab"[i % 2]} for i in range(20_000)}
+    g = tl.guard("t1", CONFIG)
+    g.stash("warm", json.dumps(records(30)))  # the vocabulary and the store, loaded once
+    monkeypatch.setattr(tokens, "PIECE_CHARS", 1 << 14)  # the ids of a piece: small here
+    peaks: dict[str, int] = {}
+    tracemalloc.start()
+    try:
+        out = g.stash("api", json.dumps(value))
+        rid = out.result_id or ""
+        calls = {
+            "read": lambda: g.read(rid, path="$.k19999"),
+            "count": lambda: g.extract(rid, "How many records have t b?"),
+        }
+        replies = {}
+        for name, call in calls.items():
+            tracemalloc.reset_peak()
+            held = tracemalloc.get_traced_memory()[0]
+            replies[name] = call()
+            peaks[name] = tracemalloc.get_traced_memory()[1] - held
+    finally:
+        tracemalloc.stop()
+    assert "Shape: JSON object with 20,000 keys: k0{i, t}, k1{i, t}," in out.text
+    assert "… +19,976 keys\n" in out.text
+    assert "Exact count: 10,000 (JSONPath $[?@.t=='b']" in replies["count"]
+    assert peaks["count"] < 3 * peaks["read"], peaks  # it was ten times

@@ -57,6 +57,44 @@ def test_a_secret_named_field_is_redacted_alike_in_the_preview_and_the_stored_co
     assert "opaqueSession" not in stored_contents(tl)
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_secret_in_a_json_lines_record_is_nowhere(tl: Taskloom, newline: str) -> None:
+    """JSON Lines (a log's records, jq -c) is text, not one JSON document, so its records'
+    "password" and "api_key" values, which no credential shape matches, were stored,
+    previewed and read back as the tool wrote them; each record that is one JSON document is
+    now redacted as a document is, and every other character stays."""
+    records = [
+        {"id": i, "user": f"u{i}", "password": "hunter2plain", "api_key": "plainApiValue77",
+         "headers": {"Authorization": "Bearer opaqueBearer42"}, "tokens": i}
+        for i in range(400)
+    ]  # fmt: skip
+    lines = [json.dumps(r) for r in records]
+    lines[3] = '{"id": 3, "note": "no secret here"}'
+    lines[5] = "plain log line: password is not a key here"
+    output = newline.join(lines) + newline
+    g = tl.guard("t1")
+    out = g.stash("events", output)
+    assert out.mode == "stashed" and out.result_id
+    rid = out.result_id
+    replies = [
+        out.text,
+        tl.tools.dispatch("read_result", {"result_id": rid, "page": 1}, T1).content,
+        tl.tools.dispatch("extract_from_result", {"result_id": rid, "query": "u7"}, T1).content,
+        tl.tools.dispatch("extract_from_result", {"result_id": rid, "query": "/u399/"}, T1).content,
+        stored_contents(tl),
+    ]
+    for text in replies:
+        for secret in ("hunter2plain", "plainApiValue77", "opaqueBearer42"):
+            assert secret not in text, text[:300]
+    first = g.read(rid, lines="1-6").split("\n")[1:]
+    assert first[0] == (
+        '{"id": 0, "user": "u0", "password": "[redacted]", "api_key": "[redacted]",'
+        ' "headers": {"Authorization": "Bearer [redacted]"}, "tokens": 0}' + newline.strip("\n")
+    )
+    assert [first[3], first[5]] == [lines[3] + newline.strip("\n"), lines[5] + newline[:-1]]
+    assert "1,194 credential-like values replaced" in out.text  # 398 records, 3 each
+
+
 @pytest.mark.parametrize(
     ("output", "kept"),
     [

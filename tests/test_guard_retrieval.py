@@ -273,3 +273,26 @@ def test_the_values_a_cut_list_shows_are_counted_whole() -> None:
     assert listed_values('--- $.x\n["a","b",12 …(cut; use read_result)') == 2
     assert listed_values('--- $.x\n["a","b\\"c …(cut)') == 1
     assert listed_values("--- $.x\n{}") == 0
+
+
+def test_a_count_with_no_condition_says_what_it_counted(tl: Taskloom) -> None:
+    """A count with no condition said it was "evaluated over every one of the 590 records
+    of $[*]" while it counted 4,000 (an array of objects mixed with other values), and "of
+    the 32 records of $.shapes.InventoryConfiguration" for the 7 members of one record."""
+    g = tl.guard("t1", SMALL)
+    items: list[object] = [{"k": i, "name": f"n{i}"} if i % 4 == 0 else i for i in range(400)]
+    items[1:4] = ["s", None, [1, 2]]
+    rid = stashed(tl, items)
+    summary = g.extract(rid, "How many items are there?").split("\n")[1]
+    assert summary == (
+        "Exact count: 400 (JSONPath $[*], no condition, every match counted; 100 of them are"
+        " objects, the records a condition selects)."
+    )
+    summary = g.extract(rid, "How many records have k more than 300?").split("\n")[1]
+    assert summary.startswith("Exact count: 24 (") and "the 100 records of $[*]" in summary
+    rid = stashed(tl, api_description())
+    summary = g.extract(rid, "How many members does the shape InventoryConfiguration have?")
+    assert summary.split("\n")[1] == (
+        "Exact count: 7 (JSONPath $.shapes.InventoryConfiguration.members[*], no condition,"
+        " every match counted)."
+    )

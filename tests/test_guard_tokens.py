@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import random
 import socket
 import subprocess
 import sys
 import threading
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -69,6 +72,47 @@ def test_estimate_is_closer_than_chars_over_4_on_json() -> None:
         exact = count_tokens(text)
         assert abs(estimate(text) - exact) < abs(len(text) / 4 - exact)
     assert counter("no_such_encoding").backend == "estimate"
+
+
+def one_line_outputs() -> dict[str, str]:
+    """Long outputs with no line break, and one whose break o200k joins to the next ``/``."""
+    rng = random.Random(7)
+    return {
+        "words": " ".join(f"tok{i}" for i in range(60_000)),
+        "base64": base64.b64encode(rng.randbytes(150_000)).decode(),
+        "csv row": ",".join(str(i) for i in range(60_000)),
+        "punctuation and a slash after a line break": "a,\n/1;\n/c'd " * 20_000,
+    }
+
+
+@pytest.mark.parametrize("name", list(one_line_outputs()))
+def test_a_long_line_counts_exactly_in_pieces(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pieces cut inside a line (at a space, between a word and punctuation, between a
+    digit and a letter) sum to the count of the whole under both encodings; a piece cut
+    after a line break before a ``/`` counted one token too many under o200k."""
+    tiktoken = pytest.importorskip("tiktoken")
+    monkeypatch.setattr(tokens, "PIECE_CHARS", 5_000)
+    text = one_line_outputs()[name]
+    for encoding in tokens.ENCODINGS:
+        assert counter(encoding).backend == "tiktoken"
+        assert count_tokens(text, encoding) == len(
+            tiktoken.get_encoding(encoding).encode_ordinary(text)
+        )
+
+
+def test_counting_a_5_mb_line_holds_less_than_the_line() -> None:
+    """A 5 MB one-line output (no line break) took 64 MB to count: the list of its 1.5
+    million token ids, made at once."""
+    pytest.importorskip("tiktoken")
+    count_tokens("warm up")  # the vocabulary is loaded once per process, not measured here
+    text = " ".join(f"tok{i}" for i in range(500_000))
+    tracemalloc.start()
+    try:
+        count_tokens(text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < len(text), (peak, len(text))
 
 
 def test_core_import_stays_light() -> None:

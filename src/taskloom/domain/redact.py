@@ -37,8 +37,9 @@ lost (a stored copy is what the model reads back and may write back into a file)
   key, as in a Kubernetes ``env`` entry, redacts the whole value) and as the second item of
   an ``["Authorization", …]`` pair.
 
-JSON the guard keeps as text (a number beyond a double, a duplicate key) gets the same
-key-based redaction in place (:func:`redact_json_text`): only the redacted tokens of the
+JSON the guard keeps as text (a number beyond a double, a duplicate key), and each line of a
+text that is one JSON document (JSON Lines), gets the same key-based redaction in place
+(:func:`~taskloom.guard.redact_json.redact_json_output`): only the redacted tokens of the
 text change, every other character stays as the tool wrote it. In a JSON value every key is
 redacted as text, and two keys redacted alike stay apart (``[redacted]``, ``[redacted] 2``).
 
@@ -83,9 +84,12 @@ _SHAPES = (
 )
 """Credential shapes, each searched only in text holding its marker: most output holds none."""
 _HEADER = re.compile(
-    r"(?i)(\b(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:(?:bearer|basic|token|digest"
-    r"|negotiate)[ \t]+)?)(?!\[redacted\])[A-Za-z0-9._~+/=-]{6,}"
+    r"(?i)(\b(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?>(?:(?:bearer|basic|token"
+    r"|digest|negotiate)[ \t]+)?))(?!\[redacted\])[A-Za-z0-9._~+/=-]{6,}"
 )
+"""An ``Authorization`` header's credential. The scheme word, when there is one, is taken
+whole (an atomic group): were it given back, ``Bearer [redacted]``, redacted once, would
+have ``Bearer`` taken for the credential and become ``[redacted] [redacted]``."""
 _SECRET_NAME = (
     r"(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API_?KEY|PRIVATE_?KEY|SECRET_?KEY|ACCESS_?KEY"
     r"|CREDENTIALS?|AUTH)"

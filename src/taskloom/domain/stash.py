@@ -9,7 +9,9 @@ the same reason: it survives restarts and is the same in every process.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,7 +44,7 @@ def child_path(path: str, key: str | int) -> str:
 
 
 def _type_name(value: Any) -> str:
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return "object"
     if isinstance(value, list):
         return f"array[{len(value)}]"
@@ -53,11 +55,13 @@ def _type_name(value: Any) -> str:
     return "string" if isinstance(value, str) else "null"
 
 
-def _object_keys(obj: dict[str, Any], depth: int) -> str:
+def _object_keys(obj: Mapping[str, Any], depth: int) -> str:
+    """The first keys of ``obj`` (only those are read: ``obj`` may be a view of a large
+    object, whose other members are never reached)."""
     parts = []
-    for key in list(obj)[:MAX_SHAPE_KEYS]:
+    for key in itertools.islice(obj, MAX_SHAPE_KEYS):
         value = obj[key]
-        if isinstance(value, dict) and depth > 0:
+        if isinstance(value, Mapping) and depth > 0:
             parts.append(f"{key}{{{_object_keys(value, depth - 1)}}}")
         elif isinstance(value, list):
             parts.append(f"{key}[{len(value)}]")
@@ -69,13 +73,14 @@ def _object_keys(obj: dict[str, Any], depth: int) -> str:
 
 
 def json_shape(value: Any) -> str:
-    """One or two lines: the top-level type, keys (one level deeper) and array lengths."""
-    if isinstance(value, dict):
+    """One or two lines: the top-level type, keys (one level deeper) and array lengths.
+    An object may be any ``Mapping``."""
+    if isinstance(value, Mapping):
         return f"JSON object with {counted(len(value), 'key')}: {_object_keys(value, 1)}"
     if isinstance(value, list):
         kinds = sorted({_type_name(v).split("[")[0] for v in value})
         line = f"JSON array of {counted(len(value), 'item')} ({', '.join(kinds) or 'empty'})"
-        first = next((v for v in value if isinstance(v, dict)), None)
+        first = next((v for v in value if isinstance(v, Mapping)), None)
         if first is not None:
             line += f"; item keys: {_object_keys(first, 0)}"
         return line
@@ -84,13 +89,20 @@ def json_shape(value: Any) -> str:
 
 def text_shape(text: str) -> str:
     """The text's line count and longest line. A final line break ends the last line, it
-    does not start another: the count is the header's and ``read_result``'s."""
-    lines = text.split("\n")
-    if len(lines) > 1 and not lines[-1]:
-        lines.pop()
-    count = len(lines) if text else 0
-    longest = max(len(line) for line in lines)
+    does not start another: the count is the header's and ``read_result``'s. The lines are
+    split a piece of about :data:`_SHAPE_PIECE` characters at a time, never all at once."""
+    end = len(text) - 1 if text.endswith("\n") else len(text)
+    count = text.count("\n", 0, end) + 1 if text else 0
+    longest = start = 0
+    while start <= end:
+        stop = text.find("\n", min(start + _SHAPE_PIECE, end), end)
+        stop = end if stop < 0 else stop
+        longest = max(longest, *map(len, text[start:stop].split("\n")))
+        start = stop + 1
     return f"text, {counted(count, 'line')} (longest {counted(longest, 'char')})"
+
+
+_SHAPE_PIECE = 1 << 16
 
 
 @dataclass(frozen=True, slots=True)

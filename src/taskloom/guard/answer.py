@@ -129,7 +129,7 @@ class Answers:
                 return self._capped(head + "no match shown]" + why + summary)
             return self._capped(head + "no match]" + why + "\n" + NO_MATCH[found.method])
         total = f"{found.total_matches:,}{'+' if found.at_least else ''}"
-        head += f"{shown} of {total} match(es) shown]" + summary
+        head += f"{shown} of {total} {found.unit} shown]" + summary
         if found.method == "ranking" and not found.useful() and not found.summary:
             head += (
                 why

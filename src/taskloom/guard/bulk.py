@@ -10,6 +10,7 @@ skeleton of its first levels and its preview is the compacted JSON of its first 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import orjson
@@ -41,13 +42,16 @@ def fit_bytes(text: str, limit: int) -> str:
 
 
 def skeleton(value: Any, depth: int = 3) -> Any:
-    """The first levels of a value as plain dicts and lists, enough for
+    """The first levels of a value as mappings and lists, enough for
     :func:`~taskloom.domain.stash.json_shape`: keys two levels down, the length of each
-    list, the type of each top-level item."""
+    list, the type of each top-level item. An object is a view (:class:`_Skeleton`) whose
+    members are reached only when the shape reads them, its first keys; an array's items
+    but its first object are shared stand-ins of their type (:func:`_stand_in`), so the
+    skeleton of a long array costs a pointer an item, not a copy of each."""
     if is_object(value):
         if depth <= 0:
-            return {}
-        return {key: skeleton(inner, depth - 1) for key, inner in value.items()}
+            return _EMPTY_OBJECT
+        return _Skeleton(value, depth - 1)
     if is_array(value):
         if depth <= 0:
             return [None] * len(value)
@@ -58,9 +62,43 @@ def skeleton(value: Any, depth: int = 3) -> Any:
                 out.append(skeleton(item, depth - 1))
                 first = False
             else:
-                out.append({} if is_object(item) else [] if is_array(item) else item)
+                out.append(_stand_in(item))
         return out
     return value
+
+
+_EMPTY_OBJECT: dict[str, Any] = {}
+_EMPTY_ARRAY: list[Any] = []
+
+
+class _Skeleton(Mapping[str, Any]):
+    """An object's skeleton, made a member at a time as it is read."""
+
+    def __init__(self, node: Mapping[str, Any], depth: int) -> None:
+        self._node, self._depth = node, depth
+
+    def __getitem__(self, key: str) -> Any:
+        return skeleton(self._node[key], self._depth)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._node)
+
+    def __len__(self) -> int:
+        return len(self._node)
+
+
+def _stand_in(item: Any) -> Any:
+    """One shared value of ``item``'s JSON type (never written to): what a shape says of
+    an item but the first object of an array."""
+    if is_object(item):
+        return _EMPTY_OBJECT
+    if is_array(item):
+        return _EMPTY_ARRAY
+    if isinstance(item, str):
+        return ""
+    if isinstance(item, bool) or item is None:
+        return item
+    return 0
 
 
 def head_value(value: Any, chars: int) -> Any:

@@ -19,6 +19,7 @@ Rules:
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -52,6 +53,22 @@ def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
             return True
         children = node.values() if isinstance(node, dict) else node
         stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list | tuple))
+    return False
+
+
+def holds_non_finite(value: Any) -> bool:
+    """Whether ``value`` holds a float that is ``nan`` or infinite, which orjson writes as
+    ``null``: a value the guard would show, read and extract changed."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, float):
+            if not math.isfinite(node):
+                return True
+        elif isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list | tuple):
+            stack.extend(node)
     return False
 
 

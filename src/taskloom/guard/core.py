@@ -40,14 +40,15 @@ from taskloom.domain.threads import check_thread_id
 from taskloom.guard.answer import NO_WORDS, Answers
 from taskloom.guard.bulk import LARGE_JSON, fit_bytes, head_value, redact_large, skeleton, utf8_size
 from taskloom.guard.clean import clean
-from taskloom.guard.compact import compact, deep_text, dumps, too_deep
+from taskloom.guard.compact import compact, deep_text, dumps, holds_non_finite, too_deep
 from taskloom.guard.config import GuardConfig as GuardConfig
 from taskloom.guard.extract import extract_local
 from taskloom.guard.jsondoc import JsonDoc, line_count
 from taskloom.guard.jsontext import parse_json, parse_large, valid_text
-from taskloom.guard.redact_json import redact_json_text, redact_value
+from taskloom.guard.lines import line_total
+from taskloom.guard.redact_json import redact_json_output, redact_value
 from taskloom.guard.search import echo
-from taskloom.guard.slices import MAX_QUERY_CHARS, read_slice, split_lines, view_text
+from taskloom.guard.slices import MAX_QUERY_CHARS, read_slice, view_text
 from taskloom.guard.summaries import Summaries
 from taskloom.guard.summarize import chunk_lines, map_reduce
 from taskloom.guard.tokens import Counter, counter
@@ -80,8 +81,8 @@ def _mode(stored: str) -> str:
 
 def _redact_output(text: str) -> tuple[str, int]:
     """A text output redacted: by key when it is JSON kept as text (a number beyond a
-    double lost every key's redaction), then by the text rules."""
-    text, by_key = redact_json_text(text)
+    double lost every key's redaction) or JSON Lines, then by the text rules."""
+    text, by_key = redact_json_output(text)
     text, by_text = redact_text(text)
     return text, by_key + by_text
 
@@ -160,7 +161,10 @@ class Guard:
         if value is not None:  # a value the encoder takes exactly goes as JSON, else as text
             try:
                 dumps(value)
+                exact = not holds_non_finite(value)  # orjson writes nan as null
             except TypeError:
+                exact = False
+            if not exact:
                 output = json.dumps(value, ensure_ascii=False, default=repr)
                 value = None
         if value is not None:
@@ -313,7 +317,7 @@ class Guard:
             tokens=self.count(text),  # cleaning also collapses whitespace: count the original
             encoding=self.config.encoding,
             bytes=utf8_size(text),
-            lines=len(split_lines(text)),
+            lines=line_total(text),
             shape=text_shape(text),
             preview=preview,
             is_json=False,
@@ -396,7 +400,7 @@ class Guard:
             "is_json": 1 if is_json else 0,
             "tokens": tokens,
             "bytes": utf8_size(content),
-            "lines": lines if lines is not None else len(split_lines(content)),
+            "lines": lines if lines is not None else line_total(content),
             "encoding": self.config.encoding,
             "placeholder": shown,
         }

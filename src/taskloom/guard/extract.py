@@ -34,7 +34,14 @@ from taskloom.guard.rank import (
     text_candidates,
     text_fragment,
 )
-from taskloom.guard.search import MAX_HITS, regex_flags, regex_fragments, regex_hits
+from taskloom.guard.search import (
+    LONG_LINE,
+    MAX_HITS,
+    Found,
+    regex_flags,
+    regex_fragments,
+    regex_hits,
+)
 from taskloom.guard.slices import view_text
 
 MAX_FRAGMENTS = 3
@@ -61,6 +68,8 @@ class Extraction:
     """How to read every match when not all are shown."""
     path: str = ""
     """The JSONPath of an exact answer."""
+    unit: str = "match(es)"
+    """What ``total_matches`` counts, as the answer's header names it."""
     lead: str = ""
     """What the first fragment is when it is no match itself: ``"values"`` (the matches'
     values, one JSON array) or ``"names"`` (the matches' member names); else ``""``."""
@@ -122,6 +131,7 @@ def extract_local(content: str, is_json: bool, query: str) -> Extraction:
         out = Extraction("regex", total_matches=len(found.hits), coverage=float(bool(found.hits)))
         out.fragments = regex_fragments(found, text)
         out.at_least = len(found.hits) >= MAX_HITS
+        _count_regex(out, found)
         return out
     parsed = Query.parse(query)
     if not parsed.wanted and not re.search(r"\w", _WORD.sub(" ", query)):  # "???", "the"
@@ -134,6 +144,27 @@ def extract_local(content: str, is_json: bool, query: str) -> Extraction:
     blocks, records, total = text_candidates(content, parsed)
     best = rank(blocks, records, total, parsed, MAX_FRAGMENTS * 4)
     return _fragments(best, len(blocks), lambda c: text_fragment(c, parsed.wanted))
+
+
+def _count_regex(out: Extraction, found: Found) -> None:
+    """Say what a regex answer counts when its fragments are not its matches: a long line
+    is shown in windows (each around a match farther than a window from the last), and a
+    line once however many matches it holds. The count of every match and of the lines
+    holding them is then stated apart, so "91 windows" is never read as 91 matches."""
+    fragments = len(found.hits)
+    if found.matches == fragments and found.lines == fragments:
+        return
+    more = "+" if out.at_least else ""
+    matches = f"{found.matches:,}{'+' if found.matches >= MAX_HITS else ''}"
+    out.summary = f"{matches} match(es) of the regex, on {found.lines:,}{more} line(s)"
+    if found.lines == fragments:
+        out.unit = "matching line(s)"
+        out.summary += "."
+    else:
+        out.unit = "fragment(s)"
+        out.summary += (
+            f"; a line over {LONG_LINE:,} characters is shown as windows around its matches."
+        )
 
 
 def _by_path(doc: JsonDoc, query: str) -> Extraction:
@@ -193,14 +224,9 @@ def _exact(doc: JsonDoc, exact: Exact, parsed: Query) -> Extraction:
             ranked.summary += " The records below only rank best for the question's words."
         ranked.coverage = 0.0
         return ranked
-    where = " && ".join(c.text() for c in exact.conditions) or "no condition"
-    scope = f"of the {exact.records:,} records of {exact.group}"
     out.total_matches = exact.total
     if exact.kind == "count":
-        out.summary = (
-            f"Exact count: {exact.total:,} (JSONPath {exact.path}, matching {where},"
-            f" evaluated over every one {scope})."
-        )
+        out.summary = f"Exact count: {exact.total:,} (JSONPath {exact.path}, {_counted(exact)})."
     else:
         out.summary = f"Exact {exact.kind}: {exact.total:,} match(es) of JSONPath {exact.path}."
     if exact.target and exact.shown and all(_scalar(v) for _p, v in exact.shown):
@@ -219,6 +245,23 @@ def _exact(doc: JsonDoc, exact: Exact, parsed: Query) -> Extraction:
     if exact.total > len(exact.shown) or exact.total > MAX_FRAGMENTS:
         out.more = _paging(exact.path)
     return out
+
+
+def _counted(exact: Exact) -> str:
+    """What an exact count ran over. A filter runs over the records (the objects) of its
+    group; a count with no condition counts every match of its path, which are not the
+    group's records when they are a named record's members, or when an array holds other
+    values besides its objects (then how many of them are objects is said too)."""
+    if exact.conditions:
+        where = " && ".join(c.text() for c in exact.conditions)
+        return (
+            f"matching {where}, evaluated over every one of the {exact.records:,} records of"
+            f" {exact.group}"
+        )
+    counted = "no condition, every match counted"
+    if exact.path == exact.group and exact.records != exact.total:
+        counted += f"; {exact.records:,} of them are objects, the records a condition selects"
+    return counted
 
 
 def _scalar(value: Any) -> bool:

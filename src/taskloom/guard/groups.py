@@ -10,6 +10,7 @@ matched against (:mod:`~taskloom.guard.exact`).
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -25,6 +26,12 @@ MAX_VALUES = 2_000
 MAX_TALLIED = 20_000
 """Records of one group whose fields are read for the values a question may name; past
 them a field takes any value of its type (the JSONPath still counts every record)."""
+MAX_RECORD_FIELDS = 1_000
+"""Fields read of one record: its first members and theirs. An object of 200,000 members (a
+map of records keyed by name, which is also one record of the group above it; a table of
+counts keyed by word) is data, not 200,000 fields a question may name, and reading it as
+fields took sixty times its text. A field past them is unknown to a question, which then
+gets no exact answer on it."""
 
 
 @dataclass(slots=True)
@@ -164,11 +171,17 @@ def _children(node: Mapping[str, Any], wild: bool) -> Iterator[tuple[Any, Any]]:
 
 
 def _tally(group: Group, node: Mapping[str, Any]) -> None:
+    """Note the fields of one record, up to :data:`MAX_RECORD_FIELDS` of them."""
+    left = MAX_RECORD_FIELDS
     for key, value in node.items():
         if is_object(value) and not hasattr(value, "span"):
-            for inner, leaf in value.items():
+            for inner, leaf in itertools.islice(value.items(), left - 1):
                 _note(group, (key, inner), leaf)
+                left -= 1
         _note(group, (key,), value)
+        left -= 1
+        if left <= 0:
+            return
 
 
 def _note(group: Group, name: tuple[str, ...], value: Any) -> None:

@@ -6,7 +6,10 @@ a gigabyte. :class:`JsonDoc` parses only what is reached: a container whose text
 ``small`` characters is parsed whole when reached (it is cheap); a larger one is a
 :class:`LazyObject` or :class:`LazyArray`, a read-only ``Mapping``/``Sequence`` that knows
 where each member's text is and parses a member when it is asked for, keeping nothing.
-One scan of the brackets (possessive regex, C speed) finds the large containers first.
+One scan of the brackets (possessive regex, C speed) finds the large containers first. A
+document keeps the indexes of the :data:`KEPT_LAZY` large containers it reached last (where
+each member's text is: plain data, which refers to no container and no document), so
+reaching member after member of a 200,000-item array does not scan the array each time.
 
 Everything the guard does with a JSON result goes through this: JSONPath
 (:mod:`~taskloom.guard.jsonpath` works on any ``Mapping``/``Sequence``), ranking and counting
@@ -32,6 +35,10 @@ _PLAIN = json.JSONDecoder()
 _scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 
 Loads = Callable[[str], Any]
+
+KEPT_LAZY = 16
+"""Large containers whose index of members a document keeps, the last reached: the root and
+the path down to a match stay; a walk through many large objects keeps only a few."""
 
 
 def _big_spans(text: str, start: int, small: int) -> dict[int, int]:
@@ -80,6 +87,7 @@ class JsonDoc:
         if self._big and self._big.get(self.start) != self.end:
             raise ValueError("text after the JSON value")
         self._whole: Any = None
+        self._indexes: dict[int, Any] = {}
 
     @property
     def lazy(self) -> bool:
@@ -95,13 +103,17 @@ class JsonDoc:
         return self._whole
 
     def node(self, start: int, end: int) -> Any:
-        """The value whose text is ``text[start:end]``: parsed, or lazy when large."""
+        """The value whose text is ``text[start:end]``: parsed, or lazy when large (its
+        index of members kept while it is among the :data:`KEPT_LAZY` last reached)."""
         stop = self._big.get(start)
         if stop is None:
             return self.loads(self.text[start:end])
-        if self.text[start] == "{":
-            return LazyObject(self, start, stop)
-        return LazyArray(self, start, stop)
+        kind = LazyObject if self.text[start] == "{" else LazyArray
+        made = kind(self, start, stop, self._indexes.pop(start, None))
+        self._indexes[start] = made.offsets  # the last reached last
+        if len(self._indexes) > KEPT_LAZY:
+            del self._indexes[next(iter(self._indexes))]
+        return made
 
     def is_big(self, start: int) -> bool:
         """Whether the container starting at ``start`` is read lazily."""
@@ -163,12 +175,18 @@ def _skip(text: str, pos: int) -> int:
 class LazyObject(Mapping[str, Any]):
     """A large JSON object read in place: keys known, values parsed when asked for."""
 
-    def __init__(self, doc: JsonDoc, start: int, end: int) -> None:
+    def __init__(
+        self,
+        doc: JsonDoc,
+        start: int,
+        end: int,
+        offsets: dict[str, tuple[int, int]] | None = None,
+    ) -> None:
         self._doc = doc
         self.span = (start, end)
-        self._members: dict[str, tuple[int, int]] = {}
+        self._members: dict[str, tuple[int, int]] = {} if offsets is None else offsets
         text, pos = doc.text, _skip(doc.text, start + 1)
-        if text[pos] == "}":
+        if offsets is not None or text[pos] == "}":
             return
         while True:
             if text[pos] != '"':
@@ -188,6 +206,11 @@ class LazyObject(Mapping[str, Any]):
             if text[pos] != ",":
                 raise ValueError(f"',' expected at {pos}")
             pos = _skip(text, pos + 1)
+
+    @property
+    def offsets(self) -> dict[str, tuple[int, int]]:
+        """Where each member's value is: what a document keeps to make this object again."""
+        return self._members
 
     def __getitem__(self, key: str) -> Any:
         start, end = self._members[key]
@@ -213,13 +236,18 @@ class LazyObject(Mapping[str, Any]):
 class LazyArray(Sequence[Any]):
     """A large JSON array read in place: items parsed when asked for."""
 
-    def __init__(self, doc: JsonDoc, start: int, end: int) -> None:
+    def __init__(
+        self,
+        doc: JsonDoc,
+        start: int,
+        end: int,
+        offsets: tuple[array[int], array[int]] | None = None,
+    ) -> None:
         self._doc = doc
         self.span = (start, end)
-        self._starts = array("q")
-        self._ends = array("q")
+        self._starts, self._ends = (array("q"), array("q")) if offsets is None else offsets
         text, pos = doc.text, _skip(doc.text, start + 1)
-        if text[pos] == "]":
+        if offsets is not None or text[pos] == "]":
             return
         while True:
             stop = doc.value_end(pos)
@@ -231,6 +259,11 @@ class LazyArray(Sequence[Any]):
             if text[pos] != ",":
                 raise ValueError(f"',' expected at {pos}")
             pos = _skip(text, pos + 1)
+
+    @property
+    def offsets(self) -> tuple[array[int], array[int]]:
+        """Where each item is: what a document keeps to make this array again."""
+        return self._starts, self._ends
 
     @overload
     def __getitem__(self, index: int) -> Any: ...

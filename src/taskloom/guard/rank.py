@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from taskloom.guard.jsondoc import JsonDoc, is_array, is_object
+from taskloom.guard.lines import TextLines
 from taskloom.guard.search import LONG_LINE, line_pieces, window, window_label
 
 IDENTITY_KEYS = (
@@ -331,9 +332,7 @@ def text_candidates(text: str, query: Query, block: int = 30) -> tuple[list[Cand
 def _text_blocks(
     text: str, block: int
 ) -> Iterator[tuple[str, str, tuple[str, int, int, int] | None]]:
-    lines = text.split("\n")
-    if len(lines) > 1 and not lines[-1]:
-        lines.pop()
+    lines = TextLines(text)
     start = 0
     while start < len(lines):
         if len(lines[start]) > LONG_LINE:

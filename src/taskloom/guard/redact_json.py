@@ -258,7 +258,78 @@ def redact_json_text(text: str) -> tuple[str, int]:
     change; the rest of the text stays exactly as the tool wrote it."""
     keys: set[str] = set()
     root = _parse_pairs(text, keys)
-    if root is None or not _may_redact(text, keys):
+    if root is None:
+        return text, 0
+    return _redact_document(text, root, keys)
+
+
+def redact_json_output(text: str) -> tuple[str, int]:
+    """A text output redacted by key in place: as :func:`redact_json_text` when it is one
+    JSON document, else each of its lines that is one (JSON Lines: a log's records, the
+    output of ``jq -c``), so a ``"password"`` in a record is redacted as in a document."""
+    keys: set[str] = set()
+    root = _parse_pairs(text, keys)
+    if root is not None:
+        return _redact_document(text, root, keys)
+    return _redact_json_lines(text)
+
+
+_KEY = re.compile(r'"((?:[^"\\\n]|\\.)*)"[ \t]*:')
+"""What may be a key of a JSON object written on one line, quotes and colon around it."""
+
+
+def _decoded_key(raw: str) -> str:
+    if "\\" not in raw:
+        return raw
+    try:
+        return str(json.loads(f'"{raw}"'))
+    except ValueError:
+        return raw
+
+
+def _lines_to_parse(text: str) -> re.Pattern[str] | None:
+    """What marks a line worth parsing as a JSON document: one of the keys it may redact by
+    (a secret's, an ``Authorization``, the ``value`` of a name-value object), or ``None``
+    when the text holds none. Most JSON Lines outputs hold none and are parsed not at all."""
+    raw = {m.group(1) for m in _KEY.finditer(text)}
+    keys = {key: _decoded_key(key) for key in raw}
+    hot = {key for key, name in keys.items() if _name_mode(name)}
+    lowered = {name.lower() for name in keys.values()}
+    if not _NAME_KEYS.isdisjoint(lowered) and "value" in lowered:
+        hot.update(key for key, name in keys.items() if name.lower() == "value")
+    marks = [f'"{re.escape(key)}"[ \\t]*:' for key in sorted(hot)]
+    if _AUTH_NAME.search(text):
+        marks.append(_AUTH_NAME.pattern)
+    return re.compile("|".join(marks)) if marks else None
+
+
+def _redact_json_lines(text: str) -> tuple[str, int]:
+    """Each line of ``text`` that is one JSON object or array, redacted as a document; only
+    the lines :func:`_lines_to_parse` marks are parsed, and the rest stays as written."""
+    marks = _lines_to_parse(text) if "\n" in text else None
+    if marks is None:
+        return text, 0
+    out: list[str] = []
+    last = count = done = 0
+    for mark in marks.finditer(text):
+        if mark.start() < done:
+            continue
+        start = text.rfind("\n", 0, mark.start()) + 1
+        end = text.find("\n", mark.end())
+        done = end = len(text) if end < 0 else end
+        line = text[start:end]
+        if line.lstrip()[:1] not in ("{", "["):
+            continue
+        new, n = redact_json_text(line)
+        if n:
+            out.append(text[last:start] + new)
+            last, count = end, count + n
+    return "".join([*out, text[last:]]), count
+
+
+def _redact_document(text: str, root: Any, keys: set[str]) -> tuple[str, int]:
+    """The key-based redaction of the document ``text``, parsed as ``root`` with ``keys``."""
+    if not _may_redact(text, keys):
         return text, 0
     modes = _token_modes(root)
     if not any(modes):

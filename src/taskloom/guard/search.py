@@ -4,8 +4,9 @@ A regex is searched over the whole text at once, in chunks of whole lines, not l
 one timed ``search`` per line would pay a call's overhead on each of a large log's lines,
 and refuse a trivial ``/^ok 1499999$/`` as a pattern that backtracks. A match still
 belongs to one line, as if each line were searched alone: ``^`` and ``$`` match at line
-ends (``\\A`` and ``\\Z`` too), and a match that runs past its line's end (``\\s``, ``[^x]`` or
-``.`` with ``s`` can take a newline) is looked for again within its first line only.
+ends (``\\A`` and ``\\Z`` too; ``$`` before a CRLF's ``\\r`` too), and a match that runs
+past its line's end (``\\s``, ``[^x]`` or ``.`` with ``s`` can take a newline) is looked
+for again within its first line only.
 
 A line longer than :data:`LONG_LINE` (minified JSON kept as text, a one-line log) is never
 shown from its start: a fragment of it is a window around the match, labelled with its
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from taskloom.domain.errors import InvalidInput
+from taskloom.guard.lines import line_total, text_end
 
 ECHO_CHARS = 200
 """How much of a model's query, path or pattern an answer or an error repeats."""
@@ -36,8 +38,9 @@ over half the time budget is the pattern's doing, not the result's size."""
 MAX_HITS = 10_000
 """Matches counted at most; past them the answer says "10,000+"."""
 
-_ANCHOR = re.compile(r"(?<!\\)((?:\\\\)*)\\([AZz])")
-"""``\\A``, ``\\Z`` or ``\\z`` (not an escaped backslash before a letter)."""
+LINE_END = r"(?=\r?$)"
+"""Where ``$`` matches in a pattern searched line by line: at a line's end, before the
+``\r`` of a CRLF line break too (a Windows tool's output, an HTTP response)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,33 +65,69 @@ class Found:
     over a result too big for it) or ``None`` (searched to the end, or :data:`MAX_HITS`)."""
     searched_lines: int = 0
     """Lines searched through when the search stopped early."""
+    lines: int = 0
+    """The lines that match."""
+    matches: int = 0
+    """Every match in those lines (up to :data:`MAX_HITS`): a long line's windows show only
+    the matches farther apart than a window, and a line shows once however many it holds."""
 
 
 def line_mode(source: str) -> str:
-    """``source`` with ``\\A`` and ``\\Z`` as ``^`` and ``$``: the start and end of a line,
-    as if each line were searched alone (the text is searched multi-line)."""
-    return _ANCHOR.sub(lambda m: m.group(1) + ("^" if m.group(2) == "A" else "$"), source)
+    """``source`` with ``\\A`` as ``^``, and ``$``, ``\\Z`` and ``\\z`` as :data:`LINE_END`:
+    the start and end of a line, as if each line were searched alone (the text is searched
+    multi-line). An escaped character and a character class are copied as they are."""
+    out: list[str] = []
+    at, in_class = 0, False
+    while at < len(source):
+        char = source[at]
+        if char == "\\":
+            pair = source[at : at + 2]
+            if not in_class and pair in ("\\A", "\\Z", "\\z"):
+                pair = "^" if pair == "\\A" else LINE_END
+            out.append(pair)
+            at += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            out.append(char)
+            at += 1
+            if source[at : at + 1] == "^":  # [^…]: a ] right after it is a member
+                out.append("^")
+                at += 1
+            if source[at : at + 1] == "]":
+                out.append("]")
+                at += 1
+            continue
+        elif char == "$":
+            char = LINE_END
+        out.append(char)
+        at += 1
+    return "".join(out)
 
 
-def _chunk_end(text: str, pos: int) -> int:
+def _chunk_end(text: str, pos: int, size: int) -> int:
     """The end of the line at or after ``pos + CHUNK``: chunks hold whole lines."""
-    if pos + CHUNK >= len(text):
-        return len(text)
-    end = text.find("\n", pos + CHUNK)
-    return len(text) if end < 0 else end
+    if pos + CHUNK >= size:
+        return size
+    end = text.find("\n", pos + CHUNK, size)
+    return size if end < 0 else end
 
 
 def find_lines(pattern: Any, text: str, seconds: float) -> Found:
     """The matches of ``pattern`` (a ``regex`` pattern compiled multi-line) in ``text``, one
-    per line, or one per window of a long line, within ``seconds``. ``regex`` takes a time
-    limit and lets other threads run meanwhile; ``re`` holds the interpreter for as long as
-    a pattern backtracks."""
+    per line, or one per window of a long line, within ``seconds``, with the count of the
+    lines that match and of every match in them. ``regex`` takes a time limit and lets other
+    threads run meanwhile; ``re`` holds the interpreter for as long as a pattern backtracks."""
     found = Found()
     deadline = time.monotonic() + seconds
     pos, line, counted = 0, 1, 0
     span = (-1, -1)  # the last line a match was in, found once however many windows it has
-    while pos <= len(text) and len(found.hits) < MAX_HITS:
-        end = _chunk_end(text, pos)
+    counted_line = -1  # the start of the last line whose matches were counted
+    size = text_end(text)  # a final line break starts no empty line for /^$/ to find
+    while pos <= size and len(found.hits) < MAX_HITS:
+        end = _chunk_end(text, pos, size)
         began = time.monotonic()
         try:
             match = _search(pattern, text, pos, end, deadline)
@@ -99,6 +138,10 @@ def find_lines(pattern: Any, text: str, seconds: float) -> Found:
                 span = _line_at(text, pos, match.start())
             if match.end() > span[1]:  # ran into the next line: this line alone
                 match = _search(pattern, text, span[0], span[1], deadline)
+            if match is not None and span[0] != counted_line:
+                counted_line = span[0]
+                found.lines += 1
+                found.matches += _count(pattern, text, span, deadline, MAX_HITS - found.matches)
         except TimeoutError:
             found.stopped = "pattern" if time.monotonic() - began > seconds / 2 else "size"
             found.searched_lines = line + text.count("\n", counted, pos) - 1
@@ -109,6 +152,15 @@ def find_lines(pattern: Any, text: str, seconds: float) -> Found:
             found.hits.append(Hit(line, *span, match.start(), match.end()))
         pos = span[1] + 1 if match is None else _next_pos(match.start(), match.end(), *span)
     return found
+
+
+def _count(pattern: Any, text: str, span: tuple[int, int], deadline: float, most: int) -> int:
+    """The matches of ``pattern`` in the line ``text[span[0]:span[1]]``, up to ``most``."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError
+    matches = pattern.finditer(text, span[0], span[1], concurrent=True, timeout=left)
+    return sum(1 for _match in zip(range(most), matches, strict=False))
 
 
 def _search(pattern: Any, text: str, pos: int, end: int, deadline: float) -> Any:
@@ -204,6 +256,7 @@ def regex_hits(source: str, flag_letters: str, text: str) -> Found:
 
     flags = sum(getattr(regex, letter.upper()) for letter in flag_letters)
     try:
+        regex.compile(source, flags | regex.MULTILINE)  # an error's position is the model's
         pattern = regex.compile(line_mode(source), flags | regex.MULTILINE)
     except regex.error as exc:
         where = f" at position {exc.pos}" if exc.pos is not None else ""
@@ -219,7 +272,7 @@ def regex_hits(source: str, flag_letters: str, text: str) -> Found:
             " (nested repeats such as (a+)+ can backtrack without end)"
         )
     if found.stopped == "size":
-        total = text.count("\n") + 1
+        total = line_total(text)
         raise InvalidInput(
             f"this result is too big to search whole with regex {echo(source, 100)!r} in"
             f" {REGEX_SECONDS:g} s: only {found.searched_lines:,} of its {total:,} lines were"

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from taskloom.domain.errors import InvalidInput
 from taskloom.guard.jsondoc import JsonDoc, LazyLines, line_count, pretty_lines
 from taskloom.guard.jsonpath import find, path_of
+from taskloom.guard.lines import TextLines
 from taskloom.guard.search import ECHO_CHARS, echo
 
 _LINES_ARG = re.compile(r"^\s*(\d{1,18})\s*(?:[-:]\s*(\d{1,18})?)?\s*$")
@@ -208,7 +209,7 @@ def read_slice(
     doc = JsonDoc(content) if is_json else None
     if path and doc is not None:
         return _read_path(doc, path, number, budget, count)
-    all_lines = json_lines(doc, total_lines) if doc is not None else split_lines(content)
+    all_lines = json_lines(doc, total_lines) if doc is not None else TextLines(content)
     if page is not None or not lines:
         return _read_page(all_lines, is_json, number, budget, count)
     return _read_lines(all_lines, is_json, lines, budget, count)

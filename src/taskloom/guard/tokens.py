@@ -66,8 +66,8 @@ class Counter:
     def __call__(self, text: str) -> int:
         """The tokens of ``text``; a long text is counted in pieces of about
         :data:`PIECE_CHARS`, split only where both encodings' pre-tokenizers split anyway
-        (after a line break before a non-space, between a letter and a quote), so the sum
-        is the exact count without a list of millions of token ids in memory."""
+        (:data:`_SPLIT`), so the sum is the exact count without a list of millions of token
+        ids in memory."""
         if len(text) <= PIECE_CHARS:
             return self.count(text)
         total = start = 0
@@ -79,7 +79,15 @@ class Counter:
 
 
 PIECE_CHARS = 1 << 18
-_SPLIT = re.compile(r'(?<=[a-z])"|(?<=\n)(?=\S)')
+_SPLIT = re.compile(r"(?<=[!-~]) |(?<=[A-Za-z0-9])(?=[!-&(-/:-@\[-`{-~])|(?<=[0-9])(?=[A-Za-z])"
+                    r"|(?<=\n)(?=[^\s/])")  # fmt: skip
+"""Where both encodings' pre-tokenizers always split, so counting the pieces on either side
+apart gives the count of the whole: before a space that follows a printable ASCII character;
+between an ASCII letter or digit and ASCII punctuation but ``'`` (which may start ``'s``);
+between a digit and a letter; after a line break, before neither a space nor a ``/`` (o200k
+takes ``,\n/`` as one token). A long line (a minified log, a base64 blob, a CSV row with no
+line break) is cut as finely as text with line breaks, so no piece is the whole line and
+no list of its millions of token ids is held at once."""
 
 
 def _split_at(text: str, at: int) -> int:
