@@ -9,7 +9,7 @@ import random
 import time
 import tracemalloc
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -53,6 +53,18 @@ def random_value(rng: random.Random, depth: int = 0) -> Any:
     if roll < 0.7:
         return {f"k{i}-x": random_value(rng, depth + 1) for i in range(rng.randrange(6))}
     return [random_value(rng, depth + 1) for _ in range(rng.randrange(6))]
+
+
+def _peaks(calls: dict[str, Callable[[], str]], peaks: dict[str, int]) -> dict[str, str]:
+    """Each call's reply; its peak of traced memory above what was held before it goes into
+    ``peaks`` (tracemalloc must be tracing)."""
+    replies = {}
+    for name, call in calls.items():
+        tracemalloc.reset_peak()
+        held = tracemalloc.get_traced_memory()[0]
+        replies[name] = call()
+        peaks[name] = tracemalloc.get_traced_memory()[1] - held
+    return replies
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -179,12 +191,7 @@ def test_a_text_of_many_short_lines_is_read_without_a_list_of_its_lines(
             "lines": lambda: g.read(rid, lines="59990-60000"),
             "ranking": lambda: g.extract(rid, "59999"),
         }
-        replies = {}
-        for name, call in calls.items():
-            tracemalloc.reset_peak()
-            held = tracemalloc.get_traced_memory()[0]
-            replies[name] = call()
-            peaks[name] = tracemalloc.get_traced_memory()[1] - held
+        replies = _peaks(calls, peaks)
     finally:
         tracemalloc.stop()
     assert " · 60,000 lines]\nShape: text, 60,000 lines (longest 11 chars)\n" in out.text
@@ -229,12 +236,7 @@ def test_counting_in_a_large_map_of_records_costs_about_what_reading_it_does(
             "read": lambda: g.read(rid, path="$.k19999"),
             "count": lambda: g.extract(rid, "How many records have t b?"),
         }
-        replies = {}
-        for name, call in calls.items():
-            tracemalloc.reset_peak()
-            held = tracemalloc.get_traced_memory()[0]
-            replies[name] = call()
-            peaks[name] = tracemalloc.get_traced_memory()[1] - held
+        replies = _peaks(calls, peaks)
     finally:
         tracemalloc.stop()
     assert "Shape: JSON object with 20,000 keys: k0{i, t}, k1{i, t}," in out.text
