@@ -147,10 +147,10 @@ def test_a_not_ready_list_cut_by_its_limit_says_more_exist(
     assert len(found["ready"]) == 1 and len(found["waiting"]) == 1
     ctx = ToolContext(agent_id="coder-1")
     cut = tl.tools.dispatch("task_ready", {"explain": True, "limit": 2}, ctx)
-    assert "More than 2 task(s) cannot run now" in cut.content
+    assert "More than 2 tasks cannot run now" in cut.content
     assert len(cut.data["waiting"]) == 2
     whole = tl.tools.dispatch("task_ready", {"explain": True, "limit": 3}, ctx)
-    assert "\n3 task(s) cannot run now:" in whole.content
+    assert "\n3 tasks cannot run now:" in whole.content
     tl.close()
 
 

@@ -156,7 +156,7 @@ def test_api_reads_and_human_actions(tl: Taskloom) -> None:
         ("POST", "/api/threads/t/goal/explode", {}, 400, "unknown goal action"),
         ("POST", "/api/threads/t/goal/budget", {"token_budget": 0}, 400, "positive"),
         ("POST", "/api/threads/t/goal/budget", {"token_budget": 5, "x": 1}, 400, "unknown field"),
-        ("POST", "/api/threads/t/goal/pause", {"reasn": "typo"}, 400, "unknown field(s): reasn"),
+        ("POST", "/api/threads/t/goal/pause", {"reasn": "typo"}, 400, "unknown field: reasn"),
         ("POST", "/api/threads/t/goal/pause", {"reason": 5}, 400, "`reason` must be text"),
         ("GET", "/api/tasks/nope", None, 404, "not found"),
         ("GET", "/api/tasks?status=weird", None, 400, "weird"),

@@ -22,6 +22,7 @@ from taskloom.domain.board import BOARD_KIND, Board
 from taskloom.domain.card import Card, CardPatch, CardStatus
 from taskloom.domain.common import UNSET, Unset, iso
 from taskloom.domain.errors import InvalidInput
+from taskloom.domain.text import plural
 from taskloom.domain.threads import check_thread_id
 from taskloom.store import boards as stored
 from taskloom.store.base import Transaction
@@ -234,5 +235,5 @@ def _patch(fields: dict[str, Any]) -> CardPatch:
         data["title"] = data.pop("content")
     unknown = sorted(set(data) - _PATCH_FIELDS)
     if unknown:
-        raise InvalidInput(f"unknown card field(s): {', '.join(unknown)}")
+        raise InvalidInput(f"unknown card {plural(len(unknown), 'field')}: {', '.join(unknown)}")
     return CardPatch(**data)

@@ -58,8 +58,8 @@ def doctor(
     del report["database"]
     for category, found in report.items():
         if isinstance(found, int):
-            print_text(f"{category.replace('_', ' ')}: {found}")
+            print_text(f"{category.replace('_', ' ')}: {found:,}")
         elif category != "fixed" or fix:  # nothing is fixed without --fix: no line to read
-            print_text(f"{category}: {len(found)}" + (f"  {' '.join(found)}" if found else ""))
+            print_text(f"{category}: {len(found):,}" + (f"  {' '.join(found)}" if found else ""))
     if report["dead"]:
         print_text("(dead tasks run again after `taskloom tasks requeue ID` or `--all-dead`)")

@@ -18,6 +18,7 @@ from taskloom.cli.common import (
 )
 from taskloom.domain.errors import TaskloomError
 from taskloom.domain.surface import claim_command
+from taskloom.domain.text import counted
 from taskloom.store.pg_url import url_has_password
 
 app = typer.Typer(help="Output for coding agents' hooks.", no_args_is_help=True)
@@ -83,5 +84,5 @@ def session_start(agent: Agent, db: DbOption = None, as_json: JsonOption = False
     if as_json:
         print_json({"agent": agent, "ready": ready})
     else:
-        count = f"{ready or 'no'} task{'' if ready == 1 else 's'}"
+        count = counted(ready, "task") if ready else "no tasks"
         print_text(f"taskloom: {count} ready in the shared queue for {agent}.")

@@ -106,7 +106,7 @@ def list_(
         return
     lines = [line(t, now) for t in shown]
     if left:
-        lines.append(f"… and {'' if left < 0 else f'{left} '}more (use --limit)")
+        lines.append(f"… and {'' if left < 0 else f'{left:,} '}more (use --limit)")
     print_text("\n".join(lines) or "(no tasks)")
 
 
@@ -114,7 +114,7 @@ def _json_note(shown: int, left: int) -> str:
     """The stderr line of a JSON list cut short (a script reads the list, a person this)."""
     if left < 0:
         return f"{counted(shown, 'task')} shown and more exist; use --limit"
-    return f"{shown} of {shown + left} tasks shown; use --limit"
+    return f"{shown:,} of {shown + left:,} tasks shown; use --limit"
 
 
 def _left_out(queue: Queue, status: str | None, narrowed: bool, shown: int) -> int:
@@ -189,7 +189,7 @@ def stats(db: DbOption = None, as_json: JsonOption = False) -> None:
     if as_json:
         print_json(counts)
     else:
-        print_text("  ".join(f"{status} {n}" for status, n in counts.items()))
+        print_text("  ".join(f"{status} {n:,}" for status, n in counts.items()))
 
 
 def ready(
@@ -228,14 +228,14 @@ def ready(
         return
     lines = [line(t, now) for t in found.ready]
     more = found.count - len(found.ready)
-    head = f"{found.count} ready" + (f" ({more} more not shown; use --limit)" if more else "")
+    head = f"{found.count:,} ready" + (f" ({more:,} more not shown; use --limit)" if more else "")
     lines.insert(0, head)
     if explain:
         shown = len(found.waiting)
         lines.append(
-            f"{shown} not ready shown, and more (use --limit)"
+            f"{shown:,} not ready shown, and more (use --limit)"
             if more_waiting
-            else f"{shown} not ready"
+            else f"{shown:,} not ready"
         )
         for task, why in found.waiting:
             lines.append(line(task, now))

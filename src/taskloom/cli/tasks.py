@@ -233,8 +233,8 @@ def _add_file(source: str, db: str | None, as_json: bool) -> None:
             print_text(line(task) + (_evicted(task) if added else "  (already queued)"))
         fresh = sum(added for _, added in answers)
         gone = sum(added and task.status == "canceled" for task, added in answers)
-        at_once = f" ({gone} of them evicted at once)" if gone else ""
-        print_text(f"{fresh} added{at_once}, {len(answers) - fresh} already queued")
+        at_once = f" ({gone:,} of them evicted at once)" if gone else ""
+        print_text(f"{fresh:,} added{at_once}, {len(answers) - fresh:,} already queued")
     _note_cap(queue)
 
 

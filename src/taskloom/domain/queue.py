@@ -26,6 +26,7 @@ from taskloom.domain.status import words
 from taskloom.domain.task_graph import (
     check_after,
     check_count,
+    check_dedup_key,
     check_dep_ids,
     check_dep_keys,
     check_group_key,
@@ -516,9 +517,7 @@ def new_task(fields: Mapping[str, Any], *, batch: bool = False) -> NewTask:
             f"'ttl_s' ({ttl:g} s) must be longer than 'delay_s' ({delay:g} s): both count from"
             " now, so the task would expire before anyone could claim it"
         )
-    dedup_key = get("dedup_key")
-    if dedup_key is not None and not dedup_key.strip():  # None, or no such field: no dedup
-        raise InvalidInput("'dedup_key', when given, must not be blank (leave it out for none)")
+    dedup_key = check_dedup_key(get("dedup_key"))
     target = get("target_agent")
     if target is not None:
         target = check_agent(target, "'target_agent', when given,")

@@ -48,6 +48,19 @@ def check_group_key(value: object) -> str | None:
     return visible_id(key, "'group_key'")
 
 
+def check_dedup_key(value: object) -> str | None:
+    """A dedup key, trimmed as a group key is: ``" k "`` and ``"k"`` are one key. ``None``
+    means no dedup; a blank key is refused."""
+    if value is None:
+        return None
+    if type(value) is not str:
+        raise InvalidInput("'dedup_key' must be text")
+    key = value.strip()
+    if not key:
+        raise InvalidInput("'dedup_key', when given, must not be blank (leave it out for none)")
+    return key
+
+
 def _texts(value: object, name: str) -> list[str]:
     if value is None:
         return []
@@ -69,8 +82,9 @@ def check_dep_ids(value: object) -> tuple[str, ...]:
 
 
 def check_dep_keys(value: object) -> tuple[str, ...]:
-    """``depends_on_keys``: dedup keys, each at most :data:`MAX_KEY_BYTES` bytes."""
-    keys = _texts(value, "depends_on_keys")
+    """``depends_on_keys``: dedup keys, each at most :data:`MAX_KEY_BYTES` bytes, trimmed
+    (:func:`check_dedup_key`)."""
+    keys = list(dict.fromkeys(key.strip() for key in _texts(value, "depends_on_keys")))
     for key in keys:
         if storable_size(key, "a dependency's dedup key") > MAX_KEY_BYTES:
             raise InvalidInput(f"'depends_on_keys' holds a key longer than {MAX_KEY_BYTES} bytes")

@@ -16,10 +16,15 @@ soft hyphen, the byte order mark and Unicode tag characters (which spell a hidde
 model reads and a person's terminal does not show)."""
 
 
+def plural(n: int, noun: str) -> str:
+    """``noun`` as ``n`` of it reads: plural (an ``s`` added) unless ``n`` is 1."""
+    return noun if n == 1 else f"{noun}s"
+
+
 def counted(n: int, noun: str) -> str:
     """``n`` with thousands separators and ``noun``, plural unless ``n`` is 1: ``1 event``,
     ``10,000 events``."""
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+    return f"{n:,} {plural(n, noun)}"
 
 
 def chain(names: Sequence[str], joiner: str, *, ends: int = 4) -> str:

@@ -553,8 +553,9 @@ class Queue:
         return counts
 
     def ready_count(self, agent_id: str) -> int:
-        """How many tasks ``agent_id`` could claim now (a lease run out included: a claim
-        takes it back first): the count :meth:`surface` shows."""
+        """How many tasks ``agent_id`` could claim now, as after the sweep a claim runs first
+        (a lease run out included, and its group free), one per group: the count
+        :meth:`surface` shows."""
         agent = check_agent(agent_id)
         with self._store.read() as tx:
             return self._tasks.claimable_count(tx, agent, self._now())

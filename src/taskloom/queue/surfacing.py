@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 
+from taskloom.domain.readiness import first_of_groups
 from taskloom.domain.surface import SURFACE_ROWS, surface_block
 from taskloom.store.base import Store
 
@@ -19,14 +20,15 @@ def surface(store: Store, agent_id: str, now: float, claim: str) -> str | None:
     """The block for ``agent_id``, or ``None`` if its ready set is what it last saw."""
     tasks = store.tasks
     with store.read() as tx:
-        # Only ids for the digest (a hook runs this on every prompt, over the whole
-        # backlog); five tasks are shown.
-        ids = tasks.claimable_ids(tx, agent_id, now)
+        # Only ids and groups for the digest (a hook runs this on every prompt, over the
+        # whole backlog): what a claim could take, after its sweep, one per group; five
+        # tasks are shown.
+        ids, _ = first_of_groups(tasks.ready_rows(tx, agent_id, now, ()))
         digest = hashlib.sha256(",".join(ids).encode()).hexdigest()
         seen = tasks.seen(tx, agent_id)
         if (seen is None and not ids) or seen == digest:
             return None  # nothing new (nothing at all: no cursor is written, no file made)
-        top = tasks.claimable(tx, agent_id, now, SURFACE_ROWS)
+        top = tasks.get_many(tx, ids[:SURFACE_ROWS])
     with store.write() as tx:
         # Set only if still different: of two hooks racing for one agent, one shows the
         # block. (If the ready set changed in between, the next prompt shows it again.)

@@ -26,7 +26,7 @@ from taskloom._pools import REQUESTS
 from taskloom.client import Taskloom
 from taskloom.domain.common import UNSET
 from taskloom.domain.errors import InvalidInput, TaskloomError, TooLarge
-from taskloom.domain.text import shown_id
+from taskloom.domain.text import plural, shown_id
 from taskloom.domain.threads import check_thread_id
 from taskloom.server.cursor import parse_cursor
 from taskloom.server.hub import EventHub
@@ -104,7 +104,7 @@ def _only(body: dict[str, Any], allowed: set[str]) -> dict[str, Any]:
     never ignored in silence (``{"reasn": …}`` would pause without the reason)."""
     unknown = body.keys() - allowed
     if unknown:
-        raise InvalidInput(f"unknown field(s): {', '.join(sorted(unknown))}")
+        raise InvalidInput(f"unknown {plural(len(unknown), 'field')}: {', '.join(sorted(unknown))}")
     return body
 
 

@@ -371,17 +371,10 @@ class TaskTable(abc.ABC):
         """Dead tasks, by id."""
 
     @abc.abstractmethod
-    def claimable(self, tx: Transaction, agent: str, now: float, limit: int) -> list[Task]:
-        """The first ``limit`` tasks ``agent`` could claim now, most urgent first (a lease
-        run out included: a claim takes it back first)."""
-
-    @abc.abstractmethod
-    def claimable_ids(self, tx: Transaction, agent: str, now: float) -> list[str]:
-        """The ids of every task ``agent`` could claim now, most urgent first."""
-
-    @abc.abstractmethod
     def claimable_count(self, tx: Transaction, agent: str, now: float) -> int:
-        """How many tasks ``agent`` could claim now."""
+        """How many tasks ``agent`` could claim now, after the sweep a claim runs first, one
+        per group (a claim takes a group's most urgent task only): the :meth:`ready_rows`
+        :func:`~taskloom.domain.readiness.first_of_groups` keeps."""
 
     @abc.abstractmethod
     def seen(self, tx: Transaction, agent: str) -> str | None:

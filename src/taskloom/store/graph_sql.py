@@ -155,21 +155,21 @@ def holders_sql(dialect: str) -> str:
 
 def ready_sql(agent: bool, n_kinds: int) -> str:
     """What a claim could take now, after its sweep, most urgent first, ``id`` and
-    ``group_key`` only (parameters: :func:`~taskloom.store.queue_sql.claimable`'s with
-    ``swept``, then the kinds)."""
+    ``group_key`` only (parameters: :func:`~taskloom.store.queue_sql.claimable`'s, then the
+    kinds)."""
     kinds = f" AND kind IN ({', '.join('?' * n_kinds)})" if n_kinds else ""
-    where = claimable(agent, swept=True)
+    where = claimable(agent)
     return f"SELECT id, group_key FROM tasks WHERE {where}{kinds} {URGENCY}"
 
 
 def waiting_sql(agent: bool, n_kinds: int) -> str:
     """The ready and blocked tasks and the lapsed leases that :func:`ready_sql` leaves out,
-    most urgent first (parameters: now, :func:`~taskloom.store.queue_sql.claimable`'s with
-    ``swept``, the kinds, the limit): what ``ready --explain`` explains."""
+    most urgent first (parameters: now, :func:`~taskloom.store.queue_sql.claimable`'s, the
+    kinds, the limit): what ``ready --explain`` explains."""
     kinds = f" AND kind IN ({', '.join('?' * n_kinds)})" if n_kinds else ""
     return (
         "SELECT * FROM tasks WHERE (status IN ('ready', 'blocked') OR status = 'in_progress'"
-        f" AND lease_expires_at <= ?) AND NOT ({claimable(agent, swept=True)}){kinds}"
+        f" AND lease_expires_at <= ?) AND NOT ({claimable(agent)}){kinds}"
         f" {URGENCY} LIMIT ?"
     )
 

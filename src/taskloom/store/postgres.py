@@ -44,6 +44,7 @@ from psycopg.rows import dict_row
 
 from taskloom.domain.errors import InvalidInput, StoreBusy, StoreError
 from taskloom.domain.events import Event
+from taskloom.domain.text import counted
 from taskloom.store.base import (
     LIST_DOCS_SQL,
     SAVE_DOC_SQL,
@@ -374,7 +375,7 @@ class PostgresStore(Store):
             self.pool.close()
             self.pool = self._new_pool()
             raise StoreError(
-                f"could not open the pool's {self.pool.min_size} connection(s) within"
+                f"could not open the pool's {counted(self.pool.min_size, 'connection')} within"
                 f" {POOL_TIMEOUT_S:.0f} s: lower pool_min, or raise the server's"
                 " max_connections"
             ) from None

@@ -76,24 +76,24 @@ eligible (parameters: agent, now, now, then the kinds), so one statement never t
 tasks of one group. ``{kinds}``: the kinds' test on ``o``."""
 
 
-def claimable(agent: bool = True, swept: bool = False) -> str:
-    """What could be claimed now (parameters: now, then with ``agent`` the agent, now, now,
-    then with ``swept`` now once more): the eligible tasks, and those whose lease ran out
-    that a claim's sweep would make ready first (see :data:`RECLAIM`); without ``agent``, by
-    whichever agent each is for. What the hooks count and show, which only read: a sweep
-    would write, and create a database the hooks must not. With ``swept``, a group whose
-    task in progress has a lease run out is free (:func:`group_free`), as it is for the
-    claim after the sweep: what ``ready`` lists and explains."""
+def claimable(agent: bool = True) -> str:
+    """What a claim could take now, after the sweep it runs first (parameters: now, then with
+    ``agent`` the agent, now, now, now once more): the eligible tasks, and those whose lease
+    ran out that the sweep makes ready (see :data:`RECLAIM`); without ``agent``, by whichever
+    agent each is for. A group whose task in progress has a lease run out is free
+    (:func:`group_free` with ``swept``), as it is for the claim after the sweep. Of a group,
+    a claim takes the most urgent of these only. What ``ready`` lists and explains and what
+    the hooks count and show, which only read: a sweep would write, and create a database
+    the hooks must not."""
     target = " AND (target_agent IS NULL OR target_agent = ?)" if agent else ""
     return (
         "(status = 'ready' AND lease_expires_at IS NULL OR status = 'in_progress'"
         f" AND lease_expires_at <= ? AND attempts < max_attempts){target}"
         " AND (not_before IS NULL OR not_before <= ?) AND (expires_at IS NULL OR expires_at > ?)"
-        f" AND {deps_met()} AND {group_free(swept=swept)}"
+        f" AND {deps_met()} AND {group_free(swept=True)}"
     )
 
 
-CLAIMABLE = claimable()
 URGENCY = "ORDER BY priority, created_at, id"
 """Most urgent first: the claim's order, and every list's."""
 EXPIRED_RESULT = "expired: its expires_at passed before it was done"
@@ -462,9 +462,12 @@ LAPSED_SQL = (
     "SELECT * FROM tasks WHERE status = 'in_progress' AND lease_expires_at <= ? ORDER BY id"
 )
 """The tasks whose lease has run out (the parameter: now), as the sweep finds them."""
-CLAIMABLE_COUNT_SQL = f"SELECT count(*) AS n FROM tasks WHERE {CLAIMABLE}"
-CLAIMABLE_IDS_SQL = f"SELECT id FROM tasks WHERE {CLAIMABLE} {URGENCY}"
-CLAIMABLE_TOP_SQL = f"SELECT * FROM tasks WHERE {CLAIMABLE} {URGENCY} LIMIT ?"
+CLAIMABLE_COUNT_SQL = (
+    "SELECT count(*) - count(group_key) + count(DISTINCT group_key) AS n"
+    f" FROM tasks WHERE {claimable()}"
+)
+"""How many tasks an agent could claim now, one per group (parameters:
+:func:`claimable`'s): each task without a group, and each group once."""
 SEEN_SQL = "SELECT digest FROM agent_cursors WHERE agent_id = ?"
 SEE_SQL = (
     "INSERT INTO agent_cursors (agent_id, digest, updated_at) VALUES (?, ?, ?)"

@@ -239,15 +239,8 @@ class SqlTaskTable(TaskTable):
     def dead(self, tx: Transaction) -> list[Task]:
         return [Task.from_row(r) for r in tx.query(sql.DEAD_SQL)]
 
-    def claimable(self, tx: Transaction, agent: str, now: float, limit: int) -> list[Task]:
-        rows = tx.query(sql.CLAIMABLE_TOP_SQL, (now, agent, now, now, limit))
-        return [Task.from_row(r) for r in rows]
-
-    def claimable_ids(self, tx: Transaction, agent: str, now: float) -> list[str]:
-        return [str(r["id"]) for r in tx.query(sql.CLAIMABLE_IDS_SQL, (now, agent, now, now))]
-
     def claimable_count(self, tx: Transaction, agent: str, now: float) -> int:
-        row = tx.query_one(sql.CLAIMABLE_COUNT_SQL, (now, agent, now, now))
+        row = tx.query_one(sql.CLAIMABLE_COUNT_SQL, (now, agent, now, now, now))
         return int(row["n"]) if row else 0
 
     def seen(self, tx: Transaction, agent: str) -> str | None:

@@ -1,0 +1,68 @@
+"""The hooks (the prompt block, :meth:`Queue.surface`; the session-start count,
+:meth:`Queue.ready_count`) name what a claim takes: after a group holder's lease lapsed,
+the claim's sweep returns the holder first and the claim takes the group's most urgent
+task, one per group."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+import taskloom
+from taskloom.cli import main
+from taskloom.client import Taskloom
+from tests.conftest import FakeClock
+
+
+def _titles(block: str) -> list[str]:
+    return [
+        line.split(">", 1)[1].split("<", 1)[0] for line in block.splitlines() if "<task " in line
+    ]
+
+
+def test_the_hooks_show_the_more_urgent_task_of_a_group_whose_holders_lease_lapsed(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    q = tl_fixed.queue
+    low, _ = q.add("low", group_key="g", priority=5)
+    held = q.claim("w", lease=10)
+    assert held is not None and held.id == low.id
+    high, _ = q.add("high", group_key="g", priority=1)
+    q.add("alone", priority=3)
+    clock.advance(11)  # the lease lapsed; no sweep has run
+    assert q.ready_count("v") == 2
+    block = q.surface("v")
+    assert block is not None and 'ready="2"' in block
+    assert _titles(block) == ["high", "alone"]
+    got = q.claim("v", lease=10)
+    assert got is not None and got.id == high.id
+
+
+def test_the_hooks_count_one_task_per_group(tl_fixed: Taskloom) -> None:
+    """Two ready tasks of one group: a claim takes one; the other waits its turn."""
+    q = tl_fixed.queue
+    q.add("first", group_key="g", priority=1)
+    q.add("second", group_key="g", priority=2)
+    assert q.ready_count("v") == 1
+    block = q.surface("v")
+    assert block is not None and 'ready="1"' in block and _titles(block) == ["first"]
+    assert q.ready_count("v") == len(q.claim_batch("v", 10))
+
+
+def test_the_hook_commands_agree_with_the_claim_after_a_lapsed_holder(
+    db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with taskloom.connect(db_url) as tl:
+        q = tl.queue
+        q.add("low", group_key="g", priority=5)
+        assert q.claim("w", lease=0.2) is not None
+        q.add("high", group_key="g", priority=1)
+    time.sleep(0.3)
+    db = ("--db", db_url)
+    assert main(["hook", "session-start", "--agent", "v", *db, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["ready"] == 1
+    assert main(["hook", "prompt", "--agent", "v", *db]) == 0
+    block = json.loads(capsys.readouterr().out)["hookSpecificOutput"]["additionalContext"]
+    assert 'ready="1"' in block and _titles(block) == ["high"]
