@@ -176,7 +176,7 @@ class _Pairs(list[tuple[Any, Any]]):
 
 _NUMBER = object()
 """What a number or a constant parses to: only strings and structure matter here."""
-_STRING_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_STRING_TOKEN = re.compile(r'"(?:[^"\\]++|\\.)*+"', re.S)
 """A JSON string token. Outside strings valid JSON holds no quote, so the n-th match of
 this in a document is its n-th string, key or value."""
 
@@ -274,7 +274,7 @@ def redact_json_output(text: str) -> tuple[str, int]:
     return _redact_json_lines(text)
 
 
-_KEY = re.compile(r'"((?:[^"\\\n]|\\.)*)"[ \t]*:')
+_KEY = re.compile(r'"((?:[^"\\\n]++|\\.)*+)"[ \t]*:')
 """What may be a key of a JSON object written on one line, quotes and colon around it."""
 
 
