@@ -243,3 +243,24 @@ def test_counting_in_a_large_map_of_records_costs_about_what_reading_it_does(
     assert "… +19,976 keys\n" in out.text
     assert "Exact count: 10,000 (JSONPath $[?@.t=='b']" in replies["count"]
     assert peaks["count"] < 3 * peaks["read"], peaks  # it was ten times
+
+
+def test_the_groups_of_a_large_map_parse_each_member_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whether a large object is a map of records is read off where its members start."""
+    from taskloom.guard.groups import groups
+
+    n = 3_000
+    doc = JsonDoc(json.dumps({f"key-{i}": {"id": i, "s": "x"} for i in range(n)}), small=600)
+    root = doc.root()
+    parsed = 0
+    node = JsonDoc.node
+
+    def counting(self: JsonDoc, start: int, end: int) -> Any:
+        nonlocal parsed
+        parsed += 1
+        return node(self, start, end)
+
+    monkeypatch.setattr(JsonDoc, "node", counting)
+    found = groups(doc)
+    assert found[0].records == n and root is not None
+    assert parsed < 1.5 * n

@@ -48,7 +48,8 @@ Code is left alone (``password = ask()``, ``token := getenv()``, ``password: str
 (``secretName``, ``tokenUrl``, ``password_policy``, ``nextPageToken``), and so are a model's
 tokens (``max_tokens``, ``special_tokens``). Replacements never contain a quote or a
 backslash, and no match takes the quote that ends a JSON string, so JSON stays JSON. Every
-pattern runs in time linear in the output.
+pattern runs in time linear in the output, and a repeat of alternatives is possessive, so
+matching a long line holds no backtracking state for each of its characters.
 """
 
 from __future__ import annotations
@@ -64,8 +65,8 @@ REDACTED = "[redacted]"
 _TOKEN = r"(?<![\w-])(?:{})(?![\w-])"
 _PEM = re.compile(
     r"-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY-----"
-    r"(?:(?:\\[nr]|[\r\n])+(?:[A-Za-z0-9+/=]+|[A-Za-z-]+: [^\r\n\\\"]*))+"
-    r"(?:(?:\\[nr]|[\r\n])+-----END ([A-Z0-9]+ )*PRIVATE KEY-----)?"
+    r"(?:(?:\\[nr]|[\r\n])++(?:[A-Za-z-]++: [^\r\n\\\"]*+|[A-Za-z0-9+/=]++))++"
+    r"(?:(?:\\[nr]|[\r\n])++-----END ([A-Z0-9]+ )*PRIVATE KEY-----)?"
 )
 """A key block, header lines and base64 lines only (as text or as a JSON string's escapes):
 a BEGIN marker in one log line and an END marker in a later one are not a key between."""
@@ -105,7 +106,7 @@ _ENV_LINE = re.compile(
 ``docker inspect``'s): code assigns with spaces. A ``$REFERENCE`` is not a secret."""
 _FLAG = re.compile(
     r"(?i)((?<![\w-])--?[a-z-]*(?:password|passwd|secret|token|api-key|apikey)=)(?!\[redacted\])"
-    rf"({_QUOTED}|(?:[^\s\"'\\]|\\(?!\"))+)"
+    rf"({_QUOTED}|(?:[^\s\"'\\]++|\\(?!\"))++)"
 )
 """A flag's value; a backslash before a quote escapes it in a JSON string (``\"abc\"``), and
 taken with the value it left the quote bare and the JSON broken."""
@@ -172,7 +173,7 @@ def is_permissions_key(key: str) -> bool:
 
 _URL_USER = re.compile(r"://[^:/\s@\"'\\]*:(?!\[redacted\])")
 """The start of a ``scheme://user:password@host`` URL, the user empty too (``redis://:pw@``)."""
-_URL_REST = re.compile(r"(?:[^\s\"'\\:]|:(?!//))*")
+_URL_REST = re.compile(r"(?:[^\s\"'\\:]++|:(?!//))*+")
 """The rest of a URL: up to a space, a quote, a backslash or the next ``://``."""
 _URL_CUT = re.compile(r"/@|[?#&][\w.%~+-]*=")
 """Where a URL's path or query has begun for sure: a ``/@scope`` or ``/users/@me`` segment, a
@@ -257,7 +258,7 @@ _SPACED_FLAG = re.compile(
 """A secret's flag and its value apart, as a command line echoed in a log writes it
 (``--password hunter2``, ``--token abc123``). It starts with the ``-`` (its lookbehind after
 it), which the regex engine then searches for fast."""
-_COMMAND = re.compile(r"(?<![\w-])(curl|mysql\w*|mariadb[\w-]*)(?![\w-])(?:[^\n\\]|\\\r?\n?)*")
+_COMMAND = re.compile(r"(?<![\w-])(curl|mysql\w*|mariadb[\w-]*)(?![\w-])(?:[^\n\\]++|\\\r?\n?)*+")
 """A ``curl`` or ``mysql`` command, its ``\\``-continued lines included: only there are
 ``-u user:password`` and ``-pPASSWORD`` credentials (``docker run -u 1000:1000 -p8080:80``
 are a user id and a port)."""
@@ -377,10 +378,20 @@ def _command_credential(m: re.Match[str]) -> str | None:
     return _redacted_group(m, group)
 
 
-def _command(m: re.Match[str]) -> str | None:
-    option = _USER_OPTION if m.group(1) == "curl" else _MYSQL_PASSWORD
-    text, n = _sub(option, m.group(0), _command_credential)
-    return text if n else None
+def _redact_commands(text: str) -> tuple[str, int]:
+    """Every ``curl`` or ``mysql`` command's credentials redacted, each one counted (a
+    command may hold several: ``-u`` and ``--proxy-user``)."""
+    count = 0
+
+    def command(m: re.Match[str]) -> str | None:
+        nonlocal count
+        option = _USER_OPTION if m.group(1) == "curl" else _MYSQL_PASSWORD
+        new, n = _sub(option, m.group(0), _command_credential)
+        count += n
+        return new if n else None
+
+    text, _commands = _sub(_COMMAND, text, command)
+    return text, count
 
 
 def _may_name_a_secret(text: str) -> bool:
@@ -406,7 +417,7 @@ def _redact_lines(text: str) -> tuple[str, int]:
             text, n = _sub(pattern, text, rule)
             count += n
     if "curl" in text or "mysql" in text or "mariadb" in text:
-        text, n = _sub(_COMMAND, text, _command)
+        text, n = _redact_commands(text)
         count += n
     return text, count
 

@@ -90,6 +90,9 @@ def _redact_output(text: str) -> tuple[str, int]:
 CLEANED_HEADER_TOKENS = 80
 """About what the header of a cleaned output costs: cleaning that saves less is not worth
 a stashed copy, and a document that fits goes as it is."""
+BOM = "\ufeff"
+"""The byte order mark some tools write first (PowerShell, .NET, Windows editors): JSON
+after it is JSON, kept without it; text keeps it."""
 SHOWN_ANYWAY = 2**62
 """The threshold of :meth:`Guard.force_show`: no output is that large."""
 
@@ -170,14 +173,15 @@ class Guard:
         if value is not None:
             return self._stash_json(tool_name, value, output, hint)
         text = valid_text(output if isinstance(output, str) else str(output))
-        if len(text) > LARGE_JSON:
-            checked = parse_large(text)
+        body = text.removeprefix(BOM)  # a byte order mark starts no JSON value
+        if len(body) > LARGE_JSON:
+            checked = parse_large(body)
             if checked is not None:
                 return self._stash_large(tool_name, *checked, hint)
             return self._stash_text(tool_name, text, hint)
-        value = parse_json(text)
+        value = parse_json(body)
         if value is not None:
-            return self._stash_json(tool_name, value, text, hint)
+            return self._stash_json(tool_name, value, body, hint)
         return self._stash_text(tool_name, text, hint)
 
     def force_stash(self, tool_name: str, output: Any, *, hint: str | None = None) -> Wrapped:

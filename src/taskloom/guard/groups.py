@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from taskloom.domain.stash import child_path
-from taskloom.guard.jsondoc import JsonDoc, is_array, is_object
+from taskloom.guard.jsondoc import JsonDoc, LazyObject, is_array, is_object
 
 WILD = None
 """The wildcard of a group's pattern: any index, or any member of a map of records."""
@@ -80,7 +80,11 @@ def kind_of(value: Any) -> str:
 def _map_like(node: Mapping[str, Any]) -> bool:
     """Whether an object's members are records keyed by name, not fields: three or more,
     every one an object."""
-    return len(node) >= 3 and all(is_object(value) for value in node.values())
+    if len(node) < 3:
+        return False
+    if isinstance(node, LazyObject):  # a large map's members are parsed once, by the walk
+        return node.all_objects()
+    return all(is_object(value) for value in node.values())
 
 
 def groups(doc: JsonDoc) -> list[Group]:

@@ -229,6 +229,11 @@ class LazyObject(Mapping[str, Any]):
         """Each member's key and where its value's text starts and ends."""
         return iter(self._members.items())
 
+    def all_objects(self) -> bool:
+        """Whether every member is an object, read off where each starts, none parsed."""
+        text = self._doc.text
+        return all(text[start] == "{" for start, _end in self._members.values())
+
     def __repr__(self) -> str:
         return f"<JSON object of {len(self)} keys>"
 

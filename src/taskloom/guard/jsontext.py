@@ -59,15 +59,18 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return value
 
 
+_EXACT = json.JSONDecoder(
+    parse_int=_exact_int,
+    parse_float=_exact_float,
+    parse_constant=_no_constant,
+    object_pairs_hook=_unique_keys,
+)
+"""Built once: a large result is read with it member by member."""
+
+
 def exact_loads(text: str) -> Any:
     """``json.loads`` that refuses a value it could not give back exactly (``ValueError``)."""
-    return json.loads(
-        text,
-        parse_int=_exact_int,
-        parse_float=_exact_float,
-        parse_constant=_no_constant,
-        object_pairs_hook=_unique_keys,
-    )
+    return _EXACT.decode(text)
 
 
 def parse_json(text: str) -> Any:

@@ -176,7 +176,7 @@ class _Pairs(list[tuple[Any, Any]]):
 
 _NUMBER = object()
 """What a number or a constant parses to: only strings and structure matter here."""
-_STRING_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_STRING_TOKEN = re.compile(r'"(?:[^"\\]++|\\.)*+"', re.S)
 """A JSON string token. Outside strings valid JSON holds no quote, so the n-th match of
 this in a document is its n-th string, key or value."""
 
@@ -185,26 +185,42 @@ _AUTH_NAME = re.compile(r'"(?i:(?:http[-_])?(?:proxy[-_])?authorization)"')
 """An ``Authorization`` string, which may start an ``["Authorization", …]`` pair."""
 
 
-def _parse_pairs(text: str, keys: set[str]) -> Any:
-    """``text`` as JSON with every object as :class:`_Pairs`, or ``None`` if it is none;
-    ``keys`` gets every key it holds. Numbers are not read, so no value is out of range."""
+def _number(_text: str) -> object:
+    return _NUMBER
+
+
+_PAIRS = json.JSONDecoder(
+    object_pairs_hook=_Pairs, parse_int=_number, parse_float=_number, parse_constant=_number
+)
+"""Reads JSON with every object as :class:`_Pairs`; built once, as each of a large result's
+members and each line of JSON Lines is read with it."""
+
+
+def _parse_pairs(text: str) -> Any:
+    """``text`` as JSON with every object as :class:`_Pairs`, or ``None`` if it is none.
+    Numbers are not read, so no value is out of range."""
     if text.lstrip()[:1] not in ("{", "["):
         return None
-
-    def pairs(items: list[tuple[str, Any]]) -> _Pairs:
-        keys.update(dict(items))
-        return _Pairs(items)
-
     try:
-        return json.loads(
-            text,
-            object_pairs_hook=pairs,
-            parse_int=lambda _s: _NUMBER,
-            parse_float=lambda _s: _NUMBER,
-            parse_constant=lambda _s: _NUMBER,
-        )
+        return _PAIRS.decode(text)
     except (ValueError, RecursionError):
         return None
+
+
+def _keys(root: Any) -> set[str]:
+    """Every key of a document read by :func:`_parse_pairs`."""
+    keys: set[str] = set()
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, _Pairs):
+            for key, value in node:
+                keys.add(key)
+                if isinstance(value, list):
+                    pending.append(value)
+        elif isinstance(node, list):
+            pending.extend(value for value in node if isinstance(value, list))
+    return keys
 
 
 _KEY_TOKEN = object()
@@ -256,25 +272,23 @@ def redact_json_text(text: str) -> tuple[str, int]:
     it is JSON the guard keeps as text (an integer beyond 64 bits, ``NaN``, a duplicate
     key): such a document lost every JSON-key redaction. Only the string tokens redacted
     change; the rest of the text stays exactly as the tool wrote it."""
-    keys: set[str] = set()
-    root = _parse_pairs(text, keys)
+    root = _parse_pairs(text)
     if root is None:
         return text, 0
-    return _redact_document(text, root, keys)
+    return _redact_document(text, root)
 
 
 def redact_json_output(text: str) -> tuple[str, int]:
     """A text output redacted by key in place: as :func:`redact_json_text` when it is one
     JSON document, else each of its lines that is one (JSON Lines: a log's records, the
     output of ``jq -c``), so a ``"password"`` in a record is redacted as in a document."""
-    keys: set[str] = set()
-    root = _parse_pairs(text, keys)
+    root = _parse_pairs(text)
     if root is not None:
-        return _redact_document(text, root, keys)
+        return _redact_document(text, root)
     return _redact_json_lines(text)
 
 
-_KEY = re.compile(r'"((?:[^"\\\n]|\\.)*)"[ \t]*:')
+_KEY = re.compile(r'"((?:[^"\\\n]++|\\.)*+)"[ \t]*:')
 """What may be a key of a JSON object written on one line, quotes and colon around it."""
 
 
@@ -327,9 +341,9 @@ def _redact_json_lines(text: str) -> tuple[str, int]:
     return "".join([*out, text[last:]]), count
 
 
-def _redact_document(text: str, root: Any, keys: set[str]) -> tuple[str, int]:
-    """The key-based redaction of the document ``text``, parsed as ``root`` with ``keys``."""
-    if not _may_redact(text, keys):
+def _redact_document(text: str, root: Any) -> tuple[str, int]:
+    """The key-based redaction of the document ``text``, parsed as ``root``."""
+    if not _may_redact(text, _keys(root)):
         return text, 0
     modes = _token_modes(root)
     if not any(modes):
