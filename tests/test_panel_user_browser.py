@@ -267,3 +267,29 @@ def test_the_same_failure_twice_is_one_toast_whose_time_starts_over(
     expect(toast).to_be_visible()
     assert toast.inner_text() == line
     expect(toast).to_be_hidden(timeout=10_000)
+
+
+def test_queue_counts_are_written_with_thousands_separators(server: Server, page: Any) -> None:
+    """A queue of a million tasks read "2500 can run now · 12345 ready · 1000000 completed"
+    and "Showing the 3 most urgent of 1012345 tasks.": counts are written 12,345."""
+    from playwright.sync_api import expect
+
+    tl = taskloom.connect(server.db_url)
+    for title in ("One", "Two", "Three"):
+        tl.queue.add(title)
+    tl.close()
+    stats = {"ready": 12_345, "in_progress": 0, "completed": 1_000_000, "total": 1_012_345}
+    page.route("**/api/tasks/stats", lambda route: route.fulfill(json=stats))
+    ready = {"count": 2_500, "ready": [], "waiting": []}
+    page.route("**/api/tasks/ready", lambda route: route.fulfill(json=ready))
+    page.goto(f"{server.url}/")
+    expect(page.locator("#queue-stats")).to_have_text(
+        "2,500 can run now · 12,345 ready · 1,000,000 completed"
+    )
+    expect(page.locator("#queue .more")).to_have_text(
+        "Showing the 3 most urgent of 1,012,345 tasks."
+    )
+    page.locator("#queue-text").fill("o")  # a search over part of the queue says so too
+    expect(page.locator("#queue .more")).to_have_text(
+        "Only the 3 most urgent of 1,012,345 tasks are searched."
+    )

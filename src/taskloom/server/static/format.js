@@ -1,4 +1,4 @@
-// How values are written on the page: status names, token counts, durations.
+// How values are written on the page: status names, counts, token counts, durations.
 import { h } from "./dom.js";
 
 export const LABEL = {
@@ -9,6 +9,11 @@ export const LABEL = {
 };
 
 export const statusChip = (status) => h("span", { class: `status s-${status}`, "data-status": status }, LABEL[status] || status);
+
+// A count in the panel's English text, with its thousands separated: "12,345", whatever the
+// browser's locale (a German one's "12.345" reads as a decimal in an English sentence).
+const COUNT = new Intl.NumberFormat("en");
+export const count = (n) => COUNT.format(n);
 
 // A token count; one past 2^53 is a BigInt (see parse()), or, where the browser cannot read
 // one, "over 9,007,199,254,740,991".

@@ -1,7 +1,7 @@
 // The queue view: the task counts and the most urgent tasks, filtered, with their actions.
 import { actButton } from "./actions.js";
 import { $, bidiShown, h, ident, iso } from "./dom.js";
-import { LABEL, statusChip } from "./format.js";
+import { count, LABEL, statusChip } from "./format.js";
 import { graphOf } from "./graph.js";
 import { refused } from "./live.js";
 import { state } from "./state.js";
@@ -18,11 +18,11 @@ export function renderQueue() {
   const stats = state.stats;
   // "can run now" is said only when dependencies or groups hold some ready tasks back.
   const runnable = state.ready && stats && state.ready.count !== (stats.ready ?? 0) + (stats.lease_expired ?? 0)
-    ? `${state.ready.count} can run now · ` : "";
+    ? `${count(state.ready.count)} can run now · ` : "";
   $("queue-stats").textContent = runnable
     + (stats ? Object.entries(stats)
       .filter(([s, n]) => s !== "total" && n > 0)
-      .map(([s, n]) => `${n} ${(LABEL[s] || s).toLowerCase()}`).join(" · ") : "");
+      .map(([s, n]) => `${count(n)} ${(LABEL[s] || s).toLowerCase()}`).join(" · ") : "");
   const held = [...state.tasks.values()].filter((t) => shownAs(t, status));
   const matched = held
     .filter((t) => (!agent || (t.claimed_by || t.target_agent || "").toLowerCase().includes(agent))
@@ -34,12 +34,12 @@ export function renderQueue() {
   const kind = status ? ` ${(LABEL[status] || status).toLowerCase()}` : "";
   let more = null;
   if (!agent && !text) {
-    if (rows.length && total > rows.length) more = `Showing the ${rows.length} most urgent of ${total}${kind} tasks.`;
+    if (rows.length && total > rows.length) more = `Showing the ${count(rows.length)} most urgent of ${count(total)}${kind} tasks.`;
   } else if (total > held.length) {
-    more = `Only the ${held.length} most urgent of ${total}${kind} tasks are searched`
-      + `${matched.length > rows.length ? ` (${rows.length} of ${matched.length} matches shown)` : ""}.`;
+    more = `Only the ${count(held.length)} most urgent of ${count(total)}${kind} tasks are searched`
+      + `${matched.length > rows.length ? ` (${count(rows.length)} of ${count(matched.length)} matches shown)` : ""}.`;
   } else if (matched.length > rows.length) {
-    more = `Showing the ${rows.length} most urgent of ${matched.length} matching tasks.`;
+    more = `Showing the ${count(rows.length)} most urgent of ${count(matched.length)} matching tasks.`;
   }
   const note = more ? h("p", { class: "more" }, more) : null;
   if (!rows.length) {
