@@ -275,6 +275,22 @@ def test_mcp_stdio_unknown_resource_is_a_resource_not_found_error(tmp_path: Path
     assert answers[2]["result"]["contents"][0]["uri"] == "taskloom://board"
 
 
+def test_mcp_stdio_unknown_resource_error_cuts_a_long_uri(tmp_path: Path) -> None:
+    """A 20,000-character URI came back whole in the error's message and data; the error
+    repeats its first characters, as every other not-found text does."""
+    from taskloom.domain.text import MAX_SHOWN_ID
+
+    uri = "taskloom://" + "x" * 20_000
+    read = {"method": "resources/read", "params": {"uri": uri}}
+    answers, stderr = _pipe(f"sqlite:///{tmp_path / 'long.db'}", "res", [read])
+    error = answers[1]["error"]
+    shown = uri[:MAX_SHOWN_ID] + "…"
+    assert error["code"] == -32002
+    assert error["message"] == f"unknown resource '{shown}' (taskloom://board, taskloom://goal)"
+    assert error["data"] == {"uri": shown}
+    assert "x" * MAX_SHOWN_ID not in error["message"] and "Traceback" not in stderr
+
+
 async def _http_header_session(url: str, thread: bytes | None) -> dict[str, object]:
     """One MCP session over HTTP whose thread header is raw bytes (as a client sends it)."""
     import httpx2
@@ -323,7 +339,8 @@ def test_mcp_http_headers_are_utf8_and_resource_errors_have_codes(tmp_path: Path
     with taskloom.connect(server.db_url) as tl:
         assert [c["title"] for c in tl.board("é-thread").list()["cards"]] == ["accented"]
         assert [t["thread_id"] for t in tl.threads()] == ["é-thread"]
-    assert utf8["taskloom://nope"] == (-32002, "unknown resource taskloom://nope")
+    nope = "unknown resource 'taskloom://nope' (taskloom://board, taskloom://goal)"
+    assert utf8["taskloom://nope"] == (-32002, nope)
     assert latin1["error"] and "X-Taskloom-Thread header is not valid UTF-8" in str(latin1["added"])
     code, message = latin1["taskloom://board"]  # type: ignore[misc]
     assert code == -32602 and "not valid UTF-8" in message

@@ -231,3 +231,65 @@ def test_a_budget_typed_in_hex_binary_or_octal_is_refused_not_read_as_another_nu
     assert posts == ['{"token_budget":2500}']
     assert tl.goal("t").get()["goal"]["token_budget"] == 2500
     tl.close()
+
+
+def test_the_same_failure_twice_is_one_toast_whose_time_starts_over(
+    server: Server,
+    page: Any,
+) -> None:
+    """A Cancel refused twice for the same reason showed the same line twice in the toast,
+    and the toast went away eight seconds after the first refusal, not the last."""
+    import time
+
+    from playwright.sync_api import expect
+
+    tl = taskloom.connect(server.db_url)
+    tl.queue.add("Rotate the keys")
+    tl.close()
+    refused = {"message": "the queue is busy"}
+    page.route(
+        "**/api/tasks/*/cancel",
+        lambda route: route.fulfill(status=409, json=refused),
+    )
+    page.goto(f"{server.url}/")
+    cancel = page.get_by_role("button", name="Cancel the task: Rotate the keys")
+    toast = page.locator("#toast")
+    line = "Cancel not applied to “Rotate the keys”: the queue is busy"
+    cancel.click()
+    expect(toast).to_have_text(line)
+    first = time.monotonic()
+    expect(cancel).not_to_have_attribute("aria-disabled", "true")  # the answer came
+    time.sleep(5)
+    cancel.click()
+    expect(cancel).not_to_have_attribute("aria-disabled", "true")
+    assert toast.inner_text() == line  # one line, not two
+    time.sleep(max(0.0, first + 9.5 - time.monotonic()))  # past the first one's 8 s
+    expect(toast).to_be_visible()
+    assert toast.inner_text() == line
+    expect(toast).to_be_hidden(timeout=10_000)
+
+
+def test_queue_counts_are_written_with_thousands_separators(server: Server, page: Any) -> None:
+    """A queue of a million tasks read "2500 can run now · 12345 ready · 1000000 completed"
+    and "Showing the 3 most urgent of 1012345 tasks.": counts are written 12,345."""
+    from playwright.sync_api import expect
+
+    tl = taskloom.connect(server.db_url)
+    for title in ("One", "Two", "Three"):
+        tl.queue.add(title)
+    tl.close()
+    stats = {"ready": 12_345, "in_progress": 0, "completed": 1_000_000, "total": 1_012_345}
+    page.route("**/api/tasks/stats", lambda route: route.fulfill(json=stats))
+    ready = {"count": 2_500, "ready": [], "waiting": []}
+    page.route("**/api/tasks/ready", lambda route: route.fulfill(json=ready))
+    page.goto(f"{server.url}/")
+    expect(page.locator("#queue-stats")).to_have_text(
+        "2,500 can run now · 12,345 ready · 1,000,000 completed"
+    )
+    expect(page.locator("#queue .more")).to_have_text(
+        "Showing the 3 most urgent of 1,012,345 tasks."
+    )
+    page.locator("#queue-text").fill("o")  # a search over part of the queue says so too
+    expect(page.locator("#queue .more")).to_have_text(
+        "Only the 3 most urgent of 1,012,345 tasks are searched."
+    )

@@ -536,10 +536,14 @@ def test_a_thread_whose_goal_was_cleared_leaves_the_list_unless_its_board_has_ca
 
 
 def test_panel_and_assets_are_served(tl: Taskloom) -> None:
+    """The page loads app.js as a module, and app.js and every module it imports are served
+    as JavaScript; the live stream (EventSource) is among them."""
+    from tests.test_panel_modules import served_modules
+
     page = request(tl, "GET", "/")
-    assert page.status_code == 200 and "/static/app.js" in page.text
-    script = request(tl, "GET", "/static/app.js")
-    assert script.status_code == 200 and "EventSource" in script.text
+    assert page.status_code == 200 and '<script type="module" src="/static/app.js">' in page.text
+    scripts = served_modules(lambda path: request(tl, "GET", path))
+    assert "EventSource" in "".join(scripts.values())
 
 
 def test_the_app_wires_module_level_handlers(tl: Taskloom) -> None:

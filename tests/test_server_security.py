@@ -18,6 +18,7 @@ from taskloom.cli import main
 from taskloom.client import Taskloom
 from taskloom.server.app import create_app
 from taskloom.server.routes import MAX_BODY_BYTES
+from tests.test_panel_modules import served_modules
 
 LOCAL = "http://127.0.0.1:8765"
 
@@ -108,8 +109,9 @@ def test_a_refused_name_is_told_the_address_the_server_is_on(tl: Taskloom) -> No
 
 def test_the_panel_loads_with_a_token_and_data_needs_it(tl: Taskloom) -> None:
     token = "s3cret-token"
-    for path in ("/", "/static/app.js", "/static/app.css"):
+    for path in ("/", "/static/app.css", "/static/theme.js"):
         assert request(tl, "GET", path, token=token).status_code == 200, path
+    served_modules(lambda path: request(tl, "GET", path, token=token))  # every module, no token
     refused = request(tl, "GET", "/api/threads", token=token)
     assert refused.status_code == 401
     assert refused.headers["www-authenticate"] == 'Bearer realm="taskloom"'  # the scheme to use

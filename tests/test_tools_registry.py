@@ -65,3 +65,35 @@ def test_tools_never_import_the_facade() -> None:
             elif isinstance(node, ast.ImportFrom) and node.module:
                 names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
             assert "taskloom.client" not in names, path.name
+
+
+def test_task_delegate_says_what_the_model_chooses_and_what_the_host_binds(tl: Taskloom) -> None:
+    """The model read only "The only agent that may take it." for target_agent, with no word
+    on whether it could name itself or another thread: the description says that the target
+    is its choice, and that its own identity and thread are bound by the host."""
+    (spec,) = [s for s in tl.tools.schemas("openai", profile="all") if s["function"]["name"]
+               == "task_delegate"]  # fmt: skip
+    described = spec["function"]["description"]
+    assert "with target_agent, which worker may take it" in described
+    assert "The host binds who you are" in described
+    assert "your agent identity and this thread come from the session" in described
+    assert "never from the arguments" in described
+    fields = spec["function"]["parameters"]["properties"]
+    assert not {"agent_id", "thread_id", "source", "thread", "agent"} & set(fields)
+    target = fields["target_agent"]["description"]
+    assert "(your choice)" in target and "not who you are" in target
+    # The one agent named is the only one that may claim it; the task's source is the thread.
+    result = tl.tools.dispatch(
+        "task_delegate",
+        {"title": "Count", "target_agent": "counter", "source": "elsewhere"},
+        ToolContext(thread_id="t1", agent_id="planner"),
+    )
+    assert result.is_error and "source" in result.content  # no argument sets the source
+    result = tl.tools.dispatch(
+        "task_delegate",
+        {"title": "Count", "target_agent": "counter"},
+        ToolContext(thread_id="t1", agent_id="planner"),
+    )
+    task = tl.queue.get(result.data["id"])
+    assert (task.source, task.target_agent) == ("t1", "counter")
+    assert tl.queue.claim("someone-else", lease=60) is None

@@ -25,6 +25,7 @@ from mcp_types.version import is_version_at_least
 
 from taskloom._pools import REQUESTS
 from taskloom.domain.errors import InvalidInput, TaskloomError
+from taskloom.domain.text import shown_id
 from taskloom.mcp.binding import Binding, Bindings
 from taskloom.mcp.runs import call_result
 from taskloom.mcp.tasks import TaskSettings, TasksExtension, install
@@ -135,7 +136,11 @@ def build_server(
         if uri not in (BOARD_URI, GOAL_URI):
             modern = is_version_at_least(request_ctx.protocol_version, "2026-07-28")
             code = types.INVALID_PARAMS if modern else RESOURCE_NOT_FOUND
-            raise MCPError(code, f"unknown resource {uri}", {"uri": uri})
+            # A URI is cut as every not-found text cuts what it repeats (a client may send one
+            # kilobytes long).
+            shown = shown_id(uri)
+            message = f"unknown resource '{shown}' ({BOARD_URI}, {GOAL_URI})"
+            raise MCPError(code, message, {"uri": shown})
         try:
             thread = bindings.of(request_ctx).ctx.thread_id
         except InvalidInput as exc:

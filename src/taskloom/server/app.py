@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import mimetypes
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -37,6 +38,10 @@ from taskloom.store.stash import purge_stash
 
 if TYPE_CHECKING:
     from taskloom.mcp import McpConfig
+
+# The panel's scripts are ES modules, which a browser runs only when served as JavaScript
+# (the page sends nosniff): .js is text/javascript (RFC 9239) whatever the platform's table says.
+mimetypes.add_type("text/javascript", ".js")
 
 __all__ = ["MAX_RETAIN_AGE", "PRUNE_BATCH", "SHUTDOWN_GRACE_S", "Retention", "create_app"]
 

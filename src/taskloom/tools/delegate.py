@@ -49,7 +49,13 @@ class DelegateArgs(ToolArgs):
         None, description=f"What the worker needs to know (up to {MAX_BODY_BYTES} bytes)."
     )
     kind: str | None = Field(None, description="Kind of work, for workers that take some kinds.")
-    target_agent: str | None = Field(None, description="The only agent that may take it.")
+    target_agent: str | None = Field(
+        None,
+        description=(
+            "The one worker agent that may take the task, by name (your choice); leave it out"
+            " for any worker. It names who works on it, not who you are."
+        ),
+    )
     payload: dict[str, Any] | None = Field(None, description="JSON data for the worker.")
     wait_s: float = _wait(0.0)
 
@@ -135,7 +141,10 @@ TOOLS = (
     ToolSpec(
         "task_delegate",
         "Hand work to other agents through the shared work queue. Returns the task's id;"
-        " with wait_s, waits that long for its result.",
+        " with wait_s, waits that long for its result. You choose the work (title, body,"
+        " kind, payload) and, with target_agent, which worker may take it. The host binds"
+        " who you are: your agent identity and this thread come from the session, never from"
+        " the arguments, and the task is recorded as delegated from this thread.",
         DelegateArgs,
         _delegate,
         outcome=outcome,

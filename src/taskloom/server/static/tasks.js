@@ -1,0 +1,88 @@
+// The queue held: its tasks as listed by the API and changed by the stream, and their counts.
+import { api } from "./api.js";
+import { $ } from "./dom.js";
+import { schedule } from "./render.js";
+import { state } from "./state.js";
+import { toast } from "./toast.js";
+
+// The queue as the API lists it replaces what the panel holds (after a reconnect the stream
+// may have resumed past pruned events, so only the list knows what changed meanwhile): listed
+// tasks are updated, and tasks it no longer lists are dropped, wherever the list is complete:
+// all of it if shorter than the limit, else up to its last task in the API's order. A task
+// the stream changed while the request was out keeps the stream's state unless the list's is
+// newer; a later load (another reconnect, another status filter) supersedes an earlier one
+// still in flight. The list is of the status filter's tasks (all when none is chosen), so a
+// status with few tasks is listed whole however many others are more urgent.
+const TASK_LIMIT = 500;
+export let tasksLoading = null; // ids the stream changed since the newest loadTasks() started
+let tasksLoad = 0;
+export const taskOrder = (a, b) => a.priority - b.priority
+  || (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0)
+  || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+export async function loadTasks() {
+  const load = ++tasksLoad;
+  const status = $("queue-status").value;
+  const touched = new Set();
+  tasksLoading = touched;
+  loadStats();
+  try {
+    const query = new URLSearchParams({ limit: String(TASK_LIMIT) });
+    if (status) query.set("status", status);
+    const tasks = await api(`/api/tasks?${query}`);
+    if (load !== tasksLoad) return;
+    if (status !== state.tasksFor) { // held for another filter: only the stream's news stay
+      for (const id of [...state.tasks.keys()]) if (!touched.has(id)) state.tasks.delete(id);
+      state.tasksFor = status;
+    }
+    const last = tasks.length >= TASK_LIMIT ? tasks[tasks.length - 1] : null;
+    const listed = new Set(tasks.map((t) => t.id));
+    for (const [id, task] of state.tasks) {
+      if (!listed.has(id) && !touched.has(id) && (!last || taskOrder(task, last) <= 0)) state.tasks.delete(id);
+    }
+    for (const task of tasks) {
+      const held = state.tasks.get(task.id);
+      if (!touched.has(task.id) || !held || (task.changed_at && held.changed_at && task.changed_at > held.changed_at)) {
+        state.tasks.set(task.id, task);
+      }
+    }
+    schedule("queue");
+  } catch (error) {
+    if (load === tasksLoad) toast(error.message, true);
+  } finally {
+    if (load === tasksLoad) tasksLoading = null;
+  }
+}
+
+// One task as the server has it now, in place of the one held unless that is newer.
+export async function readTask(id) {
+  try {
+    const task = await api(`/api/tasks/${encodeURIComponent(id)}`);
+    const held = state.tasks.get(id);
+    if (held && held.changed_at && task.changed_at && held.changed_at > task.changed_at) return;
+    state.tasks.set(id, task);
+    loadStatsSoon();
+    schedule("queue");
+  } catch {
+    // away, or gone (pruned): the stream or the next load says what it is
+  }
+}
+
+// The counts by status, for all tasks; reloaded (at most a few times a second) as tasks change.
+let statsLoad = 0;
+let statsTimer = null;
+async function loadStats() {
+  const load = ++statsLoad;
+  try {
+    const [stats, ready] = await Promise.all([api("/api/tasks/stats"), api("/api/tasks/ready")]);
+    if (load !== statsLoad) return;
+    state.stats = stats;
+    state.ready = ready;
+    schedule("queue");
+  } catch {
+    // the server is away; the next load catches up
+  }
+}
+export function loadStatsSoon() {
+  if (statsTimer === null) statsTimer = setTimeout(() => { statsTimer = null; loadStats(); }, 250);
+}
