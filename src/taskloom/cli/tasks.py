@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from taskloom.cli.common import (
+    LINE_BREAK,
     MAX_LIMIT,
     Agent,
     DbOption,
@@ -217,14 +218,19 @@ add.__doc__ = f"{add.__doc__}\n    {FIELDS_HELP}\n"
 
 
 def _add_file(source: str, db: str | None, as_json: bool) -> None:
-    """Add the tasks of a file (``-``: standard input) in one transaction."""
-    text = read_stdin("add --from") if source == "-" else read_file(source)
-    tasks, lines = _task_objects(text)
+    """Add the tasks of a file (``-``: standard input) in one transaction; an error names
+    the file (or standard input) and the line."""
+    text = read_stdin("add --from", strict=True) if source == "-" else read_file(source)
+    where = "standard input" if source == "-" else source
+    try:
+        tasks, lines = _task_objects(text)
+    except InvalidInput as exc:
+        raise InvalidInput(f"{where}: {exc.message}") from None
     queue = open_db(db).queue
     try:
         answers = queue.add_many(tasks)
     except InvalidInput as exc:
-        raise _on_line(exc, lines) from None
+        raise InvalidInput(f"{where}: {_on_line(exc, lines).message}") from None
     if as_json:
         # Each task as ``tasks add --json`` prints one, so a script reads both alike.
         print_json([{**task.to_dict(), "added": added} for task, added in answers])
@@ -239,11 +245,11 @@ def _add_file(source: str, db: str | None, as_json: bool) -> None:
 
 
 def _task_objects(text: str) -> tuple[list[Any], list[int] | None]:
-    """The tasks of a JSON array, or of JSON lines (blank lines skipped) with the line each
-    is on; errors name the line."""
+    """The tasks of a JSON array, or of JSON lines (blank lines skipped; LF, CRLF or CR
+    ends a line) with the line each is on; errors name the line."""
     if text.lstrip().startswith("["):
         return list(parse_json(text, "the JSON array of tasks")), None
-    numbered = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    numbered = [(n, line) for n, line in enumerate(LINE_BREAK.split(text), 1) if line.strip()]
     return [parse_json(line, f"line {n}") for n, line in numbered], [n for n, _ in numbered]
 
 

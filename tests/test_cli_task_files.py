@@ -1,0 +1,76 @@
+"""``tasks add-many`` reads the files people and programs write: any line ending, a byte
+order mark, JSON strings holding line separators, and it refuses bytes that are not UTF-8
+naming the file, line and column."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.test_queue_cli import run
+
+
+def added_titles(capsys: pytest.CaptureFixture[str], db: str) -> list[str]:
+    code, out, _ = run(capsys, "tasks", "list", "--db", db, "--json")
+    assert code == 0
+    return sorted(task["title"] for task in json.loads(out))
+
+
+def test_a_json_string_holding_a_line_separator_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """JSON writes U+2028, U+2029 and U+0085 unescaped (``ensure_ascii=False``): they are not
+    line breaks of a JSON-lines file."""
+    plan = tmp_path / "plan.jsonl"
+    lines = [{"title": "para\u2028sep"}, {"title": "nel\x85x"}, {"title": "p\u2029q"}]
+    plan.write_text("".join(json.dumps(t, ensure_ascii=False) + "\n" for t in lines), "utf-8")
+    db = f"sqlite:///{tmp_path / 'q.db'}"
+    code, out, err = run(capsys, "tasks", "add-many", str(plan), "--db", db)
+    assert code == 0 and out.strip().endswith("3 added, 0 already queued"), err
+    assert len(added_titles(capsys, db)) == 3
+
+
+def test_crlf_cr_and_a_byte_order_mark_are_read_and_lines_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plan = tmp_path / "plan.jsonl"
+    plan.write_bytes(b'\xef\xbb\xbf{"title": "a"}\r\n\r\n{"title": "b"}\r{"title": "c"}\r\n')
+    db = f"sqlite:///{tmp_path / 'q.db'}"
+    code, out, _ = run(capsys, "tasks", "add-many", str(plan), "--db", db)
+    assert code == 0 and out.strip().endswith("3 added, 0 already queued"), out
+    plan.write_bytes(b'{"title": "d"}\r{"title": "e"}\r\r{"title": "f", "priority": "x"}\r')
+    code, _, err = run(capsys, "tasks", "add-many", str(plan), "--db", db)
+    assert code == 1 and f"{plan}: line 4: 'priority' must be a whole number" in err, err
+
+
+def test_bytes_that_are_not_utf8_are_refused_naming_line_and_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From a file and from standard input alike: never stored as U+FFFD in silence."""
+    data = b'{"title": "ok"}\r\n\n{"title": "caf\xc3\xa9 \xff"}\n'
+    plan = tmp_path / "plan.jsonl"
+    plan.write_bytes(b"\xef\xbb\xbf" + data)
+    db = f"sqlite:///{tmp_path / 'q.db'}"
+    code, _, err = run(capsys, "tasks", "add-many", str(plan), "--db", db)
+    where = "line 3, column 17: byte 0xff is not UTF-8 text"
+    assert code == 1 and err.startswith(f"Error: {plan}: {where}"), err
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
+    code, _, err = run(capsys, "tasks", "add-many", "-", "--db", db)
+    assert code == 1 and f"standard input: {where}" in err, err
+    assert added_titles(capsys, db) == []
+
+
+def test_errors_name_the_file_or_standard_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plan = tmp_path / "plan.jsonl"
+    plan.write_text('{"title": "a"}\n[1]\n')
+    db = f"sqlite:///{tmp_path / 'q.db'}"
+    code, _, err = run(capsys, "tasks", "add-many", str(plan), "--db", db)
+    assert code == 1 and err == f"Error: {plan}: line 2: a task must be an object of fields\n"
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b'[{"title": "a"},]')))
+    code, _, err = run(capsys, "tasks", "add-many", "-", "--db", db)
+    assert code == 1 and err.startswith("Error: standard input: the JSON array"), err
