@@ -74,3 +74,15 @@ def test_errors_name_the_file_or_standard_input(
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b'[{"title": "a"},]')))
     code, _, err = run(capsys, "tasks", "add-many", "-", "--db", db)
     assert code == 1 and err.startswith("Error: standard input: the JSON array"), err
+
+
+def test_prune_refuses_an_empty_age_instead_of_taking_the_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--older-than "$AGE"`` with ``AGE`` unset is a mistake to name, as ``--dedup ""`` is."""
+    db = f"sqlite:///{tmp_path / 'q.db'}"
+    run(capsys, "tasks", "add", "t", "--db", db)
+    for age in ("", " "):
+        code, out, err = run(capsys, "tasks", "prune", "--older-than", age, "--db", db)
+        assert code == 1 and out == "", out
+        assert err.startswith("Error: --older-than takes a duration such as 7d"), err

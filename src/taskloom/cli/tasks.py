@@ -511,7 +511,8 @@ def prune(
     Example: taskloom tasks prune --older-than 30d
     """
     one_age(older_than, days, "--days")
-    seconds = days_alias(days, "--days") if days is not None else task_age(older_than or "7d")
+    age = "7d" if older_than is None else older_than  # "" is refused, not the default
+    seconds = days_alias(days, "--days") if days is not None else task_age(age)
     pruned = open_existing(db).queue.prune(seconds)
     if as_json:
         print_json({"pruned": pruned})
