@@ -6,10 +6,15 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from taskloom.client import Taskloom
+from taskloom.domain.errors import InvalidInput
+from tests.test_queue import queue_of
 from tests.test_queue_cli import run
 
 
@@ -86,3 +91,46 @@ def test_prune_refuses_an_empty_age_instead_of_taking_the_default(
         code, out, err = run(capsys, "tasks", "prune", "--older-than", age, "--db", db)
         assert code == 1 and out == "", out
         assert err.startswith("Error: --older-than takes a duration such as 7d"), err
+
+
+def test_add_many_over_the_cap_is_refused_before_checking_every_task(tl: Taskloom) -> None:
+    """A list is refused by its length, an iterable at the first task past the cap: neither
+    is read, nor checked, to its end."""
+    q = queue_of(tl, max_active=10)
+    tasks: list[Any] = [{"title": f"t {i}"} for i in range(11)] + ["not a task"]
+    with pytest.raises(InvalidInput, match=r"^12 tasks are more than the queue's cap of 10$"):
+        q.add_many(tasks)
+    read = 0
+
+    def many() -> Iterator[dict[str, str]]:
+        nonlocal read
+        while read < 1_000:
+            read += 1
+            yield {"title": f"t {read}"}
+
+    with pytest.raises(InvalidInput, match=r"^11 or more tasks are more than the queue's cap"):
+        q.add_many(many())
+    assert read == 11 and q.stats()["ready"] == 0
+
+
+def test_a_file_over_the_cap_is_refused_before_its_lines_are_parsed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plan = tmp_path / "plan.jsonl"
+    plan.write_text("not json\n" * 10_001)
+    db = f"sqlite:///{tmp_path / 'q.db'}"
+    code, _, err = run(capsys, "tasks", "add-many", str(plan), "--db", db)
+    assert code == 1 and err == (
+        f"Error: {plan}: 10,001 tasks are more than the queue's cap of 10,000\n"
+    ), err
+
+
+def test_a_large_file_is_announced_on_stderr_before_its_transaction(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plan = tmp_path / "plan.jsonl"
+    plan.write_text("".join(f'{{"title": "t {i}"}}\n' for i in range(1_000)))
+    db = f"sqlite:///{tmp_path / 'q.db'}"
+    code, out, err = run(capsys, "tasks", "add-many", str(plan), "--db", db)
+    assert code == 0 and out.endswith("1,000 added, 0 already queued\n")
+    assert err == f"adding 1,000 tasks from {plan} in one transaction…\n", err

@@ -15,6 +15,7 @@ from taskloom.cli.common import (
     JsonOption,
     err,
     flag_names,
+    note,
     open_db,
     open_existing,
     open_listing,
@@ -222,11 +223,13 @@ def _add_file(source: str, db: str | None, as_json: bool) -> None:
     the file (or standard input) and the line."""
     text = read_stdin("add --from", strict=True) if source == "-" else read_file(source)
     where = "standard input" if source == "-" else source
+    queue = open_db(db).queue
     try:
-        tasks, lines = _task_objects(text)
+        tasks, lines = _task_objects(text, queue.max_active)
     except InvalidInput as exc:
         raise InvalidInput(f"{where}: {exc.message}") from None
-    queue = open_db(db).queue
+    if len(tasks) >= NOTED_BATCH:
+        note(f"adding {len(tasks):,} tasks from {where} in one transaction…", prefix="")
     try:
         answers = queue.add_many(tasks)
     except InvalidInput as exc:
@@ -244,13 +247,28 @@ def _add_file(source: str, db: str | None, as_json: bool) -> None:
     _note_cap(queue)
 
 
-def _task_objects(text: str) -> tuple[list[Any], list[int] | None]:
+NOTED_BATCH = 1000
+"""A file of this many tasks or more is announced on stderr before the transaction that
+adds them, which takes seconds."""
+
+
+def _task_objects(text: str, cap: int) -> tuple[list[Any], list[int] | None]:
     """The tasks of a JSON array, or of JSON lines (blank lines skipped; LF, CRLF or CR
-    ends a line) with the line each is on; errors name the line."""
+    ends a line) with the line each is on; errors name the line. More lines than the
+    queue's ``cap`` are refused before any is parsed."""
     if text.lstrip().startswith("["):
-        return list(parse_json(text, "the JSON array of tasks")), None
+        tasks = list(parse_json(text, "the JSON array of tasks"))
+        _within(len(tasks), cap)
+        return tasks, None
     numbered = [(n, line) for n, line in enumerate(LINE_BREAK.split(text), 1) if line.strip()]
+    _within(len(numbered), cap)
     return [parse_json(line, f"line {n}") for n, line in numbered], [n for n, _ in numbered]
+
+
+def _within(count: int, cap: int) -> None:
+    """Refuse ``count`` tasks when they are more than the queue's ``cap``."""
+    if count > cap:
+        raise InvalidInput(f"{count:,} tasks are more than the queue's cap of {cap:,}")
 
 
 _TASK_N = re.compile(r"task (\d+): ")
