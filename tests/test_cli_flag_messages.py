@@ -70,10 +70,10 @@ def test_add_many_names_the_line_of_the_file_a_bad_task_is_on(
     plan.write_text(f"{json.dumps(tasks[0])}\n\n{json.dumps(tasks[1])}\n{json.dumps(tasks[2])}\n")
     db = f"sqlite:///{tmp_path / 'q.db'}"
     code, _, err = run(capsys, "tasks", "add-many", str(plan), "--db", db)
-    assert code == 1 and err.startswith("Error: line 4: invalid task kind 'Bad Kind'"), err
+    assert code == 1 and err.startswith(f"Error: {plan}: line 4: invalid task kind 'Bad Kind'"), err
     plan.write_text(json.dumps(tasks))  # a JSON array has no lines to name: its place
     code, _, err = run(capsys, "tasks", "add-many", str(plan), "--db", db)
-    assert code == 1 and err.startswith("Error: task 3: invalid task kind"), err
+    assert code == 1 and err.startswith(f"Error: {plan}: task 3: invalid task kind"), err
 
 
 def test_tasks_list_json_says_on_stderr_when_the_limit_left_tasks_out(

@@ -305,24 +305,49 @@ MAX_STDIN_BYTES = 64 * 1024 * 1024
 """The most a command reads from stdin (a tool's output, a task list): a stash's quota."""
 
 
-def read_stdin(what: str) -> str:
+def read_stdin(what: str, *, strict: bool = False) -> str:
     """All of stdin as text, for ``what``: an error, not a traceback, when there is none
     (closed) or it is larger than :data:`MAX_STDIN_BYTES` (``< /dev/zero`` never ends);
-    bytes that are not UTF-8 read as U+FFFD."""
+    bytes that are not UTF-8 read as U+FFFD or, ``strict``, are an error naming their line
+    (:func:`utf8_text`)."""
     if sys.stdin is None:
         raise InvalidInput(f"{what}: standard input is closed")
     buffer = getattr(sys.stdin, "buffer", None)  # none on a text stream put in its place
-    data = (
+    data: str | bytes = (
         sys.stdin.read(MAX_STDIN_BYTES + 1) if buffer is None else buffer.read(MAX_STDIN_BYTES + 1)
     )
     if len(data) > MAX_STDIN_BYTES:
         raise InvalidInput(f"{what}: standard input holds more than {MAX_STDIN_BYTES:,} bytes")
-    text = data if isinstance(data, str) else data.decode("utf-8", "replace")
-    return text.removeprefix("\ufeff")
+    if isinstance(data, str):
+        return data.removeprefix("\ufeff")
+    if strict:
+        return utf8_text(data, "standard input")
+    return data.decode("utf-8", "replace").removeprefix("\ufeff")
+
+
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+"""A line break of a text file: LF, CRLF or CR. Not the other characters ``str.splitlines``
+splits at (U+2028, U+0085…), which a JSON string holds unescaped."""
+
+
+def utf8_text(data: bytes, where: str) -> str:
+    """``data`` as UTF-8 text, a byte order mark dropped; bytes that are not UTF-8 are an
+    error naming ``where`` and the line and column of the first (never replaced in
+    silence: a title would change)."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        at = exc.start + (3 if data.startswith(codecs.BOM_UTF8) else 0)
+        before = data[:at].decode("utf-8-sig")
+        lines = LINE_BREAK.split(before)
+        raise InvalidInput(
+            f"{where}: line {len(lines):,}, column {len(lines[-1]) + 1:,}: byte 0x{data[at]:02x}"
+            " is not UTF-8 text (save the file as UTF-8)"
+        ) from None
 
 
 def read_file(path: str) -> str:
-    """A UTF-8 file's text (a byte order mark dropped), at most :data:`MAX_STDIN_BYTES` of
+    """A UTF-8 file's text (:func:`utf8_text`), at most :data:`MAX_STDIN_BYTES` of
     it, as for stdin: a file without end (``/dev/zero``) is an error, not a ``MemoryError``.
     An empty name is refused as such (``Path("")`` is the current directory)."""
     if not path:
@@ -330,8 +355,8 @@ def read_file(path: str) -> str:
     try:
         with Path(path).open("rb") as file:
             data = file.read(MAX_STDIN_BYTES + 1)
-        if len(data) > MAX_STDIN_BYTES:
-            raise InvalidInput(f"cannot read {path}: it holds more than {MAX_STDIN_BYTES:,} bytes")
-        return data.decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise InvalidInput(f"cannot read {path}: {exc}") from None
+    if len(data) > MAX_STDIN_BYTES:
+        raise InvalidInput(f"cannot read {path}: it holds more than {MAX_STDIN_BYTES:,} bytes")
+    return utf8_text(data, path)

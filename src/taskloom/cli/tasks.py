@@ -8,12 +8,14 @@ from typing import Annotated, Any
 import typer
 
 from taskloom.cli.common import (
+    LINE_BREAK,
     MAX_LIMIT,
     Agent,
     DbOption,
     JsonOption,
     err,
     flag_names,
+    note,
     open_db,
     open_existing,
     open_listing,
@@ -217,14 +219,21 @@ add.__doc__ = f"{add.__doc__}\n    {FIELDS_HELP}\n"
 
 
 def _add_file(source: str, db: str | None, as_json: bool) -> None:
-    """Add the tasks of a file (``-``: standard input) in one transaction."""
-    text = read_stdin("add --from") if source == "-" else read_file(source)
-    tasks, lines = _task_objects(text)
+    """Add the tasks of a file (``-``: standard input) in one transaction; an error names
+    the file (or standard input) and the line."""
+    text = read_stdin("add --from", strict=True) if source == "-" else read_file(source)
+    where = "standard input" if source == "-" else source
     queue = open_db(db).queue
+    try:
+        tasks, lines = _task_objects(text, queue.max_active)
+    except InvalidInput as exc:
+        raise InvalidInput(f"{where}: {exc.message}") from None
+    if len(tasks) >= NOTED_BATCH:
+        note(f"adding {len(tasks):,} tasks from {where} in one transaction…", prefix="")
     try:
         answers = queue.add_many(tasks)
     except InvalidInput as exc:
-        raise _on_line(exc, lines) from None
+        raise InvalidInput(f"{where}: {_on_line(exc, lines).message}") from None
     if as_json:
         # Each task as ``tasks add --json`` prints one, so a script reads both alike.
         print_json([{**task.to_dict(), "added": added} for task, added in answers])
@@ -238,13 +247,28 @@ def _add_file(source: str, db: str | None, as_json: bool) -> None:
     _note_cap(queue)
 
 
-def _task_objects(text: str) -> tuple[list[Any], list[int] | None]:
-    """The tasks of a JSON array, or of JSON lines (blank lines skipped) with the line each
-    is on; errors name the line."""
+NOTED_BATCH = 1000
+"""A file of this many tasks or more is announced on stderr before the transaction that
+adds them, which takes seconds."""
+
+
+def _task_objects(text: str, cap: int) -> tuple[list[Any], list[int] | None]:
+    """The tasks of a JSON array, or of JSON lines (blank lines skipped; LF, CRLF or CR
+    ends a line) with the line each is on; errors name the line. More lines than the
+    queue's ``cap`` are refused before any is parsed."""
     if text.lstrip().startswith("["):
-        return list(parse_json(text, "the JSON array of tasks")), None
-    numbered = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+        tasks = list(parse_json(text, "the JSON array of tasks"))
+        _within(len(tasks), cap)
+        return tasks, None
+    numbered = [(n, line) for n, line in enumerate(LINE_BREAK.split(text), 1) if line.strip()]
+    _within(len(numbered), cap)
     return [parse_json(line, f"line {n}") for n, line in numbered], [n for n, _ in numbered]
+
+
+def _within(count: int, cap: int) -> None:
+    """Refuse ``count`` tasks when they are more than the queue's ``cap``."""
+    if count > cap:
+        raise InvalidInput(f"{count:,} tasks are more than the queue's cap of {cap:,}")
 
 
 _TASK_N = re.compile(r"task (\d+): ")
@@ -505,7 +529,8 @@ def prune(
     Example: taskloom tasks prune --older-than 30d
     """
     one_age(older_than, days, "--days")
-    seconds = days_alias(days, "--days") if days is not None else task_age(older_than or "7d")
+    age = "7d" if older_than is None else older_than  # "" is refused, not the default
+    seconds = days_alias(days, "--days") if days is not None else task_age(age)
     pruned = open_existing(db).queue.prune(seconds)
     if as_json:
         print_json({"pruned": pruned})

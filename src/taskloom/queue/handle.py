@@ -16,7 +16,7 @@ The queue checks every argument and holds the rules; the store runs the statemen
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Sized
 from typing import Any, NoReturn
 
 from taskloom._runtime import Runtime
@@ -140,16 +140,16 @@ class Queue:
         """
         if isinstance(tasks, Mapping | str | bytes) or not isinstance(tasks, Iterable):
             raise InvalidInput("add_many takes a list of tasks, each a mapping of add's arguments")
+        cap = self.max_active  # more is refused before each task is checked, or read
+        over = f"{len(tasks):,}" if isinstance(tasks, Sized) else f"{cap + 1:,} or more"
         checked = []
         for n, fields in enumerate(tasks, 1):
+            if n > cap:
+                raise InvalidInput(f"{over} tasks are more than the queue's cap of {cap:,}")
             try:
                 checked.append(new_task(fields, batch=True))
             except InvalidInput as exc:
                 raise InvalidInput(f"task {n}: {exc}") from None
-        if len(checked) > self.max_active:
-            raise InvalidInput(
-                f"{len(checked)} tasks are more than the queue's cap of {self.max_active}"
-            )
         return self._add(checked, lambda at: f"task {at + 1}: ")
 
     def _add(self, tasks: list[NewTask], label: graph.Label) -> list[tuple[Task, bool]]:
