@@ -99,7 +99,10 @@ def test_add_many_from_a_file_or_standard_input(
     assert code == 1 and "line 2: 'priority' must be a whole number" in err
     plan.write_text('{"title": "fine"}\nnot json\n')
     code, _, err = run(capsys, "tasks", "add-many", str(plan), *db)
-    assert code == 1 and "line 2 is not valid JSON" in err
+    assert code == 1 and "line 2 is not valid JSON: Expecting value (at column 1)" in err
+    plan.write_text('[{"title": "fine"},\n {"title": "bad",}]')
+    code, _, err = run(capsys, "tasks", "add-many", str(plan), *db)
+    assert code == 1 and "enclosed in double quotes (at line 2, column 18)" in err
     for text, why in (
         ("[" * 5000, "nested too deeply"),
         ('[{"title": "a", "priority": 1%s}]' % ("0" * 5000), "a number is too long"),

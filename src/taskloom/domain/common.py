@@ -60,7 +60,8 @@ def parse_json(text: str, what: str) -> Any:
     except RecursionError:
         raise InvalidInput(f"{what} is not valid JSON (nested too deeply)") from None
     except json.JSONDecodeError as exc:
-        raise InvalidInput(f"{what} is not valid JSON: {exc}") from None
+        at = f"line {exc.lineno}, column {exc.colno}" if "\n" in text else f"column {exc.colno}"
+        raise InvalidInput(f"{what} is not valid JSON: {exc.msg} (at {at})") from None
     except ValueError:  # Python's cap on the digits of an integer
         raise InvalidInput(f"{what} is not valid JSON (a number is too long)") from None
 
