@@ -111,9 +111,30 @@ def test_migrate_db_refuses_a_non_empty_destination(
     with taskloom.connect(db_url) as tl:
         tl.board("z").add("already here")
     assert main(["migrate-db", "--from", source, "--to", db_url]) == 1
-    assert "not empty" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "is not empty (table " in err and "copies into an empty database only" in err
     with taskloom.connect(db_url) as tl:
         assert [t["thread_id"] for t in tl.threads()] == ["z"]
+        shown = tl.store.url
+    assert f"the destination {shown} is not empty" in err
+
+
+def test_migrate_db_refuses_to_copy_a_database_into_itself(
+    db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It used to read as a destination that is not empty; one SQLite file spelt two ways is
+    one database too."""
+    before = fill(db_url)
+    urls = [db_url, db_url]
+    if db_url.startswith("sqlite:///"):
+        path = Path(db_url.removeprefix("sqlite:///"))
+        monkeypatch.chdir(path.parent)
+        urls[1] = f"sqlite:///./sub/../{path.name}"
+        (path.parent / "sub").mkdir()
+    assert main(["migrate-db", "--from", urls[0], "--to", urls[1]]) == 1
+    assert "the source and the destination are one database" in capsys.readouterr().err
+    with taskloom.connect(db_url) as tl:
+        assert tl.board("a").list() == before["a"]
 
 
 def test_migrate_db_refuses_a_missing_sqlite_source(

@@ -195,6 +195,8 @@ def copy_store(src: Store, dst: Store, progress: Progress) -> Copied:
         # The same with an empty file, which opening it would also have turned into a
         # database (the source is only read).
         raise InvalidInput(f"the source database {src.path} is an empty file: nothing to copy")
+    if _same_database(src, dst):
+        raise InvalidInput(f"the source and the destination are one database ({dst.url})")
     with src.read() as stx, dst.write() as dtx:
         older = _earlier_build(stx)
         dst_tables = set(tables(dtx))
@@ -205,7 +207,10 @@ def copy_store(src: Store, dst: Store, progress: Progress) -> Copied:
             if table not in dst_tables:
                 raise InvalidInput(f"the destination has no table '{table}'")
             if dtx.query_one(f"SELECT 1 AS one FROM {quote(table)} LIMIT 1"):
-                raise Conflict(f"the destination is not empty (table '{table}' has rows)")
+                raise Conflict(
+                    f"the destination {dst.url} is not empty (table '{table}' has rows):"
+                    " migrate-db copies into an empty database only"
+                )
         copied: dict[str, int] = {}
         left_out = 0
         for table in order:
@@ -222,6 +227,14 @@ def copy_store(src: Store, dst: Store, progress: Progress) -> Copied:
         if stx.dialect == "postgres" and dtx.dialect == "postgres":
             _continue_event_ids(stx, dtx)
     return Copied(copied, left_out)
+
+
+def _same_database(src: Store, dst: Store) -> bool:
+    """Whether both stores name one database: one SQLite file, however its path is spelt, or
+    one PostgreSQL URL."""
+    if isinstance(src, SqliteStore) and isinstance(dst, SqliteStore):
+        return src.path.resolve() == dst.path.resolve()
+    return src.url == dst.url
 
 
 def _continue_event_ids(src: Transaction, dst: Transaction) -> None:
