@@ -546,6 +546,22 @@ def test_panel_and_assets_are_served(tl: Taskloom) -> None:
     assert "EventSource" in "".join(scripts.values())
 
 
+def test_scripts_are_javascript_whatever_the_platforms_table_of_types_says(tl: Taskloom) -> None:
+    """A machine whose table of types maps .js to another type still serves the panel's
+    modules as JavaScript, and the server leaves the process's table as it is."""
+    import mimetypes
+
+    from tests.test_panel_modules import served_modules
+
+    was = mimetypes.guess_type("x.js")[0] or "text/javascript"
+    mimetypes.add_type("text/plain", ".js")
+    try:
+        served_modules(lambda path: request(tl, "GET", path))
+        assert mimetypes.guess_type("x.js")[0] == "text/plain"
+    finally:
+        mimetypes.add_type(was, ".js")
+
+
 def test_the_app_wires_module_level_handlers(tl: Taskloom) -> None:
     """Every route's handler, the error handlers and the lifespan are module-level functions
     of the server: ``create_app`` defines none of its own."""

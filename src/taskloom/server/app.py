@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import mimetypes
+import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -22,8 +22,10 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import Scope
 
 from taskloom._pools import REQUESTS
 from taskloom.client import Taskloom
@@ -39,11 +41,26 @@ from taskloom.store.stash import purge_stash
 if TYPE_CHECKING:
     from taskloom.mcp import McpConfig
 
-# The panel's scripts are ES modules, which a browser runs only when served as JavaScript
-# (the page sends nosniff): .js is text/javascript (RFC 9239) whatever the platform's table says.
-mimetypes.add_type("text/javascript", ".js")
-
 __all__ = ["MAX_RETAIN_AGE", "PRUNE_BATCH", "SHUTDOWN_GRACE_S", "Retention", "create_app"]
+
+
+class PanelFiles(StaticFiles):
+    """The panel's static files. Its scripts are ES modules, which a browser runs only when
+    served as JavaScript (the page sends ``nosniff``): ``.js`` is ``text/javascript`` (RFC
+    9239), whatever the platform's table of types says."""
+
+    def file_response(
+        self,
+        full_path: str | os.PathLike[str],
+        stat_result: os.stat_result,
+        scope: Scope,
+        status_code: int = 200,
+    ) -> Response:
+        response = super().file_response(full_path, stat_result, scope, status_code)
+        if os.fspath(full_path).endswith(".js"):
+            response.headers["content-type"] = "text/javascript; charset=utf-8"
+        return response
+
 
 log = logging.getLogger("taskloom.server")
 
@@ -138,7 +155,7 @@ def create_app(
         raise ValueError(f"retain_age must be more than 0 and at most {MAX_RETAIN_AGE.days} days")
     table: list[BaseRoute] = [
         Route("/", routes.index),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        Mount("/static", PanelFiles(directory=STATIC), name="static"),
         Route("/api/threads", routes.threads),
         Route("/api/threads/{thread:path}/board", routes.board),
         Route("/api/threads/{thread:path}/goal", routes.goal),
