@@ -14,7 +14,9 @@ import taskloom
 from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput
 from taskloom.domain.events import TASK_STATE
+from taskloom.domain.queue import Task
 from taskloom.domain.task_graph import batch_edges, topological
+from taskloom.queue.handle import Queue
 from taskloom.tools.registry import ToolContext
 from tests.conftest import FakeClock
 
@@ -422,6 +424,17 @@ def test_a_lapsed_lease_holds_its_group_until_a_claim_takes_it_back(
     assert got is not None and got.title == "one" and got.attempts == 2
 
 
+def lapsed_low_holder(q: Queue, clock: FakeClock) -> tuple[Task, Task]:
+    """Group ``g``: ``low`` claimed by ``w`` and its lease lapsed (no sweep has run since),
+    and ``high``, more urgent, ready: the tasks ``low`` and ``high``."""
+    low, _ = q.add("low", group_key="g", priority=5)
+    held = q.claim("w", lease=10)
+    assert held is not None and held.id == low.id
+    high, _ = q.add("high", group_key="g", priority=1)
+    clock.advance(11)
+    return low, high
+
+
 def test_ready_explained_after_a_less_urgent_holders_lease_lapsed_names_what_a_claim_takes(
     tl_fixed: Taskloom, clock: FakeClock
 ) -> None:
@@ -429,11 +442,7 @@ def test_ready_explained_after_a_less_urgent_holders_lease_lapsed_names_what_a_c
     task of its group as held by it, while a claim sweeps the holder back and takes the more
     urgent task: the explanation now says what a claim hands out."""
     q = tl_fixed.queue
-    low, _ = q.add("low", group_key="g", priority=5)
-    held = q.claim("w", lease=10)
-    assert held is not None and held.id == low.id
-    high, _ = q.add("high", group_key="g", priority=1)
-    clock.advance(11)  # the lease lapsed; no sweep has run
+    low, high = lapsed_low_holder(q, clock)
     found = q.ready("v", explain=True)
     assert [t.title for t in found.ready] == ["high"] and found.count == 1
     why = [(t.title, [(r.code, r.tasks) for r in rs]) for t, rs in found.waiting]

@@ -14,6 +14,7 @@ import taskloom
 from taskloom.cli import main
 from taskloom.client import Taskloom
 from tests.conftest import FakeClock
+from tests.test_queue_graph import lapsed_low_holder
 
 
 def _titles(block: str) -> list[str]:
@@ -26,12 +27,8 @@ def test_the_hooks_show_the_more_urgent_task_of_a_group_whose_holders_lease_laps
     tl_fixed: Taskloom, clock: FakeClock
 ) -> None:
     q = tl_fixed.queue
-    low, _ = q.add("low", group_key="g", priority=5)
-    held = q.claim("w", lease=10)
-    assert held is not None and held.id == low.id
-    high, _ = q.add("high", group_key="g", priority=1)
+    _, high = lapsed_low_holder(q, clock)
     q.add("alone", priority=3)
-    clock.advance(11)  # the lease lapsed; no sweep has run
     assert q.ready_count("v") == 2
     block = q.surface("v")
     assert block is not None and 'ready="2"' in block

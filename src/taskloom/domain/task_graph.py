@@ -34,15 +34,24 @@ ENDED_UNFINISHED = ("dead", "canceled")
 """A dependency in one of these blocks its dependents."""
 
 
-def check_group_key(value: object) -> str | None:
-    """A group key: visible text of at most :data:`MAX_GROUP_BYTES` bytes, or ``None``."""
+def _trimmed_key(value: object, name: str, blank: str = "") -> str | None:
+    """A key given as ``name``, trimmed, or ``None`` for none; blank text is refused (with
+    ``blank`` added to the message)."""
     if value is None:
         return None
     if type(value) is not str:
-        raise InvalidInput("'group_key' must be text")
+        raise InvalidInput(f"'{name}' must be text")
     key = value.strip()
     if not key:
-        raise InvalidInput("'group_key', when given, must not be blank")
+        raise InvalidInput(f"'{name}', when given, must not be blank{blank}")
+    return key
+
+
+def check_group_key(value: object) -> str | None:
+    """A group key: visible text of at most :data:`MAX_GROUP_BYTES` bytes, or ``None``."""
+    key = _trimmed_key(value, "group_key")
+    if key is None:
+        return None
     if storable_size(key, "'group_key'") > MAX_GROUP_BYTES:
         raise InvalidInput(f"'group_key' is longer than {MAX_GROUP_BYTES} bytes")
     return visible_id(key, "'group_key'")
@@ -51,14 +60,7 @@ def check_group_key(value: object) -> str | None:
 def check_dedup_key(value: object) -> str | None:
     """A dedup key, trimmed as a group key is: ``" k "`` and ``"k"`` are one key. ``None``
     means no dedup; a blank key is refused."""
-    if value is None:
-        return None
-    if type(value) is not str:
-        raise InvalidInput("'dedup_key' must be text")
-    key = value.strip()
-    if not key:
-        raise InvalidInput("'dedup_key', when given, must not be blank (leave it out for none)")
-    return key
+    return _trimmed_key(value, "dedup_key", " (leave it out for none)")
 
 
 def _texts(value: object, name: str) -> list[str]:
