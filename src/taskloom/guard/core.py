@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from taskloom._runtime import Runtime
 from taskloom.domain.common import storable_size
 from taskloom.domain.errors import InvalidInput, NotFound
+from taskloom.domain.lines import line_total
 from taskloom.domain.redact import REDACTED, redact_text
 from taskloom.domain.stash import StashFacts, json_shape, placeholder, result_id, text_shape
 from taskloom.domain.text import counted
@@ -45,7 +46,6 @@ from taskloom.guard.config import GuardConfig as GuardConfig
 from taskloom.guard.extract import extract_local
 from taskloom.guard.jsondoc import JsonDoc, line_count
 from taskloom.guard.jsontext import parse_json, parse_large, valid_text
-from taskloom.guard.lines import line_total
 from taskloom.guard.redact_json import redact_json_output, redact_value
 from taskloom.guard.search import echo
 from taskloom.guard.slices import MAX_QUERY_CHARS, read_slice, view_text

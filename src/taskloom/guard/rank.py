@@ -31,8 +31,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from taskloom.domain.lines import TextLines
 from taskloom.guard.jsondoc import JsonDoc, is_array, is_object
-from taskloom.guard.lines import TextLines
 from taskloom.guard.search import LONG_LINE, line_pieces, window, window_label
 
 IDENTITY_KEYS = (

@@ -13,9 +13,9 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 
 from taskloom.domain.errors import InvalidInput
+from taskloom.domain.lines import TextLines
 from taskloom.guard.jsondoc import JsonDoc, LazyLines, line_count, pretty_lines
 from taskloom.guard.jsonpath import find, path_of
-from taskloom.guard.lines import TextLines
 from taskloom.guard.search import ECHO_CHARS, echo
 
 _LINES_ARG = re.compile(r"^\s*(\d{1,18})\s*(?:[-:]\s*(\d{1,18})?)?\s*$")
@@ -174,6 +174,10 @@ def _remaining(lines: Sequence[str], end: Pos) -> str:
 
 
 def _text(lines: Sequence[str], start: Pos, end: Pos) -> str:
+    """The lines from ``start`` to ``end``: a text's as written, its line breaks included
+    (``\\r\\n`` and a lone ``\\r`` too); a pretty print's joined by ``\\n``."""
+    if isinstance(lines, TextLines):
+        return lines.span(start, end)
     (l0, c0), (l1, c1) = start, end
     shown = list(lines[l0 : l1 + 1] if c1 else lines[l0:l1])
     if c1:
