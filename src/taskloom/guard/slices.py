@@ -16,6 +16,7 @@ from taskloom.domain.errors import InvalidInput
 from taskloom.domain.lines import TextLines
 from taskloom.guard.jsondoc import JsonDoc, LazyLines, line_count, pretty_lines
 from taskloom.guard.jsonpath import find, path_of
+from taskloom.guard.jsontext import path_on_text
 from taskloom.guard.search import ECHO_CHARS, echo
 
 _LINES_ARG = re.compile(r"^\s*(\d{1,18})\s*(?:[-:]\s*(\d{1,18})?)?\s*$")
@@ -209,7 +210,7 @@ def read_slice(
     budget = cap - HEADER_TOKENS
     number = 1 if page is None else page
     if path and not is_json:
-        raise InvalidInput("`path` works on JSON results; this one is text: use `lines`")
+        raise InvalidInput("`path` works on JSON results; " + path_on_text(content))
     doc = JsonDoc(content) if is_json else None
     if path and doc is not None:
         return _read_path(doc, path, number, budget, count)
