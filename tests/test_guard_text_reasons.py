@@ -40,9 +40,9 @@ def test_a_jsonpath_on_json_kept_as_text_names_the_reason(
     out = g.stash("api", text + " " * 20_000)
     assert out.mode == "stashed" and "Shape: text" in out.text
     rid = out.result_id or ""
-    for ask in (lambda: g.extract(rid, "$.a"), lambda: g.read(rid, path="$.a")):
+    for ask in ("extract", "read"):
         with pytest.raises(InvalidInput) as caught:
-            ask()
+            g.extract(rid, "$.a") if ask == "extract" else g.read(rid, path="$.a")
         message = str(caught.value)
         assert "this result is kept as text, not JSON: " + why in message, message
         assert STILL in message and len(message) < 600
