@@ -310,6 +310,9 @@ class Guard:
             text, redacted = _redact_output(text)
             if redacted:
                 cleaned = clean(text)
+        # cleaning also collapses whitespace: the count is the original's, counted again
+        # only when it differs from what was counted
+        original = tokens if not redacted and cleaned.text == text else self.count(text)
         preview, label = _text_preview(cleaned.text, self.config.preview_chars)
         notes = (
             f"Markup removed from the preview: {', '.join(cleaned.removed)};"
@@ -318,7 +321,7 @@ class Guard:
         facts = StashFacts(
             result_id=result_id(tool, text),
             tool_name=tool,
-            tokens=self.count(text),  # cleaning also collapses whitespace: count the original
+            tokens=original,
             encoding=self.config.encoding,
             bytes=utf8_size(text),
             lines=line_total(text),
