@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from taskloom.domain.lines import line_total, longest_line
 from taskloom.domain.text import counted
 
 RESULT_ID_PREFIX = "res_"
@@ -88,21 +89,10 @@ def json_shape(value: Any) -> str:
 
 
 def text_shape(text: str) -> str:
-    """The text's line count and longest line. A final line break ends the last line, it
-    does not start another: the count is the header's and ``read_result``'s. The lines are
-    split a piece of about :data:`_SHAPE_PIECE` characters at a time, never all at once."""
-    end = len(text) - 1 if text.endswith("\n") else len(text)
-    count = text.count("\n", 0, end) + 1 if text else 0
-    longest = start = 0
-    while start <= end:
-        stop = text.find("\n", min(start + _SHAPE_PIECE, end), end)
-        stop = end if stop < 0 else stop
-        longest = max(longest, *map(len, text[start:stop].split("\n")))
-        start = stop + 1
-    return f"text, {counted(count, 'line')} (longest {counted(longest, 'char')})"
-
-
-_SHAPE_PIECE = 1 << 16
+    """The text's line count and longest line, its lines those of
+    :mod:`~taskloom.domain.lines` (the header's and ``read_result``'s)."""
+    count = line_total(text) if text else 0
+    return f"text, {counted(count, 'line')} (longest {counted(longest_line(text), 'char')})"
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,7 +37,8 @@ def fit_bytes(text: str, limit: int) -> str:
     if utf8_size(text) <= limit:
         return text
     cut = text[:limit] if text.isascii() else text.encode()[:limit].decode("utf-8", "ignore")
-    newline = cut.rfind("\n", len(cut) - len(cut) // 4)
+    quarter = len(cut) - len(cut) // 4
+    newline = max(cut.rfind("\n", quarter), cut.rfind("\r", quarter))
     return cut[: newline + 1] if newline > 0 else cut
 
 

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from taskloom._runtime import Runtime
 from taskloom.domain.common import storable_size
 from taskloom.domain.errors import InvalidInput, NotFound
+from taskloom.domain.lines import line_total
 from taskloom.domain.redact import REDACTED, redact_text
 from taskloom.domain.stash import StashFacts, json_shape, placeholder, result_id, text_shape
 from taskloom.domain.text import counted
@@ -45,7 +46,6 @@ from taskloom.guard.config import GuardConfig as GuardConfig
 from taskloom.guard.extract import extract_local
 from taskloom.guard.jsondoc import JsonDoc, line_count
 from taskloom.guard.jsontext import parse_json, parse_large, valid_text
-from taskloom.guard.lines import line_total
 from taskloom.guard.redact_json import redact_json_output, redact_value
 from taskloom.guard.search import echo
 from taskloom.guard.slices import MAX_QUERY_CHARS, read_slice, view_text
@@ -310,6 +310,9 @@ class Guard:
             text, redacted = _redact_output(text)
             if redacted:
                 cleaned = clean(text)
+        # cleaning also collapses whitespace: the count is the original's, counted again
+        # only when it differs from what was counted
+        original = tokens if not redacted and cleaned.text == text else self.count(text)
         preview, label = _text_preview(cleaned.text, self.config.preview_chars)
         notes = (
             f"Markup removed from the preview: {', '.join(cleaned.removed)};"
@@ -318,7 +321,7 @@ class Guard:
         facts = StashFacts(
             result_id=result_id(tool, text),
             tool_name=tool,
-            tokens=self.count(text),  # cleaning also collapses whitespace: count the original
+            tokens=original,
             encoding=self.config.encoding,
             bytes=utf8_size(text),
             lines=line_total(text),

@@ -24,6 +24,7 @@ from taskloom.guard.compact import dumps
 from taskloom.guard.exact import MAX_SHOWN, Exact, answer
 from taskloom.guard.jsondoc import JsonDoc, LazyArray, LazyObject, is_array, is_object
 from taskloom.guard.jsonpath import find, path_of
+from taskloom.guard.jsontext import path_on_text
 from taskloom.guard.rank import (
     IDENTITY_KEYS,
     MAX_SCALAR_CHARS,
@@ -119,10 +120,7 @@ def extract_local(content: str, is_json: bool, query: str) -> Extraction:
     if doc is not None and query.startswith("$"):
         return _by_path(doc, query)
     if _JSONPATH.match(query):
-        raise InvalidInput(
-            "this result is text, not JSON, so a JSONPath cannot apply: ask with a /regex/ or"
-            " plain words, or read it with read_result(lines=...)"
-        )
+        raise InvalidInput(path_on_text(content))
     flags = regex_flags(query)
     if flags is not None:
         source = query[1 : query.rindex("/")]

@@ -2,7 +2,9 @@
 
 Records are grouped by where they sit: the items of an array, or the members of an object
 whose members are all objects (a map of records keyed by name, ``$.shapes.*``), form a
-group, written as a pattern with a wildcard for each index or member name. A group keeps
+group, written as a pattern with a wildcard for each index or member name. The items of an
+array that holds no object (the rows of a matrix, a list of names) are records too, with no
+fields: a count counts them, and no condition selects among them. A group keeps
 how many records it has, and for each field (one level of nesting too: ``user.login``)
 the kinds and the values its first records hold, which is what a question's words are
 matched against (:mod:`~taskloom.guard.exact`).
@@ -112,7 +114,7 @@ def groups(doc: JsonDoc) -> list[Group]:
                         seen.update(node)
                 stack.append((pattern, _children(node, wild)))
             elif is_array(node):
-                stack.append((pattern, ((WILD, v) for v in node)))
+                stack.append((pattern, _rows(found, pattern, node)))
             continue
         pattern, children = stack[-1]
         for key, value in children:
@@ -168,6 +170,23 @@ def _merge(into: Field, stats: Field) -> None:
             into.values[key] += n
         else:
             into.many = True
+
+
+def _rows(
+    found: dict[tuple[str | int | None, ...], Group],
+    pattern: tuple[str | int | None, ...],
+    node: Iterable[Any],
+) -> Iterator[tuple[Any, Any]]:
+    """An array's items as the walk reads them, once; when none is an object, they are
+    counted as the records (rows) of the group ``pattern[*]``."""
+    rows, objects = 0, False
+    for value in node:
+        rows += 1
+        objects = objects or is_object(value)
+        yield WILD, value
+    if rows and not objects:
+        key = (*pattern, WILD)
+        found.setdefault(key, Group(key)).records += rows
 
 
 def _children(node: Mapping[str, Any], wild: bool) -> Iterator[tuple[Any, Any]]:

@@ -18,13 +18,28 @@ from typing import Any
 from taskloom.guard.compact import MAX_DEPTH, too_deep
 from taskloom.guard.jsondoc import JsonDoc, LazyArray, LazyObject, line_count, members
 
+MAX_INT_CHARS = 100
+"""The longest integer read as a number, five times a 64-bit integer's 20 digits: a longer
+one is kept as text unread (Python refuses to read one of over 4,300 digits at all)."""
+_SHOWN_NUMBER = 40
+"""How much of a number a reason repeats."""
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= _SHOWN_NUMBER else text[:_SHOWN_NUMBER] + "…"
+
 
 def _exact_int(text: str) -> int:
+    if len(text) > MAX_INT_CHARS:
+        raise ValueError(
+            f"it holds an integer of {len(text.lstrip('-')):,} digits ({_shown(text)}), too long"
+            " to read as a number"
+        )
     value = int(text)
     if not -(2**63) <= value < 2**64:
-        raise ValueError("an integer beyond 64 bits")
+        raise ValueError(f"it holds an integer beyond 64 bits ({_shown(text)})")
     if str(value) != text:  # "-0" would come back as 0
-        raise ValueError(f"{text} would be written back as {value}")
+        raise ValueError(f"it holds {text}, which would be written back as {value}")
     return value
 
 
@@ -40,14 +55,14 @@ def _exact_float(text: str) -> float:
     """
     value = float(text)
     if not math.isfinite(value):
-        raise ValueError("a number beyond a double")
+        raise ValueError(f"it holds a number beyond a double ({_shown(text)})")
     if Decimal(repr(value)) != Decimal(text):
-        raise ValueError(f"{text} would be written back as {value!r}")
+        raise ValueError(f"it holds {_shown(text)}, which would be written back as {value!r}")
     return value
 
 
 def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+    raise ValueError(f"it holds {name}, which is not JSON")
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -55,7 +70,11 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     value, and the first could no longer be read."""
     value = dict(pairs)
     if len(value) != len(pairs):
-        raise ValueError("a duplicate key")
+        seen: set[str] = set()
+        for key, _value in pairs:
+            if key in seen:
+                raise ValueError(f"an object in it repeats the key {_shown(key)!r}")
+            seen.add(key)
     return value
 
 
@@ -91,6 +110,39 @@ def parse_json(text: str) -> Any:
     if not isinstance(value, dict | list) or too_deep(value):  # past orjson and the walks
         return None
     return value
+
+
+def why_text(text: str) -> str | None:
+    """Why ``text``, which opens as a JSON object or array, is kept as text: it nests too
+    deep, holds a number too long to read or one that would come back changed, repeats a
+    key, or is no valid JSON (where it breaks). ``None`` when it does not open as JSON, or
+    no reason is found."""
+    body = text.lstrip("\ufeff \t\r\n")
+    if body[:1] not in ("{", "["):
+        return None
+    deep = f"it nests deeper than {MAX_DEPTH} levels, the deepest JSON read as JSON"
+    try:
+        value = exact_loads(body)
+    except RecursionError:
+        return deep
+    except json.JSONDecodeError as exc:
+        return f"it is not valid JSON: {exc.msg} at char {exc.pos + 1:,}"
+    except ValueError as exc:
+        return str(exc)
+    return deep if too_deep(value) else None
+
+
+def path_on_text(text: str) -> str:
+    """What a JSONPath asked of a text result is told: why the result is text, when it
+    opens as JSON, and what reads it instead."""
+    why = why_text(text)
+    head = (
+        f"this result is kept as text, not JSON: {why}" if why else "this result is text, not JSON"
+    )
+    return (
+        f"{head}; so a JSONPath cannot apply. A /regex/ or plain words search it, and"
+        " read_result(lines=...) or page=... reads it"
+    )
 
 
 _SURROGATES = re.compile("[\udc80-\udcff]+|[\ud800-\udfff]")

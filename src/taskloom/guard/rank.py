@@ -31,8 +31,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from taskloom.domain.lines import TextLines
 from taskloom.guard.jsondoc import JsonDoc, is_array, is_object
-from taskloom.guard.lines import TextLines
 from taskloom.guard.search import LONG_LINE, line_pieces, window, window_label
 
 IDENTITY_KEYS = (
@@ -97,6 +97,7 @@ STOPWORDS = frozenset(
 )
 _WORD = re.compile(r"[^\W_]+(?:[._@/:-][^\W_]+)*")
 _PARTS = re.compile(r"[._@/:-]")
+_ASCII_WORD = re.compile(r"[A-Za-z0-9]+(?:[._@/:-][A-Za-z0-9]+)*")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _QUOTED = re.compile(r"\"([^\"]{1,200})\"|'([^']{1,200})'|`([^`]{1,200})`")
 MAX_SCALAR_CHARS = 300
@@ -113,7 +114,10 @@ def words(text: str) -> list[str]:
 
 def parts_of(word: str) -> list[str]:
     """A word's lower-cased parts: ``InventoryConfiguration`` → inventory, configuration;
-    ``pull_request`` → pull, request."""
+    ``pull_request`` → pull, request. The parts of a word of ASCII letters and digits are
+    found in one pass over it and lower-cased at once (no part runs across a separator)."""
+    if _ASCII_WORD.fullmatch(word):
+        return "\0".join(_CAMEL.findall(word)).lower().split("\0")
     out: list[str] = []
     for piece in _PARTS.split(word):
         out.extend(p.lower() for p in _CAMEL.findall(piece) or [piece])
@@ -140,8 +144,8 @@ def _terms(text: str) -> list[str]:
         if low == word and word.isalnum():  # "steps", "42": no parts
             continue
         pieces = parts_of(word)
-        if len(pieces) > 1:
-            out.extend(p for p in pieces if p != low)
+        if len(pieces) > 1:  # then each part is shorter than the word
+            out.extend(pieces)
     return out
 
 
@@ -322,7 +326,7 @@ def text_candidates(text: str, query: Query, block: int = 30) -> tuple[list[Cand
         records += 1
         bag = terms(chunk)
         total += len(bag)
-        tf = {t: n for t, n in Counter(bag).items() if t in wanted}
+        tf = {t: n for t in wanted if (n := bag.count(t))}  # the query's terms alone
         ev = {q: VALUE_CASE for q in exact if q in tf}
         if tf:
             found.append(Candidate(where, (), len(bag), tf, ev, chunk, piece))

@@ -4,8 +4,9 @@ A regex is searched over the whole text at once, in chunks of whole lines, not l
 one timed ``search`` per line would pay a call's overhead on each of a large log's lines,
 and refuse a trivial ``/^ok 1499999$/`` as a pattern that backtracks. A match still
 belongs to one line, as if each line were searched alone: ``^`` and ``$`` match at line
-ends (``\\A`` and ``\\Z`` too; ``$`` before a CRLF's ``\\r`` too), and a match that runs
-past its line's end (``\\s``, ``[^x]`` or ``.`` with ``s`` can take a newline) is looked
+starts and ends (``\\A`` and ``\\Z`` too), lines being those of
+:mod:`taskloom.domain.lines` (``\\n``, ``\\r\\n`` or a lone ``\\r`` ends one), and a match
+that runs past its line's end (``\\s``, ``[^x]`` or ``.`` can take a line break) is looked
 for again within its first line only.
 
 A line longer than :data:`LONG_LINE` (minified JSON kept as text, a one-line log) is never
@@ -21,7 +22,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from taskloom.domain.errors import InvalidInput
-from taskloom.guard.lines import line_total, text_end
+from taskloom.domain.lines import (
+    count_breaks,
+    line_end,
+    line_start,
+    line_total,
+    next_line,
+    text_end,
+)
 
 ECHO_CHARS = 200
 """How much of a model's query, path or pattern an answer or an error repeats."""
@@ -38,9 +46,12 @@ over half the time budget is the pattern's doing, not the result's size."""
 MAX_HITS = 10_000
 """Matches counted at most; past them the answer says "10,000+"."""
 
-LINE_END = r"(?=\r?$)"
-"""Where ``$`` matches in a pattern searched line by line: at a line's end, before the
-``\r`` of a CRLF line break too (a Windows tool's output, an HTTP response)."""
+LINE_START = r"(?:^|(?<=\r)(?!\n))"
+"""Where ``^`` matches in a pattern searched line by line: at a line's start, after a lone
+``\r`` too (``regex`` sees only ``\n`` end a line)."""
+LINE_END = r"(?=\r|$)"
+"""Where ``$`` matches in a pattern searched line by line: at a line's end, before a
+``\r`` too (a CRLF's: a Windows tool's output, an HTTP response; or a lone one)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +84,8 @@ class Found:
 
 
 def line_mode(source: str) -> str:
-    """``source`` with ``\\A`` as ``^``, and ``$``, ``\\Z`` and ``\\z`` as :data:`LINE_END`:
+    """``source`` with ``^`` and ``\\A`` as :data:`LINE_START`, and ``$``, ``\\Z`` and
+    ``\\z`` as :data:`LINE_END`:
     the start and end of a line, as if each line were searched alone (the text is searched
     multi-line). An escaped character and a character class are copied as they are."""
     out: list[str] = []
@@ -83,7 +95,7 @@ def line_mode(source: str) -> str:
         if char == "\\":
             pair = source[at : at + 2]
             if not in_class and pair in ("\\A", "\\Z", "\\z"):
-                pair = "^" if pair == "\\A" else LINE_END
+                pair = LINE_START if pair == "\\A" else LINE_END
             out.append(pair)
             at += 2
             continue
@@ -102,6 +114,8 @@ def line_mode(source: str) -> str:
             continue
         elif char == "$":
             char = LINE_END
+        elif char == "^":
+            char = LINE_START
         out.append(char)
         at += 1
     return "".join(out)
@@ -111,8 +125,7 @@ def _chunk_end(text: str, pos: int, size: int) -> int:
     """The end of the line at or after ``pos + CHUNK``: chunks hold whole lines."""
     if pos + CHUNK >= size:
         return size
-    end = text.find("\n", pos + CHUNK, size)
-    return size if end < 0 else end
+    return line_end(text, pos + CHUNK, size)
 
 
 def find_lines(pattern: Any, text: str, seconds: float) -> Found:
@@ -132,7 +145,7 @@ def find_lines(pattern: Any, text: str, seconds: float) -> Found:
         try:
             match = _search(pattern, text, pos, end, deadline)
             if match is None:
-                pos = end + 1
+                pos = next_line(text, end)
                 continue
             if not span[0] <= match.start() <= span[1]:
                 span = _line_at(text, pos, match.start())
@@ -144,13 +157,13 @@ def find_lines(pattern: Any, text: str, seconds: float) -> Found:
                 found.matches += _count(pattern, text, span, deadline, MAX_HITS - found.matches)
         except TimeoutError:
             found.stopped = "pattern" if time.monotonic() - began > seconds / 2 else "size"
-            found.searched_lines = line + text.count("\n", counted, pos) - 1
+            found.searched_lines = line + count_breaks(text, counted, pos) - 1
             return found
-        line += text.count("\n", counted, span[0])
+        line += count_breaks(text, counted, span[0])
         counted = span[0]
         if match is not None:
             found.hits.append(Hit(line, *span, match.start(), match.end()))
-        pos = span[1] + 1 if match is None else _next_pos(match.start(), match.end(), *span)
+        pos = _next_pos(text, match, span)
     return found
 
 
@@ -175,19 +188,19 @@ def _line_at(text: str, pos: int, at: int) -> tuple[int, int]:
     """The start and end of the line holding ``at``, searched for from ``pos``, which is a
     line's start or in the line of the last match: a one-line log of 14 MB is not scanned
     back to its start for each of its matches."""
-    newline = text.rfind("\n", pos, at)
-    start = newline + 1 if newline >= 0 else pos
-    stop = text.find("\n", at)
-    return start, len(text) if stop < 0 else stop
+    if at > pos and text.startswith("\r\n", at - 1):
+        at -= 1  # the \n of a CRLF belongs to the line the CRLF ends
+    return line_start(text, pos, at), line_end(text, at)
 
 
-def _next_pos(start: int, end: int, line_start: int, line_end: int) -> int:
-    """Where to search on after a match: the next line, or in a long line past the window
-    shown for this match."""
-    if line_end - line_start <= LONG_LINE:
-        return line_end + 1
-    after = window(start, end, line_start, line_end)[1]
-    return after if after < line_end else line_end + 1
+def _next_pos(text: str, match: Any, span: tuple[int, int]) -> int:
+    """Where to search on after a match (``None``: none in this line): the next line, or in
+    a long line past the window shown for this match."""
+    first, last = span
+    if match is None or last - first <= LONG_LINE:
+        return next_line(text, last)
+    after = window(match.start(), match.end(), first, last)[1]
+    return after if after < last else next_line(text, last)
 
 
 def window(start: int, end: int, line_start: int, line_end: int) -> tuple[int, int]:

@@ -13,9 +13,10 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 
 from taskloom.domain.errors import InvalidInput
+from taskloom.domain.lines import TextLines
 from taskloom.guard.jsondoc import JsonDoc, LazyLines, line_count, pretty_lines
 from taskloom.guard.jsonpath import find, path_of
-from taskloom.guard.lines import TextLines
+from taskloom.guard.jsontext import path_on_text
 from taskloom.guard.search import ECHO_CHARS, echo
 
 _LINES_ARG = re.compile(r"^\s*(\d{1,18})\s*(?:[-:]\s*(\d{1,18})?)?\s*$")
@@ -174,6 +175,10 @@ def _remaining(lines: Sequence[str], end: Pos) -> str:
 
 
 def _text(lines: Sequence[str], start: Pos, end: Pos) -> str:
+    """The lines from ``start`` to ``end``: a text's as written, its line breaks included
+    (``\\r\\n`` and a lone ``\\r`` too); a pretty print's joined by ``\\n``."""
+    if isinstance(lines, TextLines):
+        return lines.span(start, end)
     (l0, c0), (l1, c1) = start, end
     shown = list(lines[l0 : l1 + 1] if c1 else lines[l0:l1])
     if c1:
@@ -205,7 +210,7 @@ def read_slice(
     budget = cap - HEADER_TOKENS
     number = 1 if page is None else page
     if path and not is_json:
-        raise InvalidInput("`path` works on JSON results; this one is text: use `lines`")
+        raise InvalidInput("`path` works on JSON results; " + path_on_text(content))
     doc = JsonDoc(content) if is_json else None
     if path and doc is not None:
         return _read_path(doc, path, number, budget, count)

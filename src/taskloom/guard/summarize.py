@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from taskloom.domain.errors import ProviderError
+from taskloom.domain.lines import TextLines
 from taskloom.domain.redact import redact_text
 from taskloom.guard.slices import cap_text
 from taskloom.llm.base import ChatModel, is_truncated
@@ -279,7 +280,7 @@ def chunk_lines(text: str, budget: int, count: Callable[[str], int]) -> list[Chu
             chunks.append(Chunk(len(chunks) + 1, start, last, "\n".join(current)))
         current, used, start = [], 0, last + 1
 
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in enumerate(TextLines(text), start=1):
         cost = count(line) + 1
         if cost > budget:
             flush(number - 1)
