@@ -376,6 +376,8 @@ class Worker:
         except (LeaseLost, NotFound):
             log.warning("task %s was no longer this worker's when it finished", task.id)
             return None, task, ended._replace(kind="lost")
+        if ended.kind != "completed":  # the error as stored: redacted, cut
+            ended = ended._replace(detail=done.last_error)
         if done.status == "dead" and ended.kind != "dead":
             return nxt, done, ended._replace(kind="dead")
         return nxt, done, ended
