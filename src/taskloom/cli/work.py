@@ -61,14 +61,28 @@ def run_command(argv: list[str], timeout: float | None) -> Callable[[Task], str 
         )
         data = json.dumps(task.to_dict(), ensure_ascii=False).encode()
         # One byte over the limit, and a newline: the worker then knows the result was cut.
-        done = task_command.run(argv, data, env, timeout, MAX_TEXT_BYTES + 2, STDERR_TAIL_BYTES)
+        # Stderr likewise: one byte more than its tail says that the tail was cut.
+        done = task_command.run(argv, data, env, timeout, MAX_TEXT_BYTES + 2, STDERR_TAIL_BYTES + 1)
         if done.returncode != 0:
-            tail = _text(done.stderr).strip()
+            tail = _text(_whole_lines(done.stderr)).strip()
             raise TaskFailed(f"exit {_status(done.returncode)}" + (f": {tail}" if tail else ""))
         result = _text(done.stdout).removesuffix("\n")
         return result or None
 
     return handle
+
+
+def _whole_lines(tail: bytes) -> bytes:
+    """The end of standard error, cut to :data:`STDERR_TAIL_BYTES` from its first whole line
+    (else its first whole word) when it is longer: a credential that the cut split is dropped,
+    not kept as its end, which no redaction recognizes."""
+    if len(tail) <= STDERR_TAIL_BYTES:
+        return tail
+    tail = tail[-STDERR_TAIL_BYTES:]
+    for mark in (b"\n", b" "):
+        if (at := tail.find(mark)) >= 0:
+            return b"\xe2\x80\xa6" + tail[at:]  # an ellipsis where the cut is
+    return b"\xe2\x80\xa6"
 
 
 def _text(data: bytes) -> str:

@@ -1,0 +1,48 @@
+"""``taskloom tasks work`` with commands that misbehave: what they leave in the task, and
+what the worker tells, is the failure without a credential in it."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+import taskloom
+from taskloom.cli import main
+from taskloom.cli.work import STDERR_TAIL_BYTES
+
+
+def work(capsys: pytest.CaptureFixture[str], db: str, *args: str) -> tuple[int, str, str]:
+    code = main(["tasks", "work", "--db", db, *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_a_credential_split_by_the_cut_of_stderr_is_not_kept_as_its_end(
+    sqlite_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only the end of standard error is kept: when the cut falls inside a token, the rest of
+    that line goes too, since a token's end alone is not recognized as one."""
+    tl = taskloom.connect(sqlite_url)
+    task, _ = tl.queue.add("leaks", max_attempts=1)
+    secret = "ghp_" + "q" * 36
+    filler = "x" * (STDERR_TAIL_BYTES - 20) + "\n"  # the cut falls 20 bytes into the token
+    script = f"import sys; sys.stderr.write('a\\nGITHUB_TOKEN={secret}\\n' + {filler!r}); exit(2)"
+    code, out, _ = work(capsys, sqlite_url, "--agent", "w1", "--until-empty", "--",
+                        sys.executable, "-c", script)  # fmt: skip
+    assert code == 4
+    error = tl.queue.get(task.id).last_error or ""
+    assert error.startswith("exit 2: …\nxxx") and error.endswith("x"), error[:80]
+    assert "q" * 8 not in error and "q" * 8 not in out
+    tl.close()
+
+
+def test_a_short_stderr_is_kept_whole(sqlite_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    tl = taskloom.connect(sqlite_url)
+    task, _ = tl.queue.add("fails", max_attempts=1)
+    text = "y" * (STDERR_TAIL_BYTES - 1)
+    script = f"import sys; sys.stderr.write({text!r}); exit(1)"
+    code, _, _ = work(capsys, sqlite_url, "--agent", "w1", "--until-empty", "--",
+                      sys.executable, "-c", script)  # fmt: skip
+    assert code == 4 and tl.queue.get(task.id).last_error == f"exit 1: {text}"
+    tl.close()
