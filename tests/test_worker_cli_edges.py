@@ -4,6 +4,7 @@ what the worker tells, is the failure without a credential in it."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -45,4 +46,33 @@ def test_a_short_stderr_is_kept_whole(sqlite_url: str, capsys: pytest.CaptureFix
     code, _, _ = work(capsys, sqlite_url, "--agent", "w1", "--until-empty", "--",
                       sys.executable, "-c", script)  # fmt: skip
     assert code == 4 and tl.queue.get(task.id).last_error == f"exit 1: {text}"
+    tl.close()
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        ("#!/no/such/interpreter\necho hi\n", "the interpreter on its #! line is missing: "
+         "/no/such/interpreter"),
+        ("echo no shebang\n", "Exec format error"),
+    ],
+)  # fmt: skip
+def test_a_command_that_cannot_start_gives_its_task_back_and_stops_the_worker(
+    db_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, why: str
+) -> None:
+    """It passes the check before the first claim (an executable file), but no task can
+    succeed with it: failing each task it claims would leave the whole queue dead."""
+    tl = taskloom.connect(db_url)
+    first, _ = tl.queue.add("first", priority=1)
+    second, _ = tl.queue.add("second", priority=2)
+    script = tmp_path / "review.sh"
+    script.write_text(content)
+    script.chmod(0o755)
+    code, out, err = work(capsys, db_url, "--agent", "w1", "--until-empty", "--", str(script))
+    assert code == 1
+    assert f"Error: could not run {script}: {why} (its task was given back" in err
+    assert out == f"{first.id}  first  given back unfinished\n"
+    for task in (first, second):
+        kept = tl.queue.get(task.id)
+        assert (kept.status, kept.attempts, kept.last_error) == ("ready", 0, None)
     tl.close()

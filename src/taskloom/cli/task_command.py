@@ -14,7 +14,9 @@ guard (:mod:`taskloom.cli.command_guard`) that stops the group when the worker i
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -28,6 +30,8 @@ from typing import IO, NamedTuple
 from taskloom.domain.errors import TaskFailed
 
 CHUNK_BYTES = 64 * 1024
+NOT_RUN = 127
+"""The guard's exit status when it could not start the command, as a shell's."""
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 STOP_GRACE_S = 2.0
 """How long a command stopped by a timeout or an interrupt has to exit after ``SIGTERM``
@@ -36,6 +40,12 @@ GUARD = str(Path(__file__).with_name("command_guard.py"))
 OUTPUT_GRACE_S = 0.5
 """How long the output may stay open after the command has exited: a process it left in the
 background still holding it is then stopped, and what was read is the result."""
+
+
+class NotStarted(BaseException):
+    """The command could not be started at all (the guard's ``could not run …``): no task can
+    succeed with it, so the worker gives its task back and stops instead of failing every task
+    it claims. A :class:`BaseException`, as an interrupt is, for the worker to give back."""
 
 
 class Finished(NamedTuple):
@@ -163,7 +173,24 @@ def _run(
     if not _joined(threads, OUTPUT_GRACE_S):  # the output is held open by what it left behind
         _signal_group(proc, signal.SIGKILL)
         _joined(threads, STOP_GRACE_S)
+    said = bytes(err).decode("utf-8", "replace")
+    if returncode == NOT_RUN and said.startswith(f"could not run {argv[0]}: ") and not out:
+        raise NotStarted(_why_not_run(argv[0], said.strip()))
     return Finished(returncode, bytes(out), bytes(err))
+
+
+def _why_not_run(program: str, said: str) -> str:
+    """The guard's ``could not run …``, and for a script that is there, the missing
+    interpreter its ``#!`` line names (what "No such file or directory" then means)."""
+    path = shutil.which(program)
+    if path is None or not said.endswith(os.strerror(errno.ENOENT)):
+        return said
+    with contextlib.suppress(OSError), open(path, "rb") as file:
+        line = file.readline(200)
+        if line.startswith(b"#!"):
+            named = line[2:].decode("utf-8", "replace").strip()
+            return f"could not run {program}: the interpreter on its #! line is missing: {named}"
+    return said
 
 
 def _thread(target: Callable[..., None], *args: object) -> threading.Thread:

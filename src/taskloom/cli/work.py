@@ -202,7 +202,8 @@ def work(
     TASKLOOM_TASK_KIND and TASKLOOM_TASK_ATTEMPT set. Exit 0: the task is completed with
     what the command printed as its result. Any other exit: the task fails with the end of
     the command's standard error (retried until its attempts run out, then dead). Ctrl-C or
-    SIGTERM stops the command, every process it started with it, and gives its task back;
+    SIGTERM stops the command, every process it started with it, and gives its task back; so
+    does a command that cannot start (a script whose interpreter is missing), with exit 1;
     --timeout stops them alike and fails the task. A process the command leaves behind still
     holding its output is stopped when the command exits. Standard output gets a line per task
     as it ends (--json: a JSON object per line); standard error a line as each task starts,
@@ -247,6 +248,9 @@ def work(
     except KeyboardInterrupt as exc:
         err.print(f"Interrupted: {_summary(outcomes)}.", markup=False)
         raise typer.Exit(143 if exc.args == ("SIGTERM",) else 130) from None
+    except task_command.NotStarted as exc:
+        err.print(f"Stopped: {_summary(outcomes)}.", markup=False)
+        raise InvalidInput(f"{exc} (its task was given back; nothing more was claimed)") from None
     err.print(_summary(outcomes), markup=False)
     if any(o.kind in ("failed", "dead", "lost") for o in outcomes):
         raise typer.Exit(4)
