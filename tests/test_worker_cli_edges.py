@@ -3,7 +3,10 @@ what the worker tells, is the failure without a credential in it."""
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -75,4 +78,38 @@ def test_a_command_that_cannot_start_gives_its_task_back_and_stops_the_worker(
     for task in (first, second):
         kept = tl.queue.get(task.id)
         assert (kept.status, kept.attempts, kept.last_error) == ("ready", 0, None)
+    tl.close()
+
+
+def test_a_command_whose_lease_is_lost_is_stopped_and_its_result_not_recorded(
+    db_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The task is canceled while its command runs: the next renewal finds the lease gone,
+    the command (and its child) is stopped, and nothing it would print is recorded."""
+    from tests.test_worker_cli import child_pid, stopped
+
+    tl = taskloom.connect(db_url)
+    task, _ = tl.queue.add("withdrawn", max_attempts=1)
+    pidfile = tmp_path / "child.pid"
+    script = f"sleep 60 & echo $! > {pidfile}.part && mv {pidfile}.part {pidfile}; wait; echo late"
+    seen: dict[str, bool] = {}
+
+    def cancel_then_watch() -> None:
+        pid = child_pid(pidfile)
+        tl.queue.cancel(task.id, "no longer wanted")
+        seen["stopped"] = stopped(pid, within=30.0)
+        if not seen["stopped"]:
+            os.kill(pid, signal.SIGKILL)
+
+    watcher = threading.Thread(target=cancel_then_watch)
+    watcher.start()
+    try:
+        code, out, _ = work(capsys, db_url, "--agent", "w1", "--until-empty", "--lease", "1",
+                            "--timeout", "120", "--", "sh", "-c", script)  # fmt: skip
+    finally:
+        watcher.join()
+    assert seen == {"stopped": True}
+    assert code == 4 and "lease was lost" in out
+    kept = tl.queue.get(task.id)
+    assert (kept.status, kept.result) == ("canceled", "no longer wanted")
     tl.close()

@@ -30,6 +30,8 @@ from typing import IO, NamedTuple
 from taskloom.domain.errors import TaskFailed
 
 CHUNK_BYTES = 64 * 1024
+WITHDRAWN_POLL_S = 0.25
+"""How often a running command's task is checked for a lost lease."""
 NOT_RUN = 127
 """The guard's exit status when it could not start the command, as a shell's."""
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -111,16 +113,22 @@ def stopping_on_signals() -> Iterator[None]:
 
 
 def run(
-    argv: list[str], data: bytes, env: dict[str, str], timeout: float | None, head: int, tail: int
+    argv: list[str],
+    data: bytes,
+    env: dict[str, str],
+    timeout: float | None,
+    head: int,
+    tail: int,
+    withdrawn: threading.Event | None = None,
 ) -> Finished:
     """Run ``argv`` with ``data`` on its stdin; keep at most ``head`` bytes of its stdout and
-    ``tail`` of its stderr. A timeout or an interrupt stops the command's whole process
-    group: the timeout as :class:`TaskFailed`, the interrupt propagating. The worker's end
-    of the guard's pipe is held until the command is over: closed by the worker's death, it
-    tells the guard to stop the group."""
+    ``tail`` of its stderr. A timeout, ``withdrawn`` set (the task's lease was lost) or an
+    interrupt stops the command's whole process group: the first two as :class:`TaskFailed`,
+    the interrupt propagating. The worker's end of the guard's pipe is held until the command
+    is over: closed by the worker's death, it tells the guard to stop the group."""
     lifeline, held = os.pipe()  # neither is inherited, unless passed on
     try:
-        return _run(argv, data, env, timeout, head, tail, lifeline)
+        return _run(argv, data, env, timeout, head, tail, lifeline, withdrawn)
     finally:
         os.close(held)
 
@@ -133,6 +141,7 @@ def _run(
     head: int,
     tail: int,
     lifeline: int,
+    withdrawn: threading.Event | None,
 ) -> Finished:
     proc: subprocess.Popen[bytes] | None = None
     threads: list[threading.Thread] = []
@@ -160,11 +169,15 @@ def _run(
             _thread(_keep_tail, proc.stderr, err, tail),
         ]
         _STARTING.done()
-        returncode = proc.wait(timeout)
+        returncode = _wait(proc, timeout, withdrawn)
     except subprocess.TimeoutExpired:
         assert proc is not None
         _stop(proc, threads)
         raise TaskFailed(f"timed out after {timeout:g} s (killed)") from None
+    except _Withdrawn:
+        assert proc is not None
+        _stop(proc, threads)
+        raise TaskFailed("stopped: the task's lease was lost (killed)") from None
     except BaseException:  # Ctrl-C or SIGTERM in the worker: the command stops with it
         if proc is not None:
             _stop(proc, threads)
@@ -191,6 +204,28 @@ def _why_not_run(program: str, said: str) -> str:
             named = line[2:].decode("utf-8", "replace").strip()
             return f"could not run {program}: the interpreter on its #! line is missing: {named}"
     return said
+
+
+class _Withdrawn(Exception):
+    """The task was withdrawn from the worker while its command ran."""
+
+
+def _wait(
+    proc: subprocess.Popen[bytes], timeout: float | None, withdrawn: threading.Event | None
+) -> int:
+    """The command's exit status; ``TimeoutExpired`` after ``timeout``, :class:`_Withdrawn`
+    within :data:`WITHDRAWN_POLL_S` of ``withdrawn`` being set."""
+    if withdrawn is None:
+        return proc.wait(timeout)
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while not withdrawn.is_set():
+        left = WITHDRAWN_POLL_S if deadline is None else deadline - time.monotonic()
+        try:
+            return proc.wait(max(0.0, min(left, WITHDRAWN_POLL_S)))
+        except subprocess.TimeoutExpired:
+            if deadline is not None and time.monotonic() >= deadline:
+                raise
+    raise _Withdrawn
 
 
 def _thread(target: Callable[..., None], *args: object) -> threading.Thread:

@@ -8,13 +8,15 @@ headless coding agent or any script without a line of Python.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import signal
+import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Annotated
 
 import typer
@@ -48,11 +50,41 @@ usually is, with room for the exit status before it."""
 MAX_TASKS = 2**31 - 1
 
 
-def run_command(argv: list[str], timeout: float | None) -> Callable[[Task], str | None]:
+class Withdrawals:
+    """The claims whose commands run, each with an event that stops its command when set:
+    :meth:`withdraw` is the worker's ``on_lost``, and finds only the claim it names."""
+
+    def __init__(self) -> None:
+        self._running: dict[tuple[str, str | None], threading.Event] = {}
+
+    @contextlib.contextmanager
+    def running(self, task: Task) -> Iterator[threading.Event]:
+        key = (task.id, task.lease_token)
+        self._running[key] = event = threading.Event()
+        try:
+            yield event
+        finally:
+            del self._running[key]
+
+    def withdraw(self, task: Task) -> None:
+        event = self._running.get((task.id, task.lease_token))
+        if event is not None:
+            event.set()
+
+
+def run_command(
+    argv: list[str], timeout: float | None, withdrawals: Withdrawals | None = None
+) -> Callable[[Task], str | None]:
     """A handler running ``argv`` on a task: its stdout (decoded, trailing newline dropped)
-    is the result."""
+    is the result. A claim ``withdrawals`` withdraws while it runs stops the command."""
 
     def handle(task: Task) -> str | None:
+        if withdrawals is None:
+            return run_on(task, None)
+        with withdrawals.running(task) as withdrawn:
+            return run_on(task, withdrawn)
+
+    def run_on(task: Task, withdrawn: threading.Event | None) -> str | None:
         env = dict(os.environ)
         env.update(
             TASKLOOM_TASK_ID=task.id,
@@ -62,7 +94,9 @@ def run_command(argv: list[str], timeout: float | None) -> Callable[[Task], str 
         data = json.dumps(task.to_dict(), ensure_ascii=False).encode()
         # One byte over the limit, and a newline: the worker then knows the result was cut.
         # Stderr likewise: one byte more than its tail says that the tail was cut.
-        done = task_command.run(argv, data, env, timeout, MAX_TEXT_BYTES + 2, STDERR_TAIL_BYTES + 1)
+        done = task_command.run(
+            argv, data, env, timeout, MAX_TEXT_BYTES + 2, STDERR_TAIL_BYTES + 1, withdrawn
+        )
         if done.returncode != 0:
             tail = _text(_whole_lines(done.stderr)).strip()
             raise TaskFailed(f"exit {_status(done.returncode)}" + (f": {tail}" if tail else ""))
@@ -204,7 +238,9 @@ def work(
     the command's standard error (retried until its attempts run out, then dead). Ctrl-C or
     SIGTERM stops the command, every process it started with it, and gives its task back; so
     does a command that cannot start (a script whose interpreter is missing), with exit 1;
-    --timeout stops them alike and fails the task. A process the command leaves behind still
+    --timeout stops them alike and fails the task; a task whose lease is lost while its
+    command runs (canceled, or taken by another worker) has its command stopped alike, and
+    nothing recorded. A process the command leaves behind still
     holding its output is stopped when the command exits. Standard output gets a line per task
     as it ends (--json: a JSON object per line); standard error a line as each task starts,
     and a summary at the end. Exit status
@@ -231,16 +267,18 @@ def work(
         line = f"{task.id}  {task.title}  started (attempt {task.attempts} of {task.max_attempts})"
         err.print(terminal_safe(line) if err.is_terminal else line, markup=False)
 
+    withdrawals = Withdrawals()
     worker = Worker(
         open_announced(db).queue,
         agent,
-        run_command(command, timeout),
+        run_command(command, timeout, withdrawals),
         lease=lease,
         kinds=kind,
         poll=poll,
         retry_delay=check_seconds(retry_delay, "--retry-delay"),
         on_start=started,
         on_outcome=show,
+        on_lost=withdrawals.withdraw,
     )
     try:
         with task_command.stopping_on_signals():
