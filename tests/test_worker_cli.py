@@ -16,6 +16,7 @@ import pytest
 
 import taskloom
 from taskloom.cli import main
+from taskloom.domain.errors import CommandNotStarted
 from tests.conftest import subprocess_env
 
 HANDLER = textwrap.dedent(
@@ -374,7 +375,7 @@ def test_the_guard_reports_the_command_as_it_ended() -> None:
 
     assert ran("sh", "-c", "cat; exit 7") == (7, b"in", b"")
     assert ran("sh", "-c", "kill -TERM $$").returncode == -signal.SIGTERM
-    with pytest.raises(task_command.NotStarted) as missing:
+    with pytest.raises(CommandNotStarted) as missing:
         ran("/no/such/program")
     assert str(missing.value) == "could not run /no/such/program: No such file or directory"
     assert ran("sh", "-c", "exit 127").returncode == 127  # the command's own 127 is its own

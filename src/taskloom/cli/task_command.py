@@ -27,7 +27,7 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, NamedTuple
 
-from taskloom.domain.errors import TaskFailed
+from taskloom.domain.errors import CommandNotStarted, TaskFailed
 
 CHUNK_BYTES = 64 * 1024
 WITHDRAWN_POLL_S = 0.25
@@ -42,12 +42,6 @@ GUARD = str(Path(__file__).with_name("command_guard.py"))
 OUTPUT_GRACE_S = 0.5
 """How long the output may stay open after the command has exited: a process it left in the
 background still holding it is then stopped, and what was read is the result."""
-
-
-class NotStarted(BaseException):
-    """The command could not be started at all (the guard's ``could not run …``): no task can
-    succeed with it, so the worker gives its task back and stops instead of failing every task
-    it claims. A :class:`BaseException`, as an interrupt is, for the worker to give back."""
 
 
 class Finished(NamedTuple):
@@ -170,14 +164,13 @@ def _run(
         ]
         _STARTING.done()
         returncode = _wait(proc, timeout, withdrawn)
+        if returncode is None:
+            _stop(proc, threads)
+            raise TaskFailed("stopped: the task's lease was lost (killed)")
     except subprocess.TimeoutExpired:
         assert proc is not None
         _stop(proc, threads)
         raise TaskFailed(f"timed out after {timeout:g} s (killed)") from None
-    except _Withdrawn:
-        assert proc is not None
-        _stop(proc, threads)
-        raise TaskFailed("stopped: the task's lease was lost (killed)") from None
     except BaseException:  # Ctrl-C or SIGTERM in the worker: the command stops with it
         if proc is not None:
             _stop(proc, threads)
@@ -188,7 +181,7 @@ def _run(
         _joined(threads, STOP_GRACE_S)
     said = bytes(err).decode("utf-8", "replace")
     if returncode == NOT_RUN and said.startswith(f"could not run {argv[0]}: ") and not out:
-        raise NotStarted(_why_not_run(argv[0], said.strip()))
+        raise CommandNotStarted(_why_not_run(argv[0], said.strip()))
     return Finished(returncode, bytes(out), bytes(err))
 
 
@@ -206,15 +199,11 @@ def _why_not_run(program: str, said: str) -> str:
     return said
 
 
-class _Withdrawn(Exception):
-    """The task was withdrawn from the worker while its command ran."""
-
-
 def _wait(
     proc: subprocess.Popen[bytes], timeout: float | None, withdrawn: threading.Event | None
-) -> int:
-    """The command's exit status; ``TimeoutExpired`` after ``timeout``, :class:`_Withdrawn`
-    within :data:`WITHDRAWN_POLL_S` of ``withdrawn`` being set."""
+) -> int | None:
+    """The command's exit status; ``TimeoutExpired`` after ``timeout``; ``None`` within
+    :data:`WITHDRAWN_POLL_S` of ``withdrawn`` being set (the command still runs)."""
     if withdrawn is None:
         return proc.wait(timeout)
     deadline = None if timeout is None else time.monotonic() + timeout
@@ -225,7 +214,7 @@ def _wait(
         except subprocess.TimeoutExpired:
             if deadline is not None and time.monotonic() >= deadline:
                 raise
-    raise _Withdrawn
+    return None
 
 
 def _thread(target: Callable[..., None], *args: object) -> threading.Thread:

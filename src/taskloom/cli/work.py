@@ -32,7 +32,7 @@ from taskloom.cli.common import (
     open_announced,
     print_text,
 )
-from taskloom.domain.errors import InvalidInput, TaskFailed
+from taskloom.domain.errors import CommandNotStarted, InvalidInput, TaskFailed
 from taskloom.domain.queue import (
     MAX_ERROR_BYTES,
     MAX_TEXT_BYTES,
@@ -286,7 +286,7 @@ def work(
     except KeyboardInterrupt as exc:
         err.print(f"Interrupted: {_summary(outcomes)}.", markup=False)
         raise typer.Exit(143 if exc.args == ("SIGTERM",) else 130) from None
-    except task_command.NotStarted as exc:
+    except CommandNotStarted as exc:
         err.print(f"Stopped: {_summary(outcomes)}.", markup=False)
         raise InvalidInput(f"{exc} (its task was given back; nothing more was claimed)") from None
     err.print(_summary(outcomes), markup=False)
