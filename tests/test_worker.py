@@ -417,3 +417,22 @@ def test_a_retry_delay_keeps_a_failed_task_for_later(tl: Taskloom) -> None:
     later = tl.queue.get(task.id)
     assert later.status == "ready" and later.attempts == 1
     assert later.not_before is not None and later.not_before > time.time() + 3000
+
+
+def test_a_failures_outcome_tells_the_error_as_stored_with_secrets_redacted(
+    tl: Taskloom,
+) -> None:
+    """What ``on_outcome`` gets (``tasks work`` prints it) is the stored error: a key the
+    handler's error quoted is redacted there as in the task."""
+    token = "ghp_" + "a" * 36
+    tl.queue.add("leaks", max_attempts=2)
+
+    def leak(t: Task) -> str:
+        raise TaskFailed(f"push refused: GITHUB_TOKEN={token}")
+
+    seen: list[Outcome] = []
+    Worker(tl.queue, "w1", leak, on_outcome=seen.append).run(until_empty=True)
+    assert [o.kind for o in seen] == ["failed", "dead"]
+    for outcome in seen:
+        assert outcome.detail == "push refused: GITHUB_TOKEN=[redacted]"
+        assert outcome.detail == tl.queue.get(outcome.task.id).last_error

@@ -16,6 +16,7 @@ import pytest
 
 import taskloom
 from taskloom.cli import main
+from taskloom.domain.errors import CommandNotStarted
 from tests.conftest import subprocess_env
 
 HANDLER = textwrap.dedent(
@@ -365,8 +366,8 @@ def test_a_killed_worker_takes_its_command_and_its_children_with_it(
 
 
 def test_the_guard_reports_the_command_as_it_ended() -> None:
-    """The command runs under a guard process: its exit status, the signal that killed it,
-    and a command that cannot start come back as they would without one."""
+    """The command runs under a guard process: its exit status and the signal that killed it
+    come back as they would without one, and a command that cannot start as NotStarted."""
     from taskloom.cli import task_command
 
     def ran(*argv: str) -> task_command.Finished:
@@ -374,6 +375,7 @@ def test_the_guard_reports_the_command_as_it_ended() -> None:
 
     assert ran("sh", "-c", "cat; exit 7") == (7, b"in", b"")
     assert ran("sh", "-c", "kill -TERM $$").returncode == -signal.SIGTERM
-    missing = ran("/no/such/program")
-    assert missing.returncode == 127
-    assert missing.stderr == b"could not run /no/such/program: No such file or directory\n"
+    with pytest.raises(CommandNotStarted) as missing:
+        ran("/no/such/program")
+    assert str(missing.value) == "could not run /no/such/program: No such file or directory"
+    assert ran("sh", "-c", "exit 127").returncode == 127  # the command's own 127 is its own

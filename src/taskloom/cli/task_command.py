@@ -14,7 +14,9 @@ guard (:mod:`taskloom.cli.command_guard`) that stops the group when the worker i
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -25,9 +27,13 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, NamedTuple
 
-from taskloom.domain.errors import TaskFailed
+from taskloom.domain.errors import CommandNotStarted, TaskFailed
 
 CHUNK_BYTES = 64 * 1024
+WITHDRAWN_POLL_S = 0.25
+"""How often a running command's task is checked for a lost lease."""
+NOT_RUN = 127
+"""The guard's exit status when it could not start the command, as a shell's."""
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 STOP_GRACE_S = 2.0
 """How long a command stopped by a timeout or an interrupt has to exit after ``SIGTERM``
@@ -101,16 +107,22 @@ def stopping_on_signals() -> Iterator[None]:
 
 
 def run(
-    argv: list[str], data: bytes, env: dict[str, str], timeout: float | None, head: int, tail: int
+    argv: list[str],
+    data: bytes,
+    env: dict[str, str],
+    timeout: float | None,
+    head: int,
+    tail: int,
+    withdrawn: threading.Event | None = None,
 ) -> Finished:
     """Run ``argv`` with ``data`` on its stdin; keep at most ``head`` bytes of its stdout and
-    ``tail`` of its stderr. A timeout or an interrupt stops the command's whole process
-    group: the timeout as :class:`TaskFailed`, the interrupt propagating. The worker's end
-    of the guard's pipe is held until the command is over: closed by the worker's death, it
-    tells the guard to stop the group."""
+    ``tail`` of its stderr. A timeout, ``withdrawn`` set (the task's lease was lost) or an
+    interrupt stops the command's whole process group: the first two as :class:`TaskFailed`,
+    the interrupt propagating. The worker's end of the guard's pipe is held until the command
+    is over: closed by the worker's death, it tells the guard to stop the group."""
     lifeline, held = os.pipe()  # neither is inherited, unless passed on
     try:
-        return _run(argv, data, env, timeout, head, tail, lifeline)
+        return _run(argv, data, env, timeout, head, tail, lifeline, withdrawn)
     finally:
         os.close(held)
 
@@ -123,6 +135,7 @@ def _run(
     head: int,
     tail: int,
     lifeline: int,
+    withdrawn: threading.Event | None,
 ) -> Finished:
     proc: subprocess.Popen[bytes] | None = None
     threads: list[threading.Thread] = []
@@ -150,7 +163,10 @@ def _run(
             _thread(_keep_tail, proc.stderr, err, tail),
         ]
         _STARTING.done()
-        returncode = proc.wait(timeout)
+        returncode = _wait(proc, timeout, withdrawn)
+        if returncode is None:
+            _stop(proc, threads)
+            raise TaskFailed("stopped: the task's lease was lost (killed)")
     except subprocess.TimeoutExpired:
         assert proc is not None
         _stop(proc, threads)
@@ -163,7 +179,42 @@ def _run(
     if not _joined(threads, OUTPUT_GRACE_S):  # the output is held open by what it left behind
         _signal_group(proc, signal.SIGKILL)
         _joined(threads, STOP_GRACE_S)
+    said = bytes(err).decode("utf-8", "replace")
+    if returncode == NOT_RUN and said.startswith(f"could not run {argv[0]}: ") and not out:
+        raise CommandNotStarted(_why_not_run(argv[0], said.strip()))
     return Finished(returncode, bytes(out), bytes(err))
+
+
+def _why_not_run(program: str, said: str) -> str:
+    """The guard's ``could not run …``, and for a script that is there, the missing
+    interpreter its ``#!`` line names (what "No such file or directory" then means)."""
+    path = shutil.which(program)
+    if path is None or not said.endswith(os.strerror(errno.ENOENT)):
+        return said
+    with contextlib.suppress(OSError), open(path, "rb") as file:
+        line = file.readline(200)
+        if line.startswith(b"#!"):
+            named = line[2:].decode("utf-8", "replace").strip()
+            return f"could not run {program}: the interpreter on its #! line is missing: {named}"
+    return said
+
+
+def _wait(
+    proc: subprocess.Popen[bytes], timeout: float | None, withdrawn: threading.Event | None
+) -> int | None:
+    """The command's exit status; ``TimeoutExpired`` after ``timeout``; ``None`` within
+    :data:`WITHDRAWN_POLL_S` of ``withdrawn`` being set (the command still runs)."""
+    if withdrawn is None:
+        return proc.wait(timeout)
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while not withdrawn.is_set():
+        left = WITHDRAWN_POLL_S if deadline is None else deadline - time.monotonic()
+        try:
+            return proc.wait(max(0.0, min(left, WITHDRAWN_POLL_S)))
+        except subprocess.TimeoutExpired:
+            if deadline is not None and time.monotonic() >= deadline:
+                raise
+    return None
 
 
 def _thread(target: Callable[..., None], *args: object) -> threading.Thread:

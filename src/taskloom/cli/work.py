@@ -8,13 +8,15 @@ headless coding agent or any script without a line of Python.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import signal
+import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Annotated
 
 import typer
@@ -30,7 +32,7 @@ from taskloom.cli.common import (
     open_announced,
     print_text,
 )
-from taskloom.domain.errors import InvalidInput, TaskFailed
+from taskloom.domain.errors import CommandNotStarted, InvalidInput, TaskFailed
 from taskloom.domain.queue import (
     MAX_ERROR_BYTES,
     MAX_TEXT_BYTES,
@@ -48,11 +50,41 @@ usually is, with room for the exit status before it."""
 MAX_TASKS = 2**31 - 1
 
 
-def run_command(argv: list[str], timeout: float | None) -> Callable[[Task], str | None]:
+class Withdrawals:
+    """The claims whose commands run, each with an event that stops its command when set:
+    :meth:`withdraw` is the worker's ``on_lost``, and finds only the claim it names."""
+
+    def __init__(self) -> None:
+        self._running: dict[tuple[str, str | None], threading.Event] = {}
+
+    @contextlib.contextmanager
+    def running(self, task: Task) -> Iterator[threading.Event]:
+        key = (task.id, task.lease_token)
+        self._running[key] = event = threading.Event()
+        try:
+            yield event
+        finally:
+            del self._running[key]
+
+    def withdraw(self, task: Task) -> None:
+        event = self._running.get((task.id, task.lease_token))
+        if event is not None:
+            event.set()
+
+
+def run_command(
+    argv: list[str], timeout: float | None, withdrawals: Withdrawals | None = None
+) -> Callable[[Task], str | None]:
     """A handler running ``argv`` on a task: its stdout (decoded, trailing newline dropped)
-    is the result."""
+    is the result. A claim ``withdrawals`` withdraws while it runs stops the command."""
 
     def handle(task: Task) -> str | None:
+        if withdrawals is None:
+            return run_on(task, None)
+        with withdrawals.running(task) as withdrawn:
+            return run_on(task, withdrawn)
+
+    def run_on(task: Task, withdrawn: threading.Event | None) -> str | None:
         env = dict(os.environ)
         env.update(
             TASKLOOM_TASK_ID=task.id,
@@ -61,14 +93,30 @@ def run_command(argv: list[str], timeout: float | None) -> Callable[[Task], str 
         )
         data = json.dumps(task.to_dict(), ensure_ascii=False).encode()
         # One byte over the limit, and a newline: the worker then knows the result was cut.
-        done = task_command.run(argv, data, env, timeout, MAX_TEXT_BYTES + 2, STDERR_TAIL_BYTES)
+        # Stderr likewise: one byte more than its tail says that the tail was cut.
+        done = task_command.run(
+            argv, data, env, timeout, MAX_TEXT_BYTES + 2, STDERR_TAIL_BYTES + 1, withdrawn
+        )
         if done.returncode != 0:
-            tail = _text(done.stderr).strip()
+            tail = _text(_whole_lines(done.stderr)).strip()
             raise TaskFailed(f"exit {_status(done.returncode)}" + (f": {tail}" if tail else ""))
         result = _text(done.stdout).removesuffix("\n")
         return result or None
 
     return handle
+
+
+def _whole_lines(tail: bytes) -> bytes:
+    """The end of standard error, cut to :data:`STDERR_TAIL_BYTES` from its first whole line
+    (else its first whole word) when it is longer: a credential that the cut split is dropped,
+    not kept as its end, which no redaction recognizes."""
+    if len(tail) <= STDERR_TAIL_BYTES:
+        return tail
+    tail = tail[-STDERR_TAIL_BYTES:]
+    for mark in (b"\n", b" "):
+        if (at := tail.find(mark)) >= 0:
+            return b"\xe2\x80\xa6" + tail[at:]  # an ellipsis where the cut is
+    return b"\xe2\x80\xa6"
 
 
 def _text(data: bytes) -> str:
@@ -188,8 +236,11 @@ def work(
     TASKLOOM_TASK_KIND and TASKLOOM_TASK_ATTEMPT set. Exit 0: the task is completed with
     what the command printed as its result. Any other exit: the task fails with the end of
     the command's standard error (retried until its attempts run out, then dead). Ctrl-C or
-    SIGTERM stops the command, every process it started with it, and gives its task back;
-    --timeout stops them alike and fails the task. A process the command leaves behind still
+    SIGTERM stops the command, every process it started with it, and gives its task back; so
+    does a command that cannot start (a script whose interpreter is missing), with exit 1;
+    --timeout stops them alike and fails the task; a task whose lease is lost while its
+    command runs (canceled, or taken by another worker) has its command stopped alike, and
+    nothing recorded. A process the command leaves behind still
     holding its output is stopped when the command exits. Standard output gets a line per task
     as it ends (--json: a JSON object per line); standard error a line as each task starts,
     and a summary at the end. Exit status
@@ -216,16 +267,18 @@ def work(
         line = f"{task.id}  {task.title}  started (attempt {task.attempts} of {task.max_attempts})"
         err.print(terminal_safe(line) if err.is_terminal else line, markup=False)
 
+    withdrawals = Withdrawals()
     worker = Worker(
         open_announced(db).queue,
         agent,
-        run_command(command, timeout),
+        run_command(command, timeout, withdrawals),
         lease=lease,
         kinds=kind,
         poll=poll,
         retry_delay=check_seconds(retry_delay, "--retry-delay"),
         on_start=started,
         on_outcome=show,
+        on_lost=withdrawals.withdraw,
     )
     try:
         with task_command.stopping_on_signals():
@@ -233,6 +286,9 @@ def work(
     except KeyboardInterrupt as exc:
         err.print(f"Interrupted: {_summary(outcomes)}.", markup=False)
         raise typer.Exit(143 if exc.args == ("SIGTERM",) else 130) from None
+    except CommandNotStarted as exc:
+        err.print(f"Stopped: {_summary(outcomes)}.", markup=False)
+        raise InvalidInput(f"{exc} (its task was given back; nothing more was claimed)") from None
     err.print(_summary(outcomes), markup=False)
     if any(o.kind in ("failed", "dead", "lost") for o in outcomes):
         raise typer.Exit(4)

@@ -132,6 +132,13 @@ class NoRetry(TaskFailed):
     http_status = 500
 
 
+class CommandNotStarted(BaseException):
+    """``tasks work``: the command could not be started at all (a missing ``#!``
+    interpreter, an exec format error): no task can succeed with it, so the worker gives its
+    task back and stops instead of failing every task it claims. A :class:`BaseException`, as
+    an interrupt is, for the worker to give the task back and let it through."""
+
+
 class WaitTimeout(TaskloomError, TimeoutError):
     """``Queue.wait`` gave up: the task had not ended when the timeout ran out. Also a
     :class:`TimeoutError`, so code that already catches that catches this."""

@@ -125,8 +125,11 @@ class _Renewal:
     can only find the lease ended and mark a claim already let go, which no one reads
     again."""
 
-    def __init__(self, queue: Queue, lease: float) -> None:
+    def __init__(
+        self, queue: Queue, lease: float, on_lost: Callable[[Task], None] | None = None
+    ) -> None:
         self._queue = queue
+        self._on_lost = on_lost
         self._lease = lease
         self._every = lease / 3
         self._tick = lease / 6
@@ -160,6 +163,14 @@ class _Renewal:
                 if not self._closing:
                     wait = self._renew()
 
+    def _lost(self, task: Task) -> None:
+        """Tell ``on_lost`` (its failure is logged: the renewal goes on for the others)."""
+        if self._on_lost is not None:
+            try:
+                self._on_lost(task)
+            except Exception:
+                log.exception("on_lost failed for task %s", task.id)
+
     def _renew(self) -> float:
         """Renew the leases due; how long to wait before looking again."""
         busy = False
@@ -173,6 +184,7 @@ class _Renewal:
                 held.lost = True
                 if self._held.get(task.id) is held:  # else let go meanwhile: nothing lost
                     log.warning("lease on task %s was lost while the worker held it", task.id)
+                    self._lost(task)
             except TaskloomError as exc:  # a busy database: try again soon, well before it ends
                 log.warning("could not renew the lease on task %s: %s", task.id, exc)
                 busy = True
@@ -194,7 +206,10 @@ class Worker:
     ``retry_delay``: seconds before a failed task may be claimed again (by any worker), so a
     failure that passes (an outage) does not use up its attempts at once.
     ``on_start`` and ``on_outcome``: called with each task as its handler starts, and with its
-    :class:`Outcome` as it ends (progress)."""
+    :class:`Outcome` as it ends (progress). ``on_lost``: called, from the thread that renews
+    the leases, with a task whose lease a renewal found lost while its handler runs (canceled,
+    or taken by another worker after the lease ran out): the handler's work is no longer
+    wanted, and its result will not be recorded, so a handler that can stop early should."""
 
     def __init__(
         self,
@@ -209,6 +224,7 @@ class Worker:
         retry_delay: float = 0.0,
         on_start: Callable[[Task], None] | None = None,
         on_outcome: Callable[[Outcome], None] | None = None,
+        on_lost: Callable[[Task], None] | None = None,
     ) -> None:
         if not callable(handler):
             raise InvalidInput("a worker's handler must be callable: handler(task) -> result")
@@ -226,6 +242,7 @@ class Worker:
         self._retry_delay = check_seconds(retry_delay, "a retry delay")
         self._on_start = on_start
         self._on_outcome = on_outcome
+        self._on_lost = on_lost
         self._stop = threading.Event()
 
     def stop(self) -> None:
@@ -243,7 +260,7 @@ class Worker:
             raise InvalidInput("until_empty is True or False")
         self._stop.clear()
         summary = WorkSummary()
-        renewal = _Renewal(self._queue, self._lease)
+        renewal = _Renewal(self._queue, self._lease, self._on_lost)
         try:
             if self._batch > 1:
                 self._run_batches(renewal, summary, max_tasks, until_empty)
@@ -376,6 +393,8 @@ class Worker:
         except (LeaseLost, NotFound):
             log.warning("task %s was no longer this worker's when it finished", task.id)
             return None, task, ended._replace(kind="lost")
+        if ended.kind != "completed":  # the error as stored: redacted, cut
+            ended = ended._replace(detail=done.last_error)
         if done.status == "dead" and ended.kind != "dead":
             return nxt, done, ended._replace(kind="dead")
         return nxt, done, ended

@@ -1,0 +1,115 @@
+"""``taskloom tasks work`` with commands that misbehave: what they leave in the task, and
+what the worker tells, is the failure without a credential in it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+import taskloom
+from taskloom.cli import main
+from taskloom.cli.work import STDERR_TAIL_BYTES
+
+
+def work(capsys: pytest.CaptureFixture[str], db: str, *args: str) -> tuple[int, str, str]:
+    code = main(["tasks", "work", "--db", db, *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_a_credential_split_by_the_cut_of_stderr_is_not_kept_as_its_end(
+    sqlite_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only the end of standard error is kept: when the cut falls inside a token, the rest of
+    that line goes too, since a token's end alone is not recognized as one."""
+    tl = taskloom.connect(sqlite_url)
+    task, _ = tl.queue.add("leaks", max_attempts=1)
+    secret = "ghp_" + "q" * 36
+    filler = "x" * (STDERR_TAIL_BYTES - 20) + "\n"  # the cut falls 20 bytes into the token
+    script = f"import sys; sys.stderr.write('a\\nGITHUB_TOKEN={secret}\\n' + {filler!r}); exit(2)"
+    code, out, _ = work(capsys, sqlite_url, "--agent", "w1", "--until-empty", "--",
+                        sys.executable, "-c", script)  # fmt: skip
+    assert code == 4
+    error = tl.queue.get(task.id).last_error or ""
+    assert error.startswith("exit 2: …\nxxx") and error.endswith("x"), error[:80]
+    assert "q" * 8 not in error and "q" * 8 not in out
+    tl.close()
+
+
+def test_a_short_stderr_is_kept_whole(sqlite_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    tl = taskloom.connect(sqlite_url)
+    task, _ = tl.queue.add("fails", max_attempts=1)
+    text = "y" * (STDERR_TAIL_BYTES - 1)
+    script = f"import sys; sys.stderr.write({text!r}); exit(1)"
+    code, _, _ = work(capsys, sqlite_url, "--agent", "w1", "--until-empty", "--",
+                      sys.executable, "-c", script)  # fmt: skip
+    assert code == 4 and tl.queue.get(task.id).last_error == f"exit 1: {text}"
+    tl.close()
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        ("#!/no/such/interpreter\necho hi\n", "the interpreter on its #! line is missing: "
+         "/no/such/interpreter"),
+        ("echo no shebang\n", "Exec format error"),
+    ],
+)  # fmt: skip
+def test_a_command_that_cannot_start_gives_its_task_back_and_stops_the_worker(
+    db_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, why: str
+) -> None:
+    """It passes the check before the first claim (an executable file), but no task can
+    succeed with it: failing each task it claims would leave the whole queue dead."""
+    tl = taskloom.connect(db_url)
+    first, _ = tl.queue.add("first", priority=1)
+    second, _ = tl.queue.add("second", priority=2)
+    script = tmp_path / "review.sh"
+    script.write_text(content)
+    script.chmod(0o755)
+    code, out, err = work(capsys, db_url, "--agent", "w1", "--until-empty", "--", str(script))
+    assert code == 1
+    assert f"Error: could not run {script}: {why} (its task was given back" in err
+    assert out == f"{first.id}  first  given back unfinished\n"
+    for task in (first, second):
+        kept = tl.queue.get(task.id)
+        assert (kept.status, kept.attempts, kept.last_error) == ("ready", 0, None)
+    tl.close()
+
+
+def test_a_command_whose_lease_is_lost_is_stopped_and_its_result_not_recorded(
+    db_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The task is canceled while its command runs: the next renewal finds the lease gone,
+    the command (and its child) is stopped, and nothing it would print is recorded."""
+    from tests.test_worker_cli import child_pid, stopped
+
+    tl = taskloom.connect(db_url)
+    task, _ = tl.queue.add("withdrawn", max_attempts=1)
+    pidfile = tmp_path / "child.pid"
+    script = f"sleep 60 & echo $! > {pidfile}.part && mv {pidfile}.part {pidfile}; wait; echo late"
+    seen: dict[str, bool] = {}
+
+    def cancel_then_watch() -> None:
+        pid = child_pid(pidfile)
+        tl.queue.cancel(task.id, "no longer wanted")
+        seen["stopped"] = stopped(pid, within=30.0)
+        if not seen["stopped"]:
+            os.kill(pid, signal.SIGKILL)
+
+    watcher = threading.Thread(target=cancel_then_watch)
+    watcher.start()
+    try:
+        code, out, _ = work(capsys, db_url, "--agent", "w1", "--until-empty", "--lease", "1",
+                            "--timeout", "120", "--", "sh", "-c", script)  # fmt: skip
+    finally:
+        watcher.join()
+    assert seen == {"stopped": True}
+    assert code == 4 and "lease was lost" in out
+    kept = tl.queue.get(task.id)
+    assert (kept.status, kept.result) == ("canceled", "no longer wanted")
+    tl.close()
