@@ -107,19 +107,32 @@ def _setup(*files: tuple[Path, Merge], dry_run: bool) -> None:
     """Merge every file and check every target first, so a bad one (unparsable, a folder, not
     writable) stops the run before anything is written. Files are read as bytes so their line
     endings reach the merge as they are (CRLF stays CRLF)."""
-    planned = [(path, *merge(_read(path), str(path))) for path, merge in files]
+    planned = [(path, *_merged(path, merge)) for path, merge in files]
     if not dry_run:
         for path, _, changed in planned:
             if changed:
                 _check_writable(path)
     for path, new, changed in planned:
         if dry_run:
-            print_text(f"# {path}{'' if changed else ' (already set up)'}\n{new}")
+            print_text(f"# {path}{'' if changed else ' (already set up)'}\n{new.removeprefix(BOM)}")
         elif not changed:
             print_text(f"unchanged {path} (already set up)")
         else:
             _write(path, new)
             print_text(f"wrote {path}")
+
+
+BOM = "\ufeff"
+
+
+def _merged(path: Path, merge: Merge) -> tuple[str, bool]:
+    """The file merged, a byte order mark it starts with (Windows editors write one) kept in
+    front and out of the parser's way: JSON and TOML parsers refuse it as a stray
+    character at line 1, column 1."""
+    text = _read(path)
+    bom = BOM if text.startswith(BOM) else ""
+    new, changed = merge(text.removeprefix(bom), str(path))
+    return bom + new, changed
 
 
 def _read(path: Path) -> str:
@@ -274,7 +287,7 @@ def codex(
 
 
 def _warn_if_hooks_off(config: Path) -> None:
-    off = agent_setup.codex_hooks_off(_read(config))
+    off = agent_setup.codex_hooks_off(_read(config).removeprefix(BOM))
     if off is not None:
         err.print(
             f"Warning: {config} turns Codex's hooks off ([features] {off} = false): the queue"
