@@ -62,3 +62,18 @@ def test_a_byte_order_mark_is_kept_and_the_files_merged(
     assert tomllib.loads(config.decode("utf-8-sig"))["mcp_servers"]["taskloom"]["args"][-1] == DB
     assert "turns Codex's hooks off" in capsys.readouterr().err  # read past the mark too
     assert os.path.exists(home / "hooks.json")
+
+
+def test_a_read_only_file_is_refused_not_replaced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The rename replaced a file its owner had made read-only (chmod 444): the folder is
+    what a rename needs to be writable."""
+    (tmp_path / ".mcp.json").write_text('{"mcpServers": {}}\n')
+    (tmp_path / ".mcp.json").chmod(0o444)
+    assert init("claude-code", "--project", str(tmp_path)) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"Error: cannot write {tmp_path / '.mcp.json'}: it is read-only")
+    assert err.count("\n") == 1, err
+    assert (tmp_path / ".mcp.json").read_text() == '{"mcpServers": {}}\n'
+    assert not (tmp_path / ".claude").exists()  # nothing written: the run stopped first

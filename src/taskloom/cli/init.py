@@ -151,10 +151,19 @@ def _read(path: Path) -> str:
 
 def _check_writable(path: Path) -> None:
     """Refuse a target :func:`_write` would fail on: a folder where the file goes, a file
-    where a folder must be made, a folder that cannot be written to."""
+    where a folder must be made, a folder that cannot be written to; and a read-only file,
+    which the rename would replace all the same: its owner made it so to keep it as it is
+    (the owner's write bit is what counts, for root too, as editors do)."""
     target = path.resolve()
     if os.path.lexists(target) and not target.is_file():
         raise InvalidInput(f"cannot write {path}: it is not a regular file")
+    if target.is_file() and (
+        not target.stat().st_mode & stat.S_IWUSR or not os.access(target, os.W_OK)
+    ):
+        raise InvalidInput(
+            f"cannot write {path}: it is read-only; make it writable (chmod u+w) to let"
+            " taskloom add its entries, or add them by hand (see --print)"
+        )
     folder = target.parent
     while not os.path.lexists(folder) and folder != folder.parent:
         folder = folder.parent  # the first folder that exists: mkdir starts there
