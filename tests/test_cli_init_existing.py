@@ -77,3 +77,35 @@ def test_a_read_only_file_is_refused_not_replaced(
     assert err.count("\n") == 1, err
     assert (tmp_path / ".mcp.json").read_text() == '{"mcpServers": {}}\n'
     assert not (tmp_path / ".claude").exists()  # nothing written: the run stopped first
+
+
+def test_a_taskloom_entry_set_up_otherwise_is_replaced_and_said_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The entries of an earlier setup (another thread, agent, database) were replaced with
+    no word: the user learnt of it when the agent worked on another queue. A password in the
+    old URL stays masked."""
+    (tmp_path / ".claude").mkdir()
+    old_db = "postgresql://me:s3cret@db/q"
+    server = {"command": "taskloom", "args": ["mcp", "--thread", "old", "--db", old_db]}
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"taskloom": server}}))
+    hook = {"type": "command", "command": "taskloom hook session-start --agent old"}
+    settings = {"hooks": {"SessionStart": [{"hooks": [hook]}]}}
+    (tmp_path / ".claude" / "settings.json").write_text(json.dumps(settings))
+    twice("claude-code", "--project", str(tmp_path))
+    err = capsys.readouterr().err
+    assert err.count("replaced taskloom's") == 2, err
+    assert (
+        f"{tmp_path / '.mcp.json'}: replaced taskloom's MCP server `taskloom mcp --thread old"
+        " --db 'postgresql://me:***@db/q'` with `taskloom mcp --thread t --agent claude-code"
+        f" --db {DB}`"
+    ) in err
+    assert "SessionStart hook `taskloom hook session-start --agent old` with" in err
+    assert "s3cret" not in err
+
+
+def test_a_first_setup_says_nothing_was_replaced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    twice("claude-code", "--project", str(tmp_path))
+    assert "replaced" not in capsys.readouterr().err

@@ -20,7 +20,7 @@ from typing import Any
 from taskloom.domain.common import parse_json_object
 from taskloom.domain.errors import InvalidInput
 from taskloom.store import check_url
-from taskloom.store.pg_url import url_has_password
+from taskloom.store.pg_url import redact, url_has_password
 
 SERVER_NAME = "taskloom"
 PROGRAM_NAMES = ("taskloom", "taskloom.exe")
@@ -177,6 +177,38 @@ def _our_args(hook: object, event: str) -> list[str]:
     program = PureWindowsPath(args[0]).name if args else ""  # takes "/" and "\\" alike
     ours = program in PROGRAM_NAMES and args[1:3] == ["hook", HOOK_EVENTS[event]]
     return args if ours else []
+
+
+def taskloom_entries(text: str, name: str) -> dict[str, str]:
+    """Taskloom's own entries in a config file, each as the command line it runs (a URL's
+    password masked), by what it is: ``MCP server``, ``UserPromptSubmit hook``…; none for a
+    file that does not parse. ``init`` compares them before and after, to say which setup it
+    replaced."""
+    try:
+        data = tomllib.loads(text) if name.endswith(".toml") else json.loads(text or "{}")
+    except ValueError:  # TOMLDecodeError is one
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    found: dict[str, list[str]] = {}
+    servers = data.get("mcp_servers" if name.endswith(".toml") else "mcpServers")
+    entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
+    if isinstance(entry, dict) and isinstance(entry.get("args"), list):
+        found["MCP server"] = [str(entry.get("command")), *map(str, entry["args"])]
+    hooks = data.get("hooks")
+    for event in HOOK_EVENTS if isinstance(hooks, dict) else ():
+        groups = _list(hooks.get(event)) if isinstance(hooks, dict) else []
+        for args in (_our_args(h, event) for g in groups for h in _entries(g)):
+            if args:
+                found[f"{event} hook"] = args
+    return {
+        what: shlex.join(redact(a) if "://" in a else a for a in args)
+        for what, args in found.items()
+    }
+
+
+def _list(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def merge_codex_toml(text: str, name: str, argv: list[str]) -> tuple[str, bool]:

@@ -118,11 +118,24 @@ def _setup(*files: tuple[Path, Merge], dry_run: bool) -> None:
         elif not changed:
             print_text(f"unchanged {path} (already set up)")
         else:
+            old = _read(path)
             _write(path, new)
             print_text(f"wrote {path}")
+            _say_replaced(path, old, new)
 
 
 BOM = "\ufeff"
+
+
+def _say_replaced(path: Path, old: str, new: str) -> None:
+    """Name each entry of taskloom's that was there set up otherwise (another thread, agent
+    or database) and is replaced: the user may have meant that setup."""
+    before, after = (
+        agent_setup.taskloom_entries(text.removeprefix(BOM), str(path)) for text in (old, new)
+    )
+    for what, was in before.items():
+        if after.get(what, was) != was:
+            note(f"{path}: replaced taskloom's {what} `{was}` with `{after[what]}`")
 
 
 def _merged(path: Path, merge: Merge) -> tuple[str, bool]:
