@@ -109,3 +109,37 @@ def test_a_first_setup_says_nothing_was_replaced(
 ) -> None:
     twice("claude-code", "--project", str(tmp_path))
     assert "replaced" not in capsys.readouterr().err
+
+
+CONFIG = """\
+# my Codex config
+model = "o3"  # the model
+
+[mcp_servers.taskloom]
+# taskloom, for the shop
+command = "taskloom"
+args = [
+  "mcp",  # the server
+  "--thread", "old",
+]
+env = { TASKLOOM_URL = "sqlite:////srv/old.db" }  # kept
+
+[[profiles]]
+name = "fast"
+"""
+
+
+def test_an_args_array_over_several_lines_is_rewritten_in_place(tmp_path: Path) -> None:
+    """A taskloom table whose ``args`` spanned lines was refused ("in a shape taskloom does
+    not rewrite"): only the first line of the array was replaced, and the rest no longer
+    parsed. The keys are rewritten where they are, the comments and other keys around them
+    kept."""
+    home = tmp_path / "codex"
+    home.mkdir()
+    (home / "config.toml").write_text(CONFIG)
+    twice("codex", "--codex-home", str(home))
+    args = ", ".join(f'"{a}"' for a in ["mcp", "--thread", "t", "--agent", "codex", "--db", DB])
+    assert (home / "config.toml").read_text() == CONFIG.replace(
+        'command = "taskloom"\nargs = [\n  "mcp",  # the server\n  "--thread", "old",\n]\n',
+        f'command = "taskloom"\nargs = [{args}]\n',
+    )

@@ -215,10 +215,11 @@ def merge_codex_toml(text: str, name: str, argv: list[str]) -> tuple[str, bool]:
     """Add ``[mcp_servers.taskloom]`` to Codex's config.toml, or point the one there at
     ``argv``: run again with another ``--db`` or agent, the MCP server must follow the hooks
     (which are replaced) rather than keep using the old database. Only its ``command`` and
-    ``args`` lines are rewritten, in the file's line endings, so keys a user added (``env``…)
-    stay. The result must parse to the file as it was plus taskloom's entry (a table appended
-    after an inline ``mcp_servers = {…}`` would not parse, and Codex would not start): if it
-    does not, nothing is written and the error gives the lines to write by hand."""
+    ``args`` keys are rewritten, in place and in the file's line endings, so keys a user
+    added (``env``…) stay. The result must parse to the file as it was plus taskloom's entry
+    (a table appended after an inline ``mcp_servers = {…}`` would not parse, and Codex would
+    not start): if it does not, nothing is written and the error gives the lines to write by
+    hand."""
     data = _load_toml(text, name)
     servers = data.get("mcp_servers", {})
     entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
@@ -281,8 +282,9 @@ def _append_table(text: str, lines: dict[str, str], eol: str) -> str:
 
 
 def _rewrite_table(text: str, lines: dict[str, str], eol: str) -> str | None:
-    """``text`` with the ``command`` and ``args`` lines of taskloom's table replaced (added if
-    missing), or ``None`` if the table has no header of its own."""
+    """``text`` with the ``command`` and ``args`` keys of taskloom's table replaced where they
+    are, every line of a value written over several (``args = [`` …), or added under the
+    header if missing; ``None`` if the table has no header of its own."""
     rows = text.splitlines(keepends=True)
     start = next((i for i, row in enumerate(rows) if _TABLE.fullmatch(row.rstrip("\r\n"))), None)
     if start is None:
@@ -290,10 +292,32 @@ def _rewrite_table(text: str, lines: dict[str, str], eol: str) -> str | None:
     end = next(
         (i for i in range(start + 1, len(rows)) if rows[i].lstrip().startswith("[")), len(rows)
     )
-    body = [row for row in rows[start + 1 : end] if not _KEY.match(row)]
+    body, placed, i = [], set(), start + 1
+    while i < end:
+        found = _KEY.match(rows[i])
+        if found is None:
+            body.append(rows[i])
+            i += 1
+            continue
+        if found.group(1) not in placed:
+            body.append(f"{lines[found.group(1)]}{eol}")
+            placed.add(found.group(1))
+        i = _value_end(rows, i, end)
     head = rows[start] if rows[start].endswith("\n") else rows[start] + eol
-    fresh = [f"{line}{eol}" for line in lines.values()]
+    fresh = [f"{line}{eol}" for key, line in lines.items() if key not in placed]
     return "".join([*rows[:start], head, *fresh, *body, *rows[end:]])
+
+
+def _value_end(rows: list[str], first: int, end: int) -> int:
+    """The index past the last line of the key-value pair that starts at ``rows[first]``:
+    the first run of lines that parses on its own (an array or string may span several)."""
+    for last in range(first + 1, end + 1):
+        try:
+            tomllib.loads("".join(rows[first:last]))
+        except tomllib.TOMLDecodeError:
+            continue
+        return last
+    return first + 1  # no end found: the check of the result refuses it
 
 
 def _parses_to(text: str, want: dict[str, Any]) -> bool:
