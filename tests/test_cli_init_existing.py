@@ -143,3 +143,24 @@ def test_an_args_array_over_several_lines_is_rewritten_in_place(tmp_path: Path) 
         'command = "taskloom"\nargs = [\n  "mcp",  # the server\n  "--thread", "old",\n]\n',
         f'command = "taskloom"\nargs = [{args}]\n',
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ('{\n  "mcpServers": {},\n  // mine\n  "x": 1\n}\n', "has a comment at line 3"),
+        ('{"a": "http://x", /* mine */ "b": 2}', "has a comment at line 1"),
+        ('{\n  "a": "//",\n  "b": [1,\n    2,\n  ]\n}', "has a trailing comma at line 4"),
+    ],
+)
+def test_json_with_comments_is_refused_by_where_they_are(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, said: str
+) -> None:
+    """A settings file with comments (JSONC) was refused as "Expecting value", with no word
+    of the comment nor that rewriting the file would lose it."""
+    (tmp_path / ".mcp.json").write_text(text)
+    assert init("claude-code", "--project", str(tmp_path)) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"Error: {tmp_path / '.mcp.json'} {said}: taskloom does not rewrite")
+    assert (tmp_path / ".mcp.json").read_text() == text
+    assert not (tmp_path / ".claude").exists()

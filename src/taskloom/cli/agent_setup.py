@@ -76,7 +76,31 @@ def hook_command(
 
 
 def _load_json(text: str, name: str) -> dict[str, Any]:
-    return parse_json_object(text, name) if text.strip() else {}
+    """The file's JSON object; one with comments or a trailing comma (JSONC, which some
+    editors and agents allow) is refused by where that is: written back as JSON, they would
+    be lost."""
+    try:
+        return parse_json_object(text, name) if text.strip() else {}
+    except InvalidInput:
+        found = _jsonc(text)
+        if found is None:
+            raise
+        raise InvalidInput(
+            f"{name} has {found}: taskloom does not rewrite JSON with comments or trailing"
+            " commas, which it would lose; remove them and run this again"
+        ) from None
+
+
+_JSONC = re.compile(r'"(?:[^"\\]|\\.)*"|//|/\*|,(?=\s*[}\]])', re.S)
+
+
+def _jsonc(text: str) -> str | None:
+    """``a comment at line N`` or ``a trailing comma at line N``: the first outside a string."""
+    for found in _JSONC.finditer(text):
+        if not found.group().startswith('"'):
+            what = "a trailing comma" if found.group() == "," else "a comment"
+            return f"{what} at line {text.count(chr(10), 0, found.start()) + 1}"
+    return None
 
 
 _INDENT = re.compile(r"^([ \t]+)\S", re.M)
