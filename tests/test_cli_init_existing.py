@@ -7,6 +7,7 @@ import json
 import os
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -164,3 +165,25 @@ def test_json_with_comments_is_refused_by_where_they_are(
     assert err.startswith(f"Error: {tmp_path / '.mcp.json'} {said}: taskloom does not rewrite")
     assert (tmp_path / ".mcp.json").read_text() == text
     assert not (tmp_path / ".claude").exists()
+
+
+def test_a_file_changed_while_it_is_merged_is_left_as_changed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The merge of the file as read replaced it, and what was saved meanwhile was lost."""
+    import tempfile
+
+    mcp = tmp_path / ".mcp.json"
+    mcp.write_text("{}")
+    real = tempfile.mkstemp
+
+    def someone_saves(*args: Any, **kwargs: Any) -> tuple[int, str]:
+        mcp.write_text('{"saved": "meanwhile"}')
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr("taskloom.cli.init.tempfile.mkstemp", someone_saves)
+    assert init("claude-code", "--project", str(tmp_path)) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"Error: {mcp} changed while taskloom was merging it: nothing was")
+    assert mcp.read_text() == '{"saved": "meanwhile"}'
+    assert [p.name for p in tmp_path.iterdir()] == [".mcp.json"]  # no temp file left

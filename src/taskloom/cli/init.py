@@ -109,17 +109,16 @@ def _setup(*files: tuple[Path, Merge], dry_run: bool) -> None:
     endings reach the merge as they are (CRLF stays CRLF)."""
     planned = [(path, *_merged(path, merge)) for path, merge in files]
     if not dry_run:
-        for path, _, changed in planned:
+        for path, _, _, changed in planned:
             if changed:
                 _check_writable(path)
-    for path, new, changed in planned:
+    for path, old, new, changed in planned:
         if dry_run:
             print_text(f"# {path}{'' if changed else ' (already set up)'}\n{new.removeprefix(BOM)}")
         elif not changed:
             print_text(f"unchanged {path} (already set up)")
         else:
-            old = _read(path)
-            _write(path, new)
+            _write(path, new, old)
             print_text(f"wrote {path}")
             _say_replaced(path, old, new)
 
@@ -138,14 +137,14 @@ def _say_replaced(path: Path, old: str, new: str) -> None:
             note(f"{path}: replaced taskloom's {what} `{was}` with `{after[what]}`")
 
 
-def _merged(path: Path, merge: Merge) -> tuple[str, bool]:
-    """The file merged, a byte order mark it starts with (Windows editors write one) kept in
-    front and out of the parser's way: JSON and TOML parsers refuse it as a stray
-    character at line 1, column 1."""
+def _merged(path: Path, merge: Merge) -> tuple[str, str, bool]:
+    """The file as read and merged, a byte order mark it starts with (Windows editors write
+    one) kept in front and out of the parser's way: JSON and TOML parsers refuse it as a
+    stray character at line 1, column 1."""
     text = _read(path)
     bom = BOM if text.startswith(BOM) else ""
     new, changed = merge(text.removeprefix(bom), str(path))
-    return bom + new, changed
+    return text, bom + new, changed
 
 
 def _read(path: Path) -> str:
@@ -190,7 +189,7 @@ def _why(exc: BaseException) -> str:
     return (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
 
 
-def _write(path: Path, text: str) -> None:
+def _write(path: Path, text: str, old: str) -> None:
     """Replace the file through a temp file renamed over it, so a crash leaves the old file
     or the new one, never half of one. A symlink is followed (a settings file kept in a
     dotfiles repository is updated there, not replaced by a copy), and the file keeps its
@@ -198,7 +197,9 @@ def _write(path: Path, text: str) -> None:
     file gets the default ones (the umask). The temp file is made new, under a name no one
     could choose (``mkstemp``): at a fixed name, a link a cloned repository ships there would
     be followed, and the settings written into a file outside the project. What the checks could
-    not foresee (a full disk) is still one error line."""
+    not foresee (a full disk) is still one error line. A file that no longer holds ``old``,
+    the text merged, was changed meanwhile (an editor, the agent itself): it is left as it
+    is, not overwritten with a merge of what it was."""
     try:
         target = path.resolve()
         mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else _new_file_mode()
@@ -208,6 +209,11 @@ def _write(path: Path, text: str) -> None:
             os.fchmod(fd, mode)
             with os.fdopen(fd, "wb") as out:
                 out.write(text.encode("utf-8"))
+            if _read(path) != old:
+                raise InvalidInput(
+                    f"{path} changed while taskloom was merging it: nothing was written to"
+                    " it; run this again"
+                )
             os.replace(name, target)
         except BaseException:
             with contextlib.suppress(OSError):
