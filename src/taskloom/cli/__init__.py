@@ -10,6 +10,7 @@ import sys
 from collections.abc import Sequence
 from typing import Annotated, Any
 
+import click
 import typer
 import typer.main
 
@@ -184,9 +185,14 @@ def _flags(cmd: Any) -> None:
 
 
 def _run(args: list[str]) -> int:
-    """The command's exit status; its errors printed as one line."""
+    """The command's exit status; its errors printed as one line. A ``hook`` command line
+    this taskloom does not take (an option a newer one wrote, a typo) exits 1, never 2: a
+    coding agent reads 2 from a prompt hook as "block this prompt", so every prompt the user
+    typed would be dropped; 1 is an error it shows and goes on."""
     try:
         check_utf8(args)
+        if args[:1] == ["hook"]:
+            return _run_hook(args)
         cli().main(args=args, prog_name="taskloom")
     except SystemExit as exc:
         code = exc.code
@@ -197,6 +203,29 @@ def _run(args: list[str]) -> int:
         err.print("Interrupted.")
         return 130
     return 0
+
+
+USAGE_ERRORS: tuple[type[Exception], ...] = (
+    click.ClickException,
+    click.Abort,
+    typer.Abort,
+    getattr(typer, "TyperException", click.ClickException),  # the copy of click Typer carries
+)
+"""What a command line Typer cannot run raises outside its standalone mode."""
+
+
+def _run_hook(args: list[str]) -> int:
+    """A ``hook`` command, its usage errors one ``Error:`` line and status 1."""
+    try:
+        code = cli().main(args=args, prog_name="taskloom", standalone_mode=False)
+    except USAGE_ERRORS as exc:
+        import taskloom
+
+        message = exc.format_message() if hasattr(exc, "format_message") else "aborted"
+        if message:  # none after the help that no arguments print
+            print_error(f"{message} (taskloom {taskloom.__version__}; see taskloom hook --help)")
+        return 1
+    return code if isinstance(code, int) else 0
 
 
 def _error(exc: TaskloomError) -> int:

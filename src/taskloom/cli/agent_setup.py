@@ -20,7 +20,7 @@ from typing import Any
 from taskloom.domain.common import parse_json_object
 from taskloom.domain.errors import InvalidInput
 from taskloom.store import check_url
-from taskloom.store.pg_url import url_has_password
+from taskloom.store.pg_url import redact, url_has_password
 
 SERVER_NAME = "taskloom"
 PROGRAM_NAMES = ("taskloom", "taskloom.exe")
@@ -76,7 +76,31 @@ def hook_command(
 
 
 def _load_json(text: str, name: str) -> dict[str, Any]:
-    return parse_json_object(text, name) if text.strip() else {}
+    """The file's JSON object; one with comments or a trailing comma (JSONC, which some
+    editors and agents allow) is refused by where that is: written back as JSON, they would
+    be lost."""
+    try:
+        return parse_json_object(text, name) if text.strip() else {}
+    except InvalidInput:
+        found = _jsonc(text)
+        if found is None:
+            raise
+        raise InvalidInput(
+            f"{name} has {found}: taskloom does not rewrite JSON with comments or trailing"
+            " commas, which it would lose; remove them and run this again"
+        ) from None
+
+
+_JSONC = re.compile(r'"(?:[^"\\]|\\.)*"|//|/\*|,(?=\s*[}\]])', re.S)
+
+
+def _jsonc(text: str) -> str | None:
+    """``a comment at line N`` or ``a trailing comma at line N``: the first outside a string."""
+    for found in _JSONC.finditer(text):
+        if not found.group().startswith('"'):
+            what = "a trailing comma" if found.group() == "," else "a comment"
+            return f"{what} at line {text.count(chr(10), 0, found.start()) + 1}"
+    return None
 
 
 _INDENT = re.compile(r"^([ \t]+)\S", re.M)
@@ -179,14 +203,47 @@ def _our_args(hook: object, event: str) -> list[str]:
     return args if ours else []
 
 
+def taskloom_entries(text: str, name: str) -> dict[str, str]:
+    """Taskloom's own entries in a config file, each as the command line it runs (a URL's
+    password masked), by what it is: ``MCP server``, ``UserPromptSubmit hook``…; none for a
+    file that does not parse. ``init`` compares them before and after, to say which setup it
+    replaced."""
+    try:
+        data = tomllib.loads(text) if name.endswith(".toml") else json.loads(text or "{}")
+    except ValueError:  # TOMLDecodeError is one
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    found: dict[str, list[str]] = {}
+    servers = data.get("mcp_servers" if name.endswith(".toml") else "mcpServers")
+    entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
+    if isinstance(entry, dict) and isinstance(entry.get("args"), list):
+        found["MCP server"] = [str(entry.get("command")), *map(str, entry["args"])]
+    hooks = data.get("hooks")
+    for event in HOOK_EVENTS if isinstance(hooks, dict) else ():
+        groups = _list(hooks.get(event)) if isinstance(hooks, dict) else []
+        for args in (_our_args(h, event) for g in groups for h in _entries(g)):
+            if args:
+                found[f"{event} hook"] = args
+    return {
+        what: shlex.join(redact(a) if "://" in a else a for a in args)
+        for what, args in found.items()
+    }
+
+
+def _list(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def merge_codex_toml(text: str, name: str, argv: list[str]) -> tuple[str, bool]:
     """Add ``[mcp_servers.taskloom]`` to Codex's config.toml, or point the one there at
     ``argv``: run again with another ``--db`` or agent, the MCP server must follow the hooks
     (which are replaced) rather than keep using the old database. Only its ``command`` and
-    ``args`` lines are rewritten, in the file's line endings, so keys a user added (``env``…)
-    stay. The result must parse to the file as it was plus taskloom's entry (a table appended
-    after an inline ``mcp_servers = {…}`` would not parse, and Codex would not start): if it
-    does not, nothing is written and the error gives the lines to write by hand."""
+    ``args`` keys are rewritten, in place and in the file's line endings, so keys a user
+    added (``env``…) stay. The result must parse to the file as it was plus taskloom's entry
+    (a table appended after an inline ``mcp_servers = {…}`` would not parse, and Codex would
+    not start): if it does not, nothing is written and the error gives the lines to write by
+    hand."""
     data = _load_toml(text, name)
     servers = data.get("mcp_servers", {})
     entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
@@ -249,8 +306,9 @@ def _append_table(text: str, lines: dict[str, str], eol: str) -> str:
 
 
 def _rewrite_table(text: str, lines: dict[str, str], eol: str) -> str | None:
-    """``text`` with the ``command`` and ``args`` lines of taskloom's table replaced (added if
-    missing), or ``None`` if the table has no header of its own."""
+    """``text`` with the ``command`` and ``args`` keys of taskloom's table replaced where they
+    are, every line of a value written over several (``args = [`` …), or added under the
+    header if missing; ``None`` if the table has no header of its own."""
     rows = text.splitlines(keepends=True)
     start = next((i for i, row in enumerate(rows) if _TABLE.fullmatch(row.rstrip("\r\n"))), None)
     if start is None:
@@ -258,10 +316,32 @@ def _rewrite_table(text: str, lines: dict[str, str], eol: str) -> str | None:
     end = next(
         (i for i in range(start + 1, len(rows)) if rows[i].lstrip().startswith("[")), len(rows)
     )
-    body = [row for row in rows[start + 1 : end] if not _KEY.match(row)]
+    body, placed, i = [], set(), start + 1
+    while i < end:
+        found = _KEY.match(rows[i])
+        if found is None:
+            body.append(rows[i])
+            i += 1
+            continue
+        if found.group(1) not in placed:
+            body.append(f"{lines[found.group(1)]}{eol}")
+            placed.add(found.group(1))
+        i = _value_end(rows, i, end)
     head = rows[start] if rows[start].endswith("\n") else rows[start] + eol
-    fresh = [f"{line}{eol}" for line in lines.values()]
+    fresh = [f"{line}{eol}" for key, line in lines.items() if key not in placed]
     return "".join([*rows[:start], head, *fresh, *body, *rows[end:]])
+
+
+def _value_end(rows: list[str], first: int, end: int) -> int:
+    """The index past the last line of the key-value pair that starts at ``rows[first]``:
+    the first run of lines that parses on its own (an array or string may span several)."""
+    for last in range(first + 1, end + 1):
+        try:
+            tomllib.loads("".join(rows[first:last]))
+        except tomllib.TOMLDecodeError:
+            continue
+        return last
+    return first + 1  # no end found: the check of the result refuses it
 
 
 def _parses_to(text: str, want: dict[str, Any]) -> bool:

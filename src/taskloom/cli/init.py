@@ -107,19 +107,44 @@ def _setup(*files: tuple[Path, Merge], dry_run: bool) -> None:
     """Merge every file and check every target first, so a bad one (unparsable, a folder, not
     writable) stops the run before anything is written. Files are read as bytes so their line
     endings reach the merge as they are (CRLF stays CRLF)."""
-    planned = [(path, *merge(_read(path), str(path))) for path, merge in files]
+    planned = [(path, *_merged(path, merge)) for path, merge in files]
     if not dry_run:
-        for path, _, changed in planned:
+        for path, _, _, changed in planned:
             if changed:
                 _check_writable(path)
-    for path, new, changed in planned:
+    for path, old, new, changed in planned:
         if dry_run:
-            print_text(f"# {path}{'' if changed else ' (already set up)'}\n{new}")
+            print_text(f"# {path}{'' if changed else ' (already set up)'}\n{new.removeprefix(BOM)}")
         elif not changed:
             print_text(f"unchanged {path} (already set up)")
         else:
-            _write(path, new)
+            _write(path, new, old)
             print_text(f"wrote {path}")
+            _say_replaced(path, old, new)
+
+
+BOM = "\ufeff"
+
+
+def _say_replaced(path: Path, old: str, new: str) -> None:
+    """Name each entry of taskloom's that was there set up otherwise (another thread, agent
+    or database) and is replaced: the user may have meant that setup."""
+    before, after = (
+        agent_setup.taskloom_entries(text.removeprefix(BOM), str(path)) for text in (old, new)
+    )
+    for what, was in before.items():
+        if after.get(what, was) != was:
+            note(f"{path}: replaced taskloom's {what} `{was}` with `{after[what]}`")
+
+
+def _merged(path: Path, merge: Merge) -> tuple[str, str, bool]:
+    """The file as read and merged, a byte order mark it starts with (Windows editors write
+    one) kept in front and out of the parser's way: JSON and TOML parsers refuse it as a
+    stray character at line 1, column 1."""
+    text = _read(path)
+    bom = BOM if text.startswith(BOM) else ""
+    new, changed = merge(text.removeprefix(bom), str(path))
+    return text, bom + new, changed
 
 
 def _read(path: Path) -> str:
@@ -138,10 +163,19 @@ def _read(path: Path) -> str:
 
 def _check_writable(path: Path) -> None:
     """Refuse a target :func:`_write` would fail on: a folder where the file goes, a file
-    where a folder must be made, a folder that cannot be written to."""
+    where a folder must be made, a folder that cannot be written to; and a read-only file,
+    which the rename would replace all the same: its owner made it so to keep it as it is
+    (the owner's write bit is what counts, for root too, as editors do)."""
     target = path.resolve()
     if os.path.lexists(target) and not target.is_file():
         raise InvalidInput(f"cannot write {path}: it is not a regular file")
+    if target.is_file() and (
+        not target.stat().st_mode & stat.S_IWUSR or not os.access(target, os.W_OK)
+    ):
+        raise InvalidInput(
+            f"cannot write {path}: it is read-only; make it writable (chmod u+w) to let"
+            " taskloom add its entries, or add them by hand (see --print)"
+        )
     folder = target.parent
     while not os.path.lexists(folder) and folder != folder.parent:
         folder = folder.parent  # the first folder that exists: mkdir starts there
@@ -155,7 +189,7 @@ def _why(exc: BaseException) -> str:
     return (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
 
 
-def _write(path: Path, text: str) -> None:
+def _write(path: Path, text: str, old: str) -> None:
     """Replace the file through a temp file renamed over it, so a crash leaves the old file
     or the new one, never half of one. A symlink is followed (a settings file kept in a
     dotfiles repository is updated there, not replaced by a copy), and the file keeps its
@@ -163,7 +197,9 @@ def _write(path: Path, text: str) -> None:
     file gets the default ones (the umask). The temp file is made new, under a name no one
     could choose (``mkstemp``): at a fixed name, a link a cloned repository ships there would
     be followed, and the settings written into a file outside the project. What the checks could
-    not foresee (a full disk) is still one error line."""
+    not foresee (a full disk) is still one error line. A file that no longer holds ``old``,
+    the text merged, was changed meanwhile (an editor, the agent itself): it is left as it
+    is, not overwritten with a merge of what it was."""
     try:
         target = path.resolve()
         mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else _new_file_mode()
@@ -173,6 +209,11 @@ def _write(path: Path, text: str) -> None:
             os.fchmod(fd, mode)
             with os.fdopen(fd, "wb") as out:
                 out.write(text.encode("utf-8"))
+            if _read(path) != old:
+                raise InvalidInput(
+                    f"{path} changed while taskloom was merging it: nothing was written to"
+                    " it; run this again"
+                )
             os.replace(name, target)
         except BaseException:
             with contextlib.suppress(OSError):
@@ -274,7 +315,7 @@ def codex(
 
 
 def _warn_if_hooks_off(config: Path) -> None:
-    off = agent_setup.codex_hooks_off(_read(config))
+    off = agent_setup.codex_hooks_off(_read(config).removeprefix(BOM))
     if off is not None:
         err.print(
             f"Warning: {config} turns Codex's hooks off ([features] {off} = false): the queue"
