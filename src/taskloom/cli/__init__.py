@@ -10,7 +10,6 @@ import sys
 from collections.abc import Sequence
 from typing import Annotated, Any
 
-import click
 import typer
 import typer.main
 
@@ -205,12 +204,7 @@ def _run(args: list[str]) -> int:
     return 0
 
 
-USAGE_ERRORS: tuple[type[Exception], ...] = (
-    click.ClickException,
-    click.Abort,
-    typer.Abort,
-    getattr(typer, "TyperException", click.ClickException),  # the copy of click Typer carries
-)
+USAGE_ERRORS = (typer.TyperException, typer.Abort)
 """What a command line Typer cannot run raises outside its standalone mode."""
 
 
