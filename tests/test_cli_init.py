@@ -147,6 +147,15 @@ def test_a_database_url_with_a_password_is_never_written_into_project_files(
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_url_whose_passwords_are_in_a_passfile_is_written(tmp_path: Path) -> None:
+    """``passfile`` is how a URL keeps its password out: nothing secret, nothing refused."""
+    url = "postgresql://app@db/tl?passfile=/home/me/.pgpass"
+    args = ["init", "claude-code", "--thread", "proj", "--project", str(tmp_path), "--db", url]
+    assert main(args) == 0
+    settings = (tmp_path / ".claude" / "settings.json").read_text()
+    assert "passfile=/home/me/.pgpass" in settings
+
+
 def test_print_writes_nothing_and_bad_json_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

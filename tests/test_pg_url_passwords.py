@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
-from taskloom.store.pg_url import redact
+from taskloom.store.pg_url import redact, url_has_password
 from tests.backends import needed_pg_server
 from tests.conftest import subprocess_env
 
@@ -58,4 +58,15 @@ def test_the_displayed_url_keeps_what_is_not_the_password() -> None:
     assert shown == "postgresql://admin@team:***@db/tl"
     assert redact("postgresql://db/tl?application_name=a:b@c") == (
         "postgresql://db/tl?application_name=a:b@c"
+    )
+
+
+def test_a_passfile_is_no_password_and_sslpassword_is() -> None:
+    """``passfile`` keeps passwords out of the URL: such a URL may be written into a
+    project's files (``taskloom init --db``) and is shown whole."""
+    url = "postgresql://app@db/tl?passfile=/home/me/.pgpass"
+    assert not url_has_password(url) and redact(url) == url
+    assert url_has_password("postgresql://app@db/tl?sslpassword=k3y")
+    assert redact("postgresql://app@db/tl?sslpassword=k3y") == (
+        "postgresql://app@db/tl?sslpassword=***"
     )

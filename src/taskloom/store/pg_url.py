@@ -62,8 +62,10 @@ def password_pieces(password: str) -> list[str]:
 
 def names_password(key: str) -> bool:
     """A URL query key (as libpq decodes it) that carries a password: ``password``,
-    ``sslpassword``… One rule for what is masked on display and kept out of a model's view."""
-    return "pass" in key.lower()
+    ``sslpassword``… One rule for what is masked on display and kept out of a model's view.
+    ``passfile`` names the file that holds the passwords, the way to keep them out of a URL:
+    it is shown."""
+    return "password" in key.lower()
 
 
 def url_has_password(url: str) -> bool:
