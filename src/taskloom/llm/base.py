@@ -237,24 +237,37 @@ class HttpChat:
     def _attempts(self, url: str, body: dict[str, Any]) -> bytes:
         """The body of a successful reply, retrying a busy one at most ``MAX_RETRIES`` times:
         a single 429 neither fails the call nor, three times over, opens the summarizer's
-        breaker."""
+        breaker. All attempts and the waits between them share one deadline, ``timeout``
+        from the start of the call: a retry whose wait would pass it is not made."""
+        deadline = time.monotonic() + self.timeout
         attempt = 0
         while True:
-            reply = self._read(url, body, time.monotonic() + self.timeout)
+            reply = self._read(url, body, deadline)
             if 200 <= reply.status < 300:
                 return reply.body
             wait = retry_wait(reply.status, reply.retry_after, attempt)
-            if wait is None:
-                tries = f" (after {attempt + 1} attempts)" if attempt else ""
-                text = self._preview(reply.body)
-                raise ProviderError(f"{self.name} answered HTTP {reply.status}{tries}: {text}")
+            if wait is None or time.monotonic() + wait >= deadline:
+                raise ProviderError(self._refused(reply, attempt, wait))
             time.sleep(wait)
             attempt += 1
 
+    def _refused(self, reply: Reply, attempt: int, wait: float | None) -> str:
+        """The error for a reply that ends the call; ``wait``: the retry its deadline left out."""
+        tries = f" (after {attempt + 1} attempts)" if attempt else ""
+        late = "" if wait is None else f" (a retry in {wait:g} s would pass the call's timeout)"
+        return f"{self.name} answered HTTP {reply.status}{tries}: {self._preview(reply.body)}{late}"
+
     def _read(self, url: str, body: dict[str, Any], deadline: float) -> Reply:
+        """One attempt, ended at ``deadline``: each socket wait is bounded by the time left,
+        so a server that stalls shortly before the deadline cannot hold the call a whole
+        ``timeout`` past it."""
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise ProviderError(self._timed_out())
         parts: list[bytes] = []
         size = 0
-        with self._client().stream("POST", url, json=body, headers=self._headers) as response:
+        request = self._client().stream("POST", url, json=body, headers=self._headers, timeout=left)
+        with request as response:
             for part in response.iter_bytes():
                 size += len(part)
                 if time.monotonic() > deadline:
