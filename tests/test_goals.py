@@ -40,6 +40,19 @@ def test_budget_zero_and_negative_rejected() -> None:
             new_goal(bad)
 
 
+def test_a_time_budget_under_a_tenth_of_a_second_is_not_shown_as_zero() -> None:
+    """``--time 0.01`` showed "0/0 s" and "0 s of 0 s of time remain": a budget that reads
+    as none at all, on a goal that is active."""
+    g = ops.set_goal(None, "t", "Ship it", time_budget_s=0.01, now=T0, new_id=lambda: "g1")
+    assert ops.usage_text(g.to_dict()) == "0 tokens, 0/0.01 s"
+    assert "<budget>0.01 s of 0.01 s of time remain</budget>" in (ops.context_block(g) or "")
+    g, _ = ops.account_usage(g, "g1", 0, 0.02, now=T0)
+    assert ops.usage_text(g.to_dict()) == "0 tokens, 0.02/0.01 s"
+    assert "(0.02 s of 0.01 s used)" in (ops.context_block(g) or "")
+    g = ops.set_budget(g, time_budget_s=1200.0, now=T0)
+    assert "1,200 s of 1,200 s of time remain" in (ops.context_block(g) or "")
+
+
 def test_crossing_budget_flips_to_budget_limited() -> None:
     g, applied = ops.account_usage(new_goal(100), "g1", 60, 1.0, now=T0)
     assert applied and g.status is GoalStatus.ACTIVE

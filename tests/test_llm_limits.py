@@ -187,3 +187,32 @@ def test_a_transient_429_does_not_fail_a_summary(
         out = tl.guard("t1", cfg).stash("bash", "\n".join(["line"] * 500 + [str(i)] * 500))
         assert out.summarized and "short summary" in out.text
     assert tl.guard("t1", cfg).breaker()["failures"] == 0
+
+
+def test_a_retry_that_would_pass_the_timeout_is_not_made(
+    openai_server: tuple[FakeProvider, str],
+) -> None:
+    """A 429 asking for 5 s on a call with 2 s left slept the 5 s and tried again: the call
+    took more than twice its timeout, and whoever waits for it (a summary another process
+    makes) had given up long before."""
+    provider, url = openai_server
+    provider.raw = busy_then_ok(1, 429, "5")
+    with pytest.raises(ProviderError, match=r"HTTP 429: .*would pass the call's timeout"):
+        OpenAIChat("m", base_url=url, timeout=2.0).complete("s", "p")
+    assert len(provider.requests) == 1
+
+
+def test_slow_busy_answers_share_one_deadline(openai_server: tuple[FakeProvider, str]) -> None:
+    """Each attempt had a fresh ``timeout``: three busy answers of 0.6 s each made a call
+    with a 1 s timeout last three times that long. The attempts share the call's deadline,
+    so the second one, started 0.6 s in, is cut off at 1 s."""
+    provider, url = openai_server
+
+    def slow_busy(handler: BaseHTTPRequestHandler, system: str, prompt: str) -> None:
+        time.sleep(0.6)
+        answer(handler, 429, {"retry-after": "0"})
+
+    provider.raw = slow_busy
+    with pytest.raises(ProviderError, match="timed out after 1 s"):
+        OpenAIChat("m", base_url=url, timeout=1.0).complete("s", "p")
+    assert len(provider.requests) <= 2

@@ -1,14 +1,18 @@
 """A password in ``base_url`` stays out of reprs and errors however the URL is malformed, and
-redaction does not mangle an error over a secret too short to hide anything."""
+redaction does not mangle an error over a secret too short to hide anything, and a redirect is
+not followed but named."""
 
 from __future__ import annotations
+
+from http.server import BaseHTTPRequestHandler
+from typing import Any
 
 import pytest
 
 from taskloom.domain.errors import ProviderError
 from taskloom.llm.anthropic import AnthropicChat
 from taskloom.llm.openai import OpenAIChat
-from tests.test_llm_guard import SECRET
+from tests.test_llm_guard import SECRET, FakeProvider
 
 MALFORMED = [
     ("http://user:hun#ter22@127.0.0.1:9/v1", ["hun#ter22", "'hun'", "ter22"]),
@@ -40,3 +44,30 @@ def test_a_one_character_secret_does_not_mangle_errors() -> None:
         llm.complete("s", "p")
     assert "Errno 111" in str(info.value) and "[redacted]" not in str(info.value)
     assert "u:[redacted]@127.0.0.1:9" in repr(llm)
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+def test_a_redirect_is_not_followed_and_the_error_names_where_it_points(
+    kind: str, request: pytest.FixtureRequest
+) -> None:
+    """A base_url that redirects (``http://`` moved to ``https://``) failed with "answered
+    HTTP 307: " and nothing after it. The key still goes nowhere else; the error says where
+    the redirect points, so base_url can be set to it."""
+    server: tuple[FakeProvider, str] = request.getfixturevalue(f"{kind}_server")
+    provider, url = server
+    target = f"https://elsewhere.example/v1?key={SECRET}"
+
+    def moved(handler: BaseHTTPRequestHandler, system: str, prompt: str) -> None:
+        handler.send_response(307)
+        handler.send_header("location", target)
+        handler.send_header("content-length", "0")
+        handler.end_headers()
+
+    provider.raw = moved
+    client: Any = OpenAIChat if kind == "openai" else AnthropicChat
+    with pytest.raises(ProviderError) as info:
+        client("m", base_url=url, api_key=SECRET).complete("s", "p")
+    message = str(info.value)
+    assert "HTTP 307; it redirects to 'https://elsewhere.example/v1?key=[redacted]'" in message
+    assert "not followed" in message and "set base_url" in message and SECRET not in message
+    assert len(provider.requests) == 1

@@ -414,9 +414,17 @@ def _objective_element(goal: Goal) -> str:
     return framed("objective", goal.objective)
 
 
+def _number(value: float, *, grouped: bool = False) -> str:
+    """``1200``, ``30.5``, ``0.01``: a tenth of a second is shown, and an amount under it
+    with its own digits, never as a ``0`` that reads as no time at all."""
+    if 0 < value < 0.05:
+        return f"{value:.2g}"
+    return f"{value:{',' if grouped else ''}.1f}".removesuffix(".0")
+
+
 def _seconds(value: float) -> str:
-    """``1,200 s``, ``30.5 s``: a fraction of a second is shown, not rounded away."""
-    return f"{value:,.1f}".removesuffix(".0") + " s"
+    """``1,200 s``, ``30.5 s``, ``0.01 s`` (:func:`_number`)."""
+    return _number(value, grouped=True) + " s"
 
 
 def usage_text(goal: dict[str, Any]) -> str:
@@ -425,9 +433,7 @@ def usage_text(goal: dict[str, Any]) -> str:
     tokens, limit = goal["tokens_used"], goal["token_budget"]
     parts = [f"{tokens} tokens" if limit is None else f"{tokens}/{limit} tokens"]
     if goal.get("time_budget_s") is not None:
-        used, budget = (
-            f"{v:.1f}".removesuffix(".0") for v in (goal["time_used_s"], goal["time_budget_s"])
-        )
+        used, budget = (_number(v) for v in (goal["time_used_s"], goal["time_budget_s"]))
         parts.append(f"{used}/{budget} s")
     elif limit is None:
         parts.append("no budget")

@@ -142,11 +142,12 @@ def mask_url(url: str) -> str:
 
 
 class Reply(NamedTuple):
-    """One HTTP answer: its status, its ``Retry-After`` header and its body."""
+    """One HTTP answer: its status, its ``Retry-After`` and ``Location`` headers and its body."""
 
     status: int
     retry_after: str | None
     body: bytes
+    location: str | None = None
 
 
 def reply_error(data: Any) -> str:
@@ -237,24 +238,50 @@ class HttpChat:
     def _attempts(self, url: str, body: dict[str, Any]) -> bytes:
         """The body of a successful reply, retrying a busy one at most ``MAX_RETRIES`` times:
         a single 429 neither fails the call nor, three times over, opens the summarizer's
-        breaker."""
+        breaker. All attempts and the waits between them share one deadline, ``timeout``
+        from the start of the call: a retry whose wait would pass it is not made."""
+        deadline = time.monotonic() + self.timeout
         attempt = 0
         while True:
-            reply = self._read(url, body, time.monotonic() + self.timeout)
+            reply = self._read(url, body, deadline)
             if 200 <= reply.status < 300:
                 return reply.body
             wait = retry_wait(reply.status, reply.retry_after, attempt)
-            if wait is None:
-                tries = f" (after {attempt + 1} attempts)" if attempt else ""
-                text = self._preview(reply.body)
-                raise ProviderError(f"{self.name} answered HTTP {reply.status}{tries}: {text}")
+            if wait is None or time.monotonic() + wait >= deadline:
+                raise ProviderError(self._refused(reply, attempt, wait))
             time.sleep(wait)
             attempt += 1
 
+    def _refused(self, reply: Reply, attempt: int, wait: float | None) -> str:
+        """The error for a reply that ends the call; ``wait``: the retry its deadline left out."""
+        tries = f" (after {attempt + 1} attempts)" if attempt else ""
+        late = "" if wait is None else f" (a retry in {wait:g} s would pass the call's timeout)"
+        preview = self._preview(reply.body)
+        said = f": {preview}" if preview.strip() else ""
+        return f"{self.name} answered HTTP {reply.status}{tries}{said}{late}{self._redirect(reply)}"
+
+    def _redirect(self, reply: Reply) -> str:
+        """What a redirect (never followed: the key goes only to ``base_url``) points at, so
+        the reader can set ``base_url`` to it (an ``http://`` URL moved to ``https://``)."""
+        if not 300 <= reply.status < 400 or not reply.location:
+            return ""
+        where = self.redact(mask_url(reply.location))[:ERROR_PREVIEW_CHARS]
+        return (
+            f"; it redirects to {where!r}, which is not followed (the API key is sent to"
+            " base_url only): set base_url to the URL it should use"
+        )
+
     def _read(self, url: str, body: dict[str, Any], deadline: float) -> Reply:
+        """One attempt, ended at ``deadline``: each socket wait is bounded by the time left,
+        so a server that stalls shortly before the deadline cannot hold the call a whole
+        ``timeout`` past it."""
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise ProviderError(self._timed_out())
         parts: list[bytes] = []
         size = 0
-        with self._client().stream("POST", url, json=body, headers=self._headers) as response:
+        request = self._client().stream("POST", url, json=body, headers=self._headers, timeout=left)
+        with request as response:
             for part in response.iter_bytes():
                 size += len(part)
                 if time.monotonic() > deadline:
@@ -262,8 +289,8 @@ class HttpChat:
                 if size > MAX_REPLY_BYTES:
                     raise ProviderError(f"{self.name} sent a reply over {MAX_REPLY_BYTES:,} bytes")
                 parts.append(part)
-            status, after = response.status_code, response.headers.get("retry-after")
-        return Reply(status, after, b"".join(parts))
+            status, headers = response.status_code, response.headers
+        return Reply(status, headers.get("retry-after"), b"".join(parts), headers.get("location"))
 
     def _preview(self, raw: bytes) -> str:
         """The start of a reply for an error message, redacted before it is cut: a key that
