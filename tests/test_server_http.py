@@ -25,6 +25,7 @@ HEAD_S = 0.5
 def server(tl: Taskloom, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, int]]:
     monkeypatch.setattr(http, "REQUEST_HEAD_S", HEAD_S)
     monkeypatch.setattr(routes, "REQUEST_BODY_S", HEAD_S)
+    monkeypatch.setattr(http, "WRITE_STALL_S", HEAD_S)
     with socket.create_server(("127.0.0.1", 0)) as probe:
         port = probe.getsockname()[1]
     config = uvicorn.Config(
@@ -159,3 +160,24 @@ def test_a_body_announced_and_not_sent_is_answered_and_closed(
         assert httpx.get(f"{url}/api/threads/t/goal", timeout=10).json()["goal"]["status"] == (
             "active"
         )
+
+
+def test_a_stream_client_that_stops_reading_is_dropped_and_others_go_on(
+    tl: Taskloom, server: tuple[str, int]
+) -> None:
+    """A client that never read its event stream kept it waiting on the socket for ever,
+    with the unsent frames and the stream's pending events in the server's memory."""
+    url = f"http://{server[0]}:{server[1]}"
+    tl.board("big0").add("start")
+    with socket.socket() as stuck:
+        stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        stuck.connect(server)
+        stuck.sendall(b"GET /api/events?tasks=0 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        stuck.settimeout(5)
+        assert stuck.recv(1024).startswith(b"HTTP/1.1 200 ")
+        for i in range(300):  # some 18 MB of events, past every buffer on the way
+            tl.board(f"big{i % 20}").add(f"card {i}", notes="n" * 60_000)
+        events = read_events(f"{url}/api/events?thread=big0&tasks=0&after=0", 16)
+        assert "card 280" in events[-1]["data"]
+        time.sleep(HEAD_S * 6)
+        assert closed_by_server(stuck, give_up_s=5)
