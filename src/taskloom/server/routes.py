@@ -293,8 +293,12 @@ async def task_requeue(request: Request) -> Response:
 async def events(request: Request) -> Response:
     """``GET /api/events``: the live event stream (see :mod:`taskloom.server.sse`)."""
     served = _served(request)
-    raw = request.headers.get("last-event-id") or request.query_params.get("after")
-    after = None if raw is None else parse_cursor(raw)
+    header = request.headers.get("last-event-id")
+    after = None
+    if header:
+        after = parse_cursor(header)
+    elif "after" in request.query_params:
+        after = parse_cursor(request.query_params["after"], "`after`")
     thread_id = request.query_params.get("thread") or None
     if thread_id is not None:
         thread_id = check_thread_id(thread_id)
