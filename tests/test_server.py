@@ -160,8 +160,8 @@ def test_api_reads_and_human_actions(tl: Taskloom) -> None:
         ("POST", "/api/threads/t/goal/pause", {"reason": 5}, 400, "`reason` must be text"),
         ("GET", "/api/tasks/nope", None, 404, "not found"),
         ("GET", "/api/tasks?status=weird", None, 400, "weird"),
-        ("GET", "/api/events?after=abc", None, 400, "Last-Event-ID"),
-        ("GET", "/api/events?after=3-xyz", None, 400, "Last-Event-ID"),
+        ("GET", "/api/events?after=abc", None, 400, "`after` must be"),
+        ("GET", "/api/events?after=3-xyz", None, 400, "`after` must be"),
     ],
 )
 def test_bad_input_is_4xx_json(

@@ -14,7 +14,7 @@ import pytest
 import uvicorn
 
 from taskloom.client import Taskloom
-from taskloom.server import http
+from taskloom.server import http, routes
 from taskloom.server.app import create_app
 from tests.test_server import read_events
 
@@ -24,6 +24,8 @@ HEAD_S = 0.5
 @pytest.fixture
 def server(tl: Taskloom, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, int]]:
     monkeypatch.setattr(http, "REQUEST_HEAD_S", HEAD_S)
+    monkeypatch.setattr(routes, "REQUEST_BODY_S", HEAD_S)
+    monkeypatch.setattr(http, "WRITE_STALL_S", HEAD_S)
     with socket.create_server(("127.0.0.1", 0)) as probe:
         port = probe.getsockname()[1]
     config = uvicorn.Config(
@@ -120,3 +122,62 @@ def test_a_stream_outlives_the_head_deadline_and_keep_alive_works(
     events = read_events(f"{url}/api/events?thread=t&tasks=0", 2)
     writer.join()
     assert "second, after the deadline" in events[1]["data"]
+
+
+def answer_then_close(sock: socket.socket, give_up_s: float = 5) -> bytes:
+    """What the server sends on ``sock`` before it closes it (``b""`` appended: timed out)."""
+    sock.settimeout(give_up_s)
+    got = b""
+    try:
+        while chunk := sock.recv(65536):
+            got += chunk
+    except TimeoutError:
+        return got + b"<no close>"
+    return got
+
+
+@pytest.mark.parametrize(
+    ("length", "status"),
+    [(b"1000000000", b"413 "), (b"100", b"408 ")],
+)
+def test_a_body_announced_and_not_sent_is_answered_and_closed(
+    tl: Taskloom, server: tuple[str, int], length: bytes, status: bytes
+) -> None:
+    """A Content-Length of a gigabyte (or a hundred bytes) and one byte sent: the handler
+    waited for the rest for ever, holding the connection. Past the limit it is refused
+    unread; a body that stops arriving is refused at its deadline; either way the
+    connection closes, so the rest of the body is never read."""
+    tl.goal("t").set("Obj")
+    url = f"http://{server[0]}:{server[1]}"
+    with socket.create_connection(server) as sock:
+        sock.sendall(
+            b"POST /api/threads/t/goal/pause HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\nContent-Length: " + length + b"\r\n\r\n{"
+        )
+        answer = answer_then_close(sock)
+        assert answer.startswith(b"HTTP/1.1 " + status), answer[:200]
+        assert b"<no close>" not in answer
+        assert httpx.get(f"{url}/api/threads/t/goal", timeout=10).json()["goal"]["status"] == (
+            "active"
+        )
+
+
+def test_a_stream_client_that_stops_reading_is_dropped_and_others_go_on(
+    tl: Taskloom, server: tuple[str, int]
+) -> None:
+    """A client that never read its event stream kept it waiting on the socket for ever,
+    with the unsent frames and the stream's pending events in the server's memory."""
+    url = f"http://{server[0]}:{server[1]}"
+    tl.board("big0").add("start")
+    with socket.socket() as stuck:
+        stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        stuck.connect(server)
+        stuck.sendall(b"GET /api/events?tasks=0 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        stuck.settimeout(5)
+        assert stuck.recv(1024).startswith(b"HTTP/1.1 200 ")
+        for i in range(300):  # some 18 MB of events, past every buffer on the way
+            tl.board(f"big{i % 20}").add(f"card {i}", notes="n" * 60_000)
+        events = read_events(f"{url}/api/events?thread=big0&tasks=0&after=0", 16)
+        assert "card 280" in events[-1]["data"]
+        time.sleep(HEAD_S * 6)
+        assert closed_by_server(stuck, give_up_s=5)

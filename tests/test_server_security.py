@@ -297,3 +297,11 @@ def test_a_refused_token_says_whether_one_was_sent(tl: Taskloom) -> None:
     assert wrong.json()["message"].startswith("wrong token")
     escaped = request(tl, "GET", "/api/threads?token=Ab%2BcD%2FeF%3D%3D", token=token)
     assert escaped.status_code == 200
+
+
+def test_a_refused_cursor_names_the_parameter_sent(tl: Taskloom) -> None:
+    """``after=-1`` was refused as a bad Last-Event-ID, a header the caller never sent."""
+    r = request(tl, "GET", "/api/events?after=-1")
+    assert r.status_code == 400 and r.json()["message"].startswith("`after` must be"), r.text
+    r = request(tl, "GET", "/api/events", headers={"Last-Event-ID": "x" * 10_000})
+    assert r.status_code == 400 and r.json()["message"].startswith("Last-Event-ID must be")

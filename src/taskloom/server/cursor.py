@@ -54,11 +54,12 @@ def wire_id(event_id: int, event_stamp: str) -> str:
     return f"{event_id}-{event_stamp}"
 
 
-def parse_cursor(raw: str) -> Cursor:
-    """A ``Last-Event-ID`` (or ``after``): an id this server sent, or a plain integer."""
+def parse_cursor(raw: str, name: str = "Last-Event-ID") -> Cursor:
+    """A ``Last-Event-ID`` (or ``after``): an id this server sent, or a plain integer. A
+    refusal names ``name``, the one the client sent."""
     match = _CURSOR.fullmatch(raw)
     if match is None:
         raise InvalidInput(
-            "Last-Event-ID must be a non-negative integer, or an event id this server sent"
+            f"{name} must be a non-negative integer, or an event id this server sent"
         )
     return Cursor(int(match[1]), match[2])

@@ -10,6 +10,12 @@ reset by every byte received, so a client trickling its head keeps it off. Here 
 request's head must arrive whole within :data:`REQUEST_HEAD_S` of the
 connection opening, or of the previous response ending; a slow *response* (an event stream)
 is never cut.
+
+A client that stops reading is another matter: its event stream waits on the socket for ever,
+holding its unsent bytes and the events it has yet to send. Once the socket's send buffer is
+full, the server checks every :data:`WRITE_STALL_S` whether any of it has left; a connection
+whose buffer has not shrunk since the last check is dropped (its stream then ends as for a
+client gone). A slow reader keeps its stream, however slow, as long as it reads.
 """
 
 from __future__ import annotations
@@ -21,12 +27,17 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 REQUEST_HEAD_S = 10.0
 """How long a client may take to send a request's line and headers."""
+WRITE_STALL_S = 30.0
+"""How long a full send buffer may stay full without a byte taken before the connection is
+dropped."""
 
 
 class DeadlineH11Protocol(H11Protocol):
     """:class:`H11Protocol` closing a connection whose request head is late."""
 
     _head_timer: asyncio.TimerHandle | None = None
+    _stall_timer: asyncio.TimerHandle | None = None
+    _unsent = 0
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -34,7 +45,34 @@ class DeadlineH11Protocol(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        self._stop_watching()
         super().connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        self._unsent = self.transport.get_write_buffer_size()
+        self._stop_watching()
+        self._stall_timer = self.loop.call_later(WRITE_STALL_S, self._check_stall)
+
+    def resume_writing(self) -> None:
+        self._stop_watching()
+        super().resume_writing()
+
+    def _stop_watching(self) -> None:
+        if self._stall_timer is not None:
+            self._stall_timer.cancel()
+            self._stall_timer = None
+
+    def _check_stall(self) -> None:
+        """Drop the connection if nothing left its send buffer since the last check; else
+        check again later."""
+        self._stall_timer = None
+        unsent = self.transport.get_write_buffer_size()
+        if unsent >= self._unsent:  # close() would wait for the buffer to be sent
+            self.transport.abort()
+            return
+        self._unsent = unsent
+        self._stall_timer = self.loop.call_later(WRITE_STALL_S, self._check_stall)
 
     def handle_events(self) -> None:
         before = self.cycle

@@ -36,7 +36,10 @@ from taskloom.server.sse import event_stream, open_stream
 STATIC = Path(__file__).parent / "static"
 MAX_BODY_BYTES = 1024 * 1024
 """A request body larger than this is refused before it is read whole (every action's body
-is a few bytes)."""
+is a few bytes); one announced larger (``Content-Length``) is refused unread."""
+REQUEST_BODY_S = 30.0
+"""How long a client may take to send a request's body once its head has arrived: a body
+announced and never sent would hold its connection and handler for ever."""
 MAX_BUDGET = 2**53
 """The largest token budget the API takes: any real budget, and every JSON reader's exact
 integers."""
@@ -68,12 +71,26 @@ async def _act(request: Request, fn: Callable[..., Any], *args: Any, **kwargs: A
     return result
 
 
+class BodyLate(TaskloomError):
+    """A request body that did not arrive whole within :data:`REQUEST_BODY_S`."""
+
+    code = "request_timeout"
+    http_status = 408
+
+
 async def _body(request: Request) -> dict[str, Any]:
-    raw = b""
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > MAX_BODY_BYTES:
-            raise TooLarge(f"request body is larger than {MAX_BODY_BYTES} bytes")
+    too_large = f"request body is larger than {MAX_BODY_BYTES} bytes"
+    announced = request.headers.get("content-length", "")
+    if _digits(announced) and int(announced) > MAX_BODY_BYTES:
+        raise TooLarge(too_large)
+    raw = bytearray()
+    with anyio.move_on_after(REQUEST_BODY_S) as late:
+        async for chunk in request.stream():
+            raw += chunk
+            if len(raw) > MAX_BODY_BYTES:
+                raise TooLarge(too_large)
+    if late.cancelled_caught:
+        raise BodyLate(f"the request body did not arrive within {REQUEST_BODY_S:g} seconds")
     try:
         data = json.loads(raw or b"{}")
     except ValueError as exc:  # also bytes that are not UTF-8
@@ -276,8 +293,12 @@ async def task_requeue(request: Request) -> Response:
 async def events(request: Request) -> Response:
     """``GET /api/events``: the live event stream (see :mod:`taskloom.server.sse`)."""
     served = _served(request)
-    raw = request.headers.get("last-event-id") or request.query_params.get("after")
-    after = None if raw is None else parse_cursor(raw)
+    header = request.headers.get("last-event-id")
+    after = None
+    if header:
+        after = parse_cursor(header)
+    elif "after" in request.query_params:
+        after = parse_cursor(request.query_params["after"], "`after`")
     thread_id = request.query_params.get("thread") or None
     if thread_id is not None:
         thread_id = check_thread_id(thread_id)
@@ -292,11 +313,13 @@ async def events(request: Request) -> Response:
 
 
 async def on_error(request: Request, exc: Exception) -> Response:
-    """A library error as JSON with its code and ``http_status``; a 5xx is logged."""
+    """A library error as JSON with its code and ``http_status``; a 5xx is logged. A body
+    refused before it was read whole closes the connection: the rest of it is never read."""
     assert isinstance(exc, TaskloomError)
     if exc.http_status >= 500:  # the server's trouble, not the caller's: its log says so
         log.error("%s %s: %s", request.method, request.url.path, exc.message)
-    return JSONResponse({"error": exc.code, "message": exc.message}, exc.http_status)
+    unread = {"Connection": "close"} if isinstance(exc, (TooLarge, BodyLate)) else None
+    return JSONResponse({"error": exc.code, "message": exc.message}, exc.http_status, unread)
 
 
 async def on_disconnect(request: Request, exc: Exception) -> Response:
