@@ -11,11 +11,10 @@ request's head must arrive whole within :data:`REQUEST_HEAD_S` of the
 connection opening, or of the previous response ending; a slow *response* (an event stream)
 is never cut.
 
-A client that stops reading is another matter: its event stream waits on the socket for ever,
-holding its unsent bytes and the events it has yet to send. Once the socket's send buffer is
-full, the server checks every :data:`WRITE_STALL_S` whether any of it has left; a connection
-whose buffer has not shrunk since the last check is dropped (its stream then ends as for a
-client gone). A slow reader keeps its stream, however slow, as long as it reads.
+A client that stops reading is dropped: once the socket's send buffer is full, the server
+checks every :data:`WRITE_STALL_S` whether any of it has left, and a connection whose buffer
+has not shrunk since the last check is aborted (its stream then ends as for a client gone,
+freeing its unsent bytes and events). A slow reader keeps its stream, as long as it reads.
 """
 
 from __future__ import annotations
