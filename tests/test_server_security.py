@@ -166,6 +166,17 @@ def test_a_body_python_cannot_read_or_store_is_a_400(tl: Taskloom, body: bytes) 
     assert r.status_code == 400 and r.json()["error"] == "invalid_input", r.text
 
 
+def test_a_key_given_twice_is_refused_not_read_as_the_last(tl: Taskloom) -> None:
+    """As everywhere JSON comes in: ``{"reason": "a", "reason": "b"}`` says two things, and
+    which one the caller meant is not ours to guess."""
+    tl.goal("t").set("Obj", token_budget=100)
+    r = request(tl, "POST", "/api/threads/t/goal/pause",
+                content=b'{"reason": "a", "reason": "b"}',
+                headers={"Content-Type": "application/json"})  # fmt: skip
+    assert r.status_code == 400 and "gives the key 'reason' twice" in r.json()["message"], r.text
+    assert tl.goal("t").get()["goal"]["status"] == "active"
+
+
 def test_a_huge_body_is_refused(tl: Taskloom) -> None:
     tl.board("t").add("x")
     body = b'{"reason": "' + b"x" * (MAX_BODY_BYTES + 10) + b'"}'

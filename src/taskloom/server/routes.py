@@ -9,7 +9,6 @@ so it streams at once.
 from __future__ import annotations
 
 import functools
-import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 
 from taskloom._pools import REQUESTS
 from taskloom.client import Taskloom
-from taskloom.domain.common import UNSET
+from taskloom.domain.common import UNSET, parse_json_object
 from taskloom.domain.errors import InvalidInput, TaskloomError, TooLarge
 from taskloom.domain.text import plural, shown_id
 from taskloom.domain.threads import check_thread_id
@@ -92,14 +91,10 @@ async def _body(request: Request) -> dict[str, Any]:
     if late.cancelled_caught:
         raise BodyLate(f"the request body did not arrive within {REQUEST_BODY_S:g} seconds")
     try:
-        data = json.loads(raw or b"{}")
-    except ValueError as exc:  # also bytes that are not UTF-8
-        raise InvalidInput(f"request body is not valid JSON: {exc}") from None
-    except RecursionError:
-        raise InvalidInput("request body is nested too deeply") from None
-    if not isinstance(data, dict):
-        raise InvalidInput("request body must be a JSON object")
-    return data
+        text = raw.decode() if raw else "{}"
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"request body is not UTF-8 text (byte {exc.start})") from None
+    return parse_json_object(text, "request body")
 
 
 def _digits(text: str) -> bool:
