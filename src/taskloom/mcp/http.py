@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import mcp_types as types
 from starlette.datastructures import Headers
 
-from taskloom.mcp.messages import jsonrpc_error, read_line
+from taskloom.mcp.messages import MAX_MESSAGE, jsonrpc_error, read_line, too_long
 from taskloom.mcp.server import McpConfig, build_server
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ MAX_HTTP_SESSIONS = 1_000
 """Open /mcp sessions at most (each ~35 KB until 30 minutes idle; the SDK allows 10,000)."""
 
 
-MAX_HTTP_MESSAGE = 4 * 1024 * 1024
+MAX_HTTP_MESSAGE = MAX_MESSAGE
 """The largest message ``/mcp`` reads (the SDK's own limit)."""
 
 
@@ -84,7 +84,7 @@ class CheckedMessages:
         from starlette.responses import JSONResponse
 
         if error is None:
-            error = jsonrpc_error(None, types.INVALID_REQUEST, f"over {MAX_HTTP_MESSAGE} bytes")
+            error = too_long()
         content = error.model_dump(by_alias=True, mode="json", exclude_unset=True)
         await JSONResponse(content, status)(scope, receive, send)
 

@@ -19,6 +19,15 @@ from pydantic_core import ErrorDetails
 from taskloom.domain.common import parse_json
 from taskloom.domain.errors import InvalidInput
 
+MAX_MESSAGE = 4 * 1024 * 1024
+"""The largest message read, in bytes: a POSTed body of ``/mcp`` (the SDK's own limit) or a
+line of stdin."""
+
+
+def too_long() -> types.JSONRPCError:
+    """The answer to a message over :data:`MAX_MESSAGE` bytes (unread, so its id is unknown)."""
+    return jsonrpc_error(None, types.INVALID_REQUEST, f"over {MAX_MESSAGE} bytes")
+
 
 def read_line(line: str) -> SessionMessage | types.JSONRPCError:
     """The JSON-RPC message on one line of stdin, validated by the SDK's own model, or, for

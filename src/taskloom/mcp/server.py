@@ -12,12 +12,17 @@ speaks the Tasks extension are MCP tasks (:mod:`taskloom.mcp.tasks`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import importlib.metadata
 import json
+import threading
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import anyio
 import mcp_types as types
 from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
@@ -108,7 +113,10 @@ def build_server(
         async with locked(request_ctx):  # first: no await may come before it
             try:
                 binding = bindings.of(request_ctx)
-                result = await REQUESTS.run(run_call, params.name, params.arguments or {}, binding)
+                arguments = params.arguments or {}
+                result = await until_given_up(
+                    binding, lambda b: run_call(params.name, arguments, b)
+                )
             except InvalidInput as exc:
                 result = error_result(exc.message)
         return call_result(result)
@@ -172,6 +180,24 @@ def build_server(
     )
     install(server, TasksExtension(tl, bindings, locked, config.tasks), call_tool)
     return server
+
+
+async def until_given_up(binding: Binding, call: Callable[[Binding], ToolResult]) -> ToolResult:
+    """``call(binding)`` on a request thread, its context's ``cancelled`` true once the
+    request is (``notifications/cancelled``, the client gone): a tool that waits
+    (``goal_wait``, ``task_wait``) stops at its next look and frees its thread, where it
+    held one (and the end of the process) for up to its whole ``wait_s``. A cancelled
+    request still waits for the call to stop, so the session's next call starts after it."""
+    gave_up = threading.Event()
+    given = Binding(dataclasses.replace(binding.ctx, cancelled=gave_up.is_set), binding.tools)
+    running = asyncio.ensure_future(REQUESTS.run(call, given))
+    try:
+        return await asyncio.shield(running)
+    except asyncio.CancelledError:
+        gave_up.set()
+        with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
+            await running
+        raise
 
 
 _THREAD_HELP = "send the X-Taskloom-Thread header naming the thread"

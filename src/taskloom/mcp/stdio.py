@@ -13,8 +13,9 @@ import collections
 import dataclasses
 import io
 import sys
+from collections.abc import AsyncIterator
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import anyio
 import mcp_types as types
@@ -22,7 +23,7 @@ from anyio.streams.memory import MemoryObjectSendStream
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
-from taskloom.mcp.messages import read_line
+from taskloom.mcp.messages import MAX_MESSAGE, read_line, too_long
 from taskloom.mcp.server import McpConfig, build_server
 
 if TYPE_CHECKING:
@@ -58,13 +59,15 @@ async def _read_stdin(messages: MemoryObjectSendStream[SessionMessage], write: A
     on ``write`` at once, before reading the next, so no line goes unanswered. ``write`` is
     the transport's stream, not :class:`_NoteAnswers`: a refused line's id names no request
     the session owes an answer. Bytes that are not UTF-8 read as U+FFFD, as the SDK's reader
-    reads them; a blank line holds no message and is skipped."""
+    reads them; a blank line holds no message and is skipped. A line over
+    :data:`~taskloom.mcp.messages.MAX_MESSAGE` bytes is answered unread, and never held
+    whole in memory."""
     async with messages:
-        async for raw in anyio.wrap_file(sys.stdin.buffer):
-            line = raw.decode("utf-8", "replace")
-            if not line.strip():
+        async for raw in _lines(sys.stdin.buffer):
+            line = None if raw is None else raw.decode("utf-8", "replace")
+            if line is not None and not line.strip():
                 continue
-            item = read_line(line)
+            item = too_long() if line is None else read_line(line)
             try:
                 if isinstance(item, SessionMessage):
                     await messages.send(item)
@@ -72,6 +75,20 @@ async def _read_stdin(messages: MemoryObjectSendStream[SessionMessage], write: A
                     await write.send(SessionMessage(item))
             except (anyio.BrokenResourceError, anyio.ClosedResourceError):
                 return  # the session ended before the input did
+
+
+async def _lines(stdin: BinaryIO) -> AsyncIterator[bytes | None]:
+    """Each line of ``stdin`` (``None`` for one over :data:`MAX_MESSAGE` bytes, skipped
+    to its end) until its end; a last line without a newline included."""
+    while raw := await anyio.to_thread.run_sync(stdin.readline, MAX_MESSAGE + 1):
+        if len(raw) <= MAX_MESSAGE or raw.endswith(b"\n"):
+            yield raw
+            continue
+        while (
+            rest := await anyio.to_thread.run_sync(stdin.readline, MAX_MESSAGE)
+        ) and not rest.endswith(b"\n"):
+            pass  # the rest of the line, read and dropped a piece at a time
+        yield None
 
 
 class _Unanswered:

@@ -13,6 +13,7 @@ once, with the queue task in ``data``, and the MCP task follows that queue task.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from pydantic import Field
@@ -27,6 +28,8 @@ from taskloom.domain.queue import (
     TaskStatus,
 )
 from taskloom.domain.text import escape_xml, shown_id
+from taskloom.queue.handle import WAIT_ENDS
+from taskloom.queue.waiting import Waiting
 from taskloom.tools.spec import ToolArgs, ToolContext, ToolEnv, ToolResult, ToolSpec, error_result
 
 MAX_WAIT_S = 300.0
@@ -101,12 +104,18 @@ def _error(message: str, data: dict[str, Any]) -> ToolResult:
     return ToolResult(content=result.content, is_error=True, data=data)
 
 
-def _waited(env: ToolEnv, task: Task, wait_s: float) -> ToolResult:
-    if task.status not in TERMINAL and wait_s > 0:
+def _waited(env: ToolEnv, task: Task, wait_s: float, ctx: ToolContext) -> ToolResult:
+    """``outcome(task)`` once the task has ended (or is blocked), ``wait_s`` has run out, or
+    the caller has given up (``ctx.cancelled``): a wait nobody awaits frees its thread."""
+    if task.status in TERMINAL or wait_s <= 0:
+        return outcome(task)
+    waiting = Waiting(task.id, wait_s)
+    while task.status not in WAIT_ENDS and not (ctx.cancelled is not None and ctx.cancelled()):
         try:
-            task = env.host.queue.wait(task.id, timeout=wait_s)
+            time.sleep(waiting.pause(task))
         except WaitTimeout:
-            task = env.host.queue.get(task.id)
+            break
+        task = env.host.queue.get(task.id)
     return outcome(task)
 
 
@@ -123,7 +132,7 @@ def _delegate(env: ToolEnv, args: DelegateArgs, ctx: ToolContext) -> ToolResult:
         target_agent=args.target_agent,
         payload=args.payload,
     )
-    return _waited(env, task, args.wait_s)
+    return _waited(env, task, args.wait_s, ctx)
 
 
 def _wait_for(env: ToolEnv, args: WaitArgs, ctx: ToolContext) -> ToolResult:
@@ -134,7 +143,7 @@ def _wait_for(env: ToolEnv, args: WaitArgs, ctx: ToolContext) -> ToolResult:
         raise unknown from None
     if task.source != _source(ctx):
         raise unknown
-    return _waited(env, task, args.wait_s)
+    return _waited(env, task, args.wait_s, ctx)
 
 
 TOOLS = (

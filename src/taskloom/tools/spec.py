@@ -66,9 +66,9 @@ class ToolArgs(BaseModel):
 class ToolContext:
     """Who is calling: set by the host from its own session state, never by the model.
 
-    ``cancelled``: whether the caller has given up on the answer (an MCP task cancelled,
-    the run no longer the server's); a tool that waits asks it between its looks and stops
-    early. ``None``: the caller waits for the answer."""
+    ``cancelled``: whether the caller has given up on the answer (an MCP request or task
+    cancelled, the run no longer the server's); a tool that waits asks it between its looks
+    and stops early. ``None``: the caller waits for the answer."""
 
     thread_id: str | None = None
     agent_id: str | None = None
