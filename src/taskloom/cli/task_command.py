@@ -120,69 +120,63 @@ def run(
     interrupt stops the command's whole process group: the first two as :class:`TaskFailed`,
     the interrupt propagating. The worker's end of the guard's pipe is held until the command
     is over: closed by the worker's death, it tells the guard to stop the group."""
+    with _lifeline() as lifeline:
+        proc: subprocess.Popen[bytes] | None = None
+        threads: list[threading.Thread] = []
+        out, err = bytearray(), bytearray()
+        _STARTING.now = threading.current_thread() is threading.main_thread()
+        try:
+            try:
+                proc = subprocess.Popen(
+                    [sys.executable, "-I", "-S", GUARD, str(lifeline), "--", *argv],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    env=env,
+                    pass_fds=(lifeline,),
+                    start_new_session=True,  # its own process group: stopped whole, children too
+                )
+            except OSError as exc:
+                raise TaskFailed(f"could not run {argv[0]}: {exc.strerror or exc}") from None
+            finally:
+                os.close(lifeline)
+            assert proc.stdin and proc.stdout and proc.stderr
+            threads += [
+                _thread(_feed, proc.stdin, data),
+                _thread(_keep_head, proc.stdout, out, head),
+                _thread(_keep_tail, proc.stderr, err, tail),
+            ]
+            _STARTING.done()
+            returncode = _wait(proc, timeout, withdrawn)
+            if returncode is None:
+                _stop(proc, threads)
+                raise TaskFailed("stopped: the task's lease was lost (killed)")
+        except subprocess.TimeoutExpired:
+            assert proc is not None
+            _stop(proc, threads)
+            raise TaskFailed(f"timed out after {timeout:g} s (killed)") from None
+        except BaseException:  # Ctrl-C or SIGTERM in the worker: the command stops with it
+            if proc is not None:
+                _stop(proc, threads)
+            _STARTING.done()  # an interrupt held while starting goes before a failure to start
+            raise
+        if not _joined(threads, OUTPUT_GRACE_S):  # the output is held open by what it left behind
+            _signal_group(proc, signal.SIGKILL)
+            _joined(threads, STOP_GRACE_S)
+        said = bytes(err).decode("utf-8", "replace")
+        if returncode == NOT_RUN and said.startswith(f"could not run {argv[0]}: ") and not out:
+            raise CommandNotStarted(_why_not_run(argv[0], said.strip()))
+        return Finished(returncode, bytes(out), bytes(err))
+
+
+@contextlib.contextmanager
+def _lifeline() -> Iterator[int]:
+    """A pipe's end for the guard; the worker holds the other until the block is over."""
     lifeline, held = os.pipe()  # neither is inherited, unless passed on
     try:
-        return _run(argv, data, env, timeout, head, tail, lifeline, withdrawn)
+        yield lifeline
     finally:
         os.close(held)
-
-
-def _run(
-    argv: list[str],
-    data: bytes,
-    env: dict[str, str],
-    timeout: float | None,
-    head: int,
-    tail: int,
-    lifeline: int,
-    withdrawn: threading.Event | None,
-) -> Finished:
-    proc: subprocess.Popen[bytes] | None = None
-    threads: list[threading.Thread] = []
-    out, err = bytearray(), bytearray()
-    _STARTING.now = threading.current_thread() is threading.main_thread()
-    try:
-        try:
-            proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", GUARD, str(lifeline), "--", *argv],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=env,
-                pass_fds=(lifeline,),
-                start_new_session=True,  # its own process group: stopped whole, children too
-            )
-        except OSError as exc:
-            raise TaskFailed(f"could not run {argv[0]}: {exc.strerror or exc}") from None
-        finally:
-            os.close(lifeline)
-        assert proc.stdin and proc.stdout and proc.stderr
-        threads += [
-            _thread(_feed, proc.stdin, data),
-            _thread(_keep_head, proc.stdout, out, head),
-            _thread(_keep_tail, proc.stderr, err, tail),
-        ]
-        _STARTING.done()
-        returncode = _wait(proc, timeout, withdrawn)
-        if returncode is None:
-            _stop(proc, threads)
-            raise TaskFailed("stopped: the task's lease was lost (killed)")
-    except subprocess.TimeoutExpired:
-        assert proc is not None
-        _stop(proc, threads)
-        raise TaskFailed(f"timed out after {timeout:g} s (killed)") from None
-    except BaseException:  # Ctrl-C or SIGTERM in the worker: the command stops with it
-        if proc is not None:
-            _stop(proc, threads)
-        _STARTING.done()  # an interrupt held while starting goes before a failure to start
-        raise
-    if not _joined(threads, OUTPUT_GRACE_S):  # the output is held open by what it left behind
-        _signal_group(proc, signal.SIGKILL)
-        _joined(threads, STOP_GRACE_S)
-    said = bytes(err).decode("utf-8", "replace")
-    if returncode == NOT_RUN and said.startswith(f"could not run {argv[0]}: ") and not out:
-        raise CommandNotStarted(_why_not_run(argv[0], said.strip()))
-    return Finished(returncode, bytes(out), bytes(err))
 
 
 def _why_not_run(program: str, said: str) -> str:

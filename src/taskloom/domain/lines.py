@@ -14,6 +14,7 @@ where each line starts (4 or 8 bytes a line) and cuts a line from the text when 
 
 from __future__ import annotations
 
+import abc
 import re
 from array import array
 from collections.abc import Sequence
@@ -90,7 +91,29 @@ def longest_line(text: str, size: int = 1 << 16) -> int:
     return longest
 
 
-class TextLines(Sequence[str]):
+class ReadLines(Sequence[str]):
+    """Lines read one at a time by :meth:`line` (``0 <= index < len(self)``); an index or a
+    slice reads as a list's would."""
+
+    @abc.abstractmethod
+    def line(self, index: int) -> str:
+        """Line ``index``, counted from 0."""
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self.line(i) for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self.line(index)
+
+
+class TextLines(ReadLines):
     """The lines of ``text``, each cut from it when read."""
 
     def __init__(self, text: str) -> None:
@@ -102,17 +125,7 @@ class TextLines(Sequence[str]):
     def __len__(self) -> int:
         return len(self._starts)
 
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-    def __getitem__(self, index: int | slice) -> str | list[str]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError(index)
+    def line(self, index: int) -> str:
         return self._text[self._starts[index] : self._stop(index)]
 
     def _stop(self, index: int) -> int:

@@ -25,6 +25,8 @@ from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
+from taskloom.domain.lines import ReadLines
+
 SMALL = 1 << 18
 """Characters of text up to which a container is parsed whole when reached."""
 
@@ -358,7 +360,7 @@ def line_count(value: Any) -> int:
     return total
 
 
-class LazyLines(Sequence[str]):
+class LazyLines(ReadLines):
     """Lines made by a generator, read forwards as a page is cut: ``lines[i]`` runs the
     generator on to ``i`` (or again from the start to go back past what is kept)."""
 
@@ -374,17 +376,7 @@ class LazyLines(Sequence[str]):
     def __len__(self) -> int:
         return self._total
 
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-    def __getitem__(self, index: int | slice) -> str | list[str]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(self._total))]
-        if index < 0:
-            index += self._total
-        if not 0 <= index < self._total:
-            raise IndexError(index)
+    def line(self, index: int) -> str:
         if index in self._kept:
             return self._kept[index]
         if index < self._next:
