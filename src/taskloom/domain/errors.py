@@ -54,6 +54,13 @@ class TooLarge(InvalidInput):
     http_status = 413
 
 
+class RequestTimeout(TaskloomError):
+    """A request body that did not arrive whole within the server's limit."""
+
+    code = "request_timeout"
+    http_status = 408
+
+
 class NotFound(TaskloomError):
     """An unknown thread, card, goal, task or result."""
 

@@ -24,7 +24,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from taskloom._pools import REQUESTS
 from taskloom.client import Taskloom
 from taskloom.domain.common import UNSET, parse_json_object
-from taskloom.domain.errors import InvalidInput, TaskloomError, TooLarge
+from taskloom.domain.errors import InvalidInput, RequestTimeout, TaskloomError, TooLarge
 from taskloom.domain.text import plural, shown_id
 from taskloom.domain.threads import check_thread_id
 from taskloom.server.cursor import parse_cursor
@@ -70,13 +70,6 @@ async def _act(request: Request, fn: Callable[..., Any], *args: Any, **kwargs: A
     return result
 
 
-class BodyLate(TaskloomError):
-    """A request body that did not arrive whole within :data:`REQUEST_BODY_S`."""
-
-    code = "request_timeout"
-    http_status = 408
-
-
 async def _body(request: Request) -> dict[str, Any]:
     too_large = f"request body is larger than {MAX_BODY_BYTES} bytes"
     announced = request.headers.get("content-length", "")
@@ -89,7 +82,7 @@ async def _body(request: Request) -> dict[str, Any]:
             if len(raw) > MAX_BODY_BYTES:
                 raise TooLarge(too_large)
     if late.cancelled_caught:
-        raise BodyLate(f"the request body did not arrive within {REQUEST_BODY_S:g} seconds")
+        raise RequestTimeout(f"the request body did not arrive within {REQUEST_BODY_S:g} seconds")
     try:
         text = raw.decode() if raw else "{}"
     except UnicodeDecodeError as exc:
@@ -313,7 +306,7 @@ async def on_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, TaskloomError)
     if exc.http_status >= 500:  # the server's trouble, not the caller's: its log says so
         log.error("%s %s: %s", request.method, request.url.path, exc.message)
-    unread = {"Connection": "close"} if isinstance(exc, (TooLarge, BodyLate)) else None
+    unread = {"Connection": "close"} if isinstance(exc, (TooLarge, RequestTimeout)) else None
     return JSONResponse({"error": exc.code, "message": exc.message}, exc.http_status, unread)
 
 
