@@ -16,19 +16,25 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "queue_workers.py"
 KIND = "example.square"
 
 
+def _run_example(db_url: str, *, tasks: int, workers: int) -> subprocess.CompletedProcess[str]:
+    """The example run to its end on ``db_url``."""
+    sizes = ["--tasks", str(tasks), "--workers", str(workers)]
+    return subprocess.run(
+        [sys.executable, str(EXAMPLE), "--db", db_url, *sizes],
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
 def test_the_workers_complete_every_task_once_retrying_the_failures(db_url: str) -> None:
     """Both backends; a task of another kind in the same queue (no ``n`` in its payload) is
     left as it was: the example's workers claimed every kind, and killed it."""
     with taskloom.connect(db_url) as tl:
         foreign, _ = tl.queue.add("someone else's work", payload={"m": 1})
         theirs, _ = tl.queue.add("theirs too", kind="review", dedup_key="square-1")
-    done = subprocess.run(
-        [sys.executable, str(EXAMPLE), "--db", db_url, "--tasks", "12", "--workers", "2"],
-        env=subprocess_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = _run_example(db_url, tasks=12, workers=2)
     assert done.returncode == 0, done.stderr
     assert "added 12 tasks" in done.stdout
     assert "12 of 12 tasks completed (3 after a retry)" in done.stdout
@@ -64,13 +70,7 @@ def test_a_task_left_unfinished_exits_1_not_argparses_2(db_url: str) -> None:
         tl.queue.add("square 0", kind=KIND, payload={"n": 0}, dedup_key=f"{KIND}-0")
         held = tl.queue.claim("elsewhere", lease=600, kinds=[KIND])
     assert held is not None
-    done = subprocess.run(
-        [sys.executable, str(EXAMPLE), "--db", db_url, "--tasks", "3", "--workers", "1"],
-        env=subprocess_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = _run_example(db_url, tasks=3, workers=1)
     assert done.returncode == 1, done.stderr
     assert "added 2 tasks" in done.stdout and "2 of 3 tasks completed" in done.stdout
     assert done.stderr == f"1 task not completed: see taskloom tasks list --kind {KIND}\n"

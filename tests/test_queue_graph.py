@@ -15,6 +15,7 @@ from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput
 from taskloom.domain.events import TASK_STATE
 from taskloom.domain.queue import Task
+from taskloom.domain.readiness import Readiness
 from taskloom.domain.task_graph import batch_edges, topological
 from taskloom.queue.handle import Queue
 from taskloom.tools.registry import ToolContext
@@ -424,6 +425,18 @@ def test_a_lapsed_lease_holds_its_group_until_a_claim_takes_it_back(
     assert got is not None and got.title == "one" and got.attempts == 2
 
 
+def _explained_high_first(q: Queue, high: Task, low: Task) -> Readiness:
+    """``ready --explain`` and ``why`` for agent ``v``: ``high`` can run, and ``low`` waits
+    for it, its group's turn."""
+    found = q.ready("v", explain=True)
+    assert [t.title for t in found.ready] == ["high"] and found.count == 1
+    why = [(t.title, [(r.code, r.tasks) for r in rs]) for t, rs in found.waiting]
+    assert why == [("low", [("group_queued", (high.id,))])]
+    assert q.why(high.id, "v") == []
+    assert [(r.code, r.tasks) for r in q.why(low.id, "v")] == [("group_queued", (high.id,))]
+    return found
+
+
 def lapsed_low_holder(q: Queue, clock: FakeClock) -> tuple[Task, Task]:
     """Group ``g``: ``low`` claimed by ``w`` and its lease lapsed (no sweep has run since),
     and ``high``, more urgent, ready: the tasks ``low`` and ``high``."""
@@ -443,12 +456,7 @@ def test_ready_explained_after_a_less_urgent_holders_lease_lapsed_names_what_a_c
     urgent task: the explanation now says what a claim hands out."""
     q = tl_fixed.queue
     low, high = lapsed_low_holder(q, clock)
-    found = q.ready("v", explain=True)
-    assert [t.title for t in found.ready] == ["high"] and found.count == 1
-    why = [(t.title, [(r.code, r.tasks) for r in rs]) for t, rs in found.waiting]
-    assert why == [("low", [("group_queued", (high.id,))])]
-    assert q.why(high.id, "v") == []
-    assert [(r.code, r.tasks) for r in q.why(low.id, "v")] == [("group_queued", (high.id,))]
+    found = _explained_high_first(q, high, low)
     tool = tl_fixed.tools.dispatch("task_ready", {"explain": True}, ToolContext(agent_id="v"))
     assert [t["title"] for t in tool.data["ready"]] == ["high"]
     assert [t["title"] for t in tool.data["waiting"]] == ["low"]
@@ -466,12 +474,7 @@ def test_ready_explained_after_a_more_urgent_holders_lease_lapsed_names_what_a_c
     assert held is not None and held.id == high.id
     low, _ = q.add("low", group_key="g", priority=5)
     clock.advance(11)
-    found = q.ready("v", explain=True)
-    assert [t.title for t in found.ready] == ["high"] and found.count == 1
-    why = [(t.title, [(r.code, r.tasks) for r in rs]) for t, rs in found.waiting]
-    assert why == [("low", [("group_queued", (high.id,))])]
-    assert q.why(high.id, "v") == []
-    assert [(r.code, r.tasks) for r in q.why(low.id, "v")] == [("group_queued", (high.id,))]
+    _explained_high_first(q, high, low)
     got = q.claim("v", lease=10)
     assert got is not None and got.id == high.id and got.attempts == 2
 

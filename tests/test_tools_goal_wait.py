@@ -54,9 +54,10 @@ def test_a_goal_that_has_ended_answers_at_once(tl: Taskloom, end: str) -> None:
         assert result.content.startswith(f"The goal has ended: it is {end}.\n")
 
 
-def test_the_wait_ends_when_another_connection_completes_the_goal(db_url: str) -> None:
-    """The supervisor looks, finds the goal active and waits; the worker's connection
-    completes it; the wait ends with the completed goal and its evidence."""
+def _wait_while(db_url: str, act: Callable[[Taskloom], None]) -> tuple[ToolResult, bool]:
+    """A supervisor waits on the goal of thread ``release``; once it has looked and found it
+    active, ``act`` runs on the worker's own connection. The wait's answer, and whether the
+    wait was still running a minute after ``act``."""
     looked = threading.Event()
 
     def still_wanted() -> bool:  # asked after each look that found the goal active
@@ -70,9 +71,19 @@ def test_the_wait_ends_when_another_connection_completes_the_goal(db_url: str) -
         waiter = threading.Thread(target=lambda: answers.append(wait(supervisor, 120, ctx)))
         waiter.start()
         assert looked.wait(60), "the wait never looked at the goal"
-        worker.goal("release").complete("all 40 checks green", host=False)
+        act(worker)
         waiter.join(60)
+        running = waiter.is_alive()
     [result] = answers
+    return result, running
+
+
+def test_the_wait_ends_when_another_connection_completes_the_goal(db_url: str) -> None:
+    """The supervisor looks, finds the goal active and waits; the worker's connection
+    completes it; the wait ends with the completed goal and its evidence."""
+    result, _ = _wait_while(
+        db_url, lambda worker: worker.goal("release").complete("all 40 checks green", host=False)
+    )
     assert not result.is_error and result.data["ended"] is True
     assert result.data["goal"]["status"] == "complete"
     assert result.content.startswith("The goal has ended: it is complete.\n")
@@ -152,22 +163,11 @@ def test_a_goal_whose_continuation_is_suppressed_answers_at_once(tl: Taskloom) -
 def test_the_wait_ends_when_another_connections_loop_suppresses_the_goal(db_url: str) -> None:
     """The supervisor is waiting when the worker's loop makes no progress and suppresses
     the goal: the wait ends with it, the goal still active."""
-    looked = threading.Event()
 
-    def still_wanted() -> bool:
-        looked.set()
-        return False
-
-    answers: list[ToolResult] = []
-    with taskloom.connect(db_url) as supervisor, taskloom.connect(db_url) as worker:
-        supervisor.goal("release").set("Ship v2.0")
-        ctx = ToolContext(thread_id="release", agent_id="boss", cancelled=still_wanted)
-        waiter = threading.Thread(target=lambda: answers.append(wait(supervisor, 120, ctx)))
-        waiter.start()
-        assert looked.wait(60), "the wait never looked at the goal"
+    def suppress(worker: Taskloom) -> None:
         assert run_goal_loop(worker, "release", _no_progress).reason == "no_progress"
-        waiter.join(60)
-        assert not waiter.is_alive(), "the wait went on after the goal was suppressed"
-    [result] = answers
+
+    result, running = _wait_while(db_url, suppress)
+    assert not running, "the wait went on after the goal was suppressed"
     assert result.data["ended"] is True
     assert result.content.startswith("The goal has stopped: ")
