@@ -12,6 +12,7 @@ import httpx
 
 from taskloom.server.routes import STATIC
 from taskloom.server.security import CONTENT_POLICY
+from tests.test_architecture import cycles
 
 IMPORT = re.compile(r'^import \{[^}]*\} from "\./([\w-]+\.js)";$', re.M)
 MAX_LINES = 350
@@ -53,6 +54,15 @@ def test_every_module_is_reached_from_app_js_and_imports_only_siblings() -> None
     for name, text in sources.items():
         imports = [line for line in text.splitlines() if line.startswith("import ")]
         assert all(IMPORT.fullmatch(line) for line in imports), name
+
+
+def test_no_module_imports_one_that_imports_it() -> None:
+    """The modules' imports go one way, as the Python modules' do: a module that needs to
+    call up (the stream asking the threads list to reload) is handed the function by
+    app.js."""
+    graph = {name: set(IMPORT.findall(text)) for name, text in _sources().items()}
+    assert cycles({"a.js": {"b.js"}, "b.js": {"a.js"}}) == [["a.js", "b.js", "a.js"]]
+    assert cycles(graph) == []
 
 
 def test_each_module_is_small() -> None:

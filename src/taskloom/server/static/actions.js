@@ -3,7 +3,7 @@
 import { api } from "./api.js";
 import { readBoard } from "./board-changes.js";
 import { h } from "./dom.js";
-import { readGoal } from "./goal.js";
+import { readGoal } from "./goal-read.js";
 import { schedule } from "./render.js";
 import { readTask } from "./tasks.js";
 import { toast } from "./toast.js";

@@ -13,12 +13,12 @@
 // One module per concept, all under /static/ (plain ES modules, no build step): api.js (requests
 // and the token), state.js, dom.js and format.js (building and writing the page), render.js
 // (repaints), titles.js, toast.js, actions.js, live.js (the stream), threads.js, board.js and
-// board-changes.js, goal.js, queue.js, tasks.js and graph.js. This one starts the panel.
+// board-changes.js, goal.js and goal-read.js, queue.js, tasks.js and graph.js. This one starts the panel.
 
 import { renderBoard } from "./board.js";
 import { $ } from "./dom.js";
 import { renderGoal } from "./goal.js";
-import { onVisibility } from "./live.js";
+import { onVisibility, reloadThreadsWith } from "./live.js";
 import { renderQueue } from "./queue.js";
 import { CUT_PARTS, renderWith, schedule } from "./render.js";
 import { keep, state } from "./state.js";
@@ -83,5 +83,6 @@ function start() {
   document.addEventListener("visibilitychange", onVisibility);
 }
 
+reloadThreadsWith(loadThreads);
 renderWith({ threads: renderThreads, goal: renderGoal, board: renderBoard, queue: renderQueue });
 start();

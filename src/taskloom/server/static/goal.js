@@ -1,9 +1,7 @@
 // The goal view: the followed thread's goal, its budgets and its host controls.
 import { act, actButton, pending } from "./actions.js";
-import { api } from "./api.js";
 import { $, h } from "./dom.js";
 import { seconds, statusChip, tokens } from "./format.js";
-import { schedule } from "./render.js";
 import { state } from "./state.js";
 import { titleEl } from "./titles.js";
 import { toast } from "./toast.js";
@@ -76,17 +74,4 @@ function fill(share) {
   const el = h("i");
   el.style.width = `${(share * 100).toFixed(1)}%`;
   return el;
-}
-
-// The followed thread's goal as the server has it now, unless the one held is as new.
-export async function readGoal() {
-  const thread = state.thread;
-  try {
-    const goal = await api(`/api/threads/${encodeURIComponent(thread)}/goal`);
-    if (state.thread !== thread || (state.goal && goal.version <= state.goal.version)) return;
-    state.goal = goal;
-    schedule("goal", "threads");
-  } catch {
-    // away: the stream's reconnect brings it
-  }
 }

@@ -5,8 +5,14 @@ import { $ } from "./dom.js";
 import { schedule } from "./render.js";
 import { state } from "./state.js";
 import { loadStatsSoon, loadTasks, tasksLoading } from "./tasks.js";
-import { loadThreads } from "./threads.js";
 import { toast } from "./toast.js";
+
+// The threads list read again (its module opens this stream: app.js wires the two, so
+// neither imports the other).
+let reloadThreads = () => {};
+export function reloadThreadsWith(load) {
+  reloadThreads = load;
+}
 
 // A snapshot is shown if newer than the one held, or if `fresh`: part of a stream's opening,
 // which is the server's current state even when its versions are lower (a restored database).
@@ -19,7 +25,7 @@ function apply(type, event, fresh = false) {
     schedule("queue");
   } else if (state.thread === null) {
     // no thread picked yet (there was none): a thread's first event means one exists now
-    loadThreads();
+    reloadThreads();
   } else if (event.thread_id !== state.thread) {
     // another thread's event: not ours to show
   } else if (type === "todo_state") {
@@ -42,7 +48,7 @@ function apply(type, event, fresh = false) {
 
 // The followed thread's first board or goal: the list, loaded before, lacks its row.
 function listThreadIfNew() {
-  if (state.threads && !state.threads.some((t) => t.thread_id === state.thread)) loadThreads();
+  if (state.threads && !state.threads.some((t) => t.thread_id === state.thread)) reloadThreads();
 }
 
 function setLive(mode, text = mode) {
@@ -91,7 +97,7 @@ export function connect(resume = false) {
     state.cursor = message.lastEventId;
     if (opening !== null) dropUnsent(opening);
     opening = null;
-    if (openings++ > 0) loadThreads(); // started over: the list may have changed as much
+    if (openings++ > 0) reloadThreads(); // started over: the list may have changed as much
   });
   for (const type of ["todo_state", "todo_change", "goal_state", "task_state"]) {
     source.addEventListener(type, (message) => {
@@ -143,7 +149,7 @@ export function onVisibility() {
     setLive("paused");
     return;
   }
-  loadThreads();
+  reloadThreads();
   if (state.source === null && state.stopped === null && state.thread !== null) connect(true);
 }
 
