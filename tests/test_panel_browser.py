@@ -959,3 +959,26 @@ def test_a_control_an_action_removes_leaves_focus_on_its_card_or_section(
     expect(page.locator(f'[data-card="{card}"] .status')).to_have_attribute("data-status", "ready")
     assert page.evaluate("document.activeElement.dataset.card") == card
     tl.close()
+
+
+def test_counts_are_written_in_english_whatever_the_browser_locale(server: Server) -> None:
+    """Token counts were written in the browser's locale: a German one showed "1.000.000
+    tokens", which reads as a decimal in the panel's English text."""
+    from playwright.sync_api import expect, sync_playwright
+
+    tl = taskloom.connect(server.db_url)
+    goal_id = tl.goal("t").set("Ship", token_budget=1_000_000)["goal"]["goal_id"]
+    tl.goal("t").account_usage(goal_id, tokens=12_345)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox"]
+        )
+        page = browser.new_page(locale="de-DE")
+        page.set_default_timeout(20_000)
+        page.goto(f"{server.url}/#t")
+        expect(page.locator(".goal .usage")).to_have_text("12,345 / 1,000,000 tokens")
+        page.get_by_label("New token budget").fill("0")
+        page.get_by_role("button", name="Set budget").click()
+        expect(page.locator(".toast").last).to_contain_text("from 1 to 9,007,199,254,740,991")
+        browser.close()
+    tl.close()

@@ -1,7 +1,7 @@
 // The board view: the followed thread's cards, as a list or as kanban columns.
 import { actButton, pending } from "./actions.js";
 import { $, bidiShown, h, ident, iso } from "./dom.js";
-import { LABEL, statusChip } from "./format.js";
+import { count, LABEL, statusChip } from "./format.js";
 import { refused } from "./live.js";
 import { state } from "./state.js";
 import { titleEl } from "./titles.js";
@@ -45,7 +45,7 @@ function afterChips(card, after) {
   if (!after.length) return null;
   const waiting = waitsOn(card, after);
   return h("div", { class: "sub after" },
-    waiting.length ? h("span", { class: "waiting-note" }, `Waiting on ${waiting.length}`) : null,
+    waiting.length ? h("span", { class: "waiting-note" }, `Waiting on ${count(waiting.length)}`) : null,
     h("span", { class: "label" }, "After"),
     after.map((a) => h("span", { class: `chip ${a.status === "done" ? "met" : "unmet"}`, "data-after": a.id,
       title: `${bidiShown(a.title)} (${LABEL[a.status] || a.status})` }, iso("span", {}, a.title))));
@@ -131,8 +131,8 @@ export function renderBoard() {
   const root = $("board");
   const cards = state.board ? state.board.cards : [];
   const done = cards.filter((c) => c.status === "done").length;
-  const ready = state.board && state.board.ready_count !== undefined ? ` · ${state.board.ready_count} ready to start` : "";
-  $("board-summary").textContent = cards.length ? `${done}/${cards.length} done${ready} · v${state.board.version}` : "";
+  const ready = state.board && state.board.ready_count !== undefined ? ` · ${count(state.board.ready_count)} ready to start` : "";
+  $("board-summary").textContent = cards.length ? `${count(done)}/${count(cards.length)} done${ready} · v${state.board.version}` : "";
   const byId = new Map(cards.map((c) => [c.id, c]));
   const scope = `${state.thread}|${state.view}`;
   if (scope !== cardViewsFor) {
@@ -152,7 +152,7 @@ export function renderBoard() {
     place(board, present.map((status) => {
       const inColumn = cards.filter((c) => c.status === status);
       const column = board.querySelector(`:scope > [data-column="${status}"]`) || h("div", { class: "col", "data-column": status });
-      place(column, [h("h3", {}, statusChip(status), " ", h("span", { class: "n" }, String(inColumn.length))),
+      place(column, [h("h3", {}, statusChip(status), " ", h("span", { class: "n" }, count(inColumn.length))),
         ...inColumn.map((card) => cardElement(card, kanbanCard, byId))]);
       return column;
     }));

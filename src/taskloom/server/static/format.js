@@ -18,7 +18,7 @@ export const count = (n) => COUNT.format(n);
 // A token count; one past 2^53 is a BigInt (see parse()), or, where the browser cannot read
 // one, "over 9,007,199,254,740,991".
 export const tokens = (n) => (typeof n === "bigint" || Number.isSafeInteger(n)
-  ? n.toLocaleString() : `over ${Number.MAX_SAFE_INTEGER.toLocaleString()}`);
+  ? count(n) : `over ${count(Number.MAX_SAFE_INTEGER)}`);
 
 export function seconds(value) {
   const s = Math.round(value);

@@ -1,7 +1,7 @@
 // The goal view: the followed thread's goal, its budgets and its host controls.
 import { act, actButton, pending } from "./actions.js";
 import { $, h } from "./dom.js";
-import { seconds, statusChip, tokens } from "./format.js";
+import { count, seconds, statusChip, tokens } from "./format.js";
 import { state } from "./state.js";
 import { titleEl } from "./titles.js";
 import { toast } from "./toast.js";
@@ -52,7 +52,7 @@ export function renderGoal() {
     const typed = input.value.trim();
     const value = /^\+?(\d+\.?\d*|\.\d+)(e\+?\d+)?$/i.test(typed) ? Number(typed) : Number.NaN;
     if (!Number.isSafeInteger(value) || value < 1) {
-      return toast(`Budget must be a whole number from 1 to ${Number.MAX_SAFE_INTEGER.toLocaleString()}`, true);
+      return toast(`Budget must be a whole number from 1 to ${count(Number.MAX_SAFE_INTEGER)}`, true);
     }
     act(`${path}/budget`, { token_budget: value });
     input.value = state.budgetDraft = "";

@@ -2,7 +2,7 @@
 import { api } from "./api.js";
 import { boardChanges } from "./board-changes.js";
 import { $, h, ident, iso } from "./dom.js";
-import { LABEL } from "./format.js";
+import { count, LABEL } from "./format.js";
 import { connect, refusalText, stop } from "./live.js";
 import { schedule } from "./render.js";
 import { state } from "./state.js";
@@ -27,9 +27,9 @@ export function renderThreads() {
   const list = $("threads");
   const threads = state.threads || [];
   $("threads-empty").hidden = state.threads === null || threads.length > 0;
-  $("threads-count").textContent = state.threads === null ? "" : String(threads.length);
+  $("threads-count").textContent = state.threads === null ? "" : count(threads.length);
   list.replaceChildren(...threads.map(threadRow).map((t) => {
-    const counts = Object.entries(t.cards || {}).map(([s, n]) => `${n} ${LABEL[s] ? LABEL[s].toLowerCase() : s}`);
+    const counts = Object.entries(t.cards || {}).map(([s, n]) => `${count(n)} ${LABEL[s] ? LABEL[s].toLowerCase() : s}`);
     return h("li", {},
       h("a", { href: `#${encodeURIComponent(t.thread_id)}`, "aria-current": t.thread_id === state.thread ? "page" : null },
         iso("span", { class: "name", title: ident(t.thread_id) }, ident(t.thread_id)),
