@@ -95,3 +95,32 @@ def test_a_sampled_count_is_exact_where_it_decides_and_for_a_text_under_the_limi
     assert not sampled.exact and sampled.tokens > 3_000
     no_split = "a" * 300_000  # no safe split point: counted exactly
     assert count.about(no_split) == tokens.Tally(count(no_split), True)
+
+
+def test_a_texts_term_count_is_the_number_of_its_terms() -> None:
+    rng = random.Random(5)
+    samples = [base64.b64encode(rng.randbytes(30_000)).decode(), "", "x", "a..b", ".A", "ab1 j"]
+    for alphabet in ("aZ9._@/:-+ AbCdEf012\n\t,;=()'\"", "aB1. ", "abAB01.-/ xj"):
+        samples += [
+            "".join(rng.choice(alphabet) for _ in range(rng.randrange(60))) for _ in range(3_000)
+        ]
+    for text in samples:
+        assert rank.term_count(text) == len(rank.terms(text)), text
+
+
+def test_ranking_a_blob_cuts_words_into_parts_only_where_a_query_word_is(
+    tl: Taskloom, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every piece of a 20 MB base64 line was cut into its case parts (13 million of them,
+    5 s) though only a piece holding a query word can rank: the others are only counted."""
+    rng = random.Random(6)
+    blob = base64.b64encode(rng.randbytes(600_000)).decode()
+    blob = blob[:400_000] + "+NeedleMarker+" + blob[400_000:]
+    g = tl.guard("t1")
+    rid = g.stash("blob", blob).result_id or ""
+    cut: list[str] = []
+    parts_of = rank.parts_of
+    monkeypatch.setattr(rank, "parts_of", lambda word: cut.append(word) or parts_of(word))
+    answer = g.extract(rid, "where is the NeedleMarker")
+    assert "NeedleMarker" in answer.split("\n---", 2)[1]
+    assert len(cut) < 200, len(cut)
