@@ -14,7 +14,9 @@ from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput
 from taskloom.domain.lines import TextLines, count_breaks, line_total, text_end
 from taskloom.guard import tokens
+from taskloom.guard.clean import clean
 from taskloom.guard.summarize import chunk_lines
+from tests.test_guard_redact import stored_contents
 
 BREAKS = ("\n", "\r\n", "\r")
 
@@ -118,3 +120,36 @@ def test_a_200k_line_text_with_mixed_breaks_is_read_in_bounded_memory_and_time(
     assert "--- line 150001\nrow 150001 status ok" in replies["regex"]
     assert all(peak < 2 * len(text) for peak in peaks.values()), (peaks, len(text))
     assert all(s < 10 for s in seconds.values()), seconds
+
+
+@pytest.mark.parametrize("end", BREAKS)
+def test_json_lines_ended_by_crlf_or_a_lone_cr_have_every_record_redacted(
+    tl: Taskloom, end: str
+) -> None:
+    """Records were looked for between LF line breaks only: a lone-CR JSON Lines log was one
+    line, parsed as no JSON, and stored with every password."""
+    records = [
+        f'{{"id": {i}, "user": "u{i}", "password": "hunter{i}", "note": "{"n" * 40}"}}'
+        for i in range(400)
+    ]
+    text = end.join(records) + end
+    g = tl.guard("t1")
+    out = g.stash("logs", text)
+    assert out.mode == "stashed"
+    assert "400 credential-like values replaced" in out.text
+    rid = out.result_id or ""
+    shown = out.text + g.read(rid, lines="1-3") + g.extract(rid, "/password/")
+    assert "hunter" not in shown + stored_contents(tl)
+    first = g.read(rid, lines="1-1").split("\n", 1)[1]
+    assert first == records[0].replace("hunter0", "[redacted]")
+
+
+@pytest.mark.parametrize("end", ["\r\n", "\r"])
+def test_an_html_documents_cleaned_lines_are_the_same_whatever_ends_them(end: str) -> None:
+    """Cleaning stripped and collapsed lines split at LF only: a lone-CR page kept its
+    indentation and runs of blank lines, and its lines' trailing spaces."""
+    lines = ["<!doctype html>", "<html><body>", "  Total: 3  ", "", "", "", "  done  ", "<ul>"]
+    lines += ["<li>a</li>", "<li>b</li>", "</ul></body></html>"]
+    want = clean("\n".join(lines))
+    assert clean(end.join(lines)) == want
+    assert want.text == "Total: 3\n\ndone\n\na\n\nb"

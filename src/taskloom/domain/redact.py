@@ -62,7 +62,14 @@ from taskloom.domain.secrets import key_readings
 
 REDACTED = "[redacted]"
 
-_TOKEN = r"(?<![\w-])(?:{})(?![\w-])"
+
+def _token(lead: str, rest: str) -> re.Pattern[str]:
+    """A credential that starts with the literal ``lead``, not inside a longer word. The
+    literal comes first and the boundary's lookbehind after it, so the regex engine looks
+    for ``lead`` at C speed instead of trying every position of a long line."""
+    return re.compile(rf"{lead}(?<![\w-]{lead}){rest}(?![\w-])")
+
+
 _PEM = re.compile(
     r"-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY-----"
     r"(?:(?:\\[nr]|[\r\n])++(?:[A-Za-z-]++: [^\r\n\\\"]*+|[A-Za-z0-9+/=]++))++"
@@ -72,25 +79,24 @@ _PEM = re.compile(
 a BEGIN marker in one log line and an END marker in a later one are not a key between."""
 _SHAPES = (
     (("-----BEGIN",), _PEM),
-    (("sk-",), re.compile(_TOKEN.format(r"sk-[A-Za-z0-9_-]{20,}"))),
-    (
-        ("gh", "github_pat_"),
-        re.compile(_TOKEN.format(r"gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,}")),
-    ),
-    (("npm_",), re.compile(_TOKEN.format(r"npm_[A-Za-z0-9]{36}"))),
-    (("AKIA", "ASIA"), re.compile(_TOKEN.format(r"(?:AKIA|ASIA)[A-Z0-9]{16}"))),
-    (("xox",), re.compile(_TOKEN.format(r"xox[bpasr]-[A-Za-z0-9-]{10,}"))),
-    (("AIza",), re.compile(_TOKEN.format(r"AIza[0-9A-Za-z_-]{35}"))),
-    (("eyJ",), re.compile(_TOKEN.format(r"eyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]+"))),
+    (("sk-",), _token("sk-", r"[A-Za-z0-9_-]{20,}")),
+    (("gh", "github_pat_"), _token("g", r"(?:h[pousr]_[A-Za-z0-9]{30,}|ithub_pat_\w{30,})")),
+    (("npm_",), _token("npm_", r"[A-Za-z0-9]{36}")),
+    (("AKIA", "ASIA"), _token("A", r"(?:KIA|SIA)[A-Z0-9]{16}")),
+    (("xox",), _token("xox", r"[bpasr]-[A-Za-z0-9-]{10,}")),
+    (("AIza",), _token("AIza", r"[0-9A-Za-z_-]{35}")),
+    (("eyJ",), _token("eyJ", r"[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]+")),
 )
 """Credential shapes, each searched only in text holding its marker: most output holds none."""
 _HEADER = re.compile(
-    r"(?i)(\b(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?>(?:(?:bearer|basic|token"
-    r"|digest|negotiate)[ \t]+)?))(?!\[redacted\])[A-Za-z0-9._~+/=-]{6,}"
+    r"([AaPp](?<!\w[AaPp])(?:(?<=[Pp])(?i:roxy-a)|(?<=[Aa]))(?i:uthorization[\"']?[ \t]*[:=]"
+    r"[ \t]*[\"']?(?>(?:(?:bearer|basic|token|digest|negotiate)[ \t]+)?)))"
+    r"(?!(?i:\[redacted\]))[A-Za-z0-9._~+/=-]{6,}"
 )
 """An ``Authorization`` header's credential. The scheme word, when there is one, is taken
 whole (an atomic group): were it given back, ``Bearer [redacted]``, redacted once, would
-have ``Bearer`` taken for the credential and become ``[redacted] [redacted]``."""
+have ``Bearer`` taken for the credential and become ``[redacted] [redacted]``. Its first
+letter is a class, not a case-blind literal, so the engine looks for it fast."""
 _SECRET_NAME = (
     r"(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API_?KEY|PRIVATE_?KEY|SECRET_?KEY|ACCESS_?KEY"
     r"|CREDENTIALS?|AUTH)"
@@ -105,7 +111,7 @@ _ENV_LINE = re.compile(
 """``NAME=value`` at the start of a line, no spaces around ``=`` (a shell's, an env file's,
 ``docker inspect``'s): code assigns with spaces. A ``$REFERENCE`` is not a secret."""
 _FLAG = re.compile(
-    r"(?i)((?<![\w-])--?[a-z-]*(?:password|passwd|secret|token|api-key|apikey)=)(?!\[redacted\])"
+    r"(?i)(-(?<![\w-]-)-?[a-z-]*(?:password|passwd|secret|token|api-key|apikey)=)(?!\[redacted\])"
     rf"({_QUOTED}|(?:[^\s\"'\\]++|\\(?!\"))++)"
 )
 """A flag's value; a backslash before a quote escapes it in a JSON string (``\"abc\"``), and
@@ -258,7 +264,9 @@ _SPACED_FLAG = re.compile(
 """A secret's flag and its value apart, as a command line echoed in a log writes it
 (``--password hunter2``, ``--token abc123``). It starts with the ``-`` (its lookbehind after
 it), which the regex engine then searches for fast."""
-_COMMAND = re.compile(r"(?<![\w-])(curl|mysql\w*|mariadb[\w-]*)(?![\w-])(?:[^\n\\]++|\\\r?\n?)*+")
+_COMMAND = re.compile(
+    r"(?:c(?<![\w-]c)url|m(?<![\w-]m)(?:ysql\w*|ariadb[\w-]*))(?![\w-])(?:[^\n\\]++|\\\r?\n?)*+"
+)
 """A ``curl`` or ``mysql`` command, its ``\\``-continued lines included: only there are
 ``-u user:password`` and ``-pPASSWORD`` credentials (``docker run -u 1000:1000 -p8080:80``
 are a user id and a port)."""
@@ -385,7 +393,7 @@ def _redact_commands(text: str) -> tuple[str, int]:
 
     def command(m: re.Match[str]) -> str | None:
         nonlocal count
-        option = _USER_OPTION if m.group(1) == "curl" else _MYSQL_PASSWORD
+        option = _USER_OPTION if m.group(0).startswith("curl") else _MYSQL_PASSWORD
         new, n = _sub(option, m.group(0), _command_credential)
         count += n
         return new if n else None

@@ -111,6 +111,12 @@ class StashFacts:
     notes: tuple[str, ...] = ()
     preview_label: str = ""
     """What the preview is, when not simply the first characters (a text's head and tail)."""
+    tokens_exact: bool = True
+    """Whether ``tokens`` is the exact count, else an estimate written as ``about N``."""
+
+    def token_count(self) -> str:
+        """``tokens`` as the placeholder writes it: ``N tokens``, or ``about N tokens``."""
+        return ("" if self.tokens_exact else "about ") + counted(self.tokens, "token")
 
 
 def placeholder(facts: StashFacts) -> str:
@@ -118,7 +124,7 @@ def placeholder(facts: StashFacts) -> str:
     rid = facts.result_id
     head = (
         f'[stashed tool output: result_id="{rid}" · tool {facts.tool_name} · '
-        f"{counted(facts.tokens, 'token')} ({facts.encoding}) · {counted(facts.bytes, 'byte')}"
+        f"{facts.token_count()} ({facts.encoding}) · {counted(facts.bytes, 'byte')}"
         f" · {counted(facts.lines, 'line')}]"
     )
     label = facts.preview_label or f"first {counted(len(facts.preview), 'char')}"

@@ -25,6 +25,8 @@ import html
 import re
 from dataclasses import dataclass
 
+from taskloom.domain.lines import breaks
+
 _SCRIPT = re.compile(r"<script\b[^>]*>.*?</script\s*>", re.I | re.S)
 _STYLE = re.compile(r"<style\b[^>]*>.*?</style\s*>", re.I | re.S)
 _SVG = re.compile(r"<svg\b[^>]*>.*?</svg\s*>", re.I | re.S)
@@ -207,6 +209,7 @@ def clean(text: str) -> Cleaned:
         if tags[0]:
             removed.append(f"{tags[0]} tags")
             text = html.unescape(text)
-        text = "\n".join(line.strip() for line in _SPACES.sub(" ", text).split("\n"))
+        text = _SPACES.sub(" ", text)
+        text = "\n".join(line.strip() for line in breaks(text).split(text))
         text = _BLANK_LINES.sub("\n\n", text).strip("\n")
     return Cleaned(text, tuple(removed))

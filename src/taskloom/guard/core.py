@@ -274,11 +274,13 @@ class Guard:
             if redacted:
                 doc = JsonDoc(text)
         root = doc.root()
+        tally = self.count.about(doc.text)
         preview = compact(head_value(root, 4 * self.config.preview_chars))
         facts = StashFacts(
             result_id=result_id(tool, doc.text),
             tool_name=tool,
-            tokens=self.count(doc.text),
+            tokens=tally.tokens,
+            tokens_exact=tally.exact,
             encoding=self.config.encoding,
             bytes=utf8_size(doc.text),
             lines=lines,
@@ -297,13 +299,14 @@ class Guard:
         must give the exact lines (source code keeps its ``<vector>``, its indentation and
         its blank lines). Only what the model is shown, the preview, is cleaned of markup."""
         cleaned = clean(text)
-        tokens = self.count(cleaned.text)
+        tally = self.count.about(cleaned.text, self.config.threshold_tokens)
+        tokens = tally.tokens
         if tokens <= self.config.threshold_tokens:
             if cleaned.text == text:
                 return self._passed(text, tokens)
-            original = self.count(text)
-            if original <= min(self.config.threshold_tokens, tokens + CLEANED_HEADER_TOKENS):
-                return self._passed(text, original)
+            exact = self.count(text)
+            if exact <= min(self.config.threshold_tokens, tokens + CLEANED_HEADER_TOKENS):
+                return self._passed(text, exact)
             return self._stash_cleaned(tool, text)
         redacted = 0
         if self.config.redact:  # before anything is stored, shown or summarized
@@ -312,7 +315,7 @@ class Guard:
                 cleaned = clean(text)
         # cleaning also collapses whitespace: the count is the original's, counted again
         # only when it differs from what was counted
-        original = tokens if not redacted and cleaned.text == text else self.count(text)
+        original = tally if not redacted and cleaned.text == text else self.count.about(text)
         preview, label = _text_preview(cleaned.text, self.config.preview_chars)
         notes = (
             f"Markup removed from the preview: {', '.join(cleaned.removed)};"
@@ -321,7 +324,8 @@ class Guard:
         facts = StashFacts(
             result_id=result_id(tool, text),
             tool_name=tool,
-            tokens=original,
+            tokens=original.tokens,
+            tokens_exact=original.exact,
             encoding=self.config.encoding,
             bytes=utf8_size(text),
             lines=line_total(text),

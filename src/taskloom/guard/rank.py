@@ -124,6 +124,35 @@ def parts_of(word: str) -> list[str]:
     return out
 
 
+_CLASSES = str.maketrans(
+    {chr(c): "a" if chr(c).islower() else "A" if chr(c).isupper() else "0" if chr(c).isdigit()
+     else "." if chr(c) in "._@/:-" else " " for c in range(128)}
+)  # fmt: skip
+"""An ASCII text in classes: ``a`` lower case, ``A`` upper case, ``0`` a digit, ``.`` a
+separator a word may hold (``j`` once it is known to join two runs), `` `` any other."""
+_SPLITS = ("aA", "a0", "A0", "0a", "0A", "AAa")
+"""Where :data:`_CAMEL` splits a run of letters and digits, in classes; none overlaps
+itself, so ``str.count`` counts every one."""
+_JOIN = re.compile(r"\.(?<=[aA0]\.)(?=[aA0])")
+"""A separator inside a word (``pull.request``), joining two runs of letters and digits."""
+_NO_PARTS = re.compile(r" (?:[a0]+|A+|Aa+)(?![aA0j])")
+"""A word :func:`_terms` adds no parts for: lower case and digits only, or one part."""
+
+
+def term_count(text: str) -> int:
+    """``len(terms(text))`` for an ASCII text, counted over its classes (:data:`_CLASSES`)
+    at C speed instead of cutting out every part (a 20 MB base64 blob has 13 million):
+    each word, plus the parts of each word that has more than one and is not lower case
+    and digits only. A word's parts are its runs of letters and digits and the places
+    :data:`_SPLITS` names in them. Each search starts with a literal character."""
+    classes = " " + _JOIN.sub("j", text.translate(_CLASSES)).replace(".", " ")
+    word_count = sum(classes.count(" " + c) for c in "aA0")
+    parts = word_count + classes.count("j") + sum(classes.count(s) for s in _SPLITS)
+    alone = _NO_PARTS.findall(classes)
+    alone_parts = len(alone) + sum("".join(alone).count(split) for split in ("a0", "0a"))
+    return word_count + parts - alone_parts
+
+
 def terms(text: str) -> list[str]:
     """Lower-cased words, numbers and dotted/slashed identifiers, plus their parts."""
     if len(text) <= 64:  # keys and short values repeat in every record
@@ -324,6 +353,10 @@ def text_candidates(text: str, query: Query, block: int = 30) -> tuple[list[Cand
     records = total = 0
     for where, chunk, piece in _text_blocks(text, block):
         records += 1
+        low = chunk.lower() if chunk.isascii() else ""
+        if low and not any(t in low for t in wanted):
+            total += term_count(chunk)  # holds no query term: only its length counts
+            continue
         bag = terms(chunk)
         total += len(bag)
         tf = {t: n for t in wanted if (n := bag.count(t))}  # the query's terms alone

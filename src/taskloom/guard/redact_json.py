@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable
 from typing import Any, Literal
 
+from taskloom.domain.lines import line_end, line_start
 from taskloom.domain.redact import (
     REDACTED,
     holds_numeric_secret,
@@ -318,9 +319,10 @@ def _lines_to_parse(text: str) -> re.Pattern[str] | None:
 
 
 def _redact_json_lines(text: str) -> tuple[str, int]:
-    """Each line of ``text`` that is one JSON object or array, redacted as a document; only
-    the lines :func:`_lines_to_parse` marks are parsed, and the rest stays as written."""
-    marks = _lines_to_parse(text) if "\n" in text else None
+    """Each line of ``text`` (ended as :mod:`taskloom.domain.lines` says: LF, CRLF or a
+    lone CR) that is one JSON object or array, redacted as a document; only the lines
+    :func:`_lines_to_parse` marks are parsed, and the rest stays as written."""
+    marks = _lines_to_parse(text) if "\n" in text or "\r" in text else None
     if marks is None:
         return text, 0
     out: list[str] = []
@@ -328,9 +330,8 @@ def _redact_json_lines(text: str) -> tuple[str, int]:
     for mark in marks.finditer(text):
         if mark.start() < done:
             continue
-        start = text.rfind("\n", 0, mark.start()) + 1
-        end = text.find("\n", mark.end())
-        done = end = len(text) if end < 0 else end
+        start = line_start(text, 0, mark.start())
+        done = end = line_end(text, mark.end())
         line = text[start:end]
         if line.lstrip()[:1] not in ("{", "["):
             continue

@@ -124,7 +124,8 @@ class Summaries:
             deadline=time.monotonic() + _client_timeout(llm),
         )
         return summary + (
-            f"\n(Exact original size, counted by taskloom: {counted(facts.tokens, 'token')}, "
+            f"\n({'Exact o' if facts.tokens_exact else 'O'}riginal size, counted by taskloom:"
+            f" {facts.token_count()}, "
             f"{counted(facts.bytes, 'byte')}.)"
         )
 

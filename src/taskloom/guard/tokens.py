@@ -77,7 +77,47 @@ class Counter:
             start = stop
         return total
 
+    def about(self, text: str, floor: int = 0) -> Tally:
+        """The tokens of ``text``, counted exactly up to :data:`EXACT_CHARS`. A longer text
+        is counted in :data:`SAMPLES` pieces spread over it, each cut at safe split points,
+        and its count scaled from theirs to the whole text, to 3 significant digits, unless
+        the pieces hold at most ``floor`` tokens: the exact count is then the one that tells
+        a text at most ``floor`` from one above it. The pieces' exact sum is a lower bound of
+        the whole count, so an estimate always says the text is above ``floor``."""
+        if len(text) <= EXACT_CHARS or not self.exact:
+            return Tally(self(text), True)
+        sampled = chars = 0
+        start = 0
+        for i in range(SAMPLES):
+            start = _split_at(text, max(start, len(text) * i // SAMPLES))
+            stop = _split_at(text, start + SAMPLE_CHARS)
+            if stop - start > 4 * SAMPLE_CHARS:
+                break  # no safe split near: such a text is counted exactly
+            sampled += self.count(text[start:stop])
+            chars += stop - start
+            start = stop
+        else:
+            if chars and sampled > floor:
+                scaled = sampled * len(text) / chars
+                digits = max(0, len(str(round(scaled))) - 3)
+                return Tally(max(sampled, int(round(scaled, -digits))), False)
+        return Tally(self(text), True)
 
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """A token count and whether it is exact (else an estimate from a sample)."""
+
+    tokens: int
+    exact: bool
+
+
+EXACT_CHARS = 1 << 22
+"""A text up to this many characters (4 Mi, about half a second of counting) is counted
+exactly by :meth:`Counter.about`; a longer one, whose count only says it is far too large
+for a context, from a sample."""
+SAMPLES = 16
+SAMPLE_CHARS = 1 << 16
 PIECE_CHARS = 1 << 18
 _SPLIT = re.compile(r"(?<=[!-~]) |(?<=[A-Za-z0-9])(?=[!-&(-/:-@\[-`{-~])|(?<=[0-9])(?=[A-Za-z])"
                     r"|(?<=\n)(?=[^\s/])")  # fmt: skip
