@@ -9,6 +9,7 @@ again.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -225,3 +226,28 @@ def test_taskloom_serve_stopped_by_sigterm_gives_its_goal_wait_back(db_url: str)
         given_back = call_task(tl)
     assert created["resultType"] == "task"
     assert given_back.status == "ready" and given_back.attempts == 0, given_back
+
+
+@pytest.mark.parametrize("how", ["sigterm", "sigint"])
+def test_a_signal_ends_a_plain_goal_wait_in_progress_and_the_server_at_once(
+    db_url: str, tmp_path: Path, how: str
+) -> None:
+    """A goal_wait of a client without the Tasks extension waits in its request; SIGTERM or
+    SIGINT answers it as a closed session's request and the server exits 0 within seconds,
+    where SIGTERM killed it outright and SIGINT left it waiting for stdin to end."""
+    from tests.mcp_tasks_client import modern
+
+    with taskloom.connect(db_url) as tl:
+        tl.goal("release").set("Ship v2.0")
+    server = supervisor(db_url, tmp_path)
+    server.call("tools/call", {"name": "goal_get", "arguments": {}}, tasks=False)  # it serves
+    assert server.proc.stdin is not None
+    call = {"name": "goal_wait", "arguments": {"wait_s": 300}}
+    server.proc.stdin.write(modern(7, "tools/call", call, False) + "\n")
+    server.proc.stdin.flush()
+    time.sleep(0.5)  # the wait has started: it looks at the goal every second at most
+    took = end(server, how)
+    answer = json.loads(server._lines.get(timeout=10) or "null")
+    no_traceback(tmp_path / "stderr.txt")
+    assert took < 10
+    assert answer["id"] == 7 and answer["error"]["code"] == -32000, answer

@@ -7,9 +7,9 @@ read to be answered. A client of protocol 2025-11-25 opens with ``initialize``; 
 era the first request opens. A request before either is answered with how to open the session.
 
 SIGTERM and SIGINT end the server at once, the requests still running given up (a wait
-stops at its next look) and unanswered. However the server ends, the slow calls it runs
-end as :func:`taskloom.mcp.runs.on_exit` says before the process exits, and the process
-exits 0 with nothing on stderr.
+stops at its next look) and answered as the SDK answers a closed session's. However the
+server ends, the slow calls it runs end as :func:`taskloom.mcp.runs.on_exit` says before
+the process exits, and the process exits 0 with nothing on stderr.
 """
 
 from __future__ import annotations
