@@ -8,16 +8,20 @@ a tool error naming the ``X-Taskloom-Thread`` header from every tool that needs 
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
+import anyio
 import mcp_types as types
 from starlette.datastructures import Headers
 
 from taskloom.mcp.messages import MAX_MESSAGE, jsonrpc_error, read_line, too_long
-from taskloom.mcp.server import McpConfig, build_server
+from taskloom.mcp.server import McpConfig, build_with_runner
 
 if TYPE_CHECKING:
     from taskloom.client import Taskloom
+    from taskloom.mcp.runs import CallRunner
 
 MAX_HTTP_SESSIONS = 1_000
 """Open /mcp sessions at most (each ~35 KB until 30 minutes idle; the SDK allows 10,000)."""
@@ -100,6 +104,29 @@ def http_session_manager(tl: Taskloom, config: McpConfig | None = None) -> Any:
     from mcp.server.transport_security import TransportSecuritySettings
 
     security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    return StreamableHTTPSessionManager(
-        build_server(tl, None, config), security_settings=security, max_sessions=MAX_HTTP_SESSIONS
+    server, runner = build_with_runner(tl, None, config)
+    manager = StreamableHTTPSessionManager(
+        server, security_settings=security, max_sessions=MAX_HTTP_SESSIONS
     )
+    return _StopsCalls(manager, runner)
+
+
+class _StopsCalls:
+    """The SDK's session manager (every attribute passed on), whose run (the app's
+    lifespan) ends by stopping the server's slow calls
+    (:meth:`~taskloom.mcp.runs.CallRunner.stop`)."""
+
+    def __init__(self, manager: Any, runner: CallRunner) -> None:
+        self._manager = manager
+        self._runner = runner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._manager, name)
+
+    @contextlib.asynccontextmanager
+    async def run(self) -> AsyncIterator[None]:
+        try:
+            async with self._manager.run():
+                yield
+        finally:
+            await anyio.to_thread.run_sync(self._runner.stop)

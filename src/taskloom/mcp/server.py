@@ -32,7 +32,7 @@ from taskloom._pools import REQUESTS
 from taskloom.domain.errors import InvalidInput, TaskloomError
 from taskloom.domain.text import shown_id
 from taskloom.mcp.binding import Binding, Bindings
-from taskloom.mcp.runs import call_result
+from taskloom.mcp.runs import CallRunner, call_result
 from taskloom.mcp.tasks import TaskSettings, TasksExtension, install
 from taskloom.tools.registry import Choice
 from taskloom.tools.spec import ToolContext, ToolResult, error_result
@@ -60,7 +60,15 @@ def build_server(
     tl: Taskloom, ctx: ToolContext | None, config: McpConfig | None = None
 ) -> Server[Any]:
     """An MCP server bound to one thread (``ctx``), or, with ``ctx=None``, to whatever each
-    HTTP request's headers name.
+    HTTP request's headers name (:func:`build_with_runner`'s server)."""
+    return build_with_runner(tl, ctx, config)[0]
+
+
+def build_with_runner(
+    tl: Taskloom, ctx: ToolContext | None, config: McpConfig | None = None
+) -> tuple[Server[Any], CallRunner]:
+    """An MCP server as :func:`build_server` builds it, and the runner of its slow calls,
+    which its transport stops as the server ends (:meth:`CallRunner.stop`).
 
     The SDK runs every request as its own task, so tool calls piped in together would run
     at once and land in any order. Each session's tool calls and resource reads take its
@@ -178,8 +186,9 @@ def build_server(
         on_list_resource_templates=list_resource_templates,
         on_read_resource=read_resource,
     )
-    install(server, TasksExtension(tl, bindings, locked, config.tasks), call_tool)
-    return server
+    extension = TasksExtension(tl, bindings, locked, config.tasks)
+    install(server, extension, call_tool)
+    return server, extension.runner
 
 
 async def until_given_up(binding: Binding, call: Callable[[Binding], ToolResult]) -> ToolResult:

@@ -5,14 +5,23 @@ Every line read is answered: one that is not a JSON-RPC message gets a JSON-RPC 
 read to be answered. A client of protocol 2025-11-25 opens with ``initialize``; one of
 2026-07-28 sends each request with its own envelope and no handshake: the SDK serves the
 era the first request opens. A request before either is answered with how to open the session.
+
+SIGTERM and SIGINT end the server at once, the requests still running given up (a wait
+stops at its next look) and answered as the SDK answers a closed session's. However the
+server ends, the slow calls it runs end as :func:`taskloom.mcp.runs.on_exit` says before
+the process exits, and the process exits 0 with nothing on stderr.
 """
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import dataclasses
 import io
+import os
+import signal
 import sys
+import threading
 from collections.abc import AsyncIterator
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -24,7 +33,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
 from taskloom.mcp.messages import MAX_MESSAGE, read_line, too_long
-from taskloom.mcp.server import McpConfig, build_server
+from taskloom.mcp.server import McpConfig, build_with_runner
 
 if TYPE_CHECKING:
     from taskloom.client import Taskloom
@@ -37,21 +46,34 @@ async def serve_stdio(tl: Taskloom, ctx: ToolContext, config: McpConfig | None =
     The SDK's stdio transport writes the answers (and points stray prints at stderr), but
     the lines are read by :func:`_read_stdin`, not by its reader: that one drops a line it
     cannot parse unanswered, so the client waits for an answer that never comes. (Unlike
-    the SDK's reader, it leaves fd 0 in place; no tool reads stdin or starts a process.)"""
-    server = build_server(tl, ctx, config)
+    the SDK's reader, it leaves fd 0 in place; no tool reads stdin or starts a process.)
+    SIGTERM or SIGINT ends it as the end of stdin does, without waiting for answers."""
+    server, runner = build_with_runner(tl, ctx, config)
     no_input = anyio.wrap_file(io.StringIO())
-    async with stdio_server(stdin=no_input) as (sdk_input, write):
-        await sdk_input.aclose()
-        unanswered, opening = _Unanswered(), _Opening()
-        forward, read = anyio.create_memory_object_stream[SessionMessage](0)
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(_read_stdin, forward, write)
-            await server.run(
-                _HoldEndOfInput(read, unanswered, opening),
-                _NoteAnswers(write, unanswered, opening),
-                server.create_initialization_options(),
-            )
-            tg.cancel_scope.cancel()  # the session is over: no more lines to read
+    try:
+        async with stdio_server(stdin=no_input) as (sdk_input, write):
+            await sdk_input.aclose()
+            unanswered, opening = _Unanswered(), _Opening()
+            forward, read = anyio.create_memory_object_stream[SessionMessage](0)
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_read_stdin, forward, write)
+                tg.start_soon(_until_signalled, tg.cancel_scope)
+                await server.run(
+                    _HoldEndOfInput(read, unanswered, opening),
+                    _NoteAnswers(write, unanswered, opening),
+                    server.create_initialization_options(),
+                )
+                tg.cancel_scope.cancel()  # the session is over: no more lines to read
+    finally:
+        runner.stop()
+
+
+async def _until_signalled(scope: anyio.CancelScope) -> None:
+    """Cancel ``scope`` (the session) at the first SIGTERM or SIGINT."""
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+        async for _ in signals:
+            scope.cancel()
+            return
 
 
 async def _read_stdin(messages: MemoryObjectSendStream[SessionMessage], write: Any) -> None:
@@ -80,15 +102,104 @@ async def _read_stdin(messages: MemoryObjectSendStream[SessionMessage], write: A
 async def _lines(stdin: BinaryIO) -> AsyncIterator[bytes | None]:
     """Each line of ``stdin`` (``None`` for one over :data:`MAX_MESSAGE` bytes, skipped
     to its end) until its end; a last line without a newline included."""
-    while raw := await anyio.to_thread.run_sync(stdin.readline, MAX_MESSAGE + 1):
-        if len(raw) <= MAX_MESSAGE or raw.endswith(b"\n"):
-            yield raw
-            continue
-        while (
-            rest := await anyio.to_thread.run_sync(stdin.readline, MAX_MESSAGE)
-        ) and not rest.endswith(b"\n"):
-            pass  # the rest of the line, read and dropped a piece at a time
-        yield None
+    reader = _DaemonReader(_FdLines(stdin.fileno()))
+    while (raw := await reader.next()) != b"":
+        yield raw
+
+
+class _FdLines:
+    """The lines of a file descriptor, read with ``os.read``: no buffered reader, whose
+    lock, held by a daemon thread blocked in a read, aborts the interpreter's exit."""
+
+    CHUNK = 65_536
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._held = bytearray()
+        self._scanned = 0  # bytes of ``_held`` known to hold no newline
+        self._ended = False
+
+    def line(self) -> bytes | None:
+        """The next line (``b""`` at the end), or ``None`` for one over
+        :data:`MAX_MESSAGE` bytes, dropped a chunk at a time, never held whole."""
+        while True:
+            end = self._held.find(b"\n", self._scanned)
+            if end != -1:
+                if end > MAX_MESSAGE:
+                    self._drop(end + 1)
+                    return None
+                return self._take(end + 1)
+            self._scanned = len(self._held)
+            if self._scanned > MAX_MESSAGE:
+                self._skip()
+                return None
+            if not self._fill():
+                return self._take(len(self._held))
+
+    def _fill(self) -> bool:
+        if self._ended:
+            return False
+        chunk = os.read(self._fd, self.CHUNK)
+        self._ended = not chunk
+        self._held += chunk
+        return bool(chunk)
+
+    def _take(self, n: int) -> bytes:
+        line = bytes(self._held[:n])
+        del self._held[:n]
+        self._scanned = 0
+        return line
+
+    def _drop(self, n: int) -> None:
+        del self._held[:n]
+        self._scanned = 0
+
+    def _skip(self) -> None:
+        """Drop the line too long to hold, up to its newline (or the end of input)."""
+        self._held.clear()
+        while self._fill():
+            end = self._held.find(b"\n")
+            if end != -1:
+                self._drop(end + 1)
+                return
+            self._held.clear()
+        self._scanned = 0
+
+
+class _DaemonReader:
+    """Lines of ``lines``, each read when asked for on a daemon thread of its own: a read
+    waiting on a client that keeps stdin open never holds up the process's exit, as a
+    thread of anyio's pool would (the interpreter waits for those)."""
+
+    def __init__(self, lines: _FdLines) -> None:
+        self._lines = lines
+        self._asked = threading.Semaphore(0)
+        self._loop = asyncio.get_running_loop()
+        self._read: asyncio.Queue[bytes | Exception | None] = asyncio.Queue()
+        threading.Thread(target=self._run, name="taskloom-mcp-stdin", daemon=True).start()
+
+    async def next(self) -> bytes | None:
+        """The next line (``b""`` at the end of input)."""
+        self._asked.release()
+        item = await self._read.get()
+        if isinstance(item, Exception):
+            raise item
+        return item
+
+    def _run(self) -> None:
+        while True:
+            self._asked.acquire()
+            item: bytes | Exception | None
+            try:
+                item = self._lines.line()
+            except OSError as exc:  # stdin closed under us: the reader's error, as ever
+                item = exc
+            try:
+                self._loop.call_soon_threadsafe(self._read.put_nowait, item)
+            except RuntimeError:
+                return  # the loop has closed: nobody reads on
+            if item == b"" or isinstance(item, Exception):
+                return
 
 
 class _Unanswered:

@@ -17,7 +17,8 @@ restarted meanwhile included) finds it with its result. A task belongs to the th
 agent that made it: for any other caller its id is as unknown as one never made (JSON-RPC
 -32602, one message for both). ``tasks/cancel`` cancels the queue task. A tool that fails is
 ``completed`` with an ``isError`` result; ``failed`` is kept for protocol errors (a call run
-here that could not be run at all). Nothing here asks the client for input: ``tasks/update``
+here that could not be run at all, or that a server ended mid-run and may not run twice:
+:func:`~taskloom.mcp.runs.on_exit`). Nothing here asks the client for input: ``tasks/update``
 is acknowledged and its responses ignored, as the extension says for requests not
 outstanding.
 """

@@ -223,6 +223,7 @@ TOOLS = (
         GoalWaitArgs,
         _wait,
         slow=_always,
+        rerun=True,
     ),
     ToolSpec(
         "goal_pause",

@@ -103,7 +103,10 @@ class ToolSpec:
     ``outcome``: the tool waits for a queue task to end (``task_delegate``). Called with
     ``wait_s`` 0 it answers at once with the queue task in ``data``, and ``outcome(task)``
     is its answer once that task has ended. ``slow``: whether a call may take long, for
-    this host and context (an LLM's answer); such a call runs on a worker of the queue."""
+    this host and context (an LLM's answer); such a call runs on a worker of the queue.
+    ``rerun``: whether such a call may run again from its start after the server running it
+    exits mid-call (:func:`taskloom.mcp.runs.on_exit` says what an exit does): true for a
+    tool whose call has no effect but its answer (it reads, waits, or asks a model)."""
 
     name: str
     description: str
@@ -113,6 +116,7 @@ class ToolSpec:
     host_only: bool = False
     outcome: Callable[[Task], ToolResult] | None = None
     slow: Callable[[ToolEnv, ToolContext], bool] | None = None
+    rerun: bool = False
 
     def input_schema(self) -> dict[str, Any]:
         """The arguments' JSON schema with ``$ref``s inlined and pydantic titles removed."""

@@ -62,6 +62,13 @@ def _asks_a_model(env: ToolEnv, ctx: ToolContext) -> bool:
 
 TOOLS = (
     ToolSpec("read_result", READ_DESCRIPTION, ReadResultArgs, _read),
-    ToolSpec("extract_from_result", EXTRACT_DESCRIPTION, ExtractArgs, _extract, slow=_asks_a_model),
+    ToolSpec(
+        "extract_from_result",
+        EXTRACT_DESCRIPTION,
+        ExtractArgs,
+        _extract,
+        slow=_asks_a_model,
+        rerun=True,
+    ),
 )
 """The stash retrieval tools."""
