@@ -467,6 +467,13 @@ class Store(abc.ABC):
         """A write transaction, taken up front (SQLite ``BEGIN IMMEDIATE``)."""
 
     @abc.abstractmethod
+    def side_write(self, wait_s: float) -> contextlib.AbstractContextManager[Transaction]:
+        """A write of bookkeeping that appends no event (an agent's cursor), for a caller
+        that must answer at once (a hook): it waits at most ``wait_s`` for a lock another
+        process holds, then raises :class:`StoreBusy`, and, appending no event, wakes no
+        listener and leaves the event retention to the writers that append them."""
+
+    @abc.abstractmethod
     def read(self) -> contextlib.AbstractContextManager[Transaction]:
         """A read-only transaction over one consistent snapshot."""
 

@@ -396,7 +396,7 @@ class PostgresStore(Store):
                 return has_ledger(conn)
 
     @contextlib.contextmanager
-    def _transaction(self, begin: str, writable: bool) -> Iterator[Transaction]:
+    def _transaction(self, begin: str, writable: bool, side: bool = False) -> Iterator[Transaction]:
         with map_errors():
             if not writable and not self.exists():
                 with self._empty_read() as empty:
@@ -412,11 +412,11 @@ class PostgresStore(Store):
             else:
                 if tx.begun:
                     commit(tx.conn)
-                    if writable:
+                    if writable and not side:
                         self._committed()
             finally:
                 self.give_back(tx.conn)
-        if writable and tx.begun:  # its connection given back: retention borrows one
+        if writable and tx.begun and not side:  # its connection given back: retention borrows one
             self.retention.committed()
 
     def check_creatable(self) -> None:
@@ -442,6 +442,10 @@ class PostgresStore(Store):
 
     def write(self) -> contextlib.AbstractContextManager[Transaction]:
         return self._transaction("BEGIN", writable=True)
+
+    def side_write(self, wait_s: float) -> contextlib.AbstractContextManager[Transaction]:
+        ms = max(1, round(wait_s * 1000))  # 0 would be no limit
+        return self._transaction(f"BEGIN; SET LOCAL lock_timeout = '{ms}ms'", True, side=True)
 
     def read(self) -> contextlib.AbstractContextManager[Transaction]:
         return self._transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", writable=False)

@@ -84,12 +84,17 @@ def store_error(exc: sqlite3.Error) -> StoreError:
     return StoreError(f"database error: {text}")
 
 
-def _locking(conn: sqlite3.Connection, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+def _locking(
+    conn: sqlite3.Connection,
+    sql: str,
+    params: Sequence[Any] = (),
+    wait_s: float = BUSY_TIMEOUT_MS / 1000,
+) -> sqlite3.Cursor:
     """``conn.execute`` for a statement that takes the write lock: while another process
-    holds it, asked again until :data:`BUSY_TIMEOUT_MS` has passed. Only a statement run
-    outside a transaction is run again: SQLite refuses it whole. (Reads need no such loop:
-    in WAL mode no writer blocks them, and the exclusive lock that would (the last
-    connection checkpointing as it closes) is waited for as a connection opens.)"""
+    holds it, asked again until ``wait_s`` (default :data:`BUSY_TIMEOUT_MS`) has passed. Only
+    a statement run outside a transaction is run again: SQLite refuses it whole. (Reads need
+    no such loop: in WAL mode no writer blocks them, and the exclusive lock that would (the
+    last connection checkpointing as it closes) is waited for as a connection opens.)"""
     deadline = 0.0
     while True:
         try:
@@ -100,7 +105,7 @@ def _locking(conn: sqlite3.Connection, sql: str, params: Sequence[Any] = ()) -> 
                 raise
             now = time.monotonic()
             if not deadline:
-                deadline = now + max(0, BUSY_TIMEOUT_MS - BUSY_SLICE_MS) / 1000
+                deadline = now + max(0, wait_s - BUSY_SLICE_MS / 1000)
             elif now >= deadline:
                 raise
 
@@ -444,11 +449,17 @@ class SqliteStore(Store):
                 self._empty = conn
             return self._empty
 
+    def write(self) -> contextlib.AbstractContextManager[Transaction]:
+        return self._write(BUSY_TIMEOUT_MS / 1000, side=False)
+
+    def side_write(self, wait_s: float) -> contextlib.AbstractContextManager[Transaction]:
+        return self._write(wait_s, side=True)
+
     @contextlib.contextmanager
-    def write(self) -> Iterator[Transaction]:
+    def _write(self, wait_s: float, side: bool) -> Iterator[Transaction]:
         try:
             conn = self._conn()
-            _locking(conn, "BEGIN IMMEDIATE")
+            _locking(conn, "BEGIN IMMEDIATE", wait_s=wait_s)
             try:
                 yield SqliteTransaction(conn)
                 conn.execute("COMMIT")
@@ -457,7 +468,8 @@ class SqliteStore(Store):
                 raise
         except sqlite3.Error as exc:  # map_errors, inline: one context manager, not two
             raise store_error(exc) from exc
-        self.retention.committed()
+        if not side:
+            self.retention.committed()
 
     @contextlib.contextmanager
     def read(self) -> Iterator[Transaction]:
