@@ -6,6 +6,8 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,6 +18,8 @@ import taskloom
 from taskloom.cli import main
 from taskloom.store.outbox import META_KIND
 from taskloom.store.retention import POLICY_KEY
+from tests.backends import needed_pg_server, pg_schema
+from tests.conftest import subprocess_env
 
 
 @contextlib.contextmanager
@@ -91,3 +95,44 @@ def test_the_cursor_write_leaves_the_event_retention_to_the_writers(
     assert code == 0 and "task 0" in out
     with raw(db_url, backend) as conn:
         assert conn.execute(count).fetchone() == events
+
+
+PROBE = """
+import sys, threading
+import psycopg
+opened = []
+connect = psycopg.Connection.connect
+def counted(*args, **kwargs):
+    opened.append(1)
+    return connect(*args, **kwargs)
+psycopg.connect = counted
+psycopg.Connection.connect = staticmethod(counted)
+from taskloom.cli import main
+code = main(sys.argv[1:])
+print(code, len(opened), "psycopg_pool" in sys.modules, threading.active_count())
+"""
+
+
+@pytest.mark.postgres
+def test_a_hook_on_postgresql_opens_one_plain_connection() -> None:
+    """A hook is a process that makes a call or two: it opened a connection to check the
+    URL, then a pool (imported, with its worker threads) and the pool's own connection."""
+    with pg_schema(needed_pg_server()) as db_url:
+        with taskloom.connect(db_url) as tl:
+            tl.queue.add("Review PR 12")
+        for hook in ("prompt", "session-start"):
+            assert hook_process(hook, db_url) == "0 1 False 1", hook
+
+
+def hook_process(hook: str, db_url: str) -> str:
+    """What :data:`PROBE` prints after running the hook: its exit status, how many
+    connections it opened, whether the pool was imported, how many threads run."""
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, "hook", hook, "--agent", "a", "--db", db_url],
+        capture_output=True,
+        text=True,
+        env=subprocess_env(),
+        timeout=60,
+    )
+    assert done.stderr == ""
+    return done.stdout.splitlines()[-1]
