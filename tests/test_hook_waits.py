@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -20,6 +21,7 @@ from taskloom.store.outbox import META_KIND
 from taskloom.store.retention import POLICY_KEY
 from tests.backends import needed_pg_server, pg_schema
 from tests.conftest import subprocess_env
+from tests.test_serve_hardening import read_only
 
 
 @contextlib.contextmanager
@@ -95,6 +97,58 @@ def test_the_cursor_write_leaves_the_event_retention_to_the_writers(
     assert code == 0 and "task 0" in out
     with raw(db_url, backend) as conn:
         assert conn.execute(count).fetchone() == events
+
+
+def test_a_prompt_hook_on_a_database_it_cannot_write_says_which(
+    db_url: str, backend: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It said "database error: attempt to write a readonly database", naming no database.
+    The session-start hook only reads, and answers."""
+    with taskloom.connect(db_url) as tl:
+        tl.queue.add("Review PR 12")
+    with read_only(db_url, backend) as url:
+        code, out, err = prompt(capsys, url)
+        assert (code, out) == (1, "")
+        shown = url.removeprefix("sqlite:///")
+        assert err.startswith(f"Error: cannot write the database {shown}: "), err
+        assert err.count("\n") == 1 and "Traceback" not in err
+        assert main(["hook", "session-start", "--agent", "a", "--db", url]) == 0
+        assert "1 task ready" in capsys.readouterr().out
+
+
+def test_hooks_on_a_corrupt_file_say_so_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "q.db"
+    path.write_bytes(bytes(range(256)) * 64)
+    for hook in ("prompt", "session-start"):
+        code = main(["hook", hook, "--agent", "a", "--db", f"sqlite:///{path}"])
+        out, err = capsys.readouterr()
+        assert (code, out) == (1, "")
+        assert err == f"Error: cannot open the database {path}: file is not a database\n"
+
+
+def test_hooks_on_a_postgresql_server_that_refuses_the_connection_fail_at_once(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with socket_closed() as port:
+        url = f"postgresql://taskloom@127.0.0.1:{port}/taskloom"
+        for hook in ("prompt", "session-start"):
+            code = main(["hook", hook, "--agent", "a", "--db", url])
+            out, err = capsys.readouterr()
+            assert (code, out) == (1, "")
+            assert err.startswith(f"Error: cannot connect to {url}: ") and "refused" in err
+            assert err.count("\n") == 1
+
+
+@contextlib.contextmanager
+def socket_closed() -> Iterator[int]:
+    """A local port nothing listens on."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        yield probe.getsockname()[1]
 
 
 PROBE = """

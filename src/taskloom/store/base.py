@@ -57,6 +57,9 @@ SAVE_DOC_SQL = (
 )
 """Insert-or-overwrite of one document, in the SQL both backends speak (``?`` placeholders)."""
 PROBE_WRITE_SQL = "UPDATE documents SET version = version WHERE 1 = 0"
+CANNOT_WRITE = "cannot write the database"
+"""How the error of a write refused outright (a read-only file or session) begins, the
+database's name next."""
 """A write that changes nothing: both backends refuse it where no write may be made."""
 LIST_DOCS_SQL = "SELECT key, version, state, updated_at FROM documents WHERE kind = ? ORDER BY key"
 
@@ -508,7 +511,9 @@ class Store(abc.ABC):
         except StoreBusy:
             raise
         except StoreError as exc:
-            raise StoreError(f"cannot write the database {self.url}: {exc.message}") from None
+            if exc.message.startswith(CANNOT_WRITE):  # it names the database already
+                raise
+            raise StoreError(f"{CANNOT_WRITE} {self.url}: {exc.message}") from None
 
     def listen(
         self, on_event: Callable[[int], None], *, ready: Callable[[], None] | None = None

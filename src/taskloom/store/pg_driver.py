@@ -17,6 +17,7 @@ from psycopg.rows import dict_row
 from psycopg.types.string import TextLoader
 
 from taskloom.domain.errors import StoreBusy, StoreError
+from taskloom.store.base import CANNOT_WRITE
 from taskloom.store.pg_url import KNOWN_SECRETS, one_line, scrub
 
 CONNECT_TIMEOUT_S = 10
@@ -52,12 +53,15 @@ _BUSY = (
 
 
 @contextlib.contextmanager
-def map_errors() -> Iterator[None]:
-    """Translate ``psycopg``/pool exceptions into the package's own errors."""
+def map_errors(url: str) -> Iterator[None]:
+    """Translate ``psycopg``/pool exceptions into the package's own errors; a write that a
+    read-only session refuses (a standby, ``default_transaction_read_only``) names ``url``."""
     try:
         yield
     except _BUSY as exc:
         raise StoreBusy(f"database is busy: {reason(exc)}") from exc
+    except psycopg.errors.ReadOnlySqlTransaction as exc:
+        raise StoreError(f"{CANNOT_WRITE} {url}: {reason(exc)}") from exc
     except psycopg.Error as exc:  # the pool's errors too
         if pool_timeout(exc):
             raise StoreBusy(f"no free database connection: {exc}") from exc

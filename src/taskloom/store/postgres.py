@@ -401,7 +401,7 @@ class PostgresStore(Store):
         database (a mistyped name, libpq's default) does not make them there."""
         if self._ready:
             return True
-        with map_errors():
+        with map_errors(self.url):
             with self._lock:
                 self._connect()
             with self.pool.connection() as conn:
@@ -409,7 +409,7 @@ class PostgresStore(Store):
 
     @contextlib.contextmanager
     def _transaction(self, begin: str, writable: bool, side: bool = False) -> Iterator[Transaction]:
-        with map_errors():
+        with map_errors(self.url):
             if not writable and not self.exists():
                 with self._empty_read() as empty:
                     yield empty
@@ -435,7 +435,7 @@ class PostgresStore(Store):
         """Before the first write: make the tables in a transaction rolled back, so a session
         that may not (a role without rights, a standby) is refused now, in one line."""
         if not self.exists():
-            with map_errors(), self._empty_read():
+            with map_errors(self.url), self._empty_read():
                 pass
 
     @contextlib.contextmanager
@@ -467,7 +467,7 @@ class PostgresStore(Store):
         autocommit connection); its rows. Listeners are woken when it changed something
         (it returned rows): an empty claim wakes no one."""
         query = translate(statement) if params else statement
-        with map_errors():
+        with map_errors(self.url):
             self._ensure_ready()
             conn = self.borrow()
             try:

@@ -23,6 +23,7 @@ from taskloom.domain.errors import StoreBusy, StoreError
 from taskloom.domain.events import Event
 from taskloom.store import migrations
 from taskloom.store.base import (
+    CANNOT_WRITE,
     LIST_DOCS_SQL,
     SAVE_DOC_SQL,
     Document,
@@ -61,6 +62,11 @@ CHECK_LINES = 3
 """How many problems an integrity check's error names (the rest are left to the pragma)."""
 FILE_CHECK_S = 1.0
 """How often (per thread, at most) a store checks that its file is still the one at its path."""
+READ_ONLY = (
+    "the file is read-only (its permissions, the immutable flag that lsattr shows, or a"
+    " read-only mount)"
+)
+"""What a write to a file SQLite opened read-only is refused with, after the database's path."""
 CHECK_ON_OPEN_BYTES = 8 * 1024 * 1024
 """Files up to this size are checked (``PRAGMA quick_check``) whenever a process opens them:
 a few milliseconds. A larger file's check grows with it, too slow for
@@ -430,15 +436,17 @@ class SqliteStore(Store):
         """:meth:`Store.check_writable`, saying what makes a file read-only."""
         try:
             super().check_writable()
-        except StoreBusy:
-            raise
         except StoreError as exc:
-            if "readonly" not in exc.message:
+            if "readonly" not in exc.message and READ_ONLY not in exc.message:
                 raise
-            raise StoreError(
-                f"cannot write the database {self.path}: the file is read-only (its"
-                " permissions, the immutable flag that lsattr shows, or a read-only mount)"
-            ) from None
+            raise StoreError(f"{CANNOT_WRITE} {self.path}: {READ_ONLY}") from None
+
+    def _write_error(self, exc: sqlite3.Error) -> StoreError:
+        """:func:`store_error` for a write, a read-only file named with what makes it so."""
+        code = getattr(exc, "sqlite_errorcode", 0)
+        if isinstance(exc, sqlite3.OperationalError) and code & 0xFF == sqlite3.SQLITE_READONLY:
+            return StoreError(f"{CANNOT_WRITE} {self.path}: {READ_ONLY}")
+        return store_error(exc)
 
     def _empty_conn(self) -> sqlite3.Connection:
         """An in-memory database with the schema, for reads before the file exists."""
@@ -467,7 +475,7 @@ class SqliteStore(Store):
                 _rollback(conn)
                 raise
         except sqlite3.Error as exc:  # map_errors, inline: one context manager, not two
-            raise store_error(exc) from exc
+            raise self._write_error(exc) from exc
         if not side:
             self.retention.committed()
 
