@@ -20,6 +20,7 @@ from taskloom.client import Taskloom, connect
 from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound, TaskloomError
 from taskloom.domain.queue import check_agent
 from taskloom.domain.text import UNSHOWN, terminal_safe
+from taskloom.store import open_store
 
 out = Console(highlight=False, soft_wrap=True, emoji=False)
 err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
@@ -54,6 +55,12 @@ def open_db(db: str | None) -> Taskloom:
     ``.taskloom/`` (see :mod:`taskloom.cli.locate`), else ``./.taskloom/``, made by the first
     write."""
     return connect(locate(db).url)
+
+
+def open_for_hook(db: str | None) -> Taskloom:
+    """:func:`open_db` for a coding agent's hook, a process that makes a call or two on every
+    prompt and exits: on PostgreSQL one plain connection, not a pool (``one_shot``)."""
+    return Taskloom(open_store(locate(db).url, one_shot=True))
 
 
 def open_listing(db: str | None) -> Taskloom:

@@ -569,7 +569,10 @@ class Queue:
 
     def surface(self, agent_id: str, *, claim: str = "") -> str | None:
         """The ready-task block for ``agent_id``, or ``None`` if nothing changed since the
-        agent last saw it (the cursor lives in the database, shared by every process).
+        agent last saw it (the cursor lives in the database, shared by every process). It
+        answers at once: the cursor write waits at most
+        :data:`~taskloom.queue.surfacing.CURSOR_WAIT_S` for a lock another process holds,
+        and without it the block is returned, to be shown again next time.
         ``claim``: how the block tells the agent to claim a task (default: the CLI command,
         :func:`~taskloom.domain.surface.claim_command`)."""
         agent_id = check_agent(agent_id)

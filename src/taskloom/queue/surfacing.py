@@ -3,17 +3,24 @@
 The block is shown only when the agent's ready set changed since it last saw it, judged by a
 digest of the ids kept per agent in the database (``agent_cursors``), so every process and
 every hook of an agent shares one cursor. Reads only, but for the cursor: a hook must not
-create a database, claim, or sweep. :class:`taskloom.queue.handle.Queue` exposes this as
-``surface``.
+create a database, claim, or sweep, and must answer at once, as it holds the user's prompt:
+the cursor is written only if the lock is had within :data:`CURSOR_WAIT_S`.
+:class:`taskloom.queue.handle.Queue` exposes this as ``surface``.
 """
 
 from __future__ import annotations
 
 import hashlib
 
+from taskloom.domain.errors import StoreBusy
 from taskloom.domain.readiness import first_of_groups
 from taskloom.domain.surface import SURFACE_ROWS, surface_block
 from taskloom.store.base import Store
+
+CURSOR_WAIT_S = 0.25
+"""The longest the cursor write waits for a lock another process holds: past it the block is
+returned all the same and the cursor left as it was (the worst case: the same block again
+at the next prompt)."""
 
 
 def surface(store: Store, agent_id: str, now: float, claim: str) -> str | None:
@@ -29,10 +36,13 @@ def surface(store: Store, agent_id: str, now: float, claim: str) -> str | None:
         if (seen is None and not ids) or seen == digest:
             return None  # nothing new (nothing at all: no cursor is written, no file made)
         top = tasks.get_many(tx, ids[:SURFACE_ROWS])
-    with store.write() as tx:
-        # Set only if still different: of two hooks racing for one agent, one shows the
-        # block. (If the ready set changed in between, the next prompt shows it again.)
-        changed = tasks.see(tx, agent_id, digest, now)
+    try:
+        with store.side_write(CURSOR_WAIT_S) as tx:
+            # Set only if still different: of two hooks racing for one agent, one shows the
+            # block. (If the ready set changed in between, the next prompt shows it again.)
+            changed = tasks.see(tx, agent_id, digest, now)
+    except StoreBusy:
+        changed = True  # unrecorded: shown now, and again next time
     if not ids or not changed:
         return None
     return surface_block(agent_id, top, len(ids), claim)

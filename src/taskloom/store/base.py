@@ -57,6 +57,9 @@ SAVE_DOC_SQL = (
 )
 """Insert-or-overwrite of one document, in the SQL both backends speak (``?`` placeholders)."""
 PROBE_WRITE_SQL = "UPDATE documents SET version = version WHERE 1 = 0"
+CANNOT_WRITE = "cannot write the database"
+"""How the error of a write refused outright (a read-only file or session) begins, the
+database's name next."""
 """A write that changes nothing: both backends refuse it where no write may be made."""
 LIST_DOCS_SQL = "SELECT key, version, state, updated_at FROM documents WHERE kind = ? ORDER BY key"
 
@@ -467,6 +470,13 @@ class Store(abc.ABC):
         """A write transaction, taken up front (SQLite ``BEGIN IMMEDIATE``)."""
 
     @abc.abstractmethod
+    def side_write(self, wait_s: float) -> contextlib.AbstractContextManager[Transaction]:
+        """A write of bookkeeping that appends no event (an agent's cursor), for a caller
+        that must answer at once (a hook): it waits at most ``wait_s`` for a lock another
+        process holds, then raises :class:`StoreBusy`, and, appending no event, wakes no
+        listener and leaves the event retention to the writers that append them."""
+
+    @abc.abstractmethod
     def read(self) -> contextlib.AbstractContextManager[Transaction]:
         """A read-only transaction over one consistent snapshot."""
 
@@ -501,7 +511,9 @@ class Store(abc.ABC):
         except StoreBusy:
             raise
         except StoreError as exc:
-            raise StoreError(f"cannot write the database {self.url}: {exc.message}") from None
+            if exc.message.startswith(CANNOT_WRITE):  # it names the database already
+                raise
+            raise StoreError(f"{CANNOT_WRITE} {self.url}: {exc.message}") from None
 
     def listen(
         self, on_event: Callable[[int], None], *, ready: Callable[[], None] | None = None

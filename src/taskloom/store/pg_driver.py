@@ -7,16 +7,17 @@ import contextlib
 import functools
 import re
 import select
+import sys
 from collections.abc import Iterator
 from typing import Any
 
 import psycopg
-import psycopg_pool
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.rows import dict_row
 from psycopg.types.string import TextLoader
 
 from taskloom.domain.errors import StoreBusy, StoreError
+from taskloom.store.base import CANNOT_WRITE
 from taskloom.store.pg_url import KNOWN_SECRETS, one_line, scrub
 
 CONNECT_TIMEOUT_S = 10
@@ -52,16 +53,27 @@ _BUSY = (
 
 
 @contextlib.contextmanager
-def map_errors() -> Iterator[None]:
-    """Translate ``psycopg``/pool exceptions into the package's own errors."""
+def map_errors(url: str) -> Iterator[None]:
+    """Translate ``psycopg``/pool exceptions into the package's own errors; a write that a
+    read-only session refuses (a standby, ``default_transaction_read_only``) names ``url``."""
     try:
         yield
     except _BUSY as exc:
         raise StoreBusy(f"database is busy: {reason(exc)}") from exc
-    except psycopg_pool.PoolTimeout as exc:
-        raise StoreBusy(f"no free database connection: {exc}") from exc
-    except (psycopg.Error, psycopg_pool.PoolClosed) as exc:
+    except psycopg.errors.ReadOnlySqlTransaction as exc:
+        raise StoreError(f"{CANNOT_WRITE} {url}: {reason(exc)}") from exc
+    except psycopg.Error as exc:  # the pool's errors too
+        if pool_timeout(exc):
+            raise StoreBusy(f"no free database connection: {exc}") from exc
         raise StoreError(f"database error: {reason(exc)}") from exc
+
+
+def pool_timeout(exc: BaseException) -> bool:
+    """Whether ``exc`` is the pool's timeout. ``psycopg_pool`` is imported only by a store
+    that has a pool (a one-shot process's has none, :mod:`.pg_single`): where it is not
+    loaded, nothing raised it."""
+    pool = sys.modules.get("psycopg_pool")
+    return pool is not None and isinstance(exc, pool.PoolTimeout)
 
 
 def reason(exc: BaseException) -> str:
@@ -134,14 +146,22 @@ def configure(conn: psycopg.Connection[Any]) -> None:
     )
 
 
-def check_connects(conninfo: str, url: str) -> None:
-    """Connect once, plainly, and close: a URL that cannot work (no such database, wrong
-    password, no server) fails at once with the server's reason, where a pool would retry in
-    the background and report a timeout. ``url``: the URL as shown, its password masked."""
+def plain_connect(
+    conninfo: str, url: str, *, timeout_s: int = CONNECT_TIMEOUT_S, **options: Any
+) -> psycopg.Connection[Any]:
+    """One plain connection (``options``: psycopg's, such as ``autocommit``): a URL that
+    cannot work (no such database, wrong password, no server) fails at once with the
+    server's reason, or after ``timeout_s`` unless the URL sets ``connect_timeout`` itself.
+    ``url``: the URL as shown, its password masked."""
     try:
         if "connect_timeout" not in conninfo_to_dict(conninfo):
-            conninfo = make_conninfo(conninfo, connect_timeout=CONNECT_TIMEOUT_S)
-        with psycopg.connect(conninfo):
-            pass
+            conninfo = make_conninfo(conninfo, connect_timeout=timeout_s)
+        return psycopg.connect(conninfo, **options)
     except psycopg.Error as exc:  # libpq quotes what it could not read: the password too
         raise StoreError(f"cannot connect to {url}: {reason(exc)}") from None
+
+
+def check_connects(conninfo: str, url: str) -> None:
+    """Connect once, plainly, and close (:func:`plain_connect`): a pool would retry in the
+    background and report a timeout instead of the server's reason."""
+    plain_connect(conninfo, url).close()

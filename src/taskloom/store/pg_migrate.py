@@ -16,6 +16,14 @@ MIGRATE_LOCK = 0x746C0001
 is the schema's hash."""
 
 
+_LEDGER_COLUMNS = (
+    "SELECT attname FROM pg_catalog.pg_attribute WHERE attrelid ="
+    " to_regclass(format('%I.schema_migrations', current_schema()))"
+    " AND attnum > 0 AND NOT attisdropped ORDER BY attnum"
+)
+"""The columns of the current schema's ``schema_migrations``, in order (none: no such table)."""
+
+
 def _refuse_foreign(conn: psycopg.Connection[Any], name: str) -> None:
     """Refuse a schema that holds tables but no taskloom ledger (a framework's
     ``schema_migrations`` is not one): another application's, which taskloom's tables must
@@ -33,14 +41,7 @@ def _refuse_foreign(conn: psycopg.Connection[Any], name: str) -> None:
     if not tables:
         return
     if "schema_migrations" in tables:
-        columns = [
-            str(r["attname"])
-            for r in conn.execute(
-                "SELECT attname FROM pg_catalog.pg_attribute WHERE attrelid ="
-                " to_regclass(format('%I.schema_migrations', current_schema()))"
-                " AND attnum > 0 AND NOT attisdropped ORDER BY attnum"
-            )
-        ]
+        columns = [str(r["attname"]) for r in conn.execute(_LEDGER_COLUMNS)]
         rows = []
         if columns == ["version", "name"]:
             rows = [(r["version"], r["name"]) for r in conn.execute(_HISTORY)]
@@ -90,14 +91,30 @@ def has_ledger(conn: psycopg.Connection[Any]) -> bool:
     return bool(row and row["t"])
 
 
+def _up_to_date(conn: psycopg.Connection[Any], where: str, url: str, copy_source: bool) -> bool:
+    """Whether the schema holds taskloom's ledger with every migration applied, in two
+    statements: the usual case, on every process's first call. ``False`` leaves the answer
+    to :func:`migrate`'s full look (another application's tables, migrations to apply); a
+    ledger that an earlier or a newer taskloom wrote is refused here as there."""
+    columns = [str(r["attname"]) for r in conn.execute(_LEDGER_COLUMNS)]
+    if columns != ["version", "name"]:
+        return False
+    rows = [(r["version"], r["name"]) for r in conn.execute(_HISTORY)]
+    if not rows or not migrations.is_taskloom_history(columns, rows):
+        return False
+    return not migrations.pending(dict(rows), "postgres", where, url, copy_source=copy_source)
+
+
 def migrate(
     conn: psycopg.Connection[Any], schema_hash: int, url: str, *, copy_source: bool = False
 ) -> None:
     """Apply the migrations this schema lacks (see :func:`migrations.pending`), under a lock.
     A schema already up to date is only read, so a role allowed to read and write rows, but
     not to create tables, can use a schema its owner set up."""
-    _refuse_foreign(conn, url)
     where = f"the database {url}"
+    if _up_to_date(conn, where, url, copy_source):
+        return
+    _refuse_foreign(conn, url)
 
     def pending() -> list[tuple[int, str, str]]:
         row = conn.execute("SELECT to_regclass('schema_migrations') IS NOT NULL AS t").fetchone()

@@ -1,7 +1,8 @@
 """PostgreSQL for scale-out: many processes on many machines sharing one database.
 
 - Connections come from a ``psycopg_pool.ConnectionPool``; each transaction borrows one, so a
-  store is safe to share between threads.
+  store is safe to share between threads. A one-shot process's store (a hook's) has one plain
+  connection instead (:mod:`.pg_single`).
 - Writes are READ COMMITTED transactions made safe by locks rather than retries: the first
   time a write transaction touches a document it locks the row (``SELECT … FOR UPDATE``), or,
   when the row does not exist yet, a transaction-level advisory lock on ``(kind, key)``. Two
@@ -39,7 +40,6 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 import psycopg
-import psycopg_pool
 from psycopg.rows import dict_row
 
 from taskloom.domain.errors import InvalidInput, StoreBusy, StoreError
@@ -63,6 +63,7 @@ from taskloom.store.pg_driver import (
     commit,
     configure,
     map_errors,
+    pool_timeout,
     readable,
     reason,
     release,
@@ -71,6 +72,7 @@ from taskloom.store.pg_driver import (
 from taskloom.store.pg_horizon import Horizon
 from taskloom.store.pg_migrate import has_ledger, migrate, resolve_schema
 from taskloom.store.pg_notify import CommitNotifier, channel_name, listen_loop
+from taskloom.store.pg_single import Connections, OneConnection
 from taskloom.store.pg_tasks import PgTaskTable
 from taskloom.store.pg_url import (
     redact,
@@ -301,11 +303,13 @@ class PostgresStore(Store):
 
     dialect = "postgres"
 
-    def __init__(self, url: str, *, copy_source: bool = False) -> None:
+    def __init__(self, url: str, *, copy_source: bool = False, one_shot: bool = False) -> None:
         """``copy_source``: the store is only read, as the source of ``migrate-db``, so a
         schema an earlier development build made is read as it is (see
-        :func:`migrations.pending`)."""
+        :func:`migrations.pending`). ``one_shot``: for a process that makes a call or two
+        and exits (a hook): one plain connection, no pool (:mod:`.pg_single`)."""
         self.copy_source = copy_source
+        self.one_shot = one_shot
         try:
             self.url = redact(url)
             conninfo, ours = split_url(url)
@@ -337,9 +341,14 @@ class PostgresStore(Store):
         self.tasks = PgTaskTable(self, self.autocommit)
         self.retention = AutoRetention(self)
 
-    def _new_pool(self) -> psycopg_pool.ConnectionPool[psycopg.Connection[Row]]:
+    def _new_pool(self) -> Connections:
         """An unopened pool: a closed one cannot be opened again, so a store whose pool
-        failed to open, or that was closed, starts over with a new one on its next call."""
+        failed to open, or that was closed, starts over with a new one on its next call.
+        (``psycopg_pool`` is imported here: a one-shot process never loads it.)"""
+        if self.one_shot:
+            return OneConnection(self.conninfo, self.url, configure)
+        import psycopg_pool
+
         return psycopg_pool.ConnectionPool(
             self.conninfo,
             min_size=self._sizes[0],
@@ -366,12 +375,15 @@ class PostgresStore(Store):
         """Open the pool and find the schema, once (under ``_lock``)."""
         if self.notifier is not None:
             return
-        check_connects(self.conninfo, self.url)
+        if not self.one_shot:  # one-shot: its one connection is that check
+            check_connects(self.conninfo, self.url)
         # Wait for the first connection: a request made meanwhile makes the pool open a
         # second, and a one-thread worker would alternate between two server processes.
         try:
             self.pool.open(wait=True, timeout=POOL_TIMEOUT_S)
-        except psycopg_pool.PoolTimeout:
+        except psycopg.OperationalError as exc:
+            if not pool_timeout(exc):
+                raise
             self.pool.close()
             self.pool = self._new_pool()
             raise StoreError(
@@ -389,15 +401,15 @@ class PostgresStore(Store):
         database (a mistyped name, libpq's default) does not make them there."""
         if self._ready:
             return True
-        with map_errors():
+        with map_errors(self.url):
             with self._lock:
                 self._connect()
             with self.pool.connection() as conn:
                 return has_ledger(conn)
 
     @contextlib.contextmanager
-    def _transaction(self, begin: str, writable: bool) -> Iterator[Transaction]:
-        with map_errors():
+    def _transaction(self, begin: str, writable: bool, side: bool = False) -> Iterator[Transaction]:
+        with map_errors(self.url):
             if not writable and not self.exists():
                 with self._empty_read() as empty:
                     yield empty
@@ -412,18 +424,18 @@ class PostgresStore(Store):
             else:
                 if tx.begun:
                     commit(tx.conn)
-                    if writable:
+                    if writable and not side:
                         self._committed()
             finally:
                 self.give_back(tx.conn)
-        if writable and tx.begun:  # its connection given back: retention borrows one
+        if writable and tx.begun and not side:  # its connection given back: retention borrows one
             self.retention.committed()
 
     def check_creatable(self) -> None:
         """Before the first write: make the tables in a transaction rolled back, so a session
         that may not (a role without rights, a standby) is refused now, in one line."""
         if not self.exists():
-            with map_errors(), self._empty_read():
+            with map_errors(self.url), self._empty_read():
                 pass
 
     @contextlib.contextmanager
@@ -443,6 +455,10 @@ class PostgresStore(Store):
     def write(self) -> contextlib.AbstractContextManager[Transaction]:
         return self._transaction("BEGIN", writable=True)
 
+    def side_write(self, wait_s: float) -> contextlib.AbstractContextManager[Transaction]:
+        ms = max(1, round(wait_s * 1000))  # 0 would be no limit
+        return self._transaction(f"BEGIN; SET LOCAL lock_timeout = '{ms}ms'", True, side=True)
+
     def read(self) -> contextlib.AbstractContextManager[Transaction]:
         return self._transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", writable=False)
 
@@ -451,7 +467,7 @@ class PostgresStore(Store):
         autocommit connection); its rows. Listeners are woken when it changed something
         (it returned rows): an empty claim wakes no one."""
         query = translate(statement) if params else statement
-        with map_errors():
+        with map_errors(self.url):
             self._ensure_ready()
             conn = self.borrow()
             try:
@@ -498,9 +514,11 @@ class PostgresStore(Store):
         if self.degraded and not self.pool.get_stats().get("pool_available"):
             return self._own_connection()
         try:
-            conn = self.pool.getconn()
-        except psycopg_pool.PoolTimeout:
-            if self.pool.get_stats().get("pool_size", 0) >= self.pool.max_size:
+            conn: psycopg.Connection[Row] = self.pool.getconn()
+        except psycopg.OperationalError as exc:
+            if not pool_timeout(exc) or self.pool.get_stats().get("pool_size", 0) >= (
+                self.pool.max_size
+            ):
                 raise
             self.degraded = True
             return self._own_connection()

@@ -23,6 +23,7 @@ from taskloom.domain.errors import StoreBusy, StoreError
 from taskloom.domain.events import Event
 from taskloom.store import migrations
 from taskloom.store.base import (
+    CANNOT_WRITE,
     LIST_DOCS_SQL,
     SAVE_DOC_SQL,
     Document,
@@ -61,6 +62,11 @@ CHECK_LINES = 3
 """How many problems an integrity check's error names (the rest are left to the pragma)."""
 FILE_CHECK_S = 1.0
 """How often (per thread, at most) a store checks that its file is still the one at its path."""
+READ_ONLY = (
+    "the file is read-only (its permissions, the immutable flag that lsattr shows, or a"
+    " read-only mount)"
+)
+"""What a write to a file SQLite opened read-only is refused with, after the database's path."""
 CHECK_ON_OPEN_BYTES = 8 * 1024 * 1024
 """Files up to this size are checked (``PRAGMA quick_check``) whenever a process opens them:
 a few milliseconds. A larger file's check grows with it, too slow for
@@ -84,12 +90,17 @@ def store_error(exc: sqlite3.Error) -> StoreError:
     return StoreError(f"database error: {text}")
 
 
-def _locking(conn: sqlite3.Connection, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+def _locking(
+    conn: sqlite3.Connection,
+    sql: str,
+    params: Sequence[Any] = (),
+    wait_s: float = BUSY_TIMEOUT_MS / 1000,
+) -> sqlite3.Cursor:
     """``conn.execute`` for a statement that takes the write lock: while another process
-    holds it, asked again until :data:`BUSY_TIMEOUT_MS` has passed. Only a statement run
-    outside a transaction is run again: SQLite refuses it whole. (Reads need no such loop:
-    in WAL mode no writer blocks them, and the exclusive lock that would (the last
-    connection checkpointing as it closes) is waited for as a connection opens.)"""
+    holds it, asked again until ``wait_s`` (default :data:`BUSY_TIMEOUT_MS`) has passed. Only
+    a statement run outside a transaction is run again: SQLite refuses it whole. (Reads need
+    no such loop: in WAL mode no writer blocks them, and the exclusive lock that would (the
+    last connection checkpointing as it closes) is waited for as a connection opens.)"""
     deadline = 0.0
     while True:
         try:
@@ -100,7 +111,7 @@ def _locking(conn: sqlite3.Connection, sql: str, params: Sequence[Any] = ()) -> 
                 raise
             now = time.monotonic()
             if not deadline:
-                deadline = now + max(0, BUSY_TIMEOUT_MS - BUSY_SLICE_MS) / 1000
+                deadline = now + max(0, wait_s - BUSY_SLICE_MS / 1000)
             elif now >= deadline:
                 raise
 
@@ -425,15 +436,17 @@ class SqliteStore(Store):
         """:meth:`Store.check_writable`, saying what makes a file read-only."""
         try:
             super().check_writable()
-        except StoreBusy:
-            raise
         except StoreError as exc:
-            if "readonly" not in exc.message:
+            if "readonly" not in exc.message and READ_ONLY not in exc.message:
                 raise
-            raise StoreError(
-                f"cannot write the database {self.path}: the file is read-only (its"
-                " permissions, the immutable flag that lsattr shows, or a read-only mount)"
-            ) from None
+            raise StoreError(f"{CANNOT_WRITE} {self.path}: {READ_ONLY}") from None
+
+    def _write_error(self, exc: sqlite3.Error) -> StoreError:
+        """:func:`store_error` for a write, a read-only file named with what makes it so."""
+        code = getattr(exc, "sqlite_errorcode", 0)
+        if isinstance(exc, sqlite3.OperationalError) and code & 0xFF == sqlite3.SQLITE_READONLY:
+            return StoreError(f"{CANNOT_WRITE} {self.path}: {READ_ONLY}")
+        return store_error(exc)
 
     def _empty_conn(self) -> sqlite3.Connection:
         """An in-memory database with the schema, for reads before the file exists."""
@@ -444,11 +457,17 @@ class SqliteStore(Store):
                 self._empty = conn
             return self._empty
 
+    def write(self) -> contextlib.AbstractContextManager[Transaction]:
+        return self._write(BUSY_TIMEOUT_MS / 1000, side=False)
+
+    def side_write(self, wait_s: float) -> contextlib.AbstractContextManager[Transaction]:
+        return self._write(wait_s, side=True)
+
     @contextlib.contextmanager
-    def write(self) -> Iterator[Transaction]:
+    def _write(self, wait_s: float, side: bool) -> Iterator[Transaction]:
         try:
             conn = self._conn()
-            _locking(conn, "BEGIN IMMEDIATE")
+            _locking(conn, "BEGIN IMMEDIATE", wait_s=wait_s)
             try:
                 yield SqliteTransaction(conn)
                 conn.execute("COMMIT")
@@ -456,8 +475,9 @@ class SqliteStore(Store):
                 _rollback(conn)
                 raise
         except sqlite3.Error as exc:  # map_errors, inline: one context manager, not two
-            raise store_error(exc) from exc
-        self.retention.committed()
+            raise self._write_error(exc) from exc
+        if not side:
+            self.retention.committed()
 
     @contextlib.contextmanager
     def read(self) -> Iterator[Transaction]:

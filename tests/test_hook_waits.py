@@ -1,0 +1,192 @@
+"""A coding agent's hook holds the user's prompt: whatever holds or refuses the database, it
+answers at once, and an error is one line on stderr with exit 1, nothing for the agent."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+import taskloom
+from taskloom.cli import main
+from taskloom.store.outbox import META_KIND
+from taskloom.store.retention import POLICY_KEY
+from tests.backends import needed_pg_server, pg_schema
+from tests.conftest import subprocess_env
+from tests.test_serve_hardening import read_only
+
+
+@contextlib.contextmanager
+def raw(db_url: str, backend: str) -> Iterator[Any]:
+    """A connection of the test's own to the database, outside taskloom, in autocommit."""
+    if backend == "sqlite":
+        conn = sqlite3.connect(db_url.removeprefix("sqlite:///"), isolation_level=None)
+        try:
+            yield conn
+        finally:
+            conn.close()
+    else:
+        with psycopg.connect(db_url, autocommit=True) as pg:
+            yield pg
+
+
+@contextlib.contextmanager
+def writes_held(db_url: str, backend: str) -> Iterator[None]:
+    """Another process's write transaction holds what the cursor write needs, reads allowed:
+    SQLite's write lock, or on PostgreSQL the cursors' table."""
+    with raw(db_url, backend) as conn:
+        conn.execute("BEGIN IMMEDIATE" if backend == "sqlite" else "BEGIN")
+        if backend == "postgres":
+            conn.execute("LOCK TABLE agent_cursors IN EXCLUSIVE MODE")
+        try:
+            yield
+        finally:
+            conn.execute("ROLLBACK")
+
+
+def prompt(capsys: pytest.CaptureFixture[str], db_url: str) -> tuple[int, str, str]:
+    code = main(["hook", "prompt", "--agent", "a", "--db", db_url])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_a_prompt_hook_shows_its_block_while_another_process_holds_the_write_lock(
+    db_url: str, backend: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It waited out the whole busy timeout (10 s) on its cursor write, then printed only an
+    error: the block is shown, and the cursor left as it was, so the next prompt shows it
+    again (the worst case of a lock not had at once)."""
+    with taskloom.connect(db_url) as tl:
+        tl.queue.add("Review PR 12")
+    with writes_held(db_url, backend):
+        code, out, err = prompt(capsys, db_url)
+        assert (code, err) == (0, "")
+        context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+        assert "Review PR 12" in context
+        assert main(["hook", "session-start", "--agent", "a", "--db", db_url]) == 0
+        assert "1 task ready" in capsys.readouterr().out
+    code, out, _ = prompt(capsys, db_url)
+    assert code == 0 and "Review PR 12" in out  # not recorded as seen: shown again
+    assert prompt(capsys, db_url) == (0, "", "")  # recorded now
+
+
+def test_the_cursor_write_leaves_the_event_retention_to_the_writers(
+    db_url: str, backend: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A process's first commit applies the database's event retention: a prompt hook's
+    cursor write, a commit of its own in a new process on every prompt, ran a second write
+    transaction to prune events it never appends."""
+    with taskloom.connect(db_url) as tl:
+        tl.queue.add_many([{"title": f"task {i}"} for i in range(3)])
+    count = "SELECT count(*) FROM events"
+    with raw(db_url, backend) as conn:
+        events = conn.execute(count).fetchone()
+        conn.execute(  # keep one event: a write that applies it now prunes the others
+            "INSERT INTO documents (kind, key, version, state, updated_at)"
+            f" VALUES ('{META_KIND}', '{POLICY_KEY}', 1, '{{\"keep\": 1}}', '2026-01-01')"
+        )
+    code, out, _ = prompt(capsys, db_url)
+    assert code == 0 and "task 0" in out
+    with raw(db_url, backend) as conn:
+        assert conn.execute(count).fetchone() == events
+
+
+def test_a_prompt_hook_on_a_database_it_cannot_write_says_which(
+    db_url: str, backend: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It said "database error: attempt to write a readonly database", naming no database.
+    The session-start hook only reads, and answers."""
+    with taskloom.connect(db_url) as tl:
+        tl.queue.add("Review PR 12")
+    with read_only(db_url, backend) as url:
+        code, out, err = prompt(capsys, url)
+        assert (code, out) == (1, "")
+        shown = url.removeprefix("sqlite:///")
+        assert err.startswith(f"Error: cannot write the database {shown}: "), err
+        assert err.count("\n") == 1 and "Traceback" not in err
+        assert main(["hook", "session-start", "--agent", "a", "--db", url]) == 0
+        assert "1 task ready" in capsys.readouterr().out
+
+
+def test_hooks_on_a_corrupt_file_say_so_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "q.db"
+    path.write_bytes(bytes(range(256)) * 64)
+    for hook in ("prompt", "session-start"):
+        code = main(["hook", hook, "--agent", "a", "--db", f"sqlite:///{path}"])
+        out, err = capsys.readouterr()
+        assert (code, out) == (1, "")
+        assert err == f"Error: cannot open the database {path}: file is not a database\n"
+
+
+def test_hooks_on_a_postgresql_server_that_refuses_the_connection_fail_at_once(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with socket_closed() as port:
+        url = f"postgresql://taskloom@127.0.0.1:{port}/taskloom"
+        for hook in ("prompt", "session-start"):
+            code = main(["hook", hook, "--agent", "a", "--db", url])
+            out, err = capsys.readouterr()
+            assert (code, out) == (1, "")
+            assert err.startswith(f"Error: cannot connect to {url}: ") and "refused" in err
+            assert err.count("\n") == 1
+
+
+@contextlib.contextmanager
+def socket_closed() -> Iterator[int]:
+    """A local port nothing listens on."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        yield probe.getsockname()[1]
+
+
+PROBE = """
+import sys, threading
+import psycopg
+opened = []
+connect = psycopg.Connection.connect
+def counted(*args, **kwargs):
+    opened.append(1)
+    return connect(*args, **kwargs)
+psycopg.connect = counted
+psycopg.Connection.connect = staticmethod(counted)
+from taskloom.cli import main
+code = main(sys.argv[1:])
+print(code, len(opened), "psycopg_pool" in sys.modules, threading.active_count())
+"""
+
+
+@pytest.mark.postgres
+def test_a_hook_on_postgresql_opens_one_plain_connection() -> None:
+    """A hook is a process that makes a call or two: it opened a connection to check the
+    URL, then a pool (imported, with its worker threads) and the pool's own connection."""
+    with pg_schema(needed_pg_server()) as db_url:
+        with taskloom.connect(db_url) as tl:
+            tl.queue.add("Review PR 12")
+        for hook in ("prompt", "session-start"):
+            assert hook_process(hook, db_url) == "0 1 False 1", hook
+
+
+def hook_process(hook: str, db_url: str) -> str:
+    """What :data:`PROBE` prints after running the hook: its exit status, how many
+    connections it opened, whether the pool was imported, how many threads run."""
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, "hook", hook, "--agent", "a", "--db", db_url],
+        capture_output=True,
+        text=True,
+        env=subprocess_env(),
+        timeout=60,
+    )
+    assert done.stderr == ""
+    return done.stdout.splitlines()[-1]
