@@ -114,6 +114,9 @@ class Answers:
             "regex": "regex",
             "ranking": "local ranking",
             "exact": "exact (JSONPath over every record)",
+            "table": "exact (every row of the table)",
+            "section": "Markdown section",
+            "lines": "exact (every line)",
         }
         head = f'[extract from {rid} · query "{echo(query)}" · method: {method[found.method]} · '
         why = "" if too_big is None else "\n" + self._too_big(too_big)

@@ -15,6 +15,7 @@ long value is elided (``"…"``), a key never.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +26,7 @@ from taskloom.guard.exact import MAX_SHOWN, Exact, answer
 from taskloom.guard.jsondoc import JsonDoc, LazyArray, LazyObject, is_array, is_object
 from taskloom.guard.jsonpath import find, path_of
 from taskloom.guard.jsontext import path_on_text
+from taskloom.guard.linecount import counted_lines
 from taskloom.guard.rank import (
     IDENTITY_KEYS,
     MAX_SCALAR_CHARS,
@@ -43,7 +45,9 @@ from taskloom.guard.search import (
     regex_fragments,
     regex_hits,
 )
+from taskloom.guard.sections import named_section
 from taskloom.guard.slices import view_text
+from taskloom.guard.table import Table, asks_fields, read_table
 
 MAX_FRAGMENTS = 3
 SMALL_CHARS = 160
@@ -55,7 +59,7 @@ _JSONPATH = re.compile(r"\$(?:$|\.|\[)")
 
 @dataclass(slots=True)
 class Extraction:
-    method: str  # "jsonpath" | "regex" | "exact" | "ranking"
+    method: str  # "jsonpath" | "regex" | "exact" | "table" | "section" | "lines" | "ranking"
     fragments: list[tuple[str, str]] = field(default_factory=list)
     total_matches: int = 0
     coverage: float = 0.0
@@ -139,6 +143,20 @@ def extract_local(content: str, is_json: bool, query: str) -> Extraction:
         if exact is not None:
             return _exact(doc, exact, parsed)
         return _ranked(doc, parsed)
+    table = read_table(content) if asks_fields(content, query) else None
+    tabled = None if table is None else _from_table(content, table, query)
+    if tabled is not None:
+        return tabled
+    section = named_section(content, query)
+    if section is not None:
+        span = f"{section.first}-{section.last}"
+        out = Extraction("section", total_matches=1, coverage=1.0)
+        out.fragments.append((f"lines {span} (the section {section.heading!r})", section.text))
+        out.more = f'the whole section: read_result(result_id=…, lines="{span}")'
+        return out
+    counted = counted_lines(content, query)
+    if counted is not None:
+        return _line_count(content, *counted)
     blocks, records, total = text_candidates(content, parsed)
     best = rank(blocks, records, total, parsed, MAX_FRAGMENTS * 4)
     return _fragments(best, len(blocks), lambda c: text_fragment(c, parsed.wanted))
@@ -242,6 +260,55 @@ def _exact(doc: JsonDoc, exact: Exact, parsed: Query) -> Extraction:
             out.fragments.append((p, body))
     if exact.total > len(exact.shown) or exact.total > MAX_FRAGMENTS:
         out.more = _paging(exact.path)
+    return out
+
+
+def _from_table(content: str, table: Table, query: str) -> Extraction | None:
+    """An exact answer over a text table's rows read as records, each match shown as the
+    line(s) the tool wrote; ``None`` when the question has none (the ranking answers it)."""
+    doc = JsonDoc(json.dumps(table.records, ensure_ascii=False, separators=(",", ":")))
+    exact = answer(doc, query)
+    if exact is None or not exact.exact:
+        return None
+    lines = content.splitlines()
+    rows = f"{len(table.records):,} rows of this {table.kind} table"
+    if exact.group != "$[*]":
+        rows += f" (read as records $[0], $[1], …, one per row; matches of {exact.path})"
+    where = " && ".join(c.text() for c in exact.conditions)
+    matching = f"matching {where}, evaluated over every one of the {rows}" if where else rows
+    if exact.kind == "count":
+        summary = f"Exact count: {exact.total:,} ({matching})."
+    else:
+        summary = f"Exact {exact.kind}: {exact.total:,} row match(es) ({matching})."
+    if table.header:
+        summary += f"\nHeader (line {table.header}): {lines[table.header - 1][:300]}"
+    out = Extraction("table", coverage=1.0, total_matches=exact.total, summary=summary)
+    if exact.target and exact.shown and all(_scalar(v) for _p, v in exact.shown):
+        out.fragments.append(("values in row order", dumps([v for _p, v in exact.shown])))
+        out.lead = "values"
+    seen: set[int] = set()
+    for p, _value in exact.shown:
+        index = int(p[2 : p.index("]")])
+        if index in seen or len(seen) >= MAX_FRAGMENTS:
+            continue
+        seen.add(index)
+        first, last = table.spans[index]
+        label = f"line {first}" if first == last else f"lines {first}-{last}"
+        out.fragments.append((label, "\n".join(lines[first - 1 : last])))
+    return out
+
+
+def _line_count(
+    content: str, total: int, words: list[str], source: str, first: list[int]
+) -> Extraction:
+    said = " and ".join(repr(w) for w in words)
+    out = Extraction("lines", total_matches=total, coverage=1.0)
+    out.summary = (
+        f"Exact count: {total:,} (lines holding the word(s) {said} whole, as written;"
+        f" every one: /{source}/)."
+    )
+    lines = content.splitlines()
+    out.fragments = [(f"line {n}", lines[n - 1]) for n in first]
     return out
 
 

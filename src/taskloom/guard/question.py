@@ -304,12 +304,11 @@ def conditions(group: Group, tokens: list[Tok], selects: bool = False) -> Readin
         support = sum(1 for part in name if part.lower() in said)
         if start not in best or support > best[start][0]:
             best[start] = (support, name)
-    bare = 0
-    if not found:
-        mentioned = {i for start, stop, _name in unresolved for i in range(start, stop)}
-        found, taken = _bare_values(group, tokens, used | mentioned)
-        bare = len(found)
-        used |= taken
+    mentioned = {i for start, stop, _name in unresolved for i in range(start, stop)}
+    values, taken = _bare_values(group, tokens, used | mentioned)
+    found += values
+    bare = len(values)
+    used |= taken
     targets = [name for _start, (_n, name) in sorted(best.items())]
     return Reading(found, bare, targets, used, ambiguous)
 
@@ -329,7 +328,8 @@ def _bare_values(
     group: Group, tokens: list[Tok], used: set[int]
 ) -> tuple[list[Condition], set[int]]:
     """Conditions from values alone: a word (or quoted phrase) of the question that exactly
-    one field of the group holds."""
+    one field of the group holds, a field of few distinct values unless the word is quoted
+    or an identifier (``req-08094-3ad2``)."""
     found: list[Condition] = []
     taken: set[int] = set()
     for i, tok in enumerate(tokens):
@@ -344,13 +344,21 @@ def _bare_values(
             for name, stats in group.fields.items()
             if ("string", tok.text) in stats.values
             and (
-                tok.quoted or (stats.present and len(stats.values) <= max(20, stats.present // 50))
+                tok.quoted
+                or _identifier(tok.text)
+                or (stats.present and len(stats.values) <= max(20, stats.present // 50))
             )
         ]
         if len(holders) == 1:
             found.append(Condition(holders[0], "==", tok.text))
             taken.add(i)
     return found, taken
+
+
+def _identifier(word: str) -> bool:
+    """Whether ``word`` reads as an identifier: letters and digits both, four or more
+    characters."""
+    return len(word) >= 4 and any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
 
 
 def _names_record(tokens: list[Tok], start: int, stop: int, segments: set[str]) -> bool:

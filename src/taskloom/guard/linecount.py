@@ -1,0 +1,56 @@
+"""An exact count of a log's lines that hold the words a question names.
+
+"How many ERROR lines are in the log?", "How many WARNING lines from app.mailer?": a
+count question whose words, past stop words and the names of lines themselves (``lines``,
+``entries``, ``events``, ``log``…), all appear in the text as whole words (not inside a
+longer word, a dotted name or a hyphenated one), written as the question writes them, at
+least one of them an upper-case word of three or more letters (a level such as ``ERROR``).
+The count is of the lines that hold every such word, and the answer says so, with the
+regex that lists them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from taskloom.guard.exact import intent
+from taskloom.guard.question import tokenize
+from taskloom.guard.rank import STOPWORDS
+
+LINE_NOUNS = frozenset(
+    (
+        "line", "lines", "entry", "entries", "event", "events", "message", "messages",
+        "record", "records", "row", "rows", "log", "logs", "output", "file", "there",
+        "many", "much", "count", "number", "total",
+    )
+)  # fmt: skip
+_LEVEL = re.compile(r"[A-Z]{3,}")
+
+
+def word_regex(words: list[str]) -> str:
+    """The regex of a line holding every word of ``words`` whole."""
+    return "".join(rf"(?=.*(?<![\w.-]){re.escape(w)}(?![\w-]|\.\w))" for w in words)
+
+
+def counted_lines(text: str, question: str) -> tuple[int, list[str], str, list[int]] | None:
+    """The count, the words, the regex and the first matching lines (1-based, up to 3), or
+    ``None`` when the question is no such count."""
+    if intent(question) != "count":
+        return None
+    words: list[str] = []
+    for tok in tokenize(question):
+        low = tok.text.lower()
+        if tok.op or (not tok.quoted and (low in STOPWORDS or low in LINE_NOUNS)):
+            continue
+        if tok.text not in words:
+            words.append(tok.text)
+    if not words or not any(_LEVEL.fullmatch(w) for w in words):
+        return None
+    source = word_regex(words)
+    pattern = re.compile(source)
+    lines = [i for i, line in enumerate(text.splitlines(), 1) if pattern.match(line)]
+    if not lines:
+        every = [re.compile(word_regex([w])) for w in words]
+        if not all(any(p.match(line) for line in text.splitlines()) for p in every):
+            return None
+    return len(lines), words, source, lines[:3]

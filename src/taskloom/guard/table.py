@@ -1,0 +1,161 @@
+"""A text result read as a table of records, so a question on it is answered like JSON's.
+
+A text is a table when all of it reads one way:
+
+- **JSON Lines**: every non-blank line is a JSON object (a log's events);
+- **delimited**: a header line of distinct names split by a tab, a comma, a semicolon or a
+  bar, and every following record (read as CSV, quotes and all) has as many fields;
+- **columns**: a header line of at least three distinct names (``USER PID %CPU … COMMAND``)
+  and every following line splits on whitespace into as many fields, the last one taking
+  the rest of the line, with at least one column of numbers in every row.
+
+A question reads a table only when :func:`asks_fields`. Anything else is no table
+(``None``): a log, prose, a listing with blank lines. A cell that is a plain decimal number
+(``42``, ``-3.5``; not ``007``) is read as a number, so comparisons work; every other cell
+is its text. Each record keeps the lines it came from, so an answer shows the rows exactly
+as the tool wrote them.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from taskloom.guard.exact import intent
+
+DELIMITERS = ("\t", ",", ";", "|")
+_NAME = re.compile(r"[A-Za-z_%#][\w%#+./ -]*")
+_COLUMN = re.compile(r"[A-Za-z_%#][\w%#+./-]*")
+_NUMBER = re.compile(r"-?(?:0|[1-9]\d{0,15})(?:\.\d+)?")
+_JSON_LINE = re.compile(r"\s*\{")
+_WORDS = re.compile(r"[\w%#+.-]+")
+
+
+@dataclass(slots=True)
+class Table:
+    kind: str
+    """``"JSON Lines"``, ``"CSV"``, ``"TSV"``, ``"delimited"`` or ``"columns"``."""
+    records: list[dict[str, Any]] = field(default_factory=list)
+    spans: list[tuple[int, int]] = field(default_factory=list)
+    """The first and last line (1-based) of each record."""
+    header: int = 0
+    """The line of the header (0: none)."""
+
+
+def read_table(text: str) -> Table | None:
+    """``text`` as a table, or ``None`` when not all of it reads as one."""
+    lines = text.splitlines()
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if len(lines) < 3:
+        return None
+    first = lines[0]
+    if _JSON_LINE.match(first):
+        return _json_lines(lines)
+    for delimiter in DELIMITERS:
+        if delimiter in first:
+            found = _delimited(text, delimiter)
+            if found is not None:
+                return found
+    return _columns(lines)
+
+
+def asks_fields(text: str, question: str) -> bool:
+    """Whether ``question`` is one a table answers: a count or a list, or one that names a
+    field of the first record (``email``, ``latency_ms``, ``PID``). A plain word reads no
+    table (the ranking answers it, without holding every row)."""
+    if intent(question) is not None:
+        return True
+    end = text.find("\n")
+    first = text[: end if end >= 0 else len(text)]
+    if _JSON_LINE.match(first):
+        try:
+            value = json.loads(first)
+        except ValueError:
+            return False
+        names = list(value) if isinstance(value, dict) else []
+    else:
+        names = re.split(r"[\s,;|]+", first)
+    asked = {w.lower().rstrip(".") for w in _WORDS.findall(question)}
+    return any(n.strip().lower() in asked for n in names if n.strip())
+
+
+def cell(text: str) -> Any:
+    """A cell's value: a plain decimal number as a number, anything else as its text."""
+    if _NUMBER.fullmatch(text):
+        return float(text) if "." in text else int(text)
+    return text
+
+
+def _names(cells: list[str], pattern: re.Pattern[str]) -> list[str] | None:
+    names = [c.strip() for c in cells]
+    if len(names) < 2 or len(set(names)) < len(names):
+        return None
+    if not all(pattern.fullmatch(n) for n in names):
+        return None
+    return names
+
+
+def _json_lines(lines: list[str]) -> Table | None:
+    out = Table("JSON Lines")
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        if not _JSON_LINE.match(line):
+            return None
+        try:
+            value = json.loads(line)
+        except ValueError:
+            return None
+        if not isinstance(value, dict):
+            return None
+        out.records.append(value)
+        out.spans.append((number, number))
+    return out
+
+
+def _delimited(text: str, delimiter: str) -> Table | None:
+    reader = csv.reader(text.splitlines(keepends=True), delimiter=delimiter)
+    try:
+        header = next(reader)
+    except (StopIteration, csv.Error):
+        return None
+    names = _names(header, _NAME)
+    if names is None:
+        return None
+    kind = {"\t": "TSV", ",": "CSV"}.get(delimiter, "delimited")
+    out = Table(kind, header=1)
+    last = reader.line_num
+    try:
+        for row in reader:
+            start, last = last + 1, reader.line_num
+            if not row:
+                continue
+            if len(row) != len(names):
+                return None
+            out.records.append({n: cell(v) for n, v in zip(names, row, strict=True)})
+            out.spans.append((start, last))
+    except csv.Error:
+        return None
+    return out if len(out.records) >= 2 else None
+
+
+def _columns(lines: list[str]) -> Table | None:
+    names = _names(lines[0].split(), _COLUMN)
+    if names is None or len(names) < 3:
+        return None
+    out = Table("columns", header=1)
+    numeric = [True] * len(names)
+    for number, line in enumerate(lines[1:], 2):
+        parts = line.split(None, len(names) - 1)
+        if len(parts) != len(names):
+            return None
+        row = {n: cell(v) for n, v in zip(names, parts, strict=True)}
+        for i, value in enumerate(row.values()):
+            numeric[i] = numeric[i] and not isinstance(value, str)
+        out.records.append(row)
+        out.spans.append((number, number))
+    return out if len(out.records) >= 2 and any(numeric) else None
