@@ -17,6 +17,7 @@ import tomllib
 from pathlib import Path, PureWindowsPath
 from typing import Any
 
+from taskloom.cli import json_text
 from taskloom.domain.common import parse_json_object
 from taskloom.domain.errors import InvalidInput
 from taskloom.store import check_url
@@ -103,16 +104,9 @@ def _jsonc(text: str) -> str | None:
     return None
 
 
-_INDENT = re.compile(r"^([ \t]+)\S", re.M)
-
-
-def _dump_json(data: dict[str, Any], original: str) -> str:
-    """``data`` as JSON written the way ``original`` is: its line endings (CRLF stays CRLF)
-    and its indent (two spaces for a new file)."""
-    found = _INDENT.search(original)
-    indent: str | int = found.group(1) if found else 2
-    text = json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
-    return text.replace("\n", "\r\n") if "\r\n" in original else text
+def _dump_json(data: dict[str, Any], original: str, name: str) -> str:
+    """``data`` written over ``original`` (see :func:`json_text.rewrite`)."""
+    return json_text.rewrite(original, _load_json(original, name), data)
 
 
 def merge_mcp_json(text: str, name: str, argv: list[str]) -> tuple[str, bool]:
@@ -125,7 +119,7 @@ def merge_mcp_json(text: str, name: str, argv: list[str]) -> tuple[str, bool]:
     if _is_set(entry, ours):
         return text, False
     servers[SERVER_NAME] = {**entry, **ours} if isinstance(entry, dict) else ours
-    return _dump_json(data, text), True
+    return _dump_json(data, text, name), True
 
 
 def _server_keys(argv: list[str]) -> dict[str, str | list[str]]:
@@ -172,7 +166,7 @@ def merge_hooks_json(
             kept.append(group)
         hooks[event] = [*kept, {"hooks": [{"type": "command", "command": command}]}]
         changed = True
-    return (_dump_json(data, text), True) if changed else (text, False)
+    return (_dump_json(data, text, name), True) if changed else (text, False)
 
 
 def _hook_program(written: str | None) -> str:
