@@ -93,3 +93,35 @@ def test_a_settings_file_keeps_its_layout_and_only_gains_taskloom_s_lines(
 def test_a_value_is_added_or_rewritten_in_the_style_around_it(text: str, want: str) -> None:
     old = json.loads(text) if text else {}
     assert rewrite(text, old, {**old, "b": [1, {"c": 2}]}) == want
+
+
+CONFIG = """\
+# my Codex config
+model = "o3"  # the model
+
+[mcp_servers.taskloom]  # taskloom, for the shop
+# which program
+command = "taskloom" # keep me
+args = [
+  "mcp",
+  "--thread", "old#1",
+]   # its arguments
+env = { TASKLOOM_LOG = "x#y" }  # kept
+# end of taskloom's table
+
+[mcp_servers.docs]
+command = "docs-mcp"  # theirs
+"""
+
+
+def test_codex_keeps_the_comments_of_the_lines_it_rewrites(tmp_path: Path) -> None:
+    """``command = "taskloom" # keep me`` came back ``command = "…"``: the comment after a
+    rewritten value was dropped with it."""
+    (tmp_path / "config.toml").write_text(CONFIG)
+    args = ["init", "codex", "--thread", "t", "--codex-home", str(tmp_path), "--db", DB]
+    assert main(args) == 0
+    argv = ", ".join(f'"{a}"' for a in ["mcp", "--thread", "t", "--agent", "codex", "--db", DB])
+    assert (tmp_path / "config.toml").read_text() == CONFIG.replace(
+        'args = [\n  "mcp",\n  "--thread", "old#1",\n]   # its arguments\n',
+        f"args = [{argv}]   # its arguments\n",
+    )

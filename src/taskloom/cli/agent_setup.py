@@ -301,8 +301,9 @@ def _append_table(text: str, lines: dict[str, str], eol: str) -> str:
 
 def _rewrite_table(text: str, lines: dict[str, str], eol: str) -> str | None:
     """``text`` with the ``command`` and ``args`` keys of taskloom's table replaced where they
-    are, every line of a value written over several (``args = [`` …), or added under the
-    header if missing; ``None`` if the table has no header of its own."""
+    are, every line of a value written over several (``args = [`` …), the comment after it
+    kept, or added under the header if missing; ``None`` if the table has no header of its
+    own."""
     rows = text.splitlines(keepends=True)
     start = next((i for i, row in enumerate(rows) if _TABLE.fullmatch(row.rstrip("\r\n"))), None)
     if start is None:
@@ -317,10 +318,11 @@ def _rewrite_table(text: str, lines: dict[str, str], eol: str) -> str | None:
             body.append(rows[i])
             i += 1
             continue
+        last = _value_end(rows, i, end)
         if found.group(1) not in placed:
-            body.append(f"{lines[found.group(1)]}{eol}")
+            body.append(f"{lines[found.group(1)]}{_comment(rows[i:last])}{eol}")
             placed.add(found.group(1))
-        i = _value_end(rows, i, end)
+        i = last
     head = rows[start] if rows[start].endswith("\n") else rows[start] + eol
     fresh = [f"{line}{eol}" for key, line in lines.items() if key not in placed]
     return "".join([*rows[:start], head, *fresh, *body, *rows[end:]])
@@ -336,6 +338,20 @@ def _value_end(rows: list[str], first: int, end: int) -> int:
             continue
         return last
     return first + 1  # no end found: the check of the result refuses it
+
+
+def _comment(pair: list[str]) -> str:
+    """The comment that ends the key-value pair on these lines (``  # mine``, with the space
+    before it), ``""`` if none: the first ``#`` after which the pair parses without the rest
+    (one inside a string does not)."""
+    last = pair[-1].rstrip("\r\n")
+    for at in (i for i, char in enumerate(last) if char == "#"):
+        try:
+            tomllib.loads("".join(pair[:-1]) + last[:at])
+        except tomllib.TOMLDecodeError:
+            continue
+        return last[len(last[:at].rstrip()) :]
+    return ""
 
 
 def _parses_to(text: str, want: dict[str, Any]) -> bool:
