@@ -125,3 +125,20 @@ def test_codex_keeps_the_comments_of_the_lines_it_rewrites(tmp_path: Path) -> No
         'args = [\n  "mcp",\n  "--thread", "old#1",\n]   # its arguments\n',
         f"args = [{argv}]   # its arguments\n",
     )
+
+
+def test_codex_adds_a_missing_key_after_the_one_there_in_a_table_named_by_a_literal_string(
+    tmp_path: Path,
+) -> None:
+    """``[mcp_servers.'taskloom']`` was refused as a shape taskloom does not rewrite, and a
+    missing ``args`` went above the ``command`` it follows, under the header."""
+    (tmp_path / "config.toml").write_text(
+        "[mcp_servers.'taskloom']\n# mine\ncommand = 'taskloom'  # bare\nenv = {}\n"
+    )
+    args = ["init", "codex", "--thread", "t", "--codex-home", str(tmp_path), "--db", DB]
+    assert main(args) == 0
+    argv = ", ".join(f'"{a}"' for a in ["mcp", "--thread", "t", "--agent", "codex", "--db", DB])
+    assert (tmp_path / "config.toml").read_text() == (
+        f"[mcp_servers.'taskloom']\n# mine\ncommand = \"taskloom\"  # bare\nargs = [{argv}]\n"
+        "env = {}\n"
+    )

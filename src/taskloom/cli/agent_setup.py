@@ -287,7 +287,7 @@ def _by_hand(name: str, entry: object, lines: dict[str, str]) -> InvalidInput:
 
 
 _TABLE = re.compile(
-    rf"\s*\[\s*mcp_servers\s*\.\s*(?:{SERVER_NAME}|\"{SERVER_NAME}\")\s*\]\s*(#.*)?"
+    rf"\s*\[\s*mcp_servers\s*\.\s*(?:{SERVER_NAME}|\"{SERVER_NAME}\"|'{SERVER_NAME}')\s*\]\s*(#.*)?"
 )
 _KEY = re.compile(r"\s*(command|args)\s*=")
 
@@ -302,8 +302,8 @@ def _append_table(text: str, lines: dict[str, str], eol: str) -> str:
 def _rewrite_table(text: str, lines: dict[str, str], eol: str) -> str | None:
     """``text`` with the ``command`` and ``args`` keys of taskloom's table replaced where they
     are, every line of a value written over several (``args = [`` …), the comment after it
-    kept, or added under the header if missing; ``None`` if the table has no header of its
-    own."""
+    kept; one missing is added after the other, or under the header; ``None`` if the table
+    has no header of its own."""
     rows = text.splitlines(keepends=True)
     start = next((i for i, row in enumerate(rows) if _TABLE.fullmatch(row.rstrip("\r\n"))), None)
     if start is None:
@@ -311,7 +311,7 @@ def _rewrite_table(text: str, lines: dict[str, str], eol: str) -> str | None:
     end = next(
         (i for i in range(start + 1, len(rows)) if rows[i].lstrip().startswith("[")), len(rows)
     )
-    body, placed, i = [], set(), start + 1
+    body, placed, i, after = [], set(), start + 1, 0
     while i < end:
         found = _KEY.match(rows[i])
         if found is None:
@@ -322,10 +322,11 @@ def _rewrite_table(text: str, lines: dict[str, str], eol: str) -> str | None:
         if found.group(1) not in placed:
             body.append(f"{lines[found.group(1)]}{_comment(rows[i:last])}{eol}")
             placed.add(found.group(1))
+            after = len(body)
         i = last
     head = rows[start] if rows[start].endswith("\n") else rows[start] + eol
-    fresh = [f"{line}{eol}" for key, line in lines.items() if key not in placed]
-    return "".join([*rows[:start], head, *fresh, *body, *rows[end:]])
+    body[after:after] = [f"{line}{eol}" for key, line in lines.items() if key not in placed]
+    return "".join([*rows[:start], head, *body, *rows[end:]])
 
 
 def _value_end(rows: list[str], first: int, end: int) -> int:
