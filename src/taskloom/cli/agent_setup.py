@@ -104,9 +104,10 @@ def _jsonc(text: str) -> str | None:
     return None
 
 
-def _dump_json(data: dict[str, Any], original: str, name: str) -> str:
-    """``data`` written over ``original`` (see :func:`json_text.rewrite`)."""
-    return json_text.rewrite(original, _load_json(original, name), data)
+def _dump_json(data: dict[str, Any], original: str) -> str:
+    """``data`` written over ``original``, which :func:`_load_json` has read already (see
+    :func:`json_text.rewrite`)."""
+    return json_text.rewrite(original, json.loads(original) if original.strip() else {}, data)
 
 
 def merge_mcp_json(text: str, name: str, argv: list[str]) -> tuple[str, bool]:
@@ -119,7 +120,7 @@ def merge_mcp_json(text: str, name: str, argv: list[str]) -> tuple[str, bool]:
     if _is_set(entry, ours):
         return text, False
     servers[SERVER_NAME] = {**entry, **ours} if isinstance(entry, dict) else ours
-    return _dump_json(data, text, name), True
+    return _dump_json(data, text), True
 
 
 def _server_keys(argv: list[str]) -> dict[str, str | list[str]]:
@@ -166,7 +167,7 @@ def merge_hooks_json(
             kept.append(group)
         hooks[event] = [*kept, {"hooks": [{"type": "command", "command": command}]}]
         changed = True
-    return (_dump_json(data, text, name), True) if changed else (text, False)
+    return (_dump_json(data, text), True) if changed else (text, False)
 
 
 def _hook_program(written: str | None) -> str:

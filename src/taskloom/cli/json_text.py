@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 _INDENT = re.compile(r"^([ \t]+)\S", re.M)
@@ -21,14 +22,12 @@ _DECODER = json.JSONDecoder()
 
 @dataclass
 class _Span:
-    """Where a value is in the text; an object's members by key (with where each key
-    starts), an array's items in order."""
+    """Where a value is in the text."""
 
     start: int
     end: int
-    keys: dict[str, int] = field(default_factory=dict)
-    members: dict[str, _Span] = field(default_factory=dict)
-    items: list[_Span] = field(default_factory=list)
+    inner: dict[Any, _Span] | None = None
+    """Once opened (:func:`_open`): an object's members by key, an array's items by index."""
 
 
 def rewrite(text: str, old: Any, new: Any) -> str:
@@ -38,7 +37,8 @@ def rewrite(text: str, old: Any, new: Any) -> str:
     style = _Style(text)
     if text.strip():
         edits: list[tuple[int, int, str]] = []
-        _diff(text, _scan(text, _skip(text, 0)), old, new, style, edits)
+        whole = _Span(_skip(text, 0), len(text.rstrip(_SPACE)))
+        _diff(text, whole, old, new, style, edits)
         edited = text
         for start, end, fragment in sorted(edits, reverse=True):
             edited = edited[:start] + fragment + edited[end:]
@@ -70,21 +70,19 @@ def _diff(
     if old == new:
         return
     if isinstance(old, dict) and isinstance(new, dict) and old.keys() <= new.keys():
-        for key, value in new.items():
-            if key in old:
-                _diff(text, span.members[key], old[key], value, style, edits)
-        added = {key: value for key, value in new.items() if key not in old}
-        if added:
-            edits.append(_insert(text, span, added, style))
+        shared: Iterable[tuple[Any, Any, Any]] = ((key, old[key], new[key]) for key in old)
+        added: dict[str, Any] | list[Any] = {k: v for k, v in new.items() if k not in old}
+    elif _extends(old, new):
+        shared, added = zip(range(len(old)), old, new, strict=False), new[len(old) :]
+    else:
+        margin = _margin(text, span.start)
+        edits.append((span.start, span.end, style.dump(new, margin, _pretty(text, span))))
         return
-    if _extends(old, new):
-        for item, a, b in zip(span.items, old, new, strict=False):
-            _diff(text, item, a, b, style, edits)
-        if len(new) > len(old):
-            edits.append(_insert(text, span, new[len(old) :], style))
-        return
-    margin = _margin(text, span.start)
-    edits.append((span.start, span.end, style.dump(new, margin, _pretty(text, span))))
+    for key, a, b in shared:
+        if a != b:
+            _diff(text, _open(text, span)[key], a, b, style, edits)
+    if added:
+        edits.append(_insert(text, span, added, style))
 
 
 def _extends(old: Any, new: Any) -> bool:
@@ -101,34 +99,39 @@ def _extends(old: Any, new: Any) -> bool:
 def _insert(
     text: str, span: _Span, added: dict[str, Any] | list[Any], style: _Style
 ) -> tuple[int, int, str]:
-    """The edit adding ``added`` (members or items) at the end of the container at ``span``."""
-    starts = list(span.keys.values()) if span.keys else [s.start for s in span.items]
-    ends = [s.end for s in span.members.values()] if span.keys else [s.end for s in span.items]
+    """The edit adding ``added`` (members or items) at the end of the container at ``span``,
+    each on a line of its own indented as the first one there, if that is on a line of its
+    own."""
+    inside = text[span.start + 1 : span.end - 1]
+    full = bool(inside.strip())
     pretty = _pretty(text, span)
     if not pretty:
         margin, close = "", ""
-    elif starts:
-        margin, close = _margin(text, starts[-1]), ""
+    elif full:
+        margin, close = _margin(text, _skip(text, span.start + 1)), ""
     else:
         close = style.eol + _margin(text, span.end - 1)
         margin = _margin(text, span.end - 1) + style.unit
-    lead = style.eol + margin if pretty else (" " if starts else "")
+    lead = style.eol + margin if pretty else (" " if full else "")
     rows = [
         (f"{json.dumps(key, ensure_ascii=False)}: " if isinstance(added, dict) else "")
         + style.dump(value, margin, pretty)
         for key, value in (added.items() if isinstance(added, dict) else enumerate(added))
     ]
-    fragment = ("," if starts else "") + lead + ("," + lead).join(rows) + close
-    if starts:
-        return ends[-1], ends[-1], fragment
+    fragment = ("," if full else "") + lead + ("," + lead).join(rows) + close
+    if full:
+        at = span.start + 1 + len(inside.rstrip(_SPACE))  # just past the last value
+        return at, at, fragment
     return span.start + 1, span.end - 1, fragment
 
 
 def _pretty(text: str, span: _Span) -> bool:
-    """Whether what goes in this container is written over several lines: the container is
-    so already, or it is empty in a file not written all on one line."""
-    if span.keys or span.items:
-        return "\n" in text[span.start : span.end]
+    """Whether what is written at ``span`` goes over several lines: the object or array
+    there does already, or it is empty or no container in a file not written all on one
+    line."""
+    inner = text[span.start : span.end]
+    if inner[0] in "{[" and inner[1:-1].strip():
+        return "\n" in inner
     return "\n" in text.strip() or text.strip() in ("{}", "[]")
 
 
@@ -146,20 +149,23 @@ def _skip(text: str, at: int) -> int:
 
 def _scan(text: str, at: int) -> _Span:
     """The span of the JSON value at ``at`` (``text`` is known to be valid JSON)."""
-    if text[at] not in "{[":
-        return _Span(at, _DECODER.raw_decode(text, at)[1])
-    span, closer = _Span(at, at), "}" if text[at] == "{" else "]"
-    at = _skip(text, at + 1)
-    while text[at] != closer:
-        if closer == "}":
+    return _Span(at, _DECODER.raw_decode(text, at)[1])
+
+
+def _open(text: str, span: _Span) -> dict[Any, _Span]:
+    """The members or items of the object or array at ``span``, found once: only the
+    containers on the way to a change are opened, so the rest of a large file is read at
+    the speed of the JSON decoder."""
+    if span.inner is not None:
+        return span.inner
+    span.inner, at = {}, _skip(text, span.start + 1)
+    while at < span.end - 1:
+        if text[span.start] == "{":
             key, after = _DECODER.raw_decode(text, at)
-            span.keys[key] = at
-            child = _scan(text, _skip(text, _skip(text, after) + 1))
-            span.members[key] = child
+            at = _skip(text, _skip(text, after) + 1)
         else:
-            child = _scan(text, at)
-            span.items.append(child)
+            key = len(span.inner)
+        child = span.inner[key] = _scan(text, at)
         at = _skip(text, child.end)
         at = _skip(text, at + 1) if text[at] == "," else at
-    span.end = at + 1
-    return span
+    return span.inner
