@@ -149,10 +149,15 @@ def _merged(path: Path, merge: Merge) -> tuple[str, str, bool]:
 
 def _read(path: Path) -> str:
     """The file's text, ``""`` if there is none yet; a file that cannot be read (a folder, a
-    loop of links, not UTF-8) is an error naming it, not a traceback."""
+    loop of links, not UTF-8) is an error naming it, not a traceback. A pipe or a device (a
+    link to ``/dev/zero``) is refused unread: reading it would never end."""
     try:
         target = path.resolve()  # a loop of links raises here (RuntimeError before 3.13)
-        return target.read_bytes().decode("utf-8") if os.path.lexists(target) else ""
+        if not os.path.lexists(target):
+            return ""
+        if not target.is_file() and not target.is_dir():
+            raise InvalidInput(f"cannot read {path}: it is not a regular file")
+        return target.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InvalidInput(
             f"{path} is not UTF-8 text (byte {exc.start}); fix or move it first"
