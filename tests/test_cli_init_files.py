@@ -23,6 +23,8 @@ def tree(root: Path) -> dict[str, str | bytes]:
                 found[key] = f"link to {os.readlink(path)}"
             elif path.is_dir():
                 found[key] = "folder"
+            elif not path.is_file():
+                found[key] = "pipe"
             else:
                 found[key] = path.read_bytes()
     return found
@@ -42,6 +44,16 @@ def _loop(path: Path) -> None:
     path.symlink_to(path.name)
 
 
+def _pipe(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(path)
+
+
+def _endless(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to("/dev/zero")
+
+
 CLAUDE_CASES: dict[str, tuple[str, Callable[[Path], None], str]] = {
     "mcp.json is a folder": (".mcp.json", _folder, ".mcp.json"),
     "settings.json is a folder": (".claude/settings.json", _folder, "settings.json"),
@@ -49,6 +61,8 @@ CLAUDE_CASES: dict[str, tuple[str, Callable[[Path], None], str]] = {
     "settings.json is not UTF-8": (".claude/settings.json", _not_utf8, "is not UTF-8 text"),
     "mcp.json is a loop of links": (".mcp.json", _loop, ".mcp.json"),
     ".claude is a file": (".claude", lambda p: p.write_text("x"), "is not a directory"),
+    "settings.json is a pipe": (".claude/settings.json", _pipe, "is not a regular file"),
+    "mcp.json is a link to a device": (".mcp.json", _endless, "is not a regular file"),
 }
 
 

@@ -17,6 +17,7 @@ import tomllib
 from pathlib import Path, PureWindowsPath
 from typing import Any
 
+from taskloom.cli import json_text
 from taskloom.domain.common import parse_json_object
 from taskloom.domain.errors import InvalidInput
 from taskloom.store import check_url
@@ -103,16 +104,10 @@ def _jsonc(text: str) -> str | None:
     return None
 
 
-_INDENT = re.compile(r"^([ \t]+)\S", re.M)
-
-
 def _dump_json(data: dict[str, Any], original: str) -> str:
-    """``data`` as JSON written the way ``original`` is: its line endings (CRLF stays CRLF)
-    and its indent (two spaces for a new file)."""
-    found = _INDENT.search(original)
-    indent: str | int = found.group(1) if found else 2
-    text = json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
-    return text.replace("\n", "\r\n") if "\r\n" in original else text
+    """``data`` written over ``original``, which :func:`_load_json` has read already (see
+    :func:`json_text.rewrite`)."""
+    return json_text.rewrite(original, json.loads(original) if original.strip() else {}, data)
 
 
 def merge_mcp_json(text: str, name: str, argv: list[str]) -> tuple[str, bool]:
@@ -293,7 +288,7 @@ def _by_hand(name: str, entry: object, lines: dict[str, str]) -> InvalidInput:
 
 
 _TABLE = re.compile(
-    rf"\s*\[\s*mcp_servers\s*\.\s*(?:{SERVER_NAME}|\"{SERVER_NAME}\")\s*\]\s*(#.*)?"
+    rf"\s*\[\s*mcp_servers\s*\.\s*(?:{SERVER_NAME}|\"{SERVER_NAME}\"|'{SERVER_NAME}')\s*\]\s*(#.*)?"
 )
 _KEY = re.compile(r"\s*(command|args)\s*=")
 
@@ -307,8 +302,9 @@ def _append_table(text: str, lines: dict[str, str], eol: str) -> str:
 
 def _rewrite_table(text: str, lines: dict[str, str], eol: str) -> str | None:
     """``text`` with the ``command`` and ``args`` keys of taskloom's table replaced where they
-    are, every line of a value written over several (``args = [`` …), or added under the
-    header if missing; ``None`` if the table has no header of its own."""
+    are, every line of a value written over several (``args = [`` …), the comment after it
+    kept; one missing is added after the other, or under the header; ``None`` if the table
+    has no header of its own."""
     rows = text.splitlines(keepends=True)
     start = next((i for i, row in enumerate(rows) if _TABLE.fullmatch(row.rstrip("\r\n"))), None)
     if start is None:
@@ -316,20 +312,22 @@ def _rewrite_table(text: str, lines: dict[str, str], eol: str) -> str | None:
     end = next(
         (i for i in range(start + 1, len(rows)) if rows[i].lstrip().startswith("[")), len(rows)
     )
-    body, placed, i = [], set(), start + 1
+    body, placed, i, after = [], set(), start + 1, 0
     while i < end:
         found = _KEY.match(rows[i])
         if found is None:
             body.append(rows[i])
             i += 1
             continue
+        last = _value_end(rows, i, end)
         if found.group(1) not in placed:
-            body.append(f"{lines[found.group(1)]}{eol}")
+            body.append(f"{lines[found.group(1)]}{_comment(rows[i:last])}{eol}")
             placed.add(found.group(1))
-        i = _value_end(rows, i, end)
+            after = len(body)
+        i = last
     head = rows[start] if rows[start].endswith("\n") else rows[start] + eol
-    fresh = [f"{line}{eol}" for key, line in lines.items() if key not in placed]
-    return "".join([*rows[:start], head, *fresh, *body, *rows[end:]])
+    body[after:after] = [f"{line}{eol}" for key, line in lines.items() if key not in placed]
+    return "".join([*rows[:start], head, *body, *rows[end:]])
 
 
 def _value_end(rows: list[str], first: int, end: int) -> int:
@@ -342,6 +340,20 @@ def _value_end(rows: list[str], first: int, end: int) -> int:
             continue
         return last
     return first + 1  # no end found: the check of the result refuses it
+
+
+def _comment(pair: list[str]) -> str:
+    """The comment that ends the key-value pair on these lines (``  # mine``, with the space
+    before it), ``""`` if none: the first ``#`` after which the pair parses without the rest
+    (one inside a string does not)."""
+    last = pair[-1].rstrip("\r\n")
+    for at in (i for i, char in enumerate(last) if char == "#"):
+        try:
+            tomllib.loads("".join(pair[:-1]) + last[:at])
+        except tomllib.TOMLDecodeError:
+            continue
+        return last[len(last[:at].rstrip()) :]
+    return ""
 
 
 def _parses_to(text: str, want: dict[str, Any]) -> bool:

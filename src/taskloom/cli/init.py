@@ -149,10 +149,15 @@ def _merged(path: Path, merge: Merge) -> tuple[str, str, bool]:
 
 def _read(path: Path) -> str:
     """The file's text, ``""`` if there is none yet; a file that cannot be read (a folder, a
-    loop of links, not UTF-8) is an error naming it, not a traceback."""
+    loop of links, not UTF-8) is an error naming it, not a traceback. A pipe or a device (a
+    link to ``/dev/zero``) is refused unread: reading it would never end."""
     try:
         target = path.resolve()  # a loop of links raises here (RuntimeError before 3.13)
-        return target.read_bytes().decode("utf-8") if os.path.lexists(target) else ""
+        if not os.path.lexists(target):
+            return ""
+        if not target.is_file() and not target.is_dir():
+            raise InvalidInput(f"cannot read {path}: it is not a regular file")
+        return target.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InvalidInput(
             f"{path} is not UTF-8 text (byte {exc.start}); fix or move it first"
@@ -199,13 +204,18 @@ def _write(path: Path, text: str, old: str) -> None:
     be followed, and the settings written into a file outside the project. What the checks could
     not foresee (a full disk) is still one error line. A file that no longer holds ``old``,
     the text merged, was changed meanwhile (an editor, the agent itself): it is left as it
-    is, not overwritten with a merge of what it was."""
+    is, not overwritten with a merge of what it was. Run as root, the file keeps its owner
+    and group, and a new one (and any folder made for it) takes its folder's."""
     try:
         target = path.resolve()
-        mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else _new_file_mode()
-        target.parent.mkdir(parents=True, exist_ok=True)
+        old_stat = target.stat() if target.exists() else None
+        mode = stat.S_IMODE(old_stat.st_mode) if old_stat else _new_file_mode()
+        _make_folders(target.parent)
         fd, name = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
         try:
+            if _as_root():
+                like = old_stat or target.parent.stat()
+                os.fchown(fd, like.st_uid, like.st_gid)
             os.fchmod(fd, mode)
             with os.fdopen(fd, "wb") as out:
                 out.write(text.encode("utf-8"))
@@ -221,6 +231,25 @@ def _write(path: Path, text: str, old: str) -> None:
             raise
     except OSError as exc:
         raise InvalidInput(f"cannot write {path}: {_why(exc)}") from None
+
+
+def _make_folders(folder: Path) -> None:
+    """Make ``folder`` and the folders above it that are missing; run as root, each is given
+    the owner and group of the folder it is made in, as a new file is."""
+    if folder.is_dir():
+        return
+    _make_folders(folder.parent)
+    folder.mkdir(exist_ok=True)
+    if _as_root():
+        like = folder.parent.stat()
+        os.chown(folder, like.st_uid, like.st_gid, follow_symlinks=False)
+
+
+def _as_root() -> bool:
+    """Whether taskloom runs as root (``sudo taskloom init`` in a user's project): a file it
+    leaves owned by root is one the user can no longer edit, so it gives each file it writes
+    the owner it has or would have. Other users cannot give files away."""
+    return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
 def _new_file_mode() -> int:
