@@ -46,6 +46,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/queue_cost.py
 	$(BIN)/python bench/corpus.py install
 	$(BIN)/python bench/context_economy.py
+	$(BIN)/python bench/shapes.py
 	$(BIN)/python bench/guard_memory.py
 
 clean:
