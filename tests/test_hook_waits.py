@@ -78,6 +78,24 @@ def test_a_prompt_hook_shows_its_block_while_another_process_holds_the_write_loc
     assert prompt(capsys, db_url) == (0, "", "")  # recorded now
 
 
+def test_a_prompt_hook_whose_output_cannot_be_written_does_not_wait_to_unsee_it(
+    db_url: str, backend: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With its stdout closed the hook forgets the block it could not deliver: that write
+    waited the whole busy timeout (10 s) for a lock another process held, then said
+    "database is locked" instead of why the hook failed."""
+    with taskloom.connect(db_url) as tl:
+        tl.queue.add("Review PR 12")
+    monkeypatch.setattr(sys, "stdout", None)
+    with writes_held(db_url, backend):
+        code = main(["hook", "prompt", "--agent", "a", "--db", db_url])
+    monkeypatch.undo()
+    assert (code, capsys.readouterr().err) == (
+        1,
+        "Error: cannot write the output: standard output is closed\n",
+    )
+
+
 def test_the_cursor_write_leaves_the_event_retention_to_the_writers(
     db_url: str, backend: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

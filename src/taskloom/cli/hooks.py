@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Annotated, Any
 
 import typer
@@ -16,7 +17,7 @@ from taskloom.cli.common import (
     print_text,
     write_out,
 )
-from taskloom.domain.errors import TaskloomError
+from taskloom.domain.errors import StoreBusy, TaskloomError
 from taskloom.domain.surface import claim_command
 from taskloom.domain.text import counted
 from taskloom.store.pg_url import url_has_password
@@ -69,7 +70,8 @@ def prompt(
         try:
             write_out(json_text(out) + "\n", must_arrive=True)  # exactly, for the agent
         except TaskloomError:
-            tl.queue.unsee(agent)
+            with contextlib.suppress(StoreBusy):  # the output's error is the one to say
+                tl.queue.unsee(agent)
             raise
 
 
