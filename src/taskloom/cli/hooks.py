@@ -12,7 +12,7 @@ from taskloom.cli.common import (
     DbOption,
     JsonOption,
     json_text,
-    open_for_hook,
+    open_db,
     print_json,
     print_text,
     write_out,
@@ -61,7 +61,7 @@ def prompt(
 
     del as_json  # already JSON
     claim = MCP_CLAIM if mcp else hook_claim_command(agent.strip(), db, program())
-    tl = open_for_hook(db)
+    tl = open_db(db)
     block = tl.queue.surface(agent, claim=claim)
     if block:
         out: dict[str, Any] = {
@@ -81,7 +81,7 @@ def session_start(agent: Agent, db: DbOption = None, as_json: JsonOption = False
 
     Example: taskloom hook session-start --agent claude-1
     """
-    ready = open_for_hook(db).queue.ready_count(agent)
+    ready = open_db(db).queue.ready_count(agent)
     agent = agent.strip()
     if as_json:
         print_json({"agent": agent, "ready": ready})
