@@ -50,19 +50,21 @@ Agent = Annotated[str, typer.Option("--agent", help="Agent id.", callback=agent_
 MAX_LIMIT = 2**31 - 1  # a 32-bit whole number, as priorities are
 
 
-def opened_store(url: str, *, long_lived: bool = False) -> Taskloom:
+def opened_store(
+    url: str | None, *, long_lived: bool = False, migrate_wait_s: float | None = None
+) -> Taskloom:
     """The one place a command opens its store. A command that makes a call or two and
     exits (a hook, ``tasks add``, ``board list``…) has, on PostgreSQL, one plain connection,
     not a pool (``one_shot``); a ``long_lived`` one (``serve``, ``mcp``, ``tasks work``)
-    a pool."""
-    return Taskloom(open_store(url, one_shot=not long_lived))
+    a pool. ``migrate_wait_s``: see :attr:`~taskloom.store.base.Store.migrate_wait_s`."""
+    return Taskloom(open_store(url, one_shot=not long_lived, migrate_wait_s=migrate_wait_s))
 
 
-def open_db(db: str | None) -> Taskloom:
+def open_db(db: str | None, *, migrate_wait_s: float | None = None) -> Taskloom:
     """The database of a command that writes: ``--db``, ``$TASKLOOM_URL``, the nearest
     ``.taskloom/`` (see :mod:`taskloom.cli.locate`), else ``./.taskloom/``, made by the first
-    write."""
-    return opened_store(locate(db).url)
+    write. ``migrate_wait_s``: see :func:`opened_store`."""
+    return opened_store(locate(db).url, migrate_wait_s=migrate_wait_s)
 
 
 def open_listing(db: str | None) -> Taskloom:
