@@ -335,3 +335,45 @@ def test_the_core_import_and_the_cli_start_light() -> None:
     lazy = "import taskloom; print(taskloom.ToolContext.__module__)"
     out = subprocess.run([sys.executable, "-c", lazy], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "taskloom.tools.spec"
+
+
+HOOK_RUN = """
+import sys
+import taskloom
+from taskloom.cli import main
+with taskloom.connect(sys.argv[1]) as tl:
+    tl.queue.add("Review PR 12")
+code = main(["hook", "prompt", "--agent", "a", "--db", sys.argv[1]])
+print(code, [m for m in sys.argv[2:] if m in sys.modules])
+"""
+
+
+def test_a_prompt_hook_imports_only_what_it_runs(tmp_path: Path) -> None:
+    """A prompt hook starts a process on every prompt: it imported every command's code
+    (the boards, goals, the worker, migrate-db's copy, the stash) through ``import
+    taskloom``, the client and the CLI's command modules. They are imported by the commands
+    that use them. (pydantic is still loaded: typer builds a pydantic adapter for every
+    option that takes a value.)"""
+    heavy = (
+        "psycopg",
+        "psycopg_pool",
+        "starlette",
+        "mcp",
+        "asyncio",
+        "tiktoken",
+        "taskloom.guard",
+        "taskloom.tools",
+        "taskloom.boards",
+        "taskloom.domain.board",
+        "taskloom.goals",
+        "taskloom.domain.goals",
+        "taskloom.queue.worker",
+        "taskloom.store.copy",
+        "taskloom.store.stash",
+    )
+    url = f"sqlite:///{tmp_path / 'q.db'}"
+    done = subprocess.run(
+        [sys.executable, "-c", HOOK_RUN, url, *heavy], capture_output=True, text=True, check=True
+    )
+    assert "Review PR 12" in done.stdout  # the block was shown, its cursor written
+    assert done.stdout.splitlines()[-1] == "0 []"

@@ -14,10 +14,11 @@ import taskloom
 from taskloom.client import Taskloom
 from taskloom.domain import board as ops
 from taskloom.domain import index
-from taskloom.domain.board import BOARD_KIND, Board
+from taskloom.domain.board import Board
 from taskloom.domain.card import CardPatch
 from taskloom.domain.errors import TaskloomError
 from taskloom.domain.events import TODO_CHANGE
+from taskloom.domain.kinds import BOARD_KIND
 from taskloom.store.base import encode
 
 

@@ -17,7 +17,9 @@ import pytest
 
 import taskloom
 from taskloom.cli import main
+from taskloom.store import migrations
 from taskloom.store.outbox import META_KIND
+from taskloom.store.pg_migrate import MIGRATE_LOCK
 from taskloom.store.retention import POLICY_KEY
 from tests.backends import needed_pg_server, pg_schema
 from tests.conftest import subprocess_env
@@ -76,6 +78,68 @@ def test_a_prompt_hook_shows_its_block_while_another_process_holds_the_write_loc
     code, out, _ = prompt(capsys, db_url)
     assert code == 0 and "Review PR 12" in out  # not recorded as seen: shown again
     assert prompt(capsys, db_url) == (0, "", "")  # recorded now
+
+
+def test_a_prompt_hook_whose_output_cannot_be_written_does_not_wait_to_unsee_it(
+    db_url: str, backend: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With its stdout closed the hook forgets the block it could not deliver: that write
+    waited the whole busy timeout (10 s) for a lock another process held, then said
+    "database is locked" instead of why the hook failed."""
+    with taskloom.connect(db_url) as tl:
+        tl.queue.add("Review PR 12")
+    monkeypatch.setattr(sys, "stdout", None)
+    with writes_held(db_url, backend):
+        code = main(["hook", "prompt", "--agent", "a", "--db", db_url])
+    monkeypatch.undo()
+    assert (code, capsys.readouterr().err) == (
+        1,
+        "Error: cannot write the output: standard output is closed\n",
+    )
+
+
+@contextlib.contextmanager
+def migration_held(db_url: str, backend: str) -> Iterator[None]:
+    """Another process holds the lock a migration takes: SQLite's write lock, or on
+    PostgreSQL the schema's migration lock."""
+    if backend == "sqlite":
+        with writes_held(db_url, backend):
+            yield
+        return
+    with raw(db_url, backend) as conn:
+        conn.execute("BEGIN")
+        conn.execute(
+            "SELECT pg_advisory_xact_lock(%s, hashtext(current_schema()))", (MIGRATE_LOCK,)
+        )
+        try:
+            yield
+        finally:
+            conn.execute("ROLLBACK")
+
+
+def test_hooks_on_a_database_whose_migration_another_process_holds_up_print_nothing(
+    db_url: str, backend: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After an upgrade the hook's first read migrates the database: it waited the whole
+    busy timeout (10 s) for another process's lock, then exited 1. It waits as long as its
+    cursor write, then prints nothing, exits 0 and says why on stderr; the next prompt
+    migrates."""
+    with taskloom.connect(db_url) as tl:
+        tl.queue.add("Review PR 12")
+    known = migrations.load
+    upgrade = (9999, "9999_hook_probe.sql", "CREATE TABLE hook_probe (id INTEGER);")
+    monkeypatch.setattr(migrations, "load", lambda dialect: [*known(dialect), upgrade])
+    with migration_held(db_url, backend):
+        for hook in ("prompt", "session-start"):
+            code = main(["hook", hook, "--agent", "a", "--db", db_url])
+            out, err = capsys.readouterr()
+            assert (code, out) == (0, ""), hook
+            assert err.startswith("note: the database ") and err.count("\n") == 1, err
+            assert "needs a schema migration" in err and "printed nothing" in err
+    code, out, err = prompt(capsys, db_url)
+    assert (code, err) == (0, "") and "Review PR 12" in out
+    with raw(db_url, backend) as conn:
+        assert conn.execute("SELECT count(*) FROM hook_probe").fetchone() == (0,)
 
 
 def test_the_cursor_write_leaves_the_event_retention_to_the_writers(

@@ -10,11 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from taskloom.client import AsyncTaskloom, Taskloom, connect, connect_async
-from taskloom.domain.board import Board
-from taskloom.domain.card import ApprovalMode, Card, CardPatch, CardStatus
-from taskloom.domain.events import Event
-from taskloom.domain.queue import Task
 from taskloom.errors import (
     BudgetExceeded,
     Conflict,
@@ -29,22 +24,41 @@ from taskloom.errors import (
     TaskloomError,
     WaitTimeout,
 )
-from taskloom.queue.worker import Outcome, Worker, WorkSummary
 
 if TYPE_CHECKING:
+    from taskloom.client import AsyncTaskloom, Taskloom, connect, connect_async
+    from taskloom.domain.board import Board
+    from taskloom.domain.card import ApprovalMode, Card, CardPatch, CardStatus
+    from taskloom.domain.events import Event
+    from taskloom.domain.queue import Task
+    from taskloom.queue.worker import Outcome, Worker, WorkSummary
     from taskloom.tools.spec import ToolContext, ToolResult, ToolSpec
 
-_TOOL_NAMES = ("ToolContext", "ToolResult", "ToolSpec")
+_LAZY = {
+    "taskloom.client": ("AsyncTaskloom", "Taskloom", "connect", "connect_async"),
+    "taskloom.domain.board": ("Board",),
+    "taskloom.domain.card": ("ApprovalMode", "Card", "CardPatch", "CardStatus"),
+    "taskloom.domain.events": ("Event",),
+    "taskloom.domain.queue": ("Task",),
+    "taskloom.queue.worker": ("Outcome", "Worker", "WorkSummary"),
+    "taskloom.tools.spec": ("ToolContext", "ToolResult", "ToolSpec"),
+}
+"""Where each name but the errors is defined: imported on first use. A hook, a worker or a
+CLI command imports only what it uses (the tools bring pydantic; the boards, the worker and
+the async API more code a prompt hook never runs)."""
+_HOME = {name: module for module, names in _LAZY.items() for name in names}
 
 
 def __getattr__(name: str) -> Any:
-    """The tool types, imported on first use: they bring pydantic, which a hook, a worker or
-    a CLI command that never hands tools to a model does without."""
-    if name in _TOOL_NAMES:
-        from taskloom.tools import spec
+    """The name from its module (:data:`_LAZY`), imported on first use and then kept."""
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module 'taskloom' has no attribute {name!r}")
+    import importlib
 
-        return getattr(spec, name)
-    raise AttributeError(f"module 'taskloom' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 
 __version__ = "0.1.0"

@@ -18,10 +18,11 @@ from taskloom._runtime import Runtime
 from taskloom.domain import board as ops
 from taskloom.domain import board_view as view
 from taskloom.domain.approval import model_change
-from taskloom.domain.board import BOARD_KIND, Board
+from taskloom.domain.board import Board
 from taskloom.domain.card import Card, CardPatch, CardStatus
 from taskloom.domain.common import UNSET, Unset, iso
 from taskloom.domain.errors import InvalidInput
+from taskloom.domain.kinds import BOARD_KIND
 from taskloom.domain.text import plural
 from taskloom.domain.threads import check_thread_id
 from taskloom.store import boards as stored

@@ -16,16 +16,14 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from taskloom import _runtime
 from taskloom._runtime import Runtime, utcnow
-from taskloom.boards import BoardCache, BoardHandle
-from taskloom.domain.board import BOARD_KIND
-from taskloom.domain.goals import GOAL_KIND
 from taskloom.domain.queue import Task
-from taskloom.goals.handle import GoalHandle
 from taskloom.queue.handle import WAIT_ENDS, Queue
 from taskloom.queue.waiting import Waiting
 from taskloom.store import Store, open_store
 
 if TYPE_CHECKING:
+    from taskloom.boards import BoardCache, BoardHandle
+    from taskloom.goals.handle import GoalHandle
     from taskloom.guard.core import Guard, GuardConfig
     from taskloom.tools.registry import Toolbox
 
@@ -44,7 +42,6 @@ class Taskloom:
         new_id: Callable[[], str] = _runtime.new_id,
     ) -> None:
         self.runtime = Runtime(store, clock, new_id)
-        self.board_cache = BoardCache()
         self.guard_config: GuardConfig | None = None
 
     @property
@@ -65,12 +62,24 @@ class Taskloom:
     def url(self) -> str:
         return self.store.url
 
+    @functools.cached_property
+    def board_cache(self) -> BoardCache:
+        """The parsed boards every board handle of this instance shares."""
+        from taskloom.boards import BoardCache
+
+        return BoardCache()
+
     def board(self, thread_id: str) -> BoardHandle:
-        """The todo board of one thread (created on its first write)."""
+        """The todo board of one thread (created on its first write). The boards' code, the
+        goals' and the guard's are imported on first use: a hook or a worker does without."""
+        from taskloom.boards import BoardHandle
+
         return BoardHandle(self.runtime, thread_id, cache=self.board_cache)
 
     def goal(self, thread_id: str) -> GoalHandle:
         """The goal of one thread (budgets, status, usage)."""
+        from taskloom.goals.handle import GoalHandle
+
         return GoalHandle(self.runtime, thread_id)
 
     def guard(self, thread_id: str, config: GuardConfig | None = None) -> Guard:
@@ -86,6 +95,8 @@ class Taskloom:
         """Every thread with a card on its board or a goal, most recently changed first, with
         its card counts by status and its goal's status. A thread whose goal was cleared and
         whose board has no card (or none) has nothing to show, and is not listed."""
+        from taskloom.domain.kinds import BOARD_KIND, GOAL_KIND
+
         with self.store.read() as tx:
             boards = {d.key: d for d in tx.list_docs(BOARD_KIND)}
             goals = {d.key: d for d in tx.list_docs(GOAL_KIND)}

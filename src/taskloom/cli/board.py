@@ -5,11 +5,10 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Sequence
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from taskloom.boards import Snapshot
 from taskloom.cli.common import (
     DbOption,
     JsonOption,
@@ -20,10 +19,12 @@ from taskloom.cli.common import (
     print_json,
     print_text,
 )
-from taskloom.domain.card import CardStatus, parse_status
 from taskloom.domain.errors import Conflict, InvalidInput
 from taskloom.domain.text import terminal_safe
 from taskloom.store.pg_url import url_has_password
+
+if TYPE_CHECKING:
+    from taskloom.boards import Snapshot
 
 app = typer.Typer(help="Read and change a thread's todo board.", no_args_is_help=True)
 
@@ -165,6 +166,8 @@ def _check_waits(status: str | None) -> None:
     """Refuse --needs-approval with another status than awaiting_approval: a card in progress
     or done that "needs approval" would pass for approved by no one, and one in todo could
     not be approved (a person approves cards awaiting approval)."""
+    from taskloom.domain.card import CardStatus, parse_status
+
     if status and parse_status(status) is not CardStatus.AWAITING_APPROVAL:
         raise InvalidInput(
             f"--needs-approval makes the card wait for a person's approval, so it cannot start"
@@ -232,6 +235,8 @@ def status(
 
     Example: taskloom board status my-thread 0193… done
     """
+    from taskloom.domain.card import CardStatus, parse_status
+
     target = parse_status(new_status)
     if blocker and blocker.strip() and target is not CardStatus.BLOCKED:
         # A card that is not blocked keeps no blocker: the text would be dropped unsaid.

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 
 from taskloom.cli.locate import FOLDER, Located, locate
-from taskloom.client import Taskloom, connect
+from taskloom.client import Taskloom
 from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound, TaskloomError
 from taskloom.domain.queue import check_agent
 from taskloom.domain.text import UNSHOWN, terminal_safe
@@ -50,17 +50,21 @@ Agent = Annotated[str, typer.Option("--agent", help="Agent id.", callback=agent_
 MAX_LIMIT = 2**31 - 1  # a 32-bit whole number, as priorities are
 
 
-def open_db(db: str | None) -> Taskloom:
+def opened_store(
+    url: str | None, *, long_lived: bool = False, migrate_wait_s: float | None = None
+) -> Taskloom:
+    """The one place a command opens its store. A command that makes a call or two and
+    exits (a hook, ``tasks add``, ``board list``…) has, on PostgreSQL, one plain connection,
+    not a pool (``one_shot``); a ``long_lived`` one (``serve``, ``mcp``, ``tasks work``)
+    a pool. ``migrate_wait_s``: see :attr:`~taskloom.store.base.Store.migrate_wait_s`."""
+    return Taskloom(open_store(url, one_shot=not long_lived, migrate_wait_s=migrate_wait_s))
+
+
+def open_db(db: str | None, *, migrate_wait_s: float | None = None) -> Taskloom:
     """The database of a command that writes: ``--db``, ``$TASKLOOM_URL``, the nearest
     ``.taskloom/`` (see :mod:`taskloom.cli.locate`), else ``./.taskloom/``, made by the first
-    write."""
-    return connect(locate(db).url)
-
-
-def open_for_hook(db: str | None) -> Taskloom:
-    """:func:`open_db` for a coding agent's hook, a process that makes a call or two on every
-    prompt and exits: on PostgreSQL one plain connection, not a pool (``one_shot``)."""
-    return Taskloom(open_store(locate(db).url, one_shot=True))
+    write. ``migrate_wait_s``: see :func:`opened_store`."""
+    return opened_store(locate(db).url, migrate_wait_s=migrate_wait_s)
 
 
 def open_listing(db: str | None) -> Taskloom:
@@ -88,7 +92,7 @@ def open_announced(db: str | None) -> Taskloom:
     database that cannot answer (no such database…), or whose every write would fail, stops
     it here, once, with its error; else it says on stderr which database it opened and how
     it was chosen (a password in the URL masked)."""
-    tl, where = _opened(db)
+    tl, where = _opened(db, long_lived=True)
     tl.queue.stats()
     tl.store.check_writable()
     how = {
@@ -106,9 +110,9 @@ def open_announced(db: str | None) -> Taskloom:
     return tl
 
 
-def _opened(db: str | None) -> tuple[Taskloom, Located]:
+def _opened(db: str | None, *, long_lived: bool = False) -> tuple[Taskloom, Located]:
     where = locate(db)
-    return connect(where.url), where
+    return opened_store(where.url, long_lived=long_lived), where
 
 
 def _file(tl: Taskloom) -> str:

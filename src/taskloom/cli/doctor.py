@@ -15,7 +15,6 @@ from taskloom.cli.common import (
     print_json,
     print_text,
 )
-from taskloom.store.stash import count_expired, purge_stash
 
 
 def doctor(
@@ -40,6 +39,8 @@ def doctor(
     check_range(poisoned_at, "--poisoned-at", 1, MAX_LIMIT)
     # A missing database is an error with or without --fix: a mistyped path must not look
     # like a healthy, empty queue.
+    from taskloom.store.stash import count_expired, purge_stash
+
     tl = open_existing(db)
     tl.store.check()  # a damaged file is an error here, whatever its size
     report: dict[str, Any] = {

@@ -18,7 +18,6 @@ from taskloom.cli.common import (
 )
 from taskloom.domain.common import UNSET, Unset
 from taskloom.domain.errors import InvalidInput, InvariantViolation
-from taskloom.domain.goals import GoalStatus, usage_text
 
 _T = TypeVar("_T")
 app = typer.Typer(help="Read and steer a thread's goal.", no_args_is_help=True)
@@ -95,6 +94,8 @@ def resume(thread: Thread, db: DbOption = None, as_json: JsonOption = False) -> 
     try:
         snap = handle.resume()
     except InvariantViolation as exc:
+        from taskloom.domain.goals import GoalStatus
+
         goal = handle.get()["goal"]
         if goal is not None and goal["status"] == GoalStatus.BUDGET_LIMITED:
             raise InvariantViolation(_out_of_budget(goal, handle.thread_id)) from None
@@ -105,6 +106,8 @@ def resume(thread: Thread, db: DbOption = None, as_json: JsonOption = False) -> 
 def _out_of_budget(goal: dict[str, Any], thread: str) -> str:
     """Why resume is refused, with the command that lifts the budget that ran out (both, if
     both did), rather than a success that changes nothing."""
+    from taskloom.domain.goals import usage_text
+
     time_out = goal["time_budget_s"] is not None and goal["time_used_s"] >= goal["time_budget_s"]
     tokens_out = goal["token_budget"] is not None and goal["tokens_used"] >= goal["token_budget"]
     lifts = [(("N", "--remove"), tokens_out), (("--time SECONDS", "--remove-time"), time_out)]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Annotated, Any
 
 import typer
@@ -11,14 +13,17 @@ from taskloom.cli.common import (
     DbOption,
     JsonOption,
     json_text,
-    open_for_hook,
+    note,
+    open_db,
     print_json,
     print_text,
     write_out,
 )
-from taskloom.domain.errors import TaskloomError
+from taskloom.client import Taskloom
+from taskloom.domain.errors import StoreBusy, TaskloomError
 from taskloom.domain.surface import claim_command
 from taskloom.domain.text import counted
+from taskloom.queue.surfacing import CURSOR_WAIT_S
 from taskloom.store.pg_url import url_has_password
 
 app = typer.Typer(help="Output for coding agents' hooks.", no_args_is_help=True)
@@ -29,6 +34,22 @@ def hook_claim_command(agent_id: str, db: str | None, program: str = "taskloom")
     its database, unless the URL holds a password, which must not reach a model's context
     (the agent's environment, ``$TASKLOOM_URL``, has to say it then)."""
     return claim_command(agent_id, None if db and url_has_password(db) else db, program)
+
+
+def open_for_hook(db: str | None) -> Taskloom:
+    """The hook's database: a migration it lacks (after an upgrade) waits for another
+    process's lock no longer than the cursor write does (:data:`CURSOR_WAIT_S`)."""
+    return open_db(db, migrate_wait_s=CURSOR_WAIT_S)
+
+
+@contextlib.contextmanager
+def skipped_while_busy() -> Iterator[None]:
+    """A hook whose database another process holds (its migration's lock) prints nothing
+    and exits 0 (the next prompt tries again), with a one-line note on stderr."""
+    try:
+        yield
+    except StoreBusy as exc:
+        note(f"{exc.message}: the hook printed nothing this time")
 
 
 MCP_CLAIM = "task_next"
@@ -61,7 +82,9 @@ def prompt(
     del as_json  # already JSON
     claim = MCP_CLAIM if mcp else hook_claim_command(agent.strip(), db, program())
     tl = open_for_hook(db)
-    block = tl.queue.surface(agent, claim=claim)
+    block = None
+    with skipped_while_busy():
+        block = tl.queue.surface(agent, claim=claim)
     if block:
         out: dict[str, Any] = {
             "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": block}
@@ -69,7 +92,8 @@ def prompt(
         try:
             write_out(json_text(out) + "\n", must_arrive=True)  # exactly, for the agent
         except TaskloomError:
-            tl.queue.unsee(agent)
+            with contextlib.suppress(StoreBusy):  # the output's error is the one to say
+                tl.queue.unsee(agent)
             raise
 
 
@@ -79,10 +103,11 @@ def session_start(agent: Agent, db: DbOption = None, as_json: JsonOption = False
 
     Example: taskloom hook session-start --agent claude-1
     """
-    ready = open_for_hook(db).queue.ready_count(agent)
-    agent = agent.strip()
-    if as_json:
-        print_json({"agent": agent, "ready": ready})
-    else:
-        count = counted(ready, "task") if ready else "no tasks"
-        print_text(f"taskloom: {count} ready in the shared queue for {agent}.")
+    with skipped_while_busy():
+        ready = open_for_hook(db).queue.ready_count(agent)
+        agent = agent.strip()
+        if as_json:
+            print_json({"agent": agent, "ready": ready})
+        else:
+            count = counted(ready, "task") if ready else "no tasks"
+            print_text(f"taskloom: {count} ready in the shared queue for {agent}.")

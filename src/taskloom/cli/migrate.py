@@ -8,7 +8,6 @@ import typer
 
 from taskloom.cli.common import err, print_text
 from taskloom.store import open_store
-from taskloom.store.copy import copy_store
 
 
 def _progress(table: str, done: int, total: int) -> None:
@@ -30,6 +29,8 @@ def migrate_db(
 
     Example: taskloom migrate-db --from sqlite:///.taskloom/taskloom.db --to postgresql://app@db/taskloom
     """
+    from taskloom.store.copy import copy_store
+
     src, dst = open_store(source, copy_source=True), open_store(target)
     try:
         copied = copy_store(src, dst, _progress)

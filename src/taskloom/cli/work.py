@@ -17,7 +17,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -42,7 +42,9 @@ from taskloom.domain.queue import (
     waits_until,
 )
 from taskloom.domain.text import terminal_safe
-from taskloom.queue.worker import Outcome, Worker
+
+if TYPE_CHECKING:
+    from taskloom.queue.worker import Outcome
 
 STDERR_TAIL_BYTES = MAX_ERROR_BYTES - 100
 """How much of a failed command's standard error its task keeps: the end, where the reason
@@ -266,6 +268,8 @@ def work(
     def started(task: Task) -> None:
         line = f"{task.id}  {task.title}  started (attempt {task.attempts} of {task.max_attempts})"
         err.print(terminal_safe(line) if err.is_terminal else line, markup=False)
+
+    from taskloom.queue.worker import Worker
 
     withdrawals = Withdrawals()
     worker = Worker(

@@ -52,8 +52,6 @@ from taskloom.domain.index import BoardIndex
 from taskloom.domain.limits import MAX_CARDS, check_board_size, check_card_size
 from taskloom.domain.text import shown_id
 
-BOARD_KIND = "board"
-"""The kind of the stored document holding a thread's board (keyed by thread id)."""
 MAX_RETIRED = 256
 IdFactory = Callable[[], str]
 

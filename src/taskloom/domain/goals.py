@@ -31,9 +31,6 @@ from taskloom.domain.common import UNSET, Unset, iso, no_controls, non_empty, st
 from taskloom.domain.errors import InvalidInput, InvariantViolation
 from taskloom.domain.text import escape_xml
 
-GOAL_KIND = "goal"
-"""The kind of the stored document holding a thread's goal (keyed by thread id)."""
-
 MAX_OBJECTIVE = 4000
 MAX_REASON = 4000
 """A blocked or paused goal's reason, in characters: it is in every snapshot, event and

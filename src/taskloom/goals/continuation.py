@@ -25,7 +25,8 @@ from typing import Any, TypeVar
 from taskloom._runtime import HasRuntime, Runtime, runtime_of
 from taskloom.domain.common import iso
 from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound, TurnFailed
-from taskloom.domain.goals import GOAL_KIND, MAX_TURN_SECONDS, Goal, GoalStatus, check_usage
+from taskloom.domain.goals import MAX_TURN_SECONDS, Goal, GoalStatus, check_usage
+from taskloom.domain.kinds import GOAL_KIND
 from taskloom.domain.redact import redact_text
 from taskloom.goals.handle import GoalHandle
 from taskloom.goals.turns import TurnLease, claim_turn, end_turn, end_user_turn, hold_for_user

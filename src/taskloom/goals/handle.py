@@ -15,7 +15,8 @@ from taskloom.domain import goals as ops
 from taskloom.domain.common import UNSET, Unset, iso
 from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound
 from taskloom.domain.events import GOAL_STATE
-from taskloom.domain.goals import GOAL_KIND, Goal, GoalStatus
+from taskloom.domain.goals import Goal, GoalStatus
+from taskloom.domain.kinds import GOAL_KIND
 from taskloom.domain.threads import check_thread_id
 from taskloom.store.base import Transaction
 

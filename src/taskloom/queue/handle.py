@@ -561,10 +561,10 @@ class Queue:
             return self._tasks.claimable_count(tx, agent, self._now())
 
     def unsee(self, agent_id: str) -> None:
-        """Forget the block ``agent_id`` last saw, so :meth:`surface` shows it again: for a
-        hook that could not deliver it (a closed stdout, a full disk)."""
+        """Forget the block ``agent_id`` last saw, so :meth:`surface` shows it again (a hook
+        could not deliver it); its write waits as :meth:`surface`'s, then raises StoreBusy."""
         agent = check_agent(agent_id)
-        with self._store.write() as tx:
+        with self._store.side_write(surfacing.CURSOR_WAIT_S) as tx:
             self._tasks.unsee(tx, agent)
 
     def surface(self, agent_id: str, *, claim: str = "") -> str | None:

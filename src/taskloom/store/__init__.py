@@ -42,14 +42,19 @@ def check_url(url: str) -> str:
 
 
 def open_store(
-    url: str | None = None, *, copy_source: bool = False, one_shot: bool = False
+    url: str | None = None,
+    *,
+    copy_source: bool = False,
+    one_shot: bool = False,
+    migrate_wait_s: float | None = None,
 ) -> Store:
     """Open a store. Accepts ``sqlite:///relative/or/absolute.db`` (``~`` is the home
     folder), a bare file path, or a ``postgresql://`` URL (needs the ``postgres`` extra).
     ``copy_source``: the store is only read, as the source of ``migrate-db``, so a database
     an earlier development build made is read as it is instead of refused. ``one_shot``:
     for a process that makes a call or two and exits (a hook): on PostgreSQL one plain
-    connection, no pool, and a short wait for a server that does not answer."""
+    connection, no pool, and a short wait for a server that does not answer.
+    ``migrate_wait_s``: see :attr:`Store.migrate_wait_s`."""
     scheme, where = _parse(resolve_url(url))
     if scheme == "postgresql":
         try:
@@ -58,10 +63,13 @@ def open_store(
             raise InvalidInput(
                 f"PostgreSQL needs the postgres extra: pip install 'taskloom[postgres]' ({exc})"
             ) from None
-        return PostgresStore(where, copy_source=copy_source, one_shot=one_shot)
-    from taskloom.store.sqlite import SqliteStore
+        store: Store = PostgresStore(where, copy_source=copy_source, one_shot=one_shot)
+    else:
+        from taskloom.store.sqlite import SqliteStore
 
-    return SqliteStore(Path(where), copy_source=copy_source)
+        store = SqliteStore(Path(where), copy_source=copy_source)
+    store.migrate_wait_s = migrate_wait_s
+    return store
 
 
 def _parse(url: str) -> tuple[str, str]:

@@ -464,6 +464,9 @@ class Store(abc.ABC):
     dialect: str
     tasks: TaskTable
     """The queue's tasks (:class:`TaskTable`)."""
+    migrate_wait_s: float | None = None
+    """How long the migrations the database lacks (after an upgrade) wait for a lock another
+    process holds, then raise ``StoreBusy``; ``None``: as long as any write."""
 
     @abc.abstractmethod
     def write(self) -> contextlib.AbstractContextManager[Transaction]:

@@ -21,9 +21,10 @@ from typing import Any
 
 from taskloom.domain import board as ops
 from taskloom.domain import board_view as view
-from taskloom.domain.board import BOARD_KIND, Board
+from taskloom.domain.board import Board
 from taskloom.domain.card import Card
 from taskloom.domain.events import TODO_CHANGE, Event
+from taskloom.domain.kinds import BOARD_KIND
 from taskloom.store.base import Document, Transaction, decode, encode
 
 _CARDS = "SELECT data FROM board_cards WHERE thread_id = ? ORDER BY position, card_id"

@@ -15,12 +15,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from taskloom.domain.board import BOARD_KIND
 from taskloom.domain.common import iso
 from taskloom.domain.events import GOAL_STATE, TODO_STATE, Event
-from taskloom.domain.goals import GOAL_KIND
+from taskloom.domain.kinds import BOARD_KIND, GOAL_KIND
 from taskloom.store.base import Document, Store, Transaction, decode
-from taskloom.store.boards import snapshot_state
 
 META_KIND = "meta"
 RETENTION_KEY = "events_retention"
@@ -103,6 +101,8 @@ def snapshot_page(
 
 def _snapshot(tx: Transaction, doc: Document, event_type: str, head: int) -> Event:
     """A stored document's snapshot event at ``head`` (a board's built from its cards)."""
+    from taskloom.store.boards import snapshot_state
+
     state = snapshot_state(tx, doc) if doc.kind == BOARD_KIND else doc.state
     return Event(event_type, doc.key, state, id=head, created_at=doc.updated_at)
 

@@ -106,11 +106,17 @@ def _up_to_date(conn: psycopg.Connection[Any], where: str, url: str, copy_source
 
 
 def migrate(
-    conn: psycopg.Connection[Any], schema_hash: int, url: str, *, copy_source: bool = False
+    conn: psycopg.Connection[Any],
+    schema_hash: int,
+    url: str,
+    *,
+    copy_source: bool = False,
+    wait_s: float | None = None,
 ) -> None:
-    """Apply the migrations this schema lacks (see :func:`migrations.pending`), under a lock.
-    A schema already up to date is only read, so a role allowed to read and write rows, but
-    not to create tables, can use a schema its owner set up."""
+    """Apply the migrations this schema lacks (see :func:`migrations.pending`), under a lock
+    that it waits for as any write does, or at most ``wait_s``, past which it raises
+    ``StoreBusy``. A schema already up to date is only read, so a role allowed to read and
+    write rows, but not to create tables, can use a schema its owner set up."""
     where = f"the database {url}"
     if _up_to_date(conn, where, url, copy_source):
         return
@@ -125,7 +131,14 @@ def migrate(
     if not pending():
         return
     with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (MIGRATE_LOCK, schema_hash))
+        if wait_s is not None:
+            conn.execute(f"SET LOCAL lock_timeout = '{max(1, round(wait_s * 1000))}ms'")
+        try:
+            conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (MIGRATE_LOCK, schema_hash))
+        except psycopg.errors.LockNotAvailable as exc:
+            if wait_s is None:
+                raise
+            raise migrations.held_up(where, wait_s) from exc
         conn.execute(
             "CREATE TABLE IF NOT EXISTS schema_migrations"
             " (version INTEGER PRIMARY KEY, name TEXT NOT NULL)"

@@ -368,7 +368,13 @@ class PostgresStore(Store):
                 return
             self._connect()
             with self.pool.connection() as conn:
-                migrate(conn, self.schema_hash, self.url, copy_source=self.copy_source)
+                migrate(
+                    conn,
+                    self.schema_hash,
+                    self.url,
+                    copy_source=self.copy_source,
+                    wait_s=self.migrate_wait_s,
+                )
             self._ready = True
 
     def _connect(self) -> None:

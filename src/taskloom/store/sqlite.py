@@ -205,14 +205,26 @@ def _split_statements(script: str) -> list[str]:
 
 
 def _migrate(
-    conn: sqlite3.Connection, path: str = ":memory:", *, copy_source: bool = False
+    conn: sqlite3.Connection,
+    path: str = ":memory:",
+    *,
+    copy_source: bool = False,
+    wait_s: float | None = None,
 ) -> None:
     """Apply the migrations the file lacks (see :func:`migrations.pending`). An up-to-date
     file is only read; otherwise all of it runs in one ``BEGIN IMMEDIATE`` transaction, which
     waits its turn: a write outside a transaction fails at once ("database is locked") when
-    another process commits first, where a transaction waits."""
+    another process commits first, where a transaction waits (the connection's busy
+    timeout, or ``wait_s``, past which it raises ``StoreBusy``)."""
     if _pending(conn, path, copy_source):
-        conn.execute("BEGIN IMMEDIATE")
+        if wait_s is not None:
+            conn.execute(f"PRAGMA busy_timeout = {max(1, round(wait_s * 1000))}")
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if wait_s is None or not isinstance(store_error(exc), StoreBusy):
+                raise
+            raise migrations.held_up(f"the database {path}", wait_s) from exc
         try:
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations"
@@ -339,7 +351,7 @@ class SqliteStore(Store):
                 raise StoreError(f"could not switch {self.path} to WAL mode (got {mode})")
             if self.path.stat().st_size <= CHECK_ON_OPEN_BYTES:
                 self._check(conn, "quick_check")
-            _migrate(conn, str(self.path), copy_source=self.copy_source)
+            _migrate(conn, str(self.path), copy_source=self.copy_source, wait_s=self.migrate_wait_s)
             self._ready = True
 
     def _check(self, conn: sqlite3.Connection, pragma: str) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
 
-from taskloom.domain.errors import NotFound, StoreError
+from taskloom.domain.errors import NotFound, StoreBusy, StoreError
 
 
 def load(dialect: str) -> list[tuple[int, str, str]]:
@@ -24,6 +24,14 @@ def load(dialect: str) -> list[tuple[int, str, str]]:
             number = int(entry.name.split("_", 1)[0])
             out.append((number, entry.name, entry.read_text(encoding="utf-8")))
     return sorted(out)
+
+
+def held_up(where: str, wait_s: float) -> StoreBusy:
+    """The error of a migration that did not get its lock within ``wait_s`` (a caller that
+    must answer at once, a hook, bounds its wait: ``Store.migrate_wait_s``)."""
+    return StoreBusy(
+        f"{where} needs a schema migration and another process held its lock past {wait_s:g} s"
+    )
 
 
 EARLIER_BUILDS = {
