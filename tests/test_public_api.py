@@ -7,6 +7,8 @@ import ast
 import functools
 import inspect
 import re
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -91,3 +93,13 @@ def test_every_exported_name_is_named_in_the_docs(module: ModuleType) -> None:
         if not re.search(rf"`(?:{re.escape(module.__name__)}\.)?{re.escape(name)}\b[^`]*`", docs)
     ]
     assert unnamed == []
+
+
+def test_dir_lists_the_names_imported_on_first_use() -> None:
+    """The package imports most of its names on first use; ``dir()`` (and so a REPL's
+    completion) lists them before that, in a process that has not used them yet."""
+    code = "import taskloom; print(' '.join(dir(taskloom)))"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert set(taskloom.__all__) <= set(out)

@@ -61,6 +61,11 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+def __dir__() -> list[str]:
+    """Every public name, the lazy ones too (``dir()``, a REPL's completion)."""
+    return sorted({*globals(), *__all__})
+
+
 __version__ = "0.1.0"
 
 __all__ = [
