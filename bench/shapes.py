@@ -46,7 +46,7 @@ def shown(q: Q, seen: str) -> bool:
 
 def main(shapes: dict[str, Any], seed: int, verbose: bool) -> None:
     count = counter("o200k_base")
-    tot = Counter()
+    tot: Counter[str] = Counter()
     with tempfile.TemporaryDirectory() as tmp:
         tl = taskloom.connect(f"sqlite:///{tmp}/p.db")
         g = tl.guard("t")

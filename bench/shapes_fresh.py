@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from typing import Any
 
 from _shapes import WORDS, Q
 
@@ -52,7 +53,7 @@ def semicolon_invoices(rng: random.Random) -> tuple[str, list[Q]]:
 def audit_jsonl(rng: random.Random) -> tuple[str, list[Q]]:
     comps = ["scheduler", "ledger", "indexer", "mailer", "vault"]
     sev = ["notice", "warning", "critical", "info"]
-    ev = []
+    ev: list[dict[str, Any]] = []
     for i in range(12000):
         ev.append(
             {
@@ -85,7 +86,7 @@ def audit_jsonl(rng: random.Random) -> tuple[str, list[Q]]:
 
 def nginx_style_log(rng: random.Random) -> tuple[str, list[Q]]:
     lines = []
-    c = Counter()
+    c: Counter[tuple[str, str]] = Counter()
     for i in range(8000):
         lvl = rng.choices(["notice", "warn", "error", "crit"], [50, 20, 10, 2])[0]
         up = rng.choice(["backend_a", "backend_b", "static"])

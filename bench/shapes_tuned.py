@@ -8,6 +8,7 @@ import io
 import json
 import random
 from collections import Counter
+from typing import Any
 
 from _shapes import FIRST, LAST, WORDS, Q
 
@@ -110,7 +111,7 @@ def ndjson_events(rng: random.Random) -> tuple[str, list[Q]]:
         "INFO": ["request served", "user logged in", "job enqueued"],
         "DEBUG": ["cache hit", "span started"],
     }
-    ev = []
+    ev: list[dict[str, Any]] = []
     t = 1_709_280_000
     for i in range(20000):
         t += rng.randrange(0, 3)
@@ -277,7 +278,7 @@ def gh_search(rng: random.Random) -> tuple[str, list[Q]]:
         "regression",
         "performance",
     ]
-    items = []
+    items: list[dict[str, Any]] = []
     for i in range(250):
         num = 3000 + i * 7 + rng.randrange(7)
         items.append(
