@@ -20,6 +20,7 @@ def test_plural_and_counted() -> None:
         "fields",
     )
     assert (counted(1, "task"), counted(1234, "task")) == ("1 task", "1,234 tasks")
+    assert (counted(1, "process"), counted(2, "process")) == ("1 process", "2 processes")
 
 
 def test_the_ready_tool_says_one_task_and_two_tasks(tl: Taskloom) -> None:

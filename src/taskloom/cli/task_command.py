@@ -8,7 +8,8 @@ that leaves a job in the background would be waited for (or failed as timed out)
 exits with success; and it keeps all of the output, so a command printing gigabytes would take
 gigabytes of the worker's memory when 16 KiB of it are kept.
 A worker killed outright (``kill -9``) takes its command with it: the command runs under a
-guard (:mod:`taskloom.cli.command_guard`) that stops the group when the worker is gone.
+guard (:mod:`taskloom.cli.command_guard`) that stops the group when the worker is gone, and
+on Linux ends what the command left running when it is over, detached or not.
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 STOP_GRACE_S = 2.0
 """How long a command stopped by a timeout or an interrupt has to exit after ``SIGTERM``
 (to its whole process group) before ``SIGKILL``."""
+GUARD_GRACE_S = 3.0
+"""How much longer the guard, which sends that ``SIGKILL`` itself (on Linux to the command and
+its strays one by one, then ends), is waited for before ``SIGKILL`` to the group ends it too."""
 GUARD = str(Path(__file__).with_name("command_guard.py"))
 OUTPUT_GRACE_S = 0.5
 """How long the output may stay open after the command has exited: a process it left in the
@@ -114,59 +118,83 @@ def run(
     head: int,
     tail: int,
     withdrawn: threading.Event | None = None,
+    on_strays: Callable[[int], None] | None = None,
 ) -> Finished:
     """Run ``argv`` with ``data`` on its stdin; keep at most ``head`` bytes of its stdout and
     ``tail`` of its stderr. A timeout, ``withdrawn`` set (the task's lease was lost) or an
     interrupt stops the command's whole process group: the first two as :class:`TaskFailed`,
     the interrupt propagating. The worker's end of the guard's pipe is held until the command
-    is over: closed by the worker's death, it tells the guard to stop the group."""
-    with _lifeline() as lifeline:
-        proc: subprocess.Popen[bytes] | None = None
-        threads: list[threading.Thread] = []
-        out, err = bytearray(), bytearray()
-        _STARTING.now = threading.current_thread() is threading.main_thread()
+    is over: closed by the worker's death, it tells the guard to stop the group.
+    ``on_strays`` hears, however the command ended, how many processes it left running were
+    ended (on Linux; see :mod:`taskloom.cli.command_guard`), when any were."""
+    with _lifeline() as lifeline, _report() as (report, told):
         try:
-            try:
-                proc = subprocess.Popen(
-                    [sys.executable, "-I", "-S", GUARD, str(lifeline), "--", *argv],
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    env=env,
-                    pass_fds=(lifeline,),
-                    start_new_session=True,  # its own process group: stopped whole, children too
-                )
-            except OSError as exc:
-                raise TaskFailed(f"could not run {argv[0]}: {exc.strerror or exc}") from None
-            finally:
-                os.close(lifeline)
-            assert proc.stdin and proc.stdout and proc.stderr
-            threads += [
-                _thread(_feed, proc.stdin, data),
-                _thread(_keep_head, proc.stdout, out, head),
-                _thread(_keep_tail, proc.stderr, err, tail),
-            ]
-            _STARTING.done()
-            returncode = _wait(proc, timeout, withdrawn)
-            if returncode is None:
-                _stop(proc, threads)
-                raise TaskFailed("stopped: the task's lease was lost (killed)")
-        except subprocess.TimeoutExpired:
-            assert proc is not None
+            return _run(argv, data, env, timeout, head, tail, withdrawn, lifeline, told)
+        finally:
+            strays = _strays(report)
+            if strays and on_strays is not None:
+                on_strays(strays)
+
+
+def _run(
+    argv: list[str],
+    data: bytes,
+    env: dict[str, str],
+    timeout: float | None,
+    head: int,
+    tail: int,
+    withdrawn: threading.Event | None,
+    lifeline: int,
+    told: int,
+) -> Finished:
+    """:func:`run`, with the guard's ends of its pipes."""
+    proc: subprocess.Popen[bytes] | None = None
+    threads: list[threading.Thread] = []
+    out, err = bytearray(), bytearray()
+    _STARTING.now = threading.current_thread() is threading.main_thread()
+    try:
+        try:
+            proc = subprocess.Popen(
+                [sys.executable, "-I", "-S", GUARD, str(lifeline), str(told), "--", *argv],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+                pass_fds=(lifeline, told),
+                start_new_session=True,  # its own process group: stopped whole, children too
+            )
+        except OSError as exc:
+            raise TaskFailed(f"could not run {argv[0]}: {exc.strerror or exc}") from None
+        finally:
+            os.close(lifeline)
+            os.close(told)
+        assert proc.stdin and proc.stdout and proc.stderr
+        threads += [
+            _thread(_feed, proc.stdin, data),
+            _thread(_keep_head, proc.stdout, out, head),
+            _thread(_keep_tail, proc.stderr, err, tail),
+        ]
+        _STARTING.done()
+        returncode = _wait(proc, timeout, withdrawn)
+        if returncode is None:
             _stop(proc, threads)
-            raise TaskFailed(f"timed out after {timeout:g} s (killed)") from None
-        except BaseException:  # Ctrl-C or SIGTERM in the worker: the command stops with it
-            if proc is not None:
-                _stop(proc, threads)
-            _STARTING.done()  # an interrupt held while starting goes before a failure to start
-            raise
-        if not _joined(threads, OUTPUT_GRACE_S):  # the output is held open by what it left behind
-            _signal_group(proc, signal.SIGKILL)
-            _joined(threads, STOP_GRACE_S)
-        said = bytes(err).decode("utf-8", "replace")
-        if returncode == NOT_RUN and said.startswith(f"could not run {argv[0]}: ") and not out:
-            raise CommandNotStarted(_why_not_run(argv[0], said.strip()))
-        return Finished(returncode, bytes(out), bytes(err))
+            raise TaskFailed("stopped: the task's lease was lost (killed)")
+    except subprocess.TimeoutExpired:
+        assert proc is not None
+        _stop(proc, threads)
+        raise TaskFailed(f"timed out after {timeout:g} s (killed)") from None
+    except BaseException:  # Ctrl-C or SIGTERM in the worker: the command stops with it
+        if proc is not None:
+            _stop(proc, threads)
+        _STARTING.done()  # an interrupt held while starting goes before a failure to start
+        raise
+    if not _joined(threads, OUTPUT_GRACE_S):  # the output is held open by what it left behind
+        _signal_group(proc, signal.SIGKILL)
+        _joined(threads, STOP_GRACE_S)
+    said = bytes(err).decode("utf-8", "replace")
+    if returncode == NOT_RUN and said.startswith(f"could not run {argv[0]}: ") and not out:
+        raise CommandNotStarted(_why_not_run(argv[0], said.strip()))
+    return Finished(returncode, bytes(out), bytes(err))
 
 
 @contextlib.contextmanager
@@ -177,6 +205,27 @@ def _lifeline() -> Iterator[int]:
         yield lifeline
     finally:
         os.close(held)
+
+
+@contextlib.contextmanager
+def _report() -> Iterator[tuple[int, int]]:
+    """The pipe on which the guard tells how many strays it ended: the worker's end, read
+    once the guard is gone, and the guard's, closed once passed on."""
+    report, told = os.pipe()
+    os.set_blocking(report, False)
+    try:
+        yield report, told
+    finally:
+        os.close(report)
+
+
+def _strays(report: int) -> int:
+    """What the guard, gone now, wrote on its report pipe: 0 for nothing."""
+    try:
+        said = os.read(report, 64)
+    except OSError:  # nothing written (off Linux, or the guard was killed)
+        return 0
+    return int(said) if said.strip().isdigit() else 0
 
 
 def _why_not_run(program: str, said: str) -> str:
@@ -249,7 +298,7 @@ def _stop(proc: subprocess.Popen[bytes], threads: list[threading.Thread]) -> Non
     try:
         _signal_group(proc, signal.SIGTERM)
         with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(STOP_GRACE_S)
+            proc.wait(STOP_GRACE_S + GUARD_GRACE_S)
     finally:
         _signal_group(proc, signal.SIGKILL)
         proc.wait()

@@ -41,7 +41,7 @@ from taskloom.domain.queue import (
     check_seconds,
     waits_until,
 )
-from taskloom.domain.text import terminal_safe
+from taskloom.domain.text import counted, terminal_safe
 
 if TYPE_CHECKING:
     from taskloom.queue.worker import Outcome
@@ -74,11 +74,29 @@ class Withdrawals:
             event.set()
 
 
+class Strays:
+    """How many processes each task's command left running that were ended once it was over,
+    kept until its outcome is told (a worker runs one task at a time)."""
+
+    def __init__(self) -> None:
+        self._ended: dict[str, int] = {}
+
+    def counter(self, task: Task) -> Callable[[int], None]:
+        return lambda n: self._ended.__setitem__(task.id, n)
+
+    def take(self, task: Task) -> int:
+        return self._ended.pop(task.id, 0)
+
+
 def run_command(
-    argv: list[str], timeout: float | None, withdrawals: Withdrawals | None = None
+    argv: list[str],
+    timeout: float | None,
+    withdrawals: Withdrawals | None = None,
+    strays: Strays | None = None,
 ) -> Callable[[Task], str | None]:
     """A handler running ``argv`` on a task: its stdout (decoded, trailing newline dropped)
-    is the result. A claim ``withdrawals`` withdraws while it runs stops the command."""
+    is the result. A claim ``withdrawals`` withdraws while it runs stops the command;
+    ``strays`` counts what its command left running."""
 
     def handle(task: Task) -> str | None:
         if withdrawals is None:
@@ -97,7 +115,14 @@ def run_command(
         # One byte over the limit, and a newline: the worker then knows the result was cut.
         # Stderr likewise: one byte more than its tail says that the tail was cut.
         done = task_command.run(
-            argv, data, env, timeout, MAX_TEXT_BYTES + 2, STDERR_TAIL_BYTES + 1, withdrawn
+            argv,
+            data,
+            env,
+            timeout,
+            MAX_TEXT_BYTES + 2,
+            STDERR_TAIL_BYTES + 1,
+            withdrawn,
+            None if strays is None else strays.counter(task),
         )
         if done.returncode != 0:
             tail = _text(_whole_lines(done.stderr)).strip()
@@ -135,7 +160,7 @@ def _status(code: int) -> str:
     return str(code)
 
 
-def _line(outcome: Outcome) -> str:
+def _line(outcome: Outcome, strays: int) -> str:
     task, what = outcome.task, outcome.kind
     said = {
         "completed": f"completed in {outcome.seconds:.1f} s",
@@ -145,7 +170,8 @@ def _line(outcome: Outcome) -> str:
         "released": "given back unfinished",
     }[what]
     detail = f": {outcome.detail}" if what in ("failed", "dead") and outcome.detail else ""
-    return f"{task.id}  {task.title}  {said}{detail}{outcome.note}"
+    ended = f"; ended {counted(strays, 'process')} it left running" if strays else ""
+    return f"{task.id}  {task.title}  {said}{detail}{outcome.note}{ended}"
 
 
 def _retried_from(task: Task) -> str:
@@ -154,7 +180,7 @@ def _retried_from(task: Task) -> str:
     return f" (not before {until})" if until else ""
 
 
-def _shown(outcome: Outcome) -> dict[str, object]:
+def _shown(outcome: Outcome, strays: int) -> dict[str, object]:
     return {
         "task_id": outcome.task.id,
         "title": outcome.task.title,
@@ -162,6 +188,7 @@ def _shown(outcome: Outcome) -> dict[str, object]:
         "seconds": round(outcome.seconds, 3),
         "detail": outcome.detail,
         "note": outcome.note.strip() or None,
+        "strays_ended": strays,
     }
 
 
@@ -242,10 +269,11 @@ def work(
     does a command that cannot start (a script whose interpreter is missing), with exit 1;
     --timeout stops them alike and fails the task; a task whose lease is lost while its
     command runs (canceled, or taken by another worker) has its command stopped alike, and
-    nothing recorded. A process the command leaves behind still
-    holding its output is stopped when the command exits. Standard output gets a line per task
-    as it ends (--json: a JSON object per line); standard error a line as each task starts,
-    and a summary at the end. Exit status
+    nothing recorded. A process the command leaves behind still holding its output is
+    stopped when the command exits; on Linux, so is every process it leaves running,
+    detached (setsid) or not, and the task's line says how many. Standard output gets a line
+    per task as it ends (--json: a JSON object per line); standard error a line as each task
+    starts, and a summary at the end. Exit status
     4 if any task failed or was lost, 130 on Ctrl-C, 143 on SIGTERM, else 0.
 
     Example: taskloom tasks work --agent reviewer --until-empty -- ./review.sh
@@ -263,7 +291,8 @@ def work(
 
     def show(outcome: Outcome) -> None:
         outcomes.append(outcome)
-        print_text(json_text(_shown(outcome)) if as_json else _line(outcome))
+        ended = strays.take(outcome.task)
+        print_text(json_text(_shown(outcome, ended)) if as_json else _line(outcome, ended))
 
     def started(task: Task) -> None:
         line = f"{task.id}  {task.title}  started (attempt {task.attempts} of {task.max_attempts})"
@@ -271,11 +300,11 @@ def work(
 
     from taskloom.queue.worker import Worker
 
-    withdrawals = Withdrawals()
+    withdrawals, strays = Withdrawals(), Strays()
     worker = Worker(
         open_announced(db).queue,
         agent,
-        run_command(command, timeout, withdrawals),
+        run_command(command, timeout, withdrawals, strays),
         lease=lease,
         kinds=kind,
         poll=poll,

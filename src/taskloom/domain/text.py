@@ -17,8 +17,11 @@ model reads and a person's terminal does not show)."""
 
 
 def plural(n: int, noun: str) -> str:
-    """``noun`` as ``n`` of it reads: plural (an ``s`` added) unless ``n`` is 1."""
-    return noun if n == 1 else f"{noun}s"
+    """``noun`` as ``n`` of it reads: plural unless ``n`` is 1 (``es`` added after a
+    sibilant, as in ``processes``, else ``s``)."""
+    if n == 1:
+        return noun
+    return f"{noun}es" if noun.endswith(("s", "x", "z", "ch", "sh")) else f"{noun}s"
 
 
 def counted(n: int, noun: str) -> str:
