@@ -238,10 +238,25 @@ def _condition(
     value = _match_value(stats, tokens, at)
     if value is not None:
         return Condition(name, "==", value[0]), range(start, value[1])
+    before = _value_before(stats, tokens, start)
+    if before is not None:
+        return Condition(name, "==", before), range(start - 1, stop)
     if flags and "bool" in stats.kinds and stats.kinds <= {"bool", "null"}:
         negated = _negated(tokens, start)
         return Condition(name, "==", not negated), range(start - negated, stop)
     return None
+
+
+def _value_before(stats: Field, tokens: list[Tok], start: int) -> Any:
+    """A text value the field holds written just before its name ("delete actions",
+    "human actor"), or ``None``."""
+    if start < 1:
+        return None
+    tok = tokens[start - 1]
+    if tok.op or tok.text.lower() in STOPWORDS or tok.text.lower() in _CONNECT:
+        return None
+    value = _held(stats, tok.text, tok.quoted)
+    return value if isinstance(value, str) and not stats.many else None
 
 
 def conditions(group: Group, tokens: list[Tok], selects: bool = False) -> Reading:
@@ -291,6 +306,8 @@ def conditions(group: Group, tokens: list[Tok], selects: bool = False) -> Readin
             if readings and readings[0][0] != name:
                 continue  # the field that holds the value takes the word
         got = _condition(stats, name, tokens, start, stop, flags)
+        if got is not None and used & set(got[1]):
+            got = None
         if got is not None:
             found.append(got[0])
             used.update(got[1])

@@ -1,0 +1,50 @@
+"""Questions on records that need more than a filter: a level written in lower case, a
+value written before its field, a number id, a value past the indexed ones, a tally of a
+field, the last record, a table whose cells hold spaces."""
+
+from __future__ import annotations
+
+import json
+
+from taskloom.client import Taskloom
+from taskloom.guard import GuardConfig
+
+TIGHT = GuardConfig(threshold_tokens=60, compacted_max_tokens=10, preview_chars=200)
+
+
+def _ask(tl: Taskloom, text: str, *questions: str) -> list[str]:
+    g = tl.guard("t1", config=TIGHT)
+    rid = g.stash("tool", text).result_id
+    assert rid
+    return [g.extract(rid, q) for q in questions]
+
+
+def test_a_lower_case_level_word_counts_log_lines_bare_or_bracketed(tl: Taskloom) -> None:
+    levels = ("notice", "error", "warn", "notice", "crit")
+    lines = [f"2023/11/01 10:00:{i % 60:02d} [{levels[i % 5]}] {i}#0: up{i % 2}" for i in range(300)]
+    bracketed, bare, absent = _ask(
+        tl,
+        "\n".join(lines) + "\n",
+        "How many [error] lines?",
+        "How many crit lines for up1?",
+        "How many fatal lines?",
+    )
+    assert "Exact count: 60 " in bracketed
+    assert "Exact count: 30 " in bare
+    assert "Exact count" not in absent
+
+
+def test_a_value_written_before_its_field_is_a_condition_in_json_lines(tl: Taskloom) -> None:
+    actions = ("read", "write", "delete")
+    events = [
+        {
+            "action": actions[i % 3],
+            "actor": {"name": f"svc-{i % 7}", "kind": ("bot", "human")[i % 2]},
+        }
+        for i in range(300)
+    ]
+    gold = sum(1 for e in events if e["action"] == "delete" and e["actor"]["kind"] == "human")
+    jsonl = "".join(json.dumps(e) + "\n" for e in events)
+    (count,) = _ask(tl, jsonl, "how many delete actions by a human actor?")
+    assert f"Exact count: {gold:,} " in count
+    assert "action == 'delete'" in count and "actor.kind == 'human'" in count
