@@ -48,3 +48,33 @@ def test_a_value_written_before_its_field_is_a_condition_in_json_lines(tl: Taskl
     (count,) = _ask(tl, jsonl, "how many delete actions by a human actor?")
     assert f"Exact count: {gold:,} " in count
     assert "action == 'delete'" in count and "actor.kind == 'human'" in count
+
+
+def test_a_number_after_a_word_is_the_id_of_the_field_that_word_names(tl: Taskloom) -> None:
+    orders = [
+        {"id": 5000 + i, "status": ("paid", "shipped")[i % 2], "customer": {"id": 100 + i % 40}}
+        for i in range(200)
+    ]
+    doc = json.dumps({"data": orders})
+    lookup, count, top = _ask(
+        tl,
+        doc,
+        "What is the status of order 5013?",
+        "How many orders did customer 117 place?",
+        "What is the status of the top 5 orders?",
+    )
+    assert "$.data[?@.id==5013].status" in lookup and '["shipped"]' in lookup
+    assert "Exact count: 5 " in count and "@.customer.id==117" in count
+    assert "==5]" not in top and "==5)" not in top
+
+
+def test_an_id_past_the_indexed_values_is_found_by_its_shape(tl: Taskloom) -> None:
+    events = [
+        {"request_id": f"req-{i:05d}-{(i * 7919) % 65536:04x}", "latency_ms": i % 997}
+        for i in range(3000)
+    ]
+    late = events[2718]
+    jsonl = "".join(json.dumps(e) + "\n" for e in events)
+    (lookup,) = _ask(tl, jsonl, f"latency_ms of request {late['request_id']}")
+    assert f"request_id == '{late['request_id']}'" in lookup
+    assert f'"latency_ms": {late["latency_ms"]}' in lookup

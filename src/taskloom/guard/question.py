@@ -17,6 +17,7 @@ from typing import Any
 
 from taskloom.domain.stash import child_path
 from taskloom.guard.groups import WILD, Field, Group
+from taskloom.guard.idvalues import number_field, shaped_field
 from taskloom.guard.rank import STOPWORDS, parts_of
 
 _TOKEN = re.compile(r"\"([^\"]*)\"|'([^']*)'|`([^`]*)`|(>=|<=|!=|==|=|>|<)|([^\s\"'`,;?!()<>=]+)")
@@ -369,7 +370,26 @@ def _bare_values(
         if len(holders) == 1:
             found.append(Condition(holders[0], "==", tok.text))
             taken.add(i)
+        elif not holders and not tok.quoted:
+            got = _id_condition(group, tokens, i)
+            if got is not None:
+                found.append(got)
+                taken.add(i)
     return found, taken
+
+
+def _id_condition(group: Group, tokens: list[Tok], at: int) -> Condition | None:
+    """The condition an id sets (:mod:`~taskloom.guard.idvalues`): a number after a word,
+    or an identifier no indexed value holds."""
+    text = tokens[at].text
+    number = _number(text)
+    if isinstance(number, int) and text.isdigit() and at and not tokens[at - 1].op:
+        name = number_field(group, tokens[at - 1].text, number)
+        return None if name is None else Condition(name, "==", number)
+    if _identifier(text):
+        name = shaped_field(group, text)
+        return None if name is None else Condition(name, "==", text)
+    return None
 
 
 def _identifier(word: str) -> bool:
