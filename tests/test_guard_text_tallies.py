@@ -21,7 +21,9 @@ def _ask(tl: Taskloom, text: str, *questions: str) -> list[str]:
 
 def test_a_lower_case_level_word_counts_log_lines_bare_or_bracketed(tl: Taskloom) -> None:
     levels = ("notice", "error", "warn", "notice", "crit")
-    lines = [f"2023/11/01 10:00:{i % 60:02d} [{levels[i % 5]}] {i}#0: up{i % 2}" for i in range(300)]
+    lines = [
+        f"2023/11/01 10:00:{i % 60:02d} [{levels[i % 5]}] {i}#0: up{i % 2}" for i in range(300)
+    ]
     bracketed, bare, absent = _ask(
         tl,
         "\n".join(lines) + "\n",
@@ -78,3 +80,40 @@ def test_an_id_past_the_indexed_values_is_found_by_its_shape(tl: Taskloom) -> No
     (lookup,) = _ask(tl, jsonl, f"latency_ms of request {late['request_id']}")
     assert f"request_id == '{late['request_id']}'" in lookup
     assert f'"latency_ms": {late["latency_ms"]}' in lookup
+
+
+def test_a_field_asked_with_most_or_distinct_is_tallied_over_the_selected_records(
+    tl: Taskloom,
+) -> None:
+    levels = ("INFO", "ERROR", "INFO", "WARN")
+    services = ("billing", "auth", "search", "search", "auth")
+    events = [{"level": levels[i % 4], "service": services[i % 5]} for i in range(400)]
+    errors = {s: 0 for s in set(services)}
+    for e in events:
+        errors[e["service"]] += e["level"] == "ERROR"
+    jsonl = "".join(json.dumps(e) + "\n" for e in events)
+    most, distinct = _ask(
+        tl, jsonl, "Which service has the most errors?", "Which services appear in the log?"
+    )
+    assert "matching level == 'ERROR'" in most
+    assert all(f'"{s}": {n:,}' in most for s, n in errors.items())
+    assert "every one of the 400 rows" in distinct and '"search": 160' in distinct
+
+
+def test_a_number_field_asked_with_most_ranks_the_records_by_it(tl: Taskloom) -> None:
+    ps = "USER PID RSS COMMAND\n" + "".join(
+        f"u{i % 3} {100 + i} {(i * 7919) % 10007} prog-{i}\n" for i in range(300)
+    )
+    (top,) = _ask(tl, ps, "Which process uses the most RSS memory?")
+    best = max(range(300), key=lambda i: (i * 7919) % 10007)
+    assert "highest RSS" in top and f"prog-{best}" in top
+
+
+def test_a_question_holding_only_a_timestamp_reads_the_rows_that_hold_it(tl: Taskloom) -> None:
+    events = [
+        {"ts": f"2024-03-01T{i // 3600:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z", "msg": f"m{i}"}
+        for i in range(0, 9000, 3)
+    ]
+    jsonl = "".join(json.dumps(e) + "\n" for e in events)
+    (at,) = _ask(tl, jsonl, f"What happened at {events[2500]['ts']}?")
+    assert f"ts == '{events[2500]['ts']}'" in at and '"msg": "m7500"' in at

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from taskloom.guard.exact import intent
+from taskloom.guard.levels import is_level
 from taskloom.guard.question import tokenize
 from taskloom.guard.rank import STOPWORDS
 
@@ -25,20 +26,6 @@ LINE_NOUNS = frozenset(
         "many", "much", "count", "number", "total",
     )
 )  # fmt: skip
-_LEVEL = re.compile(r"[A-Z]{3,}")
-SEVERITIES = frozenset(
-    (
-        "trace", "debug", "info", "notice", "warn", "warning", "err", "error", "crit",
-        "critical", "alert", "emerg", "emergency", "fatal", "panic", "severe",
-    )
-)  # fmt: skip
-"""Severity names of syslog and of common loggers, which a level word is in any case."""
-
-
-def is_level(word: str) -> bool:
-    """Whether ``word`` (bare or in brackets: ``[error]``, ``<crit>``) reads as a level."""
-    bare = word.strip("[]<>()")
-    return bool(_LEVEL.fullmatch(bare)) or bare.lower() in SEVERITIES
 
 
 def word_regex(words: list[str]) -> str:

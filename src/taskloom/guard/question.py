@@ -18,6 +18,7 @@ from typing import Any
 from taskloom.domain.stash import child_path
 from taskloom.guard.groups import WILD, Field, Group
 from taskloom.guard.idvalues import number_field, shaped_field
+from taskloom.guard.levels import SEVERITIES
 from taskloom.guard.rank import STOPWORDS, parts_of
 
 _TOKEN = re.compile(r"\"([^\"]*)\"|'([^']*)'|`([^`]*)`|(>=|<=|!=|==|=|>|<)|([^\s\"'`,;?!()<>=]+)")
@@ -363,12 +364,15 @@ def _bare_values(
             if ("string", tok.text) in stats.values
             and (
                 tok.quoted
-                or _identifier(tok.text)
+                or identifier(tok.text)
                 or (stats.present and len(stats.values) <= max(20, stats.present // 50))
             )
         ]
+        value = tok.text
+        if not holders and not tok.quoted:
+            holders, value = _level_holders(group, tok.text)
         if len(holders) == 1:
-            found.append(Condition(holders[0], "==", tok.text))
+            found.append(Condition(holders[0], "==", value))
             taken.add(i)
         elif not holders and not tok.quoted:
             got = _id_condition(group, tokens, i)
@@ -376,6 +380,22 @@ def _bare_values(
                 found.append(got)
                 taken.add(i)
     return found, taken
+
+
+def _level_holders(group: Group, word: str) -> tuple[list[tuple[str, ...]], str]:
+    """The fields of few values that hold a severity ``word`` names in another case or
+    number ("errors" for ``ERROR``), and that value."""
+    low = word.lower()
+    if low not in SEVERITIES and low.rstrip("s") not in SEVERITIES:
+        return [], word
+    found = [
+        (name, v)
+        for name, stats in group.fields.items()
+        if not stats.many
+        for kind, v in stats.values
+        if kind == "string" and v.lower() in (low, low.rstrip("s"))
+    ]
+    return [n for n, _v in found], (found[0][1] if len(found) == 1 else word)
 
 
 def _id_condition(group: Group, tokens: list[Tok], at: int) -> Condition | None:
@@ -386,13 +406,13 @@ def _id_condition(group: Group, tokens: list[Tok], at: int) -> Condition | None:
     if isinstance(number, int) and text.isdigit() and at and not tokens[at - 1].op:
         name = number_field(group, tokens[at - 1].text, number)
         return None if name is None else Condition(name, "==", number)
-    if _identifier(text):
+    if identifier(text):
         name = shaped_field(group, text)
         return None if name is None else Condition(name, "==", text)
     return None
 
 
-def _identifier(word: str) -> bool:
+def identifier(word: str) -> bool:
     """Whether ``word`` reads as an identifier: letters and digits both, four or more
     characters."""
     return len(word) >= 4 and any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
