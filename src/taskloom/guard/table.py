@@ -79,7 +79,7 @@ def asks_fields(text: str, question: str) -> bool:
     if _JSON_LINE.match(first):
         try:
             value = json.loads(first)
-        except ValueError:
+        except (ValueError, RecursionError):
             return False
         names = list(value) if isinstance(value, dict) else []
     else:
@@ -113,7 +113,7 @@ def _json_lines(lines: list[str]) -> Table | None:
             return None
         try:
             value = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
         if not isinstance(value, dict):
             return None
