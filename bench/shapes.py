@@ -5,16 +5,17 @@ Lines of 20,000 events, an application log with tracebacks, a ``ps`` table, a se
 result JSON, a Markdown document, a YAML-looking list. Each comes with questions a coding
 agent asks (a lookup by id, a count with conditions, the row at a timestamp, the service
 with the most errors, a section, a traceback's exception, the last record, distinct values)
-and gold answers computed from the data. Two sets: ``tuned`` (the misses the guard's
-text-record, section and line-count answers were written against) and ``fresh`` (other
-field names and seed, written after them and not tuned on).
+and gold answers computed from the data. Three sets: ``tuned`` (the misses the guard's
+text-record, section and line-count answers were written against), ``fresh`` (other
+field names and seed, written after them) and ``heldout`` (five other shapes, never tuned
+on: run to measure, not to fix against).
 
 Per question the guard stashes the payload and, unless the placeholder already shows the
 gold, asks ``extract_from_result`` once, with no LLM. A question is answered when its gold
 is visible (every part of it); a count only by ``Exact count: N`` with the right N. The
 ``preview-only`` column is the first 1,500 characters.
 
-    python bench/shapes.py [--set tuned|fresh|both] [--seed N] [--verbose]
+    python bench/shapes.py [--set tuned|fresh|heldout|both|all] [--seed N] [--verbose]
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Any
 import taskloom
 from _shapes import Q
 from shapes_fresh import FRESH
+from shapes_heldout import HELDOUT
 from shapes_tuned import SHAPES
 from taskloom.guard.tokens import counter
 
@@ -87,12 +89,19 @@ def main(shapes: dict[str, Any], seed: int, verbose: bool) -> None:
 
 def cli() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--set", choices=("tuned", "fresh", "both"), default="both")
-    parser.add_argument("--seed", type=int, default=0, help="0: each set's own seed (7, 99)")
+    parser.add_argument(
+        "--set",
+        choices=("tuned", "fresh", "heldout", "both", "all"),
+        default="both",
+        help="both: tuned and fresh; all: the three sets",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="0: each set's own seed (7, 99, 41)")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
-    for name, shapes, seed in (("tuned", SHAPES, 7), ("fresh", FRESH, 99)):
-        if args.set in (name, "both"):
+    chosen = {"both": ("tuned", "fresh"), "all": ("tuned", "fresh", "heldout")}
+    sets = (("tuned", SHAPES, 7), ("fresh", FRESH, 99), ("heldout", HELDOUT, 41))
+    for name, shapes, seed in sets:
+        if name in chosen.get(args.set, (args.set,)):
             print(f"== {name} set")
             main(shapes, args.seed or seed, args.verbose)
     return 0

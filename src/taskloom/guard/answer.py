@@ -117,6 +117,7 @@ class Answers:
             "table": "exact (every row of the table)",
             "section": "Markdown section",
             "lines": "exact (every line)",
+            "tally": "exact tally (every record read)",
         }
         head = f'[extract from {rid} · query "{echo(query)}" · method: {method[found.method]} · '
         why = "" if too_big is None else "\n" + self._too_big(too_big)
@@ -128,6 +129,8 @@ class Answers:
         if found.lead and out:  # a list of the matches' values or names is no match itself
             shown = listed_values(out[0]) if found.lead == "values" else shown - 1
         if not out:
+            if found.method == "tally":
+                return self._capped(f"{head}{found.total_matches:,} {found.unit}]{summary}")
             if found.summary:
                 return self._capped(head + "no match shown]" + why + summary)
             return self._capped(head + "no match]" + why + "\n" + NO_MATCH[found.method])

@@ -40,6 +40,7 @@ from taskloom.guard.question import (
     tokenize,
     unread_words,
 )
+from taskloom.guard.tally import Tally, asks_tally, ranks_numbers, tally
 
 MAX_SHOWN = 200
 """Matches whose values an answer carries; the rest are paged with ``read_result``."""
@@ -52,7 +53,7 @@ _LIST = re.compile(r"^\s*(?:list|enumerate|name all|which|what are)\b|\b(?:all|e
 class Exact:
     """An exact answer (``exact``), or why there is none and what to ask instead."""
 
-    kind: str  # "count" | "list" | "lookup"
+    kind: str  # "count" | "list" | "lookup" | "tally"
     exact: bool
     path: str = ""
     total: int = 0
@@ -64,6 +65,8 @@ class Exact:
     names: list[int | str] = field(default_factory=list)
     """The last path part (member name or index) of each match shown."""
     note: str = ""
+    tally: Tally | None = None
+    """For kind ``"tally"``: the asked field's values over the selected records."""
 
 
 def intent(question: str) -> str | None:
@@ -132,6 +135,9 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
         if ours != theirs:
             return None if kind is None else _not_exact(kind, group, why=_tie(ours, theirs))
     asked = [t for t in targets if not group.fields[t].kinds <= {"object", "array"}]
+    tallied = asked and kind != "count" and WILD in group.pattern
+    if tallied and asks_tally(question, kind, len(conds), group.fields[asked[0]]):
+        return _tallied(doc, question, group, tuple(conds), asked[0])
     if WILD not in group.pattern:  # one record, named: the field asked of it
         if not targets or (kind == "count" and asked):
             return None
@@ -157,6 +163,19 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
     if not found.total and (kind != "count" or pinned):
         return None  # nothing matches the question as read: the ranking answers instead
     return found
+
+
+def _tallied(
+    doc: JsonDoc, question: str, group: Group, conds: tuple[Condition, ...], target: tuple[str, ...]
+) -> Exact:
+    """The tally of ``target`` over the records ``conds`` select, every one read."""
+    path = filter_path(group, conds)
+    highest = ranks_numbers(question, group.fields[target])
+    matches = ((path_of(parts), value) for parts, value in find(doc.root(), path))
+    found = tally(matches, target, highest)
+    out = Exact("tally", True, path, found.records, group.path(), group.records, conds)
+    out.target, out.tally = target, found
+    return out
 
 
 def _tie(ours: str, theirs: str) -> str:

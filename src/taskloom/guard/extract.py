@@ -48,6 +48,7 @@ from taskloom.guard.search import (
 from taskloom.guard.sections import named_section
 from taskloom.guard.slices import view_text
 from taskloom.guard.table import Table, asks_fields, read_table
+from taskloom.guard.tally import Tally, describe
 
 MAX_FRAGMENTS = 3
 SMALL_CHARS = 160
@@ -59,7 +60,9 @@ _JSONPATH = re.compile(r"\$(?:$|\.|\[)")
 
 @dataclass(slots=True)
 class Extraction:
-    method: str  # "jsonpath" | "regex" | "exact" | "table" | "section" | "lines" | "ranking"
+    method: (
+        str  # "jsonpath" | "regex" | "exact" | "table" | "tally" | "section" | "lines" | "ranking"
+    )
     fragments: list[tuple[str, str]] = field(default_factory=list)
     total_matches: int = 0
     coverage: float = 0.0
@@ -241,6 +244,17 @@ def _exact(doc: JsonDoc, exact: Exact, parsed: Query) -> Extraction:
         ranked.coverage = 0.0
         return ranked
     out.total_matches = exact.total
+    if exact.tally is not None:
+        where = " && ".join(c.text() for c in exact.conditions)
+        out.summary = describe(
+            exact.tally, where, f"the {exact.records:,} records of {exact.group}"
+        )
+        out.summary += f" (the records: JSONPath {exact.path})"
+        want = set(parsed.wanted)
+        for _v, p, record in exact.tally.extremes:
+            out.fragments.append((p, render_record(record, want)))
+        _as_tally(out, exact.tally)
+        return out
     if exact.kind == "count":
         out.summary = f"Exact count: {exact.total:,} (JSONPath {exact.path}, {_counted(exact)})."
     else:
@@ -276,18 +290,25 @@ def _from_table(content: str, table: Table, query: str) -> Extraction | None:
         rows += f" (read as records $[0], $[1], …, one per row; matches of {exact.path})"
     where = " && ".join(c.text() for c in exact.conditions)
     matching = f"matching {where}, evaluated over every one of the {rows}" if where else rows
-    if exact.kind == "count":
+    shown = [p for p, _v in exact.shown]
+    if exact.tally is not None:
+        summary = describe(exact.tally, where, f"the {rows}")
+        shown = [p for _v, p, _r in exact.tally.extremes]
+    elif exact.kind == "count":
         summary = f"Exact count: {exact.total:,} ({matching})."
     else:
         summary = f"Exact {exact.kind}: {exact.total:,} row match(es) ({matching})."
     if table.header:
         summary += f"\nHeader (line {table.header}): {lines[table.header - 1][:300]}"
     out = Extraction("table", coverage=1.0, total_matches=exact.total, summary=summary)
-    if exact.target and exact.shown and all(_scalar(v) for _p, v in exact.shown):
+    if exact.tally is not None:
+        _as_tally(out, exact.tally)
+    values = exact.tally is None and exact.target and exact.shown
+    if values and all(_scalar(v) for _p, v in exact.shown):
         out.fragments.append(("values in row order", dumps([v for _p, v in exact.shown])))
         out.lead = "values"
     seen: set[int] = set()
-    for p, _value in exact.shown:
+    for p in shown:
         index = int(p[2 : p.index("]")])
         if index in seen or len(seen) >= MAX_FRAGMENTS:
             continue
@@ -296,6 +317,12 @@ def _from_table(content: str, table: Table, query: str) -> Extraction | None:
         label = f"line {first}" if first == last else f"lines {first}-{last}"
         out.fragments.append((label, "\n".join(lines[first - 1 : last])))
     return out
+
+
+def _as_tally(out: Extraction, found: Tally) -> None:
+    out.method = "tally"
+    out.total_matches = len(found.extremes) or len(found.counts)
+    out.unit = "record(s)" if found.extremes else "distinct value(s)"
 
 
 def _line_count(

@@ -4,7 +4,8 @@
 count question whose words, past stop words and the names of lines themselves (``lines``,
 ``entries``, ``events``, ``log``…), all appear in the text as whole words (not inside a
 longer word, a dotted name or a hyphenated one), written as the question writes them, at
-least one of them an upper-case word of three or more letters (a level such as ``ERROR``).
+least one of them a level: an upper-case word of three or more letters (``ERROR``), or a
+severity name in any case (``error``, ``crit``, ``warn``), bare or bracketed (``[error]``).
 The count is of the lines that hold every such word, and the answer says so, with the
 regex that lists them.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 import re
 
 from taskloom.guard.exact import intent
+from taskloom.guard.levels import is_level
 from taskloom.guard.question import tokenize
 from taskloom.guard.rank import STOPWORDS
 
@@ -24,7 +26,6 @@ LINE_NOUNS = frozenset(
         "many", "much", "count", "number", "total",
     )
 )  # fmt: skip
-_LEVEL = re.compile(r"[A-Z]{3,}")
 
 
 def word_regex(words: list[str]) -> str:
@@ -44,7 +45,7 @@ def counted_lines(text: str, question: str) -> tuple[int, list[str], str, list[i
             continue
         if tok.text not in words:
             words.append(tok.text)
-    if not words or not any(_LEVEL.fullmatch(w) for w in words):
+    if not words or not any(is_level(w) for w in words):
         return None
     source = word_regex(words)
     pattern = re.compile(source)

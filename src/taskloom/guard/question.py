@@ -17,6 +17,8 @@ from typing import Any
 
 from taskloom.domain.stash import child_path
 from taskloom.guard.groups import WILD, Field, Group
+from taskloom.guard.idvalues import number_field, shaped_field
+from taskloom.guard.levels import SEVERITIES
 from taskloom.guard.rank import STOPWORDS, parts_of
 
 _TOKEN = re.compile(r"\"([^\"]*)\"|'([^']*)'|`([^`]*)`|(>=|<=|!=|==|=|>|<)|([^\s\"'`,;?!()<>=]+)")
@@ -238,10 +240,25 @@ def _condition(
     value = _match_value(stats, tokens, at)
     if value is not None:
         return Condition(name, "==", value[0]), range(start, value[1])
+    before = _value_before(stats, tokens, start)
+    if before is not None:
+        return Condition(name, "==", before), range(start - 1, stop)
     if flags and "bool" in stats.kinds and stats.kinds <= {"bool", "null"}:
         negated = _negated(tokens, start)
         return Condition(name, "==", not negated), range(start - negated, stop)
     return None
+
+
+def _value_before(stats: Field, tokens: list[Tok], start: int) -> Any:
+    """A text value the field holds written just before its name ("delete actions",
+    "human actor"), or ``None``."""
+    if start < 1:
+        return None
+    tok = tokens[start - 1]
+    if tok.op or tok.text.lower() in STOPWORDS or tok.text.lower() in _CONNECT:
+        return None
+    value = _held(stats, tok.text, tok.quoted)
+    return value if isinstance(value, str) and not stats.many else None
 
 
 def conditions(group: Group, tokens: list[Tok], selects: bool = False) -> Reading:
@@ -291,6 +308,8 @@ def conditions(group: Group, tokens: list[Tok], selects: bool = False) -> Readin
             if readings and readings[0][0] != name:
                 continue  # the field that holds the value takes the word
         got = _condition(stats, name, tokens, start, stop, flags)
+        if got is not None and used & set(got[1]):
+            got = None
         if got is not None:
             found.append(got[0])
             used.update(got[1])
@@ -345,17 +364,55 @@ def _bare_values(
             if ("string", tok.text) in stats.values
             and (
                 tok.quoted
-                or _identifier(tok.text)
+                or identifier(tok.text)
                 or (stats.present and len(stats.values) <= max(20, stats.present // 50))
             )
         ]
+        value = tok.text
+        if not holders and not tok.quoted:
+            holders, value = _level_holders(group, tok.text)
         if len(holders) == 1:
-            found.append(Condition(holders[0], "==", tok.text))
+            found.append(Condition(holders[0], "==", value))
             taken.add(i)
+        elif not holders and not tok.quoted:
+            got = _id_condition(group, tokens, i)
+            if got is not None:
+                found.append(got)
+                taken.add(i)
     return found, taken
 
 
-def _identifier(word: str) -> bool:
+def _level_holders(group: Group, word: str) -> tuple[list[tuple[str, ...]], str]:
+    """The fields of few values that hold a severity ``word`` names in another case or
+    number ("errors" for ``ERROR``), and that value."""
+    low = word.lower()
+    if low not in SEVERITIES and low.rstrip("s") not in SEVERITIES:
+        return [], word
+    found = [
+        (name, v)
+        for name, stats in group.fields.items()
+        if not stats.many
+        for kind, v in stats.values
+        if kind == "string" and v.lower() in (low, low.rstrip("s"))
+    ]
+    return [n for n, _v in found], (found[0][1] if len(found) == 1 else word)
+
+
+def _id_condition(group: Group, tokens: list[Tok], at: int) -> Condition | None:
+    """The condition an id sets (:mod:`~taskloom.guard.idvalues`): a number after a word,
+    or an identifier no indexed value holds."""
+    text = tokens[at].text
+    number = _number(text)
+    if isinstance(number, int) and text.isdigit() and at and not tokens[at - 1].op:
+        name = number_field(group, tokens[at - 1].text, number)
+        return None if name is None else Condition(name, "==", number)
+    if identifier(text):
+        name = shaped_field(group, text)
+        return None if name is None else Condition(name, "==", text)
+    return None
+
+
+def identifier(word: str) -> bool:
     """Whether ``word`` reads as an identifier: letters and digits both, four or more
     characters."""
     return len(word) >= 4 and any(c.isdigit() for c in word) and any(c.isalpha() for c in word)

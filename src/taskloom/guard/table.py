@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from taskloom.guard.exact import intent
+from taskloom.guard.question import identifier as _identifier
 
 DELIMITERS = ("\t", ",", ";", "|")
 _NAME = re.compile(r"[A-Za-z_%#][\w%#+./ -]*")
@@ -64,17 +65,21 @@ def read_table(text: str) -> Table | None:
 
 
 def asks_fields(text: str, question: str) -> bool:
-    """Whether ``question`` is one a table answers: a count or a list, or one that names a
-    field of the first record (``email``, ``latency_ms``, ``PID``). A plain word reads no
-    table (the ranking answers it, without holding every row)."""
+    """Whether ``question`` is one a table answers: a count or a list, one that names a
+    field of the first record (``email``, ``latency_ms``, ``PID``), or one holding an
+    identifier (letters and digits, four or more characters: ``2024-03-01T13:09:26Z``),
+    which a row may hold. A plain word reads no table (the ranking answers it, without
+    holding every row)."""
     if intent(question) is not None:
+        return True
+    if any(_identifier(w) for w in _WORDS.findall(question)):
         return True
     end = text.find("\n")
     first = text[: end if end >= 0 else len(text)]
     if _JSON_LINE.match(first):
         try:
             value = json.loads(first)
-        except ValueError:
+        except (ValueError, RecursionError):
             return False
         names = list(value) if isinstance(value, dict) else []
     else:
@@ -108,7 +113,7 @@ def _json_lines(lines: list[str]) -> Table | None:
             return None
         try:
             value = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
         if not isinstance(value, dict):
             return None

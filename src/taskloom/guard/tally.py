@@ -1,0 +1,116 @@
+"""A tally of one field over the records a question selects, for the questions a filter
+does not answer: "which service has the most errors?", "what are the distinct values of
+status?", "which users are running processes?", "which process uses the most RSS?".
+
+A question asks for a tally when it names a field with no value and says ``most``,
+``least``, ``distinct``, ``unique`` or ``different``, or when it is a list of a field of
+few distinct values with no condition. The tally counts the field's values (each count
+a plain number) over every record the conditions select, read whole by the JSONPath, so
+each count is exact. A number field of many distinct values asked for with ``most``,
+``highest``… is not tallied: its records are ranked by it, highest (or lowest) first.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from taskloom.guard.compact import dumps
+from taskloom.guard.groups import Field
+from taskloom.guard.jsondoc import is_array, is_object
+
+_TALLY = re.compile(r"\b(?:most|least|fewest|distinct|unique|different)\b", re.I)
+_HIGH = re.compile(r"\b(?:most|highest|largest|biggest|max(?:imum)?|greatest|top)\b", re.I)
+_LOW = re.compile(r"\b(?:least|lowest|smallest|fewest|min(?:imum)?)\b", re.I)
+SHOWN_VALUES = 30
+"""Values a tally lists, most frequent first; the rest are summed as one line."""
+SHOWN_EXTREMES = 3
+
+
+@dataclass(slots=True)
+class Tally:
+    target: tuple[str, ...]
+    counts: Counter[Any] = field(default_factory=Counter)
+    records: int = 0
+    """Records the conditions select (those holding no value of the field included)."""
+    missing: int = 0
+    extremes: list[tuple[Any, str, Any]] = field(default_factory=list)
+    """For a ranked number field: (value, path of its record, the record), best first."""
+    highest: bool = True
+
+
+def asks_tally(question: str, kind: str | None, conditions: int, stats: Field) -> bool:
+    """Whether a question that names a field with no value asks for a tally of it: it says
+    so, or it lists a field of few distinct values (every one indexed, under half the
+    records) with no condition."""
+    if _TALLY.search(question):
+        return True
+    few = not stats.many and len(stats.values) * 2 <= stats.present
+    return kind == "list" and not conditions and few
+
+
+def ranks_numbers(question: str, stats: Field) -> bool | None:
+    """``True`` (highest first) or ``False`` (lowest first) when the question asks for the
+    records with the extreme values of a number field of many values; else ``None``."""
+    if stats.kinds != {"number"} or len(stats.values) * 4 < stats.present:
+        return None
+    if _LOW.search(question):
+        return False
+    return True if _HIGH.search(question) else None
+
+
+def tally(matches: Any, target: tuple[str, ...], highest: bool | None) -> Tally:
+    """The tally (or, with ``highest`` set, the extremes) of ``target`` over ``matches``:
+    (path, record) pairs."""
+    out = Tally(target, highest=highest is not False)
+    heap: list[tuple[Any, int, str, Any]] = []
+    for n, (path, record) in enumerate(matches):
+        out.records += 1
+        value: Any = record
+        for key in target:
+            value = value.get(key) if is_object(value) else None
+        if value is None or is_object(value) or is_array(value):
+            out.missing += 1
+            continue
+        if highest is None:
+            out.counts[value] += 1
+            continue
+        key = value if highest else -value
+        item = (key, -n, path, record)
+        if len(heap) < SHOWN_EXTREMES:
+            heapq.heappush(heap, item)
+        elif item > heap[0]:
+            heapq.heapreplace(heap, item)
+    best = sorted(heap, reverse=True)
+    out.extremes = [(k if out.highest else -k, p, r) for k, _n, p, r in best]
+    return out
+
+
+def describe(found: Tally, where: str, over: str) -> str:
+    """The tally as an answer's summary: ``where`` the conditions, ``over`` the records."""
+    name = ".".join(found.target)
+    scope = f"the {found.records:,} records matching {where}" if where else over
+    if found.extremes:
+        word = "highest" if found.highest else "lowest"
+        values = ", ".join(dumps(v) for v, _p, _r in found.extremes)
+        return (
+            f"The {len(found.extremes)} record(s) with the {word} {name}, over every one of"
+            f" {scope}: {values} (shown below)."
+        )
+    lines = [
+        f"Tally of {name} (exact counts, every one of {scope} read):"
+        f" {len(found.counts):,} distinct value(s)"
+    ]
+    top = found.counts.most_common(SHOWN_VALUES)
+    lines += [f"  {dumps(v)}: {n}" for v, n in top]
+    rest = len(found.counts) - len(top)
+    if rest:
+        lines.append(
+            f"  … {rest:,} other value(s): {sum(found.counts.values()) - sum(n for _v, n in top):,}"
+        )
+    if found.missing:
+        lines.append(f"  (no value: {found.missing:,})")
+    return "\n".join(lines)
