@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from typing import Any
 
 from _shapes import FIRST, LAST, WORDS, Q
 
@@ -153,9 +154,9 @@ def pytest_report(rng: random.Random) -> tuple[str, list[Q]]:
 
 def orders_api(rng: random.Random) -> tuple[str, list[Q]]:
     statuses = ["pending", "paid", "shipped", "refunded", "cancelled"]
-    orders = []
+    orders: list[dict[str, Any]] = []
     for i in range(700):
-        items = [
+        items: list[dict[str, Any]] = [
             {
                 "sku": f"SKU-{rng.randrange(1000, 9999)}",
                 "qty": rng.randrange(1, 5),
