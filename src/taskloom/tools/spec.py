@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from taskloom.tools.leases import HeldLeases
 
@@ -57,9 +57,25 @@ class ToolEnv:
 class ToolArgs(BaseModel):
     """The base of every tool's arguments: strict, as each schema says (``true`` is not a
     1-token budget, ``"5"`` is not a number), and no unknown fields (a misspelt one would be
-    ignored in silence)."""
+    ignored in silence). ``null`` for an optional argument is the argument left out: many
+    models send every parameter, null when unused."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_is_left_out(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        fields = cls.model_fields
+        return {
+            name: value
+            for name, value in data.items()
+            if value is not None
+            or name not in fields
+            or fields[name].is_required()
+            or fields[name].default is None
+        }
 
 
 @dataclass(frozen=True, slots=True)
