@@ -19,7 +19,15 @@ from taskloom.domain.card import Card, CardPatch, CardStatus, parse_status
 from taskloom.domain.common import UNSET, Unset
 from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound
 from taskloom.domain.text import counted
-from taskloom.tools.spec import ToolArgs, ToolContext, ToolEnv, ToolResult, ToolSpec
+from taskloom.tools.spec import (
+    REPLACES,
+    Effect,
+    ToolArgs,
+    ToolContext,
+    ToolEnv,
+    ToolResult,
+    ToolSpec,
+)
 
 if TYPE_CHECKING:
     from taskloom.boards import BoardHandle, Snapshot
@@ -382,8 +390,8 @@ def _todo_list(env: ToolEnv, args: HermesArgs, ctx: ToolContext) -> ToolResult:
 
 
 TOOLS = (
-    ToolSpec("todo", TODO_DESCRIPTION, TodoArgs, _todo),
-    ToolSpec("todo_write", TODO_WRITE_DESCRIPTION, TodoWriteArgs, _todo_write),
-    ToolSpec("todo_list", TODO_LIST_DESCRIPTION, HermesArgs, _todo_list),
+    ToolSpec("todo", TODO_DESCRIPTION, TodoArgs, _todo, effect=Effect(destructive=True)),
+    ToolSpec("todo_write", TODO_WRITE_DESCRIPTION, TodoWriteArgs, _todo_write, effect=REPLACES),
+    ToolSpec("todo_list", TODO_LIST_DESCRIPTION, HermesArgs, _todo_list, effect=REPLACES),
 )
 """The board tools."""

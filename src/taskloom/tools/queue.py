@@ -29,7 +29,16 @@ from taskloom.domain.queue import (
     fit_text,
 )
 from taskloom.domain.text import counted, escape_xml
-from taskloom.tools.spec import ToolArgs, ToolContext, ToolEnv, ToolResult, ToolSpec
+from taskloom.tools.spec import (
+    ADDS,
+    READS,
+    SETS,
+    ToolArgs,
+    ToolContext,
+    ToolEnv,
+    ToolResult,
+    ToolSpec,
+)
 
 DEFAULT_LEASE_S = 600.0
 MAX_READY = 100
@@ -217,6 +226,7 @@ TOOLS = (
         NextArgs,
         _next,
         needs_thread=False,
+        effect=ADDS,
     ),
     ToolSpec(
         "task_done",
@@ -224,6 +234,7 @@ TOOLS = (
         DoneArgs,
         _done,
         needs_thread=False,
+        effect=SETS,
     ),
     ToolSpec(
         "task_fail",
@@ -231,6 +242,7 @@ TOOLS = (
         FailArgs,
         _fail,
         needs_thread=False,
+        effect=SETS,
     ),
     ToolSpec(
         "task_ready",
@@ -239,6 +251,7 @@ TOOLS = (
         ReadyArgs,
         _ready,
         needs_thread=False,
+        effect=READS,
     ),
     ToolSpec(
         "task_extend",
@@ -246,6 +259,7 @@ TOOLS = (
         ExtendArgs,
         _extend,
         needs_thread=False,
+        effect=ADDS,
     ),
 )
 """The queue tools."""

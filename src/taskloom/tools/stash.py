@@ -10,7 +10,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from taskloom.domain.errors import TaskloomError
-from taskloom.tools.spec import ToolArgs, ToolContext, ToolEnv, ToolResult, ToolSpec
+from taskloom.tools.spec import READS, ToolArgs, ToolContext, ToolEnv, ToolResult, ToolSpec
 
 
 class ReadResultArgs(ToolArgs):
@@ -61,7 +61,7 @@ def _asks_a_model(env: ToolEnv, ctx: ToolContext) -> bool:
 
 
 TOOLS = (
-    ToolSpec("read_result", READ_DESCRIPTION, ReadResultArgs, _read),
+    ToolSpec("read_result", READ_DESCRIPTION, ReadResultArgs, _read, effect=READS),
     ToolSpec(
         "extract_from_result",
         EXTRACT_DESCRIPTION,
@@ -69,6 +69,7 @@ TOOLS = (
         _extract,
         slow=_asks_a_model,
         rerun=True,
+        effect=READS,
     ),
 )
 """The stash retrieval tools."""

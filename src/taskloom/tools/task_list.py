@@ -25,7 +25,16 @@ from taskloom.domain.common import UNSET, Unset
 from taskloom.domain.errors import InvariantViolation, NotFound
 from taskloom.domain.text import shown_id
 from taskloom.tools.board import status_change
-from taskloom.tools.spec import ToolArgs, ToolContext, ToolEnv, ToolResult, ToolSpec
+from taskloom.tools.spec import (
+    ADDS,
+    READS,
+    REPLACES,
+    ToolArgs,
+    ToolContext,
+    ToolEnv,
+    ToolResult,
+    ToolSpec,
+)
 
 if TYPE_CHECKING:
     from taskloom.boards import BoardHandle
@@ -259,9 +268,9 @@ def _list(env: ToolEnv, args: TaskListArgs, ctx: ToolContext) -> ToolResult:
 
 
 TOOLS = (
-    ToolSpec("TaskCreate", TASK_CREATE_DESCRIPTION, TaskCreateArgs, _create),
-    ToolSpec("TaskUpdate", TASK_UPDATE_DESCRIPTION, TaskUpdateArgs, _update),
-    ToolSpec("TaskGet", TASK_GET_DESCRIPTION, TaskGetArgs, _get),
-    ToolSpec("TaskList", TASK_LIST_DESCRIPTION, TaskListArgs, _list),
+    ToolSpec("TaskCreate", TASK_CREATE_DESCRIPTION, TaskCreateArgs, _create, effect=ADDS),
+    ToolSpec("TaskUpdate", TASK_UPDATE_DESCRIPTION, TaskUpdateArgs, _update, effect=REPLACES),
+    ToolSpec("TaskGet", TASK_GET_DESCRIPTION, TaskGetArgs, _get, effect=READS),
+    ToolSpec("TaskList", TASK_LIST_DESCRIPTION, TaskListArgs, _list, effect=READS),
 )
 """The task list tools."""
