@@ -51,7 +51,7 @@ def _wait(default: float) -> Any:
         ge=0,
         le=MAX_WAIT_S,
         allow_inf_nan=False,
-        description=f"Seconds to wait for the result (at most {MAX_WAIT_S:g}).",
+        description="Seconds to wait for the result.",
     )
 
 

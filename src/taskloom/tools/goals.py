@@ -74,7 +74,7 @@ class GoalWaitArgs(ToolArgs):
         ge=0,
         le=MAX_WAIT_S,
         allow_inf_nan=False,
-        description=f"Seconds to wait for the goal to end (at most {MAX_WAIT_S:g}).",
+        description="Seconds to wait for the goal to end.",
     )
 
 

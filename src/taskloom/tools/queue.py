@@ -56,7 +56,7 @@ def _lease(description: str) -> Any:
 
 
 class NextArgs(ToolArgs):
-    lease_s: float = _lease("Seconds the task stays yours; task_extend renews it.")
+    lease_s: float = _lease("Seconds the task stays yours.")
     kinds: list[str] | None = Field(
         None, max_length=MAX_KINDS, description="Only tasks of these kinds; omit for any."
     )
@@ -86,8 +86,7 @@ class ExtendArgs(_Leased):
 class ReadyArgs(ToolArgs):
     explain: bool = Field(
         False,
-        description="Also list the tasks you cannot take now, each with why (waiting on which"
-        " tasks, blocked, its group busy, not before when, reserved for another agent).",
+        description="Also list the tasks you cannot take now, and why.",
     )
     kinds: list[str] | None = Field(
         None, max_length=MAX_KINDS, description="Only tasks of these kinds; omit for any kind."

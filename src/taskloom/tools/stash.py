@@ -30,8 +30,8 @@ class ExtractArgs(ToolArgs):
 
 
 READ_DESCRIPTION = (
-    "Read an exact slice of a stashed tool output (its placeholder gives the result_id):"
-    " one of path (JSON), lines or page; none reads page 1. Replies are capped in tokens"
+    "Read an exact slice of a stashed tool output: one of path (JSON), lines or page;"
+    " none reads page 1. Replies are capped in tokens"
     " and say how to read on."
 )
 EXTRACT_DESCRIPTION = (

@@ -180,11 +180,8 @@ class TaskUpdateArgs(ToolArgs):
 
 
 TASK_UPDATE_DESCRIPTION = (
-    "Update a task of THIS thread's task list: its status (pending, in_progress, completed, "
-    "or deleted to remove it), subject, description, activeForm, owner or metadata, and its "
-    "order (addBlockedBy: tasks that must be completed first; addBlocks: tasks that wait for "
-    "it). Keep ONE task in_progress; mark a task completed as soon as it is done. A task "
-    "starts only once the tasks it is blocked by are completed."
+    "Update a task of THIS thread's task list: its status, fields, or order. Keep ONE task "
+    "in_progress; mark a task completed as soon as it is done."
 )
 
 
@@ -256,8 +253,8 @@ class TaskListArgs(ToolArgs):
 
 
 TASK_LIST_DESCRIPTION = (
-    "List the tasks of THIS thread's task list (shared with every agent on the thread): id, "
-    "subject, status, owner and the unfinished tasks each is blocked by. A pending task with "
+    "List the tasks of THIS thread's task list: id, subject, status, owner and the "
+    "unfinished tasks each is blocked by. A pending task with "
     "an empty blockedBy can start now; a `note` says when a person must act first."
 )
 
