@@ -25,6 +25,9 @@ from tests.test_server import request
 
 DEFAULT_BUDGET = 2_000
 """The most o200k tokens the default profile's schemas may take (OpenAI chat format)."""
+BUDGETS = {"default": DEFAULT_BUDGET, "planner": 1_725, "worker": 1_025, "claude-code": 1_150}
+"""The most o200k tokens each profile's schemas may take; ``all``'s is :data:`ALL_BUDGET`."""
+ALL_BUDGET = 4_200
 TASK_SHAPED = ("TaskCreate", "TaskUpdate", "TaskGet", "TaskList")
 
 
@@ -45,6 +48,30 @@ def test_the_default_profile_is_one_board_tool_and_fits_its_token_budget(
     names = [t["function"]["name"] for t in default]
     assert [n for n in names if n.startswith("todo")] == ["todo"]
     assert {"goal_complete", "task_next", "read_result"} <= set(names)
+
+
+def test_each_profile_fits_its_token_budget(tl: Taskloom) -> None:
+    """The descriptions say each thing once: not again in the tool's own description, nor
+    as a schema's ``maximum`` in words."""
+    sizes = {name: tokens(tl.tools.schemas("openai", profile=name)) for name in PROFILES}
+    print(f"\nschema tokens by profile: {sizes}")
+    assert all(sizes[name] <= budget for name, budget in BUDGETS.items()), sizes
+    assert sizes["all"] <= ALL_BUDGET, sizes
+
+
+def test_no_parameter_says_its_maximum_again_in_words() -> None:
+    def walk(node: object) -> list[str]:
+        if isinstance(node, list):
+            return [said for item in node for said in walk(item)]
+        if not isinstance(node, dict):
+            return []
+        found = [said for item in node.values() for said in walk(item)]
+        top = node.get("maximum")
+        if top is not None and f"at most {top:g}" in str(node.get("description", "")):
+            found.append(str(node["description"]))
+        return found
+
+    assert [said for spec in BUILTIN_TOOLS for said in walk(spec.input_schema())] == []
 
 
 def test_each_profile_and_a_list_of_names(tl: Taskloom) -> None:

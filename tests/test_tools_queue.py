@@ -129,8 +129,8 @@ def test_text_either_backend_cannot_store_is_a_tool_error_on_both(tl: Taskloom) 
 def test_arguments_are_taken_as_their_schema_types(tl: Taskloom) -> None:
     task, _ = tl.queue.add("t")
     for args, fragment in (
-        ({"lease_s": True}, "valid number"),
-        ({"lease_s": "600"}, "valid number"),
+        ({"lease_s": True}, "lease_s: expected a number, got true or false"),
+        ({"lease_s": "600"}, 'lease_s: expected a number, got text "600": send 600'),
         ({"lease_s": float("nan")}, "finite number"),
     ):
         result = call(tl, "task_next", args, CODER)
@@ -138,7 +138,7 @@ def test_arguments_are_taken_as_their_schema_types(tl: Taskloom) -> None:
     token = call(tl, "task_next", {}, CODER).data["lease_token"]
     leased = {"task_id": task.id, "lease_token": token}
     refused = call(tl, "task_fail", {**leased, "error": "e", "retry": "no"}, CODER)
-    assert refused.is_error and "valid boolean" in refused.content
+    assert refused.is_error and "retry: expected true or false, got text" in refused.content
     dead = call(tl, "task_fail", {**leased, "error": "€" * 5000, "retry": False}, CODER)
     assert "no retry asked for" in dead.content
     stored = tl.queue.get(task.id).last_error or ""

@@ -35,7 +35,7 @@ from taskloom.mcp.binding import Binding, Bindings
 from taskloom.mcp.runs import CallRunner, call_result
 from taskloom.mcp.tasks import TaskSettings, TasksExtension, install
 from taskloom.tools.registry import Choice
-from taskloom.tools.spec import ToolContext, ToolResult, error_result
+from taskloom.tools.spec import ToolContext, ToolResult, ToolSpec, error_result
 
 if TYPE_CHECKING:
     from taskloom.client import Taskloom
@@ -102,12 +102,7 @@ def build_with_runner(
                 # answers with the error.
                 return types.ListToolsResult(tools=[])
             raise MCPError(types.INVALID_PARAMS, exc.message) from None
-        return types.ListToolsResult(
-            tools=[
-                types.Tool(name=s.name, description=s.description, input_schema=s.input_schema())
-                for s in specs
-            ]
-        )
+        return types.ListToolsResult(tools=[listed(s) for s in specs])
 
     def run_call(name: str, arguments: dict[str, Any], binding: Binding) -> ToolResult:
         spec = tl.tools.chosen(binding.tools).get(name)
@@ -189,6 +184,28 @@ def build_with_runner(
     extension = TasksExtension(tl, bindings, locked, config.tasks)
     install(server, extension, call_tool)
     return server, extension.runner
+
+
+def listed(spec: ToolSpec) -> types.Tool:
+    """A tool as ``tools/list`` gives it: the registry's name, description and schema, and
+    what a call does as annotations (none for a tool that does not say)."""
+    effect = spec.effect
+    hints = (
+        None
+        if effect is None
+        else types.ToolAnnotations(
+            read_only_hint=effect.read_only,
+            destructive_hint=effect.destructive,
+            idempotent_hint=effect.idempotent,
+            open_world_hint=effect.open_world,
+        )
+    )
+    return types.Tool(
+        name=spec.name,
+        description=spec.description,
+        input_schema=spec.input_schema(),
+        annotations=hints,
+    )
 
 
 async def until_given_up(binding: Binding, call: Callable[[Binding], ToolResult]) -> ToolResult:

@@ -16,12 +16,13 @@ from taskloom.tools.registry import (
     ToolRegistry,
     dispatch,
 )
-from taskloom.tools.spec import ToolContext, ToolEnv, ToolHost, ToolResult, ToolSpec
+from taskloom.tools.spec import Effect, ToolContext, ToolEnv, ToolHost, ToolResult, ToolSpec
 
 __all__ = [
     "BUILTIN_TOOLS",
     "PROFILES",
     "Choice",
+    "Effect",
     "ToolContext",
     "ToolEnv",
     "ToolHost",

@@ -19,7 +19,15 @@ from taskloom.domain.card import Card, CardPatch, CardStatus, parse_status
 from taskloom.domain.common import UNSET, Unset
 from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound
 from taskloom.domain.text import counted
-from taskloom.tools.spec import ToolArgs, ToolContext, ToolEnv, ToolResult, ToolSpec
+from taskloom.tools.spec import (
+    REPLACES,
+    Effect,
+    ToolArgs,
+    ToolContext,
+    ToolEnv,
+    ToolResult,
+    ToolSpec,
+)
 
 if TYPE_CHECKING:
     from taskloom.boards import BoardHandle, Snapshot
@@ -96,9 +104,8 @@ TODO_DESCRIPTION = (
     "This thread's plan, shown to people. For 3+ steps: a card per step, ONE in_progress,"
     " done when finished, blocked with a blocker if stuck. Ops: add · edit(id) ·"
     " update_status(id, status) · revise_plan · remove(id, force?) · replace(cards) · clear ·"
-    " list · ready(explain?). blocked_by: ids a card comes after."
-    ' "" or [] clears. A card awaiting_approval or approval_mode required waits for a person:'
-    " ask the user."
+    ' list · ready(explain?). "" or [] clears a field. A card awaiting_approval or'
+    " approval_mode required waits for a person: ask the user."
 )
 
 
@@ -341,9 +348,8 @@ class HermesArgs(ToolArgs):
 
 
 TODO_LIST_DESCRIPTION = (
-    "Hermes-compatible task list for THIS thread. Call with no `todos` to read the list. "
-    "`merge=false` replaces the whole list; `merge=true` updates items by `id` and appends "
-    "new ones (call it with merge=true on every state change). List order is priority. "
+    "Hermes-compatible task list for THIS thread. Call it with merge=true on every state "
+    "change. List order is priority. "
     "Keep only ONE item in_progress; mark items completed immediately; cancel items that "
     "are no longer needed. Always returns the full current list."
 )
@@ -382,8 +388,8 @@ def _todo_list(env: ToolEnv, args: HermesArgs, ctx: ToolContext) -> ToolResult:
 
 
 TOOLS = (
-    ToolSpec("todo", TODO_DESCRIPTION, TodoArgs, _todo),
-    ToolSpec("todo_write", TODO_WRITE_DESCRIPTION, TodoWriteArgs, _todo_write),
-    ToolSpec("todo_list", TODO_LIST_DESCRIPTION, HermesArgs, _todo_list),
+    ToolSpec("todo", TODO_DESCRIPTION, TodoArgs, _todo, effect=Effect(destructive=True)),
+    ToolSpec("todo_write", TODO_WRITE_DESCRIPTION, TodoWriteArgs, _todo_write, effect=REPLACES),
+    ToolSpec("todo_list", TODO_LIST_DESCRIPTION, HermesArgs, _todo_list, effect=REPLACES),
 )
 """The board tools."""

@@ -30,7 +30,16 @@ from taskloom.domain.queue import (
 from taskloom.domain.text import escape_xml, shown_id
 from taskloom.queue.handle import WAIT_ENDS
 from taskloom.queue.waiting import Waiting
-from taskloom.tools.spec import ToolArgs, ToolContext, ToolEnv, ToolResult, ToolSpec, error_result
+from taskloom.tools.spec import (
+    ADDS,
+    READS,
+    ToolArgs,
+    ToolContext,
+    ToolEnv,
+    ToolResult,
+    ToolSpec,
+    error_result,
+)
 
 MAX_WAIT_S = 300.0
 """The longest one call waits: a call holds its session (and a server thread) meanwhile."""
@@ -42,7 +51,7 @@ def _wait(default: float) -> Any:
         ge=0,
         le=MAX_WAIT_S,
         allow_inf_nan=False,
-        description=f"Seconds to wait for the result (at most {MAX_WAIT_S:g}).",
+        description="Seconds to wait for the result.",
     )
 
 
@@ -157,6 +166,7 @@ TOOLS = (
         DelegateArgs,
         _delegate,
         outcome=outcome,
+        effect=ADDS,
     ),
     ToolSpec(
         "task_wait",
@@ -164,6 +174,7 @@ TOOLS = (
         WaitArgs,
         _wait_for,
         outcome=outcome,
+        effect=READS,
     ),
 )
 """The producer tools."""

@@ -28,7 +28,17 @@ from taskloom.domain.goals import (
 )
 from taskloom.queue.waiting import FIRST_PAUSE_S, LONGEST_PAUSE_S
 from taskloom.tools.delegate import MAX_WAIT_S
-from taskloom.tools.spec import ToolArgs, ToolContext, ToolEnv, ToolResult, ToolSpec
+from taskloom.tools.spec import (
+    READS,
+    REPLACES,
+    SETS,
+    Effect,
+    ToolArgs,
+    ToolContext,
+    ToolEnv,
+    ToolResult,
+    ToolSpec,
+)
 
 if TYPE_CHECKING:
     from taskloom.goals.handle import GoalHandle
@@ -64,7 +74,7 @@ class GoalWaitArgs(ToolArgs):
         ge=0,
         le=MAX_WAIT_S,
         allow_inf_nan=False,
-        description=f"Seconds to wait for the goal to end (at most {MAX_WAIT_S:g}).",
+        description="Seconds to wait for the goal to end.",
     )
 
 
@@ -193,7 +203,11 @@ def _budget(env: ToolEnv, args: BudgetArgs, ctx: ToolContext) -> ToolResult:
 
 TOOLS = (
     ToolSpec(
-        "goal_get", "Read this thread's goal: objective, status and remaining budget.", NoArgs, _get
+        "goal_get",
+        "Read this thread's goal: objective, status and remaining budget.",
+        NoArgs,
+        _get,
+        effect=READS,
     ),
     ToolSpec(
         "goal_set",
@@ -201,12 +215,14 @@ TOOLS = (
         " wants over many turns.",
         GoalSetArgs,
         _set,
+        effect=Effect(destructive=True),
     ),
     ToolSpec(
         "goal_complete",
         "Mark this thread's goal complete, only once you have verified the objective is met.",
         GoalCompleteArgs,
         _complete,
+        effect=SETS,
     ),
     ToolSpec(
         "goal_block",
@@ -214,6 +230,7 @@ TOOLS = (
         " until someone resumes it.",
         GoalBlockArgs,
         _block,
+        effect=SETS,
     ),
     ToolSpec(
         "goal_wait",
@@ -224,6 +241,7 @@ TOOLS = (
         _wait,
         slow=_always,
         rerun=True,
+        effect=READS,
     ),
     ToolSpec(
         "goal_pause",
@@ -231,6 +249,7 @@ TOOLS = (
         NoArgs,
         _pause,
         host_only=True,
+        effect=SETS,
     ),
     ToolSpec(
         "goal_resume",
@@ -238,6 +257,7 @@ TOOLS = (
         NoArgs,
         _resume,
         host_only=True,
+        effect=SETS,
     ),
     ToolSpec(
         "goal_clear",
@@ -245,6 +265,7 @@ TOOLS = (
         NoArgs,
         _clear,
         host_only=True,
+        effect=REPLACES,
     ),
     ToolSpec(
         "goal_set_budget",
@@ -252,6 +273,7 @@ TOOLS = (
         BudgetArgs,
         _budget,
         host_only=True,
+        effect=REPLACES,
     ),
 )
 """The goal tools; the host-only ones are left out of a model's tool set."""

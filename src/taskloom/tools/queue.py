@@ -29,7 +29,16 @@ from taskloom.domain.queue import (
     fit_text,
 )
 from taskloom.domain.text import counted, escape_xml
-from taskloom.tools.spec import ToolArgs, ToolContext, ToolEnv, ToolResult, ToolSpec
+from taskloom.tools.spec import (
+    ADDS,
+    READS,
+    SETS,
+    ToolArgs,
+    ToolContext,
+    ToolEnv,
+    ToolResult,
+    ToolSpec,
+)
 
 DEFAULT_LEASE_S = 600.0
 MAX_READY = 100
@@ -47,7 +56,7 @@ def _lease(description: str) -> Any:
 
 
 class NextArgs(ToolArgs):
-    lease_s: float = _lease("Seconds the task stays yours; task_extend renews it.")
+    lease_s: float = _lease("Seconds the task stays yours.")
     kinds: list[str] | None = Field(
         None, max_length=MAX_KINDS, description="Only tasks of these kinds; omit for any."
     )
@@ -77,8 +86,7 @@ class ExtendArgs(_Leased):
 class ReadyArgs(ToolArgs):
     explain: bool = Field(
         False,
-        description="Also list the tasks you cannot take now, each with why (waiting on which"
-        " tasks, blocked, its group busy, not before when, reserved for another agent).",
+        description="Also list the tasks you cannot take now, and why.",
     )
     kinds: list[str] | None = Field(
         None, max_length=MAX_KINDS, description="Only tasks of these kinds; omit for any kind."
@@ -217,6 +225,7 @@ TOOLS = (
         NextArgs,
         _next,
         needs_thread=False,
+        effect=ADDS,
     ),
     ToolSpec(
         "task_done",
@@ -224,6 +233,7 @@ TOOLS = (
         DoneArgs,
         _done,
         needs_thread=False,
+        effect=SETS,
     ),
     ToolSpec(
         "task_fail",
@@ -231,6 +241,7 @@ TOOLS = (
         FailArgs,
         _fail,
         needs_thread=False,
+        effect=SETS,
     ),
     ToolSpec(
         "task_ready",
@@ -239,6 +250,7 @@ TOOLS = (
         ReadyArgs,
         _ready,
         needs_thread=False,
+        effect=READS,
     ),
     ToolSpec(
         "task_extend",
@@ -246,6 +258,7 @@ TOOLS = (
         ExtendArgs,
         _extend,
         needs_thread=False,
+        effect=ADDS,
     ),
 )
 """The queue tools."""

@@ -17,8 +17,8 @@ from typing import Any, Literal
 import orjson
 from pydantic import ValidationError
 
-from taskloom.domain.common import parse_json_object
 from taskloom.domain.errors import InvalidInput, TaskloomError
+from taskloom.tools import arguments
 from taskloom.tools.board import TOOLS as BOARD_TOOLS
 from taskloom.tools.delegate import TOOLS as DELEGATE_TOOLS
 from taskloom.tools.formats import render
@@ -98,21 +98,6 @@ class ToolRegistry:
         return [t.name for t in self.specs(include_host=include_host)]
 
 
-def _validation_text(name: str, exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors():
-        where = ".".join(str(p) for p in err["loc"]) or "arguments"
-        msg = err["msg"]
-        if err["type"] == "extra_forbidden":
-            msg = "unknown argument"
-            if where in ("thread_id", "thread"):
-                msg += " (the thread is bound by the host; do not pass it)"
-        elif err["type"] == "missing":
-            msg = "required"
-        parts.append(f"{where}: {msg}")
-    return f"invalid arguments for tool '{name}': " + "; ".join(parts)
-
-
 def dispatch(
     env: ToolEnv,
     registry: ToolRegistry,
@@ -184,23 +169,12 @@ def _dispatch(
             " thread (`taskloom tool call --thread THREAD`, `taskloom mcp --thread THREAD`, the"
             " X-Taskloom-Thread header on /mcp, ToolContext(thread_id=…) in Python)"
         )
-    if isinstance(args, str):
-        try:
-            args = (
-                parse_json_object(args, f"the arguments object of tool '{name}'")
-                if args.strip()
-                else {}
-            )
-        except InvalidInput as exc:
-            return error_result(exc.message)
-    if args is None:
-        args = {}
-    if not isinstance(args, dict):
-        return error_result(f"arguments for tool '{name}' must be a JSON object")
     try:
-        parsed = spec.args.model_validate(args)
+        parsed = spec.args.model_validate(arguments.read(args, name))
+    except InvalidInput as exc:
+        return error_result(exc.message)
     except ValidationError as exc:
-        return error_result(_validation_text(name, exc))
+        return error_result(arguments.refusal(name, exc))
     try:
         return spec.handler(env, parsed, ctx)
     except TaskloomError as exc:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from taskloom.tools.leases import HeldLeases
 
@@ -57,9 +57,25 @@ class ToolEnv:
 class ToolArgs(BaseModel):
     """The base of every tool's arguments: strict, as each schema says (``true`` is not a
     1-token budget, ``"5"`` is not a number), and no unknown fields (a misspelt one would be
-    ignored in silence)."""
+    ignored in silence). ``null`` for an optional argument is the argument left out: many
+    models send every parameter, null when unused."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_is_left_out(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        fields = cls.model_fields
+        return {
+            name: value
+            for name, value in data.items()
+            if value is not None
+            or name not in fields
+            or fields[name].is_required()
+            or fields[name].default is None
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +109,31 @@ Handler = Callable[[ToolEnv, Any, ToolContext], ToolResult]
 
 
 @dataclass(frozen=True, slots=True)
+class Effect:
+    """What a call does beyond its answer, as MCP's tool annotations say it to clients.
+
+    ``read_only``: it changes nothing. ``destructive``: it may remove or overwrite what a
+    model or a person wrote (a card, a goal, a budget). ``idempotent``: calling it again
+    with the same arguments changes nothing more. ``open_world``: it reaches beyond the
+    thread, the queue and the stash (a web search does; no built-in tool does)."""
+
+    read_only: bool = False
+    destructive: bool = False
+    idempotent: bool = False
+    open_world: bool = False
+
+
+READS = Effect(read_only=True, idempotent=True)
+"""A tool that only reads (or waits and reads)."""
+ADDS = Effect()
+"""A tool that adds or moves work, each call once more, and removes nothing."""
+SETS = Effect(idempotent=True)
+"""A tool that sets a state: the same call again leaves it as it is."""
+REPLACES = Effect(destructive=True, idempotent=True)
+"""A tool that overwrites or removes, to the state its arguments give."""
+
+
+@dataclass(frozen=True, slots=True)
 class ToolSpec:
     """One tool: its name, its description, its arguments' model and its handler.
     ``needs_thread`` tools refuse a call with no thread bound; ``host_only`` tools are left
@@ -106,7 +147,9 @@ class ToolSpec:
     this host and context (an LLM's answer); such a call runs on a worker of the queue.
     ``rerun``: whether such a call may run again from its start after the server running it
     exits mid-call (:func:`taskloom.mcp.runs.on_exit` says what an exit does): true for a
-    tool whose call has no effect but its answer (it reads, waits, or asks a model)."""
+    tool whose call has no effect but its answer (it reads, waits, or asks a model).
+    ``effect``: what a call does (MCP's annotations); ``None`` for a tool that does not say,
+    which clients take as the worst (destructive, open world)."""
 
     name: str
     description: str
@@ -117,6 +160,7 @@ class ToolSpec:
     outcome: Callable[[Task], ToolResult] | None = None
     slow: Callable[[ToolEnv, ToolContext], bool] | None = None
     rerun: bool = False
+    effect: Effect | None = None
 
     def input_schema(self) -> dict[str, Any]:
         """The arguments' JSON schema with ``$ref``s inlined and pydantic titles removed."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from taskloom.domain.errors import TaskloomError
-from taskloom.tools.spec import ToolArgs, ToolContext, ToolEnv, ToolResult, ToolSpec
+from taskloom.tools.spec import READS, ToolArgs, ToolContext, ToolEnv, ToolResult, ToolSpec
 
 
 class ReadResultArgs(ToolArgs):
@@ -30,8 +30,8 @@ class ExtractArgs(ToolArgs):
 
 
 READ_DESCRIPTION = (
-    "Read an exact slice of a stashed tool output (its placeholder gives the result_id):"
-    " one of path (JSON), lines or page; none reads page 1. Replies are capped in tokens"
+    "Read an exact slice of a stashed tool output: one of path (JSON), lines or page;"
+    " none reads page 1. Replies are capped in tokens"
     " and say how to read on."
 )
 EXTRACT_DESCRIPTION = (
@@ -61,7 +61,7 @@ def _asks_a_model(env: ToolEnv, ctx: ToolContext) -> bool:
 
 
 TOOLS = (
-    ToolSpec("read_result", READ_DESCRIPTION, ReadResultArgs, _read),
+    ToolSpec("read_result", READ_DESCRIPTION, ReadResultArgs, _read, effect=READS),
     ToolSpec(
         "extract_from_result",
         EXTRACT_DESCRIPTION,
@@ -69,6 +69,7 @@ TOOLS = (
         _extract,
         slow=_asks_a_model,
         rerun=True,
+        effect=READS,
     ),
 )
 """The stash retrieval tools."""

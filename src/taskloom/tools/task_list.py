@@ -25,7 +25,16 @@ from taskloom.domain.common import UNSET, Unset
 from taskloom.domain.errors import InvariantViolation, NotFound
 from taskloom.domain.text import shown_id
 from taskloom.tools.board import status_change
-from taskloom.tools.spec import ToolArgs, ToolContext, ToolEnv, ToolResult, ToolSpec
+from taskloom.tools.spec import (
+    ADDS,
+    READS,
+    REPLACES,
+    ToolArgs,
+    ToolContext,
+    ToolEnv,
+    ToolResult,
+    ToolSpec,
+)
 
 if TYPE_CHECKING:
     from taskloom.boards import BoardHandle
@@ -171,11 +180,8 @@ class TaskUpdateArgs(ToolArgs):
 
 
 TASK_UPDATE_DESCRIPTION = (
-    "Update a task of THIS thread's task list: its status (pending, in_progress, completed, "
-    "or deleted to remove it), subject, description, activeForm, owner or metadata, and its "
-    "order (addBlockedBy: tasks that must be completed first; addBlocks: tasks that wait for "
-    "it). Keep ONE task in_progress; mark a task completed as soon as it is done. A task "
-    "starts only once the tasks it is blocked by are completed."
+    "Update a task of THIS thread's task list: its status, fields, or order. Keep ONE task "
+    "in_progress; mark a task completed as soon as it is done."
 )
 
 
@@ -247,8 +253,8 @@ class TaskListArgs(ToolArgs):
 
 
 TASK_LIST_DESCRIPTION = (
-    "List the tasks of THIS thread's task list (shared with every agent on the thread): id, "
-    "subject, status, owner and the unfinished tasks each is blocked by. A pending task with "
+    "List the tasks of THIS thread's task list: id, subject, status, owner and the "
+    "unfinished tasks each is blocked by. A pending task with "
     "an empty blockedBy can start now; a `note` says when a person must act first."
 )
 
@@ -259,9 +265,9 @@ def _list(env: ToolEnv, args: TaskListArgs, ctx: ToolContext) -> ToolResult:
 
 
 TOOLS = (
-    ToolSpec("TaskCreate", TASK_CREATE_DESCRIPTION, TaskCreateArgs, _create),
-    ToolSpec("TaskUpdate", TASK_UPDATE_DESCRIPTION, TaskUpdateArgs, _update),
-    ToolSpec("TaskGet", TASK_GET_DESCRIPTION, TaskGetArgs, _get),
-    ToolSpec("TaskList", TASK_LIST_DESCRIPTION, TaskListArgs, _list),
+    ToolSpec("TaskCreate", TASK_CREATE_DESCRIPTION, TaskCreateArgs, _create, effect=ADDS),
+    ToolSpec("TaskUpdate", TASK_UPDATE_DESCRIPTION, TaskUpdateArgs, _update, effect=REPLACES),
+    ToolSpec("TaskGet", TASK_GET_DESCRIPTION, TaskGetArgs, _get, effect=READS),
+    ToolSpec("TaskList", TASK_LIST_DESCRIPTION, TaskListArgs, _list, effect=READS),
 )
 """The task list tools."""
