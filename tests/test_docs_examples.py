@@ -5,6 +5,8 @@ blocks of the pages a newcomer copies first run on a fresh SQLite database."""
 from __future__ import annotations
 
 import ast
+import functools
+import json
 import re
 import shlex
 import threading
@@ -13,9 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 import taskloom
 from taskloom.cli import cli
+from taskloom.tools import ToolResult, ToolSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
@@ -68,10 +72,15 @@ def _words(line: str) -> list[str]:
     return words
 
 
+@functools.cache
+def _root() -> Any:
+    return cli()
+
+
 def _resolve(words: list[str]) -> list[tuple[Any, list[str]]]:
     """The commands ``words`` names (``add|edit`` names two), each with the words after it."""
     found: list[tuple[Any, list[str]]] = []
-    todo: list[tuple[Any, list[str]]] = [(cli(), words)]
+    todo: list[tuple[Any, list[str]]] = [(_root(), words)]
     while todo:
         cmd, rest = todo.pop()
         if not hasattr(cmd, "commands") or not rest or rest[0].startswith(("-", "…")):
@@ -199,3 +208,35 @@ def test_the_queue_pages_python_runs(fresh_db: str) -> None:
             builder.stop()
             thread.join(timeout=30)
     assert names["ended"].result == "built"
+
+
+class _Echo(BaseModel):
+    text: str
+
+
+def test_the_tool_pages_python_runs(fresh_db: str) -> None:
+    """With a call the model made, and a host's tool of its own (``my_spec``)."""
+    my_spec = ToolSpec("echo", "Say it back.", _Echo, lambda env, args, ctx: ToolResult(args.text))
+    with taskloom.connect(fresh_db) as tl:
+        names: dict[str, Any] = {
+            "tl": tl,
+            "name": "todo",
+            "arguments": {"op": "add", "content": "Write the failing test"},
+            "ctx": taskloom.ToolContext(thread_id="t"),
+            "my_spec": my_spec,
+        }
+        _run_blocks(ROOT / "docs" / "tools.md", names)
+        assert names["result"].is_error is False
+        assert "echo" in names["tools"].names(profile="all")
+
+
+def test_the_guard_pages_python_runs(fresh_db: str) -> None:
+    """With a tool's output, and one turn's calls and outputs (``results``)."""
+
+    class Call:
+        id, name = "call-1", "github_list_issues"
+
+    output = json.dumps([{"number": n, "title": f"issue {n}"} for n in range(5000)])
+    names: dict[str, Any] = {"output": output, "results": [(Call(), output)]}
+    _run_blocks(ROOT / "docs" / "guard.md", names)
+    assert names["text"].startswith("[stashed tool output") and len(names["texts"]) == 1
