@@ -60,11 +60,12 @@ def work(url: str, agent: str, stopping: Event) -> None:
     with taskloom.connect(url) as tl:
         worker = taskloom.Worker(tl.queue, agent, handle, lease=30, kinds=[KIND], on_start=check)
         summary = worker.run(until_empty=True)
-    print(
+    line = (
         f"{agent}: {summary.completed} completed, {summary.failed} failed and retried,"
-        f" {summary.dead} dead, {summary.lost} lost",
-        flush=True,
+        f" {summary.dead} dead, {summary.lost} lost\n"
     )
+    sys.stdout.write(line)  # one write: unbuffered, text then newline would interleave
+    sys.stdout.flush()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,8 +77,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--db", default=None, help="database URL (default: $TASKLOOM_URL, else ./.taskloom/)"
     )
-    parser.add_argument("--tasks", type=int, default=40, help="how many tasks to add")
-    parser.add_argument("--workers", type=int, default=3, help="how many worker processes")
+    parser.add_argument("--tasks", type=int, default=40, help="how many tasks to add (default: 40)")
+    parser.add_argument(
+        "--workers", type=int, default=3, help="how many worker processes (default: 3)"
+    )
     args = parser.parse_args(argv)
     if not 1 <= args.tasks <= 100_000 or not 1 <= args.workers <= 64:
         parser.error("--tasks is from 1 to 100000 and --workers from 1 to 64")

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from taskloom.cli import cli, main
+from taskloom.cli import ORDER, cli, main
 from tests.conftest import subprocess_env
 
 
@@ -71,3 +71,14 @@ def test_version_prints_the_installed_version(capsys: pytest.CaptureFixture[str]
     assert main(["--help"]) == 0
     shown = capsys.readouterr().out
     assert "--version" in shown and "Durable work state for AI agents" in shown
+
+
+def test_the_top_help_lists_first_steps_first(capsys: pytest.CaptureFixture[str]) -> None:
+    """It listed ``doctor``, ``mcp`` and ``migrate-db`` before ``board``, and said nowhere
+    how to start."""
+    assert list(cli().commands) == list(ORDER)
+    assert main(["--help"]) == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "`taskloom demo` seeds a thread, `taskloom serve` shows it" in shown
+    listed = [word for word in shown.split() if word in ORDER]
+    assert listed[:5] == ["demo", "serve", "board", "goal", "tasks"]

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import runpy
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 import taskloom
 from tests.conftest import subprocess_env
@@ -117,3 +121,16 @@ def test_ctrl_c_stops_the_workers_cleanly_and_leaves_the_rest_ready(db_url: str)
     with taskloom.connect(db_url) as tl:
         stats = tl.queue.stats()
     assert stats["in_progress"] == 0 and stats["ready"] > 0 and stats["completed"] >= 2
+
+
+def test_a_workers_line_is_one_write(
+    db_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Under ``PYTHONUNBUFFERED`` each ``write`` reaches the pipe on its own: a line written
+    as text then newline ran into another worker's line (``… 0 lostworker-1: …``)."""
+    writes: list[str] = []
+    real = sys.stdout.write
+    monkeypatch.setattr(sys.stdout, "write", lambda s: (writes.append(s), real(s))[1])
+    example = runpy.run_path(str(EXAMPLE))
+    example["work"](db_url, "worker-9", multiprocessing.get_context("spawn").Event())
+    assert writes == ["worker-9: 0 completed, 0 failed and retried, 0 dead, 0 lost\n"]

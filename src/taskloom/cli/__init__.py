@@ -41,7 +41,12 @@ from taskloom.domain.errors import InvalidInput, TaskloomError
 
 app = typer.Typer(
     name="taskloom",
-    help="Durable work state for AI agents: todo boards, goals, a work queue, a live panel.",
+    help=(
+        "Durable work state for AI agents: todo boards, goals, a work queue, a live panel."
+        "\n\nTry it: `taskloom demo` seeds a thread, `taskloom serve` shows it on"
+        " http://127.0.0.1:8765/; `taskloom COMMAND --help` gives each command's options"
+        " and an example."
+    ),
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
@@ -151,11 +156,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+# The order ``taskloom --help`` lists its commands in: a newcomer's first steps first.
+ORDER = (
+    "demo", "serve", "board", "goal", "tasks", "tool", "stash", "guard",
+    "init", "mcp", "hook", "doctor", "retention", "migrate-db",
+)  # fmt: skip
+
+
 def cli() -> typer.core.TyperGroup:
-    """The command Typer builds from ``app``, each help text's paragraphs joined into lines
-    (Typer's help keeps a docstring's line breaks, which leave every wrapped sentence ragged on
-    a terminal narrower than the source), and its flags shown as flags (see :func:`_flags`)."""
+    """The command Typer builds from ``app``, its commands in ``ORDER``, each help text's
+    paragraphs joined into lines (Typer's help keeps a docstring's line breaks, which leave
+    every wrapped sentence ragged on a terminal narrower than the source), and its flags shown
+    as flags (see :func:`_flags`)."""
     command = typer.main.get_group(app)
+    first = {name: command.commands[name] for name in ORDER if name in command.commands}
+    command.commands = {**first, **command.commands}
     todo: list[Any] = [command]
     while todo:
         cmd = todo.pop()

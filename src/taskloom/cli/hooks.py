@@ -26,7 +26,10 @@ from taskloom.domain.text import counted
 from taskloom.queue.surfacing import CURSOR_WAIT_S
 from taskloom.store.pg_url import url_has_password
 
-app = typer.Typer(help="Output for coding agents' hooks.", no_args_is_help=True)
+app = typer.Typer(
+    help="What coding agents' hooks run: the queue's ready tasks, shown to the agent.",
+    no_args_is_help=True,
+)
 
 
 def hook_claim_command(agent_id: str, db: str | None, program: str = "taskloom") -> str:

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from taskloom.client import Taskloom
 
 app = typer.Typer(
-    help="How much of the event log the database keeps: set once, applied by every writer.",
+    help="Show or set how much of the event log the database keeps (every writer applies it).",
     no_args_is_help=True,
 )
 

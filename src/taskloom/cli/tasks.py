@@ -37,7 +37,9 @@ from taskloom.domain.queue import (
 from taskloom.domain.text import counted
 from taskloom.queue.handle import Queue
 
-app = typer.Typer(help="The shared work queue.", no_args_is_help=True)
+app = typer.Typer(
+    help="Add, claim, finish and inspect the tasks of the shared work queue.", no_args_is_help=True
+)
 
 TaskId = Annotated[str, typer.Argument(help="Task id.")]
 Token = Annotated[str, typer.Option("--token", help="The lease token from `tasks next`.")]
