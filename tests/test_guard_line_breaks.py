@@ -71,7 +71,7 @@ def test_mixed_line_breaks_agree_end_to_end(tl: Taskloom) -> None:
         g.read(rid, lines="3001-")
     fails = [n for n, line in enumerate(lines, 1) if line.endswith("FAIL")]
     answer = g.extract(rid, "/FAIL$/")
-    assert f"of {len(fails)} match(es) shown]" in answer.split("\n")[0]
+    assert f"of {len(fails)} matches shown]" in answer.split("\n")[0]
     shown = [int(n) for n in re.findall(r"--- line (\d+)\n", answer)]
     assert shown == fails[: len(shown)] and shown
     assert all(f"--- line {n}\n{lines[n - 1]}\n" in answer + "\n" for n in shown)

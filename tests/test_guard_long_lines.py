@@ -78,22 +78,22 @@ def test_each_distant_match_in_a_long_line_gets_its_own_window() -> None:
 
 
 def test_a_regex_answer_counts_every_match_not_its_windows(tl: Taskloom) -> None:
-    """A one-line result with 1,000 NaN was answered "2 of 91 match(es) shown": 91 was the
+    """A one-line result with 1,000 NaN was answered "2 of 91 matches shown": 91 was the
     count of windows (matches closer than a window to the last share one), read by a model
     as the count of NaN. Lines holding several matches were counted once each, too."""
     body = ",".join(f'{{"id": {i}, "x": {"NaN" if i % 3 == 1 else i}}}' for i in range(3_000))
     g = tl.guard("t1")
     rid = g.stash("api", f"[{body}]").result_id or ""
     head = g.extract(rid, "/NaN/").split("\n--- ")[0]
-    assert "1,000 match(es) of the regex, on 1 line(s)" in head
-    assert "match(es) shown" not in head and " fragment(s) shown]" in head
+    assert "1,000 matches of the regex, on 1 line" in head
+    assert "matches shown" not in head and " fragments shown]" in head
     log = "".join(f"{i} ERROR disk ERROR retry\n{i} ok\n" for i in range(1_500))
     rid = g.stash("logs", log).result_id or ""
     head = g.extract(rid, "/ERROR/").split("\n--- ")[0]
-    assert "of 1,500 matching line(s) shown]" in head
-    assert "3,000 match(es) of the regex, on 1,500 line(s)." in head
+    assert "of 1,500 matching lines shown]" in head
+    assert "3,000 matches of the regex, on 1,500 lines." in head
     head = g.extract(rid, "/retry/").split("\n--- ")[0]  # one match a line: as it was
-    assert "of 1,500 match(es) shown]" in head and "of the regex" not in head
+    assert "of 1,500 matches shown]" in head and "of the regex" not in head
 
 
 def test_a_trivial_regex_on_a_large_result_is_answered() -> None:
@@ -132,10 +132,10 @@ def test_a_regex_finds_no_line_after_the_final_line_break(tl: Taskloom) -> None:
     out = g.stash("logs", log)
     assert " · 1,200 lines]" in out.text and out.result_id
     answer = g.extract(out.result_id, "/^$/")
-    assert "of 400 match(es) shown]" in answer.split("\n")[0]
+    assert "of 400 matches shown]" in answer.split("\n")[0]
     assert "--- line 1\n" in answer and "line 1201" not in answer
     tail = g.extract(out.result_id, "/^(1199 request done)?$/").split("\n")[0]
-    assert "of 401 match(es) shown]" in tail  # the 400 blank lines and line 1200, no more
+    assert "of 401 matches shown]" in tail  # the 400 blank lines and line 1200, no more
 
 
 def test_a_line_end_anchor_matches_before_a_crlf(tl: Taskloom) -> None:
@@ -145,8 +145,8 @@ def test_a_line_end_anchor_matches_before_a_crlf(tl: Taskloom) -> None:
     log = "\r\n".join(f"{i:04d} request done" if i % 3 else "" for i in range(1_200)) + "\r\n"
     g = tl.guard("t1")
     rid = g.stash("winlog", log).result_id or ""
-    assert "of 800 match(es) shown]" in g.extract(rid, "/done$/").split("\n")[0]
-    assert "of 400 match(es) shown]" in g.extract(rid, "/^$/").split("\n")[0]
+    assert "of 800 matches shown]" in g.extract(rid, "/done$/").split("\n")[0]
+    assert "of 400 matches shown]" in g.extract(rid, "/^$/").split("\n")[0]
     assert "--- line 1200\n1199 request done" in g.extract(rid, "/\\A1199 request done\\Z/")
     assert "--- line 3\n0002 request done" in g.extract(rid, "/[$]?0002 request done$/")
     with pytest.raises(InvalidInput, match="at position 7: missing \\)"):
@@ -157,7 +157,7 @@ def test_matches_are_counted_up_to_a_limit(tl: Taskloom) -> None:
     g = tl.guard("t1")
     rid = g.stash("logs", "\n".join(f"ok {i}" for i in range(12_000))).result_id or ""
     answer = g.extract(rid, "/^ok/")
-    assert "of 10,000+ match(es) shown" in answer and "(at least " in answer
+    assert "of 10,000+ matches shown" in answer and "(at least " in answer
 
 
 class FakeClock:

@@ -209,7 +209,7 @@ def test_a_token_keyed_result_is_stored_without_its_tokens(tl: Taskloom) -> None
     reply = tl.tools.dispatch(
         "read_result", {"result_id": out.result_id, "path": "$..login"}, ToolContext("t1")
     )
-    assert "300 match(es)" in reply.content
+    assert "300 matches" in reply.content
     assert "$['[redacted] 2'].login: \"user1\"" in reply.content
 
 

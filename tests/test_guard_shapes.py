@@ -28,7 +28,7 @@ def test_json_after_a_byte_order_mark_is_json(
     out = g.stash("pwsh", output)
     assert out.result_id and "JSON" in out.text
     answer = g.extract(out.result_id, "$.items[?(@.state=='closed')].id")
-    assert "of 100 match(es) shown]" in answer
+    assert "of 100 matches shown]" in answer
     assert '"name": "n299"' in g.read(out.result_id, path="$.items[299]")
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from taskloom.domain.text import counted, plural
 from taskloom.guard.config import GuardConfig
 from taskloom.guard.extract import Extraction
 from taskloom.guard.search import echo
@@ -99,7 +100,7 @@ class Answers:
             return ""
         return (
             f"Local ranking (weak match: few of the query's words found; {len(pieces)} of"
-            f" {local.total_matches} record(s)):\n" + "\n".join(pieces)
+            f" {counted(local.total_matches, 'record')}):\n" + "\n".join(pieces)
         )
 
     def _capped(self, text: str) -> str:
@@ -130,12 +131,13 @@ class Answers:
             shown = listed_values(out[0]) if found.lead == "values" else shown - 1
         if not out:
             if found.method == "tally":
-                return self._capped(f"{head}{found.total_matches:,} {found.unit}]{summary}")
+                unit = plural(found.total_matches, found.unit)
+                return self._capped(f"{head}{found.total_matches:,} {unit}]{summary}")
             if found.summary:
                 return self._capped(head + "no match shown]" + why + summary)
             return self._capped(head + "no match]" + why + "\n" + NO_MATCH[found.method])
         total = f"{found.total_matches:,}{'+' if found.at_least else ''}"
-        head += f"{shown} of {total} {found.unit} shown]" + summary
+        head += f"{shown} of {total} {plural(found.total_matches, found.unit)} shown]" + summary
         if found.method == "ranking" and not found.useful() and not found.summary:
             head += (
                 why

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from taskloom.domain.errors import InvalidInput
+from taskloom.domain.text import plural
 from taskloom.guard.compact import dumps
 from taskloom.guard.exact import MAX_SHOWN, Exact, answer
 from taskloom.guard.jsondoc import JsonDoc, LazyArray, LazyObject, is_array, is_object
@@ -76,8 +77,8 @@ class Extraction:
     """How to read every match when not all are shown."""
     path: str = ""
     """The JSONPath of an exact answer."""
-    unit: str = "match(es)"
-    """What ``total_matches`` counts, as the answer's header names it."""
+    unit: str = "match"
+    """What ``total_matches`` counts, in the singular, as the answer's header names it."""
     lead: str = ""
     """What the first fragment is when it is no match itself: ``"values"`` (the matches'
     values, one JSON array) or ``"names"`` (the matches' member names); else ``""``."""
@@ -175,12 +176,15 @@ def _count_regex(out: Extraction, found: Found) -> None:
         return
     more = "+" if out.at_least else ""
     matches = f"{found.matches:,}{'+' if found.matches >= MAX_HITS else ''}"
-    out.summary = f"{matches} match(es) of the regex, on {found.lines:,}{more} line(s)"
+    out.summary = (
+        f"{matches} {plural(found.matches, 'match')} of the regex, on {found.lines:,}{more}"
+        f" {plural(found.lines, 'line')}"
+    )
     if found.lines == fragments:
-        out.unit = "matching line(s)"
+        out.unit = "matching line"
         out.summary += "."
     else:
-        out.unit = "fragment(s)"
+        out.unit = "fragment"
         out.summary += (
             f"; a line over {LONG_LINE:,} characters is shown as windows around its matches."
         )
@@ -258,7 +262,10 @@ def _exact(doc: JsonDoc, exact: Exact, parsed: Query) -> Extraction:
     if exact.kind == "count":
         out.summary = f"Exact count: {exact.total:,} (JSONPath {exact.path}, {_counted(exact)})."
     else:
-        out.summary = f"Exact {exact.kind}: {exact.total:,} match(es) of JSONPath {exact.path}."
+        out.summary = (
+            f"Exact {exact.kind}: {exact.total:,} {plural(exact.total, 'match')} of JSONPath"
+            f" {exact.path}."
+        )
     if exact.target and exact.shown and all(_scalar(v) for _p, v in exact.shown):
         values = [v for _p, v in exact.shown]
         out.fragments.append((f"{exact.path} (values in document order)", dumps(values)))
@@ -279,7 +286,7 @@ def _exact(doc: JsonDoc, exact: Exact, parsed: Query) -> Extraction:
 
 def _from_table(content: str, table: Table, query: str) -> Extraction | None:
     """An exact answer over a text table's rows read as records, each match shown as the
-    line(s) the tool wrote; ``None`` when the question has none (the ranking answers it)."""
+    lines the tool wrote; ``None`` when the question has none (the ranking answers it)."""
     doc = JsonDoc(json.dumps(table.records, ensure_ascii=False, separators=(",", ":")))
     exact = answer(doc, query)
     if exact is None or not exact.exact:
@@ -297,7 +304,9 @@ def _from_table(content: str, table: Table, query: str) -> Extraction | None:
     elif exact.kind == "count":
         summary = f"Exact count: {exact.total:,} ({matching})."
     else:
-        summary = f"Exact {exact.kind}: {exact.total:,} row match(es) ({matching})."
+        summary = (
+            f"Exact {exact.kind}: {exact.total:,} row {plural(exact.total, 'match')} ({matching})."
+        )
     if table.header:
         summary += f"\nHeader (line {table.header}): {lines[table.header - 1][:300]}"
     out = Extraction("table", coverage=1.0, total_matches=exact.total, summary=summary)
@@ -322,7 +331,7 @@ def _from_table(content: str, table: Table, query: str) -> Extraction | None:
 def _as_tally(out: Extraction, found: Tally) -> None:
     out.method = "tally"
     out.total_matches = len(found.extremes) or len(found.counts)
-    out.unit = "record(s)" if found.extremes else "distinct value(s)"
+    out.unit = "record" if found.extremes else "distinct value"
 
 
 def _line_count(

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from taskloom.domain.errors import InvalidInput
 from taskloom.domain.lines import TextLines
+from taskloom.domain.text import plural
 from taskloom.guard.jsondoc import JsonDoc, LazyLines, line_count, pretty_lines
 from taskloom.guard.jsonpath import find, path_of
 from taskloom.guard.jsontext import path_on_text
@@ -253,7 +254,7 @@ def _read_path(doc: JsonDoc, path: str, page: int, budget: int, count: Callable[
     budget = max(budget - count(shown) - count(again), HEADER_TOKENS // 2)
     start = _page_start(body_lines, page, budget, count)
     end = _cut(body_lines, start, len(body_lines), budget, count)
-    head = f"[{shown} · {total:,} match(es)"
+    head = f"[{shown} · {total:,} {plural(total, 'match')}"
     if total > len(kept):
         head += f" (the first {len(kept):,} are paged)"
     if (start, end) != ((0, 0), (len(body_lines), 0)):

@@ -18,6 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from taskloom.domain.text import counted
 from taskloom.guard.compact import dumps
 from taskloom.guard.groups import Field
 from taskloom.guard.jsondoc import is_array, is_object
@@ -97,20 +98,19 @@ def describe(found: Tally, where: str, over: str) -> str:
         word = "highest" if found.highest else "lowest"
         values = ", ".join(dumps(v) for v, _p, _r in found.extremes)
         return (
-            f"The {len(found.extremes)} record(s) with the {word} {name}, over every one of"
-            f" {scope}: {values} (shown below)."
+            f"The {counted(len(found.extremes), 'record')} with the {word} {name}, over every"
+            f" one of {scope}: {values} (shown below)."
         )
     lines = [
         f"Tally of {name} (exact counts, every one of {scope} read):"
-        f" {len(found.counts):,} distinct value(s)"
+        f" {counted(len(found.counts), 'distinct value')}"
     ]
     top = found.counts.most_common(SHOWN_VALUES)
     lines += [f"  {dumps(v)}: {n}" for v, n in top]
     rest = len(found.counts) - len(top)
     if rest:
-        lines.append(
-            f"  … {rest:,} other value(s): {sum(found.counts.values()) - sum(n for _v, n in top):,}"
-        )
+        others = sum(found.counts.values()) - sum(n for _v, n in top)
+        lines.append(f"  … {counted(rest, 'other value')}: {others:,}")
     if found.missing:
         lines.append(f"  (no value: {found.missing:,})")
     return "\n".join(lines)

@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from taskloom.domain.common import iso, parse_iso
+from taskloom.domain.text import counted
 from taskloom.store.base import Row, Store, Transaction
 
 log = logging.getLogger("taskloom.guard")
@@ -124,7 +125,8 @@ def put(tx: Transaction, row: Row, now: datetime, limits: Limits) -> str:
         f"INSERT INTO stash_results ({_COLUMNS}) VALUES ({', '.join('?' for _ in names)})",
         [values[n] for n in names],
     )
-    _log(tx, thread, rid, "stored", f"{row['tool_name']}: {row['bytes']} bytes", stamp)
+    stored = f"{row['tool_name']}: {counted(int(row['bytes']), 'byte')}"
+    _log(tx, thread, rid, "stored", stored, stamp)
     _evict(tx, thread, rid, stamp, limits)
     return str(row["placeholder"])
 
@@ -152,7 +154,9 @@ def _evict(tx: Transaction, thread: str, keep: str, stamp: str, limits: Limits) 
         if r["result_id"] == keep:
             continue
         if r["result_id"] in oversized:
-            reason = f"larger than the whole quota ({r['bytes']} bytes > {limits.quota_bytes})"
+            reason = (
+                f"larger than the whole quota ({int(r['bytes']):,} bytes > {limits.quota_bytes:,})"
+            )
             reason += ", kept only until the next result was stored"
         elif count > limits.max_entries:
             reason = f"quota: {count} results > {limits.max_entries}" + _LRU
