@@ -5,6 +5,8 @@ A text is a table when all of it reads one way:
 - **JSON Lines**: every non-blank line is a JSON object (a log's events);
 - **delimited**: a header line of distinct names split by a tab, a comma, a semicolon or a
   bar, and every following record (read as CSV, quotes and all) has as many fields;
+- **fixed-width**: a header line of at least three distinct names over aligned columns,
+  read by the columns' positions, so a cell may hold spaces (:mod:`~taskloom.guard.fixedwidth`);
 - **columns**: a header line of at least three distinct names (``USER PID %CPU … COMMAND``)
   and every following line splits on whitespace into as many fields, the last one taking
   the rest of the line, with at least one column of numbers in every row.
@@ -25,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from taskloom.guard.exact import intent
+from taskloom.guard.fixedwidth import fixed_columns
 from taskloom.guard.question import identifier as _identifier
 
 DELIMITERS = ("\t", ",", ";", "|")
@@ -38,7 +41,8 @@ _WORDS = re.compile(r"[\w%#+.-]+")
 @dataclass(slots=True)
 class Table:
     kind: str
-    """``"JSON Lines"``, ``"CSV"``, ``"TSV"``, ``"delimited"`` or ``"columns"``."""
+    """``"JSON Lines"``, ``"CSV"``, ``"TSV"``, ``"delimited"``, ``"fixed-width"`` or
+    ``"columns"``."""
     records: list[dict[str, Any]] = field(default_factory=list)
     spans: list[tuple[int, int]] = field(default_factory=list)
     """The first and last line (1-based) of each record."""
@@ -61,7 +65,7 @@ def read_table(text: str) -> Table | None:
             found = _delimited(text, delimiter)
             if found is not None:
                 return found
-    return _columns(lines)
+    return _fixed(lines) or _columns(lines)
 
 
 def asks_fields(text: str, question: str) -> bool:
@@ -145,6 +149,18 @@ def _delimited(text: str, delimiter: str) -> Table | None:
             out.spans.append((start, last))
     except csv.Error:
         return None
+    return out if len(out.records) >= 2 else None
+
+
+def _fixed(lines: list[str]) -> Table | None:
+    found = fixed_columns(lines)
+    if found is None:
+        return None
+    names, rows = found
+    out = Table("fixed-width", header=1)
+    for number, row in enumerate(rows, 2):
+        out.records.append({n: cell(v) for n, v in zip(names, row, strict=True)})
+        out.spans.append((number, number))
     return out if len(out.records) >= 2 else None
 
 
