@@ -44,3 +44,48 @@ def test_a_two_word_header_over_aligned_cells_is_one_column(tl: Taskloom) -> Non
     )
     (count,) = _ask(tl, head + body, "How many pods have NODE n2 and GATES x?")
     assert "Exact count: 10 " in count
+
+
+def _log_with_tracebacks() -> str:
+    out = []
+    for i in range(80):
+        out.append(f"2024-05-14 00:{i:02d}:00,100 INFO [w] app: processed job {i}")
+        if i % 20 == 7:
+            out += [
+                f"2024-05-14 00:{i:02d}:30,500 ERROR [w] app: unhandled exception in job {i}",
+                "Traceback (most recent call last):",
+                '  File "/srv/app/a.py", line 10, in run',
+                "    result = run(payload)",
+                '  File "/srv/app/b.py", line 20, in fetch',
+                "    result = fetch(payload)",
+                f"KeyError: 'slot-{i}'",
+            ]
+    return "\n".join(out) + "\n"
+
+
+def test_a_traceback_question_shows_the_exception_line_of_the_trace_it_names(
+    tl: Taskloom,
+) -> None:
+    after, last = _ask(
+        tl,
+        _log_with_tracebacks(),
+        "What exception was raised in the traceback after the error at 2024-05-14 00:27:30,500?",
+        "What was the exception of the last traceback?",
+    )
+    assert "KeyError: 'slot-27'" in after and "KeyError: 'slot-7'" not in after
+    assert '  File "/srv/app/b.py", line 20, in fetch' in after
+    assert "KeyError: 'slot-67'" in last and "4 traceback(s)" in last
+
+
+def test_a_java_stack_trace_shows_its_exception_and_its_cause(tl: Taskloom) -> None:
+    lines = [f"12:00:{i:02d} WARN worker {i} thrown off: exception swallowed" for i in range(60)]
+    lines += [
+        'Exception in thread "main" java.lang.IllegalStateException: pool closed',
+        "\tat com.acme.Pool.take(Pool.java:41)",
+        "\tat com.acme.Main.main(Main.java:12)",
+        "Caused by: java.io.IOException: broken pipe",
+        "\tat com.acme.Net.write(Net.java:88)",
+    ]
+    (found,) = _ask(tl, "\n".join(lines) + "\n", "Which exception was thrown?")
+    assert "java.lang.IllegalStateException: pool closed" in found
+    assert "Caused by: java.io.IOException: broken pipe" in found

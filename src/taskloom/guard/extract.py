@@ -49,6 +49,7 @@ from taskloom.guard.sections import named_section
 from taskloom.guard.slices import view_text
 from taskloom.guard.table import Table, asks_fields, read_table
 from taskloom.guard.tally import Tally, describe
+from taskloom.guard.traces import Traces, chosen_traces, shown_spans
 
 MAX_FRAGMENTS = 3
 SMALL_CHARS = 160
@@ -61,7 +62,8 @@ _JSONPATH = re.compile(r"\$(?:$|\.|\[)")
 @dataclass(slots=True)
 class Extraction:
     method: (
-        str  # "jsonpath" | "regex" | "exact" | "table" | "tally" | "section" | "lines" | "ranking"
+        str  # "jsonpath" | "regex" | "exact" | "table" | "tally" | "section" | "lines" | "trace"
+        # | "ranking"
     )
     fragments: list[tuple[str, str]] = field(default_factory=list)
     total_matches: int = 0
@@ -160,6 +162,9 @@ def extract_local(content: str, is_json: bool, query: str) -> Extraction:
     counted = counted_lines(content, query)
     if counted is not None:
         return _line_count(content, *counted)
+    traced = chosen_traces(content, query)
+    if traced is not None:
+        return _traces(*traced)
     blocks, records, total = text_candidates(content, parsed)
     best = rank(blocks, records, total, parsed, MAX_FRAGMENTS * 4)
     return _fragments(best, len(blocks), lambda c: text_fragment(c, parsed.wanted))
@@ -336,6 +341,22 @@ def _line_count(
     )
     lines = content.splitlines()
     out.fragments = [(f"line {n}", lines[n - 1]) for n in first]
+    return out
+
+
+def _traces(found: Traces, lines: list[str]) -> Extraction:
+    out = Extraction("trace", total_matches=found.total, coverage=1.0, unit="trace(s)")
+    shown = "the trace" if len(found.chosen) == 1 else f"{len(found.chosen)} traces"
+    out.summary = (
+        f"{found.total:,} traceback(s) or stack trace(s) in this result; shown: {shown}"
+        f" {found.which}, each with the line before it, its innermost frame and its"
+        " exception (the last line shown)."
+    )
+    for trace in found.chosen:
+        spans = shown_spans(trace, lines)
+        label = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
+        body = "\n".join(line for a, b in spans for line in lines[a - 1 : b])
+        out.fragments.append((f"lines {label}", body))
     return out
 
 
