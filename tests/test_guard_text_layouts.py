@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from taskloom.client import Taskloom
 from taskloom.guard import GuardConfig
 
@@ -89,3 +91,29 @@ def test_a_java_stack_trace_shows_its_exception_and_its_cause(tl: Taskloom) -> N
     (found,) = _ask(tl, "\n".join(lines) + "\n", "Which exception was thrown?")
     assert "java.lang.IllegalStateException: pool closed" in found
     assert "Caused by: java.io.IOException: broken pipe" in found
+
+
+def test_the_last_or_most_recent_record_is_answered_whole(tl: Taskloom) -> None:
+    items = [
+        {
+            "number": 100 + i,
+            "title": f"Bug {i} in parser",
+            "created_at": f"2024-01-{i % 28 + 1:02d}",
+        }
+        for i in range(60)
+    ]
+    doc = json.dumps({"total_count": 60, "items": items})
+    last, recent = _ask(
+        tl, doc, "What is the title of the last item?", "Which is the most recent item?"
+    )
+    assert '"title":"Bug 59 in parser"' in last and "$.items[59]" in last
+    assert "$.items[55]" in recent and "latest created_at" in recent
+
+
+def test_the_first_and_last_record_of_json_lines_and_a_log(tl: Taskloom) -> None:
+    events = "".join(json.dumps({"id": f"e{i}", "ms": i * 3}) + "\n" for i in range(200))
+    log = "".join(f"10:{i // 60:02d}:{i % 60:02d} INFO worker {i} ok\n" for i in range(300))
+    (event,) = _ask(tl, events, "Show the last event")
+    (first,) = _ask(tl, log, "What is the first entry?")
+    assert '{"id": "e199", "ms": 597}' in event
+    assert "10:00:00 INFO worker 0 ok" in first

@@ -27,6 +27,7 @@ from taskloom.guard.jsondoc import JsonDoc, LazyArray, LazyObject, is_array, is_
 from taskloom.guard.jsonpath import find, path_of
 from taskloom.guard.jsontext import path_on_text
 from taskloom.guard.linecount import counted_lines
+from taskloom.guard.ordinal import Ordinal, asked, generic, picked_json
 from taskloom.guard.rank import (
     IDENTITY_KEYS,
     MAX_SCALAR_CHARS,
@@ -143,11 +144,23 @@ def extract_local(content: str, is_json: bool, query: str) -> Extraction:
     parsed = Query.parse(query)
     if not parsed.wanted and not re.search(r"\w", _WORD.sub(" ", query)):  # "???", "the"
         return Extraction("ranking", searchable=False)
+    ordinal = asked(query)
     if doc is not None:
+        picked = None if ordinal is None else picked_json(doc, ordinal, query)
+        if picked is not None:
+            out = Extraction("exact", total_matches=1, coverage=1.0, unit="record(s)")
+            out.path = path_of(picked.parts)
+            out.summary = f"The record asked for by position: {picked.rule}, {out.path}."
+            record = picked.record
+            body = render_record(record, set(parsed.wanted)) if is_object(record) else dumps(record)
+            out.fragments.append((out.path, body))
+            return out
         exact = answer(doc, query)
         if exact is not None:
             return _exact(doc, exact, parsed)
         return _ranked(doc, parsed)
+    if ordinal is not None and generic(ordinal):
+        return _positioned(content, ordinal)
     table = read_table(content) if asks_fields(content, query) else None
     tabled = None if table is None else _from_table(content, table, query)
     if tabled is not None:
@@ -341,6 +354,30 @@ def _line_count(
     )
     lines = content.splitlines()
     out.fragments = [(f"line {n}", lines[n - 1]) for n in first]
+    return out
+
+
+def _positioned(content: str, ordinal: Ordinal) -> Extraction:
+    """The first or last record of a text: a table's row (a JSON Lines event, a CSV row),
+    else its first or last non-blank line."""
+    lines = content.splitlines()
+    table = read_table(content)
+    which = "last" if ordinal.last else "first"
+    out = Extraction("lines", total_matches=1, coverage=1.0, unit="record(s)")
+    if table is not None and table.records:
+        first, last = table.spans[-1 if ordinal.last else 0]
+        out.method = "table"
+        out.summary = f"The {which} of the {len(table.records):,} rows of this {table.kind} table."
+        if table.header:
+            out.summary += f"\nHeader (line {table.header}): {lines[table.header - 1][:300]}"
+    else:
+        filled = [i for i, line in enumerate(lines, 1) if line.strip()]
+        if not filled:
+            return Extraction("lines")
+        first = last = filled[-1 if ordinal.last else 0]
+        out.summary = f"The {which} of the {len(filled):,} non-blank lines."
+    label = f"line {first}" if first == last else f"lines {first}-{last}"
+    out.fragments.append((label, "\n".join(lines[first - 1 : last])))
     return out
 
 
