@@ -117,3 +117,31 @@ def test_the_first_and_last_record_of_json_lines_and_a_log(tl: Taskloom) -> None
     (first,) = _ask(tl, log, "What is the first entry?")
     assert '{"id": "e199", "ms": 597}' in event
     assert "10:00:00 INFO worker 0 ok" in first
+
+
+def _services() -> str:
+    out = ["apiVersion: v1", "kind: ServiceList", "services:"]
+    for i in range(50):
+        out += [
+            f"  - name: svc-{i}",
+            f"    tier: {('batch', 'web', 'cache')[i % 3]}",
+            f"    replicas: {i % 4}",
+            "    env:",
+            f"      URL: http://h{i}.svc:80",
+            "    ports: [80, 443]",
+        ]
+    return "\n".join(out) + "\n"
+
+
+def test_a_yaml_list_of_records_answers_counts_exactly(tl: Taskloom) -> None:
+    every, batch, lookup = _ask(
+        tl,
+        _services(),
+        "How many services are defined?",
+        "How many services have tier batch and replicas 1?",
+        "What is the tier of svc-31?",
+    )
+    assert "Exact count: 50 " in every
+    gold = sum(1 for i in range(50) if i % 3 == 0 and i % 4 == 1)
+    assert f"Exact count: {gold} " in batch
+    assert "  - name: svc-31\n    tier: web" in lookup

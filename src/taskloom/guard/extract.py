@@ -15,7 +15,6 @@ long value is elided (``"…"``), a key never.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -298,14 +297,15 @@ def _exact(doc: JsonDoc, exact: Exact, parsed: Query) -> Extraction:
 def _from_table(content: str, table: Table, query: str) -> Extraction | None:
     """An exact answer over a text table's rows read as records, each match shown as the
     line(s) the tool wrote; ``None`` when the question has none (the ranking answers it)."""
-    doc = JsonDoc(json.dumps(table.records, ensure_ascii=False, separators=(",", ":")))
+    doc = JsonDoc(table.document())
     exact = answer(doc, query)
     if exact is None or not exact.exact:
         return None
     lines = content.splitlines()
     rows = f"{len(table.records):,} rows of this {table.kind} table"
-    if exact.group != "$[*]":
-        rows += f" (read as records $[0], $[1], …, one per row; matches of {exact.path})"
+    base = table.base()
+    if exact.group != f"{base}[*]":
+        rows += f" (read as records {base}[0], {base}[1], …, one per row; matches of {exact.path})"
     where = " && ".join(c.text() for c in exact.conditions)
     matching = f"matching {where}, evaluated over every one of the {rows}" if where else rows
     shown = [p for p, _v in exact.shown]
@@ -327,7 +327,7 @@ def _from_table(content: str, table: Table, query: str) -> Extraction | None:
         out.lead = "values"
     seen: set[int] = set()
     for p in shown:
-        index = int(p[2 : p.index("]")])
+        index = int(p[len(base) + 1 : p.index("]", len(base) + 1)])
         if index in seen or len(seen) >= MAX_FRAGMENTS:
             continue
         seen.add(index)
