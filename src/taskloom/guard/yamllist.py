@@ -18,10 +18,7 @@ from typing import Any
 _KEY = re.compile(r"([A-Za-z_][\w.-]*):(?: +(.*))?$")
 _TOP = re.compile(r"[A-Za-z_][\w.-]*:(?: |$)")
 _ITEM = re.compile(r"( *)- ")
-
-
-class _Bad(Exception):
-    """Not the plain block YAML read here."""
+_NOT_PLAIN = "not the plain block YAML read here"
 
 
 def yaml_records(
@@ -51,7 +48,7 @@ def yaml_records(
             records.append(value)
             spans.append((rows[i][0], rows[after - 1][0]))
             i = after
-    except _Bad:
+    except ValueError:
         return None
     above = _KEY.match(rows[start - 1][1].strip()) if start else None
     name = above.group(1) if above is not None and not above.group(2) else ""
@@ -94,10 +91,10 @@ class _Reader:
             if m is None:
                 if _ITEM.match(text):
                     break
-                raise _Bad
+                raise ValueError(_NOT_PLAIN)
             key, value = m.group(1), m.group(2)
             if key in out:
-                raise _Bad
+                raise ValueError(_NOT_PLAIN)
             i += 1
             if value is not None and value.strip():
                 out[key] = self.scalar(value)
@@ -108,7 +105,7 @@ class _Reader:
             else:
                 out[key] = None
         if i < len(self.rows) and _indent(self.rows[i][1]) > indent:
-            raise _Bad
+            raise ValueError(_NOT_PLAIN)
         return out, i
 
     def block(self, i: int, indent: int) -> tuple[Any, int]:
@@ -125,7 +122,7 @@ class _Reader:
     def scalar(self, text: str) -> Any:
         text = text.strip()
         if text[:1] in "&*|>!{" or " #" in text:
-            raise _Bad
+            raise ValueError(_NOT_PLAIN)
         if text.startswith("[") and text.endswith("]"):
             return [self.scalar(part) for part in text[1:-1].split(",") if part.strip()]
         if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
