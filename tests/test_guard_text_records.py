@@ -4,6 +4,7 @@ a `ps`-like table, a log with level words, a Markdown document."""
 from __future__ import annotations
 
 import json
+import re
 
 from taskloom.client import Taskloom
 from taskloom.guard import GuardConfig
@@ -111,3 +112,26 @@ def test_a_markdown_heading_named_by_the_question_returns_its_section_whole(
     assert "Quick start paragraph 0" in section and "Quick start detail end." in section
     assert "## Configuration" not in section
     assert "### Quick start details" in details and "Quick start paragraph 0" not in details
+
+
+def test_line_numbers_of_records_and_log_lines_follow_the_one_line_rule(tl: Taskloom) -> None:
+    """A form feed or a U+2028 inside a line split it in two for the table, line count and
+    trace readers, so the line numbers they named pointed past the lines they meant."""
+    lines = []
+    for i in range(300):
+        level = ("INFO", "ERROR", "INFO")[i % 3]
+        note = "page\x0cbreak\u2028next" if level == "INFO" else "failed"
+        lines.append(f"2024-05-14 00:{i // 60:02d}:{i % 60:02d} {level} app: job {i} {note}")
+    g = tl.guard("t1", config=TIGHT)
+    rid = g.stash("tool", "\n".join(lines) + "\n").result_id or ""
+    answer = g.extract(rid, "How many ERROR lines are in the log?")
+    assert "Exact count: 100 " in answer
+    named = [int(n) for n in re.findall(r"^--- line (\d+)$", answer, re.M)]
+    assert named == [2, 5, 8]
+    for n in named:
+        assert g.read(rid, lines=f"{n}-{n}").split("\n", 1)[1] == lines[n - 1]
+    rows = [f'{100 + i},{("FR", "DE")[i % 2]},"a\u2028b {i}"' for i in range(200)]
+    (count,) = _ask(
+        tl, "id,country,notes\n" + "\n".join(rows) + "\n", "How many rows have country FR?"
+    )
+    assert "Exact count: 100 " in count

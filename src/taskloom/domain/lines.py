@@ -39,6 +39,16 @@ def text_end(text: str) -> int:
     return len(text) - 1 if text.endswith(("\n", "\r")) else len(text)
 
 
+def split_lines(text: str, keepends: bool = False) -> list[str]:
+    """The text's lines as a list, by this module's rule (``str.splitlines`` splits at more
+    characters than it); with ``keepends``, each with its own line break."""
+    end = text_end(text)
+    if not keepends:
+        return breaks(text).split(text[:end])
+    cuts = [m.end() for m in breaks(text).finditer(text, 0, end)]
+    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True) if a < b]
+
+
 def count_breaks(text: str, start: int = 0, end: int | None = None) -> int:
     """The line breaks that begin in ``text[start:end]``; ``start`` is where a line starts."""
     stop = len(text) if end is None else end

@@ -119,6 +119,7 @@ class Answers:
             "section": "Markdown section",
             "lines": "exact (every line)",
             "tally": "exact tally (every record read)",
+            "trace": "traceback (every line read)",
         }
         head = f'[extract from {rid} · query "{echo(query)}" · method: {method[found.method]} · '
         why = "" if too_big is None else "\n" + self._too_big(too_big)

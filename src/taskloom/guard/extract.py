@@ -15,12 +15,12 @@ long value is elided (``"…"``), a key never.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from taskloom.domain.errors import InvalidInput
+from taskloom.domain.lines import split_lines
 from taskloom.domain.text import plural
 from taskloom.guard.compact import dumps
 from taskloom.guard.exact import MAX_SHOWN, Exact, answer
@@ -28,6 +28,7 @@ from taskloom.guard.jsondoc import JsonDoc, LazyArray, LazyObject, is_array, is_
 from taskloom.guard.jsonpath import find, path_of
 from taskloom.guard.jsontext import path_on_text
 from taskloom.guard.linecount import counted_lines
+from taskloom.guard.ordinal import Ordinal, asked, generic, picked_json
 from taskloom.guard.rank import (
     IDENTITY_KEYS,
     MAX_SCALAR_CHARS,
@@ -50,6 +51,7 @@ from taskloom.guard.sections import named_section
 from taskloom.guard.slices import view_text
 from taskloom.guard.table import Table, asks_fields, read_table
 from taskloom.guard.tally import Tally, describe
+from taskloom.guard.traces import Traces, chosen_traces, shown_spans
 
 MAX_FRAGMENTS = 3
 SMALL_CHARS = 160
@@ -62,7 +64,8 @@ _JSONPATH = re.compile(r"\$(?:$|\.|\[)")
 @dataclass(slots=True)
 class Extraction:
     method: (
-        str  # "jsonpath" | "regex" | "exact" | "table" | "tally" | "section" | "lines" | "ranking"
+        str  # "jsonpath" | "regex" | "exact" | "table" | "tally" | "section" | "lines" | "trace"
+        # | "ranking"
     )
     fragments: list[tuple[str, str]] = field(default_factory=list)
     total_matches: int = 0
@@ -142,11 +145,23 @@ def extract_local(content: str, is_json: bool, query: str) -> Extraction:
     parsed = Query.parse(query)
     if not parsed.wanted and not re.search(r"\w", _WORD.sub(" ", query)):  # "???", "the"
         return Extraction("ranking", searchable=False)
+    ordinal = asked(query)
     if doc is not None:
+        picked = None if ordinal is None else picked_json(doc, ordinal, query)
+        if picked is not None:
+            out = Extraction("exact", total_matches=1, coverage=1.0, unit="record")
+            out.path = path_of(picked.parts)
+            out.summary = f"The record asked for by position: {picked.rule}, {out.path}."
+            record = picked.record
+            body = render_record(record, set(parsed.wanted)) if is_object(record) else dumps(record)
+            out.fragments.append((out.path, body))
+            return out
         exact = answer(doc, query)
         if exact is not None:
             return _exact(doc, exact, parsed)
         return _ranked(doc, parsed)
+    if ordinal is not None and generic(ordinal):
+        return _positioned(content, ordinal)
     table = read_table(content) if asks_fields(content, query) else None
     tabled = None if table is None else _from_table(content, table, query)
     if tabled is not None:
@@ -161,6 +176,9 @@ def extract_local(content: str, is_json: bool, query: str) -> Extraction:
     counted = counted_lines(content, query)
     if counted is not None:
         return _line_count(content, *counted)
+    traced = chosen_traces(content, query)
+    if traced is not None:
+        return _traces(*traced)
     blocks, records, total = text_candidates(content, parsed)
     best = rank(blocks, records, total, parsed, MAX_FRAGMENTS * 4)
     return _fragments(best, len(blocks), lambda c: text_fragment(c, parsed.wanted))
@@ -287,14 +305,15 @@ def _exact(doc: JsonDoc, exact: Exact, parsed: Query) -> Extraction:
 def _from_table(content: str, table: Table, query: str) -> Extraction | None:
     """An exact answer over a text table's rows read as records, each match shown as the
     lines the tool wrote; ``None`` when the question has none (the ranking answers it)."""
-    doc = JsonDoc(json.dumps(table.records, ensure_ascii=False, separators=(",", ":")))
+    doc = JsonDoc(table.document())
     exact = answer(doc, query)
     if exact is None or not exact.exact:
         return None
-    lines = content.splitlines()
+    lines = split_lines(content)
     rows = f"{len(table.records):,} rows of this {table.kind} table"
-    if exact.group != "$[*]":
-        rows += f" (read as records $[0], $[1], …, one per row; matches of {exact.path})"
+    base = table.base()
+    if exact.group != f"{base}[*]":
+        rows += f" (read as records {base}[0], {base}[1], …, one per row; matches of {exact.path})"
     where = " && ".join(c.text() for c in exact.conditions)
     matching = f"matching {where}, evaluated over every one of the {rows}" if where else rows
     shown = [p for p, _v in exact.shown]
@@ -318,7 +337,7 @@ def _from_table(content: str, table: Table, query: str) -> Extraction | None:
         out.lead = "values"
     seen: set[int] = set()
     for p in shown:
-        index = int(p[2 : p.index("]")])
+        index = int(p[len(base) + 1 : p.index("]", len(base) + 1)])
         if index in seen or len(seen) >= MAX_FRAGMENTS:
             continue
         seen.add(index)
@@ -343,8 +362,48 @@ def _line_count(
         f"Exact count: {total:,} (lines holding the word(s) {said} whole, as written;"
         f" every one: /{source}/)."
     )
-    lines = content.splitlines()
+    lines = split_lines(content)
     out.fragments = [(f"line {n}", lines[n - 1]) for n in first]
+    return out
+
+
+def _positioned(content: str, ordinal: Ordinal) -> Extraction:
+    """The first or last record of a text: a table's row (a JSON Lines event, a CSV row),
+    else its first or last non-blank line."""
+    lines = split_lines(content)
+    table = read_table(content)
+    which = "last" if ordinal.last else "first"
+    out = Extraction("lines", total_matches=1, coverage=1.0, unit="record")
+    if table is not None and table.records:
+        first, last = table.spans[-1 if ordinal.last else 0]
+        out.method = "table"
+        out.summary = f"The {which} of the {len(table.records):,} rows of this {table.kind} table."
+        if table.header:
+            out.summary += f"\nHeader (line {table.header}): {lines[table.header - 1][:300]}"
+    else:
+        filled = [i for i, line in enumerate(lines, 1) if line.strip()]
+        if not filled:
+            return Extraction("lines")
+        first = last = filled[-1 if ordinal.last else 0]
+        out.summary = f"The {which} of the {len(filled):,} non-blank lines."
+    label = f"line {first}" if first == last else f"lines {first}-{last}"
+    out.fragments.append((label, "\n".join(lines[first - 1 : last])))
+    return out
+
+
+def _traces(found: Traces, lines: list[str]) -> Extraction:
+    out = Extraction("trace", total_matches=found.total, coverage=1.0, unit="trace(s)")
+    shown = "the trace" if len(found.chosen) == 1 else f"{len(found.chosen)} traces"
+    out.summary = (
+        f"{found.total:,} traceback(s) or stack trace(s) in this result; shown: {shown}"
+        f" {found.which}, each with the line before it, its innermost frame and its"
+        " exception (the last line shown)."
+    )
+    for trace in found.chosen:
+        spans = shown_spans(trace, lines)
+        label = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
+        body = "\n".join(line for a, b in spans for line in lines[a - 1 : b])
+        out.fragments.append((f"lines {label}", body))
     return out
 
 

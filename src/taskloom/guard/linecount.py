@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from taskloom.domain.lines import split_lines
 from taskloom.guard.exact import intent
 from taskloom.guard.levels import is_level
 from taskloom.guard.question import tokenize
@@ -49,9 +50,10 @@ def counted_lines(text: str, question: str) -> tuple[int, list[str], str, list[i
         return None
     source = word_regex(words)
     pattern = re.compile(source)
-    lines = [i for i, line in enumerate(text.splitlines(), 1) if pattern.match(line)]
+    every_line = split_lines(text)
+    lines = [i for i, line in enumerate(every_line, 1) if pattern.match(line)]
     if not lines:
         every = [re.compile(word_regex([w])) for w in words]
-        if not all(any(p.match(line) for line in text.splitlines()) for p in every):
+        if not all(any(p.match(line) for line in every_line) for p in every):
             return None
     return len(lines), words, source, lines[:3]

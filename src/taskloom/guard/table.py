@@ -5,6 +5,10 @@ A text is a table when all of it reads one way:
 - **JSON Lines**: every non-blank line is a JSON object (a log's events);
 - **delimited**: a header line of distinct names split by a tab, a comma, a semicolon or a
   bar, and every following record (read as CSV, quotes and all) has as many fields;
+- **YAML list**: plain block YAML whose one list holds mappings (``- name: api`` blocks),
+  each item a record (:mod:`~taskloom.guard.yamllist`);
+- **fixed-width**: a header line of at least three distinct names over aligned columns,
+  read by the columns' positions, so a cell may hold spaces (:mod:`~taskloom.guard.fixedwidth`);
 - **columns**: a header line of at least three distinct names (``USER PID %CPU … COMMAND``)
   and every following line splits on whitespace into as many fields, the last one taking
   the rest of the line, with at least one column of numbers in every row.
@@ -24,8 +28,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from taskloom.domain.lines import split_lines
+from taskloom.domain.stash import child_path
 from taskloom.guard.exact import intent
+from taskloom.guard.fixedwidth import fixed_columns
 from taskloom.guard.question import identifier as _identifier
+from taskloom.guard.yamllist import yaml_records
 
 DELIMITERS = ("\t", ",", ";", "|")
 _NAME = re.compile(r"[A-Za-z_%#][\w%#+./ -]*")
@@ -38,17 +46,29 @@ _WORDS = re.compile(r"[\w%#+.-]+")
 @dataclass(slots=True)
 class Table:
     kind: str
-    """``"JSON Lines"``, ``"CSV"``, ``"TSV"``, ``"delimited"`` or ``"columns"``."""
+    """``"JSON Lines"``, ``"CSV"``, ``"TSV"``, ``"delimited"``, ``"YAML list"``,
+    ``"fixed-width"`` or ``"columns"``."""
     records: list[dict[str, Any]] = field(default_factory=list)
     spans: list[tuple[int, int]] = field(default_factory=list)
     """The first and last line (1-based) of each record."""
     header: int = 0
     """The line of the header (0: none)."""
+    name: str = ""
+    """The key the records sit under, as a question may name them (``services``)."""
+
+    def base(self) -> str:
+        """The JSONPath of the records' array as an answer reads them."""
+        return child_path("$", self.name) if self.name else "$"
+
+    def document(self) -> str:
+        """The records as the JSON an answer reads."""
+        value: Any = {self.name: self.records} if self.name else self.records
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def read_table(text: str) -> Table | None:
     """``text`` as a table, or ``None`` when not all of it reads as one."""
-    lines = text.splitlines()
+    lines = split_lines(text)
     while lines and not lines[-1].strip():
         lines.pop()
     if len(lines) < 3:
@@ -61,7 +81,7 @@ def read_table(text: str) -> Table | None:
             found = _delimited(text, delimiter)
             if found is not None:
                 return found
-    return _columns(lines)
+    return _yaml(lines) or _fixed(lines) or _columns(lines)
 
 
 def asks_fields(text: str, question: str) -> bool:
@@ -123,7 +143,7 @@ def _json_lines(lines: list[str]) -> Table | None:
 
 
 def _delimited(text: str, delimiter: str) -> Table | None:
-    reader = csv.reader(text.splitlines(keepends=True), delimiter=delimiter)
+    reader = csv.reader(split_lines(text, keepends=True), delimiter=delimiter)
     try:
         header = next(reader)
     except (StopIteration, csv.Error):
@@ -145,6 +165,25 @@ def _delimited(text: str, delimiter: str) -> Table | None:
             out.spans.append((start, last))
     except csv.Error:
         return None
+    return out if len(out.records) >= 2 else None
+
+
+def _yaml(lines: list[str]) -> Table | None:
+    found = yaml_records(lines, cell)
+    if found is None:
+        return None
+    return Table("YAML list", records=found[1], spans=found[2], name=found[0])
+
+
+def _fixed(lines: list[str]) -> Table | None:
+    found = fixed_columns(lines)
+    if found is None:
+        return None
+    names, rows = found
+    out = Table("fixed-width", header=1)
+    for number, row in enumerate(rows, 2):
+        out.records.append({n: cell(v) for n, v in zip(names, row, strict=True)})
+        out.spans.append((number, number))
     return out if len(out.records) >= 2 else None
 
 
