@@ -93,7 +93,7 @@ def test_a_count_of_log_lines_by_level_word_is_exact_and_says_what_it_counts(
         "How many WARNING lines from app.http?",
         "How many FATAL lines?",
     )
-    assert "Exact count: 80 (lines holding the word(s) 'ERROR' whole" in errors
+    assert "Exact count: 80 (lines holding the word 'ERROR' whole" in errors
     assert "Exact count: 40 " in warnings
     assert "Exact count" not in unknown
 

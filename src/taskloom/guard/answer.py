@@ -72,7 +72,7 @@ class Answers:
         labelled as the weaker match they are, rather than being thrown away."""
         head = (
             f'[extract from {rid} · query "{echo(query)}" · method: LLM map-reduce · '
-            f"{result.chunks} chunk(s), {result.calls} call(s), "
+            f"{counted(result.chunks, 'chunk')}, {counted(result.calls, 'call')}, "
             f"{len(result.failed)} failed]"
         )
         answer = result.answer or "(no chunk that answered had matching content)"

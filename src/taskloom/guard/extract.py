@@ -21,7 +21,7 @@ from typing import Any
 
 from taskloom.domain.errors import InvalidInput
 from taskloom.domain.lines import split_lines
-from taskloom.domain.text import plural
+from taskloom.domain.text import counted, plural
 from taskloom.guard.compact import dumps
 from taskloom.guard.exact import MAX_SHOWN, Exact, answer
 from taskloom.guard.jsondoc import JsonDoc, LazyArray, LazyObject, is_array, is_object
@@ -359,7 +359,8 @@ def _line_count(
     said = " and ".join(repr(w) for w in words)
     out = Extraction("lines", total_matches=total, coverage=1.0)
     out.summary = (
-        f"Exact count: {total:,} (lines holding the word(s) {said} whole, as written;"
+        f"Exact count: {total:,} (lines holding the {plural(len(words), 'word')} {said}"
+        " whole, as written;"
         f" every one: /{source}/)."
     )
     lines = split_lines(content)
@@ -392,10 +393,11 @@ def _positioned(content: str, ordinal: Ordinal) -> Extraction:
 
 
 def _traces(found: Traces, lines: list[str]) -> Extraction:
-    out = Extraction("trace", total_matches=found.total, coverage=1.0, unit="trace(s)")
+    out = Extraction("trace", total_matches=found.total, coverage=1.0, unit="trace")
     shown = "the trace" if len(found.chosen) == 1 else f"{len(found.chosen)} traces"
     out.summary = (
-        f"{found.total:,} traceback(s) or stack trace(s) in this result; shown: {shown}"
+        f"{counted(found.total, 'traceback')} or stack {plural(found.total, 'trace')} in this"
+        f" result; shown: {shown}"
         f" {found.which}, each with the line before it, its innermost frame and its"
         " exception (the last line shown)."
     )

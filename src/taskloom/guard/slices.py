@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from taskloom.domain.errors import InvalidInput
 from taskloom.domain.lines import TextLines
-from taskloom.domain.text import plural
+from taskloom.domain.text import counted, plural
 from taskloom.guard.jsondoc import JsonDoc, LazyLines, line_count, pretty_lines
 from taskloom.guard.jsonpath import find, path_of
 from taskloom.guard.jsontext import path_on_text
@@ -138,7 +138,8 @@ def _page_start(lines: Sequence[str], page: int, budget: int, count: Callable[[s
     for done in range(1, page):
         start = _cut(lines, start, len(lines), budget, count)
         if start >= (len(lines), 0):
-            raise InvalidInput(f"page {page} is past the end (there are {done} page(s))")
+            pages = counted(done, "page")
+            raise InvalidInput(f"page {page} is past the end (the result has {pages})")
     return start
 
 
