@@ -5,18 +5,10 @@ from __future__ import annotations
 import json
 
 from taskloom.client import Taskloom
-from taskloom.guard import GuardConfig
+from tests.test_guard_text_records import ask
 
-TIGHT = GuardConfig(threshold_tokens=60, compacted_max_tokens=10, preview_chars=200)
 IMAGES = ("nginx:1.25", "redis:7", "postgres:16")
 STATES = ("Up 3 hours", "Exited (1) 2 days ago", "Up 5 minutes")
-
-
-def _ask(tl: Taskloom, text: str, *questions: str) -> list[str]:
-    g = tl.guard("t1", config=TIGHT)
-    rid = g.stash("tool", text).result_id
-    assert rid
-    return [g.extract(rid, q) for q in questions]
 
 
 def test_a_fixed_width_table_with_spaces_in_cells_is_read_by_its_columns(tl: Taskloom) -> None:
@@ -26,7 +18,7 @@ def test_a_fixed_width_table_with_spaces_in_cells_is_read_by_its_columns(tl: Tas
     )
     gold = sum(1 for r in rows if r[1] == "redis:7")
     up = sum(1 for r in rows if r[1] == "redis:7" and r[2] == "Up 3 hours")
-    count, both, status = _ask(
+    count, both, status = ask(
         tl,
         text,
         "How many containers run redis:7?",
@@ -44,7 +36,7 @@ def test_a_two_word_header_over_aligned_cells_is_one_column(tl: Taskloom) -> Non
         f"{f'pod-{i}':<10}{'1/1':<7}{f'n{i % 4}':<8}{'<none>':<16}{'<none>' if i % 2 else 'x'}\n"
         for i in range(40)
     )
-    (count,) = _ask(tl, head + body, "How many pods have NODE n2 and GATES x?")
+    (count,) = ask(tl, head + body, "How many pods have NODE n2 and GATES x?")
     assert "Exact count: 10 " in count
 
 
@@ -68,7 +60,7 @@ def _log_with_tracebacks() -> str:
 def test_a_traceback_question_shows_the_exception_line_of_the_trace_it_names(
     tl: Taskloom,
 ) -> None:
-    after, last = _ask(
+    after, last = ask(
         tl,
         _log_with_tracebacks(),
         "What exception was raised in the traceback after the error at 2024-05-14 00:27:30,500?",
@@ -76,7 +68,7 @@ def test_a_traceback_question_shows_the_exception_line_of_the_trace_it_names(
     )
     assert "KeyError: 'slot-27'" in after and "KeyError: 'slot-7'" not in after
     assert '  File "/srv/app/b.py", line 20, in fetch' in after
-    assert "KeyError: 'slot-67'" in last and "4 traceback(s)" in last
+    assert "KeyError: 'slot-67'" in last and "4 tracebacks" in last
 
 
 def test_a_java_stack_trace_shows_its_exception_and_its_cause(tl: Taskloom) -> None:
@@ -88,7 +80,7 @@ def test_a_java_stack_trace_shows_its_exception_and_its_cause(tl: Taskloom) -> N
         "Caused by: java.io.IOException: broken pipe",
         "\tat com.acme.Net.write(Net.java:88)",
     ]
-    (found,) = _ask(tl, "\n".join(lines) + "\n", "Which exception was thrown?")
+    (found,) = ask(tl, "\n".join(lines) + "\n", "Which exception was thrown?")
     assert "java.lang.IllegalStateException: pool closed" in found
     assert "Caused by: java.io.IOException: broken pipe" in found
 
@@ -103,7 +95,7 @@ def test_the_last_or_most_recent_record_is_answered_whole(tl: Taskloom) -> None:
         for i in range(60)
     ]
     doc = json.dumps({"total_count": 60, "items": items})
-    last, recent = _ask(
+    last, recent = ask(
         tl, doc, "What is the title of the last item?", "Which is the most recent item?"
     )
     assert '"title":"Bug 59 in parser"' in last and "$.items[59]" in last
@@ -113,8 +105,8 @@ def test_the_last_or_most_recent_record_is_answered_whole(tl: Taskloom) -> None:
 def test_the_first_and_last_record_of_json_lines_and_a_log(tl: Taskloom) -> None:
     events = "".join(json.dumps({"id": f"e{i}", "ms": i * 3}) + "\n" for i in range(200))
     log = "".join(f"10:{i // 60:02d}:{i % 60:02d} INFO worker {i} ok\n" for i in range(300))
-    (event,) = _ask(tl, events, "Show the last event")
-    (first,) = _ask(tl, log, "What is the first entry?")
+    (event,) = ask(tl, events, "Show the last event")
+    (first,) = ask(tl, log, "What is the first entry?")
     assert '{"id": "e199", "ms": 597}' in event
     assert "10:00:00 INFO worker 0 ok" in first
 
@@ -134,7 +126,7 @@ def _services() -> str:
 
 
 def test_a_yaml_list_of_records_answers_counts_exactly(tl: Taskloom) -> None:
-    every, batch, lookup = _ask(
+    every, batch, lookup = ask(
         tl,
         _services(),
         "How many services are defined?",

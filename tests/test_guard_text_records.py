@@ -14,7 +14,7 @@ PLANS = ("free", "team", "business")
 COUNTRIES = ("DE", "FR", "US")
 
 
-def _ask(tl: Taskloom, text: str, *questions: str) -> list[str]:
+def ask(tl: Taskloom, text: str, *questions: str) -> list[str]:
     g = tl.guard("t1", config=TIGHT)
     rid = g.stash("tool", text).result_id
     assert rid
@@ -32,7 +32,7 @@ def test_csv_rows_answer_an_exact_count_with_two_conditions_and_a_lookup(tl: Tas
     rows = _users()
     text = "id,email,country,plan,notes\n" + "".join(",".join(r) + "\n" for r in rows)
     gold = sum(1 for r in rows if r[2] == "FR" and r[3] == "team")
-    count, holder = _ask(
+    count, holder = ask(
         tl,
         text,
         "How many users have country FR and plan team?",
@@ -52,8 +52,8 @@ def test_tsv_and_a_ps_table_are_read_by_their_header(tl: Taskloom) -> None:
     ps = "USER PID %CPU COMMAND\n" + "".join(
         f"{users[i % 3]:<9}{i * 7 + 1:>6} 0.{i % 10} /usr/bin/prog --flag {i}\n" for i in range(200)
     )
-    (count,) = _ask(tl, tsv, "How many orders are pending?")
-    owned, command = _ask(tl, ps, "How many processes does user redis own?", "command of PID 701")
+    (count,) = ask(tl, tsv, "How many orders are pending?")
+    owned, command = ask(tl, ps, "How many processes does user redis own?", "command of PID 701")
     assert f"Exact count: {gold:,} " in count
     assert "Exact count: 66 " in owned
     assert "/usr/bin/prog --flag 100" in command
@@ -68,10 +68,10 @@ def test_a_value_the_question_names_beside_a_condition_is_a_condition_too(tl: Ta
     ]
     gold = sum(1 for e in events if e["level"] == "ERROR" and e["service"] == "billing")
     jsonl = "".join(json.dumps(e) + "\n" for e in events)
-    count, lookup = _ask(
+    count, lookup = ask(
         tl, jsonl, "How many ERROR events from service billing?", "service of req-00437-a5"
     )
-    (as_json,) = _ask(tl, json.dumps(events), "How many ERROR events from service billing?")
+    (as_json,) = ask(tl, json.dumps(events), "How many ERROR events from service billing?")
     assert f"Exact count: {gold:,} " in count and f"Exact count: {gold:,} " in as_json
     assert "level == 'ERROR'" in count
     assert '"request_id": "req-00437-a5"' in lookup and '"service": "search"' in lookup
@@ -86,7 +86,7 @@ def test_a_count_of_log_lines_by_level_word_is_exact_and_says_what_it_counts(
         logger = ("app.db", "app.http")[i % 2]
         lines.append(f"2024-05-14 00:{i // 60:02d}:{i % 60:02d} {level} {logger}: job {i} ERRORS=0")
     text = "\n".join(lines) + "\n"
-    errors, warnings, unknown = _ask(
+    errors, warnings, unknown = ask(
         tl,
         text,
         "How many ERROR lines are in the log?",
@@ -105,7 +105,7 @@ def test_a_markdown_heading_named_by_the_question_returns_its_section_whole(
     for name in ("Install", "Quick start", "Configuration", "Testing"):
         body = "\n\n".join(f"{name} paragraph {k} " + "words " * 40 for k in range(4))
         parts.append(f"## {name}\n\n{body}\n\n### {name} details\n\n{name} detail end.\n")
-    (section, details) = _ask(
+    (section, details) = ask(
         tl, "\n".join(parts), "Show the Quick start section.", "quick start details"
     )
     assert "method: Markdown section" in section
@@ -131,7 +131,7 @@ def test_line_numbers_of_records_and_log_lines_follow_the_one_line_rule(tl: Task
     for n in named:
         assert g.read(rid, lines=f"{n}-{n}").split("\n", 1)[1] == lines[n - 1]
     rows = [f'{100 + i},{("FR", "DE")[i % 2]},"a\u2028b {i}"' for i in range(200)]
-    (count,) = _ask(
+    (count,) = ask(
         tl, "id,country,notes\n" + "\n".join(rows) + "\n", "How many rows have country FR?"
     )
     assert "Exact count: 100 " in count

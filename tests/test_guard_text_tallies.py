@@ -7,16 +7,7 @@ from __future__ import annotations
 import json
 
 from taskloom.client import Taskloom
-from taskloom.guard import GuardConfig
-
-TIGHT = GuardConfig(threshold_tokens=60, compacted_max_tokens=10, preview_chars=200)
-
-
-def _ask(tl: Taskloom, text: str, *questions: str) -> list[str]:
-    g = tl.guard("t1", config=TIGHT)
-    rid = g.stash("tool", text).result_id
-    assert rid
-    return [g.extract(rid, q) for q in questions]
+from tests.test_guard_text_records import ask
 
 
 def test_a_lower_case_level_word_counts_log_lines_bare_or_bracketed(tl: Taskloom) -> None:
@@ -24,7 +15,7 @@ def test_a_lower_case_level_word_counts_log_lines_bare_or_bracketed(tl: Taskloom
     lines = [
         f"2023/11/01 10:00:{i % 60:02d} [{levels[i % 5]}] {i}#0: up{i % 2}" for i in range(300)
     ]
-    bracketed, bare, absent = _ask(
+    bracketed, bare, absent = ask(
         tl,
         "\n".join(lines) + "\n",
         "How many [error] lines?",
@@ -47,7 +38,7 @@ def test_a_value_written_before_its_field_is_a_condition_in_json_lines(tl: Taskl
     ]
     gold = sum(1 for e in events if e["action"] == "delete" and e["actor"]["kind"] == "human")
     jsonl = "".join(json.dumps(e) + "\n" for e in events)
-    (count,) = _ask(tl, jsonl, "how many delete actions by a human actor?")
+    (count,) = ask(tl, jsonl, "how many delete actions by a human actor?")
     assert f"Exact count: {gold:,} " in count
     assert "action == 'delete'" in count and "actor.kind == 'human'" in count
 
@@ -58,7 +49,7 @@ def test_a_number_after_a_word_is_the_id_of_the_field_that_word_names(tl: Tasklo
         for i in range(200)
     ]
     doc = json.dumps({"data": orders})
-    lookup, count, top = _ask(
+    lookup, count, top = ask(
         tl,
         doc,
         "What is the status of order 5013?",
@@ -77,7 +68,7 @@ def test_an_id_past_the_indexed_values_is_found_by_its_shape(tl: Taskloom) -> No
     ]
     late = events[2718]
     jsonl = "".join(json.dumps(e) + "\n" for e in events)
-    (lookup,) = _ask(tl, jsonl, f"latency_ms of request {late['request_id']}")
+    (lookup,) = ask(tl, jsonl, f"latency_ms of request {late['request_id']}")
     assert f"request_id == '{late['request_id']}'" in lookup
     assert f'"latency_ms": {late["latency_ms"]}' in lookup
 
@@ -92,7 +83,7 @@ def test_a_field_asked_with_most_or_distinct_is_tallied_over_the_selected_record
     for e in events:
         errors[e["service"]] += e["level"] == "ERROR"
     jsonl = "".join(json.dumps(e) + "\n" for e in events)
-    most, distinct = _ask(
+    most, distinct = ask(
         tl, jsonl, "Which service has the most errors?", "Which services appear in the log?"
     )
     assert "matching level == 'ERROR'" in most
@@ -104,7 +95,7 @@ def test_a_number_field_asked_with_most_ranks_the_records_by_it(tl: Taskloom) ->
     ps = "USER PID RSS COMMAND\n" + "".join(
         f"u{i % 3} {100 + i} {(i * 7919) % 10007} prog-{i}\n" for i in range(300)
     )
-    (top,) = _ask(tl, ps, "Which process uses the most RSS memory?")
+    (top,) = ask(tl, ps, "Which process uses the most RSS memory?")
     best = max(range(300), key=lambda i: (i * 7919) % 10007)
     assert "highest RSS" in top and f"prog-{best}" in top
 
@@ -115,5 +106,5 @@ def test_a_question_holding_only_a_timestamp_reads_the_rows_that_hold_it(tl: Tas
         for i in range(0, 9000, 3)
     ]
     jsonl = "".join(json.dumps(e) + "\n" for e in events)
-    (at,) = _ask(tl, jsonl, f"What happened at {events[2500]['ts']}?")
+    (at,) = ask(tl, jsonl, f"What happened at {events[2500]['ts']}?")
     assert f"ts == '{events[2500]['ts']}'" in at and '"msg": "m7500"' in at
