@@ -6,7 +6,7 @@ Two kinds of id are read as conditions beside the ones a question names:
   number and whose name has that word (``customer.id``), else, when no field's name has
   it, the one id field (``id``, ``number``, ``…_id``) that holds the number. A number
   after a word of position or size ("top 5", "page 2", "line 40") is no id;
-- an identifier (``req-08094-3ad2``, ``2024-03-01T13:09:26Z``) that no field's indexed
+- an identifier (``req-08094-3ad2``, an ISO time) that no field's indexed
   values hold, while one field of more distinct values than are indexed holds values of
   its shape: the same runs of letters and digits, of the same lengths, between the same
   separators. The JSONPath that answers still reads every record, so an id the data

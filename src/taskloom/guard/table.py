@@ -87,7 +87,7 @@ def read_table(text: str) -> Table | None:
 def asks_fields(text: str, question: str) -> bool:
     """Whether ``question`` is one a table answers: a count or a list, one that names a
     field of the first record (``email``, ``latency_ms``, ``PID``), or one holding an
-    identifier (letters and digits, four or more characters: ``2024-03-01T13:09:26Z``),
+    identifier (letters and digits, four or more characters, as an ISO time has),
     which a row may hold. A plain word reads no table (the ranking answers it, without
     holding every row)."""
     if intent(question) is not None:

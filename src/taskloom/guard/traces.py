@@ -10,7 +10,7 @@ or what was raised or thrown, and is no count. The traces of a text are:
 - pytest: a run of ``E   `` lines; its first line is the exception.
 
 Which trace: the first starting at or after the line holding the question's values
-(``after the error at 2024-05-14 00:08:22,477``: every word with a digit, on one line);
+(``after the error at YYYY-MM-DD hh:mm:ss,mmm``: every word with a digit, on one line);
 else the last for "last", "latest", "final", "most recent"; else the first ones. Each is
 shown as the line before it, its innermost frame and its exception line.
 """
