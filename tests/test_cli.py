@@ -150,7 +150,7 @@ def commands():  # type: ignore[no-untyped-def]
         else:
             yield path, cmd
 
-    return list(walk(typer.main.get_command(app), []))
+    return list(walk(typer.main.get_command(app()), []))
 
 
 def test_every_command_has_help_with_an_example() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import io
 import logging
@@ -13,43 +14,36 @@ from typing import Annotated, Any
 import typer
 import typer.main
 
-from taskloom.cli import (
-    board,
-    doctor,
-    goal,
-    hooks,
-    init,
-    mcp,
-    migrate,
-    retention,
-    serve,
-    stash,
-    tasks,
-    tool,
-    work,
-)
-from taskloom.cli.common import (
-    DbOption,
-    err,
-    flush_out,
-    guarded_stdout,
-    open_db,
-    print_error,
-    print_text,
-)
+from taskloom.cli.common import err, flush_out, guarded_stdout, print_error, print_text
 from taskloom.domain.errors import InvalidInput, TaskloomError
 
-app = typer.Typer(
-    name="taskloom",
-    help=(
-        "Durable work state for AI agents: todo boards, goals, a work queue, a live panel."
-        "\n\nTry it: `taskloom demo` seeds a thread, `taskloom serve` shows it on"
-        " http://127.0.0.1:8765/; `taskloom COMMAND --help` gives each command's options"
-        " and an example."
-    ),
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    add_completion=False,
+COMMANDS: dict[str, str] = {
+    "demo": "demo:demo",
+    "serve": "serve:serve",
+    "board": "board:app",
+    "goal": "goal:app",
+    "tasks": "tasks:app",
+    "tool": "tool:app",
+    "stash": "stash:app",
+    "guard": "stash:guard_app",
+    "init": "init:app",
+    "mcp": "mcp:mcp",
+    "hook": "hooks:app",
+    "doctor": "doctor:doctor",
+    "retention": "retention:app",
+    "migrate-db": "migrate:migrate_db",
+}
+"""Each command by name: the module in ``taskloom.cli`` and the Typer app (a group) or the
+function (a command) in it, in the order ``taskloom --help`` lists them, a newcomer's first
+steps first. A command line loads only the module of the command it names."""
+
+ORDER = tuple(COMMANDS)
+
+HELP = (
+    "Durable work state for AI agents: todo boards, goals, a work queue, a live panel."
+    "\n\nTry it: `taskloom demo` seeds a thread, `taskloom serve` shows it on"
+    " http://127.0.0.1:8765/; `taskloom COMMAND --help` gives each command's options"
+    " and an example."
 )
 
 
@@ -61,7 +55,6 @@ def _print_version(wanted: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def _root(
     version: Annotated[
         bool,
@@ -73,43 +66,24 @@ def _root(
     pass
 
 
-app.add_typer(board.app, name="board")
-app.add_typer(tool.app, name="tool")
-app.add_typer(goal.app, name="goal")
-app.add_typer(tasks.app, name="tasks")
-tasks.app.command()(work.work)
-app.add_typer(hooks.app, name="hook")
-app.command()(doctor.doctor)
-app.command()(mcp.mcp)
-app.command()(serve.serve)
-app.command("migrate-db")(migrate.migrate_db)
-app.add_typer(stash.app, name="stash")
-app.add_typer(stash.guard_app, name="guard")
-app.add_typer(init.app, name="init")
-app.add_typer(retention.app, name="retention")
-
-DEMO_THREAD = "demo"
-
-
-@app.command()
-def demo(db: DbOption = None) -> None:
-    """Fill a `demo` thread with a small plan (once) and print its board.
-
-    Example: taskloom demo
-    """
-    tl = open_db(db)
-    handle = tl.board(DEMO_THREAD)
-    snap = handle.list()
-    if not snap["cards"]:
-        handle.add("Read the issue", status="done")
-        handle.add("Write the failing test", status="in_progress", active_form="Writing the test")
-        handle.add("Make it pass", plan=["smallest change", "refactor"])
-        snap = handle.add(
-            "Open the pull request", approval_mode="required", status="awaiting_approval"
-        )
-    from taskloom.tools.board import render_board
-
-    print_text(f"thread '{DEMO_THREAD}' in {tl.url}\n" + render_board(snap))
+def app(names: Sequence[str] = ORDER) -> typer.Typer:
+    """The ``taskloom`` Typer app with the commands ``names`` (all by default)."""
+    root = typer.Typer(
+        name="taskloom",
+        help=HELP,
+        no_args_is_help=True,
+        pretty_exceptions_enable=False,
+        add_completion=False,
+    )
+    root.callback()(_root)
+    for name in names:
+        module, attribute = COMMANDS[name].split(":")
+        found = getattr(importlib.import_module(f"taskloom.cli.{module}"), attribute)
+        if isinstance(found, typer.Typer):
+            root.add_typer(found, name=name)
+        else:
+            root.command(name)(found)
+    return root
 
 
 def _shown(arg: str) -> str:
@@ -156,21 +130,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
-# The order ``taskloom --help`` lists its commands in: a newcomer's first steps first.
-ORDER = (
-    "demo", "serve", "board", "goal", "tasks", "tool", "stash", "guard",
-    "init", "mcp", "hook", "doctor", "retention", "migrate-db",
-)  # fmt: skip
-
-
-def cli() -> typer.core.TyperGroup:
-    """The command Typer builds from ``app``, its commands in ``ORDER``, each help text's
-    paragraphs joined into lines (Typer's help keeps a docstring's line breaks, which leave
-    every wrapped sentence ragged on a terminal narrower than the source), and its flags shown
-    as flags (see :func:`_flags`)."""
-    command = typer.main.get_group(app)
-    first = {name: command.commands[name] for name in ORDER if name in command.commands}
-    command.commands = {**first, **command.commands}
+def cli(names: Sequence[str] = ORDER) -> typer.core.TyperGroup:
+    """The command Typer builds from :func:`app` with the commands ``names``, in the order
+    given, each help text's paragraphs joined into lines (Typer's help keeps a docstring's
+    line breaks, which leave every wrapped sentence ragged on a terminal narrower than the
+    source), and its flags shown as flags (see :func:`_flags`)."""
+    command = typer.main.get_group(app(names))
+    command.commands = {name: command.commands[name] for name in names}
     todo: list[Any] = [command]
     while todo:
         cmd = todo.pop()
@@ -207,7 +173,7 @@ def _run(args: list[str]) -> int:
         check_utf8(args)
         if args[:1] == ["hook"]:
             return _run_hook(args)
-        cli().main(args=args, prog_name="taskloom")
+        cli(_named(args)).main(args=args, prog_name="taskloom")
     except SystemExit as exc:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 1)
@@ -219,6 +185,12 @@ def _run(args: list[str]) -> int:
     return 0
 
 
+def _named(args: Sequence[str]) -> Sequence[str]:
+    """The commands a command line needs built: the one it names, else all of them (for the
+    list that ``--help`` prints, or the one a misspelt name is refused among)."""
+    return args[:1] if args[:1] and args[0] in COMMANDS else ORDER
+
+
 USAGE_ERRORS = (typer.TyperException, typer.Abort)
 """What a command line Typer cannot run raises outside its standalone mode."""
 
@@ -226,7 +198,7 @@ USAGE_ERRORS = (typer.TyperException, typer.Abort)
 def _run_hook(args: list[str]) -> int:
     """A ``hook`` command, its usage errors one ``Error:`` line and status 1."""
     try:
-        code = cli().main(args=args, prog_name="taskloom", standalone_mode=False)
+        code = cli(["hook"]).main(args=args, prog_name="taskloom", standalone_mode=False)
     except USAGE_ERRORS as exc:
         import taskloom
 

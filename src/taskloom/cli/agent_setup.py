@@ -11,20 +11,18 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import shutil
-import sys
 import tomllib
-from pathlib import Path, PureWindowsPath
+from pathlib import PureWindowsPath
 from typing import Any
 
 from taskloom.cli import json_text
+from taskloom.cli.program import PROGRAM_NAMES, program
 from taskloom.domain.common import parse_json_object
 from taskloom.domain.errors import InvalidInput
 from taskloom.store import check_url
 from taskloom.store.pg_url import redact, url_has_password
 
 SERVER_NAME = "taskloom"
-PROGRAM_NAMES = ("taskloom", "taskloom.exe")
 HOOK_EVENTS = {"UserPromptSubmit": "prompt", "SessionStart": "session-start"}
 
 
@@ -50,20 +48,6 @@ def mcp_command(thread: str, agent: str, db: str | None, tools: str | None = Non
     args = [program(), "mcp", "--thread", thread, "--agent", agent]
     args += ["--tools", tools] if tools is not None else []
     return args + (["--db", db] if db else [])
-
-
-def program() -> str:
-    """How the agent is to start taskloom: ``taskloom`` when that name on its PATH is this
-    very program, else this program's absolute path. A virtualenv's ``.venv/bin/taskloom``
-    is seldom on PATH, and an agent that finds no ``taskloom`` cannot start its MCP server
-    nor any hook ("taskloom: not found"), out of the user's sight."""
-    candidates = [Path(sys.argv[0])] if Path(sys.argv[0]).name in PROGRAM_NAMES else []
-    candidates.append(Path(sys.executable).parent / "taskloom")  # ``python -m taskloom``
-    mine = next((c.resolve() for c in candidates if c.is_file()), None)
-    if mine is None:
-        return "taskloom"
-    found = shutil.which("taskloom")
-    return "taskloom" if found and Path(found).resolve() == mine else str(mine)
 
 
 def hook_command(

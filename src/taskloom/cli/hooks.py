@@ -19,6 +19,7 @@ from taskloom.cli.common import (
     print_text,
     write_out,
 )
+from taskloom.cli.program import program
 from taskloom.client import Taskloom
 from taskloom.domain.errors import StoreBusy, TaskloomError
 from taskloom.domain.surface import claim_command
@@ -80,8 +81,6 @@ def prompt(
 
     Example: taskloom hook prompt --agent claude-1 --mcp
     """
-    from taskloom.cli.agent_setup import program
-
     del as_json  # already JSON
     claim = MCP_CLAIM if mcp else hook_claim_command(agent.strip(), db, program())
     tl = open_for_hook(db)

@@ -27,6 +27,7 @@ from taskloom.cli.common import (
 )
 from taskloom.cli.retention import AGE, AGE_EXAMPLES, days_alias, one_age, task_age
 from taskloom.cli.task_views import line, list_, one, ready, show, stats
+from taskloom.cli.work import work
 from taskloom.domain.common import parse_json, parse_json_object
 from taskloom.domain.errors import InvalidInput, NotFound, TaskloomError, WaitTimeout
 from taskloom.domain.queue import (
@@ -544,3 +545,4 @@ app.command("list")(list_)
 app.command()(show)
 app.command()(stats)
 app.command()(ready)
+app.command()(work)
