@@ -6,8 +6,9 @@ group, written as a pattern with a wildcard for each index or member name. The i
 array that holds no object (the rows of a matrix, a list of names) are records too, with no
 fields: a count counts them, and no condition selects among them. A group keeps
 how many records it has, and for each field (one level of nesting too: ``user.login``)
-the kinds and the values its first records hold, which is what a question's words are
-matched against (:mod:`~taskloom.guard.exact`).
+the kinds and the values its first records hold, and for an array field the short
+scalar values its first members hold (a tag, a label's name: :mod:`~taskloom.guard.members`),
+which is what a question's words are matched against (:mod:`~taskloom.guard.exact`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,13 @@ map of records keyed by name, which is also one record of the group above it; a 
 counts keyed by word) is data, not 200,000 fields a question may name, and reading it as
 fields took sixty times its text. A field past them is unknown to a question, which then
 gets no exact answer on it."""
+MAX_MEMBERS = 32
+"""Members of an array field read per record for the values they hold (:attr:`Field.members`)."""
+MAX_MEMBER_KEYS = 16
+"""Keys of one member object whose values are read."""
+MAX_NAME_CHARS = 100
+"""The longest member value read: a value that names something (a label, a tag, a login)
+is short; a longer one is prose, which no question compares whole."""
 
 
 @dataclass(slots=True)
@@ -42,6 +50,10 @@ class Field:
     values: Counter[tuple[str, Any]] = field(default_factory=Counter)
     many: bool = False
     kinds: set[str] = field(default_factory=set)
+    members: dict[tuple[str, ...], Field] = field(default_factory=dict)
+    """For an array field, the values its members hold: under ``()`` its scalar members
+    (``tags: ["a", "b"]``), under a key the short scalar values of its member objects'
+    field of that key (``labels: [{"name": "bug"}]`` under ``("name",)``)."""
 
 
 @dataclass(slots=True)
@@ -107,6 +119,8 @@ def groups(doc: JsonDoc) -> list[Group]:
                 elif group.records == MAX_TALLIED + 1:
                     for stats in group.fields.values():
                         stats.many = True  # a value not seen yet may be in the rest
+                        for member in stats.members.values():
+                            member.many = True
                 wild = _map_like(node)
                 if wild:
                     seen = names.setdefault((*pattern, WILD), set())
@@ -170,6 +184,8 @@ def _merge(into: Field, stats: Field) -> None:
             into.values[key] += n
         else:
             into.many = True
+    for inner, member in stats.members.items():
+        _merge(into.members.setdefault(inner, Field()), member)
 
 
 def _rows(
@@ -214,10 +230,56 @@ def _note(group: Group, name: tuple[str, ...], value: Any) -> None:
     stats.present += 1
     kind = kind_of(value)
     stats.kinds.add(kind)
+    if kind == "array":
+        _note_members(stats, value)
     if kind in ("object", "array"):
-        return  # a container is asked for, never compared
+        return  # a container is asked for, never compared whole
     key = (kind, value)
     if key in stats.values or len(stats.values) < MAX_VALUES:
         stats.values[key] += 1
+    else:
+        stats.many = True
+
+
+def _note_members(stats: Field, array: Iterable[Any]) -> None:
+    """Note the values the first :data:`MAX_MEMBERS` members of an array field hold; past
+    them, a member field takes any value of its type."""
+    members = stats.members
+    for n, member in enumerate(array):
+        if n == MAX_MEMBERS:
+            for inner in members.values():
+                inner.many = True
+            return
+        if is_object(member):
+            for key, leaf in itertools.islice(member.items(), MAX_MEMBER_KEYS):
+                kind = _name_kind(leaf)
+                if kind:
+                    _add(members, (key,), kind, leaf)
+        else:
+            kind = _name_kind(member)
+            if kind:
+                _add(members, (), kind, member)
+
+
+def _name_kind(value: Any) -> str:
+    """The kind of a member value a question may name (a scalar, a short text), else ``""``."""
+    if isinstance(value, str):
+        return "string" if len(value) <= MAX_NAME_CHARS else ""
+    if isinstance(value, bool):
+        return "bool"
+    return "number" if isinstance(value, int | float) else ""
+
+
+def _add(
+    members: dict[tuple[str, ...], Field], key: tuple[str, ...], kind: str, value: Any
+) -> None:
+    stats = members.get(key)
+    if stats is None:
+        stats = members[key] = Field()
+    stats.present += 1
+    stats.kinds.add(kind)
+    values = stats.values
+    if (kind, value) in values or len(values) < MAX_VALUES:
+        values[kind, value] += 1
     else:
         stats.many = True

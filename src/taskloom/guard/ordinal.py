@@ -7,8 +7,11 @@ A question asks for one when it says ``first``, ``last``, ``final``, ``latest``,
 ``issues``), and is no count or list. In JSON the array is the root, or an array of
 objects among the root's members (two levels at most) that the question names, else the
 longest. ``latest``, ``newest``, ``most recent``, ``oldest`` and ``earliest`` pick by the
-records' first field that holds an ISO date in every record when there is one, else by
-position (the last or the first).
+records' first field that holds a time in every record when there is one, else by position
+(the last or the first). A field whose every value reads as an instant
+(:mod:`~taskloom.guard.instants`: ISO times in any offset, epoch numbers, RFC 2822 and log
+times) is ordered by instant; one whose values all start with an ISO date but do not all
+read as instants is ordered as text.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from taskloom.guard.exact import intent
+from taskloom.guard.instants import instant, instants
 from taskloom.guard.jsondoc import JsonDoc, is_array, is_object
 
 _ASKS = re.compile(
@@ -80,9 +84,10 @@ def picked_json(doc: JsonDoc, ordinal: Ordinal, question: str) -> Picked | None:
     if ordinal.by_time:
         found = _by_time(array, ordinal.last)
         if found is not None:
-            index, key = found
+            index, key, timed = found
             word = "latest" if ordinal.last else "earliest"
             rule = f"the {word} {key} of the {size:,} records of {where}[*]"
+            rule += ", times compared as instants" if timed else ", compared as text"
             return Picked((*parts, index), array[index], size, rule)
     index = size - 1 if ordinal.last else 0
     rule = f"the {'last' if ordinal.last else 'first'} of the {size:,} records of {where}[*]"
@@ -101,13 +106,23 @@ def _arrays(node: Any, parts: tuple[int | str, ...], depth: int) -> Iterator[tup
             yield from _arrays(value, (*parts, key), depth - 1)
 
 
-def _by_time(array: Any, latest: bool) -> tuple[int, str] | None:
+def _by_time(array: Any, latest: bool) -> tuple[int, str, bool] | None:
+    """The index of the latest (or earliest) record by the first field that holds a time in
+    every record, that field, and whether its values were compared as instants."""
     first = array[0]
-    keys = [k for k, v in first.items() if isinstance(v, str) and _DATE.match(v)]
-    for key in keys:
+    for key, value in first.items():
+        dated = isinstance(value, str) and _DATE.match(value)
+        if not dated and instant(value, key) is None:
+            continue
         values = [r.get(key) if is_object(r) else None for r in array]
-        if all(isinstance(v, str) and _DATE.match(v) for v in values):
-            pick = max if latest else min
-            index = pick(range(len(values)), key=lambda i: (values[i], i if latest else -i))
-            return index, key
+        order: list[Any] | None = instants(values, key)
+        timed = order is not None
+        if order is None and all(isinstance(v, str) and _DATE.match(v) for v in values):
+            order = values
+        if order is None:
+            continue
+        ranked = order
+        pick = max if latest else min
+        index = pick(range(len(ranked)), key=lambda i: (ranked[i], i if latest else -i))
+        return index, key, timed
     return None

@@ -13,12 +13,14 @@ import itertools
 import json
 import re
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from taskloom.domain.stash import child_path
 from taskloom.guard.groups import WILD, Field, Group
 from taskloom.guard.idvalues import number_field, shaped_field
 from taskloom.guard.levels import SEVERITIES
+from taskloom.guard.members import first_member, member_holders
 from taskloom.guard.rank import STOPWORDS, parts_of
 
 _TOKEN = re.compile(r"\"([^\"]*)\"|'([^']*)'|`([^`]*)`|(>=|<=|!=|==|=|>|<)|([^\s\"'`,;?!()<>=]+)")
@@ -65,17 +67,31 @@ class Condition:
     field: tuple[str, ...]
     op: str
     value: Any
+    within: tuple[str, ...] | None = None
+    """For an array field, the key of its members the value is compared with (``()``: the
+    members themselves): the condition holds when one member matches
+    (:mod:`~taskloom.guard.members`)."""
 
     def jsonpath(self, via: tuple[str | int | None, ...] = ()) -> str:
         """The test of this condition in a filter; ``via``: the keys from the filtered
-        node down to the record."""
+        node down to the record. A condition on an array's members is a nested filter,
+        true when it selects a member: ``@.labels[?@.name=='bug']``."""
         at = "@"
         for key in (*via, *self.field):
             at = child_path(at, key)  # type: ignore[arg-type]
-        return f"{at}{'==' if self.op == '==' else self.op}{literal(self.value)}"
+        test = f"{'==' if self.op == '==' else self.op}{literal(self.value)}"
+        if self.within is None:
+            return at + test
+        member = "@"
+        for key in self.within:
+            member = child_path(member, key)
+        return f"{at}[?{member}{test}]"
 
     def text(self) -> str:
-        return f"{'.'.join(self.field)} {self.op} {literal(self.value)}"
+        name = ".".join(self.field)
+        if self.within is not None:
+            name += "[*]" + "".join(f".{key}" for key in self.within)
+        return f"{name} {self.op} {literal(self.value)}"
 
 
 def literal(value: Any) -> str:
@@ -240,6 +256,10 @@ def _condition(
     value = _match_value(stats, tokens, at)
     if value is not None:
         return Condition(name, "==", value[0]), range(start, value[1])
+    member = first_member(stats, lambda inner: _match_value(inner, tokens, at))
+    if member is not None:
+        (held, after) = member[1]
+        return Condition(name, "==", held, member[0]), range(start, after)
     before = _value_before(stats, tokens, start)
     if before is not None:
         return Condition(name, "==", before), range(start - 1, stop)
@@ -358,19 +378,15 @@ def _bare_values(
             tok.text.lower() in _CONNECT or tok.text.lower() == group.name.lower()
         ):
             continue
-        holders = [
-            name
-            for name, stats in group.fields.items()
-            if ("string", tok.text) in stats.values
-            and (
-                tok.quoted
-                or identifier(tok.text)
-                or (stats.present and len(stats.values) <= max(20, stats.present // 50))
-            )
-        ]
+        holders = [name for name, stats in group.fields.items() if _few_hold(stats, tok=tok)]
         value = tok.text
         if not holders and not tok.quoted:
             holders, value = _level_holders(group, tok.text)
+        inside = [] if holders else member_holders(group, partial(_few_hold, tok=tok))
+        if len(inside) == 1:
+            found.append(Condition(inside[0][0], "==", tok.text, inside[0][1]))
+            taken.add(i)
+            continue
         if len(holders) == 1:
             found.append(Condition(holders[0], "==", value))
             taken.add(i)
@@ -380,6 +396,17 @@ def _bare_values(
                 found.append(got)
                 taken.add(i)
     return found, taken
+
+
+def _few_hold(stats: Field, *, tok: Tok) -> bool:
+    """Whether a field holds the word as one of its values, and so takes it alone as a
+    condition: a field of few distinct values, unless the word is quoted or an
+    identifier."""
+    return ("string", tok.text) in stats.values and (
+        tok.quoted
+        or identifier(tok.text)
+        or bool(stats.present and len(stats.values) <= max(20, stats.present // 50))
+    )
 
 
 def _level_holders(group: Group, word: str) -> tuple[list[tuple[str, ...]], str]:

@@ -1,0 +1,91 @@
+"""Counts and lookups over values held in an array inside each record: a label's name, a
+tag, a reviewer's login."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from taskloom.client import Taskloom
+from tests.test_guard_text_records import ask
+
+KINDS = ("crash", "perf", "docs", "help wanted")
+
+
+def _issues() -> list[dict[str, Any]]:
+    return [
+        {
+            "num": 700 + i,
+            "headline": f"Problem {i}",
+            "status": ("open", "closed")[i % 2],
+            "labels": [
+                {"id": 9000 + j, "name": KINDS[j], "colour": f"{j}{j}aa00"}
+                for j in range(4)
+                if (i + j) % 3 == 0
+            ],
+        }
+        for i in range(90)
+    ]
+
+
+def test_a_count_matches_a_value_against_the_names_of_member_objects(tl: Taskloom) -> None:
+    issues = _issues()
+    crash = sum(1 for r in issues if any(x["name"] == "crash" for x in r["labels"]))
+    helped = [
+        r
+        for r in issues
+        if r["status"] == "open" and any(x["name"] == "help wanted" for x in r["labels"])
+    ]
+    one, two = ask(
+        tl,
+        json.dumps(issues),
+        "How many issues have the label crash?",
+        "How many issues have label 'help wanted' and status open?",
+    )
+    assert f"Exact count: {crash} " in one
+    assert "[?@.labels[?@.name=='crash']]" in one
+    assert f"Exact count: {len(helped)} " in two
+    assert "@.labels[?@.name=='help wanted']" in two and "@.status=='open'" in two
+
+
+def _tickets() -> dict[str, Any]:
+    tags = ("Urgent", "db", "frontend", "billing")
+    return {
+        "data": {
+            "page": 1,
+            "tickets": [
+                {
+                    "key": f"OPS-{i}",
+                    "detail": {"tagList": [tags[k] for k in range(4) if i % (k + 2) == 0]},
+                    "reviewers": [{"handle": f"dev{(i + k) % 5}", "vote": "+1"} for k in range(2)],
+                }
+                for i in range(70)
+            ],
+        }
+    }
+
+
+def test_a_nested_array_of_strings_answers_counts_and_lists_in_any_case(tl: Taskloom) -> None:
+    doc = _tickets()
+    tickets = doc["data"]["tickets"]
+    urgent = [t["key"] for t in tickets if "Urgent" in t["detail"]["tagList"]]
+    billing = [t["key"] for t in tickets if "billing" in t["detail"]["tagList"]]
+    count, listed = ask(
+        tl,
+        json.dumps(doc),
+        "How many tickets have the tag list urgent?",
+        "Which tickets are tagged billing?",
+    )
+    assert f"Exact count: {len(urgent)} " in count
+    assert "[?@.detail.tagList[?@=='Urgent']]" in count
+    assert f"Exact list: {len(billing)} matches" in listed
+    assert all(f'"key":"{k}"' in listed for k in billing[:3])
+
+
+def test_a_lookup_reads_a_member_objects_other_name_like_field(tl: Taskloom) -> None:
+    doc = _tickets()
+    tickets = doc["data"]["tickets"]
+    gold = sum(1 for t in tickets if any(r["handle"] == "dev3" for r in t["reviewers"]))
+    (count,) = ask(tl, json.dumps(doc), "How many tickets have reviewer dev3?")
+    assert f"Exact count: {gold} " in count
+    assert "@.reviewers[?@.handle=='dev3']" in count
