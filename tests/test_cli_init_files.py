@@ -156,3 +156,35 @@ def test_a_database_url_taskloom_could_not_open_is_refused_not_written(
         err = capsys.readouterr().err
         assert err.startswith("Error: ") and said in err, err
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("agent", "link", "kind"),
+    [
+        ("claude-code", "proj/.claude/settings.json", "file"),
+        ("claude-code", "proj/.mcp.json", "file"),
+        ("claude-code", "proj/.claude", "folder"),
+        ("codex", "codex/config.toml", "file"),
+        ("codex", "codex/hooks.json", "file"),
+    ],
+)
+def test_a_link_to_nothing_is_refused_not_followed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], agent: str, link: str, kind: str
+) -> None:
+    """A config file (or its folder) that is a link whose target does not exist: the write
+    made the target, outside the project, and the folders on the way to it."""
+    elsewhere = tmp_path / "outside" / "deep" / Path(link).name
+    (tmp_path / link).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / link).symlink_to(elsewhere)
+    before = tree(tmp_path)
+    where = ["--project", str(tmp_path / "proj")]
+    if agent == "codex":
+        where = ["--codex-home", str(tmp_path / "codex")]
+    assert main(["init", agent, "--thread", "t", *where]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert err.startswith("Error: cannot write "), err
+    assert f"{tmp_path / link} is a symbolic link to {elsewhere}, which does not exist" in err
+    assert f"create that {kind} or remove the link, then run this again" in err
+    assert tree(tmp_path) == before
+    assert not (tmp_path / "outside").exists()

@@ -1,10 +1,12 @@
 """A short-lived command on PostgreSQL (it makes a call or two and exits) opens no pool: one
-plain connection, and for a write the notifier's, which wakes the listeners."""
+plain connection, on which a write also wakes the listeners."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+import threading
+import time
 
 import pytest
 
@@ -49,4 +51,34 @@ def test_short_lived_commands_on_postgresql_open_no_pool() -> None:
         for args in READS:
             assert probed(args, db_url).split()[:3] == ["0", "1", "False"], args
         for args in WRITES:
-            assert probed(args, db_url).split()[:3] == ["0", "2", "False"], args
+            # no notifier's connection, nor its thread: the write notifies on its own
+            assert probed(args, db_url).split() == ["0", "1", "False", "1"], args
+
+
+def test_a_short_lived_write_wakes_the_listeners_with_its_event() -> None:
+    """The notification a one-shot write sends on its own connection, right after its
+    commit, reaches a listener (a ``taskloom serve`` of another host), its payload the id
+    of the event the write appended."""
+    with pg_schema(needed_pg_server()) as db_url, taskloom.connect(db_url) as tl:
+        tl.queue.add("Review PR 12")
+        woken: list[int] = []
+        listening, arrived = threading.Event(), threading.Event()
+
+        def on_event(event_id: int) -> None:
+            woken.append(event_id)
+            arrived.set()
+
+        stop = tl.store.listen(on_event, ready=listening.set)
+        try:
+            assert listening.wait(10)
+            for args in WRITES:
+                arrived.clear()
+                started = time.monotonic()
+                assert probed(args, db_url).split()[:2] == ["0", "1"], args
+                assert arrived.wait(10), f"{args}: no notification"
+                assert time.monotonic() - started < 10
+                with tl.store.read() as tx:
+                    newest = max(e.id for e in tx.events_after(0, limit=1000))
+                assert woken[-1] == newest, (args, woken, newest)
+        finally:
+            stop()

@@ -219,8 +219,7 @@ def test_taskloom_serve_stopped_by_sigterm_gives_its_goal_wait_back(db_url: str)
                 time.sleep(0.05)
             assert server.proc is not None
             server.proc.send_signal(signal.SIGTERM)
-            # uvicorn shuts down, then raises the signal it caught again: it dies of it
-            assert server.proc.wait(timeout=10) == -signal.SIGTERM
+            assert server.proc.wait(timeout=10) == 0  # shut down in order
         finally:
             server.kill()
         given_back = call_task(tl)

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import importlib.metadata
+import signal
 import sqlite3
 import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -74,7 +78,7 @@ def test_a_call_before_the_session_is_open_says_how_to_open_it(tmp_path: Path) -
         "Invalid request parameters: the session is not open: send `initialize` first"
         " (protocol 2025-11-25), or give each request its `_meta` envelope (protocol 2026-07-28)"
     )
-    assert answers[2]["result"] == {}
+    assert answers[1]["result"] == {}
     lines = [
         _line(3, {"method": "tools/call", "params": {**call, "_meta": envelope}}),
         _line(4, {"method": "resources/read", "params": {"_meta": envelope}}),
@@ -93,3 +97,56 @@ def test_a_session_opened_with_initialize_answers_as_before(tmp_path: Path) -> N
     answers, _ = _pipe(f"sqlite:///{tmp_path / 'm.db'}", "t", [{"method": "tools/list"}])
     assert answers[0]["result"]["serverInfo"]["name"] == "taskloom"
     assert {t["name"] for t in answers[1]["result"]["tools"]} >= {"todo", "goal_get"}
+
+
+def _catches(pid: int, signum: int) -> bool:
+    """Whether process ``pid`` has a handler for ``signum`` (Linux's /proc says)."""
+    with open(f"/proc/{pid}/status") as status:
+        caught = next(line for line in status if line.startswith("SigCgt:"))
+    return bool(int(caught.split()[1], 16) >> (signum - 1) & 1)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "sigint"])
+def test_a_signal_while_it_starts_ends_it_cleanly(tmp_path: Path, signum: int) -> None:
+    """A client that gives up on a server still starting (importing the MCP SDK, opening the
+    database: about a second). SIGTERM killed it outright until the event loop took the
+    signals, after the database was opened; now the signals are handled from the command's
+    start, and the server ends, exit 0, without serving, once it has started."""
+    db = f"sqlite:///{tmp_path / 'm.db'}"
+    proc = subprocess.Popen(
+        _command(db, "t"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=subprocess_env(),
+    )
+    announced = threading.Event()
+    stderr: list[bytes] = []
+
+    def read_stderr() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            stderr.append(line)
+            announced.set()  # the database is open
+
+    reader = threading.Thread(target=read_stderr, daemon=True)
+    reader.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not _catches(proc.pid, signal.SIGTERM):
+            assert proc.poll() is None and time.monotonic() < deadline, "it never took SIGTERM"
+            time.sleep(0.002)
+        early = not announced.is_set()
+        proc.send_signal(signum)
+        assert proc.wait(30) == 0
+        assert proc.stdout is not None and proc.stdout.read() == b""  # nothing served
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+    reader.join(10)
+    assert early, "SIGTERM was not handled until the database was open"
+    assert [line for line in stderr if not line.startswith(b"database: ")] == []
+    answers, _ = _pipe(db, "t", [{"method": "ping"}])  # the database serves as before
+    assert answers[1]["result"] == {}

@@ -188,6 +188,39 @@ def test_a_client_that_stopped_reading_does_not_keep_the_server_from_stopping(
             proc.wait(10)
 
 
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "sigint"])
+def test_a_signalled_server_shuts_down_and_exits_0(tmp_path: Path, signum: int) -> None:
+    """A stop by the supervisor (systemd, docker: SIGTERM) or by Ctrl+C: the open stream is
+    ended, the server shuts down, and it exits 0. uvicorn raised the signal it caught again
+    after its graceful shutdown, so the process died of SIGTERM and its supervisor saw a
+    crash."""
+    url = f"sqlite:///{tmp_path / 'stop.db'}"
+    port = free_port()
+    with (tmp_path / "stderr.txt").open("w+") as stderr:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "taskloom", "serve", "--port", str(port), "--db", url],
+            env=subprocess_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
+        try:
+            wait_until_serving(proc, f"http://127.0.0.1:{port}")
+            events: queue.Queue[dict[str, str]] = queue.Queue()
+            reader = stream_into(f"http://127.0.0.1:{port}/api/events?thread=t", events)
+            assert events.get(timeout=30)["event"] == "opening"  # a stream is open
+            proc.send_signal(signum)
+            assert proc.wait(30) == 0
+            reader.join(10)
+            assert not reader.is_alive(), "the stream was not ended"
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
+        stderr.seek(0)
+        logged = stderr.read()
+    assert "Traceback" not in logged and "ERROR" not in logged, logged
+
+
 @contextlib.contextmanager
 def serving(db_url: str, *args: str) -> Iterator[str]:
     """A ``taskloom serve`` process on ``db_url``: its base URL, while the block runs."""

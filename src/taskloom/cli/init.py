@@ -170,7 +170,9 @@ def _check_writable(path: Path) -> None:
     """Refuse a target :func:`_write` would fail on: a folder where the file goes, a file
     where a folder must be made, a folder that cannot be written to; and a read-only file,
     which the rename would replace all the same: its owner made it so to keep it as it is
-    (the owner's write bit is what counts, for root too, as editors do)."""
+    (the owner's write bit is what counts, for root too, as editors do). A link that
+    points nowhere is refused too (see :func:`_dangling_link`)."""
+    _dangling_link(path)
     target = path.resolve()
     if os.path.lexists(target) and not target.is_file():
         raise InvalidInput(f"cannot write {path}: it is not a regular file")
@@ -188,6 +190,20 @@ def _check_writable(path: Path) -> None:
         raise InvalidInput(f"cannot write {path}: {folder} is not a directory")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise InvalidInput(f"cannot write {path}: the folder {folder} is not writable")
+
+
+def _dangling_link(path: Path) -> None:
+    """Refuse ``path`` when it, or a folder above it, is a symbolic link to nothing: writing
+    through it would make the link's target, wherever it points (outside the project, in
+    another user's home), and the folders on the way there."""
+    for link in (path, *path.parents):
+        if os.path.islink(link) and not os.path.exists(link):
+            kind = "file" if link == path else "folder"
+            raise InvalidInput(
+                f"cannot write {path}: {link} is a symbolic link to {os.readlink(link)},"
+                f" which does not exist; create that {kind} or remove the link, then run"
+                " this again"
+            )
 
 
 def _why(exc: BaseException) -> str:

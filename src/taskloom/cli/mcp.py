@@ -2,11 +2,21 @@
 
 ``--task-ttl`` and ``--task-poll`` (here and on ``taskloom serve``) set how long an MCP task
 is kept and how often its client is asked to poll it (:class:`~taskloom.mcp.TaskSettings`).
+
+SIGTERM and SIGINT are noted from the command's first line on (:func:`noting_stops`), before
+the MCP SDK is imported and the database opened: a stop that comes while the server starts
+lets the start finish (a database being made is made whole) and then ends the command,
+exit 0, without serving.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
+import signal
+import threading
+from collections.abc import Iterator
+from types import FrameType
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -58,6 +68,35 @@ def task_settings(ttl_s: float, poll_s: float) -> TaskSettings:
     return TaskSettings(ttl_s=ttl_s, poll_interval_s=poll_s)
 
 
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+@contextlib.contextmanager
+def noting_stops() -> Iterator[threading.Event]:
+    """Within it, SIGTERM and SIGINT set the event it gives instead of ending the process
+    (SIGTERM killed it outright, SIGINT raised ``KeyboardInterrupt`` wherever it was). A
+    signal the process was started ignoring stays ignored; off the main thread, which
+    cannot take signals, nothing changes."""
+    stopped = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield stopped
+        return
+
+    def note(signum: int, frame: FrameType | None) -> None:
+        stopped.set()
+
+    previous = {
+        signum: signal.signal(signum, note)
+        for signum in STOP_SIGNALS
+        if signal.getsignal(signum) is not signal.SIG_IGN
+    }
+    try:
+        yield stopped
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
 def mcp(
     thread: Annotated[str, typer.Option("--thread", help="Thread every call acts on.")],
     agent: Annotated[str | None, typer.Option("--agent", help="Agent id of the caller.")] = None,
@@ -68,8 +107,24 @@ def mcp(
 ) -> None:
     """Run an MCP server on stdin/stdout serving a profile's tools for one thread.
 
+    It ends when stdin ends, or at SIGTERM or SIGINT, exit 0.
+
     Example: taskloom mcp --thread my-thread --agent claude-1 --tools planner
     """
+    with noting_stops() as stopped:
+        _serve(thread, agent, tools, task_ttl, task_poll, db, stopped)
+
+
+def _serve(
+    thread: str,
+    agent: str | None,
+    tools: str | None,
+    task_ttl: float,
+    task_poll: float,
+    db: str | None,
+    stopped: threading.Event,
+) -> None:
+    """:func:`mcp`'s work, a stop noted in ``stopped`` until the server takes the signals."""
     import asyncio
 
     from taskloom.domain.threads import check_thread_id
@@ -85,4 +140,6 @@ def mcp(
     select([t for t in BUILTIN_TOOLS if not t.host_only], tools)
     settings = task_settings(task_ttl, task_poll)
     tl = open_announced(db)
-    asyncio.run(serve_stdio(tl, ctx, McpConfig(tools, settings)))
+    if stopped.is_set():  # stopped while starting: nothing served, nothing to end
+        return
+    asyncio.run(serve_stdio(tl, ctx, McpConfig(tools, settings), stopped=stopped))

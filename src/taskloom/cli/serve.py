@@ -85,7 +85,8 @@ def serve(
     """Serve the web panel, the JSON API, the live event stream and MCP at /mcp.
 
     Open the printed address in a browser. Pruned events cost viewers nothing: a reader whose
-    cursor was pruned is sent the current snapshots.
+    cursor was pruned is sent the current snapshots. SIGTERM or SIGINT (Ctrl+C) shuts it down
+    gracefully, and it exits 0 once the shutdown is done (a second Ctrl+C hurries it).
 
     Example: taskloom serve --port 8765
     """
@@ -93,7 +94,7 @@ def serve(
 
     from taskloom.mcp import McpConfig
     from taskloom.server.app import SHUTDOWN_GRACE_S, create_app
-    from taskloom.server.http import DeadlineH11Protocol
+    from taskloom.server.http import CleanStopServer, DeadlineH11Protocol
     from taskloom.server.security import is_loopback_name
 
     if not host.strip():  # "" binds every interface, and the printed address has no host
@@ -143,7 +144,7 @@ def serve(
     logging.getLogger("psycopg").addHandler(POOL_LOG)  # a server's log shows outages
     # Past the streams' own grace, connections still open are closed, so a client that stops
     # reading cannot keep a stopped server waiting for its socket to drain.
-    uvicorn.run(
+    config = uvicorn.Config(
         app,
         host=host,
         port=port,
@@ -151,6 +152,10 @@ def serve(
         log_level="warning",
         timeout_graceful_shutdown=int(SHUTDOWN_GRACE_S) + 1,
     )
+    server = CleanStopServer(config)
+    server.run()
+    if not server.started:  # uvicorn logged why (as its own run() does, exit 3)
+        raise typer.Exit(3)
 
 
 def _token_hint(url: str, token: str) -> str:

@@ -7,7 +7,9 @@ read to be answered. A client of protocol 2025-11-25 opens with ``initialize``; 
 era the first request opens. A request before either is answered with how to open the session.
 
 SIGTERM and SIGINT end the server at once, the requests still running given up (a wait
-stops at its next look) and answered as the SDK answers a closed session's. However the
+stops at its next look) and answered as the SDK answers a closed session's; one noted before
+the server started (``stopped``) ends it as soon as it starts. While its calls end, the
+signals go back to the handlers they had before it started. However the
 server ends, the slow calls it runs end as :func:`taskloom.mcp.runs.on_exit` says before
 the process exits, and the process exits 0 with nothing on stderr.
 """
@@ -40,14 +42,21 @@ if TYPE_CHECKING:
     from taskloom.tools.spec import ToolContext
 
 
-async def serve_stdio(tl: Taskloom, ctx: ToolContext, config: McpConfig | None = None) -> None:
+async def serve_stdio(
+    tl: Taskloom,
+    ctx: ToolContext,
+    config: McpConfig | None = None,
+    *,
+    stopped: threading.Event | None = None,
+) -> None:
     """Serve ``taskloom mcp`` on stdin/stdout until stdin ends and every request is answered.
 
     The SDK's stdio transport writes the answers (and points stray prints at stderr), but
     the lines are read by :func:`_read_stdin`, not by its reader: that one drops a line it
     cannot parse unanswered, so the client waits for an answer that never comes. (Unlike
     the SDK's reader, it leaves fd 0 in place; no tool reads stdin or starts a process.)
-    SIGTERM or SIGINT ends it as the end of stdin does, without waiting for answers."""
+    SIGTERM or SIGINT ends it as the end of stdin does, without waiting for answers; so does
+    ``stopped`` set (a signal noted before the server took them)."""
     server, runner = build_with_runner(tl, ctx, config)
     no_input = anyio.wrap_file(io.StringIO())
     try:
@@ -57,7 +66,7 @@ async def serve_stdio(tl: Taskloom, ctx: ToolContext, config: McpConfig | None =
             forward, read = anyio.create_memory_object_stream[SessionMessage](0)
             async with anyio.create_task_group() as tg:
                 tg.start_soon(_read_stdin, forward, write)
-                tg.start_soon(_until_signalled, tg.cancel_scope)
+                tg.start_soon(_until_signalled, tg.cancel_scope, stopped)
                 await server.run(
                     _HoldEndOfInput(read, unanswered, opening),
                     _NoteAnswers(write, unanswered, opening),
@@ -68,12 +77,25 @@ async def serve_stdio(tl: Taskloom, ctx: ToolContext, config: McpConfig | None =
         runner.stop()
 
 
-async def _until_signalled(scope: anyio.CancelScope) -> None:
-    """Cancel ``scope`` (the session) at the first SIGTERM or SIGINT."""
-    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-        async for _ in signals:
-            scope.cancel()
-            return
+async def _until_signalled(scope: anyio.CancelScope, stopped: threading.Event | None) -> None:
+    """Cancel ``scope`` (the session) at the first SIGTERM or SIGINT, or at once if
+    ``stopped`` is set. Then the signals' handlers are the ones they had before (the event
+    loop's receiver leaves SIGTERM killing the process outright, mid-way through ending the
+    calls)."""
+    stops = (signal.SIGTERM, signal.SIGINT)
+    before = {signum: signal.getsignal(signum) for signum in stops}
+    try:
+        with anyio.open_signal_receiver(*stops) as signals:
+            if stopped is not None and stopped.is_set():
+                scope.cancel()
+                return
+            async for _ in signals:
+                scope.cancel()
+                return
+    finally:
+        for signum, handler in before.items():
+            if handler is not None:  # one set outside Python: left as the receiver left it
+                signal.signal(signum, handler)
 
 
 async def _read_stdin(messages: MemoryObjectSendStream[SessionMessage], write: Any) -> None:

@@ -1,5 +1,5 @@
 """The HTTP/1.1 protocol ``taskloom serve`` runs: uvicorn's h11 one, with a deadline on
-each request's head.
+each request's head; and its server, which exits normally after a graceful shutdown.
 
 uvicorn's default (httptools) sets no limit on a header's size: one client sending a
 400 MiB header would hold the event loop, every other request waiting, before any token is
@@ -20,8 +20,11 @@ freeing its unsent bytes and events). A slow reader keeps its stream, as long as
 from __future__ import annotations
 
 import asyncio
+import signal
+from types import FrameType
 from typing import Any
 
+from uvicorn import Server
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 REQUEST_HEAD_S = 10.0
@@ -97,3 +100,17 @@ class DeadlineH11Protocol(H11Protocol):
         self._head_timer = None
         if not self.transport.is_closing():
             self.transport.close()
+
+
+class CleanStopServer(Server):
+    """uvicorn's server, ending normally after its graceful shutdown on SIGTERM or SIGINT:
+    uvicorn's own raises the signal it caught again once shut down, so the process dies of
+    it (status -15 for SIGTERM), and a supervisor (systemd, docker, a test runner) reads a
+    clean stop as a crash. As in uvicorn, the first signal starts the graceful shutdown and
+    a second SIGINT hurries it."""
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if self.should_exit and sig == signal.SIGINT:
+            self.force_exit = True
+        else:
+            self.should_exit = True

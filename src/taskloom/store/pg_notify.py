@@ -65,6 +65,13 @@ NOTIFY_SQL = (
 """The payload is a hint: the newest event id drawn when the notification was sent."""
 
 
+def notify_now(channel: str) -> pgsql.Composed:
+    """:data:`NOTIFY_SQL` for ``channel`` in a transaction of its own that does not wait
+    for its commit's flush, as one message without parameters (sent in one round trip)."""
+    notify = pgsql.SQL(NOTIFY_SQL.replace("%s", "{}")).format(pgsql.Literal(channel))
+    return pgsql.SQL("BEGIN; SET LOCAL synchronous_commit = off; {}; COMMIT").format(notify)
+
+
 _pending: weakref.WeakSet[CommitNotifier] = weakref.WeakSet()
 
 
@@ -94,8 +101,9 @@ class CommitNotifier:
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
 
-    def poke(self) -> None:
-        """Something was committed: notify soon. Cheap, and never waits on the database."""
+    def poke(self, conn: object = None) -> None:
+        """Something was committed (on ``conn``, which the notifier leaves alone: it sends
+        from its own): notify soon. Cheap, and never waits on the database."""
         if self._thread is None:
             with self._lock:
                 if self._thread is None and not self._closing:

@@ -5,6 +5,8 @@ would open a connection to check the URL, then its own, start worker threads, an
 import; the hook needs one connection, opened on first use. :class:`OneConnection` answers
 the part of ``psycopg_pool.ConnectionPool`` the store uses (:class:`Connections`), so the
 store's borrowing, its retry on a dead connection and its outage handling are the same.
+Its writes wake listeners from that connection too (:class:`SameConnectionNotifier`), not
+from a notifier's connection of its own.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import psycopg
 from psycopg.pq import TransactionStatus
 
 from taskloom.store.pg_driver import plain_connect
+from taskloom.store.pg_notify import CommitNotifier, notify_now
 
 ONE_SHOT_CONNECT_TIMEOUT_S = 3
 """How long a one-shot process waits for the server to take its connection (unless the URL
@@ -133,3 +136,43 @@ class OneConnection:
             if self._conn is not None:
                 self._conn.close()
             self._conn, self._out = None, False
+
+
+class Notifier(Protocol):
+    """What the store asks of its notifier: :class:`~taskloom.store.pg_notify.CommitNotifier`
+    or :class:`SameConnectionNotifier`."""
+
+    def poke(self, conn: Conn | None = None) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def new_notifier(one_shot: bool, conninfo: str, channel: str) -> Notifier:
+    """The notifier of a store whose writes wake ``channel``'s listeners."""
+    return SameConnectionNotifier(channel) if one_shot else CommitNotifier(conninfo, channel)
+
+
+class SameConnectionNotifier:
+    """A one-shot store's notifier: ``NOTIFY`` on the connection that committed, right after
+    the commit, in one round trip (:func:`~taskloom.store.pg_notify.notify_now`). A pooled
+    store's :class:`~taskloom.store.pg_notify.CommitNotifier` folds a burst of commits into
+    one notification, sent by a thread from a connection of its own; a one-shot process
+    makes a write or two, so it has no burst to fold, and neither the thread nor a second
+    connection. A notification that fails is dropped, as there: listeners poll as well."""
+
+    def __init__(self, channel: str) -> None:
+        self._statement = notify_now(channel)
+
+    def poke(self, conn: Conn | None = None) -> None:
+        """``conn`` committed: notify now, on it."""
+        if conn is None:
+            return
+        try:
+            conn.execute(self._statement)
+        except psycopg.Error:
+            with contextlib.suppress(psycopg.Error):  # the store's give-back drops it if broken
+                if conn.info.transaction_status == TransactionStatus.INERROR:
+                    conn.execute("ROLLBACK")
+
+    def close(self) -> None:
+        """Nothing is pending: each notification was sent with its commit."""

@@ -16,10 +16,10 @@
   waits out the appenders in flight, and the sequence value read under it is a horizon below
   which every id is settled. Only events up to the horizon are returned, and the snapshot
   that reads them is taken after it (``BEGIN`` is sent lazily for that reason).
-- After each write commits, the store pokes its :class:`~taskloom.store.pg_notify.CommitNotifier`,
-  which ``NOTIFY``-s the schema's channel once per burst of commits (a ``NOTIFY`` inside each
-  write would serialise every writer's commit); :meth:`listen` turns those notifications into
-  wake-ups, so SSE streams in every server process see every change.
+- After each write commits, the store's notifier ``NOTIFY``-s the schema's channel: once per
+  burst of commits from a thread (:mod:`.pg_notify`; a ``NOTIFY`` inside each write would
+  serialise every writer's commit), or a one-shot store's, on the connection that committed
+  (:mod:`.pg_single`); :meth:`listen` turns them into wake-ups for every server process.
 - Queries use ``?`` placeholders like SQLite; they are translated to psycopg's ``%s`` once per
   distinct statement. Literal ``?`` inside quotes or comments is left alone; PostgreSQL's JSON
   ``?`` operators cannot be used (call ``jsonb_exists()`` instead).
@@ -71,8 +71,8 @@ from taskloom.store.pg_driver import (
 )
 from taskloom.store.pg_horizon import Horizon
 from taskloom.store.pg_migrate import has_ledger, migrate, resolve_schema
-from taskloom.store.pg_notify import CommitNotifier, channel_name, listen_loop
-from taskloom.store.pg_single import Connections, OneConnection
+from taskloom.store.pg_notify import channel_name, listen_loop
+from taskloom.store.pg_single import Connections, Notifier, OneConnection, new_notifier
 from taskloom.store.pg_tasks import PgTaskTable
 from taskloom.store.pg_url import (
     redact,
@@ -336,7 +336,7 @@ class PostgresStore(Store):
         self.schema = ""
         self.schema_hash = 0
         self.channel = ""
-        self.notifier: CommitNotifier | None = None
+        self.notifier: Notifier | None = None
         self.horizon = Horizon()
         self.tasks = PgTaskTable(self, self.autocommit)
         self.retention = AutoRetention(self)
@@ -400,7 +400,7 @@ class PostgresStore(Store):
         with self.pool.connection() as conn:
             self.schema, self.schema_hash = resolve_schema(conn)
         self.channel = channel_name(self.schema)
-        self.notifier = CommitNotifier(self.conninfo, self.channel)
+        self.notifier = new_notifier(self.one_shot, self.conninfo, self.channel)
 
     def exists(self) -> bool:
         """Whether the schema holds taskloom's tables: a command that only looks at an empty
@@ -431,7 +431,7 @@ class PostgresStore(Store):
                 if tx.begun:
                     commit(tx.conn)
                     if writable and not side:
-                        self._committed()
+                        self._committed(tx.conn)
             finally:
                 self.give_back(tx.conn)
         if writable and tx.begun and not side:  # its connection given back: retention borrows one
@@ -454,9 +454,9 @@ class PostgresStore(Store):
             tx.begun = True
             yield tx
 
-    def _committed(self) -> None:
+    def _committed(self, conn: psycopg.Connection[Row]) -> None:
         if self.notifier is not None:
-            self.notifier.poke()
+            self.notifier.poke(conn)
 
     def write(self) -> contextlib.AbstractContextManager[Transaction]:
         return self._transaction("BEGIN", writable=True)
@@ -485,7 +485,7 @@ class PostgresStore(Store):
                         raise StoreError(f"{UNKNOWN_OUTCOME}: {reason(exc)}") from exc
                     raise
                 if rows:
-                    self._committed()
+                    self._committed(conn)
             except BaseException:
                 release(conn, rollback=True)
                 raise
