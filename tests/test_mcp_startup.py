@@ -78,7 +78,7 @@ def test_a_call_before_the_session_is_open_says_how_to_open_it(tmp_path: Path) -
         "Invalid request parameters: the session is not open: send `initialize` first"
         " (protocol 2025-11-25), or give each request its `_meta` envelope (protocol 2026-07-28)"
     )
-    assert answers[1]["result"] == {}
+    assert answers[2]["result"] == {}
     lines = [
         _line(3, {"method": "tools/call", "params": {**call, "_meta": envelope}}),
         _line(4, {"method": "resources/read", "params": {"_meta": envelope}}),
@@ -149,4 +149,4 @@ def test_a_signal_while_it_starts_ends_it_cleanly(tmp_path: Path, signum: int) -
     assert early, "SIGTERM was not handled until the database was open"
     assert [line for line in stderr if not line.startswith(b"database: ")] == []
     answers, _ = _pipe(db, "t", [{"method": "ping"}])  # the database serves as before
-    assert answers[1]["result"] == {}
+    assert answers[2]["result"] == {}
