@@ -8,14 +8,16 @@ with the most errors, a section, a traceback's exception, the last record, disti
 and gold answers computed from the data. Three sets: ``tuned`` (the misses the guard's
 text-record, section and line-count answers were written against), ``fresh`` (other
 field names and seed, written after them) and ``heldout`` (five other shapes, never tuned
-on: run to measure, not to fix against).
+on: run to measure, not to fix against). The ``ops`` set holds results of operations
+tools (a pod list, JUnit XML, a SQL client's bordered table, a plan, a diff, a CI log);
+``ops-fresh`` other variants of them, written after the guard's answers to ``ops``.
 
 Per question the guard stashes the payload and, unless the placeholder already shows the
 gold, asks ``extract_from_result`` once, with no LLM. A question is answered when its gold
 is visible (every part of it); a count only by ``Exact count: N`` with the right N. The
 ``preview-only`` column is the first 1,500 characters.
 
-    python bench/shapes.py [--set tuned|fresh|heldout|both|all] [--seed N] [--verbose]
+    python bench/shapes.py [--set tuned|fresh|heldout|both|all|ops|ops-fresh] [--seed N] [--verbose]
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ import taskloom
 from _shapes import Q
 from shapes_fresh import FRESH
 from shapes_heldout import HELDOUT
+from shapes_ops import OPS
+from shapes_ops_fresh import OPS_FRESH
 from shapes_tuned import SHAPES
 from taskloom.guard.tokens import counter
 
@@ -91,15 +95,23 @@ def cli() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
         "--set",
-        choices=("tuned", "fresh", "heldout", "both", "all"),
+        choices=("tuned", "fresh", "heldout", "both", "all", "ops", "ops-fresh"),
         default="both",
-        help="both: tuned and fresh; all: the three sets",
+        help="both: tuned and fresh; all: the three sets; ops: operations tools' results",
     )
-    parser.add_argument("--seed", type=int, default=0, help="0: each set's own seed (7, 99, 41)")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="0: each set's own seed (7, 99, 41, 23, 61)"
+    )
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
     chosen = {"both": ("tuned", "fresh"), "all": ("tuned", "fresh", "heldout")}
-    sets = (("tuned", SHAPES, 7), ("fresh", FRESH, 99), ("heldout", HELDOUT, 41))
+    sets = (
+        ("tuned", SHAPES, 7),
+        ("fresh", FRESH, 99),
+        ("heldout", HELDOUT, 41),
+        ("ops", OPS, 23),
+        ("ops-fresh", OPS_FRESH, 61),
+    )
     for name, shapes, seed in sets:
         if name in chosen.get(args.set, (args.set,)):
             print(f"== {name} set")

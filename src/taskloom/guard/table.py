@@ -5,6 +5,12 @@ A text is a table when all of it reads one way:
 - **JSON Lines**: every non-blank line is a JSON object (a log's events);
 - **delimited**: a header line of distinct names split by a tab, a comma, a semicolon or a
   bar, and every following record (read as CSV, quotes and all) has as many fields;
+- **bordered**: a SQL client's table drawn with ``+----+`` rules and ``|`` bars
+  (:mod:`~taskloom.guard.bordered`);
+- **HTML**: a page's largest ``<table>``, its ``<th>`` cells naming the fields
+  (:mod:`~taskloom.guard.htmltable`);
+- **XML**: a document's most repeated element, each one a record of its attributes and
+  leaf children (:mod:`~taskloom.guard.xmlrecords`);
 - **YAML list**: plain block YAML whose one list holds mappings (``- name: api`` blocks),
   each item a record (:mod:`~taskloom.guard.yamllist`);
 - **fixed-width**: a header line of at least three distinct names over aligned columns,
@@ -30,9 +36,12 @@ from typing import Any
 
 from taskloom.domain.lines import split_lines
 from taskloom.domain.stash import child_path
+from taskloom.guard.bordered import RULE, bordered_rows
 from taskloom.guard.exact import intent
 from taskloom.guard.fixedwidth import fixed_columns
+from taskloom.guard.htmltable import html_rows
 from taskloom.guard.question import identifier as _identifier
+from taskloom.guard.xmlrecords import xml_records
 from taskloom.guard.yamllist import yaml_records
 
 DELIMITERS = ("\t", ",", ";", "|")
@@ -46,8 +55,8 @@ _WORDS = re.compile(r"[\w%#+.-]+")
 @dataclass(slots=True)
 class Table:
     kind: str
-    """``"JSON Lines"``, ``"CSV"``, ``"TSV"``, ``"delimited"``, ``"YAML list"``,
-    ``"fixed-width"`` or ``"columns"``."""
+    """``"JSON Lines"``, ``"CSV"``, ``"TSV"``, ``"delimited"``, ``"bordered"``,
+    ``"HTML"``, ``"XML"``, ``"YAML list"``, ``"fixed-width"`` or ``"columns"``."""
     records: list[dict[str, Any]] = field(default_factory=list)
     spans: list[tuple[int, int]] = field(default_factory=list)
     """The first and last line (1-based) of each record."""
@@ -76,6 +85,11 @@ def read_table(text: str) -> Table | None:
     first = lines[0]
     if _JSON_LINE.match(first):
         return _json_lines(lines)
+    boxed = _bordered(lines)
+    if boxed is not None:
+        return boxed
+    if first.lstrip().startswith("<"):
+        return _html(text) or _xml(text)
     for delimiter in DELIMITERS:
         if delimiter in first:
             found = _delimited(text, delimiter)
@@ -96,6 +110,9 @@ def asks_fields(text: str, question: str) -> bool:
         return True
     end = text.find("\n")
     first = text[: end if end >= 0 else len(text)]
+    if RULE.fullmatch(first):  # a boxed table: the header is the line below its rule
+        after = text.find("\n", end + 1)
+        first = text[end + 1 : after if after >= 0 else len(text)]
     if _JSON_LINE.match(first):
         try:
             value = json.loads(first)
@@ -166,6 +183,37 @@ def _delimited(text: str, delimiter: str) -> Table | None:
     except csv.Error:
         return None
     return out if len(out.records) >= 2 else None
+
+
+def _bordered(lines: list[str]) -> Table | None:
+    found = bordered_rows(lines)
+    if found is None:
+        return None
+    names, rows = found
+    out = Table("bordered", header=2 if RULE.fullmatch(lines[0]) else 1)
+    for number, cells in rows:
+        out.records.append({n: cell(v) for n, v in zip(names, cells, strict=True)})
+        out.spans.append((number, number))
+    return out
+
+
+def _html(text: str) -> Table | None:
+    found = html_rows(text)
+    if found is None:
+        return None
+    names, rows = found
+    out = Table("HTML")
+    for first, last, cells in rows:
+        out.records.append({n: cell(v) for n, v in zip(names, cells, strict=True)})
+        out.spans.append((first, last))
+    return out
+
+
+def _xml(text: str) -> Table | None:
+    found = xml_records(text, cell)
+    if found is None:
+        return None
+    return Table("XML", records=found[1], spans=found[2], name=found[0])
 
 
 def _yaml(lines: list[str]) -> Table | None:
