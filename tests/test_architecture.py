@@ -64,9 +64,13 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+ENTRY_POINT = re.compile(r"(taskloom(?:\.\w+)+):\w+")
+
+
 def imported(path: Path, known: set[str]) -> set[str]:
     """The package's modules ``path`` imports, wherever the import is: at the top, under
-    ``TYPE_CHECKING``, inside a function. ``from a.b import c`` imports ``a.b.c`` when that
+    ``TYPE_CHECKING``, inside a function, or named as ``module:attribute`` for
+    ``importlib`` to load. ``from a.b import c`` imports ``a.b.c`` when that
     is a module, else ``a.b``; a relative import is resolved from ``path``'s package."""
     here = module_name(path)
     package = here if path.name == "__init__.py" else here.rpartition(".")[0]
@@ -84,6 +88,10 @@ def imported(path: Path, known: set[str]) -> set[str]:
                     found.add(f"{base}.{alias.name}")
                 elif base in known:
                     found.add(base)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            named = ENTRY_POINT.fullmatch(node.value)
+            if named and named[1] in known:
+                found.add(named[1])
     found.discard(here)
     return found
 
@@ -156,6 +164,7 @@ def test_the_import_graph_finds_what_it_should() -> None:
     assert "taskloom.domain.board" in graph["taskloom.boards"]
     assert "taskloom.store.base" in graph["taskloom._runtime"]  # under TYPE_CHECKING
     assert "taskloom.tools.board" in graph["taskloom.cli.demo"]  # inside a function
+    assert "taskloom.cli.board" in graph["taskloom.cli"]  # "taskloom.cli.board:app"
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
 
 

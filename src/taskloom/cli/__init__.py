@@ -18,24 +18,24 @@ from taskloom.cli.common import err, flush_out, guarded_stdout, print_error, pri
 from taskloom.domain.errors import InvalidInput, TaskloomError
 
 COMMANDS: dict[str, str] = {
-    "demo": "demo:demo",
-    "serve": "serve:serve",
-    "board": "board:app",
-    "goal": "goal:app",
-    "tasks": "tasks:app",
-    "tool": "tool:app",
-    "stash": "stash:app",
-    "guard": "stash:guard_app",
-    "init": "init:app",
-    "mcp": "mcp:mcp",
-    "hook": "hooks:app",
-    "doctor": "doctor:doctor",
-    "retention": "retention:app",
-    "migrate-db": "migrate:migrate_db",
+    "demo": "taskloom.cli.demo:demo",
+    "serve": "taskloom.cli.serve:serve",
+    "board": "taskloom.cli.board:app",
+    "goal": "taskloom.cli.goal:app",
+    "tasks": "taskloom.cli.tasks:app",
+    "tool": "taskloom.cli.tool:app",
+    "stash": "taskloom.cli.stash:app",
+    "guard": "taskloom.cli.stash:guard_app",
+    "init": "taskloom.cli.init:app",
+    "mcp": "taskloom.cli.mcp:mcp",
+    "hook": "taskloom.cli.hooks:app",
+    "doctor": "taskloom.cli.doctor:doctor",
+    "retention": "taskloom.cli.retention:app",
+    "migrate-db": "taskloom.cli.migrate:migrate_db",
 }
-"""Each command by name: the module in ``taskloom.cli`` and the Typer app (a group) or the
-function (a command) in it, in the order ``taskloom --help`` lists them, a newcomer's first
-steps first. A command line loads only the module of the command it names."""
+"""Each command by name, as ``module:attribute``: the Typer app (a group) or the function (a
+command), in the order ``taskloom --help`` lists them, a newcomer's first steps first. A
+command line imports only the module of the command it names."""
 
 ORDER = tuple(COMMANDS)
 
@@ -78,7 +78,7 @@ def app(names: Sequence[str] = ORDER) -> typer.Typer:
     root.callback()(_root)
     for name in names:
         module, attribute = COMMANDS[name].split(":")
-        found = getattr(importlib.import_module(f"taskloom.cli.{module}"), attribute)
+        found = getattr(importlib.import_module(module), attribute)
         if isinstance(found, typer.Typer):
             root.add_typer(found, name=name)
         else:
