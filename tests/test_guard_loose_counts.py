@@ -109,3 +109,13 @@ def test_a_json_key_some_records_hold_is_a_condition_too(tl: Taskloom) -> None:
     )
     assert f"Exact count: {errored} " in answers[0]
     assert f"Exact count: {in_a} " in answers[1]
+
+
+def test_a_long_list_of_rows_names_every_match(tl: Taskloom) -> None:
+    """A list of 15 failing testcases showed three rows and "12 more": the rows' names
+    are listed whole before the rows."""
+    failing = set(range(3, 90, 6))
+    (listed,) = ask(tl, _junit(failing, set()), "which tests failed?")
+    assert f"Exact list: {len(failing)} row matches" in listed
+    assert "--- name of the matches in row order" in listed
+    assert all(f'"check_{i}"' in listed for i in failing)
