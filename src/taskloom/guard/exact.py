@@ -29,16 +29,18 @@ from taskloom.domain.stash import child_path
 from taskloom.guard.groups import WILD, Group, groups
 from taskloom.guard.jsondoc import JsonDoc
 from taskloom.guard.jsonpath import find, path_of
+from taskloom.guard.loose import loose_words
+from taskloom.guard.presence import add_presence
 from taskloom.guard.question import (
     Condition,
     Reading,
+    Tok,
     conditions,
     literal,
     named_parts,
     pin,
     support,
     tokenize,
-    unread_words,
 )
 from taskloom.guard.tally import Tally, asks_tally, ranks_numbers, tally
 
@@ -109,6 +111,7 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
         if group.folded and not {n.lower() for n in group.folded} & said_words:
             continue  # the wider group holds these records; only its name would pick them
         read = conditions(group, tokens, kind is not None)
+        add_presence(group, tokens, read, kind is not None)
         pattern, pins = pin(group, tokens, read.used)
         named = named_parts(group, tokens)
         said = len(read.conditions) - read.bare
@@ -146,23 +149,38 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
         return _not_exact(kind, group, asked[0])
     elif not said and not bare and read.ambiguous and kind is not None:
         return _not_exact(kind, group, why=_ambiguous(read.ambiguous))
+    elif kind == "count" and (loose := _loose(kind, tokens, read, pinned, group)):
+        return _not_exact(kind, group, why=loose)
     elif not said and not bare:
         main = _main(best.found, found_groups) and not targets
-        unread = unread_words(tokens, read.used | pinned, group)
-        if kind != "count" or not (named or main) or unread:
-            words = ", ".join(repr(w) for w in unread)
-            why = (
-                f"the question's {words} could not be read as conditions on these records"
-                if unread
-                else ""
-            )
-            return None if kind is None else _not_exact(kind, group, why=why)
+        if kind != "count" or not (named or main):
+            return None if kind is None else _not_exact(kind, group)
         found = _evaluate(doc, kind, group, (), ())
     else:
         found = _evaluate(doc, kind or "lookup", group, tuple(conds), targets[0] if targets else ())
     if not found.total and (kind != "count" or pinned):
         return None  # nothing matches the question as read: the ranking answers instead
+    if kind == "list" and found.total > 1 and (loose := _loose(kind, tokens, read, pinned, group)):
+        return _not_exact(kind, group, why=loose)
     return found
+
+
+def _loose(
+    kind: str | None, tokens: list[Tok], read: Reading, pinned: set[int], group: Group
+) -> str:
+    """Why a count, or a list of records, may not be exact: the condition-like words of
+    the question no field or value of ``group`` took (:mod:`~taskloom.guard.loose`), else
+    ``""``. A list of a field's values, or of the one record the question names ("which
+    node is pod X scheduled on?"), reads its records by what it names; its other words
+    describe them."""
+    if kind is None or (kind == "list" and read.targets):
+        return ""
+    fields = [c.field for c in read.conditions]
+    loose = loose_words(tokens, read.used | pinned | read.named, group, fields)
+    if not loose:
+        return ""
+    words = ", ".join(repr(w) for w in loose)
+    return f"the question's {words} could not be read as conditions on these records"
 
 
 def _tallied(

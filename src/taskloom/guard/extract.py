@@ -34,6 +34,7 @@ from taskloom.guard.rank import (
     MAX_SCALAR_CHARS,
     Query,
     json_candidates,
+    parts_of,
     rank,
     terms,
     text_candidates,
@@ -255,6 +256,10 @@ def _fragments(best: list[Any], matched: int, show: Any) -> Extraction:
     return out
 
 
+_NAMING = ("name", "id", "path", "title", "key", "commit", "host", "login", "slug")
+"""Words of a field's name that make its values name a row, the likeliest first."""
+
+
 def _exact(doc: JsonDoc, exact: Exact, parsed: Query) -> Extraction:
     """An exact answer as fragments: the count or the values, then the matches."""
     out = Extraction("exact", coverage=1.0, path=exact.path)
@@ -335,6 +340,11 @@ def _from_table(content: str, table: Table, query: str) -> Extraction | None:
     if values and all(_scalar(v) for _p, v in exact.shown):
         out.fragments.append(("values in row order", dumps([v for _p, v in exact.shown])))
         out.lead = "values"
+    elif exact.kind == "list" and exact.tally is None and exact.total > MAX_FRAGMENTS:
+        named = _naming_values(exact.shown)
+        if named is not None:
+            out.fragments.append((f"{named[0]} of the matches in row order", dumps(named[1])))
+            out.lead = "values"
     seen: set[int] = set()
     for p in shown:
         index = int(p[len(base) + 1 : p.index("]", len(base) + 1)])
@@ -345,6 +355,19 @@ def _from_table(content: str, table: Table, query: str) -> Extraction | None:
         label = f"line {first}" if first == last else f"lines {first}-{last}"
         out.fragments.append((label, "\n".join(lines[first - 1 : last])))
     return out
+
+
+def _naming_values(shown: list[tuple[str, Any]]) -> tuple[str, list[Any]] | None:
+    """The field that names the listed rows (``name``, ``id``, ``path``, ``title``…, the
+    first of the first row's keys that holds a scalar in every row) and its values."""
+    rows = [r for _p, r in shown]
+    if not rows or not all(is_object(r) for r in rows):
+        return None
+    for word in _NAMING:
+        for key in rows[0]:
+            if word in parts_of(str(key)) and all(_scalar(r.get(key)) for r in rows):
+                return str(key), [r.get(key) for r in rows]
+    return None
 
 
 def _as_tally(out: Extraction, found: Tally) -> None:

@@ -10,7 +10,10 @@ Two kinds of id are read as conditions beside the ones a question names:
   values hold, while one field of more distinct values than are indexed holds values of
   its shape: the same runs of letters and digits, of the same lengths, between the same
   separators. The JSONPath that answers still reads every record, so an id the data
-  lacks matches nothing.
+  lacks matches nothing;
+- an abbreviated hash: seven or more hexadecimal digits (``6282283158``) that begin
+  exactly one indexed value of one field, of a field that holds no shorter values; the
+  condition is that whole value (``commit == '628228315…'``).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ _NOT_AN_ID = frozenset(
     }
 )  # fmt: skip
 _RUN = re.compile(r"[^\W_]+")
+_HEX = re.compile(r"[0-9a-f]{7,63}")
 SAMPLED = 50
 """Indexed values of a field whose shapes are compared with an id's."""
 
@@ -74,3 +78,25 @@ def _fits(stats: Field, wanted: str) -> bool:
         return False
     common, n = Counter(shape(t) for t in texts).most_common(1)[0]
     return common == wanted and n * 2 > len(texts)
+
+
+def prefixed_value(group: Group, word: str) -> tuple[tuple[str, ...], str] | None:
+    """The field and its one indexed value that the abbreviated hash ``word`` begins, or
+    ``None`` (see the module docs)."""
+    low = word.lower()
+    if not _HEX.fullmatch(low):
+        return None
+    found = [
+        (name, value)
+        for name, stats in group.fields.items()
+        if not stats.many
+        for kind, value in stats.values
+        if kind == "string" and prefixed_value_of(value, low)
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def prefixed_value_of(value: str, word: str) -> bool:
+    """Whether ``word`` is an abbreviated hash of ``value``."""
+    low = word.lower()
+    return bool(_HEX.fullmatch(low)) and len(value) > len(low) and value.lower().startswith(low)

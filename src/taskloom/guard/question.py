@@ -18,7 +18,7 @@ from typing import Any
 
 from taskloom.domain.stash import child_path
 from taskloom.guard.groups import WILD, Field, Group
-from taskloom.guard.idvalues import number_field, shaped_field
+from taskloom.guard.idvalues import number_field, prefixed_value, prefixed_value_of, shaped_field
 from taskloom.guard.levels import SEVERITIES
 from taskloom.guard.members import first_member, member_holders
 from taskloom.guard.rank import STOPWORDS, parts_of
@@ -79,6 +79,8 @@ class Condition:
         at = "@"
         for key in (*via, *self.field):
             at = child_path(at, key)  # type: ignore[arg-type]
+        if self.op == "present":  # set, and not null, empty or false
+            return f"{at} && {at}!=null && {at}!='' && {at}!=false"
         test = f"{'==' if self.op == '==' else self.op}{literal(self.value)}"
         if self.within is None:
             return at + test
@@ -91,6 +93,8 @@ class Condition:
         name = ".".join(self.field)
         if self.within is not None:
             name += "[*]" + "".join(f".{key}" for key in self.within)
+        if self.op == "present":
+            return f"{name} is present"
         return f"{name} {self.op} {literal(self.value)}"
 
 
@@ -227,6 +231,15 @@ def _comparison(tokens: list[Tok], at: int, step: int) -> tuple[str, float, int]
     return None if number is None else (op, number, i + 1)
 
 
+def _compared_from(tokens: list[Tok], at: int) -> int:
+    """The first token of the comparison written just before token ``at``."""
+    for size in (3, 2):
+        got = _comparison(tokens, at - size, 1) if at >= size else None
+        if got is not None and got[2] == at:
+            return at - size
+    return at
+
+
 @dataclass(slots=True)
 class Reading:
     """What the question says of one group: its conditions (``bare`` of them read from a
@@ -238,6 +251,8 @@ class Reading:
     targets: list[tuple[str, ...]]
     used: set[int]
     ambiguous: list[tuple[str, list[tuple[str, ...]]]]
+    named: set[int]
+    """The tokens that name a field the question sets no condition on."""
 
 
 def _condition(
@@ -248,10 +263,12 @@ def _condition(
     at = stop
     while at < len(tokens) and tokens[at].text.lower() in _CONNECT and not tokens[at].op:
         at += 1
-    cmp = _comparison(tokens, at, 1) or _comparison(tokens, start, -1)
+    ahead = _comparison(tokens, at, 1)
+    cmp = ahead or _comparison(tokens, start, -1)
     if cmp is not None:
         if "number" in stats.kinds:
-            return Condition(name, cmp[0], cmp[1]), range(start, stop)
+            span = range(start, cmp[2]) if ahead else range(_compared_from(tokens, start), stop)
+            return Condition(name, cmp[0], cmp[1]), span
         return None
     value = _match_value(stats, tokens, at)
     if value is not None:
@@ -262,23 +279,30 @@ def _condition(
         return Condition(name, "==", held, member[0]), range(start, after)
     before = _value_before(stats, tokens, start)
     if before is not None:
-        return Condition(name, "==", before), range(start - 1, stop)
+        return Condition(name, "==", before[0]), range(before[1], stop)
     if flags and "bool" in stats.kinds and stats.kinds <= {"bool", "null"}:
-        negated = _negated(tokens, start)
-        return Condition(name, "==", not negated), range(start - negated, stop)
+        denied = negated(tokens, start)
+        return Condition(name, "==", not denied), range(start - denied, stop)
     return None
 
 
-def _value_before(stats: Field, tokens: list[Tok], start: int) -> Any:
-    """A text value the field holds written just before its name ("delete actions",
-    "human actor"), or ``None``."""
-    if start < 1:
+def _value_before(stats: Field, tokens: list[Tok], start: int) -> tuple[Any, int] | None:
+    """A text value the field holds written just before its name, in up to four words
+    ("delete actions", "human actor", "did Ivo Nguyen author"), and its first token; or
+    ``None``."""
+    if stats.many:
         return None
-    tok = tokens[start - 1]
-    if tok.op or tok.text.lower() in STOPWORDS or tok.text.lower() in _CONNECT:
-        return None
-    value = _held(stats, tok.text, tok.quoted)
-    return value if isinstance(value, str) and not stats.many else None
+    for size in (4, 3, 2, 1):
+        piece = tokens[start - size : start] if start >= size else []
+        if not piece or any(t.op or (size > 1 and t.quoted) for t in piece):
+            continue
+        words = [t.text.lower() for t in piece]
+        if words[0] in STOPWORDS or words[0] in _CONNECT or words[-1] in _CONNECT:
+            continue
+        value = _held(stats, " ".join(t.text for t in piece), piece[0].quoted)
+        if isinstance(value, str):
+            return value, start - size
+    return None
 
 
 def conditions(group: Group, tokens: list[Tok], selects: bool = False) -> Reading:
@@ -346,13 +370,18 @@ def conditions(group: Group, tokens: list[Tok], selects: bool = False) -> Readin
     mentioned = {i for start, stop, _name in unresolved for i in range(start, stop)}
     values, taken = _bare_values(group, tokens, used | mentioned)
     found += values
-    bare = len(values)
+    bare = sum(1 for c in values if not (isinstance(c.value, str) and _hashed(c.value, tokens)))
     used |= taken
     targets = [name for _start, (_n, name) in sorted(best.items())]
-    return Reading(found, bare, targets, used, ambiguous)
+    return Reading(found, bare, targets, used, ambiguous, mentioned - used)
 
 
-def _negated(tokens: list[Tok], at: int) -> bool:
+def connective(word: str) -> bool:
+    """Whether ``word`` joins a field to its value ("is", "with", "whose", "the")."""
+    return word in _CONNECT
+
+
+def negated(tokens: list[Tok], at: int) -> bool:
     """Whether the word before token ``at`` negates it: "not", "no", "never", "non", or
     a contraction's "n't" ("aren't")."""
     if at < 1:
@@ -361,6 +390,12 @@ def _negated(tokens: list[Tok], at: int) -> bool:
     if word in ("not", "no", "never", "non"):
         return True
     return word == "t" and at >= 2 and tokens[at - 2].text.lower().endswith("n")
+
+
+def _hashed(value: str, tokens: list[Tok]) -> bool:
+    """Whether the question writes ``value`` as an abbreviated hash: a condition as sure
+    as a field named with its value, since one record's value begins so."""
+    return any(prefixed_value_of(value, t.text) for t in tokens)
 
 
 def _bare_values(
@@ -430,6 +465,9 @@ def _id_condition(group: Group, tokens: list[Tok], at: int) -> Condition | None:
     or an identifier no indexed value holds."""
     text = tokens[at].text
     number = _number(text)
+    prefixed = prefixed_value(group, text)
+    if prefixed is not None:
+        return Condition(prefixed[0], "==", prefixed[1])
     if isinstance(number, int) and text.isdigit() and at and not tokens[at - 1].op:
         name = number_field(group, tokens[at - 1].text, number)
         return None if name is None else Condition(name, "==", number)
@@ -503,39 +541,3 @@ def pin(
             pinned.add(exact[0])
             used.add(exact[0])
     return tuple(pattern), pinned
-
-
-_COUNTING = frozenset(
-    {"count", "number", "total", "records", "record", "items", "item", "entries", "entry",
-     "exist", "result", "results", "altogether", "overall", "here", "in", "ones"}
-)  # fmt: skip
-"""Words of a count that name nothing in the data: "how many records are in the result"."""
-
-
-def unread_words(tokens: list[Tok], used: set[int], group: Group) -> list[str]:
-    """The words of a count with no condition that name nothing it reads. One such word
-    may name the records themselves ("how many events are there?"), unless "have" or
-    "with" comes before it; more mean a condition that could not be read ("how many events
-    have colour red?"), which a count of every record would hide."""
-    segments = {p.lower().rstrip("s") for p in group.pattern if isinstance(p, str)}
-    unread = [
-        i
-        for i, t in enumerate(tokens)
-        if i not in used
-        and not t.op
-        and (
-            t.quoted
-            or not (
-                (word := t.text.lower()) in STOPWORDS
-                or word in _CONNECT
-                or word in _COUNTING
-                or word.rstrip("s") in segments
-            )
-        )
-    ]
-    if len(unread) == 1 and not tokens[unread[0]].quoted:
-        first = unread[0]
-        before = tokens[first - 1].text.lower() if first else ""
-        if before not in FIELD_INTRO:
-            return []
-    return [tokens[i].text for i in unread]

@@ -3,6 +3,9 @@
 A text is a table when all of it reads one way:
 
 - **JSON Lines**: every non-blank line is a JSON object (a log's events);
+- **git log**: ``commit <hash>`` blocks, one record per commit, with their ``--stat``
+  (:mod:`~taskloom.guard.gitlog`);
+- **diff**: a unified diff, one record per file it changes (:mod:`~taskloom.guard.diffs`);
 - **delimited**: a header line of distinct names split by a tab, a comma, a semicolon or a
   bar, and every following record (read as CSV, quotes and all) has as many fields;
 - **bordered**: a SQL client's table drawn with ``+----+`` rules and ``|`` bars
@@ -37,8 +40,10 @@ from typing import Any
 from taskloom.domain.lines import split_lines
 from taskloom.domain.stash import child_path
 from taskloom.guard.bordered import RULE, bordered_rows
+from taskloom.guard.diffs import diff_records
 from taskloom.guard.exact import intent
 from taskloom.guard.fixedwidth import fixed_columns
+from taskloom.guard.gitlog import log_records
 from taskloom.guard.htmltable import html_rows
 from taskloom.guard.question import identifier as _identifier
 from taskloom.guard.xmlrecords import xml_records
@@ -55,7 +60,8 @@ _WORDS = re.compile(r"[\w%#+.-]+")
 @dataclass(slots=True)
 class Table:
     kind: str
-    """``"JSON Lines"``, ``"CSV"``, ``"TSV"``, ``"delimited"``, ``"bordered"``,
+    """``"JSON Lines"``, ``"git log"``, ``"diff"``, ``"CSV"``, ``"TSV"``, ``"delimited"``,
+    ``"bordered"``,
     ``"HTML"``, ``"XML"``, ``"YAML list"``, ``"fixed-width"`` or ``"columns"``."""
     records: list[dict[str, Any]] = field(default_factory=list)
     spans: list[tuple[int, int]] = field(default_factory=list)
@@ -85,6 +91,10 @@ def read_table(text: str) -> Table | None:
     first = lines[0]
     if _JSON_LINE.match(first):
         return _json_lines(lines)
+    for kind, reader in (("git log", log_records), ("diff", diff_records)):
+        read = reader(lines)
+        if read is not None:
+            return Table(kind, records=read[1], spans=read[2], name=read[0])
     boxed = _bordered(lines)
     if boxed is not None:
         return boxed

@@ -23,8 +23,10 @@ from taskloom.guard.compact import dumps
 from taskloom.guard.groups import Field
 from taskloom.guard.jsondoc import is_array, is_object
 
-_TALLY = re.compile(r"\b(?:most|least|fewest|distinct|unique|different)\b", re.I)
-_HIGH = re.compile(r"\b(?:most|highest|largest|biggest|max(?:imum)?|greatest|top)\b", re.I)
+_TALLY = re.compile(r"\b(?:most(?! recent)|least|fewest|distinct|unique|different)\b", re.I)
+_HIGH = re.compile(
+    r"\b(?:most(?! recent)|highest|largest|biggest|max(?:imum)?|greatest|top)\b", re.I
+)
 _LOW = re.compile(r"\b(?:least|lowest|smallest|fewest|min(?:imum)?)\b", re.I)
 SHOWN_VALUES = 30
 """Values a tally lists, most frequent first; the rest are summed as one line."""

@@ -1,0 +1,93 @@
+"""Conditions that a field is there: "which tests failed?" over records of which only the
+failing ones hold a ``failure``.
+
+A field is a presence field of its group when some records lack it or hold it null, empty
+or false, and it is no list (a list's members are matched as values,
+:mod:`~taskloom.guard.members`). A word of the question sets the condition that such a
+field is present (set, and not null, empty or false) when
+
+- its stem is the field's name's stem (:mod:`~taskloom.guard.stems`): "failed", "fails"
+  and "failure" for ``failure``, "errored" for ``error``, "skipped" for ``skipped``; or
+- it names the field whole after "have", "has", "had", "having" or "with" (an article
+  between) and no value follows it: "how many testcases have a failure?", but not
+  "have name X".
+
+A presence condition ranks with the conditions read from a value alone: a reading of the
+same words as a field and its value is preferred.
+
+The word must be read by no other condition, must not be negated ("did not fail": that
+word stays unread, so no exact count is stated), and must meet exactly one presence field
+of the group; a field named whole is no longer asked for.
+"""
+
+from __future__ import annotations
+
+from taskloom.guard.groups import MAX_TALLIED, Field, Group
+from taskloom.guard.question import Condition, Reading, Tok, negated
+from taskloom.guard.rank import STOPWORDS
+from taskloom.guard.stems import stem
+
+_HAVE = frozenset({"have", "has", "had", "having", "with"})
+_ARTICLES = frozenset({"a", "an", "any", "some", "the"})
+_EMPTY = (("null", None), ("string", ""), ("bool", False))
+
+
+def partly_present(group: Group, stats: Field) -> bool:
+    """Whether some records of ``group`` lack the field or hold it null, empty or false."""
+    if not stats.present or "array" in stats.kinds:
+        return False
+    seen = min(group.records, MAX_TALLIED)
+    return stats.present < seen or any(key in stats.values for key in _EMPTY)
+
+
+def add_presence(group: Group, tokens: list[Tok], read: Reading, selects: bool) -> None:
+    """Add to ``read`` the presence conditions the question sets (see the module docs);
+    only a count or a list (``selects``) sets them."""
+    if not selects:
+        return
+    fields: dict[str, list[tuple[str, ...]]] = {}
+    for name, stats in group.fields.items():
+        if partly_present(group, stats):
+            fields.setdefault(stem(name[-1]), []).append(name)
+    if not fields:
+        return
+    taken = {c.field for c in read.conditions}
+    for i, tok in enumerate(tokens):
+        word = tok.text.lower()
+        if i in read.used or tok.op or tok.quoted or word in STOPWORDS:
+            continue
+        names = [n for n in fields.get(stem(word), ()) if n not in taken]
+        top = [n for n in names if len(n) == min(len(m) for m in names)]
+        if len(top) != 1 or negated(tokens, i):
+            continue
+        name = top[0]
+        if _names(word, name[-1]) and not (_after_have(tokens, i) and _closes(tokens, i)):
+            continue
+        read.conditions.append(Condition(name, "present", None))
+        read.bare += 1
+        read.used.add(i)
+        read.named.discard(i)
+        taken.add(name)
+        if name in read.targets:
+            read.targets.remove(name)
+
+
+def _names(word: str, key: str) -> bool:
+    """Whether ``word`` is the field's name itself (or its plural), not another form."""
+    return word.rstrip("s") == key.lower().rstrip("s")
+
+
+def _closes(tokens: list[Tok], at: int) -> bool:
+    """Whether no value follows token ``at``: it ends the question or a stop word comes
+    next ("have name X" names a value of ``name``; "have a failure?" its presence)."""
+    nxt = tokens[at + 1] if at + 1 < len(tokens) else None
+    return nxt is None or (not nxt.quoted and nxt.text.lower() in STOPWORDS)
+
+
+def _after_have(tokens: list[Tok], at: int) -> bool:
+    """Whether "have", "has", "had", "having" or "with" comes before token ``at``, perhaps
+    with an article between."""
+    at -= 1
+    while at >= 0 and tokens[at].text.lower() in _ARTICLES:
+        at -= 1
+    return at >= 0 and tokens[at].text.lower() in _HAVE
