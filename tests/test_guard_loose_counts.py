@@ -8,17 +8,9 @@ from __future__ import annotations
 import json
 
 from taskloom.client import Taskloom
-from taskloom.guard import GuardConfig
+from tests.test_guard_text_records import ask
 
-TIGHT = GuardConfig(threshold_tokens=60, compacted_max_tokens=10, preview_chars=200)
 REGIONS = ("north", "south", "east")
-
-
-def ask(tl: Taskloom, text: str, *questions: str) -> list[str]:
-    g = tl.guard("t1", config=TIGHT)
-    rid = g.stash("tool", text).result_id
-    assert rid
-    return [g.extract(rid, q) for q in questions]
 
 
 def _parcels() -> list[dict[str, object]]:

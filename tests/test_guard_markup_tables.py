@@ -5,18 +5,10 @@ as records so a count or a lookup is exact."""
 from __future__ import annotations
 
 from taskloom.client import Taskloom
-from taskloom.guard import GuardConfig
+from tests.test_guard_text_records import ask
 
-TIGHT = GuardConfig(threshold_tokens=60, compacted_max_tokens=10, preview_chars=200)
 SHIPS = ("ground", "air", "sea")
 DEPOTS = ("Reno", "Gdansk", "Pune")
-
-
-def ask(tl: Taskloom, text: str, *questions: str) -> list[str]:
-    g = tl.guard("t1", config=TIGHT)
-    rid = g.stash("tool", text).result_id
-    assert rid
-    return [g.extract(rid, q) for q in questions]
 
 
 def _parcels() -> list[list[str]]:

@@ -7,18 +7,10 @@ import hashlib
 
 from taskloom.client import Taskloom
 from taskloom.domain.lines import split_lines
-from taskloom.guard import GuardConfig
 from taskloom.guard.diffs import diff_records
+from tests.test_guard_text_records import ask
 
-TIGHT = GuardConfig(threshold_tokens=60, compacted_max_tokens=10, preview_chars=200)
 PEOPLE = ("Wren Tallis", "Odo Marsh", "Pia Lund")
-
-
-def ask(tl: Taskloom, text: str, *questions: str) -> list[str]:
-    g = tl.guard("t1", config=TIGHT)
-    rid = g.stash("tool", text).result_id
-    assert rid
-    return [g.extract(rid, q) for q in questions]
 
 
 def _diff() -> tuple[str, dict[str, tuple[int, int]]]:
