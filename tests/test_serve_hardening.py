@@ -20,7 +20,7 @@ import taskloom
 from taskloom.errors import StoreError
 from taskloom.store.pg_url import join_url
 from tests.conftest import subprocess_env
-from tests.test_serve_processes import free_port, wait_until_serving
+from tests.test_serve_processes import free_port, start_serve, wait_until_serving
 
 HALF_BODIES = [
     b"POST /api/threads/t/goal/pause HTTP/1.1\r\nHost: 127.0.0.1\r\n"
@@ -38,12 +38,7 @@ def test_a_client_gone_mid_body_leaves_no_traceback(tmp_path: Path) -> None:
         tl.board("t").add("first")
     port = free_port()
     stderr = (tmp_path / "stderr.txt").open("w+")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "taskloom", "serve", "--port", str(port), "--db", url],
-        env=subprocess_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=stderr,
-    )
+    proc = start_serve(port, url, stderr=stderr)
     try:
         base = f"http://127.0.0.1:{port}"
         wait_until_serving(proc, base)

@@ -16,6 +16,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 import httpx
 import pytest
@@ -29,6 +30,19 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def start_serve(
+    port: int, db: str, *args: str, stderr: IO[str] | int = subprocess.DEVNULL
+) -> subprocess.Popen[bytes]:
+    """``taskloom serve`` on ``port`` over ``db`` in its own process: its standard output
+    dropped, its errors to ``stderr``."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "taskloom", "serve", "--port", str(port), "--db", db, *args],
+        env=subprocess_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=stderr,
+    )
 
 
 def wait_until_serving(proc: subprocess.Popen[bytes], base: str) -> None:
@@ -47,15 +61,7 @@ def two_servers(db_url: str) -> Iterator[list[str]]:
     with taskloom.connect(db_url) as tl:
         tl.board("t").add("first")  # create the schema before two processes race to
     ports = [free_port(), free_port()]
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-m", "taskloom", "serve", "--port", str(p), "--db", db_url],
-            env=subprocess_env(),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        for p in ports
-    ]
+    procs = [start_serve(p, db_url) for p in ports]
     try:
         for proc, port in zip(procs, ports, strict=True):
             wait_until_serving(proc, f"http://127.0.0.1:{port}")
@@ -103,12 +109,7 @@ def test_sigint_ends_open_streams_cleanly(tmp_path: Path) -> None:
         tl.board("t").add("first")
     port = free_port()
     stderr = (tmp_path / "stderr.txt").open("w+")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "taskloom", "serve", "--port", str(port), "--db", url],
-        env=subprocess_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=stderr,
-    )
+    proc = start_serve(port, url, stderr=stderr)
     try:
         base = f"http://127.0.0.1:{port}"
         wait_until_serving(proc, base)
@@ -159,12 +160,7 @@ def test_a_client_that_stopped_reading_does_not_keep_the_server_from_stopping(
     with taskloom.connect(url) as tl:
         tl.board("t").add("first")
     port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "taskloom", "serve", "--port", str(port), "--db", url],
-        env=subprocess_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    proc = start_serve(port, url)
     stalled = socket.socket()
     try:
         wait_until_serving(proc, f"http://127.0.0.1:{port}")
@@ -197,12 +193,7 @@ def test_a_signalled_server_shuts_down_and_exits_0(tmp_path: Path, signum: int) 
     url = f"sqlite:///{tmp_path / 'stop.db'}"
     port = free_port()
     with (tmp_path / "stderr.txt").open("w+") as stderr:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "taskloom", "serve", "--port", str(port), "--db", url],
-            env=subprocess_env(),
-            stdout=subprocess.DEVNULL,
-            stderr=stderr,
-        )
+        proc = start_serve(port, url, stderr=stderr)
         try:
             wait_until_serving(proc, f"http://127.0.0.1:{port}")
             events: queue.Queue[dict[str, str]] = queue.Queue()
@@ -225,12 +216,7 @@ def test_a_signalled_server_shuts_down_and_exits_0(tmp_path: Path, signum: int) 
 def serving(db_url: str, *args: str) -> Iterator[str]:
     """A ``taskloom serve`` process on ``db_url``: its base URL, while the block runs."""
     port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "taskloom", "serve", "--port", str(port), "--db", db_url, *args],
-        env=subprocess_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    proc = start_serve(port, db_url, *args)
     try:
         base = f"http://127.0.0.1:{port}"
         wait_until_serving(proc, base)
