@@ -1,13 +1,13 @@
 """Timestamps read as instants, so "latest" and "earliest" order by time, not by text.
 
-Text orders ``2026-01-02T10:00:00+02:00`` after ``2026-01-02T09:00:00Z``, which it
-precedes, and orders an epoch number or ``Fri, 02 Jan 2026 09:00:00 +0000`` not at all. A
-value reads as an instant when it is:
+On one day, text orders ``…T10:00:00+02:00`` after ``…T09:00:00Z``, which it precedes, and
+orders an epoch number or an RFC 2822 date (``Fri, 02 Jan … +0000``) not at all. A value
+reads as an instant when it is:
 
-- an ISO 8601 date or time: ``2026-01-02``, ``2026-01-02T10:00:00+02:00``, ``…Z``, a
+- an ISO 8601 date or time (``YYYY-MM-DD``, ``YYYY-MM-DDThh:mm:ss+02:00``, ``…Z``), a
   space for the ``T``, a trailing ``UTC`` or ``GMT``;
-- an RFC 2822 or HTTP date: ``Fri, 02 Jan 2026 09:00:00 +0000``, ``… GMT``;
-- a common log format time: ``02/Jan/2026:10:00:00 +0200``, in brackets or not;
+- an RFC 2822 or HTTP date: ``Fri, 02 Jan YYYY hh:mm:ss +0000``, ``… GMT``;
+- a common log format time: ``02/Jan/YYYY:hh:mm:ss +0200``, in brackets or not;
 - a number of seconds, milliseconds or microseconds since the epoch (from 2001 to 2286),
   in a field whose name says it holds a time (``ts``, ``time``, ``date``, ``created_at``,
   ``startedAt``, ``epoch``, ``stamp``…).
