@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from taskloom.domain.stash import child_path
+from taskloom.guard.flags import add_flags
 from taskloom.guard.groups import WILD, Group, groups
 from taskloom.guard.jsondoc import JsonDoc
 from taskloom.guard.jsonpath import find, path_of
@@ -111,6 +112,7 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
         if group.folded and not {n.lower() for n in group.folded} & said_words:
             continue  # the wider group holds these records; only its name would pick them
         read = conditions(group, tokens, kind is not None)
+        add_flags(group, tokens, read, kind is not None)
         add_presence(group, tokens, read, kind is not None)
         pattern, pins = pin(group, tokens, read.used)
         named = named_parts(group, tokens)
