@@ -29,19 +29,22 @@ def _projects() -> list[dict[str, object]]:
 
 
 def test_an_adjective_names_a_prefixed_true_or_false_field(tl: Taskloom) -> None:
-    """ "how many critical advisories are in direct dependencies?" was not exact: neither
-    'direct' nor 'dependencies' tied to a field, though ``isDirect`` says it."""
+    """ "how many critical advisories are direct?" was not exact: 'direct' tied to no field,
+    though ``isDirect`` says it. A noun beside it that ties to nothing ("in direct
+    dependencies") still makes the count not exact."""
     rows = _advisories()
     direct = sum(1 for r in rows if r["grade"] == "critical" and r["isDirect"])
     indirect = sum(1 for r in rows if r["grade"] == "critical" and not r["isDirect"])
     answers = ask(
         tl,
         json.dumps({"advisories": rows}),
-        "how many critical advisories are in direct dependencies?",
+        "how many critical advisories are direct?",
         "how many critical advisories are not direct?",
+        "how many critical advisories are in direct dependencies?",
     )
     assert f"Exact count: {direct} " in answers[0] and "isDirect == true" in answers[0]
     assert f"Exact count: {indirect} " in answers[1] and "isDirect == false" in answers[1]
+    assert "Exact count" not in answers[2] and "'dependencies'" in answers[2]
 
 
 def test_snake_case_has_prefixes_and_non_prefixes_read_as_flags(tl: Taskloom) -> None:

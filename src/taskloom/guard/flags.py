@@ -11,9 +11,9 @@ stems are those of the adjective's parts (:mod:`~taskloom.guard.stems`) sets the
 
 The words must be read by no other condition and meet exactly one flag of the group (the
 shortest name among several alike); a flag already conditioned is not read twice. Such a
-condition ranks with the conditions read from a value alone. After "in", "of", "from" or
-"on", the noun that closes the adjective's phrase is what the flag describes ("in direct
-dependencies", "of archived repos"), and the condition takes it too.
+condition ranks with the conditions read from a value alone. A noun the adjective comes
+with is read as any other word: "in direct dependencies" over records that hold no
+dependency is no exact count, since the records may not be what "dependencies" names.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ _PREFIXES = frozenset({"is", "has", "can"})
 _NON = ("non-", "non_", "not-")
 _ARTICLES = frozenset({"a", "an", "any", "the"})
 _WITHOUT = frozenset({"without", "lacking"})
-_PLACE = frozenset({"in", "of", "from", "on"})
 
 
 def is_flag(stats: Field) -> bool:
@@ -77,7 +76,7 @@ def add_flags(group: Group, tokens: list[Tok], read: Reading, selects: bool) -> 
             denied, first = _denied(tokens, words, i)
             read.conditions.append(Condition(top[0], "==", not denied))
             read.bare += 1
-            took = set(range(first, i + n)) | _noun(tokens, first, i + n, read.used)
+            took = set(range(first, i + n))
             read.used |= took
             read.named -= took
             taken.add(top[0])
@@ -108,18 +107,3 @@ def _denied(tokens: list[Tok], words: list[tuple[bool, str]], at: int) -> tuple[
     if before >= 0 and tokens[before].text.lower() in _WITHOUT:
         return True, before
     return False, at
-
-
-def _noun(tokens: list[Tok], first: int, after: int, used: set[int]) -> set[int]:
-    """The noun the adjective describes, when its phrase follows "in", "of", "from" or
-    "on" ("in direct dependencies"): the one word after it, closing the question or
-    followed by a stop word."""
-    before = tokens[first - 1].text.lower() if first else ""
-    if before not in _PLACE or after >= len(tokens) or after in used:
-        return set()
-    noun = tokens[after]
-    if noun.quoted or noun.op or noun.text.lower() in STOPWORDS:
-        return set()
-    nxt = tokens[after + 1] if after + 1 < len(tokens) else None
-    closes = nxt is None or (not nxt.quoted and nxt.text.lower() in STOPWORDS)
-    return {after} if closes else set()
