@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from taskloom.domain.stash import child_path
+from taskloom.guard.flags import add_flags
 from taskloom.guard.groups import WILD, Group, groups
 from taskloom.guard.jsondoc import JsonDoc
 from taskloom.guard.jsonpath import find, path_of
@@ -42,7 +43,8 @@ from taskloom.guard.question import (
     support,
     tokenize,
 )
-from taskloom.guard.tally import Tally, asks_tally, ranks_numbers, tally
+from taskloom.guard.sums import rank_sums, summed_member
+from taskloom.guard.tally import Tally, asks_tally, extreme, ranks_numbers, tally
 
 MAX_SHOWN = 200
 """Matches whose values an answer carries; the rest are paged with ``read_result``."""
@@ -106,11 +108,13 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
     best: _Choice | None = None
     rival: _Choice | None = None
     found_groups = groups(doc)
+    choices: list[_Choice] = []
     said_words = {t.text.lower() for t in tokens}
     for group in found_groups:
         if group.folded and not {n.lower() for n in group.folded} & said_words:
             continue  # the wider group holds these records; only its name would pick them
         read = conditions(group, tokens, kind is not None)
+        add_flags(group, tokens, read, kind is not None)
         add_presence(group, tokens, read, kind is not None)
         pattern, pins = pin(group, tokens, read.used)
         named = named_parts(group, tokens)
@@ -121,6 +125,7 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
             said + len(pins), named, said, asks, read.bare, -left, group.records, -len(pattern)
         )  # fmt: skip
         choice = _Choice(score, Group(pattern, group.records, group.fields), group, read, pins)
+        choices.append(choice)
         if best is None or score > best.score:
             best, rival = choice, None
         elif score == best.score and read.conditions and rival is None:
@@ -129,6 +134,10 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
         if kind is None:
             return None
         return Exact(kind, False, note="this result holds no list of records to count or list")
+    if kind != "count" and (highest := extreme(question)) is not None:
+        summed = _summed(doc, choices, tokens, highest)
+        if summed is not None:
+            return summed
     group, read, pinned = best.group, best.read, best.pinned
     conds, targets = read.conditions, read.targets
     said, named, bare = best.score[0], best.score[1], read.bare  # said: conditions and pins
@@ -193,6 +202,30 @@ def _tallied(
     found = tally(matches, target, highest)
     out = Exact("tally", True, path, found.records, group.path(), group.records, conds)
     out.target, out.tally = target, found
+    return out
+
+
+def _summed(doc: JsonDoc, choices: list[_Choice], tokens: list[Tok], highest: bool) -> Exact | None:
+    """The records ranked by the sum of a number their members hold, when the question
+    asks for the highest or lowest of one (:mod:`~taskloom.guard.sums`): of the groups
+    whose records hold it, the one the question fits best, with its conditions."""
+    held = [
+        (choice, summed)
+        for choice in choices
+        if WILD in choice.group.pattern
+        and (summed := summed_member(choice.group, tokens)) is not None
+    ]
+    if not held:
+        return None
+    choice, summed = max(held, key=lambda h: h[0].score)
+    group, conds = choice.group, tuple(choice.read.conditions)
+    path = filter_path(group, conds)
+    matches = ((path_of(parts), value) for parts, value in find(doc.root(), path))
+    found = rank_sums(matches, summed, highest)
+    if not found.extremes:
+        return None
+    out = Exact("tally", True, path, found.records, group.path(), group.records, conds)
+    out.target, out.tally = summed.key, found
     return out
 
 

@@ -43,6 +43,9 @@ class Tally:
     extremes: list[tuple[Any, str, Any]] = field(default_factory=list)
     """For a ranked number field: (value, path of its record, the record), best first."""
     highest: bool = True
+    label: str = ""
+    """What the extremes rank, when it is not the target itself ("sum of
+    containers[*].restarts per record")."""
 
 
 def asks_tally(question: str, kind: str | None, conditions: int, stats: Field) -> bool:
@@ -60,6 +63,12 @@ def ranks_numbers(question: str, stats: Field) -> bool | None:
     records with the extreme values of a number field of many values; else ``None``."""
     if stats.kinds != {"number"} or len(stats.values) * 4 < stats.present:
         return None
+    return extreme(question)
+
+
+def extreme(question: str) -> bool | None:
+    """``False`` when the question asks for the lowest ("least", "fewest", "min"), ``True``
+    for the highest ("most", "top", "max"), else ``None``."""
     if _LOW.search(question):
         return False
     return True if _HIGH.search(question) else None
@@ -94,7 +103,7 @@ def tally(matches: Any, target: tuple[str, ...], highest: bool | None) -> Tally:
 
 def describe(found: Tally, where: str, over: str) -> str:
     """The tally as an answer's summary: ``where`` the conditions, ``over`` the records."""
-    name = ".".join(found.target)
+    name = found.label or ".".join(found.target)
     scope = f"the {found.records:,} records matching {where}" if where else over
     if found.extremes:
         word = "highest" if found.highest else "lowest"
