@@ -16,13 +16,13 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-import uvicorn
 
 import taskloom
 from taskloom.cli import main
 from taskloom.client import Taskloom
 from taskloom.errors import InvalidInput
 from taskloom.server.app import create_app
+from taskloom.server.http import CleanStopServer
 from taskloom.store import retention
 from taskloom.store.retention import (
     BATCH,
@@ -37,6 +37,11 @@ from taskloom.store.retention import (
 )
 from tests.conftest import FakeClock, subprocess_env
 from tests.test_serve_processes import free_port
+
+
+def started(server: CleanStopServer, *_: object) -> None:
+    """A server's run, stubbed: it started, served nothing, and was stopped."""
+    server.started = True
 
 
 def stored_events(tl: Taskloom) -> int:
@@ -140,7 +145,7 @@ def test_the_age_limit_uses_the_writers_clock(tl_fixed: Taskloom, clock: FakeClo
 def test_serve_flags_set_the_databases_policy(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """``serve``'s retention flags store what they say, for every writer; without them the
     policy stays as it was."""
-    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: None)
+    monkeypatch.setattr(CleanStopServer, "run", started)
     port = str(free_port())
     assert main(["serve", "--port", port, "--retain-events", "7", "--db", db_url]) == 0
     assert main(["serve", "--port", port, "--older-than", "2d", "--db", db_url]) == 0
@@ -158,7 +163,7 @@ def test_every_retention_command_names_its_age_older_than(
     """``tasks prune``, ``retention set`` and ``serve`` each take ``--older-than 30d``; the
     old ``tasks prune --days N`` and ``serve --retain-days N`` still work, hidden from
     ``--help``, with a one-line note on stderr naming the new spelling."""
-    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: None)
+    monkeypatch.setattr(CleanStopServer, "run", started)
     db = ("--db", tl.url)
     for command, old in ((["tasks", "prune"], "--days"), (["serve"], "--retain-days")):
         assert main([*command, "--help"]) == 0

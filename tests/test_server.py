@@ -23,6 +23,7 @@ import uvicorn
 from taskloom.cli import main
 from taskloom.client import Taskloom
 from taskloom.server.app import create_app
+from taskloom.server.http import CleanStopServer
 from taskloom.store.outbox import prune_events
 from taskloom.tools.spec import ToolContext
 from tests.conftest import FakeClock, subprocess_env
@@ -710,7 +711,7 @@ def test_serve_refuses_a_retention_window_it_cannot_hold(
     def never(*_: object, **__: object) -> None:
         raise AssertionError("the server started")
 
-    monkeypatch.setattr(uvicorn, "run", never)
+    monkeypatch.setattr(CleanStopServer, "run", never)
     assert main(["serve", "--retain-days", days]) == 1
     err = capsys.readouterr().err
     assert err.strip() == "Error: --retain-days must be from 0 to 36525"
