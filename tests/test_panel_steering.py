@@ -100,6 +100,32 @@ def test_an_action_while_the_server_is_away_says_so(server: Server, page: Any) -
     expect(page.locator('.card .status[data-status="done"]')).to_be_visible()
 
 
+def test_a_queue_list_read_while_the_server_is_away_raises_no_error(
+    server: Server, page: Any
+) -> None:
+    """A queue list read that found the server gone (a reconnect's read, a filter changed)
+    put "the server did not answer" on screen, above the next action's own failure."""
+    from playwright.sync_api import expect
+
+    tl = taskloom.connect(server.db_url)
+    try:
+        tl.queue.add("Ready task")
+    finally:
+        tl.close()
+    panel.open_first_step(server, page, "/#t")
+    server.kill()
+    expect(page.locator("#live")).to_have_attribute("data-state", "reconnecting")
+    page.get_by_label("Status filter").select_option("ready")
+    page.get_by_role("button", name="Mark done: First step").click()
+    expect(page.locator("#toast")).to_have_text(
+        "Status change not applied to “First step”: the server did not answer:"
+        " try again once the panel is live"
+    )
+    server.start()
+    expect(page.locator("#live")).to_have_attribute("data-state", "live")
+    expect(page.locator("#queue")).to_contain_text("Ready task")
+
+
 def test_a_cancel_that_blocks_other_tasks_can_be_undone_from_the_panel(
     server: Server, page: Any
 ) -> None:

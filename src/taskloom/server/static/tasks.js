@@ -48,7 +48,8 @@ export async function loadTasks() {
     }
     schedule("queue");
   } catch (error) {
-    if (load === tasksLoad) toast(error.message, true);
+    // Away: the live indicator says so, and the reconnect loads the list again.
+    if (load === tasksLoad && !error.away) toast(error.message, true);
   } finally {
     if (load === tasksLoad) tasksLoading = null;
   }
