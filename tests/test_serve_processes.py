@@ -45,6 +45,29 @@ def start_serve(
     )
 
 
+@contextlib.contextmanager
+def running(
+    port: int, db: str, *args: str, stderr: IO[str] | int = subprocess.DEVNULL
+) -> Iterator[subprocess.Popen[bytes]]:
+    """:func:`start_serve` for the block; killed after it if it still runs."""
+    proc = start_serve(port, db, *args, stderr=stderr)
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+
+
+def assert_logged_no_error(stderr: IO[str], *also: str) -> None:
+    """What the server wrote to ``stderr`` holds no traceback, no ``ERROR`` and none of
+    ``also``."""
+    stderr.seek(0)
+    logged = stderr.read()
+    for word in ("Traceback", "ERROR", *also):
+        assert word not in logged, logged
+
+
 def wait_until_serving(proc: subprocess.Popen[bytes], base: str) -> None:
     """Until ``taskloom serve`` answers at ``base`` (or fail if it died)."""
     while True:
@@ -108,46 +131,38 @@ def test_sigint_ends_open_streams_cleanly(tmp_path: Path) -> None:
     with taskloom.connect(url) as tl:
         tl.board("t").add("first")
     port = free_port()
-    stderr = (tmp_path / "stderr.txt").open("w+")
-    proc = start_serve(port, url, stderr=stderr)
-    try:
-        base = f"http://127.0.0.1:{port}"
-        wait_until_serving(proc, base)
-        opened = threading.Barrier(3, timeout=30)
-        ended: list[str] = []
+    with (tmp_path / "stderr.txt").open("w+") as stderr:
+        with running(port, url, stderr=stderr) as proc:
+            base = f"http://127.0.0.1:{port}"
+            wait_until_serving(proc, base)
+            opened = threading.Barrier(3, timeout=30)
+            ended: list[str] = []
 
-        def watch(path: str) -> None:
-            try:
-                with httpx.stream("GET", f"{base}{path}", timeout=30) as response:
-                    lines = response.iter_lines()
-                    next(lines)  # the opening snapshot has arrived: the stream is open
-                    opened.wait()
-                    for _ in lines:
-                        pass
-                ended.append("clean")
-            except httpx.HTTPError as exc:
-                ended.append(f"{type(exc).__name__}: {exc}")
+            def watch(path: str) -> None:
+                try:
+                    with httpx.stream("GET", f"{base}{path}", timeout=30) as response:
+                        lines = response.iter_lines()
+                        next(lines)  # the opening snapshot has arrived: the stream is open
+                        opened.wait()
+                        for _ in lines:
+                            pass
+                    ended.append("clean")
+                except httpx.HTTPError as exc:
+                    ended.append(f"{type(exc).__name__}: {exc}")
 
-        watchers = [
-            threading.Thread(target=watch, args=(path,), daemon=True)
-            for path in ("/api/events", "/api/events?thread=t")
-        ]
-        for watcher in watchers:
-            watcher.start()
-        opened.wait()
-        proc.send_signal(signal.SIGINT)
-        assert proc.wait(20) == 0
-        for watcher in watchers:
-            watcher.join(10)
-        assert ended == ["clean", "clean"]
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
-    stderr.seek(0)
-    logged = stderr.read()
-    stderr.close()
-    assert "ERROR" not in logged and "Traceback" not in logged, logged
+            watchers = [
+                threading.Thread(target=watch, args=(path,), daemon=True)
+                for path in ("/api/events", "/api/events?thread=t")
+            ]
+            for watcher in watchers:
+                watcher.start()
+            opened.wait()
+            proc.send_signal(signal.SIGINT)
+            assert proc.wait(20) == 0
+            for watcher in watchers:
+                watcher.join(10)
+            assert ended == ["clean", "clean"]
+        assert_logged_no_error(stderr)
 
 
 def test_a_client_that_stopped_reading_does_not_keep_the_server_from_stopping(
@@ -160,9 +175,7 @@ def test_a_client_that_stopped_reading_does_not_keep_the_server_from_stopping(
     with taskloom.connect(url) as tl:
         tl.board("t").add("first")
     port = free_port()
-    proc = start_serve(port, url)
-    stalled = socket.socket()
-    try:
+    with running(port, url) as proc, socket.socket() as stalled:
         wait_until_serving(proc, f"http://127.0.0.1:{port}")
         stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         stalled.connect(("127.0.0.1", port))
@@ -177,11 +190,6 @@ def test_a_client_that_stopped_reading_does_not_keep_the_server_from_stopping(
         except subprocess.TimeoutExpired:
             code = None
         assert code is not None, "taskloom serve was still running 60 s after SIGTERM"
-    finally:
-        stalled.close()
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "sigint"])
@@ -193,8 +201,7 @@ def test_a_signalled_server_shuts_down_and_exits_0(tmp_path: Path, signum: int) 
     url = f"sqlite:///{tmp_path / 'stop.db'}"
     port = free_port()
     with (tmp_path / "stderr.txt").open("w+") as stderr:
-        proc = start_serve(port, url, stderr=stderr)
-        try:
+        with running(port, url, stderr=stderr) as proc:
             wait_until_serving(proc, f"http://127.0.0.1:{port}")
             events: queue.Queue[dict[str, str]] = queue.Queue()
             reader = stream_into(f"http://127.0.0.1:{port}/api/events?thread=t", events)
@@ -203,13 +210,7 @@ def test_a_signalled_server_shuts_down_and_exits_0(tmp_path: Path, signum: int) 
             assert proc.wait(30) == 0
             reader.join(10)
             assert not reader.is_alive(), "the stream was not ended"
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait(10)
-        stderr.seek(0)
-        logged = stderr.read()
-    assert "Traceback" not in logged and "ERROR" not in logged, logged
+        assert_logged_no_error(stderr)
 
 
 @contextlib.contextmanager
