@@ -368,6 +368,31 @@ def test_prune_keeps_what_blocks_a_task_and_a_pruned_dependency_is_met(
     assert q.get(c.id).status == "blocked"
 
 
+def test_prune_keeps_a_dead_dependency_of_a_canceled_task_that_may_come_back(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    """A canceled task that others are blocked by may be requeued: the dead task it depends
+    on stays, or the requeue would take it for a completed dependency pruned, and run it."""
+    q = tl_fixed.queue
+    x, _ = q.add("X", max_attempts=1)
+    y, _ = q.add("Y", depends_on=[x.id])
+    z, _ = q.add("Z", depends_on=[y.id])
+    held = q.claim("w", lease=60)
+    assert held is not None and held.id == x.id
+    q.fail(x.id, held.lease_token or "", "no")
+    q.cancel(y.id, "not this one")  # Z stays blocked
+    clock.advance(30 * 86400)
+    assert q.prune(86400) == 0
+    assert q.requeue(y.id).status == "blocked"
+    assert q.why(y.id)[0].text == f"blocked: task {x.id}, which it depends on, is dead"
+    assert q.claim("w") is None
+    # Canceled since, and nothing left downstream that may run: all of it goes in one prune.
+    q.cancel(z.id)
+    q.cancel(y.id)
+    clock.advance(30 * 86400)
+    assert q.prune(86400) == 3 and q.list() == []
+
+
 # --- groups -----------------------------------------------------------------------------------
 
 
