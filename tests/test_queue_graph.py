@@ -332,6 +332,37 @@ def test_a_new_task_taking_a_key_releases_the_tasks_blocked_on_the_old_one(tl: T
     finish(tl, "B")
 
 
+def test_a_requeued_task_takes_back_the_tasks_waiting_for_its_key(tl: Taskloom) -> None:
+    """The key's next holder was canceled; the dead one requeued holds the key again, and
+    what waits for the key waits for it, as for a new task taking the key."""
+    old, _ = tl.queue.add("build", dedup_key="k", max_attempts=1)
+    b, _ = tl.queue.add("B", depends_on_keys=["k"])
+    held = tl.queue.claim("w", lease=60)
+    assert held is not None and held.id == old.id
+    tl.queue.fail(old.id, held.lease_token or "", "no")
+    second, _ = tl.queue.add("build again", dedup_key="k")
+    tl.queue.cancel(second.id, "wrong branch")
+    assert tl.queue.get(b.id).status == "blocked"
+    assert tl.queue.requeue(old.id).status == "ready"
+    assert tl.queue.get(b.id).status == "ready"
+    assert [r.tasks for r in tl.queue.why(b.id)] == [(old.id,)]
+    finish(tl, "build")
+    finish(tl, "B")
+
+
+def test_a_requeue_that_would_close_a_cycle_through_its_key_is_refused(tl: Taskloom) -> None:
+    q = tl.queue
+    r, _ = q.add("R", dedup_key="x", depends_on_keys=["y"])
+    after_r, _ = q.add("after R", depends_on=[r.id])
+    q.cancel(r.id)  # "after R" is blocked by it: R may be requeued
+    z, _ = q.add("Z", dedup_key="x")
+    y, _ = q.add("Y", dedup_key="y", depends_on_keys=["x"])  # on Z; R now waits for Y
+    q.cancel(z.id)
+    with pytest.raises(InvalidInput, match=f"make a cycle: task {y.id} waits for its dedup key"):
+        q.requeue(r.id)
+    assert [q.get(t.id).status.value for t in (r, after_r, y)] == ["canceled", "blocked", "blocked"]
+
+
 def test_a_cycle_through_dedup_keys_is_refused_and_nothing_is_added(tl: Taskloom) -> None:
     tl.queue.add("A", dedup_key="ka", depends_on_keys=["kb"])
     with pytest.raises(InvalidInput, match=r"its dependencies make a cycle: task .* waits for"):
