@@ -62,7 +62,7 @@ def test_a_batch_graph_is_ordered_and_its_mistakes_named() -> None:
         ({"depends_on": "abc"}, "'depends_on' must be a list of text"),
         ({"depends_on": [1]}, "'depends_on' must be a list of non-blank text"),
         ({"depends_on": ["a\x00b"]}, "not a task id"),
-        ({"depends_on_keys": [" "]}, "non-blank"),
+        ({"depends_on_keys": [" "]}, r"'depends_on_keys' must not be blank \(leave a blank"),
         ({"depends_on_keys": ["k" * 513]}, "longer than 512 bytes"),
         ({"group_key": ""}, "'group_key', when given, must not be blank"),
         ({"group_key": "g" * 201}, "longer than 200 bytes"),
