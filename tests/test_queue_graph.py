@@ -62,7 +62,7 @@ def test_a_batch_graph_is_ordered_and_its_mistakes_named() -> None:
         ({"depends_on": "abc"}, "'depends_on' must be a list of text"),
         ({"depends_on": [1]}, "'depends_on' must be a list of non-blank text"),
         ({"depends_on": ["a\x00b"]}, "not a task id"),
-        ({"depends_on_keys": [" "]}, "non-blank"),
+        ({"depends_on_keys": [" "]}, r"'depends_on_keys' must not be blank \(leave a blank"),
         ({"depends_on_keys": ["k" * 513]}, "longer than 512 bytes"),
         ({"group_key": ""}, "'group_key', when given, must not be blank"),
         ({"group_key": "g" * 201}, "longer than 200 bytes"),
@@ -332,6 +332,37 @@ def test_a_new_task_taking_a_key_releases_the_tasks_blocked_on_the_old_one(tl: T
     finish(tl, "B")
 
 
+def test_a_requeued_task_takes_back_the_tasks_waiting_for_its_key(tl: Taskloom) -> None:
+    """The key's next holder was canceled; the dead one requeued holds the key again, and
+    what waits for the key waits for it, as for a new task taking the key."""
+    old, _ = tl.queue.add("build", dedup_key="k", max_attempts=1)
+    b, _ = tl.queue.add("B", depends_on_keys=["k"])
+    held = tl.queue.claim("w", lease=60)
+    assert held is not None and held.id == old.id
+    tl.queue.fail(old.id, held.lease_token or "", "no")
+    second, _ = tl.queue.add("build again", dedup_key="k")
+    tl.queue.cancel(second.id, "wrong branch")
+    assert tl.queue.get(b.id).status == "blocked"
+    assert tl.queue.requeue(old.id).status == "ready"
+    assert tl.queue.get(b.id).status == "ready"
+    assert [r.tasks for r in tl.queue.why(b.id)] == [(old.id,)]
+    finish(tl, "build")
+    finish(tl, "B")
+
+
+def test_a_requeue_that_would_close_a_cycle_through_its_key_is_refused(tl: Taskloom) -> None:
+    q = tl.queue
+    r, _ = q.add("R", dedup_key="x", depends_on_keys=["y"])
+    after_r, _ = q.add("after R", depends_on=[r.id])
+    q.cancel(r.id)  # "after R" is blocked by it: R may be requeued
+    z, _ = q.add("Z", dedup_key="x")
+    y, _ = q.add("Y", dedup_key="y", depends_on_keys=["x"])  # on Z; R now waits for Y
+    q.cancel(z.id)
+    with pytest.raises(InvalidInput, match=f"make a cycle: task {y.id} waits for its dedup key"):
+        q.requeue(r.id)
+    assert [q.get(t.id).status.value for t in (r, after_r, y)] == ["canceled", "blocked", "blocked"]
+
+
 def test_a_cycle_through_dedup_keys_is_refused_and_nothing_is_added(tl: Taskloom) -> None:
     tl.queue.add("A", dedup_key="ka", depends_on_keys=["kb"])
     with pytest.raises(InvalidInput, match=r"its dependencies make a cycle: task .* waits for"):
@@ -366,6 +397,31 @@ def test_prune_keeps_what_blocks_a_task_and_a_pruned_dependency_is_met(
     assert {t.title for t in q.list()} == {"B", "C", "D"}
     finish(tl_fixed, "B")  # its dependency, A, was pruned: met
     assert q.get(c.id).status == "blocked"
+
+
+def test_prune_keeps_a_dead_dependency_of_a_canceled_task_that_may_come_back(
+    tl_fixed: Taskloom, clock: FakeClock
+) -> None:
+    """A canceled task that others are blocked by may be requeued: the dead task it depends
+    on stays, or the requeue would take it for a completed dependency pruned, and run it."""
+    q = tl_fixed.queue
+    x, _ = q.add("X", max_attempts=1)
+    y, _ = q.add("Y", depends_on=[x.id])
+    z, _ = q.add("Z", depends_on=[y.id])
+    held = q.claim("w", lease=60)
+    assert held is not None and held.id == x.id
+    q.fail(x.id, held.lease_token or "", "no")
+    q.cancel(y.id, "not this one")  # Z stays blocked
+    clock.advance(30 * 86400)
+    assert q.prune(86400) == 0
+    assert q.requeue(y.id).status == "blocked"
+    assert q.why(y.id)[0].text == f"blocked: task {x.id}, which it depends on, is dead"
+    assert q.claim("w") is None
+    # Canceled since, and nothing left downstream that may run: all of it goes in one prune.
+    q.cancel(z.id)
+    q.cancel(y.id)
+    clock.advance(30 * 86400)
+    assert q.prune(86400) == 3 and q.list() == []
 
 
 # --- groups -----------------------------------------------------------------------------------

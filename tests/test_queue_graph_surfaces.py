@@ -93,6 +93,8 @@ def test_add_flags_wait_and_a_blocked_task(
     assert code == 1 and "depends on task 'nope', which does not exist" in err
     code, _, err = run(capsys, "tasks", "add", "C", "--group", " ", *db)
     assert code == 1 and "--group, when given, must not be blank" in err
+    code, _, err = run(capsys, "tasks", "add", "C", "--after-key", "", *db)  # an unset $KEY
+    assert code == 1 and "--after-key must not be blank (leave a blank one out)" in err
     code, out, _ = run(capsys, "tasks", "next", "--agent", "w", *db, "--json")
     token = json.loads(out)["lease_token"]
     run(capsys, "tasks", "fail", a["id"], "--token", token, "--error", "no", *db)

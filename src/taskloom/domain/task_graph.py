@@ -69,8 +69,10 @@ def _texts(value: object, name: str) -> list[str]:
     if isinstance(value, str) or not isinstance(value, list | tuple):
         raise InvalidInput(f"'{name}' must be a list of text")
     for item in value:
-        if type(item) is not str or not item.strip():
+        if type(item) is not str:
             raise InvalidInput(f"'{name}' must be a list of non-blank text")
+        if not item.strip():
+            raise InvalidInput(f"'{name}' must not be blank (leave a blank one out)")
     return list(dict.fromkeys(value))  # the same one twice is one
 
 

@@ -123,6 +123,15 @@ def take_keys(
         settle(table, tx, moved, now)
 
 
+def requeued(table: TaskTable, tx: Transaction, task: Task, now: float) -> None:
+    """A task back to ready (a requeue): holding its dedup key again, it takes over the
+    dependencies on that key as a new task taking it does (:func:`take_keys`, which refuses
+    a cycle it would close); then it and the tasks downstream are blocked or released."""
+    if task.dedup_key is not None:
+        take_keys(table, tx, [(0, task.id, task.dedup_key)], now, lambda at: "")
+    settle(table, tx, [task.id], now)
+
+
 def settle(table: TaskTable, tx: Transaction, ids: Sequence[str], now: float) -> None:
     """Block or release the ready and blocked tasks among ``ids`` and downstream of them,
     as their dependencies now stand: the walk is one statement, and so is the change,

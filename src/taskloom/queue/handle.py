@@ -423,7 +423,7 @@ class Queue:
         whatever killed it is fixed); its last error stays for the next worker to read. A
         canceled task that others are blocked by is requeued too. The tasks it blocked are
         released (those that nothing else blocks), and it is blocked itself if one of its
-        own dependencies ended unfinished. Refused as
+        own dependencies ended unfinished; it takes its dedup key's dependents back. Refused as
         :func:`~taskloom.domain.queue.check_requeue` says, changing nothing. The active cap
         applies as to an add."""
         check_ids(task_id)
@@ -442,7 +442,7 @@ class Queue:
             requeued = self._tasks.requeue(tx, task_id, now)
             if requeued is None:  # PostgreSQL: requeued (or pruned) by another transaction
                 raise InvalidInput(f"task '{task_id}' is no longer dead: it changed meanwhile")
-            graph.settle(self._tasks, tx, [task_id], now)
+            graph.requeued(self._tasks, tx, task, now)
             requeued = self._tasks.get(tx, task_id) or requeued
             evicted = self._tasks.evict_over(tx, self.max_active, now)
         return next((t for t in evicted if t.id == task_id), requeued)

@@ -405,18 +405,26 @@ REQUEUE_SQL = (
 )
 """A dead (or canceled) task back to ready with its attempts at zero and nothing holding it
 back; ``last_error`` stays. Parameters: now, the task's id."""
-_FINISHED = (
-    "status IN ('completed', 'canceled', 'dead') AND completed_at < ? AND (status = 'completed'"
-    " OR NOT EXISTS (SELECT 1 FROM task_deps AS d JOIN tasks AS w ON w.id = d.task_id"
-    " WHERE d.depends_on = tasks.id AND w.status = 'blocked'))"
+_OLD = "status IN ('completed', 'canceled', 'dead') AND completed_at < ?"
+_KEPT = (
+    "WITH RECURSIVE kept(id) AS (SELECT d.depends_on FROM tasks AS p"
+    " JOIN task_deps AS d ON d.depends_on = p.id JOIN tasks AS w ON w.id = d.task_id"
+    f" WHERE p.status IN ('dead', 'canceled') AND w.id NOT IN (SELECT id FROM tasks WHERE {_OLD})"
+    " UNION SELECT d.depends_on FROM kept JOIN task_deps AS d ON d.task_id = kept.id"
+    " JOIN tasks AS p ON p.id = d.depends_on WHERE p.status IN ('dead', 'canceled'))"
 )
-"""Finished before a time (the parameter), and not what a blocked task is blocked by."""
+"""The dead and canceled tasks upstream of a task that stays (not finished before a time,
+the parameter), through dead and canceled tasks only: a blocked task is blocked by one, and
+a canceled one may be requeued, blocked again by its own. Deleting the dependencies of
+the tasks finished before that time leaves the answer as it was."""
+_FINISHED = f"{_OLD} AND (status = 'completed' OR id NOT IN ({_KEPT} SELECT id FROM kept))"
+"""Finished before a time (the parameter), and not kept (:data:`_KEPT`)."""
 PRUNE_EVENTS_SQL = (
     f"DELETE FROM events WHERE task_id IN (SELECT id FROM tasks WHERE {_FINISHED})"
     " AND id < (SELECT MAX(id) FROM events)"
 )
-"""The events of the tasks finished before a time (the parameter); the newest event stays,
-whatever it is: event ids are cursors and must never be reused."""
+"""The events of the tasks finished before a time (the parameter, twice); the newest event
+stays, whatever it is: event ids are cursors and must never be reused."""
 PRUNE_DEPS_SQL = f"DELETE FROM task_deps WHERE task_id IN (SELECT id FROM tasks WHERE {_FINISHED})"
 PRUNE_TASKS_SQL = f"DELETE FROM tasks WHERE {_FINISHED}"
 COUNTS_SQL = (

@@ -127,9 +127,9 @@ class SqlTaskTable(TaskTable):
 
     def prune(self, tx: Transaction, before: float, now: float) -> int:
         tx.execute(sql.expire_sql(self.dialect, returning=False), (now, now, now))
-        tx.execute(sql.PRUNE_EVENTS_SQL, (before,))
-        tx.execute(sql.PRUNE_DEPS_SQL, (before,))
-        return tx.execute(sql.PRUNE_TASKS_SQL, (before,))
+        tx.execute(sql.PRUNE_EVENTS_SQL, (before, before))
+        tx.execute(sql.PRUNE_DEPS_SQL, (before, before))
+        return tx.execute(sql.PRUNE_TASKS_SQL, (before, before))
 
     # --- the work graph ---------------------------------------------------------------------
 
