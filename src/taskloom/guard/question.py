@@ -22,6 +22,7 @@ from taskloom.guard.idvalues import number_field, prefixed_value, prefixed_value
 from taskloom.guard.levels import SEVERITIES
 from taskloom.guard.members import first_member, member_holders
 from taskloom.guard.rank import STOPWORDS, parts_of
+from taskloom.guard.stems import stem
 
 _TOKEN = re.compile(r"\"([^\"]*)\"|'([^']*)'|`([^`]*)`|(>=|<=|!=|==|=|>|<)|([^\s\"'`,;?!()<>=]+)")
 _CONNECT = frozenset(
@@ -403,7 +404,8 @@ def _bare_values(
 ) -> tuple[list[Condition], set[int]]:
     """Conditions from values alone: a word (or quoted phrase) of the question that exactly
     one field of the group holds, a field of few distinct values unless the word is quoted
-    or an identifier (``req-08094-3ad2``)."""
+    or an identifier (``req-08094-3ad2``); failing that, a severity in another case or
+    number, or another form of a one-word value ("skipped" for ``skip``)."""
     found: list[Condition] = []
     taken: set[int] = set()
     for i, tok in enumerate(tokens):
@@ -417,6 +419,8 @@ def _bare_values(
         value = tok.text
         if not holders and not tok.quoted:
             holders, value = _level_holders(group, tok.text)
+        if not holders and not tok.quoted:
+            holders, value = _stem_holders(group, tok.text)
         inside = [] if holders else member_holders(group, partial(_few_hold, tok=tok))
         if len(inside) == 1:
             found.append(Condition(inside[0][0], "==", tok.text, inside[0][1]))
@@ -438,10 +442,30 @@ def _few_hold(stats: Field, *, tok: Tok) -> bool:
     condition: a field of few distinct values, unless the word is quoted or an
     identifier."""
     return ("string", tok.text) in stats.values and (
-        tok.quoted
-        or identifier(tok.text)
-        or bool(stats.present and len(stats.values) <= max(20, stats.present // 50))
+        tok.quoted or identifier(tok.text) or _few(stats)
     )
+
+
+def _few(stats: Field) -> bool:
+    """Whether a field holds few distinct values: at most 20, or one in 50 records."""
+    return bool(stats.present and len(stats.values) <= max(20, stats.present // 50))
+
+
+def _stem_holders(group: Group, word: str) -> tuple[list[tuple[str, ...]], str]:
+    """The field of few values holding the one one-word value whose stem is ``word``'s
+    (:mod:`~taskloom.guard.stems`: "skipped" for ``skip``, "sdists" for ``sdist``,
+    "running" for ``Running``), and that value; else no field."""
+    root = stem(word)
+    if len(root) < 3 or not any(c.isalpha() for c in root):
+        return [], word
+    found = [
+        (name, v)
+        for name, stats in group.fields.items()
+        if not stats.many and _few(stats)
+        for kind, v in stats.values
+        if kind == "string" and v != word and " " not in v and stem(v) == root
+    ]
+    return ([found[0][0]], found[0][1]) if len(found) == 1 else ([], word)
 
 
 def _level_holders(group: Group, word: str) -> tuple[list[tuple[str, ...]], str]:

@@ -22,6 +22,9 @@ A text is a table when all of it reads one way:
   and every following line splits on whitespace into as many fields, the last one taking
   the rest of the line, with at least one column of numbers in every row.
 
+A fixed-width or columns header may be underlined by a rule of dashes or ``=`` under each
+name (``pip list``'s ``------- -----``); the rule is no row.
+
 A question reads a table only when :func:`asks_fields`. Anything else is no table
 (``None``): a log, prose, a listing with blank lines. A cell that is a plain decimal number
 (``42``, ``-3.5``; not ``007``) is read as a number, so comparisons work; every other cell
@@ -55,6 +58,8 @@ _COLUMN = re.compile(r"[A-Za-z_%#][\w%#+./-]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d{0,15})(?:\.\d+)?")
 _JSON_LINE = re.compile(r"\s*\{")
 _WORDS = re.compile(r"[\w%#+.-]+")
+_UNDERLINE = re.compile(r"\s*[-=]{2,}(?:\s+[-=]{2,})*\s*")
+"""A rule under a header's names: ``------- ------ -----``."""
 
 
 @dataclass(slots=True)
@@ -239,7 +244,8 @@ def _fixed(lines: list[str]) -> Table | None:
         return None
     names, rows = found
     out = Table("fixed-width", header=1)
-    for number, row in enumerate(rows, 2):
+    ruled = _UNDERLINE.fullmatch(lines[1]) is not None
+    for number, row in enumerate(rows[ruled:], 2 + ruled):
         out.records.append({n: cell(v) for n, v in zip(names, row, strict=True)})
         out.spans.append((number, number))
     return out if len(out.records) >= 2 else None
@@ -251,7 +257,8 @@ def _columns(lines: list[str]) -> Table | None:
         return None
     out = Table("columns", header=1)
     numeric = [True] * len(names)
-    for number, line in enumerate(lines[1:], 2):
+    ruled = _UNDERLINE.fullmatch(lines[1]) is not None
+    for number, line in enumerate(lines[1 + ruled :], 2 + ruled):
         parts = line.split(None, len(names) - 1)
         if len(parts) != len(names):
             return None
