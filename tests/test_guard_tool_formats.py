@@ -95,3 +95,48 @@ def test_a_stem_that_two_values_share_sets_no_condition(tl: Taskloom) -> None:
     rows = [{"id": i, "kind": ("fail", "fails", "pass")[i % 3]} for i in range(90)]
     (count,) = ask(tl, json.dumps(rows), "how many records failed?")
     assert "Exact count" not in count
+
+
+def _access_log() -> str:
+    paths = ("/login", "/api/cart", "/healthz")
+    lines = []
+    for i in range(300):
+        ip = f"10.0.0.{i % 7}"
+        method = ("GET", "POST")[i % 2]
+        status = (200, 404, 500, 200, 301)[i % 5]
+        lines.append(
+            f'{ip} - - [05/Mar/2024:10:{i // 60:02d}:{i % 60:02d} +0000] "{method} '
+            f'{paths[i % 3]} HTTP/1.1" {status} {1000 + i} "-" "agent/{i % 4}"'
+        )
+    return "\n".join(lines) + "\n"
+
+
+def test_an_access_log_is_read_as_requests(tl: Taskloom) -> None:
+    """A combined-format access log was no table: a count of its requests by status,
+    method and path got line ranking only, no count."""
+    text = _access_log()
+    lines = text.splitlines()
+    gold = sum(1 for i in range(300) if i % 5 == 1)
+    both = sum(1 for i in range(300) if i % 2 == 1 and i % 3 == 1 and i % 5 == 2)
+    count, post, top = ask(
+        tl,
+        text,
+        "how many requests returned 404?",
+        "how many POST requests to /api/cart got a 500?",
+        "which ip sent the most requests?",
+    )
+    assert f"Exact count: {gold} " in count and "status == 404" in count
+    assert f"Exact count: {both} " in post
+    assert "method == 'POST'" in post and "path == '/api/cart'" in post
+    assert '"10.0.0.0": 43' in top
+    assert lines[1] in count
+
+
+def test_a_bare_number_after_a_word_of_size_or_comparison_sets_no_condition(
+    tl: Taskloom,
+) -> None:
+    rows = [{"name": f"n{i}", "replicas": i % 4} for i in range(80)]
+    (count,) = ask(tl, json.dumps(rows), "how many records have more than 2 replicas?")
+    assert "Exact count: 20 " in count and "replicas > 2" in count
+    (top,) = ask(tl, json.dumps(rows), "list the top 3 names")
+    assert "replicas == 3" not in top

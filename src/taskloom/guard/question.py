@@ -18,7 +18,13 @@ from typing import Any
 
 from taskloom.domain.stash import child_path
 from taskloom.guard.groups import WILD, Field, Group
-from taskloom.guard.idvalues import number_field, prefixed_value, prefixed_value_of, shaped_field
+from taskloom.guard.idvalues import (
+    NOT_AN_ID,
+    number_field,
+    prefixed_value,
+    prefixed_value_of,
+    shaped_field,
+)
 from taskloom.guard.levels import SEVERITIES
 from taskloom.guard.members import first_member, member_holders
 from taskloom.guard.rank import STOPWORDS, parts_of
@@ -430,7 +436,7 @@ def _bare_values(
             found.append(Condition(holders[0], "==", value))
             taken.add(i)
         elif not holders and not tok.quoted:
-            got = _id_condition(group, tokens, i)
+            got = _id_condition(group, tokens, i) or _code_condition(group, tokens, i)
             if got is not None:
                 found.append(got)
                 taken.add(i)
@@ -499,6 +505,25 @@ def _id_condition(group: Group, tokens: list[Tok], at: int) -> Condition | None:
         name = shaped_field(group, text)
         return None if name is None else Condition(name, "==", text)
     return None
+
+
+def _code_condition(group: Group, tokens: list[Tok], at: int) -> Condition | None:
+    """The condition a bare whole number sets when exactly one field of few distinct values
+    holds it ("requests that returned 404": ``status == 404``); not after a word of
+    position, size or comparison ("top 5", "more than 3")."""
+    text = tokens[at].text
+    before = tokens[at - 1].text.lower() if at else ""
+    if not text.isdigit() or (at and tokens[at - 1].op):
+        return None
+    if before in NOT_AN_ID or before in _GREATER or before in _LESS or before == "than":
+        return None
+    number = int(text)
+    holders = [
+        name
+        for name, stats in group.fields.items()
+        if not stats.many and _few(stats) and ("number", number) in stats.values
+    ]
+    return Condition(holders[0], "==", number) if len(holders) == 1 else None
 
 
 def identifier(word: str) -> bool:

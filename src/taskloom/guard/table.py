@@ -6,6 +6,8 @@ A text is a table when all of it reads one way:
 - **git log**: ``commit <hash>`` blocks, one record per commit, with their ``--stat``
   (:mod:`~taskloom.guard.gitlog`);
 - **diff**: a unified diff, one record per file it changes (:mod:`~taskloom.guard.diffs`);
+- **access log**: a web server's Common or Combined Log Format, one record per request
+  (:mod:`~taskloom.guard.accesslog`);
 - **delimited**: a header line of distinct names split by a tab, a comma, a semicolon or a
   bar, and every following record (read as CSV, quotes and all) has as many fields;
 - **bordered**: a SQL client's table drawn with ``+----+`` rules and ``|`` bars
@@ -42,6 +44,7 @@ from typing import Any
 
 from taskloom.domain.lines import split_lines
 from taskloom.domain.stash import child_path
+from taskloom.guard.accesslog import access_records
 from taskloom.guard.bordered import RULE, bordered_rows
 from taskloom.guard.diffs import diff_records
 from taskloom.guard.exact import intent
@@ -65,8 +68,8 @@ _UNDERLINE = re.compile(r"\s*[-=]{2,}(?:\s+[-=]{2,})*\s*")
 @dataclass(slots=True)
 class Table:
     kind: str
-    """``"JSON Lines"``, ``"git log"``, ``"diff"``, ``"CSV"``, ``"TSV"``, ``"delimited"``,
-    ``"bordered"``,
+    """``"JSON Lines"``, ``"git log"``, ``"diff"``, ``"access log"``, ``"CSV"``, ``"TSV"``,
+    ``"delimited"``, ``"bordered"``,
     ``"HTML"``, ``"XML"``, ``"YAML list"``, ``"fixed-width"`` or ``"columns"``."""
     records: list[dict[str, Any]] = field(default_factory=list)
     spans: list[tuple[int, int]] = field(default_factory=list)
@@ -100,6 +103,9 @@ def read_table(text: str) -> Table | None:
         read = reader(lines)
         if read is not None:
             return Table(kind, records=read[1], spans=read[2], name=read[0])
+    requests = access_records(lines, cell)
+    if requests is not None:
+        return Table("access log", records=requests[1], spans=requests[2], name=requests[0])
     boxed = _bordered(lines)
     if boxed is not None:
         return boxed
