@@ -140,3 +140,16 @@ def test_a_bare_number_after_a_word_of_size_or_comparison_sets_no_condition(
     assert "Exact count: 20 " in count and "replicas > 2" in count
     (top,) = ask(tl, json.dumps(rows), "list the top 3 names")
     assert "replicas == 3" not in top
+
+
+def test_the_record_with_the_most_of_a_number_a_part_of_its_name_says(tl: Taskloom) -> None:
+    """ "which line item cost the most?" tallied ``line_item`` (each value once) instead of
+    ranking the rows by ``unblended_cost``."""
+    rows = [(f"li-{i:05x}", f"{(i * 37) % 500}.25", f"{i * 7 % 997 + 2}.5") for i in range(400)]
+    rows[123] = ("li-top", "9999.99", "1.5")
+    text = "line_item,unblended_cost,usage_amount\n" + "".join(",".join(r) + "\n" for r in rows)
+    top, low = ask(
+        tl, text, "which line item cost the most?", "which line item has the least usage?"
+    )
+    assert "highest unblended_cost" in top and "li-top,9999.99" in top
+    assert "lowest usage_amount" in low
