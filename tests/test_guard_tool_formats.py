@@ -153,3 +153,20 @@ def test_the_record_with_the_most_of_a_number_a_part_of_its_name_says(tl: Tasklo
     )
     assert "highest unblended_cost" in top and "li-top,9999.99" in top
     assert "lowest usage_amount" in low
+
+
+def test_a_count_of_lines_in_the_result_named_by_a_word_it_lacks(tl: Taskloom) -> None:
+    """ "how many CRON lines are in the journal?": ``journal`` names the result (no line
+    holds it), so it is no word the lines must hold; a word the text holds stays one."""
+    lines = [
+        f"Mar 05 10:00:{i % 60:02d} web-01 "
+        + (f"CRON[{i}]: (root) CMD (job)" if i % 3 == 0 else f"sshd[{i}]: mailer ok")
+        for i in range(240)
+    ]
+    lines[5] = "Mar 05 10:00:05 web-01 CRON[5]: mailer (root) CMD (job)"
+    text = "\n".join(lines) + "\n"
+    journal, mailer = ask(
+        tl, text, "how many CRON lines are in the journal?", "how many CRON lines in the mailer?"
+    )
+    assert "Exact count: 81 " in journal
+    assert "Exact count: 1 " in mailer

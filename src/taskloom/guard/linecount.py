@@ -1,8 +1,10 @@
 """An exact count of a log's lines that hold the words a question names.
 
 "How many ERROR lines are in the log?", "How many WARNING lines from app.mailer?": a
-count question whose words, past stop words and the names of lines themselves (``lines``,
-``entries``, ``events``, ``log``…), all appear in the text as whole words (not inside a
+count question whose words, past stop words, the names of lines themselves (``lines``,
+``entries``, ``events``, ``log``…) and a name of the result as a count's conditions read
+it (:func:`~taskloom.guard.loose.names_source`: "in the journal", "this build") when
+the text does not hold that word, all appear in the text as whole words (not inside a
 longer word, a dotted name or a hyphenated one), written as the question writes them, at
 least one of them a level: an upper-case word of three or more letters (``ERROR``), or a
 severity name in any case (``error``, ``crit``, ``warn``), bare or bracketed (``[error]``).
@@ -18,6 +20,7 @@ import re
 from taskloom.domain.lines import split_lines
 from taskloom.guard.exact import intent
 from taskloom.guard.levels import SEVERITIES, is_level
+from taskloom.guard.loose import names_source
 from taskloom.guard.question import tokenize
 from taskloom.guard.rank import STOPWORDS
 
@@ -47,6 +50,11 @@ def _plural_level(word: str) -> bool:
     return word.endswith("s") and word[:-1].lower() in SEVERITIES
 
 
+def _held(text: str, word: str) -> bool:
+    """Whether ``text`` holds ``word`` whole."""
+    return re.search(rf"(?<![\w.-]){_form(word)}(?![\w-]|\.\w)", text) is not None
+
+
 def _said(word: str) -> str:
     return f"{word[:-1]!r} or {word!r}" if _plural_level(word) else repr(word)
 
@@ -57,9 +65,12 @@ def counted_lines(text: str, question: str) -> tuple[int, list[str], str, list[i
     if intent(question) != "count":
         return None
     words: list[str] = []
-    for tok in tokenize(question):
+    tokens = tokenize(question)
+    for i, tok in enumerate(tokens):
         low = tok.text.lower()
         if tok.op or (not tok.quoted and (low in STOPWORDS or low in LINE_NOUNS)):
+            continue
+        if not tok.quoted and names_source(tokens, i) and not _held(text, tok.text):
             continue
         if tok.text not in words:
             words.append(tok.text)
