@@ -64,7 +64,7 @@ def kube_events(rng: random.Random) -> tuple[str, list[Q]]:
 
 
 def pip_outdated(rng: random.Random) -> tuple[str, list[Q]]:
-    rows = []
+    rows: list[tuple[str, str, str, str]] = []
     names: set[str] = set()
     while len(rows) < 650:
         name = f"{rng.choice(WORDS)}-{rng.choice(WORDS)}{rng.choice(['', 'py', '-client'])}"

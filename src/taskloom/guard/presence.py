@@ -11,8 +11,9 @@ field is present (set, and not null, empty or false) when
 - it names the field whole after "have", "has", "had", "having" or "with" (an article
   between) and no value follows it: "how many testcases have a failure?", but not
   "have name X"; or
-- it is the noun a count counts, right after "how many" or "number of", and names the
-  field whole, no value of it read: "how many tests were skipped?" over events of which
+- it is the noun a count counts, right after "how many" or "number of", and names whole a
+  field of scalars (not a list or an object, whose members a count counts), no value of
+  it read: "how many tests were skipped?" over events of which
   only a test's hold a ``Test``. A field every record holds, named so, names the records
   themselves ("how many packages are …" over rows that each have a ``Package``): no
   condition, and the field is not asked for.
@@ -67,7 +68,8 @@ def add_presence(group: Group, tokens: list[Tok], read: Reading, selects: bool) 
         if len(top) != 1 or negated(tokens, i):
             continue
         name = top[0]
-        said = (_after_have(tokens, i) and _closes(tokens, i)) or _counted(tokens, i)
+        counted = _counted(tokens, i) and _scalar(group.fields[name])
+        said = (_after_have(tokens, i) and _closes(tokens, i)) or counted
         if _names(word, name[-1]) and not said:
             continue
         read.conditions.append(Condition(name, "present", None))
@@ -115,8 +117,12 @@ def _counted_field(group: Group, tokens: list[Tok], read: Reading) -> None:
             continue
         for name in list(read.targets):
             stats = group.fields[name]
-            whole = len(name) == 1 and _names(tok.text.lower(), name[0])
+            whole = len(name) == 1 and _names(tok.text.lower(), name[0]) and _scalar(stats)
             if whole and stats.present and not partly_present(group, stats):
                 read.targets.remove(name)
                 read.used.add(i)
                 read.named.discard(i)
+
+
+def _scalar(stats: Field) -> bool:
+    return not stats.kinds & {"object", "array"}
