@@ -1,6 +1,6 @@
 """A web server's access log read as records, one per request.
 
-A line of the Common or Combined Log Format (what Apache and nginx write by default):
+A line of the Common or Combined Log Format (what web servers write by default):
 ``client ident user [time] "request" status bytes``, then, in the combined format,
 ``"referer" "user agent"``; anything after those (a forwarded address, a request time) is
 left unread. Its fields: ``ip`` (the client), ``ident``, ``remote_user``, ``time`` (as

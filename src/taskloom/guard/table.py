@@ -25,7 +25,7 @@ A text is a table when all of it reads one way:
   the rest of the line, with at least one column of numbers in every row.
 
 A fixed-width or columns header may be underlined by a rule of dashes or ``=`` under each
-name (``pip list``'s ``------- -----``); the rule is no row.
+name (a package list's ``------- -----``); the rule is no row.
 
 A question reads a table only when :func:`asks_fields`. Anything else is no table
 (``None``): a log, prose, a listing with blank lines. A cell that is a plain decimal number
