@@ -10,14 +10,19 @@ text-record, section and line-count answers were written against), ``fresh`` (ot
 field names and seed, written after them) and ``heldout`` (five other shapes, never tuned
 on: run to measure, not to fix against). The ``ops`` set holds results of operations
 tools (a pod list, JUnit XML, a SQL client's bordered table, a plan, a diff, a CI log);
-``ops-fresh`` other variants of them, written after the guard's answers to ``ops``.
+``ops-fresh`` other variants of them, written after the guard's answers to ``ops``. The
+``probe`` set holds ten more kinds (an events table, ``pip list --outdated``, compiler
+diagnostics, a journal, an access log, a pulls array, ``ls -l``, a Prometheus exposition, a
+``go test -json`` stream, a billing CSV), written and run once before the guard was fixed
+against its misses.
 
 Per question the guard stashes the payload and, unless the placeholder already shows the
 gold, asks ``extract_from_result`` once, with no LLM. A question is answered when its gold
 is visible (every part of it); a count only by ``Exact count: N`` with the right N. The
 ``preview-only`` column is the first 1,500 characters.
 
-    python bench/shapes.py [--set tuned|fresh|heldout|both|all|ops|ops-fresh] [--seed N] [--verbose]
+    python bench/shapes.py [--set tuned|fresh|heldout|both|all|ops|ops-fresh|probe]
+                            [--seed N] [--verbose]
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from shapes_fresh import FRESH
 from shapes_heldout import HELDOUT
 from shapes_ops import OPS
 from shapes_ops_fresh import OPS_FRESH
+from shapes_probe import PROBE
 from shapes_tuned import SHAPES
 from taskloom.guard.tokens import counter
 
@@ -95,12 +101,12 @@ def cli() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
         "--set",
-        choices=("tuned", "fresh", "heldout", "both", "all", "ops", "ops-fresh"),
+        choices=("tuned", "fresh", "heldout", "both", "all", "ops", "ops-fresh", "probe"),
         default="both",
         help="both: tuned and fresh; all: the three sets; ops: operations tools' results",
     )
     parser.add_argument(
-        "--seed", type=int, default=0, help="0: each set's own seed (7, 99, 41, 23, 61)"
+        "--seed", type=int, default=0, help="0: each set's own seed (7, 99, 41, 23, 61, 83)"
     )
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
@@ -111,6 +117,7 @@ def cli() -> int:
         ("heldout", HELDOUT, 41),
         ("ops", OPS, 23),
         ("ops-fresh", OPS_FRESH, 61),
+        ("probe", PROBE, 83),
     )
     for name, shapes, seed in sets:
         if name in chosen.get(args.set, (args.set,)):

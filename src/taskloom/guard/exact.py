@@ -43,6 +43,8 @@ from taskloom.guard.question import (
     support,
     tokenize,
 )
+from taskloom.guard.rank import parts_of
+from taskloom.guard.stems import stem
 from taskloom.guard.sums import rank_sums, summed_member
 from taskloom.guard.tally import Tally, asks_tally, extreme, ranks_numbers, tally
 
@@ -198,11 +200,37 @@ def _tallied(
     """The tally of ``target`` over the records ``conds`` select, every one read."""
     path = filter_path(group, conds)
     highest = ranks_numbers(question, group.fields[target])
+    ranked_by = None if highest is not None else _ranked_by(group, question, target)
+    if ranked_by is not None:
+        target, highest = ranked_by
     matches = ((path_of(parts), value) for parts, value in find(doc.root(), path))
     found = tally(matches, target, highest)
     out = Exact("tally", True, path, found.records, group.path(), group.records, conds)
     out.target, out.tally = target, found
     return out
+
+
+def _ranked_by(
+    group: Group, question: str, target: tuple[str, ...]
+) -> tuple[tuple[str, ...], bool] | None:
+    """The number field to rank records by, and the order, when the question asks for the
+    record with the highest or lowest of something ("which line item cost the most?") and
+    the field it names (``line_item``) names each record (a tally of it would count each
+    value once): the one number field of many values a part of whose name a word of the
+    question says, by stem (``cost`` for ``unblended_cost``)."""
+    highest = extreme(question)
+    stats = group.fields[target]
+    if highest is None or not (stats.many or len(stats.values) >= stats.present):
+        return None
+    said = {stem(w) for w in re.findall(r"[^\W_]+", question)} - {stem(p) for p in target}
+    found = [
+        name
+        for name, field_stats in group.fields.items()
+        if name != target
+        and ranks_numbers(question, field_stats) is not None
+        and {stem(p) for p in parts_of(name[-1])} & said
+    ]
+    return (found[0], highest) if len(found) == 1 else None
 
 
 def _summed(doc: JsonDoc, choices: list[_Choice], tokens: list[Tok], highest: bool) -> Exact | None:

@@ -379,7 +379,7 @@ def _as_tally(out: Extraction, found: Tally) -> None:
 def _line_count(
     content: str, total: int, words: list[str], source: str, first: list[int]
 ) -> Extraction:
-    said = " and ".join(repr(w) for w in words)
+    said = " and ".join(words)
     out = Extraction("lines", total_matches=total, coverage=1.0)
     out.summary = (
         f"Exact count: {total:,} (lines holding the {plural(len(words), 'word')} {said}"

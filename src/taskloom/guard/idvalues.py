@@ -25,7 +25,7 @@ from itertools import islice
 from taskloom.guard.groups import Field, Group
 from taskloom.guard.rank import parts_of
 
-_NOT_AN_ID = frozenset(
+NOT_AN_ID = frozenset(
     {
         "top", "first", "last", "next", "previous", "page", "pages", "line", "lines",
         "limit", "after", "before", "since", "until", "over", "under", "than", "least",
@@ -47,7 +47,7 @@ def _id_field(name: tuple[str, ...]) -> bool:
 def number_field(group: Group, word: str, number: int) -> tuple[str, ...] | None:
     """The field ``number`` written after ``word`` is the id of, or ``None``."""
     low = word.lower().rstrip("s")
-    if not word.isalpha() or low in _NOT_AN_ID or word.lower() in _NOT_AN_ID:
+    if not word.isalpha() or low in NOT_AN_ID or word.lower() in NOT_AN_ID:
         return None
     holders = [n for n, s in group.fields.items() if ("number", number) in s.values]
     named = [n for n in holders if low in {p.rstrip("s") for k in n for p in parts_of(k)}]

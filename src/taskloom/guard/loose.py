@@ -83,7 +83,7 @@ def loose_words(
         word = tok.text.lower()
         if _plain(word) or stem(word) in said:
             continue
-        if _names_records(word, names) or _names_source(tokens, i):
+        if _names_records(word, names) or names_source(tokens, i):
             continue
         loose.append(i)
     if loose and _done_by(tokens, loose[-1], loose):
@@ -156,7 +156,7 @@ def _counted_noun(tokens: list[Tok], read: set[int]) -> int | None:
     return None
 
 
-def _names_source(tokens: list[Tok], at: int) -> bool:
+def names_source(tokens: list[Tok], at: int) -> bool:
     """Whether the word at ``at`` names the result itself: after "this" or "these", or
     the question's last word after "in the", "of the" or "from the"."""
     before = tokens[at - 1].text.lower() if at else ""

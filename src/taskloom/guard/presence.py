@@ -10,7 +10,13 @@ field is present (set, and not null, empty or false) when
   and "failure" for ``failure``, "errored" for ``error``, "skipped" for ``skipped``; or
 - it names the field whole after "have", "has", "had", "having" or "with" (an article
   between) and no value follows it: "how many testcases have a failure?", but not
-  "have name X".
+  "have name X"; or
+- it is the noun a count counts, right after "how many" or "number of", and names whole a
+  field of scalars (not a list or an object, whose members a count counts), no value of
+  it read: "how many tests were skipped?" over events of which
+  only a test's hold a ``Test``. A field every record holds, named so, names the records
+  themselves ("how many packages are …" over rows that each have a ``Package``): no
+  condition, and the field is not asked for.
 
 A presence condition ranks with the conditions read from a value alone: a reading of the
 same words as a field and its value is preferred.
@@ -45,6 +51,7 @@ def add_presence(group: Group, tokens: list[Tok], read: Reading, selects: bool) 
     only a count or a list (``selects``) sets them."""
     if not selects:
         return
+    _counted_field(group, tokens, read)
     fields: dict[str, list[tuple[str, ...]]] = {}
     for name, stats in group.fields.items():
         if partly_present(group, stats):
@@ -61,7 +68,9 @@ def add_presence(group: Group, tokens: list[Tok], read: Reading, selects: bool) 
         if len(top) != 1 or negated(tokens, i):
             continue
         name = top[0]
-        if _names(word, name[-1]) and not (_after_have(tokens, i) and _closes(tokens, i)):
+        counted = _counted(tokens, i) and _scalar(group.fields[name])
+        said = (_after_have(tokens, i) and _closes(tokens, i)) or counted
+        if _names(word, name[-1]) and not said:
             continue
         read.conditions.append(Condition(name, "present", None))
         read.bare += 1
@@ -91,3 +100,29 @@ def _after_have(tokens: list[Tok], at: int) -> bool:
     while at >= 0 and tokens[at].text.lower() in _ARTICLES:
         at -= 1
     return at >= 0 and tokens[at].text.lower() in _HAVE
+
+
+def _counted(tokens: list[Tok], at: int) -> bool:
+    """Whether token ``at`` is the noun a count counts: right after "how many" or
+    "number of"."""
+    before = tuple(t.text.lower() for t in tokens[max(at - 2, 0) : at])
+    return before in (("how", "many"), ("number", "of"))
+
+
+def _counted_field(group: Group, tokens: list[Tok], read: Reading) -> None:
+    """A count's noun that names whole a field every record holds names the records: it
+    is no longer asked for, and sets no condition."""
+    for i, tok in enumerate(tokens):
+        if i in read.used or tok.quoted or not _counted(tokens, i):
+            continue
+        for name in list(read.targets):
+            stats = group.fields[name]
+            whole = len(name) == 1 and _names(tok.text.lower(), name[0]) and _scalar(stats)
+            if whole and stats.present and not partly_present(group, stats):
+                read.targets.remove(name)
+                read.used.add(i)
+                read.named.discard(i)
+
+
+def _scalar(stats: Field) -> bool:
+    return not stats.kinds & {"object", "array"}

@@ -18,10 +18,17 @@ from typing import Any
 
 from taskloom.domain.stash import child_path
 from taskloom.guard.groups import WILD, Field, Group
-from taskloom.guard.idvalues import number_field, prefixed_value, prefixed_value_of, shaped_field
+from taskloom.guard.idvalues import (
+    NOT_AN_ID,
+    number_field,
+    prefixed_value,
+    prefixed_value_of,
+    shaped_field,
+)
 from taskloom.guard.levels import SEVERITIES
 from taskloom.guard.members import first_member, member_holders
 from taskloom.guard.rank import STOPWORDS, parts_of
+from taskloom.guard.stems import stem
 
 _TOKEN = re.compile(r"\"([^\"]*)\"|'([^']*)'|`([^`]*)`|(>=|<=|!=|==|=|>|<)|([^\s\"'`,;?!()<>=]+)")
 _CONNECT = frozenset(
@@ -403,7 +410,8 @@ def _bare_values(
 ) -> tuple[list[Condition], set[int]]:
     """Conditions from values alone: a word (or quoted phrase) of the question that exactly
     one field of the group holds, a field of few distinct values unless the word is quoted
-    or an identifier (``req-08094-3ad2``)."""
+    or an identifier (``req-08094-3ad2``); failing that, a severity in another case or
+    number, or another form of a one-word value ("skipped" for ``skip``)."""
     found: list[Condition] = []
     taken: set[int] = set()
     for i, tok in enumerate(tokens):
@@ -417,6 +425,8 @@ def _bare_values(
         value = tok.text
         if not holders and not tok.quoted:
             holders, value = _level_holders(group, tok.text)
+        if not holders and not tok.quoted:
+            holders, value = _stem_holders(group, tok.text)
         inside = [] if holders else member_holders(group, partial(_few_hold, tok=tok))
         if len(inside) == 1:
             found.append(Condition(inside[0][0], "==", tok.text, inside[0][1]))
@@ -426,7 +436,7 @@ def _bare_values(
             found.append(Condition(holders[0], "==", value))
             taken.add(i)
         elif not holders and not tok.quoted:
-            got = _id_condition(group, tokens, i)
+            got = _id_condition(group, tokens, i) or _code_condition(group, tokens, i)
             if got is not None:
                 found.append(got)
                 taken.add(i)
@@ -438,10 +448,30 @@ def _few_hold(stats: Field, *, tok: Tok) -> bool:
     condition: a field of few distinct values, unless the word is quoted or an
     identifier."""
     return ("string", tok.text) in stats.values and (
-        tok.quoted
-        or identifier(tok.text)
-        or bool(stats.present and len(stats.values) <= max(20, stats.present // 50))
+        tok.quoted or identifier(tok.text) or _few(stats)
     )
+
+
+def _few(stats: Field) -> bool:
+    """Whether a field holds few distinct values: at most 20, or one in 50 records."""
+    return bool(stats.present and len(stats.values) <= max(20, stats.present // 50))
+
+
+def _stem_holders(group: Group, word: str) -> tuple[list[tuple[str, ...]], str]:
+    """The field of few values holding the one one-word value whose stem is ``word``'s
+    (:mod:`~taskloom.guard.stems`: "skipped" for ``skip``, "sdists" for ``sdist``,
+    "running" for ``Running``), and that value; else no field."""
+    root = stem(word)
+    if len(root) < 3 or not any(c.isalpha() for c in root):
+        return [], word
+    found = [
+        (name, v)
+        for name, stats in group.fields.items()
+        if not stats.many and _few(stats)
+        for kind, v in stats.values
+        if kind == "string" and v != word and " " not in v and stem(v) == root
+    ]
+    return ([found[0][0]], found[0][1]) if len(found) == 1 else ([], word)
 
 
 def _level_holders(group: Group, word: str) -> tuple[list[tuple[str, ...]], str]:
@@ -475,6 +505,25 @@ def _id_condition(group: Group, tokens: list[Tok], at: int) -> Condition | None:
         name = shaped_field(group, text)
         return None if name is None else Condition(name, "==", text)
     return None
+
+
+def _code_condition(group: Group, tokens: list[Tok], at: int) -> Condition | None:
+    """The condition a bare whole number sets when exactly one field of few distinct values
+    holds it ("requests that returned 404": ``status == 404``); not after a word of
+    position, size or comparison ("top 5", "more than 3")."""
+    text = tokens[at].text
+    before = tokens[at - 1].text.lower() if at else ""
+    if not text.isdigit() or (at and tokens[at - 1].op):
+        return None
+    if before in NOT_AN_ID or before in _GREATER or before in _LESS or before == "than":
+        return None
+    number = int(text)
+    holders = [
+        name
+        for name, stats in group.fields.items()
+        if not stats.many and _few(stats) and ("number", number) in stats.values
+    ]
+    return Condition(holders[0], "==", number) if len(holders) == 1 else None
 
 
 def identifier(word: str) -> bool:

@@ -6,6 +6,8 @@ A text is a table when all of it reads one way:
 - **git log**: ``commit <hash>`` blocks, one record per commit, with their ``--stat``
   (:mod:`~taskloom.guard.gitlog`);
 - **diff**: a unified diff, one record per file it changes (:mod:`~taskloom.guard.diffs`);
+- **access log**: a web server's Common or Combined Log Format, one record per request
+  (:mod:`~taskloom.guard.accesslog`);
 - **delimited**: a header line of distinct names split by a tab, a comma, a semicolon or a
   bar, and every following record (read as CSV, quotes and all) has as many fields;
 - **bordered**: a SQL client's table drawn with ``+----+`` rules and ``|`` bars
@@ -21,6 +23,9 @@ A text is a table when all of it reads one way:
 - **columns**: a header line of at least three distinct names (``USER PID %CPU … COMMAND``)
   and every following line splits on whitespace into as many fields, the last one taking
   the rest of the line, with at least one column of numbers in every row.
+
+A fixed-width or columns header may be underlined by a rule of dashes or ``=`` under each
+name (a package list's ``------- -----``); the rule is no row.
 
 A question reads a table only when :func:`asks_fields`. Anything else is no table
 (``None``): a log, prose, a listing with blank lines. A cell that is a plain decimal number
@@ -39,6 +44,7 @@ from typing import Any
 
 from taskloom.domain.lines import split_lines
 from taskloom.domain.stash import child_path
+from taskloom.guard.accesslog import access_records
 from taskloom.guard.bordered import RULE, bordered_rows
 from taskloom.guard.diffs import diff_records
 from taskloom.guard.exact import intent
@@ -55,13 +61,15 @@ _COLUMN = re.compile(r"[A-Za-z_%#][\w%#+./-]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d{0,15})(?:\.\d+)?")
 _JSON_LINE = re.compile(r"\s*\{")
 _WORDS = re.compile(r"[\w%#+.-]+")
+_UNDERLINE = re.compile(r"\s*[-=]{2,}(?:\s+[-=]{2,})*\s*")
+"""A rule under a header's names: ``------- ------ -----``."""
 
 
 @dataclass(slots=True)
 class Table:
     kind: str
-    """``"JSON Lines"``, ``"git log"``, ``"diff"``, ``"CSV"``, ``"TSV"``, ``"delimited"``,
-    ``"bordered"``,
+    """``"JSON Lines"``, ``"git log"``, ``"diff"``, ``"access log"``, ``"CSV"``, ``"TSV"``,
+    ``"delimited"``, ``"bordered"``,
     ``"HTML"``, ``"XML"``, ``"YAML list"``, ``"fixed-width"`` or ``"columns"``."""
     records: list[dict[str, Any]] = field(default_factory=list)
     spans: list[tuple[int, int]] = field(default_factory=list)
@@ -95,6 +103,9 @@ def read_table(text: str) -> Table | None:
         read = reader(lines)
         if read is not None:
             return Table(kind, records=read[1], spans=read[2], name=read[0])
+    requests = access_records(lines, cell)
+    if requests is not None:
+        return Table("access log", records=requests[1], spans=requests[2], name=requests[0])
     boxed = _bordered(lines)
     if boxed is not None:
         return boxed
@@ -239,7 +250,8 @@ def _fixed(lines: list[str]) -> Table | None:
         return None
     names, rows = found
     out = Table("fixed-width", header=1)
-    for number, row in enumerate(rows, 2):
+    ruled = _UNDERLINE.fullmatch(lines[1]) is not None
+    for number, row in enumerate(rows[ruled:], 2 + ruled):
         out.records.append({n: cell(v) for n, v in zip(names, row, strict=True)})
         out.spans.append((number, number))
     return out if len(out.records) >= 2 else None
@@ -251,7 +263,8 @@ def _columns(lines: list[str]) -> Table | None:
         return None
     out = Table("columns", header=1)
     numeric = [True] * len(names)
-    for number, line in enumerate(lines[1:], 2):
+    ruled = _UNDERLINE.fullmatch(lines[1]) is not None
+    for number, line in enumerate(lines[1 + ruled :], 2 + ruled):
         parts = line.split(None, len(names) - 1)
         if len(parts) != len(names):
             return None
