@@ -418,3 +418,16 @@ def test_tool_call_without_a_thread_says_how_to_bind_one(
         " thread (`taskloom tool call --thread THREAD`, `taskloom mcp --thread THREAD`, the"
         " X-Taskloom-Thread header on /mcp, ToolContext(thread_id=…) in Python)"
     )
+
+
+def test_board_edit_with_nothing_to_change_says_so(tmp_path: Path) -> None:
+    """An edit without a field to change is an error, not a silent success."""
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    added = run("board", "add", "t1", "Write docs", "--db", db, "--json")
+    cid = json.loads(added.stdout)["card"]["id"]
+    edited = run("board", "edit", "t1", cid, "--db", db)
+    assert edited.returncode == 1
+    assert edited.stderr.startswith("Error: nothing to change: give --title"), edited.stderr
+    assert edited.stderr.count("\n") == 1 and edited.stdout == ""
+    with taskloom.connect(db) as tl:
+        assert tl.board("t1").list()["version"] == 1

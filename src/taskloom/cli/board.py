@@ -217,6 +217,11 @@ def edit(
     fields: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     if needs_approval is not None:
         fields["approval_mode"] = "required" if needs_approval else "not_required"
+    if not fields:
+        raise InvalidInput(
+            "nothing to change: give --title, --objective, --notes, --needs-approval or"
+            " --no-approval, --after or --not-after"
+        )
     _show(open_existing(db).board(thread).edit(card_id, **fields), as_json)
 
 
