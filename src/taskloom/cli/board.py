@@ -26,7 +26,11 @@ from taskloom.store.pg_url import url_has_password
 if TYPE_CHECKING:
     from taskloom.boards import Snapshot
 
-app = typer.Typer(help="Read and change a thread's todo board.", no_args_is_help=True)
+app = typer.Typer(
+    help="Read and change a thread's todo board.\n\n"
+    'Example: taskloom board add my-thread "Write the failing test" --plan unit',
+    no_args_is_help=True,
+)
 
 Thread = Annotated[str, typer.Argument(help="Thread id (any string your host uses).")]
 CardId = Annotated[str, typer.Argument(help="Card id, as shown in `board list`.")]

@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from taskloom.client import Taskloom
 
 app = typer.Typer(
-    help="Show or set how much of the event log the database keeps (every writer applies it).",
+    help="Show or set how much of the event log the database keeps (every writer applies it).\n\n"
+    "Example: taskloom retention set --keep 50000 --older-than 7d",
     no_args_is_help=True,
 )
 
