@@ -116,6 +116,21 @@ def test_a_whole_list_write_drops_the_edges_to_cards_it_leaves_out(tl: Taskloom)
     assert [c["blocked_by"] for c in result.data["cards"]] == [[]]
 
 
+def test_a_gated_card_in_todo_is_explained_with_the_way_out(tl: Taskloom) -> None:
+    """A rejected plan a person moved to todo was "awaiting a person's approval", though
+    ``board approve`` refused it as not awaiting approval, and no approve line was listed."""
+    board = tl.board("t")
+    plan = board.add("Deploy", approval_mode="required")["card"]["id"]
+    board.decide_plan(plan, False)
+    board.update_status(plan, "todo")
+    (reasons,) = [c["reasons"] for c in board.ready(explain=True)["not_ready"]]
+    assert reasons == [
+        "its plan needs a person's approval: move it to awaiting_approval for a decision"
+    ]
+    board.update_status(plan, "awaiting_approval")
+    assert board.decide_plan(plan, True)["card"]["status"] == "ready"
+
+
 def test_ready_lists_what_can_start_and_explains_the_rest(tl: Taskloom) -> None:
     board = tl.board("t")
     a, b = chain(tl, "Write the code", "Test it")

@@ -418,3 +418,28 @@ def test_tool_call_without_a_thread_says_how_to_bind_one(
         " thread (`taskloom tool call --thread THREAD`, `taskloom mcp --thread THREAD`, the"
         " X-Taskloom-Thread header on /mcp, ToolContext(thread_id=…) in Python)"
     )
+
+
+def test_board_edit_with_nothing_to_change_says_so(tmp_path: Path) -> None:
+    """An edit without a field to change is an error, not a silent success."""
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    added = run("board", "add", "t1", "Write docs", "--db", db, "--json")
+    cid = json.loads(added.stdout)["card"]["id"]
+    edited = run("board", "edit", "t1", cid, "--db", db)
+    assert edited.returncode == 1
+    assert edited.stderr.startswith("Error: nothing to change: give --title"), edited.stderr
+    assert edited.stderr.count("\n") == 1 and edited.stdout == ""
+    with taskloom.connect(db) as tl:
+        assert tl.board("t1").list()["version"] == 1
+
+
+def test_a_missing_or_folder_task_file_is_named_once_with_the_reason(tmp_path: Path) -> None:
+    """The error repeated the path in Python's words: ``[Errno 2] No such file or
+    directory: 'missing.jsonl'``."""
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    (tmp_path / "plans").mkdir()
+    for name, why in (("missing.jsonl", "No such file or directory"), ("plans", "Is a directory")):
+        for args in (("add-many", name), ("add", "--from", name)):
+            done = run("tasks", *args, "--db", db, cwd=tmp_path)
+            assert done.returncode == 1
+            assert done.stderr == f"Error: cannot read {name}: {why}\n", done.stderr

@@ -103,3 +103,16 @@ def test_a_path_starting_with_file_colon_is_that_file_not_a_uri(tmp_path: Path) 
         added = run_in(tmp_path, "board", "add", "t", "x", *how)
         assert added.returncode == 0, added.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file:x.db", "file:y.db"]
+
+
+@pytest.mark.parametrize("empty", ["--from", "--to"])
+def test_migrate_db_names_the_empty_flag_not_db(tmp_path: Path, empty: str) -> None:
+    """``migrate-db`` takes no ``--db``: an empty ``--from`` or ``--to`` is named as such."""
+    source = f"sqlite:///{tmp_path / 'source.db'}"
+    assert run_in(tmp_path, "board", "add", "t", "x", "--db", source).returncode == 0
+    urls = {"--from": source, "--to": f"sqlite:///{tmp_path / 'target.db'}", empty: " "}
+    result = run_in(tmp_path, "migrate-db", "--from", urls["--from"], "--to", urls["--to"])
+    assert result.returncode == 1
+    why = f"Error: {empty} is empty: give a database URL (sqlite:///path.db, postgresql://…)\n"
+    assert result.stderr == why, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["source.db"]

@@ -61,6 +61,16 @@ def test_each_example_is_a_paragraph(path: list[str], capsys: pytest.CaptureFixt
             assert paragraph.startswith("Example:"), paragraph
 
 
+@pytest.mark.parametrize("path", [p for p in command_paths() if p], ids=" ".join)
+def test_every_command_and_group_gives_an_example(
+    path: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A group's help (``taskloom board --help``) said what it does, with no example."""
+    assert main([*path, "--help"]) == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    assert f"Example: taskloom {' '.join(path)}" in shown, shown
+
+
 def test_version_prints_the_installed_version(capsys: pytest.CaptureFixture[str]) -> None:
     """``taskloom --version`` was refused as an unknown option; a bug report needs it, and
     the MCP server reports the same version to its clients."""

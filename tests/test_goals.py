@@ -766,6 +766,18 @@ def test_usage_that_is_not_a_finite_duration_is_refused(
         assert other.goal("t").get()["goal"]["time_used_s"] == 1.5
 
 
+def test_bad_usage_is_refused_with_no_goal_as_with_one(tl: Taskloom) -> None:
+    """A host's bad count is an input error whether or not the thread still has a goal."""
+    handle = tl.goal("t")
+    gid = handle.set("ship it")["goal"]["goal_id"]
+    handle.clear()
+    with pytest.raises(InvalidInput, match="tokens"):
+        handle.account_usage(gid, -5, 0.0)
+    with pytest.raises(InvalidInput, match="seconds"):
+        handle.account_usage("never-set", 1, float("inf"))
+    assert handle.account_usage(gid, 5, 1.0)["applied"] is False
+
+
 def test_a_token_count_past_64_bits_stays_at_the_top(tl: Taskloom) -> None:
     handle = tl.goal("t")
     gid = handle.set("ship it")["goal"]["goal_id"]

@@ -127,7 +127,7 @@ def test_the_policy_is_checked(tl: Taskloom, capsys: pytest.CaptureFixture[str])
         ([], "give --keep, --older-than or both"),
         (["--older-than", "7x"], "--older-than takes a duration"),
         (["--keep", "-1"], "--keep must be from 0"),
-        (["--older-than", "40000d"], "the age limit must be"),
+        (["--older-than", "40000d"], "Error: --older-than must be at most 36525d (100 years)"),
     ]:
         assert main(["retention", "set", *args, "--db", tl.url]) == 1
         assert message in capsys.readouterr().err
@@ -198,6 +198,10 @@ def test_every_retention_command_names_its_age_older_than(
     for command in (["serve", "--port", port], ["retention", "set"]):
         assert main([*command, "--older-than", "0d", *db]) == 0  # 0 in any unit: no age limit
         assert "whatever their age" in "".join(capsys.readouterr()), command
+    for command in (["serve", "--port", port], ["retention", "set"], ["tasks", "prune"]):
+        assert main([*command, "--older-than", "36526d", *db]) == 1  # one limit, one message
+        too_old = "Error: --older-than must be at most 36525d (100 years)\n"
+        assert capsys.readouterr().err == too_old, command
 
 
 def test_a_server_applies_the_databases_policy(

@@ -26,7 +26,11 @@ from taskloom.store.pg_url import url_has_password
 if TYPE_CHECKING:
     from taskloom.boards import Snapshot
 
-app = typer.Typer(help="Read and change a thread's todo board.", no_args_is_help=True)
+app = typer.Typer(
+    help="Read and change a thread's todo board.\n\n"
+    'Example: taskloom board add my-thread "Write the failing test" --plan unit',
+    no_args_is_help=True,
+)
 
 Thread = Annotated[str, typer.Argument(help="Thread id (any string your host uses).")]
 CardId = Annotated[str, typer.Argument(help="Card id, as shown in `board list`.")]
@@ -217,6 +221,11 @@ def edit(
     fields: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     if needs_approval is not None:
         fields["approval_mode"] = "required" if needs_approval else "not_required"
+    if not fields:
+        raise InvalidInput(
+            "nothing to change: give --title, --objective, --notes, --needs-approval or"
+            " --no-approval, --after or --not-after"
+        )
     _show(open_existing(db).board(thread).edit(card_id, **fields), as_json)
 
 

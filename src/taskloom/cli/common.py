@@ -367,7 +367,8 @@ def read_file(path: str) -> str:
         with Path(path).open("rb") as file:
             data = file.read(MAX_STDIN_BYTES + 1)
     except OSError as exc:
-        raise InvalidInput(f"cannot read {path}: {exc}") from None
+        # the reason alone: ``str(exc)`` repeats the path in Python's words
+        raise InvalidInput(f"cannot read {path}: {exc.strerror or exc}") from None
     if len(data) > MAX_STDIN_BYTES:
         raise InvalidInput(f"cannot read {path}: it holds more than {MAX_STDIN_BYTES:,} bytes")
     return utf8_text(data, path)

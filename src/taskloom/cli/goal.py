@@ -20,7 +20,11 @@ from taskloom.domain.common import UNSET, Unset
 from taskloom.domain.errors import InvalidInput, InvariantViolation
 
 _T = TypeVar("_T")
-app = typer.Typer(help="Read and steer a thread's goal.", no_args_is_help=True)
+app = typer.Typer(
+    help="Read and steer a thread's goal.\n\n"
+    'Example: taskloom goal set my-thread "Ship the 1.0 release" --budget 200000',
+    no_args_is_help=True,
+)
 Thread = Annotated[str, typer.Argument(help="Thread id.")]
 TimeOption = Annotated[
     float | None,

@@ -28,7 +28,8 @@ from taskloom.queue.surfacing import CURSOR_WAIT_S
 from taskloom.store.pg_url import url_has_password
 
 app = typer.Typer(
-    help="What coding agents' hooks run: the queue's ready tasks, shown to the agent.",
+    help="What coding agents' hooks run: the queue's ready tasks, shown to the agent.\n\n"
+    "Example: taskloom hook session-start --agent claude-1",
     no_args_is_help=True,
 )
 

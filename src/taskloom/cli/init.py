@@ -29,7 +29,8 @@ from taskloom.errors import InvalidInput
 from taskloom.store.pg_url import url_has_password
 
 app = typer.Typer(
-    help="Set up a coding agent: taskloom's MCP server and its queue hooks.",
+    help="Set up a coding agent: taskloom's MCP server and its queue hooks.\n\n"
+    "Example: taskloom init claude-code --agent claude-1",
     no_args_is_help=True,
 )
 

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from taskloom.cli.common import err, print_text
+from taskloom.domain.errors import InvalidInput
 from taskloom.store import open_store
 
 
@@ -31,6 +32,11 @@ def migrate_db(
     """
     from taskloom.store.copy import copy_store
 
+    for flag, url in (("--from", source), ("--to", target)):
+        if not url.strip():  # the store's message names --db, which this command lacks
+            raise InvalidInput(
+                f"{flag} is empty: give a database URL (sqlite:///path.db, postgresql://…)"
+            )
     src, dst = open_store(source, copy_source=True), open_store(target)
     try:
         copied = copy_store(src, dst, _progress)

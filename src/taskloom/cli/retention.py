@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from taskloom.client import Taskloom
 
 app = typer.Typer(
-    help="Show or set how much of the event log the database keeps (every writer applies it).",
+    help="Show or set how much of the event log the database keeps (every writer applies it).\n\n"
+    "Example: taskloom retention set --keep 50000 --older-than 7d",
     no_args_is_help=True,
 )
 
@@ -67,17 +68,18 @@ def parse_age(text: str) -> timedelta | None:
     seconds = parse_seconds(text, none=True)
     if not seconds:
         return None
-    try:
-        age = timedelta(seconds=seconds)
-    except OverflowError:
-        raise InvalidInput(f"{AGE} is longer than any calendar holds") from None
+    age = timedelta(seconds=_at_most_a_century(seconds))
     RetentionPolicy(None, age)  # one the policy refuses, refused now
     return age
 
 
 def task_age(text: str) -> float:
     """``tasks prune``'s age, in seconds: a duration (``0``: every finished task)."""
-    seconds = parse_seconds(text)
+    return _at_most_a_century(parse_seconds(text))
+
+
+def _at_most_a_century(seconds: float) -> float:
+    """Every age flag's one limit, in the flag's words."""
     if seconds > MAX_AGE_DAYS * 86400:
         raise InvalidInput(f"{AGE} must be at most {MAX_AGE_DAYS}d (100 years)")
     return seconds

@@ -19,8 +19,15 @@ from taskloom.cli.common import (
     read_stdin,
 )
 
-app = typer.Typer(help="List and read a thread's stashed tool results.", no_args_is_help=True)
-guard_app = typer.Typer(help="Run the context guard by hand.", no_args_is_help=True)
+app = typer.Typer(
+    help="List and read a thread's stashed tool results.\n\nExample: taskloom stash list my-thread",
+    no_args_is_help=True,
+)
+guard_app = typer.Typer(
+    help="Run the context guard by hand.\n\n"
+    "Example: taskloom guard wrap my-thread --tool github_issues < issues.json",
+    no_args_is_help=True,
+)
 
 Thread = Annotated[str, typer.Argument(help="Thread id (any string your host uses).")]
 ResultId = Annotated[str, typer.Argument(help="Result id, as shown in `stash list`.")]

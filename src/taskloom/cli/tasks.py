@@ -39,7 +39,9 @@ from taskloom.domain.text import counted
 from taskloom.queue.handle import Queue
 
 app = typer.Typer(
-    help="Add, claim, finish and inspect the tasks of the shared work queue.", no_args_is_help=True
+    help="Add, claim, finish and inspect the tasks of the shared work queue.\n\n"
+    'Example: taskloom tasks add "Review PR 12" --kind review',
+    no_args_is_help=True,
 )
 
 TaskId = Annotated[str, typer.Argument(help="Task id.")]

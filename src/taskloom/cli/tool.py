@@ -10,7 +10,11 @@ from taskloom.cli.common import DbOption, open_db, print_json
 from taskloom.domain.common import parse_json_object
 from taskloom.domain.errors import InvalidInput
 
-app = typer.Typer(help="Call model-facing tools and print their schemas.", no_args_is_help=True)
+app = typer.Typer(
+    help="Call model-facing tools and print their schemas.\n\n"
+    "Example: taskloom tool schemas --format anthropic",
+    no_args_is_help=True,
+)
 
 ToolsOption = Annotated[
     str | None,

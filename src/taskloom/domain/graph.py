@@ -161,8 +161,12 @@ class Readiness:
             out.append(
                 "waiting on " + ", ".join(f"{named(c)}, {c.status.value}" for c in self.waiting_on)
             )
-        if self.awaiting_approval:
+        if self.awaiting_approval and card.status is CardStatus.AWAITING_APPROVAL:
             out.append("awaiting a person's approval")
+        elif self.awaiting_approval:  # gated, yet where no one can decide on it
+            out.append(
+                "its plan needs a person's approval: move it to awaiting_approval for a decision"
+            )
         if card.status is CardStatus.BLOCKED:
             note = " ".join((card.blocker or card.notes or "").split())
             out.append(f"blocked: {note}" if note else "blocked")

@@ -178,7 +178,9 @@ class GoalHandle:
         return self._mutate(op)
 
     def account_usage(self, goal_id: str, tokens: int = 0, seconds: float = 0.0) -> Snapshot:
-        """Charge one turn to the goal if ``goal_id`` is still current (compare-and-set)."""
+        """Charge one turn to the goal if ``goal_id`` is still current (compare-and-set).
+        The usage is checked first, so a bad one is refused with or without a goal."""
+        ops.check_usage(tokens, seconds)
         applied: list[bool] = []
 
         def op(g: Goal | None, now: datetime) -> Goal | None:
