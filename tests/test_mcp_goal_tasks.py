@@ -111,3 +111,25 @@ def test_cancelling_a_goal_wait_stops_it_and_frees_its_thread(db_url: str, tmp_p
     assert [o["status"] for o in others] == ["cancelled"] + ["working"] * (MAX_CALLS - 1)
     assert all(text(e).startswith("The goal has ended: it is paused.\n") for e in ended)
     assert cancelled["status"] == "cancelled" and "result" not in cancelled
+
+
+def test_a_goal_wait_the_tool_refuses_is_refused_at_once_not_as_a_task(
+    db_url: str, tmp_path: Path
+) -> None:
+    """A ``goal_wait`` with arguments the tool refuses (``wait_s`` -1, a ``thread_id``) was
+    answered with a task, queued for a worker, that only later completed with the error; it
+    is the tool's error at once, as without the extension, and nothing is queued."""
+    with taskloom.connect(db_url) as tl:
+        tl.goal("release").set("Ship v2.0")
+        server = supervisor(db_url, tmp_path)
+        answers = [
+            server.call("tools/call", {"name": "goal_wait", "arguments": arguments}, tasks=tasks)
+            for arguments in ({"wait_s": -1}, {"wait_s": 0, "thread_id": "other"})
+            for tasks in (True, False)
+        ]
+        server.close()
+        assert tl.queue.list() == []
+    texts = [answer["result"]["content"][0]["text"] for answer in answers]
+    assert all(answer["result"]["isError"] for answer in answers), answers
+    assert texts[0] == texts[1] and "wait_s: Input should be greater than or equal to 0" in texts[0]
+    assert texts[2] == texts[3] and "the thread is bound by the host" in texts[2]

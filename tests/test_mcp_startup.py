@@ -85,12 +85,20 @@ def test_a_call_before_the_session_is_open_says_how_to_open_it(tmp_path: Path) -
     ]
     answers = {a["id"]: a for a in _pipe_lines(db, "t", lines)[0]}
     assert "Todo board (version 0" in answers[3]["result"]["content"][0]["text"]
-    assert answers[4]["error"] == {
+    no_uri = "Invalid params: params.uri: Field required"  # the SDK's own answer names nothing
+    assert answers[4]["error"] == {"code": -32602, "message": no_uri}
+
+
+def test_an_initialize_without_its_protocol_version_says_so(tmp_path: Path) -> None:
+    """An ``initialize`` the SDK refused (no ``protocolVersion``) was answered "the session is
+    not open: send `initialize` first", to a client that had just sent it."""
+    hello = {"capabilities": {}, "clientInfo": {"name": "script", "version": "1"}}
+    lines = [_line(1, {"method": "initialize", "params": hello})]
+    (answer,) = _pipe_lines(f"sqlite:///{tmp_path / 'm.db'}", "t", lines)[0]
+    assert answer["error"] == {
         "code": -32602,
-        "message": "Invalid request parameters",  # no uri: the SDK's answer, as it was
-        "data": "",
+        "message": "Invalid params: params.protocolVersion: Field required",
     }
-    assert "initialize" not in answers[4]["error"]["message"]
 
 
 def test_a_session_opened_with_initialize_answers_as_before(tmp_path: Path) -> None:

@@ -434,12 +434,21 @@ BAD_LINES = {
         -32602,
         7,
     ),
+    "initialize without a protocol version": (
+        '{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"capabilities":{},'
+        '"clientInfo":{"name":"c","version":"1"}}}',
+        -32602,
+        7,
+    ),
+    "a read without a uri": ('{"jsonrpc":"2.0","id":7,"method":"resources/read"}', -32602, 7),
 }
 REASONS = {
     "a key twice": "the request gives the key 'op' twice",
     "arguments as JSON text": "params.arguments must be an object, not text (send the",
     "arguments a list": "params.arguments must be an object, not a list",
     "no tool name": "params.name must be the tool's name (text), not missing",
+    "initialize without a protocol version": "params.protocolVersion: Field required",
+    "a read without a uri": "params.uri: Field required",
 }
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import mcp_types as types
 from mcp.shared.message import SessionMessage
+from mcp_types.methods import MONOLITH_REQUESTS, SPEC_CLIENT_METHODS
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
@@ -58,8 +59,8 @@ TASK_METHODS = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
 def _refused_request(line: str, request: types.JSONRPCRequest) -> types.JSONRPCError | None:
     """The error for a request the SDK would take wrongly or answer without a reason: a key
     given twice (``{"op": "list", "op": "add"}`` ran the add, where ``tool call`` refuses
-    it), or ``tools/call`` or ``tasks/*`` params of the wrong shape (answered -32602 with
-    empty data)."""
+    it), or params of the wrong shape (answered a bare -32602 "Invalid request parameters",
+    which names nothing to fix)."""
     try:
         parse_json(line, "the request")
     except InvalidInput as exc:
@@ -69,8 +70,10 @@ def _refused_request(line: str, request: types.JSONRPCRequest) -> types.JSONRPCE
 
 
 def _wrong_params(method: str, params: dict[str, Any]) -> str | None:
-    """What is wrong with the params of a ``tools/call`` or ``tasks/*`` request, if anything
-    (``tasks/update``'s ``inputResponses`` included)."""
+    """What is wrong with the params of a request, if anything: ``tools/call`` and
+    ``tasks/*`` (``tasks/update``'s ``inputResponses`` included) in a client's words, any
+    other method of the spec as the SDK's own model of it says (``initialize`` without
+    ``protocolVersion``, ``resources/read`` without ``uri``)."""
     if method in TASK_METHODS:
         task_id, responses = params.get("taskId"), params.get("inputResponses")
         if not isinstance(task_id, str):
@@ -79,7 +82,7 @@ def _wrong_params(method: str, params: dict[str, Any]) -> str | None:
             return f"params.inputResponses must be an object, not {_kind(responses)}"
         return None
     if method != "tools/call":
-        return None
+        return _model_refusal(method, params)
     name, arguments = params.get("name"), params.get("arguments")
     if not isinstance(name, str):
         return f"params.name must be the tool's name (text), not {_kind(name)}"
@@ -88,7 +91,28 @@ def _wrong_params(method: str, params: dict[str, Any]) -> str | None:
         if isinstance(arguments, str):
             why += " (send the arguments themselves, not their JSON text)"
         return why
+    return _model_refusal(method, params)
+
+
+def _model_refusal(method: str, params: dict[str, Any]) -> str | None:
+    """The first thing the SDK's model of ``method`` refuses in ``params``, as the SDK checks
+    them: a client's method of the spec only (the SDK answers any other "Method not
+    found")."""
+    if method not in SPEC_CLIENT_METHODS:
+        return None
+    try:
+        request = {"method": method, "params": params}
+        MONOLITH_REQUESTS[method].model_validate(request, by_name=False)
+    except ValidationError as exc:
+        return _located(exc.errors()[0], skip=0)
     return None
+
+
+def _located(error: ErrorDetails, skip: int) -> str:
+    """A validation error as ``where: why``, ``where`` its path past the first ``skip``
+    parts (the name of the message kind tried, where there is one)."""
+    where = ".".join(str(part) for part in error["loc"][skip:])
+    return f"{where}: {error['msg']}" if where else error["msg"]
 
 
 def _kind(value: object) -> str:
@@ -112,9 +136,7 @@ def _refusal(line: str, error: ErrorDetails) -> types.JSONRPCError:
         limits = "lone surrogate escapes, nesting over about 200 levels, numbers over 4300 digits"
         why = f"{why} (refused: {limits})"
         return jsonrpc_error(_request_id(value), types.INVALID_REQUEST, why)
-    where = ".".join(str(part) for part in error["loc"][1:])  # [0]: the message kind tried
-    why = f"{where}: {error['msg']}" if where else error["msg"]
-    why = f"not a JSON-RPC message ({why})"
+    why = f"not a JSON-RPC message ({_located(error, skip=1)})"
     return jsonrpc_error(_request_id(value), types.INVALID_REQUEST, why)
 
 

@@ -155,12 +155,8 @@ class TasksExtension(Extension):
         task that follows its queue task. Arguments the tool refuses as given (a ``wait_s``
         that is not a number from 0 to 300 included) get its error, as without a task."""
         given = params.arguments or {}
-        try:
-            spec.args.model_validate(given)
-        except ValidationError:  # refused before it runs: the tool's own error text
-            arguments = given
-        else:
-            arguments = {**given, "wait_s": 0}
+        # Arguments refused before the tool runs get the tool's own error text.
+        arguments = given if _refused(spec, given) else {**given, "wait_s": 0}
         result = await REQUESTS.run(
             self._tl.tools.dispatch, spec.name, arguments, binding.ctx, profile=binding.tools
         )
@@ -172,26 +168,32 @@ class TasksExtension(Extension):
     async def _run_later(
         self, spec: ToolSpec, params: types.CallToolRequestParams, binding: Binding
     ) -> HandlerResult:
-        """A task whose call a worker runs. A call the queue cannot take (arguments over a
-        task's payload limit) runs in the request, as any call."""
-        task_id = new_token()
-        payload = call_payload(task_id, spec.name, dict(params.arguments or {}), binding.ctx)
-        try:
-            queued, _ = await REQUESTS.run(
-                self._tl.queue.add,
-                f"MCP call: {spec.name}",
-                kind=CALL_KIND,
-                target_agent=RUNNER_AGENT,
-                payload=payload,
-            )
-        except InvalidInput:
-            result = await REQUESTS.run(
-                self._tl.tools.dispatch, spec.name, params.arguments, binding.ctx
-            )
-            return call_result(result)
-        created = await REQUESTS.run(self._create, spec, binding, queued.id, "call", task_id)
-        self.runner.kick()
-        return created
+        """A task whose call a worker runs. Arguments the tool refuses (a ``wait_s`` of -1, a
+        ``thread_id``) get its error at once, as without a task; a call the queue cannot
+        take (arguments over a task's payload limit) runs in the request, as any call."""
+        given = dict(params.arguments or {})
+        if not _refused(spec, given):
+            task_id = new_token()
+            try:
+                queued, _ = await REQUESTS.run(
+                    self._tl.queue.add,
+                    f"MCP call: {spec.name}",
+                    kind=CALL_KIND,
+                    target_agent=RUNNER_AGENT,
+                    payload=call_payload(task_id, spec.name, given, binding.ctx),
+                )
+            except InvalidInput:
+                pass  # the queue cannot take it: it runs here, below
+            else:
+                created = await REQUESTS.run(
+                    self._create, spec, binding, queued.id, "call", task_id
+                )
+                self.runner.kick()
+                return created
+        result = await REQUESTS.run(
+            self._tl.tools.dispatch, spec.name, given, binding.ctx, profile=binding.tools
+        )
+        return call_result(result)
 
     def _create(
         self, spec: ToolSpec, binding: Binding, queue_task_id: str, kind: str, task_id: str = ""
@@ -352,6 +354,15 @@ class TasksExtension(Extension):
 
 
 _LIVE = frozenset(s.value for s in TaskStatus if s not in TERMINAL)
+
+
+def _refused(spec: ToolSpec, given: dict[str, Any]) -> bool:
+    """Whether ``spec`` refuses the arguments ``given`` before it runs."""
+    try:
+        spec.args.model_validate(given)
+    except (ValidationError, InvalidInput):
+        return True
+    return False
 
 
 def _gated(method: MethodBinding) -> Any:
