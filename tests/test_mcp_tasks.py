@@ -181,6 +181,27 @@ def test_cancelling_an_mcp_task_cancels_the_queue_task(db_url: str, tmp_path: Pa
     assert updated["result"]["resultType"] == "complete"
 
 
+def test_cancelling_an_mcp_task_that_has_ended_is_refused_with_its_status(
+    db_url: str, tmp_path: Path
+) -> None:
+    """The extension asks a receiver to refuse ``tasks/cancel`` of a task in a terminal
+    status (-32602); it was acknowledged, as if something had been canceled."""
+    server = mcp(db_url, "planning", "boss", tmp_path, "--tools", "planner")
+    done = delegate(server, "Tag the release")
+    canceled = delegate(server, "Announce it")
+    server.call("tasks/cancel", {"taskId": canceled["taskId"]})
+    with taskloom.connect(db_url) as tl:
+        work(tl, result="tagged")  # ends the first before any poll has seen it end
+    answers = [server.call("tasks/cancel", {"taskId": t["taskId"]}) for t in (done, canceled)]
+    got = server.call("tasks/get", {"taskId": done["taskId"]})["result"]
+    server.close()
+    assert [a["error"] for a in answers] == [
+        {"code": -32602, "message": f"Cannot cancel task: it has already ended ({status})"}
+        for status in ("completed", "cancelled")
+    ]
+    assert got["status"] == "completed"  # the refused cancel changed nothing
+
+
 def test_another_threads_or_an_unknown_task_id_reveals_nothing(db_url: str, tmp_path: Path) -> None:
     """``tasks/get`` and ``tasks/cancel`` answer a task of another thread (or agent) with the
     very error an id never made gets: nothing says it exists."""

@@ -70,14 +70,16 @@ def test_pausing_a_blocked_goal_keeps_what_a_person_must_do(tl: Taskloom) -> Non
 
 def test_a_refused_api_budget_names_the_bound_the_api_takes(tl: Taskloom) -> None:
     """0 or -5 were refused with the library's bound (2^63 - 1), which the route itself
-    refuses past 2^53: every refusal names the route's bound."""
+    refuses past 2^53 - 1 (the panel's bound too): every refusal names the route's bound."""
     tl.goal("t").set("Ship", token_budget=100)
-    for budget in (0, -5, 2**60, 1.5):
+    for budget in (0, -5, 2**53, 2**60, 1.5):
         r = request(tl, "POST", "/api/threads/t/goal/budget", json={"token_budget": budget})
         assert r.status_code == 400, budget
-        assert f"positive integer up to {2**53}" in r.json()["message"]
+        assert f"positive integer up to {2**53 - 1}" in r.json()["message"]
         assert str(2**63 - 1) not in r.json()["message"]
     assert tl.goal("t").get()["goal"]["token_budget"] == 100
+    r = request(tl, "POST", "/api/threads/t/goal/budget", json={"token_budget": 2**53 - 1})
+    assert r.status_code == 200 and r.json()["goal"]["token_budget"] == 2**53 - 1
 
 
 def test_a_move_of_a_card_that_changed_since_it_was_shown_is_refused(tl: Taskloom) -> None:

@@ -49,13 +49,15 @@ def test_a_value_of_the_wrong_type_is_refused_saying_what_to_send(
     assert "Input should be" not in result.content
 
 
-@pytest.mark.parametrize("name", ["thread_id", "thread", "agent_id", "agent"])
+@pytest.mark.parametrize(
+    "name", ["thread_id", "thread", "agent_id", "agent", "threadId", "AgentId", "thread-id"]
+)
 def test_a_thread_or_agent_in_the_arguments_is_refused_as_the_hosts_to_bind(
     tl: Taskloom, name: str
 ) -> None:
     for tool, args in (("todo", {"op": "list"}), ("task_next", {})):
         result = tl.tools.dispatch(tool, {**args, name: "other"}, CTX)
-        bound = "thread" if name.startswith("thread") else "agent"
+        bound = "thread" if name.lower().startswith("thread") else "agent"
         assert result.is_error, result.content
         assert f"{name}: unknown argument (the {bound} is bound by the host" in result.content
     assert tl.board("other").list()["cards"] == []

@@ -15,7 +15,8 @@ The record of each MCP task is in the taskloom database (:mod:`taskloom.store.mc
 stored before the task is returned, so ``tasks/get`` from any server of the database (one
 restarted meanwhile included) finds it with its result. A task belongs to the thread and
 agent that made it: for any other caller its id is as unknown as one never made (JSON-RPC
--32602, one message for both). ``tasks/cancel`` cancels the queue task. A tool that fails is
+-32602, one message for both). ``tasks/cancel`` cancels the queue task, and refuses a task
+that has ended (-32602). A tool that fails is
 ``completed`` with an ``isError`` result; ``failed`` is kept for protocol errors (a call run
 here that could not be run at all, or that a server ended mid-run and may not run twice:
 :func:`~taskloom.mcp.runs.on_exit`). Nothing here asks the client for input: ``tasks/update``
@@ -261,13 +262,20 @@ class TasksExtension(Extension):
         return record
 
     def _cancel_record(self, record: McpTaskRecord) -> None:
-        if record.status != mcp_tasks.WORKING:
-            return
-        try:
-            self._tl.queue.cancel(record.queue_task_id, "canceled by the MCP client")
-        except (InvalidInput, NotFound):
-            return  # it ended first: the task ends as the work did
-        mcp_tasks.settle(self._tl.store, record.id, self._tl.now().timestamp(), "cancelled")
+        """Cancel a working task; one that has ended (before, or first in a race) is
+        refused with ``-32602`` and its status, as the extension asks."""
+        if record.status == mcp_tasks.WORKING:
+            try:
+                self._tl.queue.cancel(record.queue_task_id, "canceled by the MCP client")
+            except (InvalidInput, NotFound):
+                record = self._settled(record)  # it ended first: the task ends as the work did
+            else:
+                now = self._tl.now().timestamp()
+                mcp_tasks.settle(self._tl.store, record.id, now, "cancelled")
+                return
+        raise MCPError(
+            types.INVALID_PARAMS, f"Cannot cancel task: it has already ended ({record.status})"
+        )
 
     def _detail(self, record: McpTaskRecord) -> dict[str, Any]:
         """The task as ``tasks/get`` answers it, its end recorded once the work has ended."""

@@ -39,9 +39,9 @@ is a few bytes); one announced larger (``Content-Length``) is refused unread."""
 REQUEST_BODY_S = 30.0
 """How long a client may take to send a request's body once its head has arrived: a body
 announced and never sent would hold its connection and handler for ever."""
-MAX_BUDGET = 2**53
-"""The largest token budget the API takes: any real budget, and every JSON reader's exact
-integers."""
+MAX_BUDGET = 2**53 - 1
+"""The largest token budget the API takes (the panel's too): any real budget, and the
+largest integer every JSON reader holds exactly."""
 SHUTDOWN_GRACE_S = 5.0
 """How long an open stream has to end its response when the server shuts down."""
 

@@ -19,12 +19,13 @@ from taskloom.domain.errors import InvalidInput
 from taskloom.domain.text import shown_id
 
 BOUND_BY_HOST = {
-    "thread_id": "thread",
+    "threadid": "thread",
     "thread": "thread",
-    "agent_id": "agent",
+    "agentid": "agent",
     "agent": "agent",
 }
-"""Arguments a model may send for what the host binds, and what each names."""
+"""Arguments a model may send for what the host binds, and what each names; a name is
+looked up in lower case without ``_`` and ``-`` (``thread_id``, ``threadId``, ``thread-id``)."""
 
 _EXPECTED: dict[str, tuple[str, type | tuple[type, ...]]] = {
     "string_type": ("text", str),
@@ -67,7 +68,8 @@ def refusal(tool: str, exc: ValidationError) -> str:
 def _why(err: ErrorDetails) -> str:
     kind, given = err["type"], err.get("input")
     if kind == "extra_forbidden":
-        bound = BOUND_BY_HOST.get(str(err["loc"][-1])) if len(err["loc"]) == 1 else None
+        name = str(err["loc"][-1]).lower().replace("_", "").replace("-", "")
+        bound = BOUND_BY_HOST.get(name) if len(err["loc"]) == 1 else None
         if bound is not None:
             return f"unknown argument (the {bound} is bound by the host; do not pass it)"
         return "unknown argument"
