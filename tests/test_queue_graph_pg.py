@@ -1,5 +1,5 @@
-"""PostgreSQL's side of the work graph: two claims racing for one group, and an add racing
-the end of the task it depends on."""
+"""PostgreSQL's side of the work graph: two claims racing for one group, an add racing the
+end of the task it depends on, and two adds racing to close one cycle."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import psycopg
 import pytest
 
 import taskloom
+from taskloom.domain.errors import InvalidInput
 from taskloom.domain.queue import Task
 from taskloom.store.graph_sql import around_sql, reaches_itself_sql
 from taskloom.store.queue_sql import claim_sql, done_and_claim_sql
@@ -27,16 +28,17 @@ def pg_url() -> Iterator[str]:
         yield url
 
 
-def _wait_for_lock_wait(conn: psycopg.Connection[object], what: str) -> None:
-    """Until a statement like ``what`` waits for a lock (a row, or a unique index entry
-    another transaction wrote): the race is then set up, whatever the machine's speed."""
+def _wait_for_lock_wait(conn: psycopg.Connection[object], what: str, count: int = 1) -> None:
+    """Until ``count`` statements like ``what`` wait for a lock (a row, a table, or a unique
+    index entry another transaction wrote): the race is then set up, whatever the machine's
+    speed."""
     for _ in range(1000):
         row = conn.execute(
             "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
             " AND query LIKE %s",
             (f"%{what}%",),
         ).fetchone()
-        if row and row[0]:
+        if row and row[0] >= count:
             return
         time.sleep(0.01)
     raise AssertionError(f"no statement like {what!r} waited for a lock")
@@ -107,6 +109,42 @@ def test_an_add_racing_the_end_of_its_dependency_is_blocked(pg_url: str) -> None
         failing.join(30)
         assert tl.queue.get(a.id).status == "dead"
         assert tl.queue.get("b").status == "blocked"
+
+
+def test_two_adds_closing_halves_of_one_key_cycle_at_once_are_not_both_taken(
+    pg_url: str,
+) -> None:
+    """A waits for key b, C for key d. B (key b, waits for c) and D (key d, waits for a),
+    added at once, lock different keys, and each closes half of the cycle A-B-C-D-A without
+    seeing the other's half: both were taken, and the four tasks waited for ever. Held at
+    their writes of the graph until both are in flight, one of them is refused."""
+    with taskloom.connect(pg_url) as tl:
+        tl.queue.add("A", dedup_key="a", depends_on_keys=["b"])
+        tl.queue.add("C", dedup_key="c", depends_on_keys=["d"])
+    said: list[str] = []
+
+    def add(title: str, key: str, waits: str) -> None:
+        with taskloom.connect(pg_url) as own:
+            try:
+                own.queue.add(title, dedup_key=key, depends_on_keys=[waits])
+                said.append(f"{title} added")
+            except InvalidInput as exc:
+                said.append(str(exc))
+
+    with psycopg.connect(pg_url) as hold, psycopg.connect(pg_url, autocommit=True) as watch:
+        hold.execute("LOCK TABLE task_deps IN EXCLUSIVE MODE")  # reads go on, writes wait
+        racing = [
+            threading.Thread(target=add, args=("B", "b", "c")),
+            threading.Thread(target=add, args=("D", "d", "a")),
+        ]
+        for thread in racing:
+            thread.start()
+        _wait_for_lock_wait(watch, "", count=2)
+        hold.commit()
+        for thread in racing:
+            thread.join(30)
+    assert len(said) == 2 and sum(s.endswith(" added") for s in said) == 1, said
+    assert any("its dependencies make a cycle" in s for s in said), said
 
 
 def test_claims_test_dependencies_task_by_task_on_a_large_graph(pg_url: str) -> None:

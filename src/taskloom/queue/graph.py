@@ -33,6 +33,20 @@ class Plan:
         self.blocked: dict[str, str | None] = {}
 
 
+def lock(tx: Transaction, tasks: Sequence[NewTask | Task]) -> None:
+    """Take the locks an add (or a requeue) of ``tasks`` holds until it commits
+    (PostgreSQL; SQLite serialises writers already), in one order for every writer: the
+    graph's own when the tasks both take a dedup key and depend on others, the only change
+    that can close a cycle through keys (two such changes at once could each close half of
+    one); then one per dedup key they take or wait for, so racing adds of one key take
+    turns."""
+    keys = {t.dedup_key for t in tasks if t.dedup_key is not None}
+    if keys and any(t.depends_on or t.depends_on_keys for t in tasks):
+        tx.lock("graph")
+    for key in sorted(keys.union(k for t in tasks for k in t.depends_on_keys)):
+        tx.lock("dedup", key)
+
+
 def plan(
     table: TaskTable,
     tx: Transaction,

@@ -162,13 +162,9 @@ class Queue:
         topological(after)  # a cycle among the refs, refused before the database is asked
         now = self._now()
         keys = sorted({t.dedup_key for t in tasks if t.dedup_key})
-        waits = {k for t in tasks for k in t.depends_on_keys}
         first: dict[str, int] = {}  # dedup key -> position of its first new task
         with self._store.write() as tx:
-            # PostgreSQL: racing adds of one key take turns (in key order), and so do an
-            # add of a key and an add of a task that depends on it.
-            for each in sorted(waits.union(keys)):
-                tx.lock("dedup", each)
+            graph.lock(tx, tasks)
             live = self._tasks.live(tx, keys, now)
             ids: list[str] = []
             fresh: list[int] = []
@@ -435,7 +431,7 @@ class Queue:
             holder = None
             ended = task.status in (TaskStatus.DEAD, TaskStatus.CANCELED)
             if task.dedup_key is not None and ended:
-                tx.lock("dedup", task.dedup_key)  # as an add of the key takes it
+                graph.lock(tx, [task])  # as an add of the key takes it
                 holder = self._tasks.holder(tx, task.dedup_key)
             blocks = ended and self._tasks.blocks_others(tx, task_id)
             check_requeue(task, now, holder, blocks)
