@@ -729,3 +729,27 @@ def test_the_entry_points_take_a_client_or_its_runtime_and_refuse_anything_else(
 
 async def _async_turn(goal: Goal) -> TurnOutcome:
     return TurnOutcome()
+
+
+@pytest.mark.parametrize("loop", ["sync", "async"])
+def test_a_loop_turn_that_succeeds_ends_the_failures_in_a_row(db_url: str, loop: str) -> None:
+    """A scheduler turn that killed its process, then a loop turn that went well, then
+    another killed turn: the loop's turn kept the count it found, so with max_failures=2
+    the goal was paused as if the two crashes had come in a row."""
+    crash = (
+        "from taskloom.goals.continuation import continuation_tick\n"
+        "items = continuation_tick(tl, lambda g: os._exit(137), idle_s=0, max_failures=2)\n"
+        "print([(i.ran, i.paused) for i in items])\n"
+    )
+    assert _in_another_process(db_url, crash).returncode == 137
+    with taskloom.connect(db_url) as tl:
+        if loop == "sync":
+            result = run_goal_loop(tl, "t", lambda g: TurnOutcome(), max_turns=1)
+        else:
+            result = asyncio.run(arun_goal_loop(tl, "t", _async_turn, max_turns=1))
+        assert result.reason is StopReason.MAX_TURNS and result.turns == 1
+    assert _in_another_process(db_url, crash).returncode == 137
+    with taskloom.connect(db_url) as tl:
+        items = continuation_tick(tl, lambda g: TurnOutcome(), idle_s=0, max_failures=2)
+        assert [(i.ran, i.paused) for i in items] == [(True, False)]
+        assert _goal(tl)["status"] == "active"

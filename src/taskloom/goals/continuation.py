@@ -201,7 +201,8 @@ def run_goal_loop(
     Each turn holds the thread's turn lease (:mod:`taskloom.goals.turns`), so a scheduler in
     another process never runs a turn beside it; if another turn holds the thread, the loop
     stops with ``turn_in_flight``. An exception from ``work`` ends the loop and propagates;
-    a :class:`TurnFailed` is charged first.
+    a :class:`TurnFailed` is charged first. A turn that returns its outcome ends the
+    thread's failures in a row (the count :func:`continuation_tick` pauses a goal at).
     """
     runtime = runtime_of(tl)
     _check_loop(max_turns, max_no_progress, lease_s)
@@ -211,15 +212,16 @@ def run_goal_loop(
         lease = _before_turn(runtime, handle, turns, max_turns, lease_s)
         if isinstance(lease, LoopResult):
             return lease
+        failures = lease.failures
         try:
             outcome = _check_outcome(work(lease.goal))
-            turns += 1
+            turns, failures = turns + 1, 0
             after = _after_turn(handle, lease.goal, outcome, turns, idle, max_no_progress)
         except TurnFailed as failed:
             _charge_failed(handle, lease.goal, failed)
             raise
         finally:
-            end_turn(runtime, lease, lease.failures)
+            end_turn(runtime, lease, failures)
         if isinstance(after, LoopResult):
             return after
         idle = after
@@ -268,9 +270,10 @@ async def arun_goal_loop(
         lease = await _claimed(runtime, _before_turn, runtime, handle, turns, max_turns, lease_s)
         if isinstance(lease, LoopResult):
             return lease
+        failures = lease.failures
         try:
             outcome = _check_outcome(await _awaited(work(lease.goal)))
-            turns += 1
+            turns, failures = turns + 1, 0
             after = await asyncio.to_thread(
                 _after_turn, handle, lease.goal, outcome, turns, idle, max_no_progress
             )
@@ -278,7 +281,7 @@ async def arun_goal_loop(
             await asyncio.to_thread(_charge_failed, handle, lease.goal, failed)
             raise
         finally:
-            await asyncio.to_thread(end_turn, runtime, lease, lease.failures)
+            await asyncio.to_thread(end_turn, runtime, lease, failures)
         if isinstance(after, LoopResult):
             return after
         idle = after
