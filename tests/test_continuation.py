@@ -4,6 +4,7 @@ users who speak while a scheduler runs. Both backends (``tl_fixed`` is parametri
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import itertools
 import subprocess
@@ -729,3 +730,59 @@ def test_the_entry_points_take_a_client_or_its_runtime_and_refuse_anything_else(
 
 async def _async_turn(goal: Goal) -> TurnOutcome:
     return TurnOutcome()
+
+
+@pytest.mark.parametrize("loop", ["sync", "async"])
+def test_a_loop_turn_that_succeeds_ends_the_failures_in_a_row(db_url: str, loop: str) -> None:
+    """A scheduler turn that killed its process, then a loop turn that went well, then
+    another killed turn: the loop's turn kept the count it found, so with max_failures=2
+    the goal was paused as if the two crashes had come in a row."""
+    crash = (
+        "from taskloom.goals.continuation import continuation_tick\n"
+        "items = continuation_tick(tl, lambda g: os._exit(137), idle_s=0, max_failures=2)\n"
+        "print([(i.ran, i.paused) for i in items])\n"
+    )
+    assert _in_another_process(db_url, crash).returncode == 137
+    with taskloom.connect(db_url) as tl:
+        if loop == "sync":
+            result = run_goal_loop(tl, "t", lambda g: TurnOutcome(), max_turns=1)
+        else:
+            result = asyncio.run(arun_goal_loop(tl, "t", _async_turn, max_turns=1))
+        assert result.reason is StopReason.MAX_TURNS and result.turns == 1
+    assert _in_another_process(db_url, crash).returncode == 137
+    with taskloom.connect(db_url) as tl:
+        items = continuation_tick(tl, lambda g: TurnOutcome(), idle_s=0, max_failures=2)
+        assert [(i.ran, i.paused) for i in items] == [(True, False)]
+        assert _goal(tl)["status"] == "active"
+
+
+@pytest.mark.parametrize("user_leaves", ["during the turn", "after the turn"])
+@pytest.mark.parametrize("runner", ["tick", "loop"])
+def test_a_user_who_speaks_during_an_idle_turn_is_not_overruled_by_it(
+    tl_fixed: Taskloom, clock: FakeClock, user_leaves: str, runner: str
+) -> None:
+    """A scheduler turn without progress, ending after a user spoke on the thread, suppressed
+    the goal: the user's message lifted nothing, and no scheduler continued it afterwards."""
+    tl_fixed.goal("t").set("x")
+    clock.advance(120)
+    stack = contextlib.ExitStack()
+
+    def turn(goal: Goal) -> TurnOutcome:
+        if user_leaves == "during the turn":
+            with user_turn(tl_fixed, "t"):
+                pass
+        else:
+            stack.enter_context(user_turn(tl_fixed, "t"))
+        return TurnOutcome(made_progress=False)
+
+    with stack:
+        if runner == "tick":
+            assert [i.ran for i in continuation_tick(tl_fixed, turn, idle_s=60)] == [True]
+        else:
+            result = run_goal_loop(tl_fixed, "t", turn, max_turns=1, max_no_progress=1)
+            assert result.reason is StopReason.MAX_TURNS
+    assert not _goal(tl_fixed)["continuation_suppressed"]
+    clock.advance(120)
+    assert [i.ran for i in continuation_tick(tl_fixed, lambda g: TurnOutcome(), idle_s=60)] == [
+        True
+    ]

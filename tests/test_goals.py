@@ -791,3 +791,15 @@ def test_completing_a_blocked_goal_drops_the_block_reason() -> None:
     done = ops.complete(blocked, "shipped", now=T0)
     assert done.status is GoalStatus.COMPLETE and done.reason is None
     assert "need a human" not in (ops.context_block(done) or "")
+
+
+def test_ten_tenth_second_turns_use_up_a_one_second_time_budget(tl: Taskloom) -> None:
+    """The running total was a float sum, 0.9999999999999999 s after ten 0.1 s turns: the
+    goal stayed active past its 1 s budget and showed as ``1/1 s``."""
+    handle = tl.goal("t")
+    gid = handle.set("ship it", time_budget_s=1)["goal"]["lineage_id"]
+    for _ in range(10):
+        handle.account_usage(gid, 0, 0.1)
+    goal = handle.get()["goal"]
+    assert (goal["time_used_s"], goal["status"]) == (1.0, "budget_limited")
+    assert run_goal_loop(tl, "t", lambda g: TurnOutcome()).reason is StopReason.BUDGET_LIMITED

@@ -124,6 +124,9 @@ MAX_TURN_SECONDS = 1e9
 """The longest turn usage may report (about 30 years): a bound that keeps the running total
 a finite number: NaN or infinity would be stored as null, after which every process but the
 one that reported it would fail to add to the total."""
+TIME_DIGITS = 9
+"""The time used is kept to the nanosecond: the running total of turns such as 0.1 s adds up
+to the budget it reaches (ten of them are 1 s, not 0.9999999999999999 s short of it)."""
 
 
 def _check_budget(token_budget: int | None) -> int | None:
@@ -395,7 +398,7 @@ def account_usage(
         goal,
         # Past a 64-bit total (never a real budget) the count stays at the top: stored as is.
         tokens_used=min(goal.tokens_used + tokens, MAX_TOKEN_BUDGET),
-        time_used_s=goal.time_used_s + seconds,
+        time_used_s=round(goal.time_used_s + seconds, TIME_DIGITS),
         last_activity_at=stamp,
         updated_at=stamp,
     )

@@ -29,7 +29,14 @@ from taskloom.domain.goals import MAX_TURN_SECONDS, Goal, GoalStatus, check_usag
 from taskloom.domain.kinds import GOAL_KIND
 from taskloom.domain.redact import redact_text
 from taskloom.goals.handle import GoalHandle
-from taskloom.goals.turns import TurnLease, claim_turn, end_turn, end_user_turn, hold_for_user
+from taskloom.goals.turns import (
+    TurnLease,
+    claim_turn,
+    end_turn,
+    end_user_turn,
+    hold_for_user,
+    user_spoke,
+)
 
 T = TypeVar("T")
 Client = Runtime | HasRuntime
@@ -161,11 +168,13 @@ def _before_turn(
 
 
 def _after_turn(
-    handle: GoalHandle, goal: Goal, outcome: TurnOutcome, turns: int, idle: int, limit: int
+    runtime: Runtime, lease: TurnLease, outcome: TurnOutcome, turns: int, idle: int, limit: int
 ) -> LoopResult | int:
     """Account the turn; return the stop result, or the new count of idle turns. A goal whose
     objective the model rephrased during the turn is the same goal (:meth:`Goal.continues`):
-    its idle turns go on counting, or rephrasing every turn would never stop."""
+    its idle turns go on counting, or rephrasing every turn would never stop. A user who
+    spoke during the turn starts the count again, as a user turn lifts suppression."""
+    handle, goal = GoalHandle(runtime, lease.thread_id), lease.goal
     snap = handle.account_usage(goal.lineage_id, outcome.tokens_used, outcome.elapsed_s)
     if not snap["applied"]:
         return LoopResult(StopReason.GOAL_CHANGED, turns, snap["goal"])
@@ -174,7 +183,7 @@ def _after_turn(
         return LoopResult(reason, turns, snap["goal"])
     if not Goal.from_dict(snap["goal"]).continues(goal.lineage_id):
         return 0  # the host set a new objective during the turn: charged, counted afresh
-    idle = 0 if outcome.made_progress else idle + 1
+    idle = 0 if outcome.made_progress or user_spoke(runtime, lease) else idle + 1
     if idle >= limit:
         suppressed = handle.suppress(True, goal_id=goal.lineage_id)["goal"]
         return LoopResult(StopReason.NO_PROGRESS, turns, suppressed)
@@ -201,7 +210,8 @@ def run_goal_loop(
     Each turn holds the thread's turn lease (:mod:`taskloom.goals.turns`), so a scheduler in
     another process never runs a turn beside it; if another turn holds the thread, the loop
     stops with ``turn_in_flight``. An exception from ``work`` ends the loop and propagates;
-    a :class:`TurnFailed` is charged first.
+    a :class:`TurnFailed` is charged first. A turn that returns its outcome ends the
+    thread's failures in a row (the count :func:`continuation_tick` pauses a goal at).
     """
     runtime = runtime_of(tl)
     _check_loop(max_turns, max_no_progress, lease_s)
@@ -211,15 +221,16 @@ def run_goal_loop(
         lease = _before_turn(runtime, handle, turns, max_turns, lease_s)
         if isinstance(lease, LoopResult):
             return lease
+        failures = lease.failures
         try:
             outcome = _check_outcome(work(lease.goal))
-            turns += 1
-            after = _after_turn(handle, lease.goal, outcome, turns, idle, max_no_progress)
+            turns, failures = turns + 1, 0
+            after = _after_turn(runtime, lease, outcome, turns, idle, max_no_progress)
         except TurnFailed as failed:
             _charge_failed(handle, lease.goal, failed)
             raise
         finally:
-            end_turn(runtime, lease, lease.failures)
+            end_turn(runtime, lease, failures)
         if isinstance(after, LoopResult):
             return after
         idle = after
@@ -268,17 +279,18 @@ async def arun_goal_loop(
         lease = await _claimed(runtime, _before_turn, runtime, handle, turns, max_turns, lease_s)
         if isinstance(lease, LoopResult):
             return lease
+        failures = lease.failures
         try:
             outcome = _check_outcome(await _awaited(work(lease.goal)))
-            turns += 1
+            turns, failures = turns + 1, 0
             after = await asyncio.to_thread(
-                _after_turn, handle, lease.goal, outcome, turns, idle, max_no_progress
+                _after_turn, runtime, lease, outcome, turns, idle, max_no_progress
             )
         except TurnFailed as failed:
             await asyncio.to_thread(_charge_failed, handle, lease.goal, failed)
             raise
         finally:
-            await asyncio.to_thread(end_turn, runtime, lease, lease.failures)
+            await asyncio.to_thread(end_turn, runtime, lease, failures)
         if isinstance(after, LoopResult):
             return after
         idle = after
@@ -403,13 +415,16 @@ def _turn_failed(
     return item, 0 if failures >= max_failures else failures
 
 
-def _turn_done(handle: GoalHandle, goal: Goal, outcome: TurnOutcome) -> TickItem:
-    """Charge the turn; suppress only the goal that ran, never one that replaced it since. A
-    turn that cleared its goal leaves nothing to suppress (suppressing would raise
-    ``NotFound`` and end the tick)."""
+def _turn_done(runtime: Runtime, lease: TurnLease, outcome: TurnOutcome) -> TickItem:
+    """Charge the turn; suppress only the goal that ran, never one that replaced it since,
+    and not after a user spoke during the turn (a user goes before continuation). A turn that
+    cleared its goal leaves nothing to suppress (suppressing would raise ``NotFound`` and end
+    the tick)."""
+    handle, goal = GoalHandle(runtime, lease.thread_id), lease.goal
     snap = handle.account_usage(goal.lineage_id, outcome.tokens_used, outcome.elapsed_s)
     after = snap["goal"]
-    if not outcome.made_progress and after and after["status"] == GoalStatus.ACTIVE:
+    idle = not outcome.made_progress and after and after["status"] == GoalStatus.ACTIVE
+    if idle and not user_spoke(runtime, lease):
         with contextlib.suppress(NotFound):  # a goal the turn ended needs no suppression
             handle.suppress(True, goal_id=goal.lineage_id)
     return TickItem(goal.thread_id, ran=True, outcome=outcome)
@@ -429,7 +444,7 @@ def _finish(runtime: Runtime, lease: TurnLease, result: object, max_failures: in
             item, failures = _turn_failed(handle, lease.goal, exc, failures, max_failures)
             return item
         failures = 0
-        return _turn_done(handle, lease.goal, outcome)
+        return _turn_done(runtime, lease, outcome)
     finally:
         end_turn(runtime, lease, failures)
 
