@@ -325,3 +325,30 @@ def test_a_password_in_the_base_url_stays_out_of_repr_and_errors(
     assert "pa55word" not in str(info.value)
     plain = client("m", base_url="http://127.0.0.1:9/v1")
     assert "base_url='http://127.0.0.1:9/v1'" in repr(plain)
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+def test_a_proxys_html_error_page_is_one_line_per_failed_chunk(
+    tl: Taskloom,
+    openai_server: tuple[FakeProvider, str],
+    anthropic_server: tuple[FakeProvider, str],
+    kind: str,
+) -> None:
+    """A gateway's 502 page put its newlines and escape codes into each FAILED chunk line of
+    the extract, so the model saw lines of HTML and the chunk's "read it with
+    read_result(lines=...)" advice on a line of its own."""
+    provider, url = openai_server if kind == "openai" else anthropic_server
+    page = b"<html>\r\n<head><title>502 Bad Gateway</title></head>\n<body>\x1b[31mnginx</body>\n"
+    provider.raw = lambda handler, system, prompt: send(handler, 502, page)
+    llm = (OpenAIChat if kind == "openai" else AnthropicChat)("m", base_url=url, api_key=SECRET)
+    with pytest.raises(ProviderError) as info:
+        llm.complete("s", "p")
+    assert info.value.message == (
+        f"{llm.name} answered HTTP 502: <html> <head><title>502 Bad Gateway</title></head>"
+        " <body>\\x1b[31mnginx</body>"
+    )
+    cfg = extract_cfg(url, llm=llm)
+    out = tl.guard("t1", cfg).extract(stash_log(tl, cfg), "which tenant was throttled")
+    failed = [line for line in out.splitlines() if line.startswith("FAILED chunk")]
+    assert failed and all(line.endswith("read it with read_result(lines=...)") for line in failed)
+    assert "\x1b" not in out and not any(line.startswith("<") for line in out.splitlines())

@@ -4,6 +4,8 @@ not followed but named."""
 
 from __future__ import annotations
 
+import base64
+import logging
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
@@ -71,3 +73,34 @@ def test_a_redirect_is_not_followed_and_the_error_names_where_it_points(
     assert "HTTP 307; it redirects to 'https://elsewhere.example/v1?key=[redacted]'" in message
     assert "not followed" in message and "set base_url" in message and SECRET not in message
     assert len(provider.requests) == 1
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+def test_a_password_in_the_base_url_stays_out_of_the_http_log(
+    kind: str, request: pytest.FixtureRequest, caplog: pytest.LogCaptureFixture
+) -> None:
+    """httpx logs every request's URL at INFO as it is: a host that logs at INFO wrote
+    ``http://user:pa55word@host/v1/chat/completions`` to its log. The credentials still
+    reach the server, as basic auth."""
+    server: tuple[FakeProvider, str] = request.getfixturevalue(f"{kind}_server")
+    provider, url = server
+    with_password = url.replace("http://", "http://us%40er:pa55%23word@")
+    client: Any = OpenAIChat if kind == "openai" else AnthropicChat
+    with caplog.at_level(logging.DEBUG):
+        assert client("m", base_url=with_password, api_key=SECRET).complete("s", "p") == "ok"
+    assert "HTTP Request: POST" in caplog.text and "pa55" not in caplog.text
+    assert all("pa55" not in r.getMessage() for r in caplog.records)
+    [sent] = provider.requests
+    basic = base64.b64encode(b"us@er:pa55#word").decode()
+    assert sent["headers"]["Authorization"] == f"Basic {basic}"
+
+
+def test_an_anthropic_base_url_ending_in_v1_is_not_given_a_second_one(
+    anthropic_server: tuple[FakeProvider, str],
+) -> None:
+    """``base_url="https://api.anthropic.com/v1"`` (as OpenAI's is written) posted to
+    ``/v1/v1/messages`` and every call failed with HTTP 404."""
+    provider, url = anthropic_server
+    for base in (url, url + "/", url + "/v1", url + "/v1/"):
+        assert AnthropicChat("m", base_url=base, api_key=SECRET).complete("s", "p") == "ok"
+    assert [r["path"] for r in provider.requests] == ["/v1/messages"] * 4

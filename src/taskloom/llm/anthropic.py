@@ -1,4 +1,5 @@
-"""Anthropic's Messages API (``POST {base_url}/v1/messages``)."""
+"""Anthropic's Messages API (``POST {base_url}/v1/messages``; a ``base_url`` that already ends
+in ``/v1`` is not given a second one)."""
 
 from __future__ import annotations
 
@@ -59,7 +60,7 @@ class AnthropicChat(HttpChat):
     def complete(self, system: str, prompt: str, *, max_tokens: int = 1024) -> str:
         with self.mapped_errors():
             data = self.post_json(
-                f"{self.base_url}/v1/messages",
+                f"{self.base_url.removesuffix('/v1')}/v1/messages",
                 {
                     "model": self.model,
                     "system": system,

@@ -21,6 +21,7 @@ from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 from taskloom.domain.errors import ProviderError
+from taskloom.domain.text import terminal_safe
 
 if TYPE_CHECKING:
     import httpx
@@ -141,6 +142,18 @@ def mask_url(url: str) -> str:
     return f"{match.group('head')}{REDACTED}@{url[match.end() :]}"
 
 
+def _credentials_apart(url: str) -> tuple[httpx.URL, httpx.BasicAuth | None]:
+    """``url`` without its ``user:password@`` part, and that part as the basic auth it
+    stands for: httpx logs each request's URL as it is, password included."""
+    import httpx
+
+    parsed = httpx.URL(url)
+    if not parsed.userinfo:
+        return parsed, None
+    auth = httpx.BasicAuth(parsed.username, parsed.password)
+    return parsed.copy_with(username=None, password=None), auth
+
+
 class Reply(NamedTuple):
     """One HTTP answer: its status, its ``Retry-After`` and ``Location`` headers and its body."""
 
@@ -198,6 +211,12 @@ class HttpChat:
     def __repr__(self) -> str:
         base = mask_url(self.base_url)
         return f"{type(self).__name__}(model={self.model!r}, base_url={base!r})"
+
+    def said(self, text: str) -> str:
+        """``text`` as an error says it: redacted, then on one line with its controls shown
+        (``\\x1b``), not obeyed: a proxy's HTML error page or a reply's escape codes would
+        break the one-line failures an extract lists and a terminal that prints them."""
+        return terminal_safe(" ".join(self.redact(text).split()))
 
     def redact(self, text: str) -> str:
         """``text`` with this client's key and its URL's password replaced, wherever an error
@@ -280,7 +299,10 @@ class HttpChat:
             raise ProviderError(self._timed_out())
         parts: list[bytes] = []
         size = 0
-        request = self._client().stream("POST", url, json=body, headers=self._headers, timeout=left)
+        target, auth = _credentials_apart(url)
+        request = self._client().stream(
+            "POST", target, json=body, headers=self._headers, timeout=left, auth=auth
+        )
         with request as response:
             for part in response.iter_bytes():
                 size += len(part)
@@ -315,7 +337,8 @@ class HttpChat:
 
     @contextmanager
     def mapped_errors(self) -> Iterator[None]:
-        """Turn every failure of a call into a ``ProviderError`` without this client's key.
+        """Turn every failure of a call into a ``ProviderError`` without this client's key,
+        on one line (see :meth:`said`).
 
         A malformed reply (a string where an object belongs, nesting deeper than the parser
         goes) raises ``TypeError`` or ``RecursionError``, which must not crash ``wrap`` nor
@@ -326,14 +349,14 @@ class HttpChat:
         try:
             yield
         except ProviderError as exc:
-            raise ProviderError(self.redact(exc.message)) from None
+            raise ProviderError(self.said(exc.message)) from None
         except httpx.TimeoutException:
             raise ProviderError(self._timed_out()) from None
         except httpx.InvalidURL as exc:
-            raise ProviderError(self._bad_url(exc)) from None
+            raise ProviderError(self.said(self._bad_url(exc))) from None
         except (httpx.HTTPError, httpx.StreamError) as exc:
             message = f"{self.name} request failed: {type(exc).__name__}: {exc}"
-            raise ProviderError(self.redact(message)) from None
+            raise ProviderError(self.said(message)) from None
         except (ValueError, LookupError, TypeError, AttributeError, RecursionError) as exc:
             message = f"{self.name} sent an unexpected response: {type(exc).__name__}: {exc}"
-            raise ProviderError(self.redact(message)[:ERROR_PREVIEW_CHARS]) from None
+            raise ProviderError(self.said(message)[:ERROR_PREVIEW_CHARS]) from None

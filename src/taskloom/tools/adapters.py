@@ -19,11 +19,16 @@ from typing import TYPE_CHECKING, Any
 from taskloom.domain.errors import InvalidInput
 from taskloom.tools.registry import Choice, Toolbox
 from taskloom.tools.spec import ToolContext, ToolResult
+from taskloom.tools.stash import TOOLS as RETRIEVAL_TOOLS
 
 if TYPE_CHECKING:
     from taskloom.guard.core import Guard
 
 FORMATS = ("openai", "openai-responses", "anthropic")
+UNGUARDED = frozenset(spec.name for spec in RETRIEVAL_TOOLS)
+"""The tools that read the stash back: their answers are capped already (``read_cap_tokens``,
+``extract_cap_tokens``), and stashing one again would answer a read with one more result
+to read."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,8 +154,9 @@ def run_tool_calls(
     (empty when the model asked for no tools: its turn is over). ``profile``: the tools the
     model was given (``tl.tools.schemas(format, profile=…)``, the default profile unless
     given); a call of any other tool is answered as an unknown tool. With ``guard``, the
-    results that are not errors go through :meth:`Guard.wrap_turn` first: one budget for
-    the turn, each placement frozen by its call id."""
+    results that are not errors (nor :data:`UNGUARDED` tools') go through
+    :meth:`Guard.wrap_turn` first: one budget for the turn, each placement frozen by its
+    call id."""
     calls = tool_calls(response, format)
     results = [(c, tools.dispatch(c.name, c.arguments, ctx, profile=profile)) for c in calls]
     if guard is not None:
@@ -165,10 +171,11 @@ def guard_results(
     ``guard.wrap_turn`` (one budget, placement frozen by call id) when its call id names it
     alone, else by ``guard.stash`` on its own. A call with no id, an id not a string or too
     long, or an id another call of the response repeats (compatible servers send all of
-    these) is still guarded, and nothing raises once the tools have run."""
+    these) is still guarded, and nothing raises once the tools have run. The answers of
+    :data:`UNGUARDED` tools go in as they are."""
     from taskloom.guard.budget import MAX_CALL_ID, TurnResult
 
-    ok = [i for i, (_c, r) in enumerate(results) if not r.is_error]
+    ok = [i for i, (c, r) in enumerate(results) if not r.is_error and c.name not in UNGUARDED]
     ids = [results[i][0].id for i in ok]
     usable = Counter(c for c in ids if isinstance(c, str) and 0 < len(c) <= MAX_CALL_ID)
     keyed = [i for i, c in zip(ok, ids, strict=True) if isinstance(c, str) and usable[c] == 1]
