@@ -65,7 +65,7 @@ _PROCS = ["nginx", "postgres", "redis-server", "java", "node", "sshd", "envoy", 
 
 
 def ss_tlnp(rng: random.Random) -> tuple[str, list[Q]]:
-    rows = []
+    rows: list[tuple[str, int, int, str, str, int, int]] = []
     ports = rng.sample(range(1024, 65000), 500)
     for port in ports:
         proc = rng.choice(_PROCS)
@@ -371,7 +371,7 @@ def helm_list(rng: random.Random) -> tuple[str, list[Q]]:
 
 
 def git_porcelain(rng: random.Random) -> tuple[str, list[Q]]:
-    rows = []
+    rows: list[tuple[str, str]] = []
     seen: set[str] = set()
     while len(rows) < 900:
         top = rng.choice(["src", "tests", "docs", "web/src"])
