@@ -106,7 +106,7 @@ def ss_tlnp(rng: random.Random) -> tuple[str, list[Q]]:
 
 
 def systemctl_units(rng: random.Random) -> tuple[str, list[Q]]:
-    rows = []
+    rows: list[tuple[str, str, str, str, str]] = []
     names: set[str] = set()
     while len(rows) < 380:
         name = f"{rng.choice(WORDS)}-{rng.choice(['agent', 'sync', 'worker', 'exporter', 'cron'])}"
