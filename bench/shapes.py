@@ -14,14 +14,16 @@ tools (a pod list, JUnit XML, a SQL client's bordered table, a plan, a diff, a C
 ``probe`` set holds ten more kinds (an events table, ``pip list --outdated``, compiler
 diagnostics, a journal, an access log, a pulls array, ``ls -l``, a Prometheus exposition, a
 ``go test -json`` stream, a billing CSV), written and run once before the guard was fixed
-against its misses.
+against its misses; ``probe2`` ten more (``df -h``, ``ss -tlnp``, ``systemctl
+list-units``, ``mypy``, ``eslint`` JSON, ``ec2 describe-instances``, ``helm list``, ``git
+status --porcelain``, ``du -sh``, ``git blame``), written the same way.
 
 Per question the guard stashes the payload and, unless the placeholder already shows the
 gold, asks ``extract_from_result`` once, with no LLM. A question is answered when its gold
 is visible (every part of it); a count only by ``Exact count: N`` with the right N. The
 ``preview-only`` column is the first 1,500 characters.
 
-    python bench/shapes.py [--set tuned|fresh|heldout|both|all|ops|ops-fresh|probe]
+    python bench/shapes.py [--set tuned|fresh|heldout|both|all|ops|ops-fresh|probe|probe2]
                             [--seed N] [--verbose]
 """
 
@@ -42,6 +44,7 @@ from shapes_heldout import HELDOUT
 from shapes_ops import OPS
 from shapes_ops_fresh import OPS_FRESH
 from shapes_probe import PROBE
+from shapes_probe2 import PROBE2
 from shapes_tuned import SHAPES
 from taskloom.guard.tokens import counter
 
@@ -101,12 +104,12 @@ def cli() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
         "--set",
-        choices=("tuned", "fresh", "heldout", "both", "all", "ops", "ops-fresh", "probe"),
+        choices=("tuned", "fresh", "heldout", "both", "all", "ops", "ops-fresh", "probe", "probe2"),
         default="both",
         help="both: tuned and fresh; all: the three sets; ops: operations tools' results",
     )
     parser.add_argument(
-        "--seed", type=int, default=0, help="0: each set's own seed (7, 99, 41, 23, 61, 83)"
+        "--seed", type=int, default=0, help="0: each set's own seed (7, 99, 41, 23, 61, 83, 47)"
     )
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
@@ -118,6 +121,7 @@ def cli() -> int:
         ("ops", OPS, 23),
         ("ops-fresh", OPS_FRESH, 61),
         ("probe", PROBE, 83),
+        ("probe2", PROBE2, 47),
     )
     for name, shapes, seed in sets:
         if name in chosen.get(args.set, (args.set,)):

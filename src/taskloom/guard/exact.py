@@ -30,7 +30,7 @@ from taskloom.guard.flags import add_flags
 from taskloom.guard.groups import WILD, Group, groups
 from taskloom.guard.jsondoc import JsonDoc
 from taskloom.guard.jsonpath import find, path_of
-from taskloom.guard.loose import loose_words
+from taskloom.guard.loose import held_word, loose_words
 from taskloom.guard.presence import add_presence
 from taskloom.guard.question import (
     Condition,
@@ -162,6 +162,12 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
         return _not_exact(kind, group, why=_ambiguous(read.ambiguous))
     elif kind == "count" and (loose := _loose(kind, tokens, read, pinned, group)):
         return _not_exact(kind, group, why=loose)
+    elif (
+        kind == "count" and not said and not bare and (held := held_word(group, tokens, read.used))
+    ):
+        return _not_exact(
+            kind, group, why=f"the question's {held!r} could not be read as a condition"
+        )
     elif not said and not bare:
         main = _main(best.found, found_groups) and not targets
         if kind != "count" or not (named or main):

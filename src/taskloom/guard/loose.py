@@ -164,3 +164,15 @@ def names_source(tokens: list[Tok], at: int) -> bool:
         return True
     last = at == len(tokens) - 1
     return last and at >= 2 and before == "the" and tokens[at - 2].text.lower() in _TAIL
+
+
+def held_word(group: Group, tokens: list[Tok], read: set[int]) -> str:
+    """A word of the question no reading took (``read``: the tokens taken) that a field of
+    ``group`` holds as a whole value, else ``""``: a count of every record would leave out
+    the condition it names."""
+    for i, tok in enumerate(tokens):
+        if i in read or tok.op or tok.text.lower() in STOPWORDS:
+            continue
+        if any(("string", tok.text) in stats.values for stats in group.fields.values()):
+            return tok.text
+    return ""

@@ -28,6 +28,7 @@ from taskloom.guard.idvalues import (
 from taskloom.guard.levels import SEVERITIES
 from taskloom.guard.members import first_member, member_holders
 from taskloom.guard.rank import STOPWORDS, parts_of
+from taskloom.guard.recurring import recurring_holders
 from taskloom.guard.stems import stem
 
 _TOKEN = re.compile(r"\"([^\"]*)\"|'([^']*)'|`([^`]*)`|(>=|<=|!=|==|=|>|<)|([^\s\"'`,;?!()<>=]+)")
@@ -410,7 +411,8 @@ def _bare_values(
 ) -> tuple[list[Condition], set[int]]:
     """Conditions from values alone: a word (or quoted phrase) of the question that exactly
     one field of the group holds, a field of few distinct values unless the word is quoted
-    or an identifier (``req-08094-3ad2``); failing that, a severity in another case or
+    or an identifier (``req-08094-3ad2``) or a value it repeats
+    (:mod:`~taskloom.guard.recurring`); failing that, a severity in another case or
     number, or another form of a one-word value ("skipped" for ``skip``)."""
     found: list[Condition] = []
     taken: set[int] = set()
@@ -423,6 +425,8 @@ def _bare_values(
             continue
         holders = [name for name, stats in group.fields.items() if _few_hold(stats, tok=tok)]
         value = tok.text
+        if not holders and not tok.quoted:
+            holders = recurring_holders(group, tok.text)
         if not holders and not tok.quoted:
             holders, value = _level_holders(group, tok.text)
         if not holders and not tok.quoted:

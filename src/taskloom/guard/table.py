@@ -9,7 +9,8 @@ A text is a table when all of it reads one way:
 - **access log**: a web server's Common or Combined Log Format, one record per request
   (:mod:`~taskloom.guard.accesslog`);
 - **delimited**: a header line of distinct names split by a tab, a comma, a semicolon or a
-  bar, and every following record (read as CSV, quotes and all) has as many fields;
+  bar, and every following record (read as CSV, quotes and all) has as many fields; a
+  cell's padding (``280     \t``, as a tab-aligned listing writes it) is no part of it;
 - **bordered**: a SQL client's table drawn with ``+----+`` rules and ``|`` bars
   (:mod:`~taskloom.guard.bordered`);
 - **HTML**: a page's largest ``<table>``, its ``<th>`` cells naming the fields
@@ -199,7 +200,7 @@ def _delimited(text: str, delimiter: str) -> Table | None:
                 continue
             if len(row) != len(names):
                 return None
-            out.records.append({n: cell(v) for n, v in zip(names, row, strict=True)})
+            out.records.append({n: cell(v.strip()) for n, v in zip(names, row, strict=True)})
             out.spans.append((start, last))
     except csv.Error:
         return None
@@ -252,7 +253,7 @@ def _fixed(lines: list[str]) -> Table | None:
     out = Table("fixed-width", header=1)
     ruled = _UNDERLINE.fullmatch(lines[1]) is not None
     for number, row in enumerate(rows[ruled:], 2 + ruled):
-        out.records.append({n: cell(v) for n, v in zip(names, row, strict=True)})
+        out.records.append({n: cell(v.strip()) for n, v in zip(names, row, strict=True)})
         out.spans.append((number, number))
     return out if len(out.records) >= 2 else None
 
