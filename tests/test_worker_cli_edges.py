@@ -113,3 +113,22 @@ def test_a_command_whose_lease_is_lost_is_stopped_and_its_result_not_recorded(
     kept = tl.queue.get(task.id)
     assert (kept.status, kept.result) == ("canceled", "no longer wanted")
     tl.close()
+
+
+def test_a_flag_the_worker_refuses_is_refused_before_the_database_is_opened(
+    db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A usage error comes alone: no ``database:`` line announcing a database the worker
+    will not use, and nothing claimed."""
+    tl = taskloom.connect(db_url)
+    task, _ = tl.queue.add("untouched")
+    for flags, said in [
+        (("--kind", "Review"), "Error: invalid task kind 'Review'"),
+        (("--retry-delay", "-1"), "Error: --retry-delay must be at least 0 seconds"),
+    ]:
+        code, out, err = work(capsys, db_url, "--agent", "w1", "--until-empty", *flags, "--",
+                              "true")  # fmt: skip
+        assert (code, out) == (1, "")
+        assert err.startswith(said) and "database:" not in err, err
+    assert tl.queue.get(task.id).status == "ready"
+    tl.close()

@@ -38,6 +38,7 @@ from taskloom.domain.queue import (
     MAX_TEXT_BYTES,
     MIN_LEASE_S,
     Task,
+    check_kinds,
     check_seconds,
     waits_until,
 )
@@ -285,6 +286,8 @@ def work(
         check_seconds(timeout, "--timeout", positive=True)
     if max_tasks is not None:
         check_range(max_tasks, "--max-tasks", 1, MAX_TASKS)
+    retry_delay = check_seconds(retry_delay, "--retry-delay")
+    kinds = None if kind is None else check_kinds(kind)
     _check_runnable(command[0])
 
     outcomes: list[Outcome] = []
@@ -306,9 +309,9 @@ def work(
         agent,
         run_command(command, timeout, withdrawals, strays),
         lease=lease,
-        kinds=kind,
+        kinds=kinds,
         poll=poll,
-        retry_delay=check_seconds(retry_delay, "--retry-delay"),
+        retry_delay=retry_delay,
         on_start=started,
         on_outcome=show,
         on_lost=withdrawals.withdraw,
