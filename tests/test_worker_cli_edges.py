@@ -132,3 +132,24 @@ def test_a_flag_the_worker_refuses_is_refused_before_the_database_is_opened(
         assert err.startswith(said) and "database:" not in err, err
     assert tl.queue.get(task.id).status == "ready"
     tl.close()
+
+
+def test_a_failure_with_a_long_stderr_is_told_on_one_line_per_task(
+    db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Standard output is a line per task: a stderr of many lines is told by its exit
+    status and its last line, and kept whole in the task."""
+    tl = taskloom.connect(db_url)
+    first, _ = tl.queue.add("first", priority=1, max_attempts=1)
+    second, _ = tl.queue.add("second", priority=2, max_attempts=1)
+    script = (
+        "import sys; sys.stderr.write('log one\\r\\nlog two\\n\\nthe reason: no good\\n'); exit(3)"
+    )
+    code, out, _ = work(capsys, db_url, "--agent", "w1", "--until-empty", "--",
+                        sys.executable, "-c", script)  # fmt: skip
+    assert code == 4
+    told = "failed, dead (no attempts left): exit 3: log one … the reason: no good"
+    assert out.splitlines() == [f"{first.id}  first  {told}", f"{second.id}  second  {told}"]
+    kept = tl.queue.get(first.id).last_error
+    assert kept == "exit 3: log one\r\nlog two\n\nthe reason: no good"
+    tl.close()

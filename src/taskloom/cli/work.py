@@ -170,9 +170,22 @@ def _line(outcome: Outcome, strays: int) -> str:
         "lost": "finished after its lease was lost (canceled, or the lease ran out): not recorded",
         "released": "given back unfinished",
     }[what]
-    detail = f": {outcome.detail}" if what in ("failed", "dead") and outcome.detail else ""
+    detail = (
+        f": {_one_line(outcome.detail)}" if what in ("failed", "dead") and outcome.detail else ""
+    )
     ended = f"; ended {counted(strays, 'process')} it left running" if strays else ""
     return f"{task.id}  {task.title}  {said}{detail}{outcome.note}{ended}"
+
+
+def _one_line(detail: str) -> str:
+    """A stored error on one line, for the task's outcome line: its first line (the exit
+    status) and, when there are more, its last (the reason, usually) after an ellipsis.
+    The whole error is the task's ``last_error`` (``tasks show``, ``--json``)."""
+    lines = [text.strip() for text in detail.splitlines() if text.strip()]
+    if len(lines) <= 1:
+        return "".join(lines)
+    first, last = lines[0], lines[-1]
+    return f"{first} {last}" if first.endswith("…") else f"{first} … {last}"
 
 
 def _retried_from(task: Task) -> str:
