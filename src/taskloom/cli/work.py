@@ -225,6 +225,13 @@ def _summary(outcomes: list[Outcome]) -> str:
     )
 
 
+def _stopped_status(interrupt: KeyboardInterrupt) -> int:
+    """The exit status of a worker stopped by a signal, as a shell reports a death by it:
+    128 and the signal's number (143 for ``SIGTERM``, 129 for ``SIGHUP``); 130 for Ctrl-C."""
+    name = str(interrupt.args[0]) if interrupt.args else "SIGINT"
+    return 128 + signal.Signals.__members__.get(name, signal.SIGINT)
+
+
 def _check_runnable(program: str) -> None:
     """Refuse a command that cannot start, before a task is claimed for it, saying why: a
     path that is a directory or a script without its executable bit is there, not missing."""
@@ -278,9 +285,10 @@ def work(
     The task comes as JSON on the command's standard input, with TASKLOOM_TASK_ID,
     TASKLOOM_TASK_KIND and TASKLOOM_TASK_ATTEMPT set. Exit 0: the task is completed with
     what the command printed as its result. Any other exit: the task fails with the end of
-    the command's standard error (retried until its attempts run out, then dead). Ctrl-C or
-    SIGTERM stops the command, every process it started with it, and gives its task back; so
-    does a command that cannot start (a script whose interpreter is missing), with exit 1;
+    the command's standard error (retried until its attempts run out, then dead). Ctrl-C,
+    SIGTERM or SIGHUP (its terminal closed) stops the command, every process it started with
+    it, and gives its task back; so does a command that cannot start (a script whose
+    interpreter is missing), with exit 1;
     --timeout stops them alike and fails the task; a task whose lease is lost while its
     command runs (canceled, or taken by another worker) has its command stopped alike, and
     nothing recorded. A process the command leaves behind still holding its output is
@@ -288,7 +296,7 @@ def work(
     detached (setsid) or not, and the task's line says how many. Standard output gets a line
     per task as it ends (--json: a JSON object per line); standard error a line as each task
     starts, and a summary at the end. Exit status
-    4 if any task failed or was lost, 130 on Ctrl-C, 143 on SIGTERM, else 0.
+    4 if any task failed or was lost, 130 on Ctrl-C, 143 on SIGTERM, 129 on SIGHUP, else 0.
 
     Example: taskloom tasks work --agent reviewer --until-empty -- ./review.sh
     """
@@ -334,7 +342,7 @@ def work(
             worker.run(max_tasks=max_tasks, until_empty=until_empty)
     except KeyboardInterrupt as exc:
         err.print(f"Interrupted: {_summary(outcomes)}.", markup=False)
-        raise typer.Exit(143 if exc.args == ("SIGTERM",) else 130) from None
+        raise typer.Exit(_stopped_status(exc)) from None
     except CommandNotStarted as exc:
         err.print(f"Stopped: {_summary(outcomes)}.", markup=False)
         raise InvalidInput(f"{exc} (its task was given back; nothing more was claimed)") from None
