@@ -3,6 +3,7 @@ what the worker tells, is the failure without a credential in it."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -152,4 +153,25 @@ def test_a_failure_with_a_long_stderr_is_told_on_one_line_per_task(
     assert out.splitlines() == [f"{first.id}  first  {told}", f"{second.id}  second  {told}"]
     kept = tl.queue.get(first.id).last_error
     assert kept == "exit 3: log one\r\nlog two\n\nthe reason: no good"
+    tl.close()
+
+
+def test_json_lines_on_a_terminal_stay_json_with_controls_in_a_title(
+    db_url: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a terminal a C1 control or a bidi override is shown, not obeyed: in a JSON line as
+    a ``\\uNNNN`` escape, which JSON reads back as the title, never as ``\\x9b``, which no
+    JSON reader takes."""
+    from taskloom.cli import common
+
+    tl = taskloom.connect(db_url)
+    title = "invoice\u202etxt.exe \u009b2J"
+    task, _ = tl.queue.add(title)
+    monkeypatch.setattr(common.out, "_force_terminal", True)
+    code, out, _ = work(capsys, db_url, "--agent", "w1", "--until-empty", "--json", "--",
+                        "echo", "done")  # fmt: skip
+    assert code == 0
+    shown = json.loads(out)
+    assert (shown["task_id"], shown["title"], shown["detail"]) == (task.id, title, "done")
+    assert "\u202e" not in out and "\u009b" not in out
     tl.close()

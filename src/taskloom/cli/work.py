@@ -28,8 +28,8 @@ from taskloom.cli.common import (
     agent_flag,
     check_range,
     err,
-    json_text,
     open_announced,
+    print_json,
     print_text,
 )
 from taskloom.domain.errors import CommandNotStarted, InvalidInput, TaskFailed
@@ -316,7 +316,10 @@ def work(
     def show(outcome: Outcome) -> None:
         outcomes.append(outcome)
         ended = strays.take(outcome.task)
-        print_text(json_text(_shown(outcome, ended)) if as_json else _line(outcome, ended))
+        if as_json:
+            print_json(_shown(outcome, ended), indent=None)
+        else:
+            print_text(_line(outcome, ended))
 
     def started(task: Task) -> None:
         line = f"{task.id}  {task.title}  started (attempt {task.attempts} of {task.max_attempts})"
