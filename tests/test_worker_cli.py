@@ -217,10 +217,15 @@ def test_only_the_kept_part_of_a_commands_output_is_held() -> None:
     assert done == (0, b"o" * 100, b"e" * 7 + b"end")
 
 
-def test_sigterm_gives_the_running_task_back_and_stops_the_command(
-    sqlite_url: str, tmp_path: Path
+@pytest.mark.parametrize(
+    ("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)], ids=["TERM", "HUP"]
+)
+def test_sigterm_or_a_hangup_gives_the_running_task_back_and_stops_the_command(
+    sqlite_url: str, tmp_path: Path, signum: signal.Signals, status: int
 ) -> None:
-    """Its children too: a shell's ``sleep`` went on working on a task given back."""
+    """Its children too: a shell's ``sleep`` went on working on a task given back. A hangup
+    (the worker's terminal closed) killed the worker outright, and its task stayed held by
+    no one until its lease ran out."""
     tl = taskloom.connect(sqlite_url)
     task, _ = tl.queue.add("sleep until stopped")
     pidfile = tmp_path / "child.pid"
@@ -238,11 +243,11 @@ def test_sigterm_gives_the_running_task_back_and_stops_the_command(
             time.sleep(0.05)
         assert tl.queue.get(task.id).status == "in_progress"
         child = child_pid(pidfile)  # the command is running, its child started
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(signum)
         _, err = proc.communicate(timeout=60)
     finally:
         proc.kill()
-    assert proc.returncode == 143
+    assert proc.returncode == status
     assert "Interrupted: 0 completed, 0 failed (to retry), 1 given back." in err.decode()
     back = tl.queue.get(task.id)
     assert back.status == "ready" and back.attempts == 0

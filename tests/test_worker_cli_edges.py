@@ -3,6 +3,7 @@ what the worker tells, is the failure without a credential in it."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -112,4 +113,65 @@ def test_a_command_whose_lease_is_lost_is_stopped_and_its_result_not_recorded(
     assert code == 4 and "lease was lost" in out
     kept = tl.queue.get(task.id)
     assert (kept.status, kept.result) == ("canceled", "no longer wanted")
+    tl.close()
+
+
+def test_a_flag_the_worker_refuses_is_refused_before_the_database_is_opened(
+    db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A usage error comes alone: no ``database:`` line announcing a database the worker
+    will not use, and nothing claimed."""
+    tl = taskloom.connect(db_url)
+    task, _ = tl.queue.add("untouched")
+    for flags, said in [
+        (("--kind", "Review"), "Error: invalid task kind 'Review'"),
+        (("--retry-delay", "-1"), "Error: --retry-delay must be at least 0 seconds"),
+    ]:
+        code, out, err = work(capsys, db_url, "--agent", "w1", "--until-empty", *flags, "--",
+                              "true")  # fmt: skip
+        assert (code, out) == (1, "")
+        assert err.startswith(said) and "database:" not in err, err
+    assert tl.queue.get(task.id).status == "ready"
+    tl.close()
+
+
+def test_a_failure_with_a_long_stderr_is_told_on_one_line_per_task(
+    db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Standard output is a line per task: a stderr of many lines is told by its exit
+    status and its last line, and kept whole in the task."""
+    tl = taskloom.connect(db_url)
+    first, _ = tl.queue.add("first", priority=1, max_attempts=1)
+    second, _ = tl.queue.add("second", priority=2, max_attempts=1)
+    script = (
+        "import sys; sys.stderr.write('log one\\r\\nlog two\\n\\nthe reason: no good\\n'); exit(3)"
+    )
+    code, out, _ = work(capsys, db_url, "--agent", "w1", "--until-empty", "--",
+                        sys.executable, "-c", script)  # fmt: skip
+    assert code == 4
+    told = "failed, dead (no attempts left): exit 3: log one … the reason: no good"
+    assert out.splitlines() == [f"{first.id}  first  {told}", f"{second.id}  second  {told}"]
+    kept = tl.queue.get(first.id).last_error
+    assert kept == "exit 3: log one\r\nlog two\n\nthe reason: no good"
+    tl.close()
+
+
+def test_json_lines_on_a_terminal_stay_json_with_controls_in_a_title(
+    db_url: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a terminal a C1 control or a bidi override is shown, not obeyed: in a JSON line as
+    a ``\\uNNNN`` escape, which JSON reads back as the title, never as ``\\x9b``, which no
+    JSON reader takes."""
+    from taskloom.cli import common
+
+    tl = taskloom.connect(db_url)
+    title = "invoice\u202etxt.exe \u009b2J"
+    task, _ = tl.queue.add(title)
+    monkeypatch.setattr(common.out, "_force_terminal", True)
+    code, out, _ = work(capsys, db_url, "--agent", "w1", "--until-empty", "--json", "--",
+                        "echo", "done")  # fmt: skip
+    assert code == 0
+    shown = json.loads(out)
+    assert (shown["task_id"], shown["title"], shown["detail"]) == (task.id, title, "done")
+    assert "\u202e" not in out and "\u009b" not in out
     tl.close()

@@ -181,12 +181,12 @@ def _json_escaped(match: re.Match[str]) -> str:
     return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
-def print_json(value: Any, *, must_arrive: bool = False) -> None:
-    """``value`` as JSON. On a terminal the characters :func:`terminal_safe` shows are
-    written as ``\\uNNNN`` escapes, which JSON reads back as the same text (a bidi control
-    in a title would reorder the terminal's line, a C1 control drive it). ``must_arrive``: see
-    :func:`write_out`."""
-    text = json_text(value, indent=2)
+def print_json(value: Any, *, must_arrive: bool = False, indent: int | None = 2) -> None:
+    """``value`` as JSON (``indent=None``: on one line). On a terminal the characters
+    :func:`terminal_safe` shows are written as ``\\uNNNN`` escapes, which JSON reads back as
+    the same text (a bidi control in a title would reorder the terminal's line, a C1 control
+    drive it). ``must_arrive``: see :func:`write_out`."""
+    text = json_text(value, indent=indent)
     if out.is_terminal:
         text = json_escaped_controls(text)
     write_out(text + "\n", must_arrive=must_arrive)

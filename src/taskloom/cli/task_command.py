@@ -35,7 +35,11 @@ WITHDRAWN_POLL_S = 0.25
 """How often a running command's task is checked for a lost lease."""
 NOT_RUN = 127
 """The guard's exit status when it could not start the command, as a shell's."""
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+"""What stops a worker and gives its task back: Ctrl-C, ``SIGTERM``, and ``SIGHUP`` (its
+terminal closed, its ssh session dropped)."""
 STOP_GRACE_S = 2.0
 """How long a command stopped by a timeout or an interrupt has to exit after ``SIGTERM``
 (to its whole process group) before ``SIGKILL``."""
@@ -91,10 +95,10 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
 
 @contextlib.contextmanager
 def stopping_on_signals() -> Iterator[None]:
-    """Within it, Ctrl-C and ``SIGTERM`` stop the worker and the command it runs, whenever they
-    come (see :func:`run`). Signals reach only the main thread: elsewhere it changes nothing.
-    A signal the worker was started ignoring (``SIGINT`` under ``cmd &`` in a script) stays
-    ignored, as Python itself leaves it."""
+    """Within it, Ctrl-C, ``SIGTERM`` and ``SIGHUP`` stop the worker and the command it runs,
+    whenever they come (see :func:`run`). Signals reach only the main thread: elsewhere it
+    changes nothing. A signal the worker was started ignoring (``SIGINT`` under ``cmd &`` in
+    a script, ``SIGHUP`` under ``nohup``) stays ignored, as Python itself leaves it."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

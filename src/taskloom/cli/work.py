@@ -28,8 +28,8 @@ from taskloom.cli.common import (
     agent_flag,
     check_range,
     err,
-    json_text,
     open_announced,
+    print_json,
     print_text,
 )
 from taskloom.domain.errors import CommandNotStarted, InvalidInput, TaskFailed
@@ -38,6 +38,7 @@ from taskloom.domain.queue import (
     MAX_TEXT_BYTES,
     MIN_LEASE_S,
     Task,
+    check_kinds,
     check_seconds,
     waits_until,
 )
@@ -169,9 +170,22 @@ def _line(outcome: Outcome, strays: int) -> str:
         "lost": "finished after its lease was lost (canceled, or the lease ran out): not recorded",
         "released": "given back unfinished",
     }[what]
-    detail = f": {outcome.detail}" if what in ("failed", "dead") and outcome.detail else ""
+    detail = (
+        f": {_one_line(outcome.detail)}" if what in ("failed", "dead") and outcome.detail else ""
+    )
     ended = f"; ended {counted(strays, 'process')} it left running" if strays else ""
     return f"{task.id}  {task.title}  {said}{detail}{outcome.note}{ended}"
+
+
+def _one_line(detail: str) -> str:
+    """A stored error on one line, for the task's outcome line: its first line (the exit
+    status) and, when there are more, its last (the reason, usually) after an ellipsis.
+    The whole error is the task's ``last_error`` (``tasks show``, ``--json``)."""
+    lines = [text.strip() for text in detail.splitlines() if text.strip()]
+    if len(lines) <= 1:
+        return "".join(lines)
+    first, last = lines[0], lines[-1]
+    return f"{first} {last}" if first.endswith("…") else f"{first} … {last}"
 
 
 def _retried_from(task: Task) -> str:
@@ -209,6 +223,13 @@ def _summary(outcomes: list[Outcome]) -> str:
         for kind, name in SUMMARY
         if counts[kind] or kind in ("completed", "failed")
     )
+
+
+def _stopped_status(interrupt: KeyboardInterrupt) -> int:
+    """The exit status of a worker stopped by a signal, as a shell reports a death by it:
+    128 and the signal's number (143 for ``SIGTERM``, 129 for ``SIGHUP``); 130 for Ctrl-C."""
+    name = str(interrupt.args[0]) if interrupt.args else "SIGINT"
+    return 128 + signal.Signals.__members__.get(name, signal.SIGINT)
 
 
 def _check_runnable(program: str) -> None:
@@ -264,9 +285,10 @@ def work(
     The task comes as JSON on the command's standard input, with TASKLOOM_TASK_ID,
     TASKLOOM_TASK_KIND and TASKLOOM_TASK_ATTEMPT set. Exit 0: the task is completed with
     what the command printed as its result. Any other exit: the task fails with the end of
-    the command's standard error (retried until its attempts run out, then dead). Ctrl-C or
-    SIGTERM stops the command, every process it started with it, and gives its task back; so
-    does a command that cannot start (a script whose interpreter is missing), with exit 1;
+    the command's standard error (retried until its attempts run out, then dead). Ctrl-C,
+    SIGTERM or SIGHUP (its terminal closed) stops the command, every process it started with
+    it, and gives its task back; so does a command that cannot start (a script whose
+    interpreter is missing), with exit 1;
     --timeout stops them alike and fails the task; a task whose lease is lost while its
     command runs (canceled, or taken by another worker) has its command stopped alike, and
     nothing recorded. A process the command leaves behind still holding its output is
@@ -274,7 +296,7 @@ def work(
     detached (setsid) or not, and the task's line says how many. Standard output gets a line
     per task as it ends (--json: a JSON object per line); standard error a line as each task
     starts, and a summary at the end. Exit status
-    4 if any task failed or was lost, 130 on Ctrl-C, 143 on SIGTERM, else 0.
+    4 if any task failed or was lost, 130 on Ctrl-C, 143 on SIGTERM, 129 on SIGHUP, else 0.
 
     Example: taskloom tasks work --agent reviewer --until-empty -- ./review.sh
     """
@@ -285,6 +307,8 @@ def work(
         check_seconds(timeout, "--timeout", positive=True)
     if max_tasks is not None:
         check_range(max_tasks, "--max-tasks", 1, MAX_TASKS)
+    retry_delay = check_seconds(retry_delay, "--retry-delay")
+    kinds = None if kind is None else check_kinds(kind)
     _check_runnable(command[0])
 
     outcomes: list[Outcome] = []
@@ -292,7 +316,10 @@ def work(
     def show(outcome: Outcome) -> None:
         outcomes.append(outcome)
         ended = strays.take(outcome.task)
-        print_text(json_text(_shown(outcome, ended)) if as_json else _line(outcome, ended))
+        if as_json:
+            print_json(_shown(outcome, ended), indent=None)
+        else:
+            print_text(_line(outcome, ended))
 
     def started(task: Task) -> None:
         line = f"{task.id}  {task.title}  started (attempt {task.attempts} of {task.max_attempts})"
@@ -306,9 +333,9 @@ def work(
         agent,
         run_command(command, timeout, withdrawals, strays),
         lease=lease,
-        kinds=kind,
+        kinds=kinds,
         poll=poll,
-        retry_delay=check_seconds(retry_delay, "--retry-delay"),
+        retry_delay=retry_delay,
         on_start=started,
         on_outcome=show,
         on_lost=withdrawals.withdraw,
@@ -318,7 +345,7 @@ def work(
             worker.run(max_tasks=max_tasks, until_empty=until_empty)
     except KeyboardInterrupt as exc:
         err.print(f"Interrupted: {_summary(outcomes)}.", markup=False)
-        raise typer.Exit(143 if exc.args == ("SIGTERM",) else 130) from None
+        raise typer.Exit(_stopped_status(exc)) from None
     except CommandNotStarted as exc:
         err.print(f"Stopped: {_summary(outcomes)}.", markup=False)
         raise InvalidInput(f"{exc} (its task was given back; nothing more was claimed)") from None
