@@ -297,6 +297,42 @@ def test_a_busy_database_delays_the_worker_without_stopping_it(
     assert summary.completed == 1 and tl.queue.get(task.id).result == "got it"
 
 
+def test_a_completion_outlasting_the_retries_pauses_is_recorded_within_the_lease(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database stays locked from the handler's end for longer than the pauses between
+    tries add up to: the worker gave up there, raised, and the work was done again once the
+    lease ended. It now tries on, its last pause repeated, while the lease lasts."""
+    import sqlite3
+
+    from taskloom.queue import worker as worker_module
+    from taskloom.store import sqlite as sqlite_store
+
+    monkeypatch.setattr(sqlite_store, "BUSY_TIMEOUT_MS", 50)
+    monkeypatch.setattr(worker_module, "FINISH_RETRIES_S", (0.05, 0.1))
+    tl = taskloom.connect(sqlite_url)
+    task, _ = tl.queue.add("finish while locked")
+    holder = sqlite3.connect(
+        sqlite_url.removeprefix("sqlite:///"), isolation_level=None, check_same_thread=False
+    )
+
+    release = threading.Timer(1.5, lambda: holder.execute("COMMIT"))
+
+    def handler(t: Task) -> str:
+        holder.execute("BEGIN IMMEDIATE")  # held for 1.5 s: ten times the pauses' sum
+        release.start()
+        return "done after the lock"
+
+    try:
+        summary = Worker(tl.queue, "w1", handler, lease=10).run(max_tasks=1)
+    finally:
+        release.join()
+        holder.close()
+    assert summary.completed == 1
+    done = tl.queue.get(task.id)
+    assert (done.status, done.result, done.attempts) == ("completed", "done after the lock", 1)
+
+
 def test_a_batch_worker_acknowledges_its_completions_together(tl: Taskloom) -> None:
     for n in range(7):
         tl.queue.add(f"t{n}", priority=n, max_attempts=1)

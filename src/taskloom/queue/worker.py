@@ -12,6 +12,8 @@ next is one transaction (:meth:`Queue.done_and_claim`).
 
 from __future__ import annotations
 
+import functools
+import itertools
 import json
 import logging
 import threading
@@ -47,10 +49,11 @@ T = TypeVar("T")
 Handler = Callable[[Task], "str | None"]
 """What a worker runs on each task: its answer is the task's result (text, or ``None``)."""
 OutcomeKind = Literal["completed", "failed", "dead", "lost", "released"]
-FINISH_RETRIES_S = (0.5, 1.0, 2.0)
-"""Pauses between tries to record a task's end while the database stays busy (each try
-already waited out the store's busy timeout): given up at once, the work done would be done
-again once the lease ends."""
+FINISH_RETRIES_S = (0.5, 1.0, 2.0, 5.0)
+"""Pauses between tries to record a task's end while the database stays busy or unreachable
+(each try already waited out the store's busy timeout), the last one repeated until the
+lease would have ended: given up at once, the work done would be done again once the lease
+ends."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -388,7 +391,7 @@ class Worker:
             return None, task, _Ended("lost", ended.seconds)
         try:
             done, nxt = _while_busy(
-                lambda: self._record(task, ended, claim_next), f"task {task.id}"
+                lambda: self._record(task, ended, claim_next), f"task {task.id}", self._lease
             )
         except (LeaseLost, NotFound):
             log.warning("task %s was no longer this worker's when it finished", task.id)
@@ -444,7 +447,8 @@ class Worker:
             renewal.let_go(task)
         items = [(task.id, task.lease_token or "", ended.detail) for task, ended in completed]
         held = [task for task, _ in completed]
-        done, _ = _while_busy(lambda: self._queue.done_many(items, held=held), "a batch")
+        record = functools.partial(self._queue.done_many, items, held=held)
+        done, _ = _while_busy(record, "a batch", self._lease)
         recorded = {task.id: task for task in done}
         for task, ended in completed:
             kept = recorded.get(task.id)
@@ -455,16 +459,22 @@ class Worker:
                 self._report(summary, kept, ended)
 
 
-def _while_busy(record: Callable[[], T], what: str) -> T:
+def _while_busy(record: Callable[[], T], what: str, patience_s: float) -> T:
     """``record()`` (one transaction), tried again after each of :data:`FINISH_RETRIES_S`
-    while the database is busy (a busy try changed nothing), then given up loudly."""
-    for wait in FINISH_RETRIES_S:
+    (its last one repeated) while the database is busy or unreachable (a busy try changed
+    nothing), for up to ``patience_s`` (the lease: past it, another worker may hold the
+    task), then given up loudly."""
+    deadline = time.monotonic() + patience_s
+    pauses = itertools.chain(FINISH_RETRIES_S, itertools.repeat(FINISH_RETRIES_S[-1]))
+    while True:
         try:
             return record()
         except StoreBusy as exc:
+            wait = next(pauses)
+            if time.monotonic() + wait >= deadline:
+                raise
             log.warning("could not finish %s, the database is busy: %s", what, exc)
             time.sleep(wait)
-    return record()
 
 
 def _error(exc: BaseException) -> str:
