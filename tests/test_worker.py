@@ -4,6 +4,8 @@ work, an interrupt gives the task back, and a stop claims nothing more. Both bac
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -331,6 +333,26 @@ def test_a_completion_outlasting_the_retries_pauses_is_recorded_within_the_lease
     assert summary.completed == 1
     done = tl.queue.get(task.id)
     assert (done.status, done.result, done.attempts) == ("completed", "done after the lock", 1)
+
+
+def test_a_worker_starting_runs_at_once_a_task_a_dead_worker_of_this_host_held(
+    tl: Taskloom, db_url: str
+) -> None:
+    """A worker killed mid-task left its claim for the lease's length (here 10 minutes):
+    the next worker on the host found nothing ready. It now gives such claims back as it
+    starts (only a dead process's: a live one's claim stays)."""
+    tl.queue.add("one")
+    tl.queue.add("two")
+    claim = f"import taskloom; taskloom.connect({db_url!r}).queue.claim('gone', lease=600)"
+    subprocess.run([sys.executable, "-c", claim], check=True, timeout=60)  # then it is gone
+    held = tl.queue.claim("alive", lease=600)  # this process: alive
+    assert held is not None
+    [orphan] = tl.queue.list(status="in_progress", agent="gone")
+    seen: list[str] = []
+    summary = Worker(tl.queue, "w1", lambda t: seen.append(t.id) and None).run(until_empty=True)
+    assert seen == [orphan.id] and summary.completed == 1
+    assert tl.queue.get(orphan.id).status == "completed"
+    assert tl.queue.get(held.id).claimed_by == "alive"
 
 
 def test_a_batch_worker_acknowledges_its_completions_together(tl: Taskloom) -> None:

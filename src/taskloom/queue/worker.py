@@ -263,6 +263,7 @@ class Worker:
             raise InvalidInput("until_empty is True or False")
         self._stop.clear()
         summary = WorkSummary()
+        self._reclaim_orphans()
         renewal = _Renewal(self._queue, self._lease, self._on_lost)
         try:
             if self._batch > 1:
@@ -272,6 +273,17 @@ class Worker:
         finally:
             renewal.close()
         return summary
+
+    def _reclaim_orphans(self) -> None:
+        """Give back the tasks that dead processes of this host hold (:meth:`Queue.reclaim`:
+        a worker killed mid-task), so that they run again now, not when their leases end."""
+        try:
+            back = self._queue.reclaim()
+        except StoreBusy as exc:
+            log.warning("could not look for tasks that dead workers hold: %s", exc)
+            return
+        if back:
+            log.info("gave back %d task(s) that dead processes of this host held", len(back))
 
     def _run_one_by_one(
         self, renewal: _Renewal, summary: WorkSummary, max_tasks: int | None, until_empty: bool
