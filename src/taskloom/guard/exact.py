@@ -31,6 +31,16 @@ from taskloom.guard.groups import WILD, Group, groups
 from taskloom.guard.jsondoc import JsonDoc
 from taskloom.guard.jsonpath import find, path_of
 from taskloom.guard.loose import held_word, loose_words
+from taskloom.guard.nested import (
+    add_empties,
+    add_pairs,
+    counted_members,
+    holder_path,
+    member_path,
+    noun,
+    outer_of,
+    unwrapped,
+)
 from taskloom.guard.presence import add_presence
 from taskloom.guard.question import (
     Condition,
@@ -118,6 +128,8 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
         read = conditions(group, tokens, kind is not None)
         add_flags(group, tokens, read, kind is not None)
         add_presence(group, tokens, read, kind is not None)
+        add_empties(group, tokens, read, kind is not None)
+        add_pairs(group, tokens, read)
         pattern, pins = pin(group, tokens, read.used)
         named = named_parts(group, tokens)
         said = len(read.conditions) - read.bare
@@ -132,6 +144,9 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
             best, rival = choice, None
         elif score == best.score and read.conditions and rival is None:
             rival = choice
+    if kind is None and best is not None and not best.read.targets:
+        inner = [c for c in choices if unwrapped(best.found, best.read, c.found, c.read)]
+        best, rival = (inner[0], None) if len(inner) == 1 else (best, rival)
     if best is None:
         if kind is None:
             return None
@@ -179,7 +194,88 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
         return None  # nothing matches the question as read: the ranking answers instead
     if kind == "list" and found.total > 1 and (loose := _loose(kind, tokens, read, pinned, group)):
         return _not_exact(kind, group, why=loose)
+    if kind == "count" and WILD in group.pattern and conds:
+        word = noun(tokens, read.used)
+        if outer_of(group.pattern) is not None and all(c.within is None for c in conds):
+            return _holders_counted(doc, found, group, found_groups, tuple(conds), word)
+        return _members_counted(doc, found, group, tuple(conds), word)
     return found
+
+
+def _holders_counted(
+    doc: JsonDoc,
+    found: Exact,
+    group: Group,
+    found_groups: list[Group],
+    conds: tuple[Condition, ...],
+    word: str,
+) -> Exact:
+    """A count of the members of a list inside records (``$[*].items[*]``): the records
+    holding a matching member when the count's noun names them rather than the list
+    (:mod:`~taskloom.guard.nested`), and no exact count when the two counts differ and
+    the noun names neither."""
+    at, keys = outer_of(group.pattern) or (0, ())
+    outer = next((g for g in found_groups if g.pattern == group.pattern[: at + 1]), None)
+    if outer is None:
+        return found
+    path = holder_path(group.pattern, conds)
+    holders = Exact("count", True, path, group=outer.path(), records=outer.records)
+    holders.conditions = conds
+    _collect(doc, holders)
+    if holders.total == found.total:
+        return found
+    counts = counted_members(outer, keys, word)
+    if counts is not None:
+        return found if counts else holders
+    return _not_exact("count", group, why=_either(word, holders, found, keys))
+
+
+def _either(word: str, holders: Exact, members: Exact, keys: tuple[str, ...]) -> str:
+    return (
+        f"{word or 'the count'!r} may count the {holders.total:,} records holding a match"
+        f" ({holders.path}) or the {members.total:,} matching members of their"
+        f" {'.'.join(keys)} ({members.path}): name one"
+    )
+
+
+def _collect(doc: JsonDoc, out: Exact) -> None:
+    """Count the matches of ``out.path``, keeping the first :data:`MAX_SHOWN`."""
+    for parts, value in find(doc.root(), out.path):
+        out.total += 1
+        if len(out.shown) < MAX_SHOWN:
+            out.shown.append((path_of(parts), value))
+            out.names.append(parts[-1] if parts else "$")
+
+
+def _members_counted(
+    doc: JsonDoc, found: Exact, group: Group, conds: tuple[Condition, ...], word: str
+) -> Exact:
+    """A count whose condition tests the members of a list in each record
+    (:mod:`~taskloom.guard.nested`): the records, the matching members when the count's
+    noun names the list, and no exact count when the two differ and the noun names
+    neither. Two conditions on the members of one list may be met by one member or by
+    two: no exact count."""
+    inner = [c for c in conds if c.within is not None]
+    if len({c.field for c in inner}) < len(inner):
+        tested = ".".join(inner[0].field)
+        why = (
+            f"several conditions test the members of {tested}, one member or several may meet them"
+        )
+        return _not_exact("count", group, why=why)
+    if len(inner) != 1:
+        return found
+    cond = inner[0]
+    path = member_path(filter_path(group, tuple(c for c in conds if c is not cond)), cond)
+    members = Exact(
+        "count", True, path, group=group.path(), records=group.records, conditions=conds
+    )
+    _collect(doc, members)
+    if members.total == found.total:
+        return found
+    counts = counted_members(group, cond.field, word)
+    if counts is not None:
+        return members if counts else found
+    return _not_exact("count", group, why=_either(word, found, members, cond.field))
 
 
 def _loose(
@@ -316,11 +412,7 @@ def _evaluate(
         path += "[*]"  # the members of the named record's field
     out = Exact(kind, True, path, group=group.path(), records=group.records, conditions=conds)
     out.target = () if counted else target
-    for parts, value in find(doc.root(), path):
-        out.total += 1
-        if len(out.shown) < MAX_SHOWN:
-            out.shown.append((path_of(parts), value))
-            out.names.append(parts[-1] if parts else "$")
+    _collect(doc, out)
     return out
 
 
