@@ -1185,3 +1185,28 @@ def test_a_new_card_refused_for_its_dependency_shows_no_id(tl: Taskloom) -> None
     r = call(tl, "todo", {"op": "add", "content": "x", "blocked_by": ["ghost"]})
     assert r.is_error, r.content
     assert "card 'x' cannot come after 'ghost': no card of this board has that id" in r.content
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"op": "update_status", "status": "done", "blocker": "CI red"},
+        {"op": "edit", "status": "todo", "blocker": "CI red"},
+        {"op": "edit", "blocker": "CI red"},
+    ],
+)
+def test_a_blocker_sent_with_another_status_is_refused_not_dropped(
+    tl: Taskloom, args: dict[str, str]
+) -> None:
+    """``update_status(done, blocker=…)`` answered success and dropped the reason (the CLI
+    refused the same): a card that is not blocked keeps no blocker, so the text is refused."""
+    cid = tl.board("thread-1").add("Deploy")["card"]["id"]
+    r = call(tl, "todo", {**args, "id": cid})
+    assert (
+        r.is_error and "a blocker says why a card is blocked: give it with the status" in r.content
+    )
+    assert tl.board("thread-1").list()["version"] == 1
+    r = ok(tl, "todo", {"op": "update_status", "id": cid, "status": "blocked", "blocker": "CI red"})
+    assert r.data["cards"][0]["blocker"] == "CI red"
+    r = ok(tl, "todo", {"op": "update_status", "id": cid, "status": "done"})
+    assert r.data["cards"][0]["blocker"] is None

@@ -9,7 +9,8 @@ Rules kept here:
 
 - ids come from the injected ``new_id`` (uuids in production), never from a process counter;
 - at most one card is ``in_progress``; breaking that is an error, never silently repaired;
-- a card that is not ``blocked`` has no blocker (leaving ``blocked`` clears it);
+- a card that is not ``blocked`` has no blocker (leaving ``blocked`` clears it, and a
+  blocker given with another status is refused);
 - ``updated_at`` moves only on the cards that actually changed;
 - ``replace`` drops empty-title cards *before* checking the invariant;
 - card text must be storable on every backend (no NUL, no lone surrogates);

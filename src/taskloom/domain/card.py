@@ -458,6 +458,11 @@ def apply_patch(card: Card, patch: CardPatch) -> Card:
         changes["blocked_by"] = after
     new = dataclasses.replace(card, **changes)
     if new.status is not CardStatus.BLOCKED and new.blocker is not None:
+        if changes.get("blocker") is not None:  # a reason given now, not one left from before
+            raise InvalidInput(
+                "a blocker says why a card is blocked: give it with the status blocked,"
+                f" not {new.status.value}"
+            )
         new = dataclasses.replace(new, blocker=None)
     return new
 
