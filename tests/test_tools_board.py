@@ -1210,3 +1210,11 @@ def test_a_blocker_sent_with_another_status_is_refused_not_dropped(
     assert r.data["cards"][0]["blocker"] == "CI red"
     r = ok(tl, "todo", {"op": "update_status", "id": cid, "status": "done"})
     assert r.data["cards"][0]["blocker"] is None
+
+
+def test_the_board_header_groups_thousands_alike(tl: Taskloom) -> None:
+    """The header of a full board read "1,000 cards: 1000 todo": one count with a thousands
+    separator, the next without."""
+    tl.board("thread-1").replace([{"title": f"card {i}"} for i in range(1000)])
+    head = ok(tl, "todo", {"op": "list"}).content.splitlines()[0]
+    assert head == "Todo board (version 1; 1,000 cards: 1,000 todo; 1,000 can start now)"

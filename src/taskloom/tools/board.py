@@ -174,11 +174,11 @@ TODO_DESCRIPTION = (
 
 def render_board(snap: Snapshot) -> str:
     counts = ", ".join(
-        f"{n} {status}" for status, n in snap["summary"].items() if n and status != "total"
+        f"{n:,} {status}" for status, n in snap["summary"].items() if n and status != "total"
     )
     head = f"Todo board (version {snap['version']}; {counted(snap['summary']['total'], 'card')}"
     head += f": {counts}" if counts else ""
-    head += f"; {snap['ready_count']} can start now)" if counts else ")"
+    head += f"; {snap['ready_count']:,} can start now)" if counts else ")"
     return f"{head}\n{snap['markdown']}"
 
 
