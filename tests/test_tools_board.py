@@ -1218,3 +1218,14 @@ def test_the_board_header_groups_thousands_alike(tl: Taskloom) -> None:
     tl.board("thread-1").replace([{"title": f"card {i}"} for i in range(1000)])
     head = ok(tl, "todo", {"op": "list"}).content.splitlines()[0]
     assert head == "Todo board (version 1; 1,000 cards: 1,000 todo; 1,000 can start now)"
+
+
+@pytest.mark.parametrize("wrap", ["({})", "`({})`", "`{}`", " ( {} ) "])
+def test_a_card_id_sent_as_the_markdown_shows_it_names_the_card(tl: Taskloom, wrap: str) -> None:
+    """The board shows a card as ``- [ ] Title  `(id)` ``; a model that sent the id with its
+    parentheses was told it was not found, and that op 'list' shows the ids: as it had."""
+    cid = ok(tl, "todo", {"op": "add", "content": "Deploy"}).data["card"]["id"]
+    r = ok(tl, "todo", {"op": "update_status", "id": wrap.format(cid), "status": "done"})
+    assert r.data["cards"][0]["status"] == "done" and r.data["card"]["id"] == cid
+    ok(tl, "todo", {"op": "remove", "id": wrap.format(cid)})
+    assert tl.board("thread-1").list()["cards"] == []

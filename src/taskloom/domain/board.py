@@ -136,9 +136,11 @@ class Board:
         return new
 
     def find(self, card_id: str) -> Card | None:
+        """The card of ``card_id``, also as the markdown shows it: `` `(id)` ``."""
         if not isinstance(card_id, str):
             raise InvalidInput(f"a todo id is text, not {type(card_id).__name__}")
-        return self.by_id.get(card_id.strip())
+        key = card_id.strip()
+        return self.by_id.get(key) or self.by_id.get(key.strip("`()").strip())
 
     def get(self, card_id: str) -> Card:
         card = self.find(card_id)
