@@ -80,7 +80,7 @@ def test_revise_plan_via_tool(tl: Taskloom) -> None:
     ("name", "args", "fragment"),
     [
         ("todo", {}, "op: required"),
-        ("todo", {"op": "explode"}, "op: Input should be"),
+        ("todo", {"op": "explode"}, 'op: unknown op "explode"; the ops are add, edit'),
         ("todo", {"op": "add"}, "op 'add' needs `content`"),
         ("todo", {"op": "add", "content": "   "}, "op 'add' needs `content`"),
         ("todo", {"op": "edit", "content": "x"}, "op 'edit' needs `id`"),
@@ -97,7 +97,11 @@ def test_revise_plan_via_tool(tl: Taskloom) -> None:
         ("todo", {"op": "replace"}, "needs `cards`"),
         ("todo", {"op": "add", "content": "x", "id": "mine"}, "op 'add' does not take `id`"),
         ("todo", {"op": "list", "thread_id": "other"}, "bound by the host"),
-        ("todo", {"op": "decide_plan", "id": "x", "approve": True}, "op: Input should be"),
+        (
+            "todo",
+            {"op": "decide_plan", "id": "x", "approve": True},
+            "a person approves a plan, not the model",
+        ),
         ("todo", "{not json", "not valid JSON"),
         ("todo", "[1, 2]", "must be a JSON object"),
         (
@@ -1094,3 +1098,134 @@ def test_errors_do_not_echo_a_huge_argument_back_whole(tl: Taskloom) -> None:
 def test_an_unknown_card_id_says_where_the_ids_are(tl: Taskloom) -> None:
     r = call(tl, "todo", {"op": "remove", "id": "nope"})
     assert r.is_error and "todo id 'nope' not found (op 'list' shows" in r.content
+
+
+@pytest.mark.parametrize(
+    ("sent", "op"),
+    [
+        ("Add", "add"),
+        (" LIST ", "list"),
+        ("updateStatus", "update_status"),
+        ("Revise Plan", "revise_plan"),
+    ],
+)
+def test_an_op_in_another_case_or_spelling_is_the_op(tl: Taskloom, sent: str, op: str) -> None:
+    """A model sending "Add" or "updateStatus" was refused though statuses in any case were
+    read; the op is the tool's op whatever its case, separators or camel case."""
+    card = ok(tl, "todo", {"op": "add", "content": "first"}).data["card"]
+    args = {"add": {"content": "second"}, "update_status": {"id": card["id"], "status": "done"}}
+    r = ok(tl, "todo", {"op": sent, **args.get(op, {})})
+    assert r.content.startswith("Todo board (version")
+
+
+@pytest.mark.parametrize(
+    ("sent", "said"),
+    [
+        ("delete", "unknown op \"delete\" (use op 'remove'); the ops are add, edit"),
+        ("create", "(use op 'add')"),
+        ("approve", "a person approves a plan, not the model: ask the user"),
+    ],
+)
+def test_an_op_the_tool_lacks_is_refused_with_the_op_to_send(
+    tl: Taskloom, sent: str, said: str
+) -> None:
+    """ "delete" was refused with pydantic's "Input should be 'add', …": the op a model meant
+    is named, so its next call can be right."""
+    r = call(tl, "todo", {"op": sent, "id": "x"})
+    assert r.is_error and said in r.content, r.content
+    assert "Input should be" not in r.content
+
+
+def test_a_full_board_says_how_to_make_room(tl: Taskloom) -> None:
+    """An add to a board of 1,000 cards said only "a board holds at most 1000 cards": the
+    model kept adding. The refusal says how many are finished and what to do."""
+    board = tl.board("thread-1")
+    board.replace(
+        [{"title": f"card {i}", "status": "done" if i < 40 else "todo"} for i in range(1000)]
+    )
+    r = call(tl, "todo", {"op": "add", "content": "one more"})
+    assert r.is_error
+    assert "a board holds at most 1000 cards; this change would leave 1001" in r.content
+    assert "(40 of its cards are done or rejected)" in r.content and "remove cards" in r.content
+    r = call(tl, "todo", {"op": "replace", "cards": [{"content": f"c{i}"} for i in range(1001)]})
+    assert r.is_error and "would leave 1001" in r.content
+    assert board.list()["version"] == 1
+
+
+def _list_write(tool: str, titles: list[str]) -> dict[str, object]:
+    """A whole-list write of cards with ``titles`` through ``tool``."""
+    if tool == "todo":
+        return {"op": "replace", "cards": [{"content": t} for t in titles]}
+    if tool == "todo_write":
+        return {"todos": [{"content": t, "status": "pending", "activeForm": t} for t in titles]}
+    return {"todos": [{"id": str(i), "content": t} for i, t in enumerate(titles)]}
+
+
+@pytest.mark.parametrize("tool", ["todo", "todo_write", "todo_list"])
+def test_a_bad_item_of_a_whole_list_write_is_named(tl: Taskloom, tool: str) -> None:
+    """One over-long title among ten cards was refused as "todo content is longer than 1024
+    bytes": the model could not tell which to shorten. Nothing of the list is written."""
+    titles = [f"c{i}" for i in range(10)]
+    titles[6] = "y" * 2000
+    r = call(tl, tool, _list_write(tool, titles))
+    assert r.is_error and "item 7 of 10 'yyyy" in r.content, r.content
+    assert "todo content is longer than 1024 bytes" in r.content
+    assert tl.board("thread-1").list()["version"] == 0
+
+
+def test_a_bad_status_in_a_replace_names_its_card(tl: Taskloom) -> None:
+    cards = [{"content": "a"}, {"content": "b", "status": "wip"}]
+    r = call(tl, "todo", {"op": "replace", "cards": cards})
+    assert r.is_error and "item 2 of 2 'b': invalid status 'wip'" in r.content, r.content
+
+
+def test_a_new_card_refused_for_its_dependency_shows_no_id(tl: Taskloom) -> None:
+    """An add after an unknown card named the new card by an id no card ever had; the model
+    then used that id and was told it was not found."""
+    r = call(tl, "todo", {"op": "add", "content": "x", "blocked_by": ["ghost"]})
+    assert r.is_error, r.content
+    assert "card 'x' cannot come after 'ghost': no card of this board has that id" in r.content
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"op": "update_status", "status": "done", "blocker": "CI red"},
+        {"op": "edit", "status": "todo", "blocker": "CI red"},
+        {"op": "edit", "blocker": "CI red"},
+    ],
+)
+def test_a_blocker_sent_with_another_status_is_refused_not_dropped(
+    tl: Taskloom, args: dict[str, str]
+) -> None:
+    """``update_status(done, blocker=…)`` answered success and dropped the reason (the CLI
+    refused the same): a card that is not blocked keeps no blocker, so the text is refused."""
+    cid = tl.board("thread-1").add("Deploy")["card"]["id"]
+    r = call(tl, "todo", {**args, "id": cid})
+    assert (
+        r.is_error and "a blocker says why a card is blocked: give it with the status" in r.content
+    )
+    assert tl.board("thread-1").list()["version"] == 1
+    r = ok(tl, "todo", {"op": "update_status", "id": cid, "status": "blocked", "blocker": "CI red"})
+    assert r.data["cards"][0]["blocker"] == "CI red"
+    r = ok(tl, "todo", {"op": "update_status", "id": cid, "status": "done"})
+    assert r.data["cards"][0]["blocker"] is None
+
+
+def test_the_board_header_groups_thousands_alike(tl: Taskloom) -> None:
+    """The header of a full board read "1,000 cards: 1000 todo": one count with a thousands
+    separator, the next without."""
+    tl.board("thread-1").replace([{"title": f"card {i}"} for i in range(1000)])
+    head = ok(tl, "todo", {"op": "list"}).content.splitlines()[0]
+    assert head == "Todo board (version 1; 1,000 cards: 1,000 todo; 1,000 can start now)"
+
+
+@pytest.mark.parametrize("wrap", ["({})", "`({})`", "`{}`", " ( {} ) "])
+def test_a_card_id_sent_as_the_markdown_shows_it_names_the_card(tl: Taskloom, wrap: str) -> None:
+    """The board shows a card as ``- [ ] Title  `(id)` ``; a model that sent the id with its
+    parentheses was told it was not found, and that op 'list' shows the ids: as it had."""
+    cid = ok(tl, "todo", {"op": "add", "content": "Deploy"}).data["card"]["id"]
+    r = ok(tl, "todo", {"op": "update_status", "id": wrap.format(cid), "status": "done"})
+    assert r.data["cards"][0]["status"] == "done" and r.data["card"]["id"] == cid
+    ok(tl, "todo", {"op": "remove", "id": wrap.format(cid)})
+    assert tl.board("thread-1").list()["cards"] == []

@@ -9,7 +9,8 @@ Rules kept here:
 
 - ids come from the injected ``new_id`` (uuids in production), never from a process counter;
 - at most one card is ``in_progress``; breaking that is an error, never silently repaired;
-- a card that is not ``blocked`` has no blocker (leaving ``blocked`` clears it);
+- a card that is not ``blocked`` has no blocker (leaving ``blocked`` clears it, and a
+  blocker given with another status is refused);
 - ``updated_at`` moves only on the cards that actually changed;
 - ``replace`` drops empty-title cards *before* checking the invariant;
 - card text must be storable on every backend (no NUL, no lone surrogates);
@@ -43,13 +44,14 @@ from taskloom.domain.card import (
     clean_text,
     clean_title,
     keeps_its_gate,
+    naming_item,
     parse_status,
     waits_if_gated,
 )
 from taskloom.domain.common import UNSET, Unset, iso, parse_iso
 from taskloom.domain.errors import Conflict, InvalidInput, InvariantViolation, NotFound
 from taskloom.domain.index import BoardIndex
-from taskloom.domain.limits import MAX_CARDS, check_board_size, check_card_size
+from taskloom.domain.limits import check_board_size, check_card_count, check_card_size
 from taskloom.domain.text import shown_id
 
 MAX_RETIRED = 256
@@ -134,9 +136,11 @@ class Board:
         return new
 
     def find(self, card_id: str) -> Card | None:
+        """The card of ``card_id``, also as the markdown shows it: `` `(id)` ``."""
         if not isinstance(card_id, str):
             raise InvalidInput(f"a todo id is text, not {type(card_id).__name__}")
-        return self.by_id.get(card_id.strip())
+        key = card_id.strip()
+        return self.by_id.get(key) or self.by_id.get(key.strip("`()").strip())
 
     def get(self, card_id: str) -> Card:
         card = self.find(card_id)
@@ -198,8 +202,7 @@ def _check_one_in_progress(new: Board, before: Board) -> None:
 
 def _commit(board: Board, cards: Sequence[Card], now: datetime) -> Board:
     """The board of ``cards``, any cards in any order, checked (see :func:`_settle`)."""
-    if len(cards) > max(MAX_CARDS, len(board.cards)):  # a board already over it may shrink
-        raise InvalidInput(f"a board holds at most {MAX_CARDS} cards")
+    check_card_count(len(cards), len(board.cards), board.index.finished)
     by_id = dict(zip(map(attrgetter("id"), cards), cards, strict=True))
     if len(by_id) < len(cards):
         seen: set[str] = set()
@@ -239,8 +242,7 @@ def _apply(
     if append is not None:
         if append.id in by_id:
             raise InvariantViolation(f"duplicate todo id '{append.id}'")
-        if len(cards) >= max(MAX_CARDS, len(board.cards)):
-            raise InvalidInput(f"a board holds at most {MAX_CARDS} cards")
+        check_card_count(len(cards) + 1, len(board.cards), board.index.finished)
         orders.append(orders[-1] + 1 if orders else 0)
         places.add(len(cards))
         cards.append(append)
@@ -464,23 +466,24 @@ def replace(board: Board, items: Sequence[CardPatch], *, now: datetime, new_id: 
     """Make the board exactly ``items``. Items with an empty title are dropped first."""
     before = {c.id: c for c in board.cards}
     cards: list[Card] = []
-    for item in items:
+    for n, item in enumerate(items, 1):
         title = "" if isinstance(item.title, Unset) else " ".join(item.title.split())
         if not title:
             continue
-        card_id = clean_id(item.id) or new_id()
-        base = Card(id=card_id, title=title)
-        old = before.get(card_id)
-        if old is not None:  # what an item cannot give, or need not repeat, is kept
-            base = dataclasses.replace(
-                base,
-                source_metadata=old.source_metadata,
-                session_thread_id=old.session_thread_id,
-                approval_mode=old.approval_mode,
-                blocked_by=old.blocked_by,
-                metadata=old.metadata,
-            )
-        cards.append(apply_patch(base, item))
+        with naming_item(n, len(items), title):
+            card_id = clean_id(item.id) or new_id()
+            base = Card(id=card_id, title=title)
+            old = before.get(card_id)
+            if old is not None:  # what an item cannot give, or need not repeat, is kept
+                base = dataclasses.replace(
+                    base,
+                    source_metadata=old.source_metadata,
+                    session_thread_id=old.session_thread_id,
+                    approval_mode=old.approval_mode,
+                    blocked_by=old.blocked_by,
+                    metadata=old.metadata,
+                )
+            cards.append(apply_patch(base, item))
     return _commit(board, cards, now)
 
 
@@ -501,15 +504,16 @@ def upsert(
     by_id = {c.id: c for c in board.cards}
     named: dict[str, Card] = {}
     order: list[str] = []
-    for item in items:
-        given = clean_id(item.id)
-        old = named.get(given) if given else None
-        old = old or (by_id.get(given) if given else None)
-        if old is None:
-            if isinstance(item.title, Unset):
-                raise InvalidInput(f"todo '{given}' is new and needs content")
-            old = Card(id=given or new_id(), title=clean_title(item.title))
-        card = apply_patch(old, dataclasses.replace(item, id=UNSET))
+    for n, item in enumerate(items, 1):
+        with naming_item(n, len(items), item.title):
+            given = clean_id(item.id)
+            old = named.get(given) if given else None
+            old = old or (by_id.get(given) if given else None)
+            if old is None:
+                if isinstance(item.title, Unset):
+                    raise InvalidInput(f"todo '{given}' is new and needs content")
+                old = Card(id=given or new_id(), title=clean_title(item.title))
+            card = apply_patch(old, dataclasses.replace(item, id=UNSET))
         if card.id not in named:
             order.append(card.id)
         named[card.id] = card

@@ -6,17 +6,19 @@ Cards are immutable; :mod:`taskloom.domain.board` holds them and runs the operat
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from taskloom.domain.common import UNSET, Unset, clean_list, no_controls, non_empty
 from taskloom.domain.errors import InvalidInput
 from taskloom.domain.limits import MAX_ITEMS, MAX_TITLE_BYTES, storable, storable_json
+from taskloom.domain.text import shown_id
 
 
 class CardStatus(enum.StrEnum):
@@ -456,8 +458,24 @@ def apply_patch(card: Card, patch: CardPatch) -> Card:
         changes["blocked_by"] = after
     new = dataclasses.replace(card, **changes)
     if new.status is not CardStatus.BLOCKED and new.blocker is not None:
+        if changes.get("blocker") is not None:  # a reason given now, not one left from before
+            raise InvalidInput(
+                "a blocker says why a card is blocked: give it with the status blocked,"
+                f" not {new.status.value}"
+            )
         new = dataclasses.replace(new, blocker=None)
     return new
+
+
+@contextlib.contextmanager
+def naming_item(n: int, count: int, title: object) -> Iterator[None]:
+    """Refusals of item ``n`` of a list of ``count`` cards say which item it is (and its
+    title, when printable), so the caller can fix that one and send the list again."""
+    try:
+        yield
+    except InvalidInput as exc:
+        shown = f" '{shown_id(title)}'" if isinstance(title, str) and title.isprintable() else ""
+        raise InvalidInput(f"item {n} of {count}{shown}: {exc.message}") from None
 
 
 # --- who decides -----------------------------------------------------------------------------

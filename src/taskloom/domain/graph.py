@@ -43,15 +43,16 @@ def settle_edges(card: Card, old: Card | None, exists: Container[str]) -> Card:
     if not card.blocked_by:
         return card
     had = old.blocked_by if old is not None else ()
+    # A card the change makes is named by its title: the id it would have had is never stored.
+    who = named(card) if old is not None else f"'{card.title}'"
     for target in card.blocked_by:
         if target in had:
             continue
         if target == card.id:
-            raise InvalidInput(f"card {named(card)} cannot come after itself")
+            raise InvalidInput(f"card {who} cannot come after itself")
         if target not in exists:
             raise InvalidInput(
-                f"card {named(card)} cannot come after '{target}': no card of this board"
-                " has that id"
+                f"card {who} cannot come after '{target}': no card of this board has that id"
             )
     kept = tuple(t for t in card.blocked_by if t in exists)
     return card if kept == card.blocked_by else replace(card, blocked_by=kept)

@@ -41,6 +41,11 @@ class BoardIndex:
     items: Sequence[str]
     """Each card's :meth:`Card.markdown`, in board order."""
 
+    @property
+    def finished(self) -> int:
+        """How many cards are done or rejected."""
+        return self.counts[CardStatus.DONE] + self.counts[CardStatus.REJECTED]
+
 
 def _gated(cards: Iterable[Card]) -> dict[str, str]:
     return {title_key(c.title): c.id for c in cards if needs_a_person(c)}

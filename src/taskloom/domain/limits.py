@@ -64,6 +64,20 @@ def storable_json(value: Any, name: str) -> None:
         raise InvalidInput(f"{name} holds a {type(value).__name__}, which is not JSON")
 
 
+def check_card_count(count: int, current: int, finished: int) -> None:
+    """Refuse a change that leaves ``count`` cards on a board of ``current`` cards, of which
+    ``finished`` are done or rejected: more than a board holds (a board already over it may
+    shrink). The refusal says how to make room."""
+    if count <= max(MAX_CARDS, current):
+        return
+    room = f" ({finished} of its cards are done or rejected)" if finished else ""
+    raise InvalidInput(
+        f"a board holds at most {MAX_CARDS} cards; this change would leave {count}: remove"
+        f" cards that are finished{room} or no longer needed, or merge small steps into one"
+        " card, then try again"
+    )
+
+
 def check_card_size(title: str, size: int, before: int | None) -> None:
     """Refuse a change that makes a card (titled ``title``) hold ``size`` bytes of text, more
     than it may. A card already over the limit (``before``: its size before the change,

@@ -9,16 +9,18 @@ every tool writes through ``BoardHandle.as_model()`` so no other op can do it ei
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, StringConstraints
+from pydantic import BeforeValidator, ConfigDict, Field, StringConstraints
+from pydantic_core import PydanticCustomError
 
 from taskloom.domain.approval import advice_for_list_tools
-from taskloom.domain.card import Card, CardPatch, CardStatus, parse_status
+from taskloom.domain.card import Card, CardPatch, CardStatus, naming_item, parse_status
 from taskloom.domain.common import UNSET, Unset
 from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound
-from taskloom.domain.text import counted
+from taskloom.domain.text import counted, shown_id
 from taskloom.tools.spec import (
     REPLACES,
     Effect,
@@ -86,9 +88,70 @@ class ReplaceCard(CardFields):
     status: str | None = Field(None, description="Card status.")
 
 
+_OP_MEANT = {
+    "create": "use op 'add'",
+    "new": "use op 'add'",
+    "append": "use op 'add'",
+    "update": "use op 'edit' or 'update_status'",
+    "modify": "use op 'edit'",
+    "change": "use op 'edit'",
+    "set_status": "use op 'update_status'",
+    "status": "use op 'update_status'",
+    "move": "use op 'update_status'",
+    "complete": "use op 'update_status'",
+    "delete": "use op 'remove'",
+    "del": "use op 'remove'",
+    "rm": "use op 'remove'",
+    "get": "use op 'list'",
+    "read": "use op 'list'",
+    "show": "use op 'list'",
+    "view": "use op 'list'",
+    "write": "use op 'replace'",
+    "set": "use op 'replace'",
+    "reset": "use op 'clear'",
+    "decide_plan": "a person approves a plan, not the model: ask the user",
+    "approve": "a person approves a plan, not the model: ask the user",
+}
+"""Ops models send that the tool does not have, and what to send instead."""
+
+
+def _op_name(value: object) -> object:
+    """An op as the tool names it: ``Add``, ``ADD``, ``updateStatus``, ``update-status`` and
+    ``update status`` are ops the tool has, spelt otherwise. An op it does not have is
+    refused with the op it has for it, if any, and the list of its ops."""
+    if not isinstance(value, str):
+        return value
+    op = re.sub(r"(?<=[a-z])(?=[A-Z])", "_", value.strip())
+    op = re.sub(r"[\s-]+", "_", op).lower()
+    if op in TODO_OPS:
+        return op
+    meant = _OP_MEANT.get(op)
+    hint = f" ({meant})" if meant else ""
+    raise PydanticCustomError(
+        "unknown_op",
+        "unknown op {op}{hint}; the ops are {ops}",
+        {
+            "op": json.dumps(shown_id(value), ensure_ascii=False),
+            "hint": hint,
+            "ops": ", ".join(TODO_OPS),
+        },
+    )
+
+
 class TodoArgs(CardFields):
-    op: Literal[
-        "add", "edit", "update_status", "revise_plan", "remove", "replace", "clear", "list", "ready"
+    op: Annotated[
+        Literal[
+            "add",
+            "edit",
+            "update_status",
+            "revise_plan",
+            "remove",
+            "replace",
+            "clear",
+            "list",
+            "ready",
+        ],
+        BeforeValidator(_op_name),
     ] = Field(description="The operation.")
     id: str | None = Field(None, description="Card id.")
     content: str | None = Field(None, description="Card title.")
@@ -111,11 +174,11 @@ TODO_DESCRIPTION = (
 
 def render_board(snap: Snapshot) -> str:
     counts = ", ".join(
-        f"{n} {status}" for status, n in snap["summary"].items() if n and status != "total"
+        f"{n:,} {status}" for status, n in snap["summary"].items() if n and status != "total"
     )
     head = f"Todo board (version {snap['version']}; {counted(snap['summary']['total'], 'card')}"
     head += f": {counts}" if counts else ""
-    head += f"; {snap['ready_count']} can start now)" if counts else ")"
+    head += f"; {snap['ready_count']:,} can start now)" if counts else ")"
     return f"{head}\n{snap['markdown']}"
 
 
@@ -214,20 +277,19 @@ def _todo_op(board: BoardHandle, args: TodoArgs) -> dict[str, Any]:
     elif op == "replace":
         if args.cards is None:
             raise InvalidInput("op 'replace' needs `cards` (use op 'clear' to empty the board)")
-        snap = board.replace([_replace_patch(c) for c in args.cards])
+        snap = board.replace(
+            [_replace_patch(c, n, len(args.cards)) for n, c in enumerate(args.cards, 1)]
+        )
     else:
         snap = board.clear()
     return snap
 
 
-def _replace_patch(card: ReplaceCard) -> CardPatch:
-    fields = _fields(card)
-    return CardPatch(
-        id=card.id,
-        title=card.content,
-        status=parse_status(card.status) if card.status else CardStatus.TODO,
-        **fields,
-    )
+def _replace_patch(card: ReplaceCard, n: int, count: int) -> CardPatch:
+    """Item ``n`` of the ``count`` cards of a ``replace``."""
+    with naming_item(n, count, card.content):
+        status = parse_status(card.status) if card.status else CardStatus.TODO
+    return CardPatch(id=card.id, title=card.content, status=status, **_fields(card))
 
 
 # --- todo_write: Claude Code's TodoWrite shape --------------------------------------------------
