@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 
 from pydantic import BeforeValidator, ConfigDict, Field, StringConstraints
 from pydantic_core import PydanticCustomError
@@ -34,7 +34,7 @@ from taskloom.tools.spec import (
 if TYPE_CHECKING:
     from taskloom.boards import BoardHandle, Snapshot
 
-TODO_OPS = (
+TodoOp = Literal[
     "add",
     "edit",
     "update_status",
@@ -44,7 +44,8 @@ TODO_OPS = (
     "clear",
     "list",
     "ready",
-)
+]
+TODO_OPS: tuple[str, ...] = get_args(TodoOp)
 
 STATUS_HELP = "todo|awaiting_approval|ready|in_progress|blocked|done|rejected"
 """The statuses a model is told of; the other lists' words (pending, completed…) are read too."""
@@ -139,20 +140,7 @@ def _op_name(value: object) -> object:
 
 
 class TodoArgs(CardFields):
-    op: Annotated[
-        Literal[
-            "add",
-            "edit",
-            "update_status",
-            "revise_plan",
-            "remove",
-            "replace",
-            "clear",
-            "list",
-            "ready",
-        ],
-        BeforeValidator(_op_name),
-    ] = Field(description="The operation.")
+    op: Annotated[TodoOp, BeforeValidator(_op_name)] = Field(description="The operation.")
     id: str | None = Field(None, description="Card id.")
     content: str | None = Field(None, description="Card title.")
     status: str | None = Field(None, description=STATUS_HELP)
