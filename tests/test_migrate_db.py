@@ -257,3 +257,32 @@ def test_migrate_db_reads_large_stashed_results_a_few_at_a_time(
             "SELECT count(*) AS n, sum(length(content)) AS size FROM stash_results"
         )
     assert found is not None and (found["n"], found["size"]) == (20, 20 * 4_000_000)
+
+
+def test_migrate_db_tells_of_changes_written_to_the_source_during_the_copy(
+    fresh_url: Callable[[str], str],
+) -> None:
+    """The copy holds the source as it began, and said nothing of the writes made meanwhile:
+    pointing writers at the destination then lost them without a word."""
+    from taskloom.store import open_store
+    from taskloom.store.copy import copy_store
+
+    source, target = fresh_url("source.db"), fresh_url("target.db")
+    fill(source)
+    with taskloom.connect(source) as writer:
+
+        def progress(table: str, done: int, total: int) -> None:
+            if table == "documents" and done == 0:  # a live agent, mid-copy
+                writer.board("a").add("written during the copy")
+
+        src, dst = open_store(source, copy_source=True), open_store(target)
+        try:
+            copied = copy_store(src, dst, progress)
+        finally:
+            src.close()
+            dst.close()
+    assert copied.written_since == 1
+    assert copied.rows["events"] == 9
+    with taskloom.connect(target) as tl:
+        titles = [card["title"] for card in tl.board("a").list()["cards"]]
+    assert "written during the copy" not in titles  # the destination is the source as it began

@@ -196,6 +196,9 @@ class Copied:
     left_out: int = 0
     """Task events of an earlier development build in a format this taskloom does not read
     (:data:`OLDER_TASK_EVENTS`): each describes a past state of a task whose row is copied."""
+    written_since: int = 0
+    """Events the source gained while it was copied (writers still running): the changes they
+    record are not in the destination, which holds the source as the copy began."""
 
 
 def copy_store(src: Store, dst: Store, progress: Progress) -> Copied:
@@ -216,6 +219,7 @@ def copy_store(src: Store, dst: Store, progress: Progress) -> Copied:
         raise InvalidInput(f"the source and the destination are one database ({dst.url})")
     with src.read() as stx, dst.write() as dtx:
         older = _earlier_build(stx)
+        head = _head(stx)
         dst_tables = set(tables(dtx))
         # The outbox goes last: copying tasks fires the destination's event triggers, and
         # those echoes are dropped before the source's own events are copied.
@@ -243,7 +247,15 @@ def copy_store(src: Store, dst: Store, progress: Progress) -> Copied:
                 _advance_sequences(dtx, table)
         if stx.dialect == "postgres" and dtx.dialect == "postgres":
             _continue_event_ids(stx, dtx)
-    return Copied(copied, left_out)
+    with src.read() as stx:
+        written = stx.query_one("SELECT count(*) AS n FROM events WHERE id > ?", (head,))
+    return Copied(copied, left_out, int(written["n"]) if written else 0)
+
+
+def _head(tx: Transaction) -> int:
+    """The newest event's id (0 for an empty log)."""
+    row = tx.query_one("SELECT MAX(id) AS id FROM events")
+    return int(row["id"]) if row and row["id"] is not None else 0
 
 
 def _same_database(src: Store, dst: Store) -> bool:
