@@ -13,8 +13,8 @@ transaction of its own, and more such batches, each its own transaction, while w
 are due and it has deleted fewer events than the log gained since its last application: a
 writer that appends thousands of events per commit (``add_many``) keeps the log bounded.
 While it finds a whole batch due it prunes again after its next commit, so a backlog (a
-policy just lowered) goes in a few commits. Pruned events cost readers nothing: a reader whose cursor was pruned gets
-the current snapshots (:mod:`taskloom.store.outbox`).
+policy just lowered) goes in a few commits. Pruned events cost readers nothing: a reader
+whose cursor was pruned gets the current snapshots (:mod:`taskloom.store.outbox`).
 """
 
 from __future__ import annotations
