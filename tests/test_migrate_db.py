@@ -224,3 +224,65 @@ def test_migrate_db_copies_a_postgres_table_larger_than_a_quarter_of_shared_buff
         with taskloom.connect(target) as copy, copy.store.read() as tx:
             found = tx.query_one("SELECT count(*) AS n, count(DISTINCT id) AS d FROM tasks")
     assert found is not None and found["n"] == found["d"] == rows
+
+
+def test_migrate_db_reads_large_stashed_results_a_few_at_a_time(
+    sqlite_url: str, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Pages were 1,000 rows whatever their size: copying many threads' stashed results
+    held every one of them in memory at once (a 400 MB stash took 390 MB of heap)."""
+    import tracemalloc
+
+    source = sqlite_url.replace("taskloom.db", "source.db")
+    with taskloom.connect(source) as tl:
+        tl.guard("t0").force_stash("bash", "blob " * 800_000)  # 4 MB
+    with sqlite3.connect(source.removeprefix("sqlite:///")) as conn:
+        for n in range(1, 20):
+            conn.execute(
+                "INSERT INTO stash_results SELECT ?, result_id, tool_name, content, is_json,"
+                " tokens, bytes, lines, encoding, placeholder, created_at, expires_at"
+                " FROM stash_results WHERE thread_id = 't0'",
+                (f"t{n}",),
+            )
+    tracemalloc.start()
+    try:
+        assert main(["migrate-db", "--from", source, "--to", db_url]) == 0
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert "stash_results: 20/20 rows" in capsys.readouterr().err
+    assert peak < 48 * 2**20  # the 80 MB of stashed text is never all held at once
+    with taskloom.connect(db_url) as tl, tl.store.read() as tx:
+        found = tx.query_one(
+            "SELECT count(*) AS n, sum(length(content)) AS size FROM stash_results"
+        )
+    assert found is not None and (found["n"], found["size"]) == (20, 20 * 4_000_000)
+
+
+def test_migrate_db_tells_of_changes_written_to_the_source_during_the_copy(
+    fresh_url: Callable[[str], str],
+) -> None:
+    """The copy holds the source as it began, and said nothing of the writes made meanwhile:
+    pointing writers at the destination then lost them without a word."""
+    from taskloom.store import open_store
+    from taskloom.store.copy import copy_store
+
+    source, target = fresh_url("source.db"), fresh_url("target.db")
+    fill(source)
+    with taskloom.connect(source) as writer:
+
+        def progress(table: str, done: int, total: int) -> None:
+            if table == "documents" and done == 0:  # a live agent, mid-copy
+                writer.board("a").add("written during the copy")
+
+        src, dst = open_store(source, copy_source=True), open_store(target)
+        try:
+            copied = copy_store(src, dst, progress)
+        finally:
+            src.close()
+            dst.close()
+    assert copied.written_since == 1
+    assert copied.rows["events"] == 9
+    with taskloom.connect(target) as tl:
+        titles = [card["title"] for card in tl.board("a").list()["cards"]]
+    assert "written during the copy" not in titles  # the destination is the source as it began

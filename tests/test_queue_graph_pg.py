@@ -111,6 +111,39 @@ def test_an_add_racing_the_end_of_its_dependency_is_blocked(pg_url: str) -> None
         assert tl.queue.get("b").status == "blocked"
 
 
+def test_a_prune_racing_an_add_that_depends_on_a_dead_task_keeps_that_task(pg_url: str) -> None:
+    """An add holds the dead task it depends on until it commits; the prune waited for it,
+    but had decided which dead tasks stay before the new dependent was committed, and
+    deleted the task: the dependent stayed blocked by a task no one could requeue."""
+    with taskloom.connect(pg_url) as tl:
+        x, _ = tl.queue.add("X", max_attempts=1)
+        held = tl.queue.claim("w", lease=60)
+        assert held is not None
+        tl.queue.fail(x.id, held.lease_token or "", "broken")
+        pruned: list[int] = []
+        with tl.store.write() as tx:
+            known = tl.store.tasks.statuses(tx, [x.id])  # what an add reads, and holds
+            assert known[x.id][0] == "dead"
+            pruning = threading.Thread(target=lambda: pruned.append(tl.queue.prune(0)))
+            pruning.start()
+            with psycopg.connect(pg_url, autocommit=True) as watch:
+                _wait_for_lock_wait(watch, "FROM tasks")
+            tx.execute(
+                "INSERT INTO tasks (id, title, created_at, depends_on, status, result)"
+                " VALUES ('b', 'B', 1, ?, 'blocked', 'blocked by X')",
+                (f'["{x.id}"]',),
+            )
+            tx.execute(
+                "INSERT INTO task_deps (task_id, position, depends_on) VALUES ('b', 0, ?)",
+                (x.id,),
+            )
+        pruning.join(30)
+        assert pruned == [0]
+        assert tl.queue.get(x.id).status == "dead"
+        tl.queue.requeue(x.id)
+        assert tl.queue.get("b").status == "ready"
+
+
 def test_two_adds_closing_halves_of_one_key_cycle_at_once_are_not_both_taken(
     pg_url: str,
 ) -> None:

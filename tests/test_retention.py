@@ -88,6 +88,19 @@ def test_a_writer_far_behind_catches_up_a_batch_per_commit(
     assert seen == [DEFAULT_KEEP + 1 - BATCH, 10, 11]  # the third write was not due
 
 
+def test_a_producer_appending_more_than_a_batch_per_commit_keeps_the_log_bounded(
+    tl: Taskloom, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One batch per commit let the log grow by every commit's events past a batch: four
+    commits of 12,000 tasks each left 28,000 events under a policy of 100."""
+    monkeypatch.setattr(retention, "EVERY_S", 0)  # every commit applies the policy
+    tl.queue.max_active = 100_000
+    set_policy(tl.store, tl.now(), keep=100)
+    for round_ in range(4):
+        tl.queue.add_many([{"title": f"task {round_}.{i}"} for i in range(12_000)])
+        assert event_counts(tl.store)["events"] == 100
+
+
 @pytest.mark.slow
 def test_the_cli_applies_the_policy_set_once(db_url: str, tmp_path: Path) -> None:
     """Real processes, as a shell loop or a prompt hook makes them: each prunes after its

@@ -49,5 +49,12 @@ def migrate_db(
             " format (past states of tasks that are copied)",
             markup=False,
         )
+    if copied.written_since:
+        err.print(
+            f"  note: the source gained {copied.written_since:,} events while it was copied"
+            " (writers still running); their changes are not in the destination: stop every"
+            " writer, then copy again into an empty database",
+            markup=False,
+        )
     rows = sum(copied.rows.values())
     print_text(f"copied {rows:,} rows in {len(copied.rows)} tables from {src.url} to {dst.url}")

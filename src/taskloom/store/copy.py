@@ -21,6 +21,9 @@ from taskloom.store.base import Row, Store, Transaction
 from taskloom.store.sqlite import SqliteStore
 
 BATCH = 1000
+PAGE_BYTES = 16 * 1024 * 1024
+"""About the most text and bytes one page of a copy holds: a table of large rows (stashed
+results) is read a few rows at a time, so the copy's memory does not grow with the data."""
 Progress = Callable[[str, int, int], None]
 """``progress(table, rows_copied_so_far, rows_in_table)``."""
 
@@ -109,11 +112,13 @@ def _insert_sql(dst: Transaction, table: str, columns: list[str]) -> str:
 
 
 def _pages(src: Transaction, table: str, columns: list[str], keep: str) -> Iterator[list[Row]]:
-    """The table's rows that match ``keep`` (an SQL condition), :data:`BATCH` at a time, in
-    primary key order, each page read from where the last one ended (keyset paging): with
-    ``LIMIT … OFFSET`` and no order, PostgreSQL may start each page's scan elsewhere
-    (synchronized scans of a large table), so pages overlap; an offset also re-reads every
-    earlier row on each page."""
+    """The table's rows that match ``keep`` (an SQL condition), in primary key order, each
+    page read from where the last one ended (keyset paging): with ``LIMIT … OFFSET`` and no
+    order, PostgreSQL may start each page's scan elsewhere (synchronized scans of a large
+    table), so pages overlap; an offset also re-reads every earlier row on each page.
+
+    The first page is one row; each next one holds as many rows as the widest row of the
+    page before fit in :data:`PAGE_BYTES`, at most :data:`BATCH`."""
     key = _primary_key(src, table)
     if not key:
         raise InvalidInput(f"table '{table}' has no primary key: it cannot be copied in order")
@@ -121,11 +126,18 @@ def _pages(src: Transaction, table: str, columns: list[str], keep: str) -> Itera
     order = ", ".join(quote(c) for c in key)
     head = f"SELECT {names} FROM {quote(table)} WHERE ({keep})"
     after = f"({order}) > ({', '.join('?' for _ in key)})"
-    page: list[Row] = src.query(f"{head} ORDER BY {order} LIMIT ?", (BATCH,))
+    page: list[Row] = src.query(f"{head} ORDER BY {order} LIMIT ?", (1,))
     while page:
         yield page
+        widest = max(_bytes(row) for row in page)
+        limit = max(1, min(BATCH, PAGE_BYTES // max(widest, 1)))
         last = [page[-1][c] for c in key]
-        page = src.query(f"{head} AND {after} ORDER BY {order} LIMIT ?", (*last, BATCH))
+        page = src.query(f"{head} AND {after} ORDER BY {order} LIMIT ?", (*last, limit))
+
+
+def _bytes(row: Row) -> int:
+    """About the memory a row's text and byte values take (their lengths)."""
+    return sum(len(v) for v in row.values() if isinstance(v, str | bytes | bytearray))
 
 
 def _count(tx: Transaction, table: str, condition: str) -> int:
@@ -147,10 +159,15 @@ def _copy_table(
     insert = _insert_sql(dst, table, columns)
     done = 0
     progress(table, 0, total)
+    told = 0
     for page in _pages(src, table, columns, keep):
         for row in page:
             dst.execute(insert, [_coerce(row[c], dst_types[c]) for c in columns])
         done += len(page)
+        if done - told >= BATCH or done == total:  # a line per BATCH rows, however paged
+            progress(table, done, total)
+            told = done
+    if done != told:
         progress(table, done, total)
     return done
 
@@ -179,6 +196,9 @@ class Copied:
     left_out: int = 0
     """Task events of an earlier development build in a format this taskloom does not read
     (:data:`OLDER_TASK_EVENTS`): each describes a past state of a task whose row is copied."""
+    written_since: int = 0
+    """Events the source gained while it was copied (writers still running): the changes they
+    record are not in the destination, which holds the source as the copy began."""
 
 
 def copy_store(src: Store, dst: Store, progress: Progress) -> Copied:
@@ -199,6 +219,7 @@ def copy_store(src: Store, dst: Store, progress: Progress) -> Copied:
         raise InvalidInput(f"the source and the destination are one database ({dst.url})")
     with src.read() as stx, dst.write() as dtx:
         older = _earlier_build(stx)
+        head = _head(stx)
         dst_tables = set(tables(dtx))
         # The outbox goes last: copying tasks fires the destination's event triggers, and
         # those echoes are dropped before the source's own events are copied.
@@ -226,7 +247,15 @@ def copy_store(src: Store, dst: Store, progress: Progress) -> Copied:
                 _advance_sequences(dtx, table)
         if stx.dialect == "postgres" and dtx.dialect == "postgres":
             _continue_event_ids(stx, dtx)
-    return Copied(copied, left_out)
+    with src.read() as stx:
+        written = stx.query_one("SELECT count(*) AS n FROM events WHERE id > ?", (head,))
+    return Copied(copied, left_out, int(written["n"]) if written else 0)
+
+
+def _head(tx: Transaction) -> int:
+    """The newest event's id (0 for an empty log)."""
+    row = tx.query_one("SELECT MAX(id) AS id FROM events")
+    return int(row["id"]) if row and row["id"] is not None else 0
 
 
 def _same_database(src: Store, dst: Store) -> bool:

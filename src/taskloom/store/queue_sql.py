@@ -419,6 +419,14 @@ a canceled one may be requeued, blocked again by its own. Deleting the dependenc
 the tasks finished before that time leaves the answer as it was."""
 _FINISHED = f"{_OLD} AND (status = 'completed' OR id NOT IN ({_KEPT} SELECT id FROM kept))"
 """Finished before a time (the parameter), and not kept (:data:`_KEPT`)."""
+PRUNE_LOCK_SQL = (
+    "SELECT count(*) AS n FROM (SELECT id FROM tasks WHERE status IN ('dead', 'canceled')"
+    " AND completed_at < ? ORDER BY id FOR UPDATE) AS locked"
+)
+"""PostgreSQL: lock the dead and canceled tasks finished before a time (the parameter), the
+ones a prune keeps only while a task depends on them, before the prune decides. An add that
+makes a task depend on one holds it ``FOR SHARE`` until it commits, so the prune's next
+statements, each reading what is committed when it starts, see the new dependent."""
 PRUNE_EVENTS_SQL = (
     f"DELETE FROM events WHERE task_id IN (SELECT id FROM tasks WHERE {_FINISHED})"
     " AND id < (SELECT MAX(id) FROM events)"

@@ -9,10 +9,12 @@ workers and ``taskloom serve`` alike. A database whose policy was never set keep
 A writer applies the policy at a bounded cost (:class:`AutoRetention`): after its first commit
 (a CLI command makes few), then after every :data:`EVERY_WRITES` commits or :data:`EVERY_S`
 of writing, whichever comes first, it deletes at most :data:`BATCH` events in one short write
-transaction of its own. While it finds a whole batch due it prunes again after its next
-commit, so a writer that appends thousands of events per commit (``add_many``) still keeps
-the log bounded. Pruned events cost readers nothing: a reader whose cursor was pruned gets
-the current snapshots (:mod:`taskloom.store.outbox`).
+transaction of its own, and more such batches, each its own transaction, while whole batches
+are due and it has deleted fewer events than the log gained since its last application: a
+writer that appends thousands of events per commit (``add_many``) keeps the log bounded.
+While it finds a whole batch due it prunes again after its next commit, so a backlog (a
+policy just lowered) goes in a few commits. Pruned events cost readers nothing: a reader
+whose cursor was pruned gets the current snapshots (:mod:`taskloom.store.outbox`).
 """
 
 from __future__ import annotations
@@ -174,6 +176,7 @@ class AutoRetention:
         self._left = 1  # commits until the next application: the first commit applies it
         self._due = 0.0  # the monotonic time after which the next commit applies it
         self._running = threading.Lock()
+        self._head: int | None = None  # the newest event id at the last application
 
     def committed(self) -> None:
         """A write committed: count it, and apply the policy when it is due."""
@@ -186,10 +189,23 @@ class AutoRetention:
             return
         try:
             self._left, self._due = EVERY_WRITES, time.monotonic() + EVERY_S
-            deleted = apply_policy(self.store, datetime.now(UTC))
+            head, last = _head(self.store), self._head
+            grown = 0 if last is None else max(0, head - last)
+            deleted = total = apply_policy(self.store, datetime.now(UTC))
+            while deleted >= BATCH and total < grown:  # as many as were appended since
+                deleted = apply_policy(self.store, datetime.now(UTC))
+                total += deleted
+            self._head = head
             if deleted >= BATCH:  # behind: again after the next commit
                 self._left = 1
         except TaskloomError as exc:
             log.warning("applying the event retention failed, retrying later: %s", exc.message)
         finally:
             self._running.release()
+
+
+def _head(store: Store) -> int:
+    """The newest event's id (0 for an empty log)."""
+    with store.read() as tx:
+        row = tx.query_one("SELECT MAX(id) AS id FROM events")
+    return int(row["id"]) if row and row["id"] is not None else 0

@@ -127,6 +127,8 @@ class SqlTaskTable(TaskTable):
 
     def prune(self, tx: Transaction, before: float, now: float) -> int:
         tx.execute(sql.expire_sql(self.dialect, returning=False), (now, now, now))
+        if self.dialect == "postgres":
+            tx.query_one(sql.PRUNE_LOCK_SQL, (before,))
         tx.execute(sql.PRUNE_EVENTS_SQL, (before, before))
         tx.execute(sql.PRUNE_DEPS_SQL, (before, before))
         return tx.execute(sql.PRUNE_TASKS_SQL, (before, before))
