@@ -88,6 +88,27 @@ def test_a_count_whose_noun_names_neither_is_refused_with_both_counts(tl: Tasklo
     assert f"the {failed:,} matching members of their cases" in out
 
 
+def test_a_count_of_records_or_entries_counts_the_members_that_hold_the_field(
+    tl: Taskloom,
+) -> None:
+    """"Records" or "entries" name no collection: the records that have a field are the
+    members that hold it, not the records around them (a schema's definitions, each with a
+    list of group/version/kind entries, were refused as either)."""
+    doc = _suites()
+    suites = doc["run"]["suites"]
+    failed = sum(1 for s in suites for c in s["cases"] if c["outcome"] == "fail")
+    holding = sum(1 for s in suites if any(c["outcome"] == "fail" for c in s["cases"]))
+    assert failed != holding
+    records, entries = ask(
+        tl,
+        json.dumps(doc),
+        "How many records have outcome fail?",
+        "How many entries have outcome fail?",
+    )
+    assert f"Exact count: {failed} " in records
+    assert f"Exact count: {failed} " in entries
+
+
 def test_a_count_of_records_named_by_their_collection_stays_a_count_of_records(
     tl: Taskloom,
 ) -> None:

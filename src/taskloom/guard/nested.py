@@ -4,10 +4,11 @@ order with its ``items``, a pod with its ``containers``.
 A condition on the members of such a list (``messages[*].ruleId == 'eqeqeq'``) selects the
 records that hold one matching member. A count of them and a count of the matching members
 differ when a record holds several: "how many eqeqeq problems" may mean either. The count's
-noun decides (:func:`counted_members`): the list's name (``messages``) counts the members;
-the records' collection (``Instances``) or the first word of a field of the record
-(``filePath`` for "files") counts the records. When the two counts differ and the noun says
-neither, there is no exact count.
+noun decides (:func:`counted_members`): the list's name (``messages``), or a noun that names
+no collection ("records", "entries"), counts the members, which hold the condition's fields
+themselves; the records' collection (``Instances``) or the first word of a field of the
+record (``filePath`` for "files") counts the records. When the two counts differ and the
+noun says neither, there is no exact count.
 
 A list's members written as ``{"Key": …, "Value": …}`` pairs (a cloud resource's tags) read
 as fields of their record: "tagged Name=web-1" is the condition that one member holds
@@ -26,6 +27,9 @@ from taskloom.guard.rank import STOPWORDS, parts_of
 from taskloom.guard.stems import stem
 
 _NOUN_AFTER = (("how", "many"), ("number", "of"))
+_GENERIC = frozenset(stem(w) for w in ("records", "entries", "items", "objects", "elements"))
+"""Nouns that name no collection: they count what holds the condition's fields itself, the
+members."""
 _PAIR_KEYS = ("key", "name")
 """Member keys whose value names the field a pair holds, the likeliest first."""
 
@@ -96,6 +100,8 @@ def counted_members(group: Group, keys: tuple[str, ...], word: str) -> bool | No
         return True
     if group.name and root == stem(group.name):
         return False
+    if root in _GENERIC:
+        return True
     own = {
         stem(parts_of(name[0])[0])
         for name, stats in group.fields.items()
