@@ -165,7 +165,8 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
             return None if kind is None else _not_exact(kind, group, why=_tie(ours, theirs))
     asked = [t for t in targets if not group.fields[t].kinds <= {"object", "array"}]
     tallied = asked and kind != "count" and WILD in group.pattern
-    if tallied and asks_tally(question, kind, len(conds), group.fields[asked[0]]):
+    ranked = tallied and ranks_numbers(question, group.fields[asked[0]]) is not None
+    if tallied and (ranked or asks_tally(question, kind, len(conds), group.fields[asked[0]])):
         return _tallied(doc, question, group, tuple(conds), asked[0])
     if WILD not in group.pattern:  # one record, named: the field asked of it
         if not targets or (kind == "count" and asked):

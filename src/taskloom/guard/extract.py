@@ -28,7 +28,9 @@ from taskloom.guard.jsondoc import JsonDoc, LazyArray, LazyObject, is_array, is_
 from taskloom.guard.jsonpath import find, path_of
 from taskloom.guard.jsontext import path_on_text
 from taskloom.guard.linecount import counted_lines
+from taskloom.guard.measured import measured
 from taskloom.guard.ordinal import Ordinal, asked, generic, picked_json
+from taskloom.guard.quantities import sized_listing
 from taskloom.guard.rank import (
     IDENTITY_KEYS,
     MAX_SCALAR_CHARS,
@@ -163,7 +165,9 @@ def extract_local(content: str, is_json: bool, query: str) -> Extraction:
         return _ranked(doc, parsed)
     if ordinal is not None and generic(ordinal):
         return _positioned(content, ordinal)
-    table = read_table(content) if asks_fields(content, query) else None
+    table = None
+    if asks_fields(content, query):
+        table = read_table(content) or sized_listing(split_lines(content))
     tabled = None if table is None else _from_table(content, table, query)
     if tabled is not None:
         return tabled
@@ -311,7 +315,9 @@ def _from_table(content: str, table: Table, query: str) -> Extraction | None:
     """An exact answer over a text table's rows read as records, each match shown as the
     lines the tool wrote; ``None`` when the question has none (the ranking answers it)."""
     doc = JsonDoc(table.document())
-    exact = answer(doc, query)
+    exact = measured(table, query)
+    if exact is None:
+        exact = answer(doc, query)
     if exact is None or not exact.exact:
         return None
     lines = split_lines(content)
@@ -331,6 +337,8 @@ def _from_table(content: str, table: Table, query: str) -> Extraction | None:
         summary = (
             f"Exact {exact.kind}: {exact.total:,} row {plural(exact.total, 'match')} ({matching})."
         )
+    if exact.note:
+        summary += f" ({exact.note}.)"
     if table.header:
         summary += f"\nHeader (line {table.header}): {lines[table.header - 1][:300]}"
     out = Extraction("table", coverage=1.0, total_matches=exact.total, summary=summary)

@@ -7,7 +7,9 @@ it (a cell's own spaces, or the last column's free text), and the header words w
 span are one column's name (``NOMINATED NODE``, ``Mounted on``) only when single spaces
 separate them; so is a header word one space after the column before when no data line
 holds a cell under it. Every column's cells are aligned: all start at one position or all end at
-one (the last column: all start at one). Any other layout is no fixed-width table
+one (the last column: all start at one). A first span under no header word whose cells are
+each one mark (``●``, ``*``, ``>``: no letter or digit), as ``systemctl`` writes before a
+failed unit, is a marker gutter and no column. Any other layout is no fixed-width table
 (``None``), and the caller reads the text otherwise.
 """
 
@@ -51,7 +53,7 @@ def fixed_columns(lines: list[str]) -> tuple[list[str], list[list[str]]] | None:
             columns.append((start, end, inside))
         elif columns:
             columns[-1] = (columns[-1][0], end, columns[-1][2])
-        else:
+        elif not _marks([line[start:end] for line in lines[1:]]):
             return None
     names: list[str] = []
     for _start, _end, inside in columns:
@@ -68,6 +70,11 @@ def fixed_columns(lines: list[str]) -> tuple[list[str], list[list[str]]] | None:
         if not _aligned([line[start:end] for line in lines[1:]], last):
             return None
     return names, rows
+
+
+def _marks(cells: list[str]) -> bool:
+    """Whether every cell is blank or one mark (no letter or digit)."""
+    return all(len(c.strip()) <= 1 and not c.strip().isalnum() for c in cells)
 
 
 def _aligned(cells: list[str], last: bool) -> bool:

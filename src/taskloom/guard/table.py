@@ -26,7 +26,9 @@ A text is a table when all of it reads one way:
   the rest of the line, with at least one column of numbers in every row.
 
 A fixed-width or columns header may be underlined by a rule of dashes or ``=`` under each
-name (a package list's ``------- -----``); the rule is no row.
+name (a package list's ``------- -----``); the rule is no row. Lines after the last blank
+line, at most :data:`LEGEND_LINES` of them, that do not read as rows of the table above
+(a legend such as ``LOAD   = …`` and ``380 loaded units listed.``) are its footer, no rows.
 
 A question reads a table only when :func:`asks_fields`. Anything else is no table
 (``None``): a log, prose, a listing with blank lines. A cell that is a plain decimal number
@@ -64,6 +66,8 @@ _JSON_LINE = re.compile(r"\s*\{")
 _WORDS = re.compile(r"[\w%#+.-]+")
 _UNDERLINE = re.compile(r"\s*[-=]{2,}(?:\s+[-=]{2,})*\s*")
 """A rule under a header's names: ``------- ------ -----``."""
+LEGEND_LINES = 8
+"""The most lines a footer after a table's last blank line may hold."""
 
 
 @dataclass(slots=True)
@@ -117,7 +121,23 @@ def read_table(text: str) -> Table | None:
             found = _delimited(text, delimiter)
             if found is not None:
                 return found
-    return _yaml(lines) or _fixed(lines) or _columns(lines)
+    return _yaml(lines) or _aligned(lines) or _aligned(_before_legend(lines))
+
+
+def _aligned(lines: list[str]) -> Table | None:
+    return (_fixed(lines) or _columns(lines)) if len(lines) >= 3 else None
+
+
+def _before_legend(lines: list[str]) -> list[str]:
+    """The lines before a footer of up to :data:`LEGEND_LINES` lines after the last blank
+    line (none when there is no such footer)."""
+    blank = max((i for i, line in enumerate(lines) if not line.strip()), default=-1)
+    if blank < 0 or len(lines) - blank - 1 > LEGEND_LINES:
+        return []
+    body = lines[:blank]
+    while body and not body[-1].strip():
+        body.pop()
+    return body
 
 
 def asks_fields(text: str, question: str) -> bool:

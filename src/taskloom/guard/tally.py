@@ -7,7 +7,10 @@ A question asks for a tally when it names a field with no value and says ``most`
 few distinct values with no condition. The tally counts the field's values (each count
 a plain number) over every record the conditions select, read whole by the JSONPath, so
 each count is exact. A number field of many distinct values asked for with ``most``,
-``highest``… is not tallied: its records are ranked by it, highest (or lowest) first.
+``highest``… is not tallied: its records are ranked by it, highest (or lowest) first; so is
+one of few values asked for with a word of magnitude (``highest``, ``largest``, ``lowest``,
+``smallest``, ``max``, ``min``: "which file has the highest errorCount?"), which asks for
+the record, not for how often each value occurs.
 """
 
 from __future__ import annotations
@@ -28,6 +31,9 @@ _HIGH = re.compile(
     r"\b(?:most(?! recent)|highest|largest|biggest|max(?:imum)?|greatest|top)\b", re.I
 )
 _LOW = re.compile(r"\b(?:least|lowest|smallest|fewest|min(?:imum)?)\b", re.I)
+_MAGNITUDE = re.compile(
+    r"\b(?:highest|largest|biggest|greatest|max(?:imum)?|lowest|smallest|min(?:imum)?)\b", re.I
+)
 SHOWN_VALUES = 30
 """Values a tally lists, most frequent first; the rest are summed as one line."""
 SHOWN_EXTREMES = 3
@@ -60,8 +66,11 @@ def asks_tally(question: str, kind: str | None, conditions: int, stats: Field) -
 
 def ranks_numbers(question: str, stats: Field) -> bool | None:
     """``True`` (highest first) or ``False`` (lowest first) when the question asks for the
-    records with the extreme values of a number field of many values; else ``None``."""
-    if stats.kinds != {"number"} or len(stats.values) * 4 < stats.present:
+    records with the extreme values of a number field of many values, or of any number field
+    with a word of magnitude (``highest``, ``smallest``…); else ``None``."""
+    if stats.kinds != {"number"}:
+        return None
+    if len(stats.values) * 4 < stats.present and not _MAGNITUDE.search(question):
         return None
     return extreme(question)
 
