@@ -236,18 +236,25 @@ def test_the_toast_is_a_live_region_from_the_start_and_escape_puts_it_away(
     tl.close()
 
 
-def test_the_page_has_a_top_heading_and_the_budget_bar_reads_as_its_text(
+def test_the_page_names_its_thread_and_the_budget_bar_reads_as_its_text(
     server: Server, page: Any
 ) -> None:
-    """The page had no level-one heading for a screen reader's heading list to start from; and
-    the budget bar of a goal without a budget was a progress bar of 100 with a value of
-    thousands, read as "5000 percent"."""
+    """Every window was titled "taskloom", whichever thread it showed: five panels were five
+    tabs of one name. The page had no level-one heading for a screen reader's heading list to
+    start from; and the budget bar of a goal without a budget was a progress bar of 100 with a
+    value of thousands, read as "5000 percent"."""
     from playwright.sync_api import expect
 
     tl = taskloom.connect(server.db_url)
     goal_id = tl.goal("t").set("Ship")["goal"]["goal_id"]
     tl.goal("t").account_usage(goal_id, tokens=5000)
+    tl.board("other").add("Elsewhere")
     _live(page, server)
+    expect(page).to_have_title("t · taskloom")
+    page.locator("#threads a", has_text="other").click()
+    expect(page).to_have_title("other · taskloom")
+    page.go_back()
+    expect(page).to_have_title("t · taskloom")
     expect(page.get_by_role("heading", level=1)).to_have_text("taskloom")
     bar = page.get_by_role("progressbar", name="Tokens used of the budget")
     expect(bar).to_have_attribute("aria-valuetext", "5,000 tokens · no budget")
