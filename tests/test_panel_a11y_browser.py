@@ -337,3 +337,31 @@ def test_a_card_s_status_wraps_rather_than_being_cut_at_320_px(server: Server, p
     )
     assert dot[0] == dot[1], dot
     tl.close()
+
+
+def test_a_budget_the_server_did_not_take_stays_typed_to_send_again(
+    server: Server, page: Any
+) -> None:
+    """With the server restarting, Set budget said "not applied: the server did not answer: try
+    again once the panel is live", and had emptied the field: trying again meant typing the
+    number again. It stays until a change is applied, and then goes."""
+    from playwright.sync_api import expect
+
+    tl = taskloom.connect(server.db_url)
+    tl.goal("t").set("Ship", token_budget=1000)
+    _live(page, server)
+    server.kill()
+    expect(page.locator("#live")).to_have_attribute("data-state", "reconnecting")
+    field = page.get_by_label("New token budget")
+    field.fill("250000")
+    field.press("Enter")
+    expect(page.locator("#toast")).to_contain_text("Budget change not applied")
+    expect(field).to_have_value("250000")
+    expect(field).to_be_focused()
+    server.start()
+    expect(page.locator("#live")).to_have_attribute("data-state", "live")
+    field.press("Enter")
+    expect(page.locator(".goal .usage")).to_have_text("0 / 250,000 tokens")
+    expect(field).to_have_value("")
+    assert tl.goal("t").get()["goal"]["token_budget"] == 250_000
+    tl.close()

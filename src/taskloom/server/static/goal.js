@@ -2,6 +2,7 @@
 import { act, actButton, pending } from "./actions.js";
 import { $, h } from "./dom.js";
 import { count, seconds, statusChip, tokens } from "./format.js";
+import { schedule } from "./render.js";
 import { state } from "./state.js";
 import { titleEl } from "./titles.js";
 import { toast } from "./toast.js";
@@ -59,8 +60,15 @@ export function renderGoal() {
     if (!Number.isSafeInteger(value) || value < 1) {
       return toast(`Budget must be a whole number from 1 to ${count(Number.MAX_SAFE_INTEGER)}`, true);
     }
-    act(`${path}/budget`, { token_budget: value });
-    input.value = state.budgetDraft = "";
+    // The typed budget stays until it is applied: one the server did not take ("the server did
+    // not answer: try again…") is there to send again, not to type again.
+    const [thread, sent] = [state.thread, input.value];
+    state.budgetDraft = sent;
+    act(`${path}/budget`, { token_budget: value }).then((applied) => {
+      if (!applied || state.thread !== thread || state.budgetDraft !== sent) return; // typed on since
+      state.budgetDraft = "";
+      schedule("goal");
+    });
   } }, input, h("button", { class: "btn", type: "submit", "aria-disabled": pending.has(`${path}/budget`) ? "true" : null }, "Set budget"));
   root.replaceChildren(h("div", { class: "goal" },
     h("div", { class: "row" }, h("h2", {}, "Goal"), statusChip(goal.status)),
