@@ -33,7 +33,8 @@ def test_the_focus_stays_in_its_section_when_a_live_update_takes_its_row_away(
     """Enter on Cancel with the queue filtered to ready tasks: the canceled task left the
     list, and with it the focused button; the focus fell to <body>, and a keyboard user started
     over from the top of the page. The same when the agent removed the card whose Done button
-    had the focus. It now stays in the queue, or the board."""
+    had the focus, or a thread whose link had it left the list. It now stays in the queue, the
+    board or the thread list."""
     from playwright.sync_api import expect
 
     tl = taskloom.connect(server.db_url)
@@ -55,6 +56,14 @@ def test_the_focus_stays_in_its_section_when_a_live_update_takes_its_row_away(
     tl.board("t").remove(cards[1])
     expect(page.locator("[data-card]")).to_have_count(2)
     assert page.evaluate(FOCUSED_SECTION) == "Board"
+
+    # A thread that is no longer listed (its only card gone) leaves the focus in the list.
+    gone = tl.board("gone").add("Soon gone")["card"]["id"]
+    link = page.locator("#threads a", has_text="gone")
+    link.focus()
+    tl.board("gone").remove(gone)
+    expect(link).to_have_count(0)
+    assert page.evaluate("document.activeElement.id") == "threads-nav"
     tl.close()
 
 

@@ -47,8 +47,9 @@ function keepingFocus(render) {
   const row = active?.closest?.("[data-card], [data-task]");
   const rowKey = row ? (row.dataset.card ? `[data-card="${CSS.escape(row.dataset.card)}"]` : `[data-task="${CSS.escape(row.dataset.task)}"]`) : null;
   // The section itself stays (only its content is rebuilt): a row that left it (a card the
-  // agent removed, a task a filter no longer shows once canceled) leaves the focus there.
-  const section = active?.closest?.("section");
+  // agent removed, a task a filter no longer shows once canceled, a thread no longer listed)
+  // leaves the focus there.
+  const section = active?.closest?.("section, nav");
   render();
   if (name === null || document.activeElement === active && active.isConnected) return;
   const again = [...document.querySelectorAll(active.tagName)].find((el) => nameOf(el) === name)
