@@ -26,12 +26,12 @@ function subjectOf(title) {
 // says which action was not applied, and to which card or task, each in its own line.
 // Actions in flight, by route: their buttons say busy (aria-disabled, which keeps keyboard focus
 // where `disabled` would drop it) and a second click is ignored until the answer, so a double
-// click does not send a decision twice nor cancel a task twice.
+// click does not send a decision twice nor cancel a task twice. Answers whether it was applied.
 export const pending = new Set();
 const ACTION_PARTS = ["goal", "board", "queue"];
 
 export async function act(path, body, subject = null) {
-  if (pending.has(path)) return;
+  if (pending.has(path)) return false;
   pending.add(path);
   schedule(...ACTION_PARTS);
   const what = ACTION_NAMES[path.split("/").pop()] || "Action";
@@ -40,6 +40,7 @@ export async function act(path, body, subject = null) {
   try {
     await api(path, { method: "POST", body: JSON.stringify(body || {}) });
     if (waiting) toast(`${what}: done`);
+    return true;
   } catch (error) {
     toast(`${what} not applied${subjectOf(subject)}: ${error.message}`, true);
     // A card that changed since it was shown (409): the view is behind, so the board is read.
@@ -49,6 +50,7 @@ export async function act(path, body, subject = null) {
     // the view stops offering what was just refused.
     if (!error.away && path.startsWith("/api/tasks/")) readTask(decodeURIComponent(path.split("/")[3]));
     if (!error.away && /^\/api\/threads\/[^/]+\/goal\//.test(path)) readGoal();
+    return false;
   } finally {
     clearTimeout(slow);
     pending.delete(path);

@@ -25,6 +25,7 @@ import { keep, state } from "./state.js";
 import { loadTasks } from "./tasks.js";
 import { foldThreads, hashThread, loadThreads, pollThreads, renderThreads, selectThread } from "./threads.js";
 import { markCut, toggleTitle } from "./titles.js";
+import { hideToast } from "./toast.js";
 
 function start() {
   for (const button of document.querySelectorAll(".seg button")) {
@@ -47,11 +48,13 @@ function start() {
     if (folding) $("main").focus({ preventScroll: true });
   });
   document.addEventListener("click", (event) => {
-    const title = event.target.closest?.(".title[tabindex]");
+    const title = event.target.closest?.(".cut[tabindex]");
     if (title && !getSelection().toString()) toggleTitle(title); // not when selecting its text
   });
   document.addEventListener("keydown", (event) => {
-    if ((event.key === "Enter" || event.key === " ") && event.target.matches?.(".title[tabindex]")) {
+    // Escape puts away the toast, which may cover the buttons at the window's bottom corner.
+    if (event.key === "Escape" && $("toast").textContent) hideToast();
+    if ((event.key === "Enter" || event.key === " ") && event.target.matches?.(".cut[tabindex]")) {
       event.preventDefault();
       toggleTitle(event.target);
     }

@@ -4,7 +4,7 @@ import { $, bidiShown, h, ident, iso } from "./dom.js";
 import { count, LABEL, statusChip } from "./format.js";
 import { refused } from "./live.js";
 import { state } from "./state.js";
-import { titleEl } from "./titles.js";
+import { cutText, titleEl } from "./titles.js";
 
 const COLUMNS = ["todo", "awaiting_approval", "ready", "in_progress", "blocked", "done", "rejected"];
 
@@ -51,12 +51,15 @@ function afterChips(card, after) {
       title: `${bidiShown(a.title)} (${LABEL[a.status] || a.status})` }, iso("span", {}, a.title))));
 }
 
+// Each long text is cut to its first lines (see cutText()), or one 60,000-character note
+// would push the rest of the board and the queue screens down.
 function cardDetail(card) {
+  const cut = (text, what, label = null) => cutText(text, "sub", `${what} ${card.id}`, label);
   return [
-    card.status === "in_progress" && card.active_form ? iso("div", { class: "sub" }, card.active_form) : null,
-    card.objective ? iso("div", { class: "sub" }, card.objective) : null,
-    card.blocker ? h("div", { class: "sub" }, "Blocked: ", iso("span", {}, card.blocker)) : null,
-    card.notes ? iso("div", { class: "sub" }, card.notes) : null,
+    card.status === "in_progress" && card.active_form ? cut(card.active_form, "doing") : null,
+    card.objective ? cut(card.objective, "objective") : null,
+    card.blocker ? cut(card.blocker, "blocker", "Blocked: ") : null,
+    card.notes ? cut(card.notes, "notes") : null,
     card.assigned_agent ? h("div", { class: "sub" }, "@", iso("span", {}, ident(card.assigned_agent))) : null,
   ];
 }

@@ -2,6 +2,7 @@
 import { act, actButton, pending } from "./actions.js";
 import { $, h } from "./dom.js";
 import { count, seconds, statusChip, tokens } from "./format.js";
+import { schedule } from "./render.js";
 import { state } from "./state.js";
 import { titleEl } from "./titles.js";
 import { toast } from "./toast.js";
@@ -26,16 +27,21 @@ export function renderGoal() {
   const budget = goal.token_budget;
   const used = goal.tokens_used || 0;
   const share = budget ? Math.min(1, Number(used) / Number(budget)) : 0;
+  // A screen reader reads the bar as the text beside it says it ("900 / 1,000 tokens"), not as
+  // a percentage, which without a budget would be of 100 ("5000 percent").
+  const timed = goal.time_budget_s !== null && goal.time_budget_s !== undefined;
+  const usage = budget ? `${tokens(used)} / ${tokens(budget)} tokens`
+    : timed ? `${tokens(used)} tokens` : `${tokens(used)} tokens · no budget`;
   const bar = h("div", { class: `bar${share >= 1 ? " over" : share >= 0.8 ? " high" : ""}`, role: "progressbar",
-    "aria-label": "Tokens used of the budget",
-    "aria-valuenow": String(used), "aria-valuemax": budget === null ? null : String(budget) }, fill(share));
+    "aria-label": "Tokens used of the budget", "aria-valuetext": usage,
+    "aria-valuenow": budget ? String(used) : null, "aria-valuemax": budget ? String(budget) : null }, fill(share));
   // A time budget is a budget too: shown beside the tokens (a goal with one is never said to
   // have "no budget"), and removable here, since raising the token budget does not lift a
   // goal limited by its time.
   const timeBudget = goal.time_budget_s;
   const timeUsed = Number(goal.time_used_s || 0);
-  const timeOver = timeBudget !== null && timeBudget !== undefined && timeUsed >= Number(timeBudget);
-  const time = timeBudget === null || timeBudget === undefined ? null
+  const timeOver = timed && timeUsed >= Number(timeBudget);
+  const time = !timed ? null
     : h("span", { class: `usage${timeOver ? " over" : ""}` }, `${seconds(timeUsed)} / ${seconds(Number(timeBudget))} of time`);
   const dropTime = timeOver ? actButton({}, "Remove time budget", `${path}/budget`, { time_budget_s: null }) : null;
   const button = (action, label) => actButton({}, label, `${path}/${action}`);
@@ -54,16 +60,22 @@ export function renderGoal() {
     if (!Number.isSafeInteger(value) || value < 1) {
       return toast(`Budget must be a whole number from 1 to ${count(Number.MAX_SAFE_INTEGER)}`, true);
     }
-    act(`${path}/budget`, { token_budget: value });
-    input.value = state.budgetDraft = "";
+    // The typed budget stays until it is applied: one the server did not take ("the server did
+    // not answer: try again…") is there to send again, not to type again.
+    const [thread, sent] = [state.thread, input.value];
+    state.budgetDraft = sent;
+    act(`${path}/budget`, { token_budget: value }).then((applied) => {
+      if (!applied || state.thread !== thread || state.budgetDraft !== sent) return; // typed on since
+      state.budgetDraft = "";
+      schedule("goal");
+    });
   } }, input, h("button", { class: "btn", type: "submit", "aria-disabled": pending.has(`${path}/budget`) ? "true" : null }, "Set budget"));
   root.replaceChildren(h("div", { class: "goal" },
     h("div", { class: "row" }, h("h2", {}, "Goal"), statusChip(goal.status)),
     titleEl(goal.objective, "objective title", `goal ${state.thread}`),
     goal.reason ? titleEl(goal.reason, "sub title", `reason ${state.thread}`) : null,
     h("div", { class: "row" }, bar,
-      h("span", { class: "usage" }, budget ? `${tokens(used)} / ${tokens(budget)} tokens`
-        : time ? `${tokens(used)} tokens` : `${tokens(used)} tokens · no budget`),
+      h("span", { class: "usage" }, usage),
       time),
     h("div", { class: "row" }, toggles, form, dropTime)));
 }

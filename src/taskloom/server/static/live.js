@@ -5,7 +5,7 @@ import { $ } from "./dom.js";
 import { schedule } from "./render.js";
 import { state } from "./state.js";
 import { loadStatsSoon, loadTasks, tasksLoading } from "./tasks.js";
-import { toast } from "./toast.js";
+import { hideToast, toast } from "./toast.js";
 
 // The threads list read again (its module opens this stream: app.js wires the two, so
 // neither imports the other).
@@ -112,7 +112,7 @@ export function connect(resume = false) {
   source.addEventListener("open", () => {
     setLive("live");
     if (state.thread !== null) loadBoardIfNone(source);
-    if (wasStopped && $("toast").textContent.startsWith("The live view stopped")) $("toast").hidden = true;
+    if (wasStopped && $("toast").textContent.startsWith("The live view stopped")) hideToast();
     loadTasks();
   });
   source.addEventListener("error", () => {

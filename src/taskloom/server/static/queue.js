@@ -6,7 +6,7 @@ import { graphOf } from "./graph.js";
 import { refused } from "./live.js";
 import { state } from "./state.js";
 import { taskOrder } from "./tasks.js";
-import { titleEl } from "./titles.js";
+import { cutText, titleEl } from "./titles.js";
 
 // The counts come from the server (all tasks); the rows are the most urgent TASK_LIMIT of the
 // chosen status, loaded from the server, and the view says when more exist than it shows.
@@ -59,7 +59,7 @@ export function renderQueue() {
     h("tbody", {}, rows.map((t) => h("tr", { "data-task": t.id },
       h("td", { class: "c-status" }, statusChip(shownStatus(t)), waits(t)),
       h("td", { class: "c-title" }, titleEl(t.title), graphOf(t),
-        t.last_error ? iso("div", { class: "err" }, t.last_error) : null),
+        t.last_error ? cutText(t.last_error, "err", `error ${t.id}`) : null),
       fact("Kind", "c-kind", t.kind ? iso("span", {}, t.kind) : null),
       fact("Agent", "c-agent", t.claimed_by ? iso("span", {}, ident(t.claimed_by))
         : t.target_agent ? ["→ ", iso("span", {}, ident(t.target_agent))] : null),

@@ -46,11 +46,14 @@ function keepingFocus(render) {
     ? [active.selectionStart, active.selectionEnd, active.selectionDirection] : null;
   const row = active?.closest?.("[data-card], [data-task]");
   const rowKey = row ? (row.dataset.card ? `[data-card="${CSS.escape(row.dataset.card)}"]` : `[data-task="${CSS.escape(row.dataset.task)}"]`) : null;
-  const section = active?.closest?.("section[id]")?.id;
+  // The section itself stays (only its content is rebuilt): a row that left it (a card the
+  // agent removed, a task a filter no longer shows once canceled, a thread no longer listed)
+  // leaves the focus there.
+  const section = active?.closest?.("section, nav");
   render();
   if (name === null || document.activeElement === active && active.isConnected) return;
   const again = [...document.querySelectorAll(active.tagName)].find((el) => nameOf(el) === name)
-    || (rowKey && document.querySelector(rowKey)) || (section && document.getElementById(section));
+    || (rowKey && document.querySelector(rowKey)) || (section?.isConnected && section);
   if (!again) return;
   if (!again.matches("a[href], button, input, select, textarea, [tabindex]")) again.tabIndex = -1;
   again.focus({ preventScroll: true });

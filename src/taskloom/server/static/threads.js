@@ -36,6 +36,8 @@ export function renderThreads() {
         h("span", { class: "meta" }, counts.join(" · ") || "no cards", t.goal_status ? ` · goal ${LABEL[t.goal_status] || t.goal_status}` : "")));
   }));
   $("thread-title").textContent = state.thread === null ? "" : ident(state.thread);
+  // Each window's tab (and history entry) names its thread: five panels are not five "taskloom".
+  document.title = state.thread === null ? "taskloom" : `${ident(state.thread)} · taskloom`;
 }
 
 // On a phone the thread list is folded behind its button; picking a thread folds it again.

@@ -1,5 +1,5 @@
-// Long titles: clamped to their first lines, opened and closed by a click or the keyboard.
-import { bidiShown, iso } from "./dom.js";
+// Long titles and texts: clamped to their first lines, opened and closed by a click or the keyboard.
+import { bidiShown, h, iso } from "./dom.js";
 
 // A title element: CSS clamps it to its first lines ("cut"), and its title attribute holds all
 // of it. One the clamp cuts short gets a tab stop (see markCut()); a click, Enter or Space opens
@@ -8,7 +8,12 @@ import { bidiShown, iso } from "./dom.js";
 // redraws), or a 4,000-character objective would push the goal's buttons screens down.
 export const titleEl = (text, cls = "title", key = null) => iso("div",
   { class: `${cls} cut`, title: bidiShown(text), "data-open": key }, text);
-const opened = new Set(); // the titles a person opened, by their row key (or their own)
+// A long text other than a title (a card's notes, a task's error), cut the same way: `label`
+// ("Blocked: ") goes before it, outside its bidi isolate; `key` keeps it open across redraws.
+export const cutText = (text, cls, key, label = null) => (label === null
+  ? iso("div", { class: `${cls} cut`, title: bidiShown(text), "data-open": key }, text)
+  : h("div", { class: `${cls} cut`, title: `${label}${bidiShown(text)}`, "data-open": key }, label, iso("span", {}, text)));
+const opened = new Set(); // the titles and texts a person opened, by their row key (or their own)
 
 const openKey = (el) => {
   if (el.dataset.open) return el.dataset.open;
@@ -16,10 +21,10 @@ const openKey = (el) => {
   return row ? (row.dataset.card ? `card ${row.dataset.card}` : `task ${row.dataset.task}`) : null;
 };
 
-// Which titles under `root` the clamp cuts short: all are measured first, then marked, so the
+// Which titles and texts under `root` the clamp cuts short: all are measured first, then marked, so the
 // page is laid out once.
 export function markCut(root) {
-  const titles = [...root.querySelectorAll(".title.cut")];
+  const titles = [...root.querySelectorAll(".cut")];
   const open = titles.map((el) => opened.has(openKey(el)));
   const cut = titles.map((el, i) => open[i] || el.scrollHeight > el.clientHeight + 1);
   titles.forEach((el, i) => {
