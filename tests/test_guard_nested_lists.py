@@ -91,7 +91,7 @@ def test_a_count_whose_noun_names_neither_is_refused_with_both_counts(tl: Tasklo
 def test_a_count_of_records_or_entries_counts_the_members_that_hold_the_field(
     tl: Taskloom,
 ) -> None:
-    """"Records" or "entries" name no collection: the records that have a field are the
+    """The nouns "records" and "entries" name no collection: the records that have a field are the
     members that hold it, not the records around them (a schema's definitions, each with a
     list of group/version/kind entries, were refused as either)."""
     doc = _suites()
