@@ -264,8 +264,7 @@ def test_migrate_db_tells_of_changes_written_to_the_source_during_the_copy(
 ) -> None:
     """The copy holds the source as it began, and said nothing of the writes made meanwhile:
     pointing writers at the destination then lost them without a word."""
-    from taskloom.store import open_store
-    from taskloom.store.copy import copy_store
+    from taskloom.store.copy import copy_database
 
     source, target = fresh_url("source.db"), fresh_url("target.db")
     fill(source)
@@ -275,12 +274,7 @@ def test_migrate_db_tells_of_changes_written_to_the_source_during_the_copy(
             if table == "documents" and done == 0:  # a live agent, mid-copy
                 writer.board("a").add("written during the copy")
 
-        src, dst = open_store(source, copy_source=True), open_store(target)
-        try:
-            copied = copy_store(src, dst, progress)
-        finally:
-            src.close()
-            dst.close()
+        copied = copy_database(source, target, progress)
     assert copied.written_since == 1
     assert copied.rows["events"] == 9
     with taskloom.connect(target) as tl:

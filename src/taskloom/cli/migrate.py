@@ -8,7 +8,6 @@ import typer
 
 from taskloom.cli.common import err, print_text
 from taskloom.domain.errors import InvalidInput
-from taskloom.store import open_store
 
 
 def _progress(table: str, done: int, total: int) -> None:
@@ -30,19 +29,14 @@ def migrate_db(
 
     Example: taskloom migrate-db --from sqlite:///.taskloom/taskloom.db --to postgresql://app@db/taskloom
     """
-    from taskloom.store.copy import copy_store
+    from taskloom.store.copy import copy_database
 
     for flag, url in (("--from", source), ("--to", target)):
         if not url.strip():  # the store's message names --db, which this command lacks
             raise InvalidInput(
                 f"{flag} is empty: give a database URL (sqlite:///path.db, postgresql://…)"
             )
-    src, dst = open_store(source, copy_source=True), open_store(target)
-    try:
-        copied = copy_store(src, dst, _progress)
-    finally:
-        src.close()
-        dst.close()
+    copied = copy_database(source, target, _progress)
     if copied.left_out:
         err.print(
             f"  left out {copied.left_out:,} task events an earlier build stored in an older"
@@ -56,5 +50,5 @@ def migrate_db(
             " writer, then copy again into an empty database",
             markup=False,
         )
-    rows = sum(copied.rows.values())
-    print_text(f"copied {rows:,} rows in {len(copied.rows)} tables from {src.url} to {dst.url}")
+    rows, where = sum(copied.rows.values()), f"from {copied.source} to {copied.target}"
+    print_text(f"copied {rows:,} rows in {len(copied.rows)} tables {where}")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from taskloom.domain.errors import Conflict, InvalidInput, NotFound
-from taskloom.store import migrations
+from taskloom.store import migrations, open_store
 from taskloom.store.base import Row, Store, Transaction
 from taskloom.store.sqlite import SqliteStore
 
@@ -193,12 +193,27 @@ class Copied:
 
     rows: dict[str, int]
     """Rows copied, per table."""
+    source: str = ""
+    """The source's URL, a password left out."""
+    target: str = ""
+    """The destination's URL, a password left out."""
     left_out: int = 0
     """Task events of an earlier development build in a format this taskloom does not read
     (:data:`OLDER_TASK_EVENTS`): each describes a past state of a task whose row is copied."""
     written_since: int = 0
     """Events the source gained while it was copied (writers still running): the changes they
     record are not in the destination, which holds the source as the copy began."""
+
+
+def copy_database(source: str, target: str, progress: Progress) -> Copied:
+    """Open the databases at ``source`` (as a copy source) and ``target``, copy the one into
+    the other (:func:`copy_store`) and close both."""
+    src, dst = open_store(source, copy_source=True), open_store(target)
+    try:
+        return copy_store(src, dst, progress)
+    finally:
+        src.close()
+        dst.close()
 
 
 def copy_store(src: Store, dst: Store, progress: Progress) -> Copied:
@@ -249,7 +264,8 @@ def copy_store(src: Store, dst: Store, progress: Progress) -> Copied:
             _continue_event_ids(stx, dtx)
     with src.read() as stx:
         written = stx.query_one("SELECT count(*) AS n FROM events WHERE id > ?", (head,))
-    return Copied(copied, left_out, int(written["n"]) if written else 0)
+    written_since = int(written["n"]) if written else 0
+    return Copied(copied, src.url, dst.url, left_out, written_since)
 
 
 def _head(tx: Transaction) -> int:
