@@ -18,6 +18,7 @@ from typing import Any
 from taskloom.domain.errors import Conflict, InvalidInput, NotFound
 from taskloom.store import migrations, open_store
 from taskloom.store.base import Row, Store, Transaction
+from taskloom.store.outbox import newest_event_id
 from taskloom.store.sqlite import SqliteStore
 
 BATCH = 1000
@@ -234,7 +235,7 @@ def copy_store(src: Store, dst: Store, progress: Progress) -> Copied:
         raise InvalidInput(f"the source and the destination are one database ({dst.url})")
     with src.read() as stx, dst.write() as dtx:
         older = _earlier_build(stx)
-        head = _head(stx)
+        head = newest_event_id(stx)
         dst_tables = set(tables(dtx))
         # The outbox goes last: copying tasks fires the destination's event triggers, and
         # those echoes are dropped before the source's own events are copied.
@@ -266,12 +267,6 @@ def copy_store(src: Store, dst: Store, progress: Progress) -> Copied:
         written = stx.query_one("SELECT count(*) AS n FROM events WHERE id > ?", (head,))
     written_since = int(written["n"]) if written else 0
     return Copied(copied, src.url, dst.url, left_out, written_since)
-
-
-def _head(tx: Transaction) -> int:
-    """The newest event's id (0 for an empty log)."""
-    row = tx.query_one("SELECT MAX(id) AS id FROM events")
-    return int(row["id"]) if row and row["id"] is not None else 0
 
 
 def _same_database(src: Store, dst: Store) -> bool:

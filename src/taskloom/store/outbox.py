@@ -203,3 +203,9 @@ def prune_in(
 def _oldest_is_before(tx: Transaction, oldest_id: int, before: str) -> bool:
     row = tx.query_one("SELECT created_at FROM events WHERE id = ?", (oldest_id,))
     return row is not None and row["created_at"] < before
+
+
+def newest_event_id(tx: Transaction) -> int:
+    """The newest event's id (0 for an empty log)."""
+    row = tx.query_one("SELECT MAX(id) AS id FROM events")
+    return int(row["id"]) if row and row["id"] is not None else 0

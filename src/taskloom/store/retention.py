@@ -30,7 +30,13 @@ from taskloom.domain.common import UNSET, iso
 from taskloom.domain.errors import InvalidInput, TaskloomError
 from taskloom.domain.text import counted
 from taskloom.store.base import Store, Transaction
-from taskloom.store.outbox import META_KIND, check_limits, prune_in, pruned_through
+from taskloom.store.outbox import (
+    META_KIND,
+    check_limits,
+    newest_event_id,
+    prune_in,
+    pruned_through,
+)
 
 __all__ = [
     "BATCH",
@@ -189,7 +195,8 @@ class AutoRetention:
             return
         try:
             self._left, self._due = EVERY_WRITES, time.monotonic() + EVERY_S
-            head, last = _head(self.store), self._head
+            with self.store.read() as tx:
+                head, last = newest_event_id(tx), self._head
             grown = 0 if last is None else max(0, head - last)
             deleted = total = apply_policy(self.store, datetime.now(UTC))
             while deleted >= BATCH and total < grown:  # as many as were appended since
@@ -202,10 +209,3 @@ class AutoRetention:
             log.warning("applying the event retention failed, retrying later: %s", exc.message)
         finally:
             self._running.release()
-
-
-def _head(store: Store) -> int:
-    """The newest event's id (0 for an empty log)."""
-    with store.read() as tx:
-        row = tx.query_one("SELECT MAX(id) AS id FROM events")
-    return int(row["id"]) if row and row["id"] is not None else 0
