@@ -11,9 +11,10 @@ from taskloom.domain.errors import InvalidInput, InvariantViolation
 from taskloom.tools import ToolContext, ToolResult
 
 
-def chain(tl: Taskloom, *titles: str) -> list[str]:
-    """Cards on thread ``t``, each after the one before it; their ids."""
-    board = tl.board("t")
+def chain(tl: Taskloom, *titles: str, model: bool = False) -> list[str]:
+    """Cards on thread ``t``, each after the one before it, added by the host (or by the
+    model); their ids."""
+    board = tl.board("t").as_model() if model else tl.board("t")
     ids: list[str] = []
     for title in titles:
         ids.append(board.add(title, blocked_by=ids[-1:])["card"]["id"])
@@ -109,7 +110,7 @@ def test_a_done_card_or_one_no_one_waits_on_anymore_is_removed_freely(tl: Tasklo
 
 
 def test_a_whole_list_write_drops_the_edges_to_cards_it_leaves_out(tl: Taskloom) -> None:
-    chain(tl, "Write the code", "Test it")
+    chain(tl, "Write the code", "Test it", model=True)
     todos = [{"content": "Test it", "status": "pending", "activeForm": "Testing"}]
     result = tl.tools.dispatch("todo_write", {"todos": todos}, ToolContext(thread_id="t"))
     assert not result.is_error, result.content

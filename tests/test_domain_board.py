@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from taskloom.domain import board as ops
+from taskloom.domain import whole_list
 from taskloom.domain.approval import check_model_change, model_change
 from taskloom.domain.board import Board
 from taskloom.domain.board_view import render_markdown
@@ -148,19 +149,19 @@ def test_replace_checks_invariant_after_dropping_empty_cards() -> None:
         CardPatch(title="a", status="in_progress"),
         CardPatch(title="  ", status="in_progress"),  # dropped before the check
     ]
-    b = ops.replace(Board("t"), items, now=T0, new_id=ids())
+    b = whole_list.replace(Board("t"), items, now=T0, new_id=ids())
     assert [c.title for c in b.cards] == ["a"]
 
 
 def test_replace_two_in_progress_fails() -> None:
     items = [CardPatch(title="a", status="in_progress"), CardPatch(title="b", status="started")]
     with pytest.raises(InvariantViolation):
-        ops.replace(Board("t"), items, now=T0, new_id=ids())
+        whole_list.replace(Board("t"), items, now=T0, new_id=ids())
 
 
 def test_replace_keeps_given_ids_and_timestamps_of_unchanged_cards() -> None:
     b = board_with("one", "two")
-    b2 = ops.replace(
+    b2 = whole_list.replace(
         b, [CardPatch(id="c2", title="two"), CardPatch(title="new")], now=T1, new_id=lambda: "fresh"
     )
     assert [c.id for c in b2.cards] == ["c2", "fresh"]
@@ -169,7 +170,7 @@ def test_replace_keeps_given_ids_and_timestamps_of_unchanged_cards() -> None:
 
 def test_replace_duplicate_ids_rejected() -> None:
     with pytest.raises(InvariantViolation, match="duplicate todo id 'x'"):
-        ops.replace(
+        whole_list.replace(
             Board("t"),
             [CardPatch(id="x", title="a"), CardPatch(id="x", title="b")],
             now=T0,
@@ -178,7 +179,7 @@ def test_replace_duplicate_ids_rejected() -> None:
 
 
 def test_clear() -> None:
-    b = ops.clear(board_with("one"), now=T1)
+    b = whole_list.clear(board_with("one"), now=T1)
     assert b.cards == ()
     assert render_markdown(b) == "_No todos yet._"
 
@@ -214,7 +215,7 @@ def test_edit_patch_semantics() -> None:
 
 def test_upsert_merge_keeps_unnamed_and_appends_new() -> None:
     b = board_with("one", "two")
-    b = ops.upsert(
+    b = whole_list.upsert(
         b,
         [CardPatch(id="c2", status="done"), CardPatch(id="n", title="three")],
         prune=False,
@@ -230,13 +231,15 @@ def test_upsert_merge_keeps_unnamed_and_appends_new() -> None:
 
 def test_upsert_prune_keeps_only_named_in_given_order() -> None:
     b = board_with("one", "two", "three")
-    b = ops.upsert(b, [CardPatch(id="c3"), CardPatch(id="c1")], prune=True, now=T1, new_id=ids())
+    b = whole_list.upsert(
+        b, [CardPatch(id="c3"), CardPatch(id="c1")], prune=True, now=T1, new_id=ids()
+    )
     assert [c.id for c in b.cards] == ["c3", "c1"]
 
 
 def test_upsert_new_item_needs_content() -> None:
     with pytest.raises(InvalidInput, match="needs content"):
-        ops.upsert(Board("t"), [CardPatch(id="x")], prune=False, now=T0, new_id=ids())
+        whole_list.upsert(Board("t"), [CardPatch(id="x")], prune=False, now=T0, new_id=ids())
 
 
 def test_render_markdown_exact() -> None:
@@ -331,7 +334,7 @@ def test_a_new_card_that_requires_approval_starts_awaiting_it(status: str | None
     assert card.status is CardStatus.AWAITING_APPROVAL
     check_model_change(Board("t"), after)  # the model may submit a plan for approval
     item = CardPatch(title="y", approval_mode="required", status=status or "todo")
-    listed = ops.upsert(Board("t"), [item], prune=True, now=T0, new_id=ids())
+    listed = whole_list.upsert(Board("t"), [item], prune=True, now=T0, new_id=ids())
     assert listed.cards[0].status is CardStatus.AWAITING_APPROVAL
     approved = ops.decide_plan(after, card.id, True, now=T1)
     assert approved.cards[0].status is CardStatus.READY
@@ -402,9 +405,9 @@ def test_unstorable_title_and_ids_refused_by_every_op() -> None:
     with pytest.raises(InvalidInput, match="NUL"):
         ops.add(b, "a\x00", now=T1, new_id=ids())
     with pytest.raises(InvalidInput, match="todo id must not"):
-        ops.replace(b, [CardPatch(id="x\x00", title="x")], now=T1, new_id=ids())
+        whole_list.replace(b, [CardPatch(id="x\x00", title="x")], now=T1, new_id=ids())
     with pytest.raises(InvalidInput, match="todo id is not valid"):
-        ops.upsert(b, [CardPatch(id="\ud800", title="x")], prune=False, now=T1, new_id=ids())
+        whole_list.upsert(b, [CardPatch(id="\ud800", title="x")], prune=False, now=T1, new_id=ids())
     with pytest.raises(InvalidInput, match="session_thread_id must not"):
         ops.set_session_thread(b, "c1", "run\x00", now=T1)
 
@@ -486,7 +489,7 @@ def test_a_full_board_of_ordinary_cards_is_far_below_the_limits() -> None:
         CardPatch(title=f"Step {i}: update the parser", notes="n" * 200, plan=["do it", "check"])
         for i in range(1000)
     ]
-    b = ops.replace(Board("t"), items, now=T0, new_id=ids())
+    b = whole_list.replace(Board("t"), items, now=T0, new_id=ids())
     assert len(b.cards) == 1000
     assert sum(c.text_size() for c in b.cards) < MAX_BOARD_BYTES // 3
 
@@ -505,16 +508,16 @@ def test_a_model_cannot_swap_an_approved_plan_by_removing_and_adding_it_again() 
     gone = model_change(b, ops.remove(b, "c1", now=T1))  # removing it is the model's right
     assert gone.retired_titles == ("drop table users",)
     for before, after in [
-        (gone, ops.replace(gone, [swapped], now=T1, new_id=new_id)),
-        (b, ops.replace(b, [swapped], now=T1, new_id=new_id)),  # one replace
+        (gone, whole_list.replace(gone, [swapped], now=T1, new_id=new_id)),
+        (b, whole_list.replace(b, [swapped], now=T1, new_id=new_id)),  # one replace
         (b, ops.add(b, "Drop table users", swapped, now=T1, new_id=new_id)[0]),  # beside it
     ]:
         with pytest.raises(InvariantViolation, match="needs a person's approval"):
             check_model_change(before, after)
     waiting = dataclasses.replace(swapped, status="awaiting_approval")
-    check_model_change(gone, ops.replace(gone, [waiting], now=T1, new_id=new_id))
-    cleared = ops.clear(b, now=T1, forget_removed=True)  # a person's fresh start
-    check_model_change(cleared, ops.replace(cleared, [swapped], now=T1, new_id=new_id))
+    check_model_change(gone, whole_list.replace(gone, [waiting], now=T1, new_id=new_id))
+    cleared = whole_list.clear(b, now=T1, forget_removed=True)  # a person's fresh start
+    check_model_change(cleared, whole_list.replace(cleared, [swapped], now=T1, new_id=new_id))
 
 
 def test_a_withdrawn_plan_stays_gated_whatever_mode_it_was_sent_with() -> None:

@@ -17,9 +17,10 @@ from typing import Any
 from taskloom._runtime import Runtime
 from taskloom.domain import board as ops
 from taskloom.domain import board_view as view
+from taskloom.domain import whole_list
 from taskloom.domain.approval import model_change
 from taskloom.domain.board import Board
-from taskloom.domain.card import Card, CardPatch, CardStatus
+from taskloom.domain.card import Card, CardPatch, CardStatus, clean_id
 from taskloom.domain.common import UNSET, Unset, iso
 from taskloom.domain.errors import InvalidInput
 from taskloom.domain.kinds import BOARD_KIND
@@ -107,11 +108,33 @@ class BoardHandle:
             if new is board:
                 return _snapshot(board, card)
             new = new.evolve(version=board.version + 1)
+            if self.by_model:
+                new = new.evolve(shown_to_model=new.next_number)
             stored.save(tx, board, new, iso(now), whole=whole)
         cache.put(new)
         snap = _snapshot(new)
         if card is not None:
             snap["card"] = new.get(card.id).to_dict()
+        return snap
+
+    def _whole_list(
+        self, write: Callable[[Board, datetime, Sequence[Card]], Board], items: Sequence[CardPatch]
+    ) -> Snapshot:
+        """A whole-list write of ``items``: a model's keeps the cards it has not been shown
+        and ``items`` do not name (:mod:`taskloom.domain.whole_list`); its snapshot's ``kept``
+        lists them."""
+        kept: list[Card] = []
+
+        def op(board: Board, now: datetime) -> tuple[Board, None]:
+            unshown = whole_list.unshown(board) if self.by_model else []
+            new = write(board, now, unshown)
+            named = {clean_id(item.id) for item in items}
+            kept[:] = [c for c in unshown if c.id not in named]
+            return new, None
+
+        snap = self._mutate(op)
+        if kept:
+            snap["kept"] = [{"id": c.id, "title": c.title} for c in kept]
         return snap
 
     def list(self) -> Snapshot:
@@ -189,24 +212,40 @@ class BoardHandle:
         return self._mutate(lambda b, now: (ops.remove(b, card_id, now=now, force=force), None))
 
     def replace(self, cards: Sequence[CardPatch | dict[str, Any]]) -> Snapshot:
+        """Make the board ``cards``; a model's write keeps the cards it has not been shown."""
         items = [c if isinstance(c, CardPatch) else _patch(c) for c in cards]
-        return self._mutate(
-            lambda b, now: (ops.replace(b, items, now=now, new_id=self._runtime.new_id), None)
+        new_id = self._runtime.new_id
+        return self._whole_list(
+            lambda b, now, keep: whole_list.replace(b, items, now=now, new_id=new_id, keep=keep),
+            items,
         )
 
     def upsert(self, cards: Sequence[CardPatch], *, prune: bool) -> Snapshot:
-        return self._mutate(
-            lambda b, now: (
-                ops.upsert(b, cards, prune=prune, now=now, new_id=self._runtime.new_id),
-                None,
+        """Patch the cards ``cards`` name and add the others; with ``prune``, a whole-list
+        write (see :meth:`replace`)."""
+        new_id = self._runtime.new_id
+        if not prune:
+            return self._mutate(
+                lambda b, now: (
+                    whole_list.upsert(b, cards, prune=False, now=now, new_id=new_id),
+                    None,
+                )
             )
+        return self._whole_list(
+            lambda b, now, keep: whole_list.upsert(
+                b, cards, prune=True, now=now, new_id=new_id, keep=keep
+            ),
+            cards,
         )
 
     def clear(self) -> Snapshot:
         """Remove every card; a host's clear also forgets the removed plans a model may not
-        bring back (a model's clear keeps that memory)."""
+        bring back (a model's clear keeps that memory, and the cards it has not been shown)."""
         forget = not self.by_model
-        return self._mutate(lambda b, now: (ops.clear(b, now=now, forget_removed=forget), None))
+        return self._whole_list(
+            lambda b, now, keep: whole_list.clear(b, now=now, forget_removed=forget, keep=keep),
+            (),
+        )
 
     def claim_card(
         self,

@@ -12,7 +12,7 @@ Rules kept here:
 - a card that is not ``blocked`` has no blocker (leaving ``blocked`` clears it, and a
   blocker given with another status is refused);
 - ``updated_at`` moves only on the cards that actually changed;
-- ``replace`` drops empty-title cards *before* checking the invariant;
+- whole-list writes are :mod:`taskloom.domain.whole_list`'s;
 - card text must be storable on every backend (no NUL, no lone surrogates);
 - a card's and a board's text are bounded (:mod:`taskloom.domain.limits`);
 - a model never approves a plan: :mod:`taskloom.domain.approval` gates the model's writes;
@@ -40,11 +40,9 @@ from taskloom.domain.card import (
     CardPatch,
     CardStatus,
     apply_patch,
-    clean_id,
     clean_text,
     clean_title,
     keeps_its_gate,
-    naming_item,
     parse_status,
     waits_if_gated,
 )
@@ -83,6 +81,9 @@ class Board:
     person who removes a plan knows what they removed."""
     next_number: int = 1
     """The ``number`` the next new card gets."""
+    shown_to_model: int = 0
+    """The ``next_number`` a model's last write showed it: cards numbered from it on were
+    made since, by another writer (:mod:`taskloom.domain.whole_list`)."""
     _by_id: dict[str, Card] | None = field(default=None, init=False, compare=False, repr=False)
     _orders: list[int] | None = field(default=None, init=False, compare=False, repr=False)
     _index: BoardIndex | None = field(default=None, init=False, compare=False, repr=False)
@@ -129,7 +130,7 @@ class Board:
         """This board with other values of fields beside its cards, keeping what it knows
         of its cards and of the change that made it."""
         if "cards" in fields:
-            raise ValueError("evolve keeps the cards: make a board of other cards with _commit")
+            raise ValueError("evolve keeps the cards: make a board of other cards with commit")
         new = dataclasses.replace(self, **fields)
         for name in ("_by_id", "_orders", "_index", "_base", "_touched"):
             object.__setattr__(new, name, getattr(self, name))
@@ -168,6 +169,7 @@ class Board:
         kept = {"retired_ids": self.retired_ids, "retired_titles": self.retired_titles}
         return {
             "next_number": self.next_number,
+            "shown_to_model": self.shown_to_model,
             **{key: list(values) for key, values in kept.items() if values},
         }
 
@@ -184,6 +186,7 @@ class Board:
             retired_ids=tuple(data.get("retired_ids", ())),
             retired_titles=tuple(data.get("retired_titles", ())),
             next_number=int(data.get("next_number", 1)),
+            shown_to_model=int(data.get("shown_to_model", 0)),
         )
 
 
@@ -200,7 +203,7 @@ def _check_one_in_progress(new: Board, before: Board) -> None:
         )
 
 
-def _commit(board: Board, cards: Sequence[Card], now: datetime) -> Board:
+def commit(board: Board, cards: Sequence[Card], now: datetime) -> Board:
     """The board of ``cards``, any cards in any order, checked (see :func:`_settle`)."""
     check_card_count(len(cards), len(board.cards), board.index.finished)
     by_id = dict(zip(map(attrgetter("id"), cards), cards, strict=True))
@@ -438,7 +441,7 @@ def revise_plan(board: Board, *, now: datetime) -> Board:
         else c
         for c in board.cards
     ]
-    return _commit(board, cards, now)
+    return commit(board, cards, now)
 
 
 def edit_many(board: Board, patches: Mapping[str, CardPatch], *, now: datetime) -> Board:
@@ -460,79 +463,6 @@ def remove(board: Board, card_id: str, *, now: datetime, force: bool = False) ->
         waiters = sorted(board.index.waiters.get(card.id, ()), key=lambda w: board.get(w).order)
         graph.check_removal(card, map(board.get, waiters))
     return _apply(board, now, drop=card.id)
-
-
-def replace(board: Board, items: Sequence[CardPatch], *, now: datetime, new_id: IdFactory) -> Board:
-    """Make the board exactly ``items``. Items with an empty title are dropped first."""
-    before = {c.id: c for c in board.cards}
-    cards: list[Card] = []
-    for n, item in enumerate(items, 1):
-        title = "" if isinstance(item.title, Unset) else " ".join(item.title.split())
-        if not title:
-            continue
-        with naming_item(n, len(items), title):
-            card_id = clean_id(item.id) or new_id()
-            base = Card(id=card_id, title=title)
-            old = before.get(card_id)
-            if old is not None:  # what an item cannot give, or need not repeat, is kept
-                base = dataclasses.replace(
-                    base,
-                    source_metadata=old.source_metadata,
-                    session_thread_id=old.session_thread_id,
-                    approval_mode=old.approval_mode,
-                    blocked_by=old.blocked_by,
-                    metadata=old.metadata,
-                )
-            cards.append(apply_patch(base, item))
-    return _commit(board, cards, now)
-
-
-def upsert(
-    board: Board,
-    items: Sequence[CardPatch],
-    *,
-    prune: bool,
-    now: datetime,
-    new_id: IdFactory,
-) -> Board:
-    """Patch the cards named by ``items`` in place and append the rest as new cards.
-
-    An item names an existing card by ``id``. With ``prune`` the board keeps only the named
-    cards, in the order given (a whole-list write such as TodoWrite); without it, cards not
-    named stay where they are (a merge). Untouched fields of an existing card are kept.
-    """
-    by_id = {c.id: c for c in board.cards}
-    named: dict[str, Card] = {}
-    order: list[str] = []
-    for n, item in enumerate(items, 1):
-        with naming_item(n, len(items), item.title):
-            given = clean_id(item.id)
-            old = named.get(given) if given else None
-            old = old or (by_id.get(given) if given else None)
-            if old is None:
-                if isinstance(item.title, Unset):
-                    raise InvalidInput(f"todo '{given}' is new and needs content")
-                old = Card(id=given or new_id(), title=clean_title(item.title))
-            card = apply_patch(old, dataclasses.replace(item, id=UNSET))
-        if card.id not in named:
-            order.append(card.id)
-        named[card.id] = card
-    if prune:
-        cards = [named[i] for i in order]
-    else:
-        cards = [named.pop(c.id, c) for c in board.cards]
-        cards.extend(named[i] for i in order if i in named)
-    return _commit(board, cards, now)
-
-
-def clear(board: Board, *, now: datetime, forget_removed: bool = False) -> Board:
-    """Remove every card. ``forget_removed`` (a person's clear, never a model's) also drops
-    the memory of removed plans (``retired_ids``, ``retired_titles``): a fresh start."""
-    cleared = _commit(board, [], now)
-    if forget_removed and (cleared.retired_ids or cleared.retired_titles):
-        stamp = iso(now)
-        cleared = dataclasses.replace(cleared, retired_ids=(), retired_titles=(), updated_at=stamp)
-    return cleared
 
 
 def claim_card(

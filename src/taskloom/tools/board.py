@@ -167,7 +167,20 @@ def render_board(snap: Snapshot) -> str:
     head = f"Todo board (version {snap['version']}; {counted(snap['summary']['total'], 'card')}"
     head += f": {counts}" if counts else ""
     head += f"; {snap['ready_count']:,} can start now)" if counts else ")"
-    return f"{head}\n{snap['markdown']}"
+    return f"{head}\n{kept_note(snap)}{snap['markdown']}"
+
+
+def kept_note(snap: Snapshot) -> str:
+    """The line that tells a model which cards its whole-list write kept, or ``""``."""
+    kept = snap.get("kept") or []
+    if not kept:
+        return ""
+    cards = ", ".join(f"'{c['title']}' ({c['id']})" for c in kept)
+    them = "it" if len(kept) == 1 else "them"
+    return (
+        f"Kept {counted(len(kept), 'card')} added by someone else since your last write,"
+        f" which your list left out: {cards}. Leave {them} out again to remove {them}.\n"
+    )
 
 
 def _board_result(snap: Snapshot) -> ToolResult:
@@ -433,7 +446,9 @@ def _todo_list(env: ToolEnv, args: HermesArgs, ctx: ToolContext) -> ToolResult:
     summary = {"total": len(todos)}
     for name in ("pending", "in_progress", "completed", "cancelled"):
         summary[name] = sum(1 for t in todos if t["status"] == name)
-    payload = {"todos": todos, "summary": summary}
+    payload: dict[str, Any] = {"todos": todos, "summary": summary}
+    if snap.get("kept"):
+        payload["note"] = kept_note(snap).strip()
     return ToolResult(content=json.dumps(payload, ensure_ascii=False), data=payload)
 
 

@@ -1,0 +1,117 @@
+"""Whole-list writes: ``replace``, a list tool's write (``upsert``) and ``clear``.
+
+A whole-list write makes the board the list it is given. A model's write keeps the cards it
+has not been shown: those another writer (a person, the host) made since the model's last
+write, numbered from the board's ``shown_to_model`` on. They stay, after the list, and the
+model is told; a model that leaves them out of its next list, having seen them, removes them.
+A whole-list write sent from an old view so never drops work it did not know of.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from datetime import datetime
+
+from taskloom.domain.board import Board, IdFactory, commit
+from taskloom.domain.card import Card, CardPatch, apply_patch, clean_id, clean_title, naming_item
+from taskloom.domain.common import UNSET, Unset, iso
+from taskloom.domain.errors import InvalidInput
+
+
+def unshown(board: Board) -> list[Card]:
+    """The cards made since a model's last write showed it the board, in board order."""
+    mark = board.shown_to_model
+    return [c for c in board.cards if c.number is not None and c.number >= mark]
+
+
+def _with_kept(cards: list[Card], keep: Sequence[Card]) -> list[Card]:
+    """``cards`` and, after them, the cards of ``keep`` the list does not hold."""
+    held = {c.id for c in cards}
+    return [*cards, *(c for c in keep if c.id not in held)]
+
+
+def replace(
+    board: Board,
+    items: Sequence[CardPatch],
+    *,
+    now: datetime,
+    new_id: IdFactory,
+    keep: Sequence[Card] = (),
+) -> Board:
+    """Make the board exactly ``items`` (and the cards of ``keep`` it leaves out). Items with
+    an empty title are dropped first."""
+    before = {c.id: c for c in board.cards}
+    cards: list[Card] = []
+    for n, item in enumerate(items, 1):
+        title = "" if isinstance(item.title, Unset) else " ".join(item.title.split())
+        if not title:
+            continue
+        with naming_item(n, len(items), title):
+            card_id = clean_id(item.id) or new_id()
+            base = Card(id=card_id, title=title)
+            old = before.get(card_id)
+            if old is not None:  # what an item cannot give, or need not repeat, is kept
+                base = dataclasses.replace(
+                    base,
+                    source_metadata=old.source_metadata,
+                    session_thread_id=old.session_thread_id,
+                    approval_mode=old.approval_mode,
+                    blocked_by=old.blocked_by,
+                    metadata=old.metadata,
+                )
+            cards.append(apply_patch(base, item))
+    return commit(board, _with_kept(cards, keep), now)
+
+
+def upsert(
+    board: Board,
+    items: Sequence[CardPatch],
+    *,
+    prune: bool,
+    now: datetime,
+    new_id: IdFactory,
+    keep: Sequence[Card] = (),
+) -> Board:
+    """Patch the cards named by ``items`` in place and append the rest as new cards.
+
+    An item names an existing card by ``id``. With ``prune`` the board keeps only the named
+    cards, in the order given (a whole-list write such as TodoWrite), and the cards of
+    ``keep``; without it, cards not named stay where they are (a merge). Untouched fields of
+    an existing card are kept.
+    """
+    by_id = {c.id: c for c in board.cards}
+    named: dict[str, Card] = {}
+    order: list[str] = []
+    for n, item in enumerate(items, 1):
+        with naming_item(n, len(items), item.title):
+            given = clean_id(item.id)
+            old = named.get(given) if given else None
+            old = old or (by_id.get(given) if given else None)
+            if old is None:
+                if isinstance(item.title, Unset):
+                    raise InvalidInput(f"todo '{given}' is new and needs content")
+                old = Card(id=given or new_id(), title=clean_title(item.title))
+            card = apply_patch(old, dataclasses.replace(item, id=UNSET))
+        if card.id not in named:
+            order.append(card.id)
+        named[card.id] = card
+    if prune:
+        cards = _with_kept([named[i] for i in order], keep)
+    else:
+        cards = [named.pop(c.id, c) for c in board.cards]
+        cards.extend(named[i] for i in order if i in named)
+    return commit(board, cards, now)
+
+
+def clear(
+    board: Board, *, now: datetime, forget_removed: bool = False, keep: Sequence[Card] = ()
+) -> Board:
+    """Remove every card but those of ``keep``. ``forget_removed`` (a person's clear, never a
+    model's) also drops the memory of removed plans (``retired_ids``, ``retired_titles``): a
+    fresh start."""
+    cleared = commit(board, list(keep), now)
+    if forget_removed and (cleared.retired_ids or cleared.retired_titles):
+        stamp = iso(now)
+        cleared = dataclasses.replace(cleared, retired_ids=(), retired_titles=(), updated_at=stamp)
+    return cleared

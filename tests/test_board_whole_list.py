@@ -1,0 +1,97 @@
+"""A model's whole-list write (todo_write, todo_list, todo replace and clear) never drops a
+card another writer made since the model's last write, which the model was never shown."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import taskloom
+from taskloom import Taskloom
+from taskloom.tools import ToolContext
+
+CTX = ToolContext(thread_id="t")
+
+
+def dispatch(tl: Taskloom, name: str, args: dict[str, Any]) -> taskloom.ToolResult:
+    result = tl.tools.dispatch(name, args, CTX)
+    assert not result.is_error, result.content
+    return result
+
+
+def todo_write(tl: Taskloom, *titles: str) -> taskloom.ToolResult:
+    todos = [{"content": t, "status": "pending", "activeForm": t + "ing"} for t in titles]
+    return dispatch(tl, "todo_write", {"todos": todos})
+
+
+def titles(result: taskloom.ToolResult) -> list[str]:
+    assert result.data is not None
+    if "todos" in result.data:
+        return [t["content"] for t in result.data["todos"]]
+    return [c["title"] for c in result.data["cards"]]
+
+
+def test_a_card_a_person_adds_while_the_model_works_survives_its_next_todo_write(
+    db_url: str,
+) -> None:
+    with taskloom.connect(db_url) as tl:
+        todo_write(tl, "Read the code", "Write the fix")
+    with taskloom.connect(db_url) as person:  # another process: the panel, the CLI
+        person.board("t").add("Also update the changelog")
+    with taskloom.connect(db_url) as tl:
+        result = todo_write(tl, "Read the code", "Write the fix", "Run the tests")
+        assert titles(result) == [
+            "Read the code",
+            "Write the fix",
+            "Run the tests",
+            "Also update the changelog",
+        ]
+        assert "Kept 1 card added by someone else since your last write" in result.content
+        assert "'Also update the changelog'" in result.content
+        assert [c["title"] for c in result.data["kept"]] == ["Also update the changelog"]
+        # Shown it now, the model that leaves it out again removes it.
+        again = todo_write(tl, "Read the code", "Write the fix", "Run the tests")
+        assert titles(again) == ["Read the code", "Write the fix", "Run the tests"]
+        assert "Kept" not in again.content
+
+
+def test_a_model_may_drop_its_own_cards_and_a_person_may_drop_anything(tl: Taskloom) -> None:
+    todo_write(tl, "A", "B")
+    dispatch(tl, "todo", {"op": "add", "content": "C"})
+    result = todo_write(tl, "A")
+    assert titles(result) == ["A"] and "kept" not in result.data
+    tl.board("t").add("D")
+    assert [c["title"] for c in tl.board("t").replace([{"title": "E"}])["cards"]] == ["E"]
+
+
+def test_the_todo_replace_op_keeps_the_unseen_card_and_honours_the_ones_it_names(
+    tl: Taskloom,
+) -> None:
+    todo_write(tl, "A")
+    seen = tl.board("t").add("Person's card")["card"]
+    tl.board("t").add("Another person's card")
+    result = dispatch(
+        tl,
+        "todo",
+        {"op": "replace", "cards": [{"content": "B"}, {"id": seen["id"], "content": "Renamed"}]},
+    )
+    assert titles(result) == ["B", "Renamed", "Another person's card"]
+    assert [c["title"] for c in result.data["kept"]] == ["Another person's card"]
+
+
+def test_a_models_clear_and_a_hermes_list_write_keep_the_unseen_card(tl: Taskloom) -> None:
+    todo_write(tl, "A", "B")
+    tl.board("t").add("Person's card")
+    cleared = dispatch(tl, "todo", {"op": "clear"})
+    assert titles(cleared) == ["Person's card"]
+    tl.board("t").add("Second person's card")
+    written = dispatch(tl, "todo_list", {"todos": [{"id": "1", "content": "X"}], "merge": False})
+    assert titles(written) == ["X", "Second person's card"]
+    assert "Second person's card" in written.data["note"]
+    assert titles(dispatch(tl, "todo_list", {"todos": [{"id": "1"}]})) == ["X"]
+
+
+def test_a_board_a_person_seeded_is_kept_on_the_models_first_write(tl: Taskloom) -> None:
+    tl.board("t").add("Plan from the user")
+    result = todo_write(tl, "Step one")
+    assert titles(result) == ["Step one", "Plan from the user"]
+    assert "Leave it out again to remove it" in result.content
