@@ -349,6 +349,22 @@ def test_a_user_turn_resets_the_idle_clock(tl_fixed: Taskloom, clock: FakeClock)
     ]
 
 
+def test_a_turns_suppression_yields_to_a_user_turn_that_commits_just_before_it(
+    tl: Taskloom,
+) -> None:
+    """The idle check and the suppression were two transactions: a user who spoke between
+    them was overruled. The suppression itself now checks the goal's user turns."""
+    handle = tl.goal("t")
+    ran = Goal.from_dict(handle.set("x")["goal"])
+    note_user_turn(tl, "t")  # between the turn's idle check and its suppression
+    snap = handle.suppress(True, goal_id=ran.lineage_id, user_turns=ran.user_turns)
+    assert not snap["goal"]["continuation_suppressed"]
+    seen = Goal.from_dict(snap["goal"])
+    assert seen.user_turns == ran.user_turns + 1
+    snap = handle.suppress(True, goal_id=seen.lineage_id, user_turns=seen.user_turns)
+    assert snap["goal"]["continuation_suppressed"]
+
+
 def _turn_in_flight(tl: Taskloom, clock: FakeClock) -> TurnLease:
     """Thread ``t`` with a goal, and a continuation turn on it that is still running."""
     tl.goal("t").set("x")
@@ -756,7 +772,7 @@ def test_a_loop_turn_that_succeeds_ends_the_failures_in_a_row(db_url: str, loop:
         assert _goal(tl)["status"] == "active"
 
 
-@pytest.mark.parametrize("user_leaves", ["during the turn", "after the turn"])
+@pytest.mark.parametrize("user_leaves", ["during the turn", "after the turn", "noted only"])
 @pytest.mark.parametrize("runner", ["tick", "loop"])
 def test_a_user_who_speaks_during_an_idle_turn_is_not_overruled_by_it(
     tl_fixed: Taskloom, clock: FakeClock, user_leaves: str, runner: str
@@ -771,6 +787,8 @@ def test_a_user_who_speaks_during_an_idle_turn_is_not_overruled_by_it(
         if user_leaves == "during the turn":
             with user_turn(tl_fixed, "t"):
                 pass
+        elif user_leaves == "noted only":  # a host that records the message, holding nothing
+            note_user_turn(tl_fixed, "t")
         else:
             stack.enter_context(user_turn(tl_fixed, "t"))
         return TurnOutcome(made_progress=False)

@@ -74,6 +74,9 @@ class Goal:
     :data:`MAX_REPLACED_IDS` would push that id out, and the turn would go uncharged."""
     replaced_lineages: tuple[str, ...] = ()
     """The lineages the host's new objectives replaced (only the host adds to these)."""
+    user_turns: int = 0
+    """The user turns (:func:`user_turn`) the thread has had under this goal: what a
+    continuation turn concludes stands only if no user turn came since it began."""
 
     @property
     def tokens_remaining(self) -> int | None:
@@ -339,7 +342,12 @@ def user_turn(goal: Goal, *, now: datetime) -> Goal:
     """A user spoke on the thread: as :func:`resume`, and the turn is activity, so a
     scheduler's idle filter counts from now (a user always goes before continuation)."""
     stamp = iso(now)
-    return dataclasses.replace(resume(goal, now=now), last_activity_at=stamp, updated_at=stamp)
+    return dataclasses.replace(
+        resume(goal, now=now),
+        last_activity_at=stamp,
+        updated_at=stamp,
+        user_turns=goal.user_turns + 1,
+    )
 
 
 def set_budget(

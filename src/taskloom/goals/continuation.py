@@ -185,7 +185,9 @@ def _after_turn(
         return 0  # the host set a new objective during the turn: charged, counted afresh
     idle = 0 if outcome.made_progress or user_spoke(runtime, lease) else idle + 1
     if idle >= limit:
-        suppressed = handle.suppress(True, goal_id=goal.lineage_id)["goal"]
+        suppressed = handle.suppress(True, goal_id=goal.lineage_id, user_turns=goal.user_turns)[
+            "goal"
+        ]
         return LoopResult(StopReason.NO_PROGRESS, turns, suppressed)
     return idle
 
@@ -424,9 +426,9 @@ def _turn_done(runtime: Runtime, lease: TurnLease, outcome: TurnOutcome) -> Tick
     snap = handle.account_usage(goal.lineage_id, outcome.tokens_used, outcome.elapsed_s)
     after = snap["goal"]
     idle = not outcome.made_progress and after and after["status"] == GoalStatus.ACTIVE
-    if idle and not user_spoke(runtime, lease):
+    if idle:
         with contextlib.suppress(NotFound):  # a goal the turn ended needs no suppression
-            handle.suppress(True, goal_id=goal.lineage_id)
+            handle.suppress(True, goal_id=goal.lineage_id, user_turns=goal.user_turns)
     return TickItem(goal.thread_id, ran=True, outcome=outcome)
 
 

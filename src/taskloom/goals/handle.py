@@ -161,10 +161,14 @@ class GoalHandle:
             )
         )
 
-    def suppress(self, suppressed: bool = True, *, goal_id: str | None = None) -> Snapshot:
+    def suppress(
+        self, suppressed: bool = True, *, goal_id: str | None = None, user_turns: int | None = None
+    ) -> Snapshot:
         """Set continuation suppression; with ``goal_id``, only if that goal is still the
         thread's current one (a turn suppresses the goal it ran, never one set since). A goal
-        whose objective the model rephrased is still that goal (:meth:`Goal.continues`)."""
+        whose objective the model rephrased is still that goal (:meth:`Goal.continues`). With
+        ``user_turns``, only if the goal has had no user turn since it had that many
+        (:attr:`Goal.user_turns`): a user who spoke goes before what a turn concluded."""
 
         if type(suppressed) is not bool:
             raise InvalidInput(f"suppressed is true or false, not {suppressed!r}")
@@ -172,6 +176,8 @@ class GoalHandle:
         def op(g: Goal | None, now: datetime) -> Goal:
             goal = _need(g)
             if goal_id is not None and not goal.continues(goal_id):
+                return goal
+            if user_turns is not None and goal.user_turns != user_turns:
                 return goal
             return ops.suppress(goal, suppressed, now=now)
 

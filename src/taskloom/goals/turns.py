@@ -8,8 +8,9 @@ turn took since (releasing it would let a third scheduler start a turn beside th
 The lease records its holder's pid and host: a process that died mid-turn leaves the thread to
 the next claim on the same host at once, instead of blocking it until the lease runs out. A
 user's turn takes the thread even from a turn in flight; that turn, while it still runs, holds
-the thread again once the user's turn ends. The document counts the user's turns taken on the
-thread (``user_turns``), so a turn can tell that a user spoke while it ran (:func:`user_spoke`).
+the thread again once the user's turn ends. The goal counts the user's turns
+(:attr:`~taskloom.domain.goals.Goal.user_turns`), so a turn can tell that a user spoke while
+it ran (:func:`user_spoke`).
 
 The document also counts the thread's failed turns in a row, for the goal that failed them
 (a turn that never ended is one): a new goal (after a clear, or a host's new objective) starts
@@ -42,8 +43,6 @@ class TurnLease:
     owner: str
     goal: Goal
     failures: int
-    user_turns: int = 0
-    """The user's turns taken on the thread before this turn began."""
 
 
 Holder = dict[str, Any]
@@ -112,22 +111,19 @@ def claim_turn(
         elif unended:  # the last turn never ended: its process died, or it outran its lease
             failures += 1
         holder = _holder(lease_s, stamp, "turn")
-        users = _user_turns(state)
-        state = {**holder, "goal_id": goal.lineage_id, "failures": failures, "user_turns": users}
+        state = {**holder, "goal_id": goal.lineage_id, "failures": failures}
         _save(tx, thread_id, doc.version if doc else 0, state, now)
-    return TurnLease(thread_id, holder["owner"], goal, failures, users)
-
-
-def _user_turns(state: dict[str, Any]) -> int:
-    return int(state.get("user_turns") or 0)
+    return TurnLease(thread_id, holder["owner"], goal, failures)
 
 
 def user_spoke(runtime: Runtime, lease: TurnLease) -> bool:
-    """Whether a user's turn (:func:`hold_for_user`) was taken on the thread since ``lease``
-    began: what the turn concluded before the user spoke must not overrule the user."""
+    """Whether the thread's user spoke (:func:`~taskloom.domain.goals.user_turn`) since
+    ``lease`` began, under the goal it ran: what the turn concluded before the user spoke
+    must not overrule the user."""
     with runtime.store.read() as tx:
-        doc = tx.load_doc(TURN_KIND, lease.thread_id)
-    return doc is not None and _user_turns(dict(doc.state)) != lease.user_turns
+        goal = load_goal(tx, lease.thread_id)[0]
+    ran = lease.goal
+    return goal is not None and goal.continues(ran.lineage_id) and goal.user_turns != ran.user_turns
 
 
 def hold_for_user(runtime: Runtime, thread_id: str, lease_s: float) -> str:
@@ -146,7 +142,6 @@ def hold_for_user(runtime: Runtime, thread_id: str, lease_s: float) -> str:
             **state,
             **holder,
             "displaced": running + _displaced(state, stamp),
-            "user_turns": _user_turns(state) + 1,
         }
         _save(tx, thread_id, doc.version if doc else 0, state, now)
     return str(holder["owner"])
