@@ -4,6 +4,7 @@ work, an interrupt gives the task back, and a stop claims nothing more. Both bac
 from __future__ import annotations
 
 import logging
+import re
 import subprocess
 import sys
 import threading
@@ -299,12 +300,13 @@ def test_a_busy_database_delays_the_worker_without_stopping_it(
     assert summary.completed == 1 and tl.queue.get(task.id).result == "got it"
 
 
-def test_a_completion_outlasting_the_retries_pauses_is_recorded_within_the_lease(
-    sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+def test_a_completion_outlasting_the_retries_pauses_is_recorded_within_the_lease_told_once(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The database stays locked from the handler's end for longer than the pauses between
     tries add up to: the worker gave up there, raised, and the work was done again once the
-    lease ended. It now tries on, its last pause repeated, while the lease lasts."""
+    lease ended. It now tries on, its last pause repeated, while the lease lasts. The outage
+    is one warning, and one line when it is over, not a warning per try."""
     import sqlite3
 
     from taskloom.queue import worker as worker_module
@@ -325,6 +327,7 @@ def test_a_completion_outlasting_the_retries_pauses_is_recorded_within_the_lease
         release.start()
         return "done after the lock"
 
+    caplog.set_level(logging.INFO, logger="taskloom.queue.worker")
     try:
         summary = Worker(tl.queue, "w1", handler, lease=10).run(max_tasks=1)
     finally:
@@ -333,6 +336,10 @@ def test_a_completion_outlasting_the_retries_pauses_is_recorded_within_the_lease
     assert summary.completed == 1
     done = tl.queue.get(task.id)
     assert (done.status, done.result, done.attempts) == ("completed", "done after the lock", 1)
+    told = [r for r in caplog.records if "record the end of task" in r.getMessage()]
+    assert [r.levelno for r in told] == [logging.WARNING, logging.INFO], told
+    assert re.search(r"again, after (\d+) failed tries", told[1].getMessage())
+    assert int(re.search(r"after (\d+)", told[1].getMessage())[1]) > 3  # type: ignore[index]
 
 
 def test_a_worker_starting_runs_at_once_a_task_a_dead_worker_of_this_host_held(

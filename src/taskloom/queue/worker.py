@@ -105,6 +105,29 @@ class WorkSummary:
         setattr(self, kind, getattr(self, kind) + 1)
 
 
+class _Outage:
+    """Tells of a failing try once, and once more when a try works again: a warning on every
+    try of an outage would bury the rest of the log."""
+
+    __slots__ = ("failures", "what")
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.failures = 0
+
+    def failed(self, exc: Exception) -> None:
+        self.failures += 1
+        if self.failures == 1:
+            log.warning(
+                "could not %s: %s (trying again; told once more when it works)", self.what, exc
+            )
+
+    def over(self) -> None:
+        if self.failures:
+            log.info("could %s again, after %d failed tries", self.what, self.failures)
+            self.failures = 0
+
+
 class _Held:
     """A task whose lease the worker keeps alive: since when (the claim or the last renewal)
     and whether the lease turned out lost. One per claim, so a renewal that finds a lease
@@ -139,6 +162,7 @@ class _Renewal:
         self._cond = threading.Condition()
         self._held: dict[str, _Held] = {}
         self._closing = False
+        self._outage = _Outage("renew the leases of the tasks in hand")
         self._thread = threading.Thread(target=self._run, name="taskloom-lease", daemon=True)
         self._thread.start()
 
@@ -189,10 +213,12 @@ class _Renewal:
                     log.warning("lease on task %s was lost while the worker held it", task.id)
                     self._lost(task)
             except TaskloomError as exc:  # a busy database: try again soon, well before it ends
-                log.warning("could not renew the lease on task %s: %s", task.id, exc)
+                self._outage.failed(exc)
                 busy = True
             else:
                 held.since = time.monotonic()
+        if not busy:
+            self._outage.over()
         return min(self._every / 4, 5.0, self._tick) if busy else self._tick
 
 
@@ -360,12 +386,14 @@ class Worker:
             if until_empty:
                 return []
             self._stop.wait(self._poll)
+        outage = _Outage("claim a task")
         while not self._stop.is_set():
             try:
                 tasks = queue.claim_batch(self._agent, n, lease=self._lease, kinds=self._kinds)
             except StoreBusy as exc:  # other writers held the database: look again
-                log.warning("could not claim a task, the database is busy: %s", exc)
+                outage.failed(exc)
             else:
+                outage.over()
                 if tasks or until_empty:
                     return tasks
             self._stop.wait(self._poll)
@@ -478,15 +506,19 @@ def _while_busy(record: Callable[[], T], what: str, patience_s: float) -> T:
     task), then given up loudly."""
     deadline = time.monotonic() + patience_s
     pauses = itertools.chain(FINISH_RETRIES_S, itertools.repeat(FINISH_RETRIES_S[-1]))
+    outage = _Outage(f"record the end of {what}")
     while True:
         try:
-            return record()
+            done = record()
         except StoreBusy as exc:
             wait = next(pauses)
             if time.monotonic() + wait >= deadline:
                 raise
-            log.warning("could not finish %s, the database is busy: %s", what, exc)
+            outage.failed(exc)
             time.sleep(wait)
+        else:
+            outage.over()
+            return done
 
 
 def _error(exc: BaseException) -> str:
