@@ -8,6 +8,7 @@ import json
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -140,6 +141,72 @@ def test_hooks_on_a_database_whose_migration_another_process_holds_up_print_noth
     assert (code, err) == (0, "") and "Review PR 12" in out
     with raw(db_url, backend) as conn:
         assert conn.execute("SELECT count(*) FROM hook_probe").fetchone() == (0,)
+
+
+HOLD_READERS_OUT = """
+import sqlite3, sys, time
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("PRAGMA locking_mode = EXCLUSIVE")
+conn.execute("BEGIN EXCLUSIVE")
+conn.execute("UPDATE tasks SET priority = priority")
+conn.execute("COMMIT")
+print("held", flush=True)
+time.sleep(60)
+"""
+
+
+def test_hooks_on_a_sqlite_file_another_process_holds_readers_out_of_print_nothing_soon(
+    tmp_path: Path,
+) -> None:
+    """A file held even against readers (another program's exclusive locking mode, the last
+    connection's checkpoint) kept the hook waiting out the whole busy timeout (10 s) as it
+    opened the file, the user's prompt held all along. It waits as long as its cursor write,
+    then prints nothing, exits 0 and says why; the next prompt tries again."""
+    path = tmp_path / "q.db"
+    with taskloom.connect(f"sqlite:///{path}") as tl:
+        tl.queue.add("Review PR 12")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_READERS_OUT, str(path)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        for hook in ("prompt", "session-start"):
+            argv = [sys.executable, "-m", "taskloom", "hook", hook, "--agent", "a"]
+            start = time.monotonic()
+            done = subprocess.run(
+                [*argv, "--db", f"sqlite:///{path}"],
+                capture_output=True,
+                text=True,
+                env=subprocess_env(),
+                timeout=60,
+            )
+            took = time.monotonic() - start
+            assert (done.returncode, done.stdout) == (0, ""), done.stderr
+            assert done.stderr.startswith("note: database is busy") and "printed nothing" in (
+                done.stderr
+            )
+            assert took < 5, f"{hook} held the prompt {took:.1f} s"
+    finally:
+        holder.kill()
+        holder.wait()
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "taskloom",
+            "hook",
+            "prompt",
+            "--agent",
+            "a",
+            "--db",
+            f"sqlite:///{path}",
+        ],
+        capture_output=True,
+        text=True,
+        env=subprocess_env(),
+        timeout=60,
+    )
+    assert done.returncode == 0 and "Review PR 12" in done.stdout
 
 
 def test_the_cursor_write_leaves_the_event_retention_to_the_writers(

@@ -465,8 +465,9 @@ class Store(abc.ABC):
     tasks: TaskTable
     """The queue's tasks (:class:`TaskTable`)."""
     migrate_wait_s: float | None = None
-    """How long the migrations the database lacks (after an upgrade) wait for a lock another
-    process holds, then raise ``StoreBusy``; ``None``: as long as any write."""
+    """How long opening the database (a SQLite file's first look, and the migrations it
+    lacks after an upgrade) waits for a lock another process holds, then raises
+    ``StoreBusy``; ``None``: as long as any write."""
 
     @abc.abstractmethod
     def write(self) -> contextlib.AbstractContextManager[Transaction]:
