@@ -122,6 +122,18 @@ def test_thread_id_is_validated(tl: Taskloom) -> None:
     assert tl.board("...").list()["thread_id"] == "..."  # not a path segment browsers drop
 
 
+@pytest.mark.parametrize("thread", [5, b"t1", ["t1"]])
+def test_a_thread_id_that_is_not_text_is_refused_not_turned_into_one(
+    tl: Taskloom, thread: object
+) -> None:
+    """``str()`` made one of anything: ``tl.board(b"t1")`` wrote to the thread "b't1'",
+    not t1, and a number to a thread its digits name."""
+    for handle in (tl.board, tl.goal, tl.guard):
+        with pytest.raises(InvalidInput, match="a thread id is text, not"):
+            handle(thread)  # type: ignore[arg-type]
+    assert tl.threads() == []
+
+
 def test_unknown_field_rejected(tl: Taskloom) -> None:
     with pytest.raises(InvalidInput, match="unknown card field: colour"):
         tl.board("t").add("x", colour="red")
