@@ -109,8 +109,8 @@ def _text(name: str, value: object, *, optional: bool = False) -> None:
 
 
 def _whole(name: str, value: object) -> None:
-    """Refuse a number that is not a whole one or ``None`` (a bool, a float or a text is
-    not one); its range is checked where it is used."""
+    """Refuse a value that is neither a whole number nor ``None`` (a bool, a float or a
+    text is not one); its range is checked where it is used."""
     if value is not None and type(value) is not int:
         raise InvalidInput(f"{name} must be a whole number, not {value!r}")
 
