@@ -353,6 +353,7 @@ from taskloom.cli import main
 with taskloom.connect(sys.argv[1]) as tl:
     tl.queue.add("Review PR 12")
 code = main(["hook", "prompt", "--agent", "a", "--db", sys.argv[1]])
+code += main(["hook", "session-start", "--agent", "a", "--db", sys.argv[1]])
 print(code, [m for m in sys.argv[2:] if m in sys.modules])
 """
 
@@ -363,9 +364,11 @@ def test_a_prompt_hook_imports_only_what_it_runs(tmp_path: Path) -> None:
     taskloom``, the client and the CLI's command modules, and Typer built every command of
     the CLI to run one. They are imported by the commands that use them. pydantic stays out
     too: typer 0.29 imports it to parse any command line, which pyproject.toml's cap on
-    typer keeps out."""
+    typer keeps out. So does rich (a fifth of a hook's start): output into a pipe never
+    needs it, and the consoles that print to a terminal make theirs on first use."""
     heavy = (
         "pydantic",
+        "rich",
         "psycopg",
         "psycopg_pool",
         "starlette",

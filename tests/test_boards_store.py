@@ -7,6 +7,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +120,18 @@ def test_thread_id_is_validated(tl: Taskloom) -> None:
         with pytest.raises(InvalidInput, match="a URL path drops it"):
             tl.board(dots)
     assert tl.board("...").list()["thread_id"] == "..."  # not a path segment browsers drop
+
+
+@pytest.mark.parametrize("thread", [5, b"t1", ["t1"]])
+def test_a_thread_id_that_is_not_text_is_refused_not_turned_into_one(
+    tl: Taskloom, thread: object
+) -> None:
+    """``str()`` made one of anything: ``tl.board(b"t1")`` wrote to the thread "b't1'",
+    not t1, and a number to a thread its digits name."""
+    for handle in (tl.board, tl.goal, tl.guard):
+        with pytest.raises(InvalidInput, match="a thread id is text, not"):
+            handle(thread)  # type: ignore[arg-type]
+    assert tl.threads() == []
 
 
 def test_unknown_field_rejected(tl: Taskloom) -> None:
@@ -580,3 +593,53 @@ def test_handles_built_from_a_runtime_share_the_facades_store_clock_and_ids(
     GoalHandle(tl_fixed.runtime, "t").set("ship it")
     assert [row["thread_id"] for row in tl_fixed.threads()] == ["t"]
     assert tl_fixed.goal("t").get()["goal"]["objective"] == "ship it"
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda b: b.replace("abc"), "replace takes a list of cards, not str"),
+        (lambda b: b.replace(None), "replace takes a list of cards, not NoneType"),
+        (lambda b: b.replace({"title": "x"}), "replace takes a list of cards, not dict"),
+        (lambda b: b.replace([1]), "a card is a CardPatch or a dict of its fields, not int"),
+        (lambda b: b.upsert("abc", prune=False), "upsert takes a list of cards, not str"),
+        (lambda b: b.edit_many(None), "edit_many takes a dict of card ids"),
+        (lambda b: b.edit_many([("x", {})]), "edit_many takes a dict of card ids"),
+        (lambda b: b.edit_many({"x": 1}), "a card is a CardPatch or a dict of its fields"),
+    ],
+)
+def test_whole_list_writes_of_the_wrong_shape_are_input_errors(
+    tl: Taskloom, call: Callable[..., object], message: str
+) -> None:
+    """A raw ValueError, TypeError or AttributeError used to escape (a text was read as a
+    list of its letters); the board is left as it was."""
+    board = tl.board("t")
+    board.add("keep me")
+    with pytest.raises(InvalidInput, match=message):
+        call(board)
+    snap = board.list()
+    assert (snap["version"], [c["title"] for c in snap["cards"]]) == (1, ["keep me"])
+
+
+def test_a_flag_given_as_text_is_refused_not_read_as_true(tl: Taskloom) -> None:
+    """``decide_plan(id, "no")`` approved the plan and ``remove(id, force="no")`` forced the
+    removal: a non-empty text is true to Python. Each flag takes True or False only."""
+    board = tl.board("t")
+    first = board.add("deploy", approval_mode="required", status="awaiting_approval")["card"]
+    after = board.add("verify", blocked_by=[first["id"]])["card"]
+    with pytest.raises(InvalidInput, match="approve is true or false, not 'no'"):
+        board.decide_plan(first["id"], "no")  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match="force is true or false, not 'no'"):
+        board.remove(first["id"], force="no")  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match="explain is true or false"):
+        board.ready(explain="yes")  # type: ignore[arg-type]
+    cards = {c["id"]: c for c in board.list()["cards"]}
+    assert cards[first["id"]]["status"] == "awaiting_approval"
+    assert cards[after["id"]]["blocked_by"] == [first["id"]]
+    assert board.decide_plan(first["id"], False)["card"]["status"] == "rejected"
+
+
+@pytest.mark.parametrize("url", [5, b"sqlite:///x.db", Path("x.db")])
+def test_a_database_url_that_is_not_text_is_an_input_error(url: object) -> None:
+    with pytest.raises(InvalidInput, match="the database URL must be text"):
+        taskloom.connect(url)  # type: ignore[arg-type]

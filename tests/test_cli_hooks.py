@@ -3,11 +3,16 @@ blocks the user's prompt."""
 
 from __future__ import annotations
 
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+import taskloom
 from taskloom.cli import main
+from tests.conftest import subprocess_env
 
 
 @pytest.mark.parametrize(
@@ -41,3 +46,34 @@ def test_a_hook_that_runs_still_exits_0(tmp_path: Path, capsys: pytest.CaptureFi
 
 def test_other_commands_keep_the_usage_status(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["tasks", "list", "--no-such-option"]) == 2
+
+
+def test_a_hook_run_in_a_deleted_folder_answers_without_a_traceback(tmp_path: Path) -> None:
+    """A session whose working folder was removed (a worktree deleted under it) ran every
+    hook into a FileNotFoundError traceback, the absolute ``--db`` that ``taskloom init``
+    writes notwithstanding. With a URL the hook answers as usual; without one, one
+    ``Error:`` line and exit 1."""
+    db = f"sqlite:///{tmp_path / 'q.db'}"
+    with taskloom.connect(db) as tl:
+        tl.queue.add("Review PR 12")
+    gone = tmp_path / "gone"
+    hook = [sys.executable, "-m", "taskloom", "hook"]
+    for args, code, out in [
+        (["session-start", "--agent", "a", "--db", db], 0, "1 task ready"),
+        (["prompt", "--agent", "a", "--db", db], 0, "Review PR 12"),
+        (["session-start", "--agent", "a"], 1, ""),
+    ]:
+        gone.mkdir()
+        line = f"cd {shlex.quote(str(gone))} && rmdir {shlex.quote(str(gone))} && exec "
+        done = subprocess.run(
+            ["sh", "-c", line + shlex.join([*hook, *args])],
+            capture_output=True,
+            text=True,
+            env=subprocess_env(),
+            timeout=60,
+        )
+        assert done.returncode == code and out in done.stdout, done.stderr
+        assert "Traceback" not in done.stderr
+        if code:
+            assert done.stdout == "" and done.stderr.count("\n") == 1
+            assert done.stderr.startswith("Error: the working folder no longer exists")

@@ -121,3 +121,15 @@ def test_stash_errors_name_the_commands_arguments(
     assert main(both) == 1
     said = "Error: give one of --path, --lines or --page (got --path, --lines)\n"
     assert capsys.readouterr().err == said
+
+
+def test_stash_json_output_says_is_json_as_true_or_false(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A script reading ``stash list --json`` gets JSON's booleans, not the database's 0/1."""
+    db, rid = _stashed(tmp_path)
+    assert main(["stash", "list", "t1", "--json", "--db", db]) == 0
+    [row] = json.loads(capsys.readouterr().out)
+    assert row["result_id"] == rid and row["is_json"] is True
+    assert main(["stash", "show", "t1", rid, "--json", "--db", db]) == 0
+    assert json.loads(capsys.readouterr().out)["is_json"] is True

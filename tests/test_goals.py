@@ -803,3 +803,17 @@ def test_ten_tenth_second_turns_use_up_a_one_second_time_budget(tl: Taskloom) ->
     goal = handle.get()["goal"]
     assert (goal["time_used_s"], goal["status"]) == (1.0, "budget_limited")
     assert run_goal_loop(tl, "t", lambda g: TurnOutcome()).reason is StopReason.BUDGET_LIMITED
+
+
+def test_host_given_as_text_is_refused_not_read_as_true(tl: Taskloom) -> None:
+    """``host="false"`` gave a model's call the host's rights (a non-empty text is true to
+    Python); ``host`` takes True or False only, and nothing changes."""
+    goal = tl.goal("t")
+    with pytest.raises(InvalidInput, match="host is true or false, not 'false'"):
+        goal.set("ship it", host="false")  # type: ignore[arg-type]
+    assert goal.get()["goal"] is None
+    goal.set("ship it")
+    for call in (goal.complete, goal.block):
+        with pytest.raises(InvalidInput, match="host is true or false"):
+            call("done", host="false")  # type: ignore[operator]
+    assert goal.get()["goal"]["status"] == "active"

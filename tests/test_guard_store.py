@@ -526,3 +526,53 @@ def test_a_named_field_counts_only_where_it_has_a_value(tl: Taskloom) -> None:
     answer = g.extract(rid, "license")
     assert "1 of 1 match" in answer.split("\n", 1)[0]
     assert answer.split("\n")[1] == "--- $[17]" and '"license":"Apache-2.0"' in answer
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda g, rid: g.read(rid, page="2"), "`page` must be a whole number"),
+        (lambda g, rid: g.read(rid, page=True), "`page` must be a whole number"),
+        (lambda g, rid: g.read(rid, lines=5), "`lines` must be text, not int"),
+        (lambda g, rid: g.read(rid, path=5), "`path` must be text, not int"),
+        (lambda g, rid: g.read(rid, max_tokens="500"), "`max_tokens` must be a whole number"),
+        (lambda g, rid: g.read(5), "result_id must be text, not int"),
+        (lambda g, rid: g.show(5), "result_id must be text, not int"),
+        (lambda g, rid: g.extract(rid, 5), "query must be text, not int"),
+        (lambda g, rid: g.wrap(5, "output"), "tool_name must be text, not int"),
+        (lambda g, rid: g.wrap("tool", "output", hint=5), "hint must be text, not int"),
+        (lambda g, rid: g.history("5"), "limit must be a whole number from 0"),
+        (lambda g, rid: g.history(-1), "limit must be a whole number from 0"),
+        (lambda g, rid: g.history(2**64), "limit must be a whole number from 0"),
+        (lambda g, rid: g.wrap_turn("abc"), "wrap_turn takes a list of TurnResult"),
+        (lambda g, rid: g.wrap_turn([1]), "wrap_turn takes a list of TurnResult"),
+        (lambda g, rid: g.wrap_turn([], budget_tokens="9"), "budget_tokens must be a whole"),
+    ],
+)
+def test_arguments_of_the_wrong_kind_are_input_errors_on_both_backends(
+    tl: Taskloom, call: Callable[..., object], message: str
+) -> None:
+    """A number where text goes (or text where a number goes) reached string methods and
+    comparisons deep inside: a bare TypeError or AttributeError escaped, and a history limit
+    out of range was read differently by each backend (all rows on SQLite, a StoreError on
+    PostgreSQL). Each is an input error naming the argument, and nothing is stored."""
+    g = tl.guard("t")
+    rid = g.stash("tool", "line\n" * 5000).result_id or ""
+    with pytest.raises(InvalidInput, match=message):
+        call(g, rid)
+    assert [r["result_id"] for r in g.results()] == [rid]
+
+
+def test_a_guard_config_of_the_wrong_kind_is_an_input_error(tl: Taskloom) -> None:
+    tl.guard_config = "strict"  # type: ignore[assignment]
+    with pytest.raises(InvalidInput, match="a guard's config is a GuardConfig, not str"):
+        tl.guard("t")
+
+
+def test_is_json_is_true_or_false_on_both_backends(tl: Taskloom) -> None:
+    """Callers (and ``stash list --json``) read a flag, not the database's 0 or 1."""
+    g = tl.guard("t")
+    text = g.stash("tool", "line\n" * 5000).result_id or ""
+    data = g.stash("tool", [{"id": i, "name": f"n{i}"} for i in range(3000)]).result_id or ""
+    assert {r["result_id"]: r["is_json"] for r in g.results()} == {text: False, data: True}
+    assert g.show(data)["is_json"] is True and g.show(text)["is_json"] is False

@@ -8,6 +8,7 @@ import json
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -140,6 +141,76 @@ def test_hooks_on_a_database_whose_migration_another_process_holds_up_print_noth
     assert (code, err) == (0, "") and "Review PR 12" in out
     with raw(db_url, backend) as conn:
         assert conn.execute("SELECT count(*) FROM hook_probe").fetchone() == (0,)
+
+
+HOLD_READERS_OUT = """
+import sqlite3, sys, time
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("PRAGMA locking_mode = EXCLUSIVE")
+conn.execute("BEGIN EXCLUSIVE")
+conn.execute("UPDATE tasks SET priority = priority")
+conn.execute("COMMIT")
+print("held", flush=True)
+time.sleep(60)
+"""
+
+
+@contextlib.contextmanager
+def readers_held(db_url: str, backend: str) -> Iterator[None]:
+    """Another process holds even readers out: SQLite's exclusive locking mode (another
+    program's, or the last connection's checkpoint), or on PostgreSQL a lock on the whole
+    tasks table (a newer taskloom's migration, ``VACUUM FULL``)."""
+    if backend == "postgres":
+        with raw(db_url, backend) as conn:
+            conn.execute("BEGIN")
+            conn.execute("LOCK TABLE tasks IN ACCESS EXCLUSIVE MODE")
+            try:
+                yield
+            finally:
+                conn.execute("ROLLBACK")
+        return
+    path = db_url.removeprefix("sqlite:///")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_READERS_OUT, path], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        yield
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def timed_hook(hook: str, db_url: str) -> tuple[subprocess.CompletedProcess[str], float]:
+    """The hook as the agent runs it, in a process of its own, and how long it took."""
+    start = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "taskloom", "hook", hook, "--agent", "a", "--db", db_url],
+        capture_output=True,
+        text=True,
+        env=subprocess_env(),
+        timeout=60,
+    )
+    return done, time.monotonic() - start
+
+
+def test_hooks_on_a_database_another_process_holds_readers_out_of_print_nothing_soon(
+    db_url: str, backend: str
+) -> None:
+    """The hook kept the user's prompt waiting the whole busy or lock timeout (10 s) as it
+    read, then printed only a note. It waits as long as its cursor write, then prints
+    nothing, exits 0 and says why; the next prompt tries again."""
+    with taskloom.connect(db_url) as tl:
+        tl.queue.add("Review PR 12")
+    with readers_held(db_url, backend):
+        for hook in ("prompt", "session-start"):
+            done, took = timed_hook(hook, db_url)
+            assert (done.returncode, done.stdout) == (0, ""), done.stderr
+            assert done.stderr.startswith("note: database is busy"), done.stderr
+            assert "printed nothing" in done.stderr and done.stderr.count("\n") == 1
+            assert took < 5, f"{hook} held the prompt {took:.1f} s"
+    done, _ = timed_hook("prompt", db_url)
+    assert done.returncode == 0 and "Review PR 12" in done.stdout
 
 
 def test_the_cursor_write_leaves_the_event_retention_to_the_writers(

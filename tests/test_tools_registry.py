@@ -97,3 +97,23 @@ def test_task_delegate_says_what_the_model_chooses_and_what_the_host_binds(tl: T
     task = tl.queue.get(result.data["id"])
     assert (task.source, task.target_agent) == ("t1", "counter")
     assert tl.queue.claim("someone-else", lease=60) is None
+
+
+def test_a_hosts_context_of_the_wrong_kind_is_an_input_error_not_a_tool_failure(
+    tl: Taskloom,
+) -> None:
+    """The context is the host's, not the model's: ``dispatch(…, None)`` or a thread id
+    that is not text raised an AttributeError from inside (after logging a traceback), or
+    came back to the model as an "internal error". Each is the host's input error now."""
+    from taskloom.errors import InvalidInput
+
+    for ctx in (None, {"thread_id": "t"}):
+        with pytest.raises(InvalidInput, match="a tool call's context is a ToolContext"):
+            tl.tools.dispatch("todo", {"op": "list"}, ctx)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match="ToolContext thread_id must be text, not int"):
+        ToolContext(thread_id=5)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match="ToolContext agent_id must be text, not bytes"):
+        ToolContext(thread_id="t", agent_id=b"a")  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match="a choice of tools is text"):
+        tl.tools.names(profile=5)  # type: ignore[arg-type]
+    assert tl.board("t").list()["version"] == 0

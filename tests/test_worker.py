@@ -501,3 +501,17 @@ def test_a_failures_outcome_tells_the_error_as_stored_with_secrets_redacted(
     for outcome in seen:
         assert outcome.detail == "push refused: GITHUB_TOKEN=[redacted]"
         assert outcome.detail == tl.queue.get(outcome.task.id).last_error
+
+
+@pytest.mark.parametrize("queue", ["queue", None])
+def test_a_worker_given_something_else_than_a_queue_is_refused_at_once(
+    tl: Taskloom, queue: object
+) -> None:
+    """``Worker(tl, …)`` (the client, not ``tl.queue``) was accepted and failed at ``run``
+    with an AttributeError from inside the loop."""
+    tl.queue.add("review")
+    with pytest.raises(InvalidInput, match=r"a worker works on a queue \(tl.queue\), not Taskl"):
+        Worker(tl, "w1", lambda t: "done")  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match="a worker works on a queue"):
+        Worker(queue, "w1", lambda t: "done")  # type: ignore[arg-type]
+    assert tl.queue.stats()["ready"] == 1

@@ -10,7 +10,7 @@ and one ``todo_change`` event (:mod:`taskloom.store.boards`). Every method retur
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -186,6 +186,7 @@ class BoardHandle:
     def decide_plan(self, card_id: str, approve: bool, *, seen: str | None = None) -> Snapshot:
         """A person's decision (``seen``: the card's ``updated_at`` they were shown, see
         :func:`taskloom.domain.board.decide_plan`)."""
+        _flag("approve", approve)
         return self._mutate(
             lambda b, now: (
                 ops.decide_plan(b, card_id, approve, now=now, seen=seen),
@@ -195,12 +196,17 @@ class BoardHandle:
 
     def edit_many(self, patches: Mapping[str, CardPatch | dict[str, Any]]) -> Snapshot:
         """Change several cards in one change: ``patches`` maps card ids to their fields."""
+        if not isinstance(patches, Mapping):
+            raise InvalidInput(
+                f"edit_many takes a dict of card ids to their fields, not {type(patches).__name__}"
+            )
         items = {i: p if isinstance(p, CardPatch) else _patch(p) for i, p in patches.items()}
         return self._mutate(lambda b, now: (ops.edit_many(b, items, now=now), None))
 
     def ready(self, *, explain: bool = False) -> dict[str, Any]:
         """What can start now, and with ``explain`` why each other unfinished card cannot
         (:func:`taskloom.domain.graph.ready_view`)."""
+        _flag("explain", explain)
         return view.ready(self.get(), explain=explain)
 
     def revise_plan(self) -> Snapshot:
@@ -209,11 +215,12 @@ class BoardHandle:
     def remove(self, card_id: str, *, force: bool = False) -> Snapshot:
         """Remove a card; one that others wait on only with ``force``, which drops their
         edges to it."""
+        _flag("force", force)
         return self._mutate(lambda b, now: (ops.remove(b, card_id, now=now, force=force), None))
 
     def replace(self, cards: Sequence[CardPatch | dict[str, Any]]) -> Snapshot:
         """Make the board ``cards``; a model's write keeps the cards it has not been shown."""
-        items = [c if isinstance(c, CardPatch) else _patch(c) for c in cards]
+        items = _patches(cards, "replace")
         new_id = self._runtime.new_id
         return self._whole_list(
             lambda b, now, keep: whole_list.replace(b, items, now=now, new_id=new_id, keep=keep),
@@ -223,19 +230,20 @@ class BoardHandle:
     def upsert(self, cards: Sequence[CardPatch], *, prune: bool) -> Snapshot:
         """Patch the cards ``cards`` name and add the others; with ``prune``, a whole-list
         write (see :meth:`replace`)."""
+        items = _patches(cards, "upsert")
         new_id = self._runtime.new_id
         if not prune:
             return self._mutate(
                 lambda b, now: (
-                    whole_list.upsert(b, cards, prune=False, now=now, new_id=new_id),
+                    whole_list.upsert(b, items, prune=False, now=now, new_id=new_id),
                     None,
                 )
             )
         return self._whole_list(
             lambda b, now, keep: whole_list.upsert(
-                b, cards, prune=True, now=now, new_id=new_id, keep=keep
+                b, items, prune=True, now=now, new_id=new_id, keep=keep
             ),
-            cards,
+            items,
         )
 
     def clear(self) -> Snapshot:
@@ -269,7 +277,26 @@ class BoardHandle:
 _PATCH_FIELDS = {f.name for f in dataclasses.fields(CardPatch)}
 
 
-def _patch(fields: dict[str, Any]) -> CardPatch:
+def _flag(name: str, value: object) -> None:
+    """Refuse a flag that is not ``True`` or ``False``: the text "no" is true to Python, and
+    would approve a plan or force a removal."""
+    if type(value) is not bool:
+        raise InvalidInput(f"{name} is true or false, not {value!r}")
+
+
+def _patches(cards: object, op: str) -> list[CardPatch]:
+    """``cards`` as patches: a list (or any iterable) of :class:`CardPatch` or dicts of
+    their fields; one text or one dict is refused, not read as a list of characters or keys."""
+    if isinstance(cards, str | bytes | Mapping) or not isinstance(cards, Iterable):
+        raise InvalidInput(f"{op} takes a list of cards, not {type(cards).__name__}")
+    return [c if isinstance(c, CardPatch) else _patch(c) for c in cards]
+
+
+def _patch(fields: object) -> CardPatch:
+    if not isinstance(fields, Mapping):
+        raise InvalidInput(
+            f"a card is a CardPatch or a dict of its fields, not {type(fields).__name__}"
+        )
     data = dict(fields)
     if "content" in data and "title" not in data:
         data["title"] = data.pop("content")

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import functools
 import json
 import os
 import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any, TextIO, cast
+from typing import TYPE_CHECKING, Annotated, Any, TextIO, cast
 
 import typer
-from rich.console import Console
 
 from taskloom.cli.locate import FOLDER, Located, locate
 from taskloom.client import Taskloom
@@ -22,8 +22,47 @@ from taskloom.domain.queue import check_agent
 from taskloom.domain.text import UNSHOWN, terminal_safe
 from taskloom.store import open_store
 
-out = Console(highlight=False, soft_wrap=True, emoji=False)
-err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+class LazyConsole:
+    """A rich console for standard output or standard error, made on first use: rich is a
+    fifth of a hook's start, and a command whose output goes into a pipe (a hook, ``--json``)
+    never needs it. :attr:`is_terminal` answers as rich does, without rich when the stream is
+    no terminal and no ``TTY_COMPATIBLE`` or ``FORCE_COLOR`` says otherwise."""
+
+    def __init__(self, *, stderr: bool = False) -> None:
+        self.stderr = stderr
+        self._force_terminal: bool | None = None  # rich's own override, kept in step
+
+    @functools.cached_property
+    def console(self) -> Console:
+        from rich.console import Console
+
+        return Console(stderr=self.stderr, highlight=False, soft_wrap=True, emoji=False)
+
+    @property
+    def is_terminal(self) -> bool:
+        if self._force_terminal is None and not {"TTY_COMPATIBLE", "FORCE_COLOR"} & set(os.environ):
+            stream = sys.stderr if self.stderr else sys.stdout
+            try:
+                if not stream.isatty():
+                    return False
+            except (AttributeError, ValueError):  # no stream, or a closed one
+                return False
+        return self._rich().is_terminal
+
+    def print(self, *objects: Any, markup: bool | None = None) -> None:
+        self._rich().print(*objects, markup=markup)
+
+    def _rich(self) -> Console:
+        self.console._force_terminal = self._force_terminal
+        return self.console
+
+
+out = LazyConsole()
+err = LazyConsole(stderr=True)
 # Help texts are rich markup: no square brackets in them, or rich takes them for tags and
 # drops them (with the default they held).
 DbOption = Annotated[

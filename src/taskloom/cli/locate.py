@@ -12,6 +12,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from taskloom.domain.errors import InvalidInput
+
 FOLDER = ".taskloom"
 FILE = "taskloom.db"
 
@@ -55,13 +57,24 @@ class Located:
 
 def locate(db: str | None, cwd: Path | None = None) -> Located:
     """The database ``--db`` (``db``) names, else ``$TASKLOOM_URL``'s (empty counts as unset),
-    else the nearest ``.taskloom/`` at or above ``cwd`` (default: the working folder)."""
-    here = Path.cwd() if cwd is None else Path(os.path.abspath(cwd))
+    else the nearest ``.taskloom/`` at or above ``cwd`` (default: the working folder). A
+    working folder deleted under the process (a removed worktree) needs no search with a
+    URL given; without one, it is an error that says so."""
+    try:
+        here = Path.cwd() if cwd is None else Path(os.path.abspath(cwd))
+    except FileNotFoundError:
+        here = None
+    shown = here or Path(".")
     if db is not None:
-        return Located(db, "--db", here, here)
+        return Located(db, "--db", shown, shown)
     env = os.environ.get("TASKLOOM_URL", "").strip()
     if env:
-        return Located(env, "$TASKLOOM_URL", here, here)
+        return Located(env, "$TASKLOOM_URL", shown, shown)
+    if here is None:
+        raise InvalidInput(
+            "the working folder no longer exists, so no .taskloom/ folder can be found"
+            " from it: give --db or set $TASKLOOM_URL"
+        )
     folder, boundary = here, False
     while True:
         if (folder / FOLDER).is_dir():

@@ -84,6 +84,7 @@ class GoalHandle:
     ) -> Snapshot:
         """Set or replace the goal. Hosts may set any budget; ``host=False`` applies the
         model's rules (it can only keep or lower a budget, never escape budget_limited)."""
+        _host(host)
         return self._mutate(
             lambda g, now: ops.set_goal(
                 g,
@@ -100,10 +101,12 @@ class GoalHandle:
     def complete(self, evidence: str | None = None, *, host: bool = True) -> Snapshot:
         """Mark the goal complete; ``host=False`` (the model's tool) leaves a paused goal
         alone, so completing it cannot be the model's way round the host's pause."""
+        _host(host)
         return self._mutate(lambda g, now: ops.complete(_need(g), evidence, now=now, host=host))
 
     def block(self, reason: str, *, host: bool = True) -> Snapshot:
         """Mark the goal blocked on a person; ``host=False`` as for :meth:`complete`."""
+        _host(host)
         return self._mutate(lambda g, now: ops.block(_need(g), reason, now=now, host=host))
 
     def pause(self, reason: str | None = None, *, goal_id: str | None = None) -> Snapshot:
@@ -199,3 +202,10 @@ class GoalHandle:
 
         snap = self._mutate(op)
         return {**snap, "applied": applied[0]}
+
+
+def _host(host: object) -> None:
+    """Refuse a ``host`` that is not ``True`` or ``False``: the text "false" is true to
+    Python, and would give a model's call the host's rights."""
+    if type(host) is not bool:
+        raise InvalidInput(f"host is true or false, not {host!r}")

@@ -17,7 +17,7 @@ for another output (a server that sends ``call_0`` on every turn) is placed afre
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -70,8 +70,16 @@ def wrap_turn(
     """What enters history for each of ``results``, in order, within ``budget_tokens``
     (``guard.config.turn_budget_tokens`` by default) for the results placed now."""
     budget = guard.config.turn_budget_tokens if budget_tokens is None else budget_tokens
-    if budget < 1:
-        raise InvalidInput(f"budget_tokens must be at least 1 (got {budget})")
+    if type(budget) is not int or budget < 1:
+        raise InvalidInput(f"budget_tokens must be a whole number of at least 1 (got {budget!r})")
+    listed = list(results) if isinstance(results, Iterable) else None
+    if (
+        isinstance(results, str)
+        or listed is None
+        or not all(isinstance(r, TurnResult) for r in listed)
+    ):
+        raise InvalidInput("wrap_turn takes a list of TurnResult (call_id, tool_name, output)")
+    results = listed
     ids = [r.call_id for r in results]
     for call_id in ids:
         if not call_id or len(call_id) > MAX_CALL_ID:

@@ -97,6 +97,24 @@ SHOWN_ANYWAY = 2**62
 """The threshold of :meth:`Guard.force_show`: no output is that large."""
 
 
+MAX_HISTORY = 2**63 - 1
+"""The largest ``limit`` of :meth:`Guard.history`: the databases' integers stop at 64 bits."""
+
+
+def _text(name: str, value: object, *, optional: bool = False) -> None:
+    """Refuse an argument that is not text (``None`` too, unless ``optional``), naming it:
+    a number or bytes reached string methods deep inside and failed there."""
+    if not isinstance(value, str) and not (optional and value is None):
+        raise InvalidInput(f"{name} must be text, not {type(value).__name__}")
+
+
+def _whole(name: str, value: object) -> None:
+    """Refuse a value that is neither a whole number nor ``None`` (a bool, a float or a
+    text is not one); its range is checked where it is used."""
+    if value is not None and type(value) is not int:
+        raise InvalidInput(f"{name} must be a whole number, not {value!r}")
+
+
 def _check_length(what: str, text: str | None) -> None:
     """Refuse a query or path longer than any real one: it would be echoed in the answer
     (a 120,000-character query came back whole, past the answer's token cap) and searched for.
@@ -114,6 +132,8 @@ class Guard:
     def __init__(self, runtime: Runtime, thread_id: str, config: GuardConfig | None = None) -> None:
         self._rt = runtime
         self.thread_id = check_thread_id(thread_id)
+        if config is not None and not isinstance(config, GuardConfig):
+            raise InvalidInput(f"a guard's config is a GuardConfig, not {type(config).__name__}")
         self.config = config or GuardConfig()
         self._summaries = Summaries(runtime, self.thread_id, self.config)
         self._answers = Answers(self.config)
@@ -151,6 +171,8 @@ class Guard:
 
     def stash(self, tool_name: str, output: Any, *, hint: str | None = None) -> Wrapped:
         """Like :meth:`wrap`, with the decision and the result id."""
+        _text("tool_name", tool_name, optional=True)
+        _text("hint", hint, optional=True)
         if not tool_name or not tool_name.strip():
             raise InvalidInput("tool_name is required")
         storable_size(tool_name, "tool_name")
@@ -424,6 +446,7 @@ class Guard:
     # --- retrieval ------------------------------------------------------------------------------
 
     def _row(self, rid: str) -> dict[str, Any]:
+        _text("result_id", rid, optional=True)
         rid = (rid or "").strip()
         if not rid:
             raise InvalidInput("result_id is required")
@@ -455,6 +478,10 @@ class Guard:
         max_tokens: int | None = None,
     ) -> str:
         """An exact slice of a stashed result (JSON path, line range or page)."""
+        _text("`path`", path, optional=True)
+        _text("`lines`", lines, optional=True)
+        _whole("`page`", page)
+        _whole("`max_tokens`", max_tokens)
         _check_length("path", path)
         row = self._row(rid)
         cap = min(max_tokens or self.config.read_cap_tokens, self.config.read_cap_tokens)
@@ -478,6 +505,7 @@ class Guard:
         errors, not words for the LLM: they could match nothing in any result. A result over
         ``max_chunks`` chunks is not map-reduced either; the answer says why.
         """
+        _text("query", query, optional=True)
         if not query or not query.strip():
             raise InvalidInput("query is required")
         _check_length("query", query)
@@ -509,16 +537,21 @@ class Guard:
     # --- listing --------------------------------------------------------------------------------
 
     def results(self) -> list[dict[str, Any]]:
-        """Live stashed results of this thread, oldest first (metadata, not content)."""
+        """Live stashed results of this thread, oldest first (metadata, not content;
+        ``is_json`` true or false)."""
         with self._rt.store.read() as tx:
-            return sql.list_results(tx, self.thread_id, self._rt.now())
+            rows = sql.list_results(tx, self.thread_id, self._rt.now())
+        return [{**row, "is_json": bool(row["is_json"])} for row in rows]
 
     def show(self, rid: str) -> dict[str, Any]:
-        """One result's metadata and its placeholder text."""
+        """One result's metadata and its placeholder text (``is_json`` true or false)."""
         row = self._row(rid)
-        return {k: v for k, v in row.items() if k != "content"}
+        return {k: bool(v) if k == "is_json" else v for k, v in row.items() if k != "content"}
 
     def history(self, limit: int = 50) -> list[dict[str, Any]]:
-        """The stash log of this thread (stored, evicted, expired), newest first."""
+        """The stash log of this thread (stored, evicted, expired), newest first: at most
+        ``limit`` entries."""
+        if type(limit) is not int or not 0 <= limit <= MAX_HISTORY:
+            raise InvalidInput(f"limit must be a whole number from 0 to {MAX_HISTORY}")
         with self._rt.store.read() as tx:
             return sql.history(tx, self.thread_id, limit=limit)

@@ -255,6 +255,8 @@ class Worker:
         on_outcome: Callable[[Outcome], None] | None = None,
         on_lost: Callable[[Task], None] | None = None,
     ) -> None:
+        if not isinstance(queue, Queue):
+            raise InvalidInput(f"a worker works on a queue (tl.queue), not {type(queue).__name__}")
         if not callable(handler):
             raise InvalidInput("a worker's handler must be callable: handler(task) -> result")
         self._queue = queue

@@ -26,6 +26,11 @@ def resolve_url(url: str | None = None) -> str:
     """The explicit URL, else ``TASKLOOM_URL``, else the default file in ``./.taskloom/``.
     An explicit URL that is empty is refused, so ``--db "$UNSET_VAR"`` never quietly uses
     another database. An empty ``TASKLOOM_URL`` counts as unset, as environment variables do."""
+    if url is not None and not isinstance(url, str):
+        raise InvalidInput(
+            "the database URL must be text (sqlite:///path.db, postgresql://…),"
+            f" not {type(url).__name__}"
+        )
     if url is not None and not url.strip():
         raise InvalidInput(
             "the database URL is empty: give one (sqlite:///path.db, postgresql://…),"

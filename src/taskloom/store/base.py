@@ -465,8 +465,10 @@ class Store(abc.ABC):
     tasks: TaskTable
     """The queue's tasks (:class:`TaskTable`)."""
     migrate_wait_s: float | None = None
-    """How long the migrations the database lacks (after an upgrade) wait for a lock another
-    process holds, then raise ``StoreBusy``; ``None``: as long as any write."""
+    """How long a caller that must answer at once (a hook) waits for a lock another process
+    holds, then raises ``StoreBusy``: opening the database (a SQLite file's first look), the
+    migrations it lacks after an upgrade, and on PostgreSQL each statement of a one-shot
+    store's connection (a table another session locked whole). ``None``: as any write."""
 
     @abc.abstractmethod
     def write(self) -> contextlib.AbstractContextManager[Transaction]:

@@ -123,9 +123,9 @@ def release(conn: psycopg.Connection[Any], *, rollback: bool) -> None:
         conn.execute("SELECT pg_advisory_unlock_all()")
 
 
-def configure(conn: psycopg.Connection[Any]) -> None:
-    """Every pooled connection: JSON as text, dict rows, bounded lock waits, index order
-    before sorting, no JIT.
+def configure(conn: psycopg.Connection[Any], lock_wait_s: float | None = None) -> None:
+    """Every pooled connection: JSON as text, dict rows, bounded lock waits (``lock_wait_s``,
+    else :data:`LOCK_TIMEOUT_MS`), index order before sorting, no JIT.
 
     ``enable_sort = off``: before autovacuum has analysed a fast-growing queue, the planner
     guesses a handful of ready tasks and sorts every one of them for each claim instead of
@@ -142,7 +142,7 @@ def configure(conn: psycopg.Connection[Any]) -> None:
     conn.execute(
         "SELECT set_config('lock_timeout', %s, false), set_config('jit', 'off', false),"
         " set_config('enable_sort', 'off', false)",
-        (f"{LOCK_TIMEOUT_MS}ms",),
+        (f"{LOCK_TIMEOUT_MS if lock_wait_s is None else max(1, round(lock_wait_s * 1000))}ms",),
     )
 
 

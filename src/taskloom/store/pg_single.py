@@ -61,12 +61,21 @@ class OneConnection:
     min_size = 1
     max_size = 1
 
-    def __init__(self, conninfo: str, url: str, configure: Callable[[Conn], None]) -> None:
+    def __init__(
+        self,
+        conninfo: str,
+        url: str,
+        configure: Callable[[Conn, float | None], None],
+        lock_wait_s: Callable[[], float | None] = lambda: None,
+    ) -> None:
         """``url``: the URL as errors show it, its password masked; ``configure``: run on
-        each new connection, as a pool runs it."""
+        each new connection, as a pool runs it, with how long its statements wait for a
+        lock: ``lock_wait_s()``, asked as it connects (the store's ``migrate_wait_s``; a
+        hook's is short), ``None`` for the default."""
         self.conninfo = conninfo
         self._url = url
         self._configure = configure
+        self._lock_wait_s = lock_wait_s
         self._conn: Conn | None = None
         self._out = False
         self._lock = threading.Lock()
@@ -76,7 +85,7 @@ class OneConnection:
             self.conninfo, self._url, timeout_s=ONE_SHOT_CONNECT_TIMEOUT_S, autocommit=True
         )
         try:
-            self._configure(conn)
+            self._configure(conn, self._lock_wait_s())
         except BaseException:
             conn.close()
             raise

@@ -346,7 +346,7 @@ class PostgresStore(Store):
         failed to open, or that was closed, starts over with a new one on its next call.
         (``psycopg_pool`` is imported here: a one-shot process never loads it.)"""
         if self.one_shot:
-            return OneConnection(self.conninfo, self.url, configure)
+            return OneConnection(self.conninfo, self.url, configure, lambda: self.migrate_wait_s)
         import psycopg_pool
 
         return psycopg_pool.ConnectionPool(

@@ -282,11 +282,11 @@ def _rollback(conn: sqlite3.Connection) -> None:
         conn.execute("ROLLBACK")
 
 
-def _wal(conn: sqlite3.Connection) -> str:
+def _wal(conn: sqlite3.Connection, wait_s: float = BUSY_TIMEOUT_MS / 1000) -> str:
     """Switch to WAL. SQLite does not call the busy handler for this pragma: a process
     opening the file while another migrates it would fail at once with "database is locked", so
-    it waits here as long as any write would."""
-    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    it waits here, up to ``wait_s`` (as long as any write, by default)."""
+    deadline = time.monotonic() + wait_s
     while True:
         try:
             return str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
@@ -329,15 +329,24 @@ class SqliteStore(Store):
     def _open(self, path: str) -> sqlite3.Connection:
         if path.startswith("file:"):  # SQLite built with URIs on read it as one: another file
             path = f"./{path}"
+        wait_ms = self._open_wait_ms()
         conn = sqlite3.connect(
-            path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
+            path, isolation_level=None, check_same_thread=False, timeout=wait_ms / 1000
         )
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute(f"PRAGMA busy_timeout = {wait_ms}")
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
         conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_PAGES}")
         return conn
+
+    def _open_wait_ms(self) -> int:
+        """How long opening the file waits for a lock another process holds (one that
+        keeps even readers out: a checkpoint as a connection closes, an exclusive locking
+        mode): as long as any write, or :attr:`migrate_wait_s` when it is set (a hook)."""
+        if self.migrate_wait_s is None:
+            return BUSY_TIMEOUT_MS
+        return max(1, round(self.migrate_wait_s * 1000))
 
     def _prepare(self, conn: sqlite3.Connection) -> None:
         """First connection of this store: WAL, integrity check (a small file's), migrations."""
@@ -346,7 +355,7 @@ class SqliteStore(Store):
                 return
             _refuse_foreign(conn, self.path)
             conn.execute(f"PRAGMA page_size = {PAGE_BYTES}")  # a new file only: else no-op
-            mode = _wal(conn)
+            mode = _wal(conn, self._open_wait_ms() / 1000)
             if mode.lower() != "wal":
                 raise StoreError(f"could not switch {self.path} to WAL mode (got {mode})")
             if self.path.stat().st_size <= CHECK_ON_OPEN_BYTES:

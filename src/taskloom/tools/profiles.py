@@ -56,6 +56,8 @@ def split(choice: str | Sequence[str] | None) -> list[str]:
     ``None`` for the default profile. Blank items are skipped; an empty choice is refused."""
     if choice is None:
         return [DEFAULT]
+    if not isinstance(choice, Iterable):
+        raise InvalidInput("a choice of tools is text: profile and tool names")
     items = choice.split(",") if isinstance(choice, str) else list(choice)
     if not all(isinstance(item, str) for item in items):
         raise InvalidInput("a choice of tools is text: profile and tool names")

@@ -244,6 +244,10 @@ class Toolbox:
         took with ``task_next`` (:class:`~taskloom.tools.leases.HeldLeases`): a model
         that works keeps its tasks without calling ``task_extend``. With a ``profile``, a
         tool outside it is an unknown tool."""
+        if not isinstance(ctx, ToolContext):
+            raise InvalidInput(
+                f"a tool call's context is a ToolContext(thread_id=…), not {type(ctx).__name__}"
+            )
         registry = (
             self.registry if profile is False else self.chosen(profile, include_host=allow_host)
         )

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from taskloom.domain.errors import InvalidInput
 from taskloom.tools.leases import HeldLeases
 
 if TYPE_CHECKING:
@@ -89,6 +90,16 @@ class ToolContext:
     thread_id: str | None = None
     agent_id: str | None = None
     cancelled: Callable[[], bool] | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        """The host's own values, checked here: a wrong type is the host's error, not a
+        model's tool call failing inside."""
+        for name in ("thread_id", "agent_id"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, str):
+                raise InvalidInput(f"ToolContext {name} must be text, not {type(value).__name__}")
+        if self.cancelled is not None and not callable(self.cancelled):
+            raise InvalidInput("ToolContext cancelled must be a function that returns a bool")
 
 
 @dataclass(frozen=True, slots=True)
