@@ -122,7 +122,8 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 
 def subprocess_env() -> dict[str, str]:
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(SRC) + os.pathsep + env.get("PYTHONPATH", "")
+    # No empty entry: it stands for the working folder, which a test may have removed.
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), env.get("PYTHONPATH")]))
     env.pop("TASKLOOM_URL", None)
     return env
 
