@@ -42,6 +42,8 @@ announced and never sent would hold its connection and handler for ever."""
 MAX_BUDGET = 2**53 - 1
 """The largest token budget the API takes (the panel's too): any real budget, and the
 largest integer every JSON reader holds exactly."""
+SHOWN_FIELDS = 5
+"""The most unknown fields a refusal names (each by its first characters, as an id is)."""
 SHUTDOWN_GRACE_S = 5.0
 """How long an open stream has to end its response when the server shuts down."""
 
@@ -109,7 +111,10 @@ def _only(body: dict[str, Any], allowed: set[str]) -> dict[str, Any]:
     never ignored in silence (``{"reasn": …}`` would pause without the reason)."""
     unknown = body.keys() - allowed
     if unknown:
-        raise InvalidInput(f"unknown {plural(len(unknown), 'field')}: {', '.join(sorted(unknown))}")
+        names = [shown_id(name) for name in sorted(unknown)[:SHOWN_FIELDS]]
+        if len(unknown) > SHOWN_FIELDS:
+            names.append(f"and {len(unknown) - SHOWN_FIELDS} more")
+        raise InvalidInput(f"unknown {plural(len(unknown), 'field')}: {', '.join(names)}")
     return body
 
 
