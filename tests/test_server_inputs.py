@@ -77,3 +77,28 @@ def test_a_bad_pause_reason_is_refused_as_bad_input_whatever_the_goal_s_state(
         r = api.post("/api/threads/t/goal/pause", json={"reason": "a\u0000b"})
         assert r.status_code == 400 and "NUL" in r.json()["message"], r.text
     assert tl.goal("t").get()["goal"]["reason"] == "held"
+
+
+def test_a_query_parameter_that_takes_one_value_is_refused_given_twice(
+    tl: Taskloom, api: httpx.Client
+) -> None:
+    """``status=ready&status=dead`` listed the dead tasks alone (the last value won in
+    silence), and ``thread=a&thread=b`` followed b: a caller expecting both got half. A
+    body's key given twice is refused; so is such a parameter. ``kind`` may be repeated."""
+    tl.queue.add("Review", kind="review")
+    twice = [
+        "/api/tasks?status=ready&status=dead",
+        "/api/tasks?limit=5&limit=500",
+        "/api/tasks?agent=a&agent=b",
+        "/api/tasks/ready?agent=a&agent=b",
+        "/api/threads/t/ready?explain=1&explain=0",
+        "/api/events?thread=a&thread=b",
+        "/api/events?tasks=1&tasks=0",
+        "/api/events?after=0&after=5",
+    ]
+    for path in twice:
+        r = api.get(path)
+        assert r.status_code == 400, (path, r.status_code)
+        assert "given 2 times: it takes one value" in r.json()["message"], path
+    both = api.get("/api/tasks?kind=review&kind=build&status=ready").json()
+    assert [t["title"] for t in both] == ["Review"]
