@@ -224,3 +224,46 @@ def test_stream_clients_that_vanish_mid_opening_leave_no_log_lines(
             running.should_exit = True
             thread.join(10)
     assert [r.getMessage() for r in caplog.records if r.name == "asyncio"] == []
+
+
+class Kept(logging.Handler):
+    """The messages of the records it is handed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def test_a_request_asking_to_upgrade_is_answered_without_a_log_line(tl: Taskloom) -> None:
+    """``curl --http2`` on plain HTTP asks to upgrade to h2c: each such request logged two
+    uvicorn warnings at ``serve``'s log level, the second telling the operator to install a
+    WebSocket library this server has no use for."""
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        port = probe.getsockname()[1]
+    config = uvicorn.Config(
+        create_app(tl, mcp=False),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",  # as taskloom serve runs
+        http=http.DeadlineH11Protocol,
+    )
+    running = uvicorn.Server(config)
+    thread = threading.Thread(target=running.run, daemon=True)
+    thread.start()
+    while not running.started:
+        time.sleep(0.02)
+    handler = Kept()
+    logging.getLogger("uvicorn.error").addHandler(handler)
+    try:
+        url = f"http://127.0.0.1:{port}/api/tasks/stats"
+        for upgrade in ("h2c", "websocket"):
+            answer = httpx.get(url, headers={"Connection": "Upgrade", "Upgrade": upgrade})
+            assert answer.status_code == 200 and answer.json()["total"] == 0
+    finally:
+        logging.getLogger("uvicorn.error").removeHandler(handler)
+        running.should_exit = True
+        thread.join(10)
+    assert handler.messages == []

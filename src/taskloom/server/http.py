@@ -96,6 +96,12 @@ class DeadlineH11Protocol(H11Protocol):
         self._unsent = unsent
         self._stall_timer = self.loop.call_later(WRITE_STALL_S, self._check_stall)
 
+    def _unsupported_upgrade_warning(self) -> None:
+        """Nothing to log: a request asking to upgrade (``curl --http2`` asks for ``h2c``) is
+        answered over HTTP/1.1, as HTTP allows, and the server takes no WebSocket; uvicorn's
+        two warnings per such request (the second advising a WebSocket library) would let any
+        client fill the log."""
+
     def handle_events(self) -> None:
         before = self.cycle
         super().handle_events()
