@@ -4,7 +4,9 @@ Real sockets on loopback, against the protocol ``serve`` runs."""
 
 from __future__ import annotations
 
+import logging
 import socket
+import struct
 import threading
 import time
 from collections.abc import Iterator
@@ -181,3 +183,87 @@ def test_a_stream_client_that_stops_reading_is_dropped_and_others_go_on(
         assert "card 280" in events[-1]["data"]
         time.sleep(HEAD_S * 6)
         assert closed_by_server(stuck, give_up_s=5)
+
+
+def test_stream_clients_that_vanish_mid_opening_leave_no_log_lines(
+    tl: Taskloom, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Where uvloop is missing (Windows), asyncio's own loop warned "socket.send() raised
+    exception." for each frame a stream wrote in the moment between its client's reset and
+    the server noticing it: a few dozen lines per client gone mid-opening, thousands in the
+    log for a crowd of closed tabs."""
+    for i in range(40):
+        tl.board(f"big{i}").add(f"card {i}", notes="n" * 20_000)
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        port = probe.getsockname()[1]
+    config = uvicorn.Config(
+        create_app(tl, poll_s=0.05),
+        host="127.0.0.1",
+        port=port,
+        log_level="critical",
+        http=http.DeadlineH11Protocol,
+        loop="asyncio",
+    )
+    running = uvicorn.Server(config)
+    thread = threading.Thread(target=running.run, daemon=True)
+    with caplog.at_level(logging.WARNING, logger="asyncio"):
+        thread.start()
+        while not running.started:
+            time.sleep(0.02)
+        try:
+            for _ in range(20):
+                with socket.create_connection(("127.0.0.1", port)) as sock:
+                    sock.sendall(b"GET /api/events?tasks=0 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                    sock.settimeout(5)
+                    assert sock.recv(1).startswith(b"H")
+                    # A reset, not a close: the server's next send fails at once.
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            time.sleep(0.5)
+            assert httpx.get(f"http://127.0.0.1:{port}/api/threads", timeout=10).status_code == 200
+        finally:
+            running.should_exit = True
+            thread.join(10)
+    assert [r.getMessage() for r in caplog.records if r.name == "asyncio"] == []
+
+
+class Kept(logging.Handler):
+    """The messages of the records it is handed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def test_a_request_asking_to_upgrade_is_answered_without_a_log_line(tl: Taskloom) -> None:
+    """``curl --http2`` on plain HTTP asks to upgrade to h2c: each such request logged two
+    uvicorn warnings at ``serve``'s log level, the second telling the operator to install a
+    WebSocket library this server has no use for."""
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        port = probe.getsockname()[1]
+    config = uvicorn.Config(
+        create_app(tl, mcp=False),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",  # as taskloom serve runs
+        http=http.DeadlineH11Protocol,
+    )
+    running = uvicorn.Server(config)
+    thread = threading.Thread(target=running.run, daemon=True)
+    thread.start()
+    while not running.started:
+        time.sleep(0.02)
+    handler = Kept()
+    logging.getLogger("uvicorn.error").addHandler(handler)
+    try:
+        url = f"http://127.0.0.1:{port}/api/tasks/stats"
+        for upgrade in ("h2c", "websocket"):
+            answer = httpx.get(url, headers={"Connection": "Upgrade", "Upgrade": upgrade})
+            assert answer.status_code == 200 and answer.json()["total"] == 0
+    finally:
+        logging.getLogger("uvicorn.error").removeHandler(handler)
+        running.should_exit = True
+        thread.join(10)
+    assert handler.messages == []

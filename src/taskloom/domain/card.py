@@ -78,7 +78,7 @@ def parse_status(value: str | CardStatus) -> CardStatus:
         return value
     found = _STATUS_ALIASES.get(str(value).strip().lower())
     if found is None:
-        raise InvalidInput(f"invalid status '{value}' (expected {STATUS_CHOICES})")
+        raise InvalidInput(f"invalid status '{shown_id(str(value))}' (expected {STATUS_CHOICES})")
     return found
 
 

@@ -29,7 +29,7 @@ from typing import Any
 
 from taskloom.domain.common import UNSET, Unset, iso, no_controls, non_empty, storable_size
 from taskloom.domain.errors import InvalidInput, InvariantViolation
-from taskloom.domain.text import escape_xml
+from taskloom.domain.text import escape_xml, shown_id
 
 MAX_OBJECTIVE = 4000
 MAX_REASON = 4000
@@ -151,7 +151,7 @@ def _check_time_budget(time_budget_s: float | None) -> float | None:
     ):
         raise InvalidInput(
             f"time_budget_s must be a positive number of seconds up to {MAX_TURN_SECONDS:.0e}"
-            f" (got {time_budget_s!r})"
+            f" (got {shown_id(repr(time_budget_s))})"
         )
     return time_budget_s
 
@@ -324,9 +324,9 @@ def block(goal: Goal, reason: str, *, now: datetime, host: bool = True) -> Goal:
 def pause(goal: Goal, *, now: datetime, reason: str | None = None) -> Goal:
     """Host control: stop auto-continuation until resumed. A blocked goal paused without a
     reason keeps the one it was blocked with (what a person must do still holds)."""
+    why = _text(reason, "reason", MAX_REASON)  # bad input is a 400 whatever the state
     if goal.status not in (GoalStatus.ACTIVE, GoalStatus.BLOCKED):
         raise InvariantViolation(f"only an active or blocked goal can be paused ({goal.status})")
-    why = _text(reason, "reason", MAX_REASON)
     return _touch(goal, now, status=GoalStatus.PAUSED, reason=why or goal.reason)
 
 

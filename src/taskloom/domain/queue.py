@@ -32,6 +32,7 @@ from taskloom.domain.task_graph import (
     check_group_key,
     check_ref,
 )
+from taskloom.domain.text import shown_id
 
 MAX_TITLE_BYTES = 200
 MAX_BODY_BYTES = 4096
@@ -325,7 +326,8 @@ def check_kinds(kinds: object) -> list[str]:
     for kind in kinds:
         if not isinstance(kind, str) or not _KIND.match(kind):
             raise InvalidInput(
-                f"invalid task kind {kind!r} (lowercase letters, digits, . _ : -; at most 64)"
+                f"invalid task kind {shown_id(repr(kind))}"
+                " (lowercase letters, digits, . _ : -; at most 64)"
             )
     return list(kinds)
 
@@ -424,7 +426,7 @@ def validate_new_task(
         raise InvalidInput(f"task body is longer than {MAX_BODY_BYTES} bytes")
     if not _KIND.match(kind):
         raise InvalidInput(
-            f"invalid task kind '{kind}' (lowercase letters, digits, . _ : -; at most 64)"
+            f"invalid task kind '{shown_id(kind)}' (lowercase letters, digits, . _ : -; at most 64)"
         )
     if max_attempts < 1:
         raise InvalidInput("max_attempts must be at least 1")

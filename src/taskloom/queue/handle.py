@@ -524,7 +524,7 @@ class Queue:
         status = status.strip() if isinstance(status, str) else status
         if status and status not in SHOWN_STATUSES:
             shown = ", ".join(SHOWN_STATUSES)
-            raise InvalidInput(f"unknown status '{status}' (one of: {shown})")
+            raise InvalidInput(f"unknown status '{shown_id(str(status))}' (one of: {shown})")
         checked_agent = check_agent(agent, "the agent to list for") if agent else None
         checked_kinds = None if kinds is None else check_kinds(kinds)
         now = self._now()

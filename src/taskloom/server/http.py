@@ -15,6 +15,11 @@ A client that stops reading is dropped: once the socket's send buffer is full, t
 checks every :data:`WRITE_STALL_S` whether any of it has left, and a connection whose buffer
 has not shrunk since the last check is aborted (its stream then ends as for a client gone,
 freeing its unsent bytes and events). A slow reader keeps its stream, as long as it reads.
+
+What is written to a connection already lost (a client reset it, or it was aborted) is
+dropped before it reaches the transport: the server learns of the loss a moment later, and a
+stream writes many frames meanwhile, each of which asyncio's own loop (where uvloop is
+missing) would log as a warning.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import signal
 from types import FrameType
-from typing import Any
+from typing import Any, cast
 
 from uvicorn import Server
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -34,6 +39,21 @@ WRITE_STALL_S = 30.0
 dropped."""
 
 
+class _LiveWrites:
+    """A transport that drops what is written once it is closing: a connection is closed
+    only after its last response, so what comes later is for a client already gone."""
+
+    def __init__(self, transport: asyncio.Transport) -> None:
+        self._transport = transport
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        if not self._transport.is_closing():
+            self._transport.write(data)
+
+
 class DeadlineH11Protocol(H11Protocol):
     """:class:`H11Protocol` closing a connection whose request head is late."""
 
@@ -42,7 +62,7 @@ class DeadlineH11Protocol(H11Protocol):
     _unsent = 0
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
+        super().connection_made(cast(asyncio.Transport, _LiveWrites(transport)))
         self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -75,6 +95,12 @@ class DeadlineH11Protocol(H11Protocol):
             return
         self._unsent = unsent
         self._stall_timer = self.loop.call_later(WRITE_STALL_S, self._check_stall)
+
+    def _unsupported_upgrade_warning(self) -> None:
+        """Nothing to log: a request asking to upgrade (``curl --http2`` asks for ``h2c``) is
+        answered over HTTP/1.1, as HTTP allows, and the server takes no WebSocket; uvicorn's
+        two warnings per such request (the second advising a WebSocket library) would let any
+        client fill the log."""
 
     def handle_events(self) -> None:
         before = self.cycle

@@ -178,17 +178,27 @@ class EventHub:
                 loop.call_soon_threadsafe(listening.set)
 
             self._unlisten = await STREAMS.run(self.store.listen, wake, ready=ready)
-            if self._unlisten is not None:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(listening.wait(), LISTEN_READY_S)
-                if listening.is_set():  # else it polls as often as where nothing wakes it
-                    self.poll_s = self._chosen_poll or PUSHED_POLL_S
-            self.floor = self.last = await STREAMS.run(self._head)
+            try:
+                if self._unlisten is not None:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(listening.wait(), LISTEN_READY_S)
+                    if listening.is_set():  # else it polls as often as where nothing wakes it
+                        self.poll_s = self._chosen_poll or PUSHED_POLL_S
+                self.floor = self.last = await STREAMS.run(self._head)
+            except BaseException:
+                # The database could not be read (an outage): the next client starts again,
+                # so this start's listener goes, or each attempt would leave one behind.
+                await self._stop_listening()
+                raise
             self._task = asyncio.create_task(self._pump())
 
+    async def _stop_listening(self) -> None:
+        unlisten, self._unlisten = self._unlisten, None
+        if unlisten is not None:
+            await STREAMS.run(unlisten)
+
     async def stop(self) -> None:
-        if self._unlisten is not None:
-            await STREAMS.run(self._unlisten)
+        await self._stop_listening()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -42,6 +42,8 @@ announced and never sent would hold its connection and handler for ever."""
 MAX_BUDGET = 2**53 - 1
 """The largest token budget the API takes (the panel's too): any real budget, and the
 largest integer every JSON reader holds exactly."""
+SHOWN_FIELDS = 5
+"""The most unknown fields a refusal names (each by its first characters, as an id is)."""
 SHUTDOWN_GRACE_S = 5.0
 """How long an open stream has to end its response when the server shuts down."""
 
@@ -95,13 +97,31 @@ def _digits(text: str) -> bool:
     return text.isascii() and text.isdigit()
 
 
+def _param(request: Request, name: str, default: str | None = None) -> str | None:
+    """A query parameter that takes one value: given twice it is refused, as a key given
+    twice in a body is, never read as the last (``status=ready&status=dead`` would list the
+    dead tasks alone)."""
+    values = request.query_params.getlist(name)
+    if len(values) > 1:
+        raise InvalidInput(f"`{name}` is given {len(values)} times: it takes one value")
+    return values[0] if values else default
+
+
 def _flag(request: Request, name: str, default: str) -> bool:
     """A ``0``/``1`` query parameter. Any other value is refused, never read as one of the two
     (``tasks=false`` would send the tasks)."""
-    value = request.query_params.get(name, default)
+    value = _param(request, name, default)
     if value not in ("0", "1"):
         raise InvalidInput(f"`{name}` must be 0 or 1")
     return value == "1"
+
+
+def _limit(request: Request) -> int:
+    """The ``limit`` query parameter of a listing: 1 to 1000, 200 if not given."""
+    limit = _param(request, "limit", "200") or ""
+    if not _digits(limit) or not 1 <= int(limit) <= 1000:
+        raise InvalidInput("`limit` must be an integer from 1 to 1000")
+    return int(limit)
 
 
 def _only(body: dict[str, Any], allowed: set[str]) -> dict[str, Any]:
@@ -109,7 +129,10 @@ def _only(body: dict[str, Any], allowed: set[str]) -> dict[str, Any]:
     never ignored in silence (``{"reasn": …}`` would pause without the reason)."""
     unknown = body.keys() - allowed
     if unknown:
-        raise InvalidInput(f"unknown {plural(len(unknown), 'field')}: {', '.join(sorted(unknown))}")
+        names = [shown_id(name) for name in sorted(unknown)[:SHOWN_FIELDS]]
+        if len(unknown) > SHOWN_FIELDS:
+            names.append(f"and {len(unknown) - SHOWN_FIELDS} more")
+        raise InvalidInput(f"unknown {plural(len(unknown), 'field')}: {', '.join(names)}")
     return body
 
 
@@ -223,16 +246,13 @@ async def goal_action(request: Request) -> Response:
 
 async def tasks(request: Request) -> Response:
     """``GET /api/tasks``: queue tasks, filtered by ``status``, ``agent`` and ``kind``."""
-    query = request.query_params
-    limit = query.get("limit", "200")
-    if not _digits(limit) or not 1 <= int(limit) <= 1000:
-        raise InvalidInput("`limit` must be an integer from 1 to 1000")
+    limit = _limit(request)
     items = await REQUESTS.run(
         _served(request).tl.queue.list,
-        status=query.get("status") or None,
-        agent=query.get("agent") or None,
-        kinds=query.getlist("kind") or None,
-        limit=int(limit),
+        status=_param(request, "status") or None,
+        agent=_param(request, "agent") or None,
+        kinds=request.query_params.getlist("kind") or None,
+        limit=limit,
     )
     return JSONResponse([_public(t.to_dict()) for t in items])
 
@@ -246,14 +266,11 @@ async def task_ready(request: Request) -> Response:
     """``GET /api/tasks/ready``: what can run now (``count``, the first ``limit``) and what
     cannot, each task with why (``waiting``), for ``agent`` or any agent, of ``kind`` (given
     once or more) or any kind."""
-    query = request.query_params
-    limit = query.get("limit", "200")
-    if not _digits(limit) or not 1 <= int(limit) <= 1000:
-        raise InvalidInput("`limit` must be an integer from 1 to 1000")
+    limit = _limit(request)
     tl = _served(request).tl
-    kinds = query.getlist("kind") or None
-    ready = functools.partial(tl.queue.ready, kinds=kinds, explain=True, limit=int(limit))
-    found = await REQUESTS.run(ready, query.get("agent") or None)
+    kinds = request.query_params.getlist("kind") or None
+    ready = functools.partial(tl.queue.ready, kinds=kinds, explain=True, limit=limit)
+    found = await REQUESTS.run(ready, _param(request, "agent") or None)
     return JSONResponse(found.to_dict(tl.now().timestamp()))
 
 
@@ -283,11 +300,12 @@ async def events(request: Request) -> Response:
     served = _served(request)
     header = request.headers.get("last-event-id")
     after = None
+    query_after = _param(request, "after")
     if header:
         after = parse_cursor(header)
-    elif "after" in request.query_params:
-        after = parse_cursor(request.query_params["after"], "`after`")
-    thread_id = request.query_params.get("thread") or None
+    elif query_after is not None:
+        after = parse_cursor(query_after, "`after`")
+    thread_id = _param(request, "thread") or None
     if thread_id is not None:
         thread_id = check_thread_id(thread_id)
     with_tasks = _flag(request, "tasks", "1")

@@ -1,0 +1,82 @@
+"""``taskloom serve`` on PostgreSQL while the database cannot be reached: real HTTP on
+loopback, the database behind a TCP proxy that can refuse every new connection."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+
+import httpx
+import psycopg
+import pytest
+import uvicorn
+
+import taskloom
+from taskloom.server import hub
+from taskloom.server.app import create_app
+from taskloom.server.http import DeadlineH11Protocol
+from tests.backends import needed_pg_server, pg_schema
+from tests.test_store_postgres import CuttingProxy
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    with pg_schema(needed_pg_server()) as url:
+        yield url
+
+
+def listeners() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "taskloom-listen" and t.is_alive()]
+
+
+def test_streams_refused_during_an_outage_leave_no_listener_behind(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first stream of a server starts its LISTEN, then reads the outbox's head. With the
+    database down the read failed and the stream got its 503, but the LISTEN thread stayed,
+    retrying, and the next stream started another: a panel retrying through an outage left
+    one thread (and, once the database was back, one connection) per attempt."""
+    monkeypatch.setattr(hub, "LISTEN_READY_S", 0.5)
+    monkeypatch.setattr("taskloom.store.postgres.POOL_TIMEOUT_S", 3.0)
+    proxy = CuttingProxy(pg_url)
+    name = f"tl-outage-{uuid.uuid4().hex[:12]}"
+    before = len(listeners())
+    with taskloom.connect(f"{proxy.url}&application_name={name}") as tl:
+        tl.board("t").add("before the outage")
+        with socket.create_server(("127.0.0.1", 0)) as probe:
+            port = probe.getsockname()[1]
+        config = uvicorn.Config(
+            create_app(tl, mcp=False),
+            host="127.0.0.1",
+            port=port,
+            log_level="critical",
+            http=DeadlineH11Protocol,
+        )
+        server = uvicorn.Server(config)
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        while not server.started:
+            time.sleep(0.02)
+        try:
+            proxy.down = True
+            with psycopg.connect(pg_url, autocommit=True) as admin:
+                admin.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    " WHERE application_name = %s",
+                    (name,),
+                )
+            url = f"http://127.0.0.1:{port}/api/events?thread=t"
+            for _ in range(3):
+                assert httpx.get(url, timeout=30).status_code == 503
+            time.sleep(0.2)
+            assert len(listeners()) == before
+            proxy.down = False
+            with httpx.stream("GET", url, timeout=30) as stream:
+                assert stream.status_code == 200
+                assert len(listeners()) == before + 1  # one LISTEN, the hub's own
+        finally:
+            server.should_exit = True
+            thread.join(10)
