@@ -621,6 +621,15 @@ def test_whole_list_writes_of_the_wrong_shape_are_input_errors(
     assert (snap["version"], [c["title"] for c in snap["cards"]]) == (1, ["keep me"])
 
 
+def test_an_id_given_to_add_is_refused_not_dropped(tl: Taskloom) -> None:
+    """``add("x", id="mine")`` made a card with another id, in silence: a host that keeps
+    its own ids then lost track of the card."""
+    board = tl.board("t")
+    with pytest.raises(InvalidInput, match="add takes no id: the board gives each new card"):
+        board.add("x", id="mine")
+    assert board.list()["cards"] == []
+
+
 def test_a_flag_given_as_text_is_refused_not_read_as_true(tl: Taskloom) -> None:
     """``decide_plan(id, "no")`` approved the plan and ``remove(id, force="no")`` forced the
     removal: a non-empty text is true to Python. Each flag takes True or False only."""

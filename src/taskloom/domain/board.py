@@ -368,6 +368,9 @@ def add(
     now: datetime,
     new_id: IdFactory,
 ) -> tuple[Board, Card]:
+    """Append a card; the board gives it its id (one given is refused, never dropped)."""
+    if patch is not None and patch.id not in (UNSET, None):
+        raise InvalidInput("add takes no id: the board gives each new card its own")
     card = apply_patch(Card(id=new_id(), title=clean_title(title)), patch or CardPatch())
     new = _apply(board, now, append=card)
     return new, new.cards[-1]
