@@ -54,6 +54,7 @@ from taskloom.guard.exact import intent
 from taskloom.guard.fixedwidth import fixed_columns
 from taskloom.guard.gitlog import log_records
 from taskloom.guard.htmltable import html_rows
+from taskloom.guard.preamble import preamble
 from taskloom.guard.question import identifier as _identifier
 from taskloom.guard.xmlrecords import xml_records
 from taskloom.guard.yamllist import yaml_records
@@ -94,8 +95,9 @@ class Table:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def read_table(text: str) -> Table | None:
-    """``text`` as a table, or ``None`` when not all of it reads as one."""
+def read_table(text: str, *, after_preamble: bool = True) -> Table | None:
+    """``text`` as a table, or ``None`` when not all of it reads as one; with
+    ``after_preamble``, the text below one preamble is read too."""
     lines = split_lines(text)
     while lines and not lines[-1].strip():
         lines.pop()
@@ -121,7 +123,24 @@ def read_table(text: str) -> Table | None:
             found = _delimited(text, delimiter)
             if found is not None:
                 return found
-    return _yaml(lines) or _aligned(lines) or _aligned(_before_legend(lines))
+    return (
+        _yaml(lines)
+        or _aligned(lines)
+        or _aligned(_before_legend(lines))
+        or (_after_preamble(lines) if after_preamble else None)
+    )
+
+
+def _after_preamble(lines: list[str]) -> Table | None:
+    """The table below a preamble (:mod:`~taskloom.guard.preamble`), its lines numbered
+    as the whole text's."""
+    skip = preamble(lines)
+    found = read_table("\n".join(lines[skip:]), after_preamble=False) if skip else None
+    if found is None:
+        return None
+    found.spans = [(a + skip, b + skip) for a, b in found.spans]
+    found.header = found.header + skip if found.header else 0
+    return found
 
 
 def _aligned(lines: list[str]) -> Table | None:
