@@ -19,6 +19,8 @@ A text is a table when all of it reads one way:
   leaf children (:mod:`~taskloom.guard.xmlrecords`);
 - **YAML list**: plain block YAML whose one list holds mappings (``- name: api`` blocks),
   each item a record (:mod:`~taskloom.guard.yamllist`);
+- **YAML mapping**: plain block YAML whose top-level key maps names to mappings (a
+  workflow's ``jobs:``), each one a record (:mod:`~taskloom.guard.yamlmap`);
 - **fixed-width**: a header line of at least three distinct names over aligned columns,
   read by the columns' positions, so a cell may hold spaces (:mod:`~taskloom.guard.fixedwidth`);
 - **columns**: a header line of at least three distinct names (``USER PID %CPU … COMMAND``)
@@ -58,6 +60,7 @@ from taskloom.guard.preamble import preamble
 from taskloom.guard.question import identifier as _identifier
 from taskloom.guard.xmlrecords import xml_records
 from taskloom.guard.yamllist import yaml_records
+from taskloom.guard.yamlmap import keyed_records
 
 DELIMITERS = ("\t", ",", ";", "|")
 _NAME = re.compile(r"[A-Za-z_%#][\w%#+./ -]*")
@@ -76,7 +79,8 @@ class Table:
     kind: str
     """``"JSON Lines"``, ``"git log"``, ``"diff"``, ``"access log"``, ``"CSV"``, ``"TSV"``,
     ``"delimited"``, ``"bordered"``,
-    ``"HTML"``, ``"XML"``, ``"YAML list"``, ``"fixed-width"`` or ``"columns"``."""
+    ``"HTML"``, ``"XML"``, ``"YAML list"``, ``"YAML mapping"``, ``"fixed-width"`` or
+    ``"columns"``."""
     records: list[dict[str, Any]] = field(default_factory=list)
     spans: list[tuple[int, int]] = field(default_factory=list)
     """The first and last line (1-based) of each record."""
@@ -125,6 +129,7 @@ def read_table(text: str, *, after_preamble: bool = True) -> Table | None:
                 return found
     return (
         _yaml(lines)
+        or _yaml_keyed(lines)
         or _aligned(lines)
         or _aligned(_before_legend(lines))
         or (_after_preamble(lines) if after_preamble else None)
@@ -282,6 +287,13 @@ def _yaml(lines: list[str]) -> Table | None:
     if found is None:
         return None
     return Table("YAML list", records=found[1], spans=found[2], name=found[0])
+
+
+def _yaml_keyed(lines: list[str]) -> Table | None:
+    found = keyed_records(lines, cell)
+    if found is None:
+        return None
+    return Table("YAML mapping", records=found[1], spans=found[2], name=found[0])
 
 
 def _fixed(lines: list[str]) -> Table | None:
