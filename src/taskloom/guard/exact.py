@@ -47,6 +47,7 @@ from taskloom.guard.question import (
     Reading,
     Tok,
     conditions,
+    identifier,
     literal,
     named_parts,
     pin,
@@ -165,6 +166,8 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
             return None if kind is None else _not_exact(kind, group, why=_tie(ours, theirs))
     asked = [t for t in targets if not group.fields[t].kinds <= {"object", "array"}]
     tallied = asked and kind != "count" and WILD in group.pattern
+    if tallied and _unread_identifier(tokens, read.used | pinned):
+        tallied = False  # "which runner does job-7 use?" names one record: no tally
     ranked = tallied and ranks_numbers(question, group.fields[asked[0]]) is not None
     if tallied and (ranked or asks_tally(question, kind, len(conds), group.fields[asked[0]])):
         return _tallied(doc, question, group, tuple(conds), asked[0])
@@ -317,6 +320,12 @@ def _tallied(
             f" {'.'.join(asked)} are not summed"
         )
     return out
+
+
+def _unread_identifier(tokens: list[Tok], used: set[int]) -> bool:
+    """Whether the question holds an identifier (``test-bravo-61``) no condition reads: it
+    names a record, so a tally over every record would drop it."""
+    return any(identifier(t.text) and i not in used for i, t in enumerate(tokens))
 
 
 def _repeats(stats: Field) -> bool:
