@@ -63,7 +63,7 @@ _CMDS = ["postgres", "nginx", "python3", "node", "java", "redis-server", "sshd",
 
 def top_batch(rng: random.Random) -> tuple[str, list[Q]]:
     pids = rng.sample(range(2, 99999), 520)
-    rows = []
+    rows: list[list[Any]] = []
     for pid in pids:
         user = rng.choice(["root", "postgres", "www-data", "app", "redis"])
         state = rng.choices(["S", "R", "I", "D", "Z"], [40, 2, 6, 1, 1])[0]
@@ -251,7 +251,7 @@ def npm_ls(rng: random.Random) -> tuple[str, list[Q]]:
 
 def gha_workflow(rng: random.Random) -> tuple[str, list[Q]]:
     runners = ["ubuntu-22.04", "ubuntu-24.04", "macos-14", "windows-2022", "self-hosted-gpu"]
-    jobs = []
+    jobs: list[tuple[str, str, int, str, str | None]] = []
     timeouts = rng.sample(range(5, 200), 90)
     for i in range(90):
         name = f"{rng.choice(['test', 'build', 'lint', 'e2e'])}-{WORDS[i % 20]}-{i}"
@@ -319,7 +319,7 @@ def nginx_dump(rng: random.Random) -> tuple[str, list[Q]]:
     ]
     bodies = rng.sample(range(1, 1000), 110)
     hosts = _uniq(rng, 110, lambda: f"{rng.choice(WORDS)}-{rng.randrange(100)}.shop.example.com")
-    sites = []
+    sites: list[tuple[str, bool, str, str, str]] = []
     for h in hosts:
         tls = rng.random() < 0.6
         up = f"{rng.choice(WORDS)}_backend"
@@ -388,7 +388,7 @@ def csv_after_comments(rng: random.Random) -> tuple[str, list[Q]]:
 
 
 def graphql_page(rng: random.Random) -> tuple[str, list[Q]]:
-    edges = []
+    edges: list[dict[str, Any]] = []
     numbers = rng.sample(range(100, 9000), 250)
     comments = rng.sample(range(0, 400), 250)
     for n, c in zip(numbers, comments, strict=True):

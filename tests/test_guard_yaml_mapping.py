@@ -50,3 +50,8 @@ def test_a_question_naming_one_record_by_its_id_gets_no_tally_of_every_record(
     (one,) = ask(tl, _workflow(150), "which runner does the job-77 job run on?")
     assert "Tally of" not in one  # a tally of every step's run would drop job-77
     assert f"  job-77:\n    runs-on: {RUNNERS[77 % 7 % 3]}\n" in one
+
+
+def test_which_record_has_the_longest_number_ranks_the_records_by_it(tl: Taskloom) -> None:
+    (top,) = ask(tl, _workflow(150), "which job has the longest timeout?")
+    assert "highest timeout-minutes" in top and "  job-149:\n" in top

@@ -168,6 +168,10 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
     tallied = asked and kind != "count" and WILD in group.pattern
     if tallied and _unread_identifier(tokens, read.used | pinned):
         tallied = False  # "which runner does job-7 use?" names one record: no tally
+    if not asked and kind != "count" and WILD in group.pattern:
+        by = _ranked_by(group, question, ())  # "which job has the longest timeout?"
+        if by is not None and not _unread_identifier(tokens, read.used | pinned):
+            return _tallied(doc, question, group, tuple(conds), by[0])
     ranked = tallied and ranks_numbers(question, group.fields[asked[0]]) is not None
     if tallied and (ranked or asks_tally(question, kind, len(conds), group.fields[asked[0]])):
         return _tallied(doc, question, group, tuple(conds), asked[0])
