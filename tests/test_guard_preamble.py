@@ -59,3 +59,15 @@ def test_a_text_of_many_short_blocks_is_read_below_one_preamble_at_most(tl: Task
     text = "".join(f"step {i} started\nstep {i} done in {i % 9}s\n\n" for i in range(3000))
     (count,) = ask(tl, text, "how many steps are done?")
     assert "step" in count  # answered by the text's lines, not lost to a reading of each block
+
+
+def test_a_lookup_naming_a_column_of_the_table_below_a_summary_is_exact(tl: Taskloom) -> None:
+    rows = [(1000 + i, f"{i % 50}.0", f"cmd{i}") for i in range(400)]
+    text = (
+        "top - 10:14:07 up 12 days,  3:04,  2 users,  load average: 1.84, 1.52, 1.31\n"
+        "Tasks: 400 total,   1 running, 399 sleeping,   0 stopped,   0 zombie\n"
+        "\n"
+        "    PID  %CPU COMMAND\n" + "".join(f"{p:>7} {c:>5} {m}\n" for p, c, m in rows)
+    )
+    (lookup,) = ask(tl, text, "what command is PID 1234?")
+    assert "Exact lookup: 1 row match" in lookup and "cmd234" in lookup

@@ -56,7 +56,7 @@ from taskloom.guard.exact import intent
 from taskloom.guard.fixedwidth import fixed_columns
 from taskloom.guard.gitlog import log_records
 from taskloom.guard.htmltable import html_rows
-from taskloom.guard.preamble import preamble
+from taskloom.guard.preamble import PREAMBLE_LINES, preamble
 from taskloom.guard.question import identifier as _identifier
 from taskloom.guard.xmlrecords import xml_records
 from taskloom.guard.yamllist import yaml_records
@@ -166,7 +166,8 @@ def _before_legend(lines: list[str]) -> list[str]:
 
 def asks_fields(text: str, question: str) -> bool:
     """Whether ``question`` is one a table answers: a count or a list, one that names a
-    field of the first record (``email``, ``latency_ms``, ``PID``), or one holding an
+    field of the first record (``email``, ``latency_ms``, ``PID``; the header below a
+    preamble's included), or one holding an
     identifier (letters and digits, four or more characters, as an ISO time has),
     which a row may hold. A plain word reads no table (the ranking answers it, without
     holding every row)."""
@@ -187,6 +188,10 @@ def asks_fields(text: str, question: str) -> bool:
         names = list(value) if isinstance(value, dict) else []
     else:
         names = re.split(r"[\s,;|]+", first)
+    head = split_lines(text[:4000])[: PREAMBLE_LINES + 2]
+    skip = preamble(head)
+    if 0 < skip < len(head):  # the header below a preamble names the fields too
+        names += re.split(r"[\s,;|]+", head[skip])
     asked = {w.lower().rstrip(".") for w in _WORDS.findall(question)}
     return any(n.strip().lower() in asked for n in names if n.strip())
 
