@@ -2,10 +2,10 @@
 CSV's header) or a summary block ended by a blank line (``top -b``'s load, tasks and memory
 lines above its process table).
 
-A preamble is either the leading lines that start with ``#`` (a comment, not a header's
-``#`` column: the line after them must not start with ``#``), or the lines up to the first
-blank line when that line is at most :data:`PREAMBLE_LINES` lines in. The caller reads the
-rest as a table and numbers its lines as the whole text's.
+A preamble is either the leading lines that start with ``#``, or the lines up to the first
+blank line (and the blank lines after it) when that line is at most :data:`PREAMBLE_LINES`
+lines in. The caller reads the rest as a table, only when the whole text reads as none,
+and numbers its lines as the whole text's.
 """
 
 from __future__ import annotations
