@@ -16,14 +16,17 @@ diagnostics, a journal, an access log, a pulls array, ``ls -l``, a Prometheus ex
 ``go test -json`` stream, a billing CSV), written and run once before the guard was fixed
 against its misses; ``probe2`` ten more (``df -h``, ``ss -tlnp``, ``systemctl
 list-units``, ``mypy``, ``eslint`` JSON, ``ec2 describe-instances``, ``helm list``, ``git
-status --porcelain``, ``du -sh``, ``git blame``), written the same way.
+status --porcelain``, ``du -sh``, ``git blame``), written the same way; ``probe3`` ten more
+(``kubectl top pods``, ``top -b``, ``lsof -i``, ``gh run list --json``, ``npm ls --json``,
+an Actions workflow, ``nginx -T``, a CSV after comment lines, a GraphQL page, ``docker
+images``), written the same way.
 
 Per question the guard stashes the payload and, unless the placeholder already shows the
 gold, asks ``extract_from_result`` once, with no LLM. A question is answered when its gold
 is visible (every part of it); a count only by ``Exact count: N`` with the right N. The
 ``preview-only`` column is the first 1,500 characters.
 
-    python bench/shapes.py [--set tuned|fresh|heldout|both|all|ops|ops-fresh|probe|probe2]
+    python bench/shapes.py [--set tuned|fresh|heldout|both|all|ops|ops-fresh|probe|probe2|probe3]
                             [--seed N] [--verbose]
 """
 
@@ -45,6 +48,7 @@ from shapes_ops import OPS
 from shapes_ops_fresh import OPS_FRESH
 from shapes_probe import PROBE
 from shapes_probe2 import PROBE2
+from shapes_probe3 import PROBE3
 from shapes_tuned import SHAPES
 from taskloom.guard.tokens import counter
 
@@ -104,12 +108,23 @@ def cli() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
         "--set",
-        choices=("tuned", "fresh", "heldout", "both", "all", "ops", "ops-fresh", "probe", "probe2"),
+        choices=(
+            "tuned",
+            "fresh",
+            "heldout",
+            "both",
+            "all",
+            "ops",
+            "ops-fresh",
+            "probe",
+            "probe2",
+            "probe3",
+        ),
         default="both",
         help="both: tuned and fresh; all: the three sets; ops: operations tools' results",
     )
     parser.add_argument(
-        "--seed", type=int, default=0, help="0: each set's own seed (7, 99, 41, 23, 61, 83, 47)"
+        "--seed", type=int, default=0, help="0: each set's own seed (7, 99, 41, 23, 61, 83, 47, 59)"
     )
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
@@ -122,6 +137,7 @@ def cli() -> int:
         ("ops-fresh", OPS_FRESH, 61),
         ("probe", PROBE, 83),
         ("probe2", PROBE2, 47),
+        ("probe3", PROBE3, 59),
     )
     for name, shapes, seed in sets:
         if name in chosen.get(args.set, (args.set,)):

@@ -111,3 +111,10 @@ def test_a_long_list_of_rows_names_every_match(tl: Taskloom) -> None:
     assert f"Exact list: {len(failing)} row matches" in listed
     assert "--- name of the matches in row order" in listed
     assert all(f'"check_{i}"' in listed for i in failing)
+
+
+def test_a_pointing_word_sets_no_condition_of_a_count(tl: Taskloom) -> None:
+    issues = [{"number": i, "state": "CLOSED" if i % 3 else "OPEN"} for i in range(300)]
+    text = json.dumps({"data": {"issues": {"nodes": issues}}})
+    (count,) = ask(tl, text, "how many of these issues are closed?")
+    assert f"Exact count: {sum(i % 3 != 0 for i in range(300))} " in count

@@ -108,3 +108,16 @@ def test_a_question_holding_only_a_timestamp_reads_the_rows_that_hold_it(tl: Tas
     jsonl = "".join(json.dumps(e) + "\n" for e in events)
     (at,) = ask(tl, jsonl, f"What happened at {events[2500]['ts']}?")
     assert f"ts == '{events[2500]['ts']}'" in at and '"msg": "m7500"' in at
+
+
+def test_a_field_of_few_values_asked_with_most_and_a_number_field_ranks_by_the_number(
+    tl: Taskloom,
+) -> None:
+    commands = ("nginx", "node", "java")
+    ps = "PID %CPU COMMAND\n" + "".join(
+        f"{100 + i} {(i * 7919) % 1000 / 10:.1f} {commands[i % 3]}\n" for i in range(299)
+    ) + "399 99.5 ffmpeg\n"  # fmt: skip
+    (top,) = ask(tl, ps, "Which command is using the most CPU?")
+    assert "highest %CPU" in top and "399 99.5 ffmpeg" in top
+    assert "not summed" in top
+    assert "Tally of COMMAND" not in top  # how often each command occurs is not asked

@@ -27,7 +27,7 @@ from typing import Any
 
 from taskloom.domain.stash import child_path
 from taskloom.guard.flags import add_flags
-from taskloom.guard.groups import WILD, Group, groups
+from taskloom.guard.groups import WILD, Field, Group, groups
 from taskloom.guard.jsondoc import JsonDoc
 from taskloom.guard.jsonpath import find, path_of
 from taskloom.guard.loose import held_word, loose_words
@@ -47,6 +47,7 @@ from taskloom.guard.question import (
     Reading,
     Tok,
     conditions,
+    identifier,
     literal,
     named_parts,
     pin,
@@ -165,6 +166,12 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
             return None if kind is None else _not_exact(kind, group, why=_tie(ours, theirs))
     asked = [t for t in targets if not group.fields[t].kinds <= {"object", "array"}]
     tallied = asked and kind != "count" and WILD in group.pattern
+    if tallied and _unread_identifier(tokens, read.used | pinned):
+        tallied = False  # "which runner does job-7 use?" names one record: no tally
+    if not asked and kind != "count" and WILD in group.pattern:
+        by = _ranked_by(group, question, ())  # "which job has the longest timeout?"
+        if by is not None and not _unread_identifier(tokens, read.used | pinned):
+            return _tallied(doc, question, group, tuple(conds), by[0])
     ranked = tallied and ranks_numbers(question, group.fields[asked[0]]) is not None
     if tallied and (ranked or asks_tally(question, kind, len(conds), group.fields[asked[0]])):
         return _tallied(doc, question, group, tuple(conds), asked[0])
@@ -304,26 +311,44 @@ def _tallied(
     path = filter_path(group, conds)
     highest = ranks_numbers(question, group.fields[target])
     ranked_by = None if highest is not None else _ranked_by(group, question, target)
+    asked = target
     if ranked_by is not None:
         target, highest = ranked_by
     matches = ((path_of(parts), value) for parts, value in find(doc.root(), path))
     found = tally(matches, target, highest)
     out = Exact("tally", True, path, found.records, group.path(), group.records, conds)
     out.target, out.tally = target, found
+    if asked != target and _repeats(group.fields[asked]):
+        out.note = (
+            f"records ranked one by one by {'.'.join(target)}; the records sharing a"
+            f" {'.'.join(asked)} are not summed"
+        )
     return out
+
+
+def _unread_identifier(tokens: list[Tok], used: set[int]) -> bool:
+    """Whether the question holds an identifier (``test-bravo-61``) no condition reads: it
+    names a record, so a tally over every record would drop it."""
+    return any(identifier(t.text) and i not in used for i, t in enumerate(tokens))
+
+
+def _repeats(stats: Field) -> bool:
+    """Whether a field's values repeat across its records (a name several records share)."""
+    return not stats.many and len(stats.values) < stats.present
 
 
 def _ranked_by(
     group: Group, question: str, target: tuple[str, ...]
 ) -> tuple[tuple[str, ...], bool] | None:
     """The number field to rank records by, and the order, when the question asks for the
-    record with the highest or lowest of something ("which line item cost the most?") and
-    the field it names (``line_item``) names each record (a tally of it would count each
-    value once): the one number field of many values a part of whose name a word of the
-    question says, by stem (``cost`` for ``unblended_cost``)."""
+    record with the highest or lowest of something ("which line item cost the most?",
+    "which command uses the most CPU?"): the one number field of many values a part of
+    whose name a word of the question says, by stem (``cost`` for ``unblended_cost``,
+    ``cpu`` for ``%CPU``). The field the question names (``line_item``, ``COMMAND``) is
+    then shown in the ranked records, not tallied: a tally of it would count how often
+    each value occurs, which the question does not ask."""
     highest = extreme(question)
-    stats = group.fields[target]
-    if highest is None or not (stats.many or len(stats.values) >= stats.present):
+    if highest is None:
         return None
     said = {stem(w) for w in re.findall(r"[^\W_]+", question)} - {stem(p) for p in target}
     found = [

@@ -281,6 +281,8 @@ def _exact(doc: JsonDoc, exact: Exact, parsed: Query) -> Extraction:
             exact.tally, where, f"the {exact.records:,} records of {exact.group}"
         )
         out.summary += f" (the records: JSONPath {exact.path})"
+        if exact.note:
+            out.summary += f" ({exact.note}.)"
         want = set(parsed.wanted)
         for _v, p, record in exact.tally.extremes:
             out.fragments.append((p, render_record(record, want)))

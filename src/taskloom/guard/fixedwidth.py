@@ -9,7 +9,8 @@ separate them; so is a header word one space after the column before when no dat
 holds a cell under it. Every column's cells are aligned: all start at one position or all end at
 one (the last column: all start at one). A first span under no header word whose cells are
 each one mark (``●``, ``*``, ``>``: no letter or digit), as ``systemctl`` writes before a
-failed unit, is a marker gutter and no column. Any other layout is no fixed-width table
+failed unit, is a marker gutter and no column. A name may carry its unit in brackets
+(``kubectl top``'s ``CPU(cores)`` and ``MEMORY(bytes)``). Any other layout is no fixed-width table
 (``None``), and the caller reads the text otherwise.
 """
 
@@ -19,7 +20,9 @@ import re
 from itertools import pairwise
 
 _TOKEN = re.compile(r"\S+")
-_NAME = re.compile(r"[A-Za-z_%#][\w%#+./-]*(?: [A-Za-z_%#][\w%#+./-]*)*")
+_WORD = r"[A-Za-z_%#][\w%#+./-]*(?:\([\w%/.-]+\))?"
+_NAME = re.compile(rf"{_WORD}(?: {_WORD})*")
+"""A column's name: words, each maybe with its unit in brackets (``CPU(cores)``)."""
 MAX_WIDTH = 1_000
 """A line wider than this makes no fixed-width table."""
 

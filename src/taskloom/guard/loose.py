@@ -5,7 +5,8 @@ answered with every testcase: a count that drops a condition is wrong, and worse
 count. :func:`loose_words` names the words an exact answer would drop. A word is
 condition-like unless it is one of these:
 
-- a stop word, a connective ("is", "with", "whose") or a negation;
+- a stop word, a connective ("is", "with", "whose"), a negation, or a word that points
+  ("these", "those": "how many of these issues are closed?");
 - a word of counting ("how many", "number", "records", "total", "altogether");
 - a verb of existence or relation (``exist``, ``defined``, ``own``, ``contain``, ``run``,
   ``touch``, ``change``), compared by stem (:mod:`~taskloom.guard.stems`): it says that the
@@ -61,6 +62,8 @@ _RELATIONS = frozenset(
 _OPENERS = (("how", "many"), ("number", "of"), ("count", "of"), ("count",), ("which",),
             ("list",), ("what",), ("total", "of"), ("name", "all"))  # fmt: skip
 _SOURCE_BEFORE = frozenset({"this", "these"})
+_POINTING = frozenset({"this", "these", "that", "those"})
+"""Words that point at records the question already names: "how many of these are open"."""
 _TAIL = frozenset({"in", "of", "from"})
 
 
@@ -113,6 +116,7 @@ def _plain(word: str) -> bool:
         or connective(word)
         or word in FIELD_INTRO
         or word in _NEGATIONS
+        or word in _POINTING
         or word in _COUNTING
         or stem(word) in _RELATIONS
         or not any(c.isalnum() for c in word)

@@ -19,6 +19,8 @@ A text is a table when all of it reads one way:
   leaf children (:mod:`~taskloom.guard.xmlrecords`);
 - **YAML list**: plain block YAML whose one list holds mappings (``- name: api`` blocks),
   each item a record (:mod:`~taskloom.guard.yamllist`);
+- **YAML mapping**: plain block YAML whose top-level key maps names to mappings (a
+  workflow's ``jobs:``), each one a record (:mod:`~taskloom.guard.yamlmap`);
 - **fixed-width**: a header line of at least three distinct names over aligned columns,
   read by the columns' positions, so a cell may hold spaces (:mod:`~taskloom.guard.fixedwidth`);
 - **columns**: a header line of at least three distinct names (``USER PID %CPU … COMMAND``)
@@ -54,9 +56,11 @@ from taskloom.guard.exact import intent
 from taskloom.guard.fixedwidth import fixed_columns
 from taskloom.guard.gitlog import log_records
 from taskloom.guard.htmltable import html_rows
+from taskloom.guard.preamble import PREAMBLE_LINES, preamble
 from taskloom.guard.question import identifier as _identifier
 from taskloom.guard.xmlrecords import xml_records
 from taskloom.guard.yamllist import yaml_records
+from taskloom.guard.yamlmap import keyed_records
 
 DELIMITERS = ("\t", ",", ";", "|")
 _NAME = re.compile(r"[A-Za-z_%#][\w%#+./ -]*")
@@ -75,7 +79,8 @@ class Table:
     kind: str
     """``"JSON Lines"``, ``"git log"``, ``"diff"``, ``"access log"``, ``"CSV"``, ``"TSV"``,
     ``"delimited"``, ``"bordered"``,
-    ``"HTML"``, ``"XML"``, ``"YAML list"``, ``"fixed-width"`` or ``"columns"``."""
+    ``"HTML"``, ``"XML"``, ``"YAML list"``, ``"YAML mapping"``, ``"fixed-width"`` or
+    ``"columns"``."""
     records: list[dict[str, Any]] = field(default_factory=list)
     spans: list[tuple[int, int]] = field(default_factory=list)
     """The first and last line (1-based) of each record."""
@@ -94,8 +99,9 @@ class Table:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def read_table(text: str) -> Table | None:
-    """``text`` as a table, or ``None`` when not all of it reads as one."""
+def read_table(text: str, *, after_preamble: bool = True) -> Table | None:
+    """``text`` as a table, or ``None`` when not all of it reads as one; with
+    ``after_preamble``, the text below one preamble is read too."""
     lines = split_lines(text)
     while lines and not lines[-1].strip():
         lines.pop()
@@ -121,7 +127,25 @@ def read_table(text: str) -> Table | None:
             found = _delimited(text, delimiter)
             if found is not None:
                 return found
-    return _yaml(lines) or _aligned(lines) or _aligned(_before_legend(lines))
+    return (
+        _yaml(lines)
+        or _yaml_keyed(lines)
+        or _aligned(lines)
+        or _aligned(_before_legend(lines))
+        or (_after_preamble(lines) if after_preamble else None)
+    )
+
+
+def _after_preamble(lines: list[str]) -> Table | None:
+    """The table below a preamble (:mod:`~taskloom.guard.preamble`), its lines numbered
+    as the whole text's."""
+    skip = preamble(lines)
+    found = read_table("\n".join(lines[skip:]), after_preamble=False) if skip else None
+    if found is None:
+        return None
+    found.spans = [(a + skip, b + skip) for a, b in found.spans]
+    found.header = found.header + skip if found.header else 0
+    return found
 
 
 def _aligned(lines: list[str]) -> Table | None:
@@ -142,7 +166,8 @@ def _before_legend(lines: list[str]) -> list[str]:
 
 def asks_fields(text: str, question: str) -> bool:
     """Whether ``question`` is one a table answers: a count or a list, one that names a
-    field of the first record (``email``, ``latency_ms``, ``PID``), or one holding an
+    field of the first record (``email``, ``latency_ms``, ``PID``; the header below a
+    preamble's included), or one holding an
     identifier (letters and digits, four or more characters, as an ISO time has),
     which a row may hold. A plain word reads no table (the ranking answers it, without
     holding every row)."""
@@ -163,6 +188,10 @@ def asks_fields(text: str, question: str) -> bool:
         names = list(value) if isinstance(value, dict) else []
     else:
         names = re.split(r"[\s,;|]+", first)
+    head = split_lines(text[:4000])[: PREAMBLE_LINES + 2]
+    skip = preamble(head)
+    if 0 < skip < len(head):  # the header below a preamble names the fields too
+        names += re.split(r"[\s,;|]+", head[skip])
     asked = {w.lower().rstrip(".") for w in _WORDS.findall(question)}
     return any(n.strip().lower() in asked for n in names if n.strip())
 
@@ -263,6 +292,13 @@ def _yaml(lines: list[str]) -> Table | None:
     if found is None:
         return None
     return Table("YAML list", records=found[1], spans=found[2], name=found[0])
+
+
+def _yaml_keyed(lines: list[str]) -> Table | None:
+    found = keyed_records(lines, cell)
+    if found is None:
+        return None
+    return Table("YAML mapping", records=found[1], spans=found[2], name=found[0])
 
 
 def _fixed(lines: list[str]) -> Table | None:

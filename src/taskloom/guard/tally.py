@@ -8,9 +8,10 @@ few distinct values with no condition. The tally counts the field's values (each
 a plain number) over every record the conditions select, read whole by the JSONPath, so
 each count is exact. A number field of many distinct values asked for with ``most``,
 ``highest``… is not tallied: its records are ranked by it, highest (or lowest) first; so is
-one of few values asked for with a word of magnitude (``highest``, ``largest``, ``lowest``,
-``smallest``, ``max``, ``min``: "which file has the highest errorCount?"), which asks for
-the record, not for how often each value occurs.
+one of few values asked for with a word of magnitude (``highest``, ``largest``, ``longest``,
+``lowest``, ``smallest``, ``shortest``, ``max``, ``min``: "which file has the highest
+errorCount?", "which job has the longest timeout?"), which asks for the record, not for
+how often each value occurs.
 """
 
 from __future__ import annotations
@@ -28,11 +29,13 @@ from taskloom.guard.jsondoc import is_array, is_object
 
 _TALLY = re.compile(r"\b(?:most(?! recent)|least|fewest|distinct|unique|different)\b", re.I)
 _HIGH = re.compile(
-    r"\b(?:most(?! recent)|highest|largest|biggest|max(?:imum)?|greatest|top)\b", re.I
+    r"\b(?:most(?! recent)|highest|largest|biggest|longest|max(?:imum)?|greatest|top)\b", re.I
 )
-_LOW = re.compile(r"\b(?:least|lowest|smallest|fewest|min(?:imum)?)\b", re.I)
+_LOW = re.compile(r"\b(?:least|lowest|smallest|shortest|fewest|min(?:imum)?)\b", re.I)
 _MAGNITUDE = re.compile(
-    r"\b(?:highest|largest|biggest|greatest|max(?:imum)?|lowest|smallest|min(?:imum)?)\b", re.I
+    r"\b(?:highest|largest|biggest|longest|greatest|max(?:imum)?|lowest|smallest|shortest"
+    r"|min(?:imum)?)\b",
+    re.I,
 )
 SHOWN_VALUES = 30
 """Values a tally lists, most frequent first; the rest are summed as one line."""

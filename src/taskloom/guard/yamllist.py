@@ -55,6 +55,19 @@ def yaml_records(
     return (name, records, spans) if len(records) >= 2 else None
 
 
+def yaml_mapping(lines: list[str], cell: Callable[[str], Any]) -> dict[str, Any] | None:
+    """The whole text as one mapping of the plain block YAML read here (its top-level
+    ``key:`` lines at the left margin), or ``None``."""
+    rows = [(n, line) for n, line in enumerate(lines, 1) if line.strip() and not _comment(line)]
+    if not rows or not _TOP.match(rows[0][1]):
+        return None
+    try:
+        out, after = _Reader(rows, cell).mapping(0, 0)
+    except ValueError:
+        return None
+    return out if after == len(rows) else None
+
+
 def _comment(line: str) -> bool:
     return line.lstrip().startswith("#")
 
