@@ -95,3 +95,49 @@ def test_a_board_a_person_seeded_is_kept_on_the_models_first_write(tl: Taskloom)
     result = todo_write(tl, "Step one")
     assert titles(result) == ["Step one", "Plan from the user"]
     assert "Leave it out again to remove it" in result.content
+
+
+def test_a_write_that_keeps_a_card_and_changes_nothing_else_still_shows_it(tl: Taskloom) -> None:
+    """The list sent again unchanged: the kept card is reported once, and then it is seen."""
+    todo_write(tl, "A", "B")
+    tl.board("t").add("P")
+    first = todo_write(tl, "A", "B")
+    assert "Leave it out again to remove it" in first.content
+    again = todo_write(tl, "A", "B")
+    assert titles(again) == ["A", "B"] and "Kept" not in again.content
+    tl.board("t").add("Q")
+    assert titles(dispatch(tl, "todo", {"op": "clear"})) == ["Q"]
+    assert titles(dispatch(tl, "todo", {"op": "clear"})) == []
+
+
+def test_a_kept_card_in_progress_is_named_as_kept_when_the_list_starts_another(
+    tl: Taskloom,
+) -> None:
+    todo_write(tl, "A", "B")
+    working = tl.board("t").add("Person's work", status="in_progress")["card"]
+    todos = [
+        {"content": t, "status": s, "activeForm": t}
+        for t, s in (("A", "in_progress"), ("B", "pending"))
+    ]
+    refused = tl.tools.dispatch("todo_write", {"todos": todos}, CTX)
+    assert refused.is_error
+    assert f"'Person's work' ({working['id']}), a card someone else added" in refused.content
+    assert "put it in your list with the status it should have" in refused.content
+    todos.append({"content": "Person's work", "status": "completed", "activeForm": "x"})
+    assert titles(dispatch(tl, "todo_write", {"todos": todos})) == ["A", "B", "Person's work"]
+
+
+def test_a_full_board_says_how_many_cards_a_whole_list_write_keeps(tl: Taskloom) -> None:
+    """The model sent fewer cards than the count it is told: the message says why."""
+    mine = [f"Step {n}" for n in range(995)]
+    tl.board("t").replace([{"title": t} for t in mine])
+    todo_write(tl, *mine)
+    for n in range(5):
+        tl.board("t").add(f"Person's card {n}")
+    todos = [{"content": t, "status": "pending", "activeForm": t} for t in [*mine, "One more"]]
+    refused = tl.tools.dispatch("todo_write", {"todos": todos}, CTX)
+    assert refused.is_error
+    assert (
+        "this change would leave 1001 (996 listed and 5 cards someone else added since your"
+        " last write, which your list leaves out and so keeps): remove cards"
+    ) in refused.content

@@ -105,7 +105,10 @@ class BoardHandle:
             new, card = op(board, now)
             if self.by_model:  # only a model's change is gated and remembered
                 new = model_change(board, new)
-            if new is board:
+            # A model's write shows it the whole board, so it records the mark even when it
+            # changes no card: a card kept as unseen is then seen, and goes when left out.
+            unmarked = self.by_model and new.shown_to_model != new.next_number
+            if new is board and not unmarked:
                 return _snapshot(board, card)
             new = new.evolve(version=board.version + 1)
             if self.by_model:

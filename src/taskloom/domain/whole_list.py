@@ -14,9 +14,19 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from taskloom.domain.board import Board, IdFactory, commit
-from taskloom.domain.card import Card, CardPatch, apply_patch, clean_id, clean_title, naming_item
+from taskloom.domain.card import (
+    Card,
+    CardPatch,
+    CardStatus,
+    apply_patch,
+    clean_id,
+    clean_title,
+    naming_item,
+)
 from taskloom.domain.common import UNSET, Unset, iso
-from taskloom.domain.errors import InvalidInput
+from taskloom.domain.errors import InvalidInput, InvariantViolation
+from taskloom.domain.limits import check_card_count
+from taskloom.domain.text import counted
 
 
 def unshown(board: Board) -> list[Card]:
@@ -25,10 +35,39 @@ def unshown(board: Board) -> list[Card]:
     return [c for c in board.cards if c.number is not None and c.number >= mark]
 
 
-def _with_kept(cards: list[Card], keep: Sequence[Card]) -> list[Card]:
-    """``cards`` and, after them, the cards of ``keep`` the list does not hold."""
+def _with_kept(board: Board, cards: list[Card], keep: Sequence[Card]) -> list[Card]:
+    """``cards`` and, after them, the cards of ``keep`` the list does not hold. A refusal
+    those kept cards cause says so, since the writer's list does not show them."""
     held = {c.id for c in cards}
-    return [*cards, *(c for c in keep if c.id not in held)]
+    kept = [c for c in keep if c.id not in held]
+    if kept:
+        _check_room(board, len(cards), kept)
+        _check_working(cards, kept)
+    return [*cards, *kept]
+
+
+_KEPT = "someone else added since your last write, which your list leaves out and so keeps"
+
+
+def _check_room(board: Board, listed: int, kept: Sequence[Card]) -> None:
+    try:
+        check_card_count(listed + len(kept), len(board.cards), board.index.finished)
+    except InvalidInput as exc:
+        head, _, advice = exc.message.partition(": ")
+        raise InvalidInput(
+            f"{head} ({listed:,} listed and {counted(len(kept), 'card')} {_KEPT}): {advice}"
+        ) from None
+
+
+def _check_working(cards: Sequence[Card], kept: Sequence[Card]) -> None:
+    """One card in progress, where the one already in progress is a kept card."""
+    working = next((c for c in kept if c.status is CardStatus.IN_PROGRESS), None)
+    if working is not None and any(c.status is CardStatus.IN_PROGRESS for c in cards):
+        raise InvariantViolation(
+            f"only one todo may be `in_progress` at a time: '{working.title}' ({working.id}),"
+            f" a card {_KEPT}, is in progress already; send your own cards with another"
+            " status, or put it in your list with the status it should have"
+        )
 
 
 def replace(
@@ -61,7 +100,7 @@ def replace(
                     metadata=old.metadata,
                 )
             cards.append(apply_patch(base, item))
-    return commit(board, _with_kept(cards, keep), now)
+    return commit(board, _with_kept(board, cards, keep), now)
 
 
 def upsert(
@@ -97,7 +136,7 @@ def upsert(
             order.append(card.id)
         named[card.id] = card
     if prune:
-        cards = _with_kept([named[i] for i in order], keep)
+        cards = _with_kept(board, [named[i] for i in order], keep)
     else:
         cards = [named.pop(c.id, c) for c in board.cards]
         cards.extend(named[i] for i in order if i in named)
