@@ -141,3 +141,25 @@ def test_a_full_board_says_how_many_cards_a_whole_list_write_keeps(tl: Taskloom)
         "this change would leave 1001 (996 listed and 5 cards someone else added since your"
         " last write, which your list leaves out and so keeps): remove cards"
     ) in refused.content
+
+
+def test_two_models_on_one_thread_each_keep_the_cards_the_other_made(db_url: str) -> None:
+    """Models their hosts name (``agent_id``) each have their own mark, kept with the board."""
+    planner = ToolContext(thread_id="t", agent_id="planner")
+    coder = ToolContext(thread_id="t", agent_id="coder")
+
+    def write(ctx: ToolContext, *items: str) -> taskloom.ToolResult:
+        todos = [{"content": t, "status": "pending", "activeForm": t} for t in items]
+        with taskloom.connect(db_url) as tl:  # each call from its own host
+            result = tl.tools.dispatch("todo_write", {"todos": todos}, ctx)
+        assert not result.is_error, result.content
+        return result
+
+    write(planner, "Plan the work")
+    second = write(coder, "Write the code")
+    assert titles(second) == ["Write the code", "Plan the work"]
+    assert "'Plan the work'" in second.content
+    third = write(planner, "Plan the work", "Review")
+    assert titles(third) == ["Plan the work", "Review", "Write the code"]
+    # Each has been shown the other's card now: leaving it out removes it.
+    assert titles(write(coder, "Write the code", "Review")) == ["Write the code", "Review"]

@@ -85,17 +85,23 @@ class BoardHandle:
         *,
         cache: BoardCache | None = None,
         by_model: bool = False,
+        agent: str | None = None,
     ) -> None:
         self._runtime = runtime
         self._cache = cache if cache is not None else BoardCache()
         self.thread_id = check_thread_id(thread_id)
         self.by_model = by_model
+        self.agent = agent
 
-    def as_model(self) -> BoardHandle:
+    def as_model(self, agent: str | None = None) -> BoardHandle:
         """This board as the model's tools see it: writes that would approve a plan, start a
         card waiting for approval or drop its approval requirement are refused (a person's act).
+        ``agent``: which model, when several write to one thread (``ToolContext.agent_id``):
+        each one's whole-list write keeps the cards the others made since its last write.
         """
-        return BoardHandle(self._runtime, self.thread_id, cache=self._cache, by_model=True)
+        return BoardHandle(
+            self._runtime, self.thread_id, cache=self._cache, by_model=True, agent=agent
+        )
 
     def _mutate(self, op: BoardOp) -> Snapshot:
         now = self._runtime.now()
@@ -107,12 +113,12 @@ class BoardHandle:
                 new = model_change(board, new)
             # A model's write shows it the whole board, so it records the mark even when it
             # changes no card: a card kept as unseen is then seen, and goes when left out.
-            unmarked = self.by_model and new.shown_to_model != new.next_number
+            unmarked = self.by_model and new.shown_to(self.agent) != new.next_number
             if new is board and not unmarked:
                 return _snapshot(board, card)
             new = new.evolve(version=board.version + 1)
             if self.by_model:
-                new = new.evolve(shown_to_model=new.next_number)
+                new = new.mark_shown(self.agent)
             stored.save(tx, board, new, iso(now), whole=whole)
         cache.put(new)
         snap = _snapshot(new)
@@ -129,7 +135,7 @@ class BoardHandle:
         kept: list[Card] = []
 
         def op(board: Board, now: datetime) -> tuple[Board, None]:
-            unshown = whole_list.unshown(board) if self.by_model else []
+            unshown = whole_list.unshown(board, self.agent) if self.by_model else []
             new = write(board, now, unshown)
             named = {clean_id(item.id) for item in items}
             kept[:] = [c for c in unshown if c.id not in named]

@@ -53,6 +53,7 @@ from taskloom.domain.limits import check_board_size, check_card_count, check_car
 from taskloom.domain.text import shown_id
 
 MAX_RETIRED = 256
+MAX_AGENT_MARKS = 64
 IdFactory = Callable[[], str]
 
 
@@ -83,7 +84,11 @@ class Board:
     """The ``number`` the next new card gets."""
     shown_to_model: int = 0
     """The ``next_number`` a model's last write showed it: cards numbered from it on were
-    made since, by another writer (:mod:`taskloom.domain.whole_list`)."""
+    made since, by another writer (:mod:`taskloom.domain.whole_list`). The mark of a model
+    its host names no agent for."""
+    shown_to_agents: tuple[tuple[str, int], ...] = ()
+    """The same mark for each model its host names (``ToolContext.agent_id``), the last
+    :data:`MAX_AGENT_MARKS`: two models on one thread each keep the cards the other made."""
     _by_id: dict[str, Card] | None = field(default=None, init=False, compare=False, repr=False)
     _orders: list[int] | None = field(default=None, init=False, compare=False, repr=False)
     _index: BoardIndex | None = field(default=None, init=False, compare=False, repr=False)
@@ -143,6 +148,21 @@ class Board:
         key = card_id.strip()
         return self.by_id.get(key) or self.by_id.get(key.strip("`()").strip())
 
+    def shown_to(self, agent: str | None) -> int:
+        """The mark of the model ``agent`` (``None``: the one its host names no agent for):
+        a card numbered from it on was made since its last write."""
+        if agent is None:
+            return self.shown_to_model
+        return dict(self.shown_to_agents).get(agent, 0)
+
+    def mark_shown(self, agent: str | None) -> Board:
+        """This board, recorded as shown whole to the model ``agent``."""
+        if agent is None:
+            return self.evolve(shown_to_model=self.next_number)
+        marks = [(a, n) for a, n in self.shown_to_agents if a != agent]
+        marks = [*marks[-(MAX_AGENT_MARKS - 1) :], (agent, self.next_number)]
+        return self.evolve(shown_to_agents=tuple(marks))
+
     def get(self, card_id: str) -> Card:
         card = self.find(card_id)
         if card is None:
@@ -167,9 +187,11 @@ class Board:
         """What the board keeps beside its cards: the next card number and the removed gated
         plans a model may not bring back."""
         kept = {"retired_ids": self.retired_ids, "retired_titles": self.retired_titles}
+        agents = {"shown_to_agents": dict(self.shown_to_agents)} if self.shown_to_agents else {}
         return {
             "next_number": self.next_number,
             "shown_to_model": self.shown_to_model,
+            **agents,
             **{key: list(values) for key, values in kept.items() if values},
         }
 
@@ -187,6 +209,9 @@ class Board:
             retired_titles=tuple(data.get("retired_titles", ())),
             next_number=int(data.get("next_number", 1)),
             shown_to_model=int(data.get("shown_to_model", 0)),
+            shown_to_agents=tuple(
+                (str(a), int(n)) for a, n in dict(data.get("shown_to_agents") or {}).items()
+            ),
         )
 
 

@@ -1,9 +1,10 @@
 """Whole-list writes: ``replace``, a list tool's write (``upsert``) and ``clear``.
 
 A whole-list write makes the board the list it is given. A model's write keeps the cards it
-has not been shown: those another writer (a person, the host) made since the model's last
-write, numbered from the board's ``shown_to_model`` on. They stay, after the list, and the
-model is told; a model that leaves them out of its next list, having seen them, removes them.
+has not been shown: those another writer (a person, the host, another named model) made
+since the model's last write, numbered from its mark on (:meth:`Board.shown_to`). They
+stay, after the list, and the model is told; a model that leaves them out of its next list,
+having seen them, removes them.
 A whole-list write sent from an old view so never drops work it did not know of.
 """
 
@@ -29,9 +30,10 @@ from taskloom.domain.limits import check_card_count
 from taskloom.domain.text import counted
 
 
-def unshown(board: Board) -> list[Card]:
-    """The cards made since a model's last write showed it the board, in board order."""
-    mark = board.shown_to_model
+def unshown(board: Board, agent: str | None = None) -> list[Card]:
+    """The cards made since the last write of the model ``agent`` (see
+    :meth:`Board.shown_to`) showed it the board, in board order."""
+    mark = board.shown_to(agent)
     return [c for c in board.cards if c.number is not None and c.number >= mark]
 
 

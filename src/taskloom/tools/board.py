@@ -202,7 +202,7 @@ def _need(value: str | None, op: str, name: str) -> str:
 
 def _model_board(env: ToolEnv, ctx: ToolContext) -> BoardHandle:
     """The thread's board, gated so the model cannot approve its own plans."""
-    return env.host.board(ctx.thread_id or "").as_model()
+    return env.host.board(ctx.thread_id or "").as_model(ctx.agent_id)
 
 
 _CARD = frozenset(CardFields.model_fields)
