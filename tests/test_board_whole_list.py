@@ -7,6 +7,8 @@ from typing import Any
 
 import taskloom
 from taskloom import Taskloom
+from taskloom.domain import whole_list
+from taskloom.domain.board import Board
 from taskloom.tools import ToolContext
 
 CTX = ToolContext(thread_id="t")
@@ -45,7 +47,7 @@ def test_a_card_a_person_adds_while_the_model_works_survives_its_next_todo_write
             "Run the tests",
             "Also update the changelog",
         ]
-        assert "Kept 1 card added by someone else since your last write" in result.content
+        assert "Kept 1 card added or changed by someone else since your last" in result.content
         assert "'Also update the changelog'" in result.content
         assert [c["title"] for c in result.data["kept"]] == ["Also update the changelog"]
         # Shown it now, the model that leaves it out again removes it.
@@ -121,7 +123,7 @@ def test_a_kept_card_in_progress_is_named_as_kept_when_the_list_starts_another(
     ]
     refused = tl.tools.dispatch("todo_write", {"todos": todos}, CTX)
     assert refused.is_error
-    assert f"'Person's work' ({working['id']}), a card someone else added" in refused.content
+    assert f"'Person's work' ({working['id']}), a card someone else added or" in refused.content
     assert "put it in your list with the status it should have" in refused.content
     todos.append({"content": "Person's work", "status": "completed", "activeForm": "x"})
     assert titles(dispatch(tl, "todo_write", {"todos": todos})) == ["A", "B", "Person's work"]
@@ -138,8 +140,8 @@ def test_a_full_board_says_how_many_cards_a_whole_list_write_keeps(tl: Taskloom)
     refused = tl.tools.dispatch("todo_write", {"todos": todos}, CTX)
     assert refused.is_error
     assert (
-        "this change would leave 1001 (996 listed and 5 cards someone else added since your"
-        " last write, which your list leaves out and so keeps): remove cards"
+        "this change would leave 1001 (996 listed and 5 cards someone else added or changed"
+        " since your last write, which your list leaves out and so keeps): remove cards"
     ) in refused.content
 
 
@@ -163,3 +165,52 @@ def test_two_models_on_one_thread_each_keep_the_cards_the_other_made(db_url: str
     assert titles(third) == ["Plan the work", "Review", "Write the code"]
     # Each has been shown the other's card now: leaving it out removes it.
     assert titles(write(coder, "Write the code", "Review")) == ["Write the code", "Review"]
+
+
+def test_a_card_a_person_renamed_since_the_models_last_write_is_kept_not_lost(
+    db_url: str,
+) -> None:
+    """todo_write names cards by title: the old title no longer names the renamed card."""
+    with taskloom.connect(db_url) as tl:
+        todo_write(tl, "Read the code", "Write the fix")
+        fix = tl.board("t").get().cards[1]
+    with taskloom.connect(db_url) as person:
+        person.board("t").edit(fix.id, title="Write the fix for #12", notes="see the issue")
+    with taskloom.connect(db_url) as tl:
+        result = todo_write(tl, "Read the code", "Write the fix")
+        assert titles(result) == ["Read the code", "Write the fix", "Write the fix for #12"]
+        assert tl.board("t").get().get(fix.id).notes == "see the issue"
+        assert "Kept 1 card added or changed by someone else" in result.content
+        assert titles(todo_write(tl, "Read the code", "Write the fix")) == [
+            "Read the code",
+            "Write the fix",
+        ]
+
+
+def test_a_replace_naming_a_card_a_person_changed_since_keeps_what_it_does_not_give(
+    tl: Taskloom,
+) -> None:
+    card = dispatch(tl, "todo", {"op": "add", "content": "A", "notes": "mine"}).data["card"]
+    dispatch(tl, "todo", {"op": "replace", "cards": [{"id": card["id"], "content": "A"}]})
+    assert tl.board("t").get().get(card["id"]).notes is None  # the model's own: replaced
+    tl.board("t").edit(card["id"], notes="a person's note", plan=["ask first"])
+    cards = [{"id": card["id"], "content": "A", "status": "in_progress"}]
+    dispatch(tl, "todo", {"op": "replace", "cards": cards})
+    kept = tl.board("t").get().get(card["id"])
+    assert (kept.notes, kept.plan, kept.status.value) == (
+        "a person's note",
+        ("ask first",),
+        "in_progress",
+    )
+    dispatch(tl, "todo", {"op": "replace", "cards": cards})
+    assert tl.board("t").get().get(card["id"]).notes is None  # seen now: a replace again
+
+
+def test_a_board_stored_before_the_change_marks_counts_only_new_cards(tl: Taskloom) -> None:
+    old = Board.from_dict({"thread_id": "t", "next_number": 4, "shown_to_model": 3})
+    assert old.shown_to(None) == (3, "") and old.shown_to("coder") == (0, "")
+    todo_write(tl, "A", "B")
+    tl.board("t").add("P")
+    board = tl.board("t").get()
+    again = Board.from_dict({**board.to_dict(), "shown_at": None})
+    assert [c.title for c in whole_list.unshown(again)] == ["P"]

@@ -113,7 +113,7 @@ class BoardHandle:
                 new = model_change(board, new)
             # A model's write shows it the whole board, so it records the mark even when it
             # changes no card: a card kept as unseen is then seen, and goes when left out.
-            unmarked = self.by_model and new.shown_to(self.agent) != new.next_number
+            unmarked = self.by_model and new.shown_to(self.agent) != new.marks_now()
             if new is board and not unmarked:
                 return _snapshot(board, card)
             new = new.evolve(version=board.version + 1)

@@ -1,11 +1,12 @@
 """Whole-list writes: ``replace``, a list tool's write (``upsert``) and ``clear``.
 
 A whole-list write makes the board the list it is given. A model's write keeps the cards it
-has not been shown: those another writer (a person, the host, another named model) made
-since the model's last write, numbered from its mark on (:meth:`Board.shown_to`). They
-stay, after the list, and the model is told; a model that leaves them out of its next list,
-having seen them, removes them.
-A whole-list write sent from an old view so never drops work it did not know of.
+has not been shown as they are: those another writer (a person, the host, another named
+model) made or changed since the model's last write (:meth:`Board.shown_to`). Left out of
+the list, they stay, after it, and the model is told; a model that leaves them out of its
+next list, having seen them, removes them. Named in the list, they keep the fields its item
+does not give. A whole-list write sent from an old view so never drops work it did not know
+of, nor a person's rename or note.
 """
 
 from __future__ import annotations
@@ -31,10 +32,14 @@ from taskloom.domain.text import counted
 
 
 def unshown(board: Board, agent: str | None = None) -> list[Card]:
-    """The cards made since the last write of the model ``agent`` (see
+    """The cards made or changed since the last write of the model ``agent`` (see
     :meth:`Board.shown_to`) showed it the board, in board order."""
-    mark = board.shown_to(agent)
-    return [c for c in board.cards if c.number is not None and c.number >= mark]
+    mark, at = board.shown_to(agent)
+    return [
+        c
+        for c in board.cards
+        if (c.number is not None and c.number >= mark) or (at and c.updated_at > at)
+    ]
 
 
 def _with_kept(board: Board, cards: list[Card], keep: Sequence[Card]) -> list[Card]:
@@ -48,12 +53,16 @@ def _with_kept(board: Board, cards: list[Card], keep: Sequence[Card]) -> list[Ca
     return [*cards, *kept]
 
 
-_KEPT = "someone else added since your last write, which your list leaves out and so keeps"
+_KEPT = (
+    "someone else added or changed since your last write, which your list leaves out and so keeps"
+)
 
 
 def _check_room(board: Board, listed: int, kept: Sequence[Card]) -> None:
+    finished = board.index.finished
+    check_card_count(listed, len(board.cards), finished)
     try:
-        check_card_count(listed + len(kept), len(board.cards), board.index.finished)
+        check_card_count(listed + len(kept), len(board.cards), finished)
     except InvalidInput as exc:
         head, _, advice = exc.message.partition(": ")
         raise InvalidInput(
@@ -80,9 +89,11 @@ def replace(
     new_id: IdFactory,
     keep: Sequence[Card] = (),
 ) -> Board:
-    """Make the board exactly ``items`` (and the cards of ``keep`` it leaves out). Items with
-    an empty title are dropped first."""
+    """Make the board exactly ``items`` (and the cards of ``keep`` it leaves out; one it
+    names keeps the fields its item does not give). Items with an empty title are dropped
+    first."""
     before = {c.id: c for c in board.cards}
+    unseen = {c.id for c in keep}
     cards: list[Card] = []
     for n, item in enumerate(items, 1):
         title = "" if isinstance(item.title, Unset) else " ".join(item.title.split())
@@ -92,7 +103,9 @@ def replace(
             card_id = clean_id(item.id) or new_id()
             base = Card(id=card_id, title=title)
             old = before.get(card_id)
-            if old is not None:  # what an item cannot give, or need not repeat, is kept
+            if card_id in unseen:  # changed since the writer saw it: what it leaves is kept
+                base = dataclasses.replace(old or base, title=title)
+            elif old is not None:  # what an item cannot give, or need not repeat, is kept
                 base = dataclasses.replace(
                     base,
                     source_metadata=old.source_metadata,

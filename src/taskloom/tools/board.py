@@ -178,7 +178,8 @@ def kept_note(snap: Snapshot) -> str:
     cards = ", ".join(f"'{c['title']}' ({c['id']})" for c in kept)
     them = "it" if len(kept) == 1 else "them"
     return (
-        f"Kept {counted(len(kept), 'card')} added by someone else since your last write,"
+        f"Kept {counted(len(kept), 'card')} added or changed by someone else since your last"
+        " write,"
         f" which your list left out: {cards}. Leave {them} out again to remove {them}.\n"
     )
 
