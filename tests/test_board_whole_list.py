@@ -3,6 +3,7 @@ card another writer made since the model's last write, which the model was never
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import taskloom
@@ -214,3 +215,21 @@ def test_a_board_stored_before_the_change_marks_counts_only_new_cards(tl: Tasklo
     board = tl.board("t").get()
     again = Board.from_dict({**board.to_dict(), "shown_at": None})
     assert [c.title for c in whole_list.unshown(again)] == ["P"]
+
+
+def test_a_card_a_person_removes_while_todo_write_runs_does_not_come_back_under_its_id(
+    db_url: str,
+) -> None:
+    """todo_write names cards by title. Named from a read before its write, a card a person
+    removed in between came back as a new card under the removed card's id."""
+    todos = {"todos": [{"content": t, "status": "pending", "activeForm": t} for t in "AB"]}
+    with taskloom.connect(db_url) as model, taskloom.connect(db_url) as person:
+        for _ in range(60):
+            dispatch(model, "todo_write", todos)
+            removed = model.board("t").get().cards[1]
+            remover = threading.Thread(target=person.board("t").remove, args=(removed.id,))
+            remover.start()
+            dispatch(model, "todo_write", todos)
+            remover.join()
+            back = model.board("t").get().find(removed.id)
+            assert back is None or back.number == removed.number

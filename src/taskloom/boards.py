@@ -31,6 +31,8 @@ from taskloom.store.base import Transaction
 
 Snapshot = dict[str, Any]
 BoardOp = Callable[[Board, datetime], tuple[Board, Card | None]]
+ListItems = Callable[[Board], Sequence[CardPatch]]
+WholeListWrite = Callable[[Board, datetime, Sequence[Card], Sequence[CardPatch]], Board]
 
 
 class BoardCache:
@@ -126,18 +128,17 @@ class BoardHandle:
             snap["card"] = new.get(card.id).to_dict()
         return snap
 
-    def _whole_list(
-        self, write: Callable[[Board, datetime, Sequence[Card]], Board], items: Sequence[CardPatch]
-    ) -> Snapshot:
-        """A whole-list write of ``items``: a model's keeps the cards it has not been shown
-        and ``items`` do not name (:mod:`taskloom.domain.whole_list`); its snapshot's ``kept``
-        lists them."""
+    def _whole_list(self, write: WholeListWrite, items: ListItems) -> Snapshot:
+        """A whole-list write of ``items`` (made from the board in the write's transaction):
+        a model's keeps the cards it has not been shown and ``items`` do not name
+        (:mod:`taskloom.domain.whole_list`); its snapshot's ``kept`` lists them."""
         kept: list[Card] = []
 
         def op(board: Board, now: datetime) -> tuple[Board, None]:
             unshown = whole_list.unshown(board, self.agent) if self.by_model else []
-            new = write(board, now, unshown)
-            named = {clean_id(item.id) for item in items}
+            given = items(board)
+            new = write(board, now, unshown, given)
+            named = {clean_id(item.id) for item in given}
             kept[:] = [c for c in unshown if c.id not in named]
             return new, None
 
@@ -232,25 +233,44 @@ class BoardHandle:
         items = _patches(cards, "replace")
         new_id = self._runtime.new_id
         return self._whole_list(
-            lambda b, now, keep: whole_list.replace(b, items, now=now, new_id=new_id, keep=keep),
-            items,
+            lambda b, now, keep, given: whole_list.replace(
+                b, given, now=now, new_id=new_id, keep=keep
+            ),
+            lambda b: items,
         )
 
-    def upsert(self, cards: Sequence[CardPatch], *, prune: bool) -> Snapshot:
+    def upsert(
+        self,
+        cards: Sequence[CardPatch | dict[str, Any]] | Callable[[Board], Sequence[CardPatch]],
+        *,
+        prune: bool,
+    ) -> Snapshot:
         """Patch the cards ``cards`` name and add the others; with ``prune``, a whole-list
-        write (see :meth:`replace`)."""
-        items = _patches(cards, "upsert")
+        write (see :meth:`replace`). ``cards`` may be a function of the board that makes them,
+        called in the write's own transaction: a list that names cards by what the board
+        holds (a title, a status) names them as they are, not as an earlier read saw them."""
+        if callable(cards):
+            make = cards
+
+            def items(board: Board) -> list[CardPatch]:
+                return _patches(make(board), "upsert")
+        else:
+            fixed = _patches(cards, "upsert")
+
+            def items(board: Board) -> list[CardPatch]:
+                return fixed
+
         new_id = self._runtime.new_id
         if not prune:
             return self._mutate(
                 lambda b, now: (
-                    whole_list.upsert(b, items, prune=False, now=now, new_id=new_id),
+                    whole_list.upsert(b, items(b), prune=False, now=now, new_id=new_id),
                     None,
                 )
             )
         return self._whole_list(
-            lambda b, now, keep: whole_list.upsert(
-                b, items, prune=True, now=now, new_id=new_id, keep=keep
+            lambda b, now, keep, given: whole_list.upsert(
+                b, given, prune=True, now=now, new_id=new_id, keep=keep
             ),
             items,
         )
@@ -260,8 +280,10 @@ class BoardHandle:
         bring back (a model's clear keeps that memory, and the cards it has not been shown)."""
         forget = not self.by_model
         return self._whole_list(
-            lambda b, now, keep: whole_list.clear(b, now=now, forget_removed=forget, keep=keep),
-            (),
+            lambda b, now, keep, given: whole_list.clear(
+                b, now=now, forget_removed=forget, keep=keep
+            ),
+            lambda b: (),
         )
 
     def claim_card(
