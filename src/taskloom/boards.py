@@ -99,7 +99,8 @@ class BoardHandle:
         """This board as the model's tools see it: writes that would approve a plan, start a
         card waiting for approval or drop its approval requirement are refused (a person's act).
         ``agent``: which model, when several write to one thread (``ToolContext.agent_id``):
-        each one's whole-list write keeps the cards the others made since its last write.
+        each one's whole-list write keeps the cards the others made or changed since its last
+        write.
         """
         return BoardHandle(
             self._runtime, self.thread_id, cache=self._cache, by_model=True, agent=agent
