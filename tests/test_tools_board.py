@@ -1139,7 +1139,7 @@ def test_an_op_the_tool_lacks_is_refused_with_the_op_to_send(
 def test_a_full_board_says_how_to_make_room(tl: Taskloom) -> None:
     """An add to a board of 1,000 cards said only "a board holds at most 1000 cards": the
     model kept adding. The refusal says how many are finished and what to do."""
-    board = tl.board("thread-1").as_model()  # the model's own cards: a replace may drop them
+    board = tl.board("thread-1").as_model("agent-a")  # its own cards: a replace may drop them
     board.replace(
         [{"title": f"card {i}", "status": "done" if i < 40 else "todo"} for i in range(1000)]
     )

@@ -31,6 +31,8 @@ from taskloom.store.base import Transaction
 
 Snapshot = dict[str, Any]
 BoardOp = Callable[[Board, datetime], tuple[Board, Card | None]]
+ListItems = Callable[[Board], Sequence[CardPatch]]
+WholeListWrite = Callable[[Board, datetime, Sequence[Card], Sequence[CardPatch]], Board]
 
 
 class BoardCache:
@@ -85,17 +87,24 @@ class BoardHandle:
         *,
         cache: BoardCache | None = None,
         by_model: bool = False,
+        agent: str | None = None,
     ) -> None:
         self._runtime = runtime
         self._cache = cache if cache is not None else BoardCache()
         self.thread_id = check_thread_id(thread_id)
         self.by_model = by_model
+        self.agent = agent
 
-    def as_model(self) -> BoardHandle:
+    def as_model(self, agent: str | None = None) -> BoardHandle:
         """This board as the model's tools see it: writes that would approve a plan, start a
         card waiting for approval or drop its approval requirement are refused (a person's act).
+        ``agent``: which model, when several write to one thread (``ToolContext.agent_id``):
+        each one's whole-list write keeps the cards the others made or changed since its last
+        write.
         """
-        return BoardHandle(self._runtime, self.thread_id, cache=self._cache, by_model=True)
+        return BoardHandle(
+            self._runtime, self.thread_id, cache=self._cache, by_model=True, agent=agent
+        )
 
     def _mutate(self, op: BoardOp) -> Snapshot:
         now = self._runtime.now()
@@ -105,11 +114,14 @@ class BoardHandle:
             new, card = op(board, now)
             if self.by_model:  # only a model's change is gated and remembered
                 new = model_change(board, new)
-            if new is board:
+            # A model's write shows it the whole board, so it records the mark even when it
+            # changes no card: a card kept as unseen is then seen, and goes when left out.
+            unmarked = self.by_model and new.shown_to(self.agent) != new.marks_now()
+            if new is board and not unmarked:
                 return _snapshot(board, card)
             new = new.evolve(version=board.version + 1)
             if self.by_model:
-                new = new.evolve(shown_to_model=new.next_number)
+                new = new.mark_shown(self.agent)
             stored.save(tx, board, new, iso(now), whole=whole)
         cache.put(new)
         snap = _snapshot(new)
@@ -117,18 +129,17 @@ class BoardHandle:
             snap["card"] = new.get(card.id).to_dict()
         return snap
 
-    def _whole_list(
-        self, write: Callable[[Board, datetime, Sequence[Card]], Board], items: Sequence[CardPatch]
-    ) -> Snapshot:
-        """A whole-list write of ``items``: a model's keeps the cards it has not been shown
-        and ``items`` do not name (:mod:`taskloom.domain.whole_list`); its snapshot's ``kept``
-        lists them."""
+    def _whole_list(self, write: WholeListWrite, items: ListItems) -> Snapshot:
+        """A whole-list write of ``items`` (made from the board in the write's transaction):
+        a model's keeps the cards it has not been shown and ``items`` do not name
+        (:mod:`taskloom.domain.whole_list`); its snapshot's ``kept`` lists them."""
         kept: list[Card] = []
 
         def op(board: Board, now: datetime) -> tuple[Board, None]:
-            unshown = whole_list.unshown(board) if self.by_model else []
-            new = write(board, now, unshown)
-            named = {clean_id(item.id) for item in items}
+            unshown = whole_list.unshown(board, self.agent) if self.by_model else []
+            given = items(board)
+            new = write(board, now, unshown, given)
+            named = {clean_id(item.id) for item in given}
             kept[:] = [c for c in unshown if c.id not in named]
             return new, None
 
@@ -223,25 +234,44 @@ class BoardHandle:
         items = _patches(cards, "replace")
         new_id = self._runtime.new_id
         return self._whole_list(
-            lambda b, now, keep: whole_list.replace(b, items, now=now, new_id=new_id, keep=keep),
-            items,
+            lambda b, now, keep, given: whole_list.replace(
+                b, given, now=now, new_id=new_id, keep=keep
+            ),
+            lambda b: items,
         )
 
-    def upsert(self, cards: Sequence[CardPatch], *, prune: bool) -> Snapshot:
+    def upsert(
+        self,
+        cards: Sequence[CardPatch | dict[str, Any]] | Callable[[Board], Sequence[CardPatch]],
+        *,
+        prune: bool,
+    ) -> Snapshot:
         """Patch the cards ``cards`` name and add the others; with ``prune``, a whole-list
-        write (see :meth:`replace`)."""
-        items = _patches(cards, "upsert")
+        write (see :meth:`replace`). ``cards`` may be a function of the board that makes them,
+        called in the write's own transaction: a list that names cards by what the board
+        holds (a title, a status) names them as they are, not as an earlier read saw them."""
+        if callable(cards):
+            make = cards
+
+            def items(board: Board) -> list[CardPatch]:
+                return _patches(make(board), "upsert")
+        else:
+            fixed = _patches(cards, "upsert")
+
+            def items(board: Board) -> list[CardPatch]:
+                return fixed
+
         new_id = self._runtime.new_id
         if not prune:
             return self._mutate(
                 lambda b, now: (
-                    whole_list.upsert(b, items, prune=False, now=now, new_id=new_id),
+                    whole_list.upsert(b, items(b), prune=False, now=now, new_id=new_id),
                     None,
                 )
             )
         return self._whole_list(
-            lambda b, now, keep: whole_list.upsert(
-                b, items, prune=True, now=now, new_id=new_id, keep=keep
+            lambda b, now, keep, given: whole_list.upsert(
+                b, given, prune=True, now=now, new_id=new_id, keep=keep
             ),
             items,
         )
@@ -251,8 +281,10 @@ class BoardHandle:
         bring back (a model's clear keeps that memory, and the cards it has not been shown)."""
         forget = not self.by_model
         return self._whole_list(
-            lambda b, now, keep: whole_list.clear(b, now=now, forget_removed=forget, keep=keep),
-            (),
+            lambda b, now, keep, given: whole_list.clear(
+                b, now=now, forget_removed=forget, keep=keep
+            ),
+            lambda b: (),
         )
 
     def claim_card(

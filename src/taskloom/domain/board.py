@@ -53,6 +53,7 @@ from taskloom.domain.limits import check_board_size, check_card_count, check_car
 from taskloom.domain.text import shown_id
 
 MAX_RETIRED = 256
+MAX_AGENT_MARKS = 64
 IdFactory = Callable[[], str]
 
 
@@ -83,7 +84,14 @@ class Board:
     """The ``number`` the next new card gets."""
     shown_to_model: int = 0
     """The ``next_number`` a model's last write showed it: cards numbered from it on were
-    made since, by another writer (:mod:`taskloom.domain.whole_list`)."""
+    made since, by another writer (:mod:`taskloom.domain.whole_list`). The mark of a model
+    its host names no agent for."""
+    shown_at: str = ""
+    """The latest card ``updated_at`` that write showed it: a card changed later was changed
+    since, by another writer (``""``: not known, only new cards count)."""
+    shown_to_agents: tuple[tuple[str, int, str], ...] = ()
+    """The same marks for each model its host names (``ToolContext.agent_id``), the last
+    :data:`MAX_AGENT_MARKS`: two models on one thread each keep the cards the other made."""
     _by_id: dict[str, Card] | None = field(default=None, init=False, compare=False, repr=False)
     _orders: list[int] | None = field(default=None, init=False, compare=False, repr=False)
     _index: BoardIndex | None = field(default=None, init=False, compare=False, repr=False)
@@ -143,6 +151,27 @@ class Board:
         key = card_id.strip()
         return self.by_id.get(key) or self.by_id.get(key.strip("`()").strip())
 
+    def shown_to(self, agent: str | None) -> tuple[int, str]:
+        """The marks of the model ``agent`` (``None``: the one its host names no agent for):
+        a card numbered from the first was made since its last write, and one updated after
+        the second was changed since."""
+        if agent is None:
+            return self.shown_to_model, self.shown_at
+        return next(((n, at) for a, n, at in self.shown_to_agents if a == agent), (0, ""))
+
+    def marks_now(self) -> tuple[int, str]:
+        """The marks a model's write shows it: the next number and the latest change."""
+        return self.next_number, max((c.updated_at for c in self.cards), default="")
+
+    def mark_shown(self, agent: str | None) -> Board:
+        """This board, recorded as shown whole to the model ``agent``."""
+        number, at = self.marks_now()
+        if agent is None:
+            return self.evolve(shown_to_model=number, shown_at=at)
+        marks = [m for m in self.shown_to_agents if m[0] != agent]
+        marks = [*marks[-(MAX_AGENT_MARKS - 1) :], (agent, number, at)]
+        return self.evolve(shown_to_agents=tuple(marks))
+
     def get(self, card_id: str) -> Card:
         card = self.find(card_id)
         if card is None:
@@ -167,9 +196,12 @@ class Board:
         """What the board keeps beside its cards: the next card number and the removed gated
         plans a model may not bring back."""
         kept = {"retired_ids": self.retired_ids, "retired_titles": self.retired_titles}
+        agents = {a: [n, at] for a, n, at in self.shown_to_agents}
         return {
             "next_number": self.next_number,
             "shown_to_model": self.shown_to_model,
+            **({"shown_at": self.shown_at} if self.shown_at else {}),
+            **({"shown_to_agents": agents} if agents else {}),
             **{key: list(values) for key, values in kept.items() if values},
         }
 
@@ -187,6 +219,11 @@ class Board:
             retired_titles=tuple(data.get("retired_titles", ())),
             next_number=int(data.get("next_number", 1)),
             shown_to_model=int(data.get("shown_to_model", 0)),
+            shown_at=str(data.get("shown_at") or ""),
+            shown_to_agents=tuple(
+                (str(a), int(m[0]), str(m[1] or ""))
+                for a, m in dict(data.get("shown_to_agents") or {}).items()
+            ),
         )
 
 

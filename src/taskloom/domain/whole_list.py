@@ -1,10 +1,12 @@
 """Whole-list writes: ``replace``, a list tool's write (``upsert``) and ``clear``.
 
 A whole-list write makes the board the list it is given. A model's write keeps the cards it
-has not been shown: those another writer (a person, the host) made since the model's last
-write, numbered from the board's ``shown_to_model`` on. They stay, after the list, and the
-model is told; a model that leaves them out of its next list, having seen them, removes them.
-A whole-list write sent from an old view so never drops work it did not know of.
+has not been shown as they are: those another writer (a person, the host, another named
+model) made or changed since the model's last write (:meth:`Board.shown_to`). Left out of
+the list, they stay, after it, and the model is told; a model that leaves them out of its
+next list, having seen them, removes them. Named in the list, they keep the fields its item
+does not give. A whole-list write sent from an old view so never drops work it did not know
+of, nor a person's rename or note.
 """
 
 from __future__ import annotations
@@ -14,21 +16,69 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from taskloom.domain.board import Board, IdFactory, commit
-from taskloom.domain.card import Card, CardPatch, apply_patch, clean_id, clean_title, naming_item
+from taskloom.domain.card import (
+    Card,
+    CardPatch,
+    CardStatus,
+    apply_patch,
+    clean_id,
+    clean_title,
+    naming_item,
+)
 from taskloom.domain.common import UNSET, Unset, iso
-from taskloom.domain.errors import InvalidInput
+from taskloom.domain.errors import InvalidInput, InvariantViolation
+from taskloom.domain.limits import check_card_count
+from taskloom.domain.text import counted
 
 
-def unshown(board: Board) -> list[Card]:
-    """The cards made since a model's last write showed it the board, in board order."""
-    mark = board.shown_to_model
-    return [c for c in board.cards if c.number is not None and c.number >= mark]
+def unshown(board: Board, agent: str | None = None) -> list[Card]:
+    """The cards made or changed since the last write of the model ``agent`` (see
+    :meth:`Board.shown_to`) showed it the board, in board order."""
+    mark, at = board.shown_to(agent)
+    return [
+        c
+        for c in board.cards
+        if (c.number is not None and c.number >= mark) or (at and c.updated_at > at)
+    ]
 
 
-def _with_kept(cards: list[Card], keep: Sequence[Card]) -> list[Card]:
-    """``cards`` and, after them, the cards of ``keep`` the list does not hold."""
+def _with_kept(board: Board, cards: list[Card], keep: Sequence[Card]) -> list[Card]:
+    """``cards`` and, after them, the cards of ``keep`` the list does not hold. A refusal
+    those kept cards cause says so, since the writer's list does not show them."""
     held = {c.id for c in cards}
-    return [*cards, *(c for c in keep if c.id not in held)]
+    kept = [c for c in keep if c.id not in held]
+    if kept:
+        _check_room(board, len(cards), kept)
+        _check_working(cards, kept)
+    return [*cards, *kept]
+
+
+_KEPT = (
+    "someone else added or changed since your last write, which your list leaves out and so keeps"
+)
+
+
+def _check_room(board: Board, listed: int, kept: Sequence[Card]) -> None:
+    finished = board.index.finished
+    check_card_count(listed, len(board.cards), finished)
+    try:
+        check_card_count(listed + len(kept), len(board.cards), finished)
+    except InvalidInput as exc:
+        head, _, advice = exc.message.partition(": ")
+        raise InvalidInput(
+            f"{head} ({listed:,} listed and {counted(len(kept), 'card')} {_KEPT}): {advice}"
+        ) from None
+
+
+def _check_working(cards: Sequence[Card], kept: Sequence[Card]) -> None:
+    """One card in progress, where the one already in progress is a kept card."""
+    working = next((c for c in kept if c.status is CardStatus.IN_PROGRESS), None)
+    if working is not None and any(c.status is CardStatus.IN_PROGRESS for c in cards):
+        raise InvariantViolation(
+            f"only one todo may be `in_progress` at a time: '{working.title}' ({working.id}),"
+            f" a card {_KEPT}, is in progress already; send your own cards with another"
+            " status, or put it in your list with the status it should have"
+        )
 
 
 def replace(
@@ -39,9 +89,11 @@ def replace(
     new_id: IdFactory,
     keep: Sequence[Card] = (),
 ) -> Board:
-    """Make the board exactly ``items`` (and the cards of ``keep`` it leaves out). Items with
-    an empty title are dropped first."""
+    """Make the board exactly ``items`` (and the cards of ``keep`` it leaves out; one it
+    names keeps the fields its item does not give). Items with an empty title are dropped
+    first."""
     before = {c.id: c for c in board.cards}
+    unseen = {c.id for c in keep}
     cards: list[Card] = []
     for n, item in enumerate(items, 1):
         title = "" if isinstance(item.title, Unset) else " ".join(item.title.split())
@@ -51,7 +103,9 @@ def replace(
             card_id = clean_id(item.id) or new_id()
             base = Card(id=card_id, title=title)
             old = before.get(card_id)
-            if old is not None:  # what an item cannot give, or need not repeat, is kept
+            if card_id in unseen:  # changed since the writer saw it: what it leaves is kept
+                base = dataclasses.replace(old or base, title=title)
+            elif old is not None:  # what an item cannot give, or need not repeat, is kept
                 base = dataclasses.replace(
                     base,
                     source_metadata=old.source_metadata,
@@ -61,7 +115,7 @@ def replace(
                     metadata=old.metadata,
                 )
             cards.append(apply_patch(base, item))
-    return commit(board, _with_kept(cards, keep), now)
+    return commit(board, _with_kept(board, cards, keep), now)
 
 
 def upsert(
@@ -97,7 +151,7 @@ def upsert(
             order.append(card.id)
         named[card.id] = card
     if prune:
-        cards = _with_kept([named[i] for i in order], keep)
+        cards = _with_kept(board, [named[i] for i in order], keep)
     else:
         cards = [named.pop(c.id, c) for c in board.cards]
         cards.extend(named[i] for i in order if i in named)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 
 from pydantic import BeforeValidator, ConfigDict, Field, StringConstraints
@@ -33,6 +33,7 @@ from taskloom.tools.spec import (
 
 if TYPE_CHECKING:
     from taskloom.boards import BoardHandle, Snapshot
+    from taskloom.domain.board import Board
 
 TodoOp = Literal[
     "add",
@@ -178,7 +179,8 @@ def kept_note(snap: Snapshot) -> str:
     cards = ", ".join(f"'{c['title']}' ({c['id']})" for c in kept)
     them = "it" if len(kept) == 1 else "them"
     return (
-        f"Kept {counted(len(kept), 'card')} added by someone else since your last write,"
+        f"Kept {counted(len(kept), 'card')} added or changed by someone else since your last"
+        " write,"
         f" which your list left out: {cards}. Leave {them} out again to remove {them}.\n"
     )
 
@@ -202,7 +204,7 @@ def _need(value: str | None, op: str, name: str) -> str:
 
 def _model_board(env: ToolEnv, ctx: ToolContext) -> BoardHandle:
     """The thread's board, gated so the model cannot approve its own plans."""
-    return env.host.board(ctx.thread_id or "").as_model()
+    return env.host.board(ctx.thread_id or "").as_model(ctx.agent_id)
 
 
 _CARD = frozenset(CardFields.model_fields)
@@ -340,21 +342,23 @@ def status_change(
     return parse_status(status)
 
 
-def _list_write(board: BoardHandle, patches: list[CardPatch], *, prune: bool) -> Snapshot:
-    """A ``todo_write``/``todo_list`` write. A refusal keeps its reason, with advice these
-    tools can follow: they cannot resubmit a plan (``awaiting_approval``) nor withdraw it."""
+def _list_write(
+    board: BoardHandle, patches: Callable[[Board], list[CardPatch]], *, prune: bool
+) -> Snapshot:
+    """A ``todo_write``/``todo_list`` write of the items ``patches`` makes from the board, in
+    the write's own transaction. A refusal keeps its reason, with advice these tools can
+    follow: they cannot resubmit a plan (``awaiting_approval``) nor withdraw it."""
     try:
         return board.upsert(patches, prune=prune)
     except InvariantViolation as exc:
         raise InvariantViolation(advice_for_list_tools(exc.message)) from None
 
 
-def _todo_write(env: ToolEnv, args: TodoWriteArgs, ctx: ToolContext) -> ToolResult:
-    board = _model_board(env, ctx)
-    current = board.get()
+def _todo_write_patches(todos: list[TodoWriteItem], current: Board) -> list[CardPatch]:
+    """The items as patches of the cards of ``current`` their titles name."""
     unused = {c.id: " ".join(c.title.split()) for c in current.cards}
     patches = []
-    for item in args.todos:
+    for item in todos:
         title = " ".join(item.content.split())
         match = next((cid for cid, t in unused.items() if t == title), None)
         if match is not None:
@@ -368,7 +372,12 @@ def _todo_write(env: ToolEnv, args: TodoWriteArgs, ctx: ToolContext) -> ToolResu
                 active_form=item.activeForm,
             )
         )
-    snap = _list_write(board, patches, prune=True)
+    return patches
+
+
+def _todo_write(env: ToolEnv, args: TodoWriteArgs, ctx: ToolContext) -> ToolResult:
+    board = _model_board(env, ctx)
+    snap = _list_write(board, lambda b: _todo_write_patches(args.todos, b), prune=True)
     return ToolResult(
         content="Todos have been modified successfully. Keep using the todo list to track "
         "progress, and proceed with the current task.\n" + render_board(snap),
@@ -427,17 +436,20 @@ def _todo_list(env: ToolEnv, args: HermesArgs, ctx: ToolContext) -> ToolResult:
         repeated = next((i for n, i in enumerate(ids) if i in ids[:n]), None)
         if repeated is not None:  # which one was meant is anyone's guess: say so, as replace does
             raise InvariantViolation(f"duplicate todo id '{repeated}'")
-        current = board.get()
-        patches = [
-            CardPatch(
-                id=item.id,
-                title=item.content if item.content and item.content.strip() else UNSET,
-                status=status_change(current.find(item.id), item.status, _HERMES_STATUS)
-                if item.status
-                else UNSET,
-            )
-            for item in args.todos
-        ]
+        items = args.todos
+
+        def patches(current: Board) -> list[CardPatch]:
+            return [
+                CardPatch(
+                    id=item.id,
+                    title=item.content if item.content and item.content.strip() else UNSET,
+                    status=status_change(current.find(item.id), item.status, _HERMES_STATUS)
+                    if item.status
+                    else UNSET,
+                )
+                for item in items
+            ]
+
         snap = _list_write(board, patches, prune=not args.merge)
     todos = [
         {"id": c["id"], "content": c["title"], "status": _HERMES_STATUS[CardStatus(c["status"])]}

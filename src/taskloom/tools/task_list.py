@@ -121,7 +121,7 @@ def _result(payload: dict[str, Any]) -> ToolResult:
 
 
 def _board(env: ToolEnv, ctx: ToolContext) -> BoardHandle:
-    return env.host.board(ctx.thread_id or "").as_model()
+    return env.host.board(ctx.thread_id or "").as_model(ctx.agent_id)
 
 
 def _gated(write: Any) -> Any:
