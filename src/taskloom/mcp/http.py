@@ -36,13 +36,18 @@ class CheckedMessages:
     (:func:`read_line`): a body that is not one JSON-RPC message is answered -32700 or -32600
     with a short reason, as over stdio, where the SDK answered -32602 ("invalid params")
     with its model's whole validation dump; a body that is not ``application/json`` is
-    answered 415 in the same shape (the SDK answers it with a plain-text 400). Every other
-    request goes to ``app`` as sent."""
+    answered 415 in the same shape (the SDK answers it with a plain-text 400). A GET that
+    resumes a stream (``Last-Event-ID``) opens a new one: the server keeps no events to
+    replay, and the SDK answered it 500 without a body. Every other request goes to ``app``
+    as sent."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] == "GET":
+            await self.app(_without(scope, LAST_EVENT_ID), receive, send)
+            return
         if scope["type"] != "http" or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
@@ -91,6 +96,16 @@ class CheckedMessages:
             error = too_long()
         content = error.model_dump(by_alias=True, mode="json", exclude_unset=True)
         await JSONResponse(content, status)(scope, receive, send)
+
+
+LAST_EVENT_ID = b"last-event-id"
+
+
+def _without(scope: Any, header: bytes) -> Any:
+    """``scope`` without the request header ``header`` (a lower-case name)."""
+    headers = scope.get("headers") or []
+    kept = [(name, value) for name, value in headers if name.lower() != header]
+    return scope if len(kept) == len(headers) else {**scope, "headers": kept}
 
 
 def http_session_manager(tl: Taskloom, config: McpConfig | None = None) -> Any:
