@@ -165,6 +165,26 @@ def test_a_failed_task_is_a_completed_mcp_task_with_an_error_result(
     assert "failed for good: <error>no credentials for &lt;prod&gt;</error>" in str(done)
 
 
+def test_a_working_task_s_last_update_is_when_its_work_last_changed(
+    db_url: str, tmp_path: Path
+) -> None:
+    """``lastUpdatedAt`` of a working task says when its work last changed, so a client can
+    tell a task stuck waiting from one a worker has just taken; it was the time of the poll."""
+    server = mcp(db_url, "planning", "boss", tmp_path, "--tools", "planner")
+    created = delegate(server, "Rebuild the index")
+    time.sleep(1.1)  # later polls of unchanged work say the same time, not the poll's
+    waiting = [server.call("tasks/get", {"taskId": created["taskId"]})["result"] for _ in "ab"]
+    with taskloom.connect(db_url) as tl:
+        claimed = tl.queue.claim("worker-1", bind_process=False)
+        assert claimed is not None
+    taken = server.call("tasks/get", {"taskId": created["taskId"]})["result"]
+    server.close()
+    assert [w["lastUpdatedAt"] for w in waiting] == [created["lastUpdatedAt"]] * 2
+    assert created["lastUpdatedAt"] == created["createdAt"]
+    assert taken["statusMessage"].startswith("in_progress") and taken["status"] == "working"
+    assert taken["lastUpdatedAt"] > created["lastUpdatedAt"]
+
+
 def test_cancelling_an_mcp_task_cancels_the_queue_task(db_url: str, tmp_path: Path) -> None:
     server = mcp(db_url, "planning", "boss", tmp_path, "--tools", "planner")
     created = delegate(server, "Rebuild the index")

@@ -281,9 +281,9 @@ class TasksExtension(Extension):
         """The task as ``tasks/get`` answers it, its end recorded once the work has ended."""
         if record.status == mcp_tasks.WORKING:
             record = self._settled(record)
-        now = self._tl.now().timestamp()
         if record.status == mcp_tasks.WORKING:
-            return self._shown(record, "working", now, self._progress(record))
+            message, changed = self._progress(record)
+            return self._shown(record, "working", changed, message)
         shown = self._shown(record, record.status, record.updated_at, None)
         if record.result is not None:
             shown["result"] = json.loads(record.result)
@@ -330,18 +330,20 @@ class TasksExtension(Extension):
         error = {"code": types.INTERNAL_ERROR, "message": why}
         return "failed", None, json.dumps(error, ensure_ascii=False)
 
-    def _progress(self, record: McpTaskRecord) -> str | None:
-        """What a working task's queue task is doing, with its state in A2A's words."""
+    def _progress(self, record: McpTaskRecord) -> tuple[str | None, float]:
+        """What a working task's queue task is doing, with its state in A2A's words, and
+        when it last changed (``lastUpdatedAt``: a poll changes nothing)."""
         try:
             task = self._tl.queue.get(record.queue_task_id)
         except TaskloomError:
-            return None
+            return None, record.updated_at
+        changed = task.changed_at or task.created_at
         state = f"{task.status.value} ({words(task.status).a2a})"
         if task.status is TaskStatus.IN_PROGRESS and record.kind == "follow":
-            return f"{state}: {task.claimed_by} is working on it"
+            return f"{state}: {task.claimed_by} is working on it", changed
         if task.status is TaskStatus.IN_PROGRESS:
-            return f"{state}: running"
-        return f"{state}: waiting for a worker"
+            return f"{state}: running", changed
+        return f"{state}: waiting for a worker", changed
 
     def _shown(
         self, record: McpTaskRecord, status: str, updated: float, message: str | None
