@@ -226,20 +226,23 @@ class TasksExtension(Extension):
     async def _get(
         self, ctx: ServerRequestContext[Any, Any], params: TaskIdParams
     ) -> dict[str, Any]:
-        record = await self._owned(ctx, params.task_id)
-        return {"resultType": "complete", **await REQUESTS.run(self._detail, record)}
+        async with self._locked(ctx):  # after the session's earlier requests, in order
+            record = await self._owned(ctx, params.task_id)
+            return {"resultType": "complete", **await REQUESTS.run(self._detail, record)}
 
     async def _update(
         self, ctx: ServerRequestContext[Any, Any], params: UpdateParams
     ) -> dict[str, Any]:
-        await self._owned(ctx, params.task_id)  # no input is ever asked for: none is outstanding
+        async with self._locked(ctx):  # no input is ever asked for: none is outstanding
+            await self._owned(ctx, params.task_id)
         return {"resultType": "complete"}
 
     async def _cancel(
         self, ctx: ServerRequestContext[Any, Any], params: TaskIdParams
     ) -> dict[str, Any]:
-        record = await self._owned(ctx, params.task_id)
-        await REQUESTS.run(self._cancel_record, record)
+        async with self._locked(ctx):
+            record = await self._owned(ctx, params.task_id)
+            await REQUESTS.run(self._cancel_record, record)
         return {"resultType": "complete"}
 
     async def _owned(self, ctx: ServerRequestContext[Any, Any], task_id: str) -> McpTaskRecord:
