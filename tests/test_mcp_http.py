@@ -3,6 +3,7 @@ on loopback, spoken to with raw HTTP."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import httpx
@@ -49,3 +50,17 @@ def test_a_get_stream_that_asks_to_resume_opens_a_new_stream(tmp_path: Path) -> 
         assert status == 200 and kind.startswith("text/event-stream")
     finally:
         server.kill()
+
+
+def test_a_body_that_starts_with_a_byte_order_mark_is_served(tmp_path: Path) -> None:
+    """A POSTed message with a byte order mark before it is served, as over stdio; it was
+    refused -32600 ("not a JSON-RPC message")."""
+    server = Server(f"sqlite:///{tmp_path / 'bom.db'}")
+    server.start()
+    headers = {"Accept": ACCEPT, "Content-Type": "application/json"}
+    try:
+        body = "\ufeff" + json.dumps(HELLO)
+        opened = httpx.post(f"{server.url}/mcp", content=body.encode(), headers=headers)
+    finally:
+        server.kill()
+    assert opened.status_code == 200 and "mcp-session-id" in opened.headers, opened.text

@@ -16,7 +16,7 @@ import anyio
 import mcp_types as types
 from starlette.datastructures import Headers
 
-from taskloom.mcp.messages import MAX_MESSAGE, jsonrpc_error, read_line, too_long
+from taskloom.mcp.messages import BOM, MAX_MESSAGE, jsonrpc_error, read_line, too_long
 from taskloom.mcp.server import McpConfig, build_with_runner
 
 if TYPE_CHECKING:
@@ -68,6 +68,7 @@ class CheckedMessages:
                 return
             if not message.get("more_body", False):
                 break
+        body = body.removeprefix(BOM.encode())  # ignored, as over stdio (the SDK refused it)
         try:
             checked = read_line(body.decode("utf-8"))
         except UnicodeDecodeError:
