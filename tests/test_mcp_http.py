@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import httpx
 
+import taskloom
 from tests.conftest import Server
 
 ACCEPT = "application/json, text/event-stream"
@@ -50,6 +52,54 @@ def test_a_get_stream_that_asks_to_resume_opens_a_new_stream(tmp_path: Path) -> 
         assert status == 200 and kind.startswith("text/event-stream")
     finally:
         server.kill()
+
+
+def _call(url: str, headers: dict[str, str], content: str, modern: bool) -> dict[str, Any]:
+    """A ``todo add`` of ``content`` as a 2025-11-25 session's call or as a 2026-07-28
+    request (its envelope, no handshake); its result."""
+    params: dict[str, Any] = {"name": "todo", "arguments": {"op": "add", "content": content}}
+    sent = {"Accept": ACCEPT, "Content-Type": "application/json", **headers}
+    if modern:
+        params["_meta"] = {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }
+        sent.update({"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call"})
+        sent["Mcp-Name"] = "todo"
+    else:
+        sent["MCP-Protocol-Version"] = "2025-11-25"
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
+    answer = httpx.post(f"{url}/mcp", json=body, headers=sent, timeout=30)
+    assert answer.status_code == 200, answer.text
+    text = answer.text
+    data = text.split("data: ", 1)[1] if text.startswith("event:") else text
+    return dict(json.loads(data)["result"])
+
+
+def test_a_2026_request_is_bound_by_its_own_headers_whatever_session_id_it_sends(
+    tmp_path: Path,
+) -> None:
+    """A 2026-07-28 request has no session: one that carries a 2025-11-25 session's
+    ``Mcp-Session-Id`` acts on the thread its own header names, and leaves that session's
+    binding as it was. It was refused as the session's ("bound to thread …"), and could bind
+    a session not yet bound to its own thread."""
+    db = f"sqlite:///{tmp_path / 'modern.db'}"
+    server = Server(db)
+    server.start()
+    try:
+        bound, unbound = _open_session(server.url), _open_session(server.url)
+        first = _call(server.url, {"Mcp-Session-Id": bound, "X-Taskloom-Thread": "a"}, "a1", False)
+        modern = [
+            _call(server.url, {"Mcp-Session-Id": s, "X-Taskloom-Thread": t}, f"{t}1", True)
+            for s, t in ((bound, "b"), (unbound, "c"))
+        ]
+        later = _call(server.url, {"Mcp-Session-Id": unbound, "X-Taskloom-Thread": "d"}, "d1", False)
+    finally:
+        server.kill()
+    assert [r["isError"] for r in (first, *modern, later)] == [False] * 4, (modern, later)
+    with taskloom.connect(db) as tl:
+        boards = {t: [c["title"] for c in tl.board(t).list()["cards"]] for t in "abcd"}
+    assert boards == {"a": ["a1"], "b": ["b1"], "c": ["c1"], "d": ["d1"]}
 
 
 def test_a_body_that_starts_with_a_byte_order_mark_is_served(tmp_path: Path) -> None:
