@@ -114,3 +114,37 @@ def test_a_body_that_starts_with_a_byte_order_mark_is_served(tmp_path: Path) -> 
     finally:
         server.kill()
     assert opened.status_code == 200 and "mcp-session-id" in opened.headers, opened.text
+
+
+def test_a_long_call_on_a_thread_the_tools_refuse_is_refused_at_once(tmp_path: Path) -> None:
+    """A ``goal_wait`` of a client that takes tasks, sent with a thread header the tools
+    refuse (a tab in it), is answered at once with the tool's error, as without a task;
+    it was queued as a task, its record naming that thread, to fail later."""
+    db = f"sqlite:///{tmp_path / 'bad-thread.db'}"
+    server = Server(db)
+    server.start()
+    try:
+        params: dict[str, Any] = {"name": "goal_wait", "arguments": {"wait_s": 1}}
+        params["_meta"] = {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {
+                "extensions": {"io.modelcontextprotocol/tasks": {}}
+            },
+        }
+        headers = {
+            "Accept": ACCEPT,
+            "MCP-Protocol-Version": "2026-07-28",
+            "Mcp-Method": "tools/call",
+            "Mcp-Name": "goal_wait",
+            "X-Taskloom-Thread": "a\tb",
+            "X-Taskloom-Tools": "all",
+        }
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
+        answer = httpx.post(f"{server.url}/mcp", json=body, headers=headers, timeout=30)
+    finally:
+        server.kill()
+    result = answer.json()["result"]
+    assert result["resultType"] == "complete" and result["isError"], result
+    assert "control characters" in result["content"][0]["text"]
+    with taskloom.connect(db) as tl:
+        assert tl.queue.list() == []

@@ -43,6 +43,7 @@ from taskloom._runtime import new_token
 from taskloom.domain.errors import InvalidInput, NotFound, TaskloomError
 from taskloom.domain.queue import TERMINAL, Task, TaskStatus, iso_time
 from taskloom.domain.status import words
+from taskloom.domain.threads import check_thread_id
 from taskloom.mcp.binding import Binding, Bindings
 from taskloom.mcp.runs import CALL_KIND, RUNNER_AGENT, CallRunner, call_payload, call_result, wire
 from taskloom.store import mcp_tasks
@@ -139,6 +140,8 @@ class TasksExtension(Extension):
         try:
             binding = self._bindings.of(ctx)
             spec = self._tl.tools.chosen(binding.tools).get(params.name)
+            if binding.ctx.thread_id is not None:  # one the tool refuses: refused at once
+                check_thread_id(binding.ctx.thread_id)
         except TaskloomError:
             return None  # the call answers with the error
         if spec is None or (spec.needs_thread and not binding.ctx.thread_id):
