@@ -93,7 +93,8 @@ def test_a_2026_request_is_bound_by_its_own_headers_whatever_session_id_it_sends
             _call(server.url, {"Mcp-Session-Id": s, "X-Taskloom-Thread": t}, f"{t}1", True)
             for s, t in ((bound, "b"), (unbound, "c"))
         ]
-        later = _call(server.url, {"Mcp-Session-Id": unbound, "X-Taskloom-Thread": "d"}, "d1", False)
+        again = {"Mcp-Session-Id": unbound, "X-Taskloom-Thread": "d"}
+        later = _call(server.url, again, "d1", False)
     finally:
         server.kill()
     assert [r["isError"] for r in (first, *modern, later)] == [False] * 4, (modern, later)

@@ -483,7 +483,7 @@ def test_a_file_that_starts_with_a_byte_order_mark_is_served(tmp_path: Path) -> 
     first line (the ``initialize``) is served, as JSON allows; it was a parse error, and
     every call after it was refused as made before the session was open."""
     db = f"sqlite:///{tmp_path / 'bom.db'}"
-    lines = _opening() + [_line(1, _call("todo", {"op": "add", "content": "from a BOM file"}))]
+    lines = [*_opening(), _line(1, _call("todo", {"op": "add", "content": "from a BOM file"}))]
     lines[0] = "\ufeff" + lines[0]
     answers, _ = _pipe_lines(db, "bom", lines)
     by_id = {a["id"]: a for a in answers}

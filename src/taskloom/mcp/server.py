@@ -73,9 +73,9 @@ def build_with_runner(
     The SDK runs every request as its own task, so tool calls piped in together would run
     at once and land in any order. Each session's tool calls, resource reads and
     ``tasks/*`` requests take its lock first, before any ``await``: asyncio's lock is first
-    come, first served, so they apply in the order received. Over stdio the session is the process; over HTTP it is the
-    ``Mcp-Session-Id`` (none for protocol 2026-07-28: each request is its own), so sessions
-    (other agents) never wait for each other's order."""
+    come, first served, so they apply in the order received. Over stdio the session is the
+    process; over HTTP it is the ``Mcp-Session-Id`` (none for protocol 2026-07-28: each
+    request is its own), so sessions (other agents) never wait for each other's order."""
     config = config or McpConfig()
     bindings = Bindings(None if ctx is None else Binding(ctx, config.tools), config.tools)
     stdio_lock = asyncio.Lock()

@@ -78,9 +78,7 @@ def _discard_stdout() -> None:
         os.close(devnull)
 
 
-async def _serve(
-    server: Server[Any], runner: CallRunner, stopped: threading.Event | None
-) -> None:
+async def _serve(server: Server[Any], runner: CallRunner, stopped: threading.Event | None) -> None:
     """:func:`serve_stdio`'s session, the slow calls stopped however it ends."""
     no_input = anyio.wrap_file(io.StringIO())
     try:
