@@ -56,6 +56,8 @@ def _note_lost(queue: Queue, task: Task) -> None:
         canceled = False
     level = logging.INFO if canceled else logging.WARNING
     log.log(level, "task %s was no longer this worker's when it finished", task.id)
+
+
 T = TypeVar("T")
 
 Handler = Callable[[Task], "str | None"]
