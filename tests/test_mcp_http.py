@@ -4,13 +4,18 @@ on loopback, spoken to with raw HTTP."""
 from __future__ import annotations
 
 import json
+import signal
+import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 
 import taskloom
-from tests.conftest import Server
+from tests.conftest import Server, subprocess_env
 
 ACCEPT = "application/json, text/event-stream"
 HELLO = {
@@ -149,3 +154,49 @@ def test_a_long_call_on_a_thread_the_tools_refuse_is_refused_at_once(tmp_path: P
     assert "control characters" in result["content"][0]["text"]
     with taskloom.connect(db) as tl:
         assert tl.queue.list() == []
+
+
+def test_open_get_streams_end_cleanly_when_the_server_stops(tmp_path: Path) -> None:
+    """SIGTERM to ``taskloom serve`` with clients' GET streams open: each stream ends as a
+    complete response, and the server exits 0 with no error in its log. uvicorn logged
+    "ASGI callable returned without completing response" for each stream."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    log = tmp_path / "serve.log"
+    argv = ["serve", f"--port={port}", f"--db=sqlite:///{tmp_path / 'stop.db'}"]
+    with log.open("w", encoding="utf-8") as errors:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "taskloom", *argv],
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
+            env=subprocess_env(),
+        )
+    streams: list[socket.socket] = []
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                session = _open_session(url)
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, "the server never started"
+                time.sleep(0.1)
+        for session in (session, _open_session(url)):
+            stream = socket.create_connection(("127.0.0.1", port), timeout=30)
+            head = f"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+            head += f"Accept: text/event-stream\r\nMcp-Session-Id: {session}\r\n\r\n"
+            stream.sendall(head.encode())
+            assert stream.recv(4096).startswith(b"HTTP/1.1 200")
+            streams.append(stream)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+        ends = [stream.recv(4096) for stream in streams]
+    finally:
+        proc.kill()
+        for stream in streams:
+            stream.close()
+    assert all(end.endswith(b"0\r\n\r\n") for end in ends), ends  # the last chunk: complete
+    said = log.read_text(encoding="utf-8")
+    assert "ERROR" not in said and "Traceback" not in said, said

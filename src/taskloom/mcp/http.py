@@ -38,15 +38,16 @@ class CheckedMessages:
     with its model's whole validation dump; a body that is not ``application/json`` is
     answered 415 in the same shape (the SDK answers it with a plain-text 400). A GET that
     resumes a stream (``Last-Event-ID``) opens a new one: the server keeps no events to
-    replay, and the SDK answered it 500 without a body. Every other request goes to ``app``
-    as sent."""
+    replay, and the SDK answered it 500 without a body; its stream, ended as the server
+    shuts down, is ended as a response (uvicorn logged an error for each one left open).
+    Every other request goes to ``app`` as sent."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http" and scope["method"] == "GET":
-            await self.app(_without(scope, LAST_EVENT_ID), receive, send)
+            await _completed(self.app, _without(scope, LAST_EVENT_ID), receive, send)
             return
         if scope["type"] != "http" or scope["method"] != "POST":
             await self.app(scope, receive, send)
@@ -100,6 +101,24 @@ class CheckedMessages:
 
 
 LAST_EVENT_ID = b"last-event-id"
+
+
+async def _completed(app: Any, scope: Any, receive: Any, send: Any) -> None:
+    """Run ``app``, then end the response it started and left unfinished (an SSE stream the
+    SDK stops at shutdown without its last body)."""
+    state = {"started": False, "done": False}
+
+    async def sending(message: Any) -> None:
+        if message["type"] == "http.response.start":
+            state["started"] = True
+        elif message["type"] == "http.response.body" and not message.get("more_body", False):
+            state["done"] = True
+        await send(message)
+
+    await app(scope, receive, sending)
+    if state["started"] and not state["done"]:
+        with contextlib.suppress(OSError, RuntimeError):  # the client has gone meanwhile
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 def _without(scope: Any, header: bytes) -> Any:
