@@ -178,12 +178,12 @@ def test_open_get_streams_end_cleanly_when_the_server_stops(tmp_path: Path) -> N
         deadline = time.monotonic() + 30
         while True:
             try:
-                session = _open_session(url)
+                first = _open_session(url)
                 break
             except httpx.TransportError:
                 assert time.monotonic() < deadline, "the server never started"
                 time.sleep(0.1)
-        for session in (session, _open_session(url)):
+        for session in (first, _open_session(url)):
             stream = socket.create_connection(("127.0.0.1", port), timeout=30)
             head = f"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
             head += f"Accept: text/event-stream\r\nMcp-Session-Id: {session}\r\n\r\n"
