@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -59,10 +60,13 @@ def test_a_get_stream_that_asks_to_resume_opens_a_new_stream(tmp_path: Path) -> 
         server.kill()
 
 
-def _call(url: str, headers: dict[str, str], content: str, modern: bool) -> dict[str, Any]:
-    """A ``todo add`` of ``content`` as a 2025-11-25 session's call or as a 2026-07-28
-    request (its envelope, no handshake); its result."""
-    params: dict[str, Any] = {"name": "todo", "arguments": {"op": "add", "content": content}}
+def _call(
+    url: str, headers: dict[str, str], call: str | dict[str, Any], modern: bool
+) -> dict[str, Any]:
+    """A call (``todo add`` of ``call`` if it is text) as a 2025-11-25 session's or as a
+    2026-07-28 request (its envelope, no handshake); its result."""
+    add = {"name": "todo", "arguments": {"op": "add", "content": call}}
+    params: dict[str, Any] = dict(add if isinstance(call, str) else call)
     sent = {"Accept": ACCEPT, "Content-Type": "application/json", **headers}
     if modern:
         params["_meta"] = {
@@ -70,7 +74,7 @@ def _call(url: str, headers: dict[str, str], content: str, modern: bool) -> dict
             "io.modelcontextprotocol/clientCapabilities": {},
         }
         sent.update({"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call"})
-        sent["Mcp-Name"] = "todo"
+        sent["Mcp-Name"] = params["name"]
     else:
         sent["MCP-Protocol-Version"] = "2025-11-25"
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
@@ -156,34 +160,40 @@ def test_a_long_call_on_a_thread_the_tools_refuse_is_refused_at_once(tmp_path: P
         assert tl.queue.list() == []
 
 
-def test_open_get_streams_end_cleanly_when_the_server_stops(tmp_path: Path) -> None:
-    """SIGTERM to ``taskloom serve`` with clients' GET streams open: each stream ends as a
-    complete response, and the server exits 0 with no error in its log. uvicorn logged
-    "ASGI callable returned without completing response" for each stream."""
+def _serve_logged(tmp_path: Path, db: str) -> tuple[subprocess.Popen[bytes], int, Path]:
+    """``taskloom serve`` on a free port, its log (stderr) in a file; once it answers."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     log = tmp_path / "serve.log"
-    argv = ["serve", f"--port={port}", f"--db=sqlite:///{tmp_path / 'stop.db'}"]
     with log.open("w", encoding="utf-8") as errors:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "taskloom", *argv],
+            [sys.executable, "-m", "taskloom", "serve", f"--port={port}", f"--db={db}"],
             stdout=subprocess.DEVNULL,
             stderr=errors,
             env=subprocess_env(),
         )
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/api/threads", timeout=5)
+            return proc, port, log
+        except httpx.TransportError:
+            if time.monotonic() > deadline:
+                proc.kill()
+                raise AssertionError("the server never started") from None
+            time.sleep(0.1)
+
+
+def test_open_get_streams_end_cleanly_when_the_server_stops(tmp_path: Path) -> None:
+    """SIGTERM to ``taskloom serve`` with clients' GET streams open: each stream ends as a
+    complete response, and the server exits 0 with no error in its log. uvicorn logged
+    "ASGI callable returned without completing response" for each stream."""
+    proc, port, log = _serve_logged(tmp_path, f"sqlite:///{tmp_path / 'stop.db'}")
     streams: list[socket.socket] = []
     try:
         url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                first = _open_session(url)
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline, "the server never started"
-                time.sleep(0.1)
-        for session in (first, _open_session(url)):
+        for session in (_open_session(url), _open_session(url)):
             stream = socket.create_connection(("127.0.0.1", port), timeout=30)
             head = f"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
             head += f"Accept: text/event-stream\r\nMcp-Session-Id: {session}\r\n\r\n"
@@ -198,5 +208,48 @@ def test_open_get_streams_end_cleanly_when_the_server_stops(tmp_path: Path) -> N
         for stream in streams:
             stream.close()
     assert all(end.endswith(b"0\r\n\r\n") for end in ends), ends  # the last chunk: complete
+    said = log.read_text(encoding="utf-8")
+    assert "ERROR" not in said and "Traceback" not in said, said
+
+
+def test_plain_waits_answer_when_the_server_stops(tmp_path: Path) -> None:
+    """SIGTERM to ``taskloom serve`` while ``goal_wait`` calls wait in their requests (no
+    task), one of a 2025-11-25 session and one of a 2026-07-28 client: each stops at its
+    next look and answers, and the server exits 0 at once with nothing wrong in its log.
+    The 2026-07-28 one held the shutdown for its whole grace, then was cut off with a 500
+    and a traceback; the session's lost its answer."""
+    db = f"sqlite:///{tmp_path / 'waits.db'}"
+    with taskloom.connect(db) as tl:
+        tl.goal("release").set("Ship v2.0")
+    proc, port, log = _serve_logged(tmp_path, db)
+    url = f"http://127.0.0.1:{port}"
+    answers: dict[str, dict[str, Any]] = {}
+    wait = {"name": "goal_wait", "arguments": {"wait_s": 60}}
+
+    def call(how: str, headers: dict[str, str]) -> None:
+        answers[how] = _call(url, headers, wait, how == "2026")
+
+    try:
+        session = _open_session(url)
+        both = {"X-Taskloom-Thread": "release", "X-Taskloom-Tools": "all"}
+        callers = [
+            threading.Thread(target=call, args=("2025", {**both, "Mcp-Session-Id": session})),
+            threading.Thread(target=call, args=("2026", both)),
+        ]
+        for caller in callers:
+            caller.start()
+        time.sleep(1.5)  # both are waiting
+        proc.send_signal(signal.SIGTERM)
+        started = time.monotonic()
+        status = proc.wait(timeout=30)
+        took = time.monotonic() - started
+        for caller in callers:
+            caller.join(30)
+    finally:
+        proc.kill()
+    assert status == 0 and took < 4, took
+    assert set(answers) == {"2025", "2026"}, answers
+    for answer in answers.values():
+        assert not answer["isError"] and "The goal is still active" in answer["content"][0]["text"]
     said = log.read_text(encoding="utf-8")
     assert "ERROR" not in said and "Traceback" not in said, said

@@ -118,7 +118,7 @@ def build_with_runner(
                 binding = bindings.of(request_ctx)
                 arguments = params.arguments or {}
                 result = await until_given_up(
-                    binding, lambda b: run_call(params.name, arguments, b)
+                    binding, lambda b: run_call(params.name, arguments, b), runner.giving_up
                 )
             except InvalidInput as exc:
                 result = error_result(exc.message)
@@ -182,8 +182,9 @@ def build_with_runner(
         on_read_resource=read_resource,
     )
     extension = TasksExtension(tl, bindings, locked, config.tasks)
+    runner = extension.runner
     install(server, extension, call_tool)
-    return server, extension.runner
+    return server, runner
 
 
 def listed(spec: ToolSpec) -> types.Tool:
@@ -208,14 +209,21 @@ def listed(spec: ToolSpec) -> types.Tool:
     )
 
 
-async def until_given_up(binding: Binding, call: Callable[[Binding], ToolResult]) -> ToolResult:
+async def until_given_up(
+    binding: Binding, call: Callable[[Binding], ToolResult], stopping: threading.Event
+) -> ToolResult:
     """``call(binding)`` on a request thread, its context's ``cancelled`` true once the
-    request is (``notifications/cancelled``, the client gone): a tool that waits
-    (``goal_wait``, ``task_wait``) stops at its next look and frees its thread, where it
-    held one (and the end of the process) for up to its whole ``wait_s``. A cancelled
-    request still waits for the call to stop, so the session's next call starts after it."""
+    request is (``notifications/cancelled``, the client gone) or the server is ``stopping``:
+    a tool that waits (``goal_wait``, ``task_wait``) stops at its next look and frees its
+    thread, where it held one (and the end of the process) for up to its whole ``wait_s``.
+    A cancelled request still waits for the call to stop, so the session's next call starts
+    after it."""
     gave_up = threading.Event()
-    given = Binding(dataclasses.replace(binding.ctx, cancelled=gave_up.is_set), binding.tools)
+
+    def cancelled() -> bool:
+        return gave_up.is_set() or stopping.is_set()
+
+    given = Binding(dataclasses.replace(binding.ctx, cancelled=cancelled), binding.tools)
     running = asyncio.ensure_future(REQUESTS.run(call, given))
     try:
         return await asyncio.shield(running)
