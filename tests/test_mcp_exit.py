@@ -250,3 +250,48 @@ def test_a_signal_ends_a_plain_goal_wait_in_progress_and_the_server_at_once(
     no_traceback(tmp_path / "stderr.txt")
     assert took < 10
     assert answer["id"] == 7 and answer["error"]["code"] == -32000, answer
+
+
+def test_a_client_that_stops_reading_ends_the_server_as_the_end_of_stdin_does(
+    db_url: str, tmp_path: Path
+) -> None:
+    """The client closes its end of the server's stdout (it crashed, or ``| head -1``) while
+    a goal_wait runs: the server ends as at the end of stdin, with exit status 0, nothing on
+    stderr, and the wait given back for the next server. It died with exit status 1 and a
+    BrokenPipeError traceback, leaving the wait in progress under its dead claim."""
+    import subprocess
+
+    from tests.mcp_tasks_client import modern
+
+    stderr = tmp_path / "stderr.txt"
+    with taskloom.connect(db_url) as tl, stderr.open("w", encoding="utf-8") as errors:
+        tl.goal("release").set("Ship v2.0")
+        argv = ["mcp", "--thread", "release", "--agent", "boss", "--tools", "planner"]
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "taskloom", *argv, "--db", db_url],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            env=subprocess_env(),
+        )
+        assert proc.stdin is not None and proc.stdout is not None
+        call = {"name": "goal_wait", "arguments": {"wait_s": 300}}
+        proc.stdin.write(modern(1, "tools/call", call).encode() + b"\n")
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["result"]["resultType"] == "task"
+        deadline = time.monotonic() + 30
+        while call_task(tl).status.value != "in_progress":
+            assert time.monotonic() < deadline, "the wait never started"
+            time.sleep(0.05)
+        proc.stdout.close()  # the client stops reading; its next request's answer fails
+        proc.stdin.write(modern(2, "tools/list", {}).encode() + b"\n")
+        proc.stdin.flush()
+        try:
+            status = proc.wait(timeout=30)
+        finally:
+            proc.kill()
+            proc.stdin.close()
+        given_back = call_task(tl)
+    no_traceback(stderr)
+    assert status == 0
+    assert given_back.status.value == "ready" and given_back.attempts == 0, given_back

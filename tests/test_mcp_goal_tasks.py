@@ -89,7 +89,7 @@ def test_cancelling_a_goal_wait_stops_it_and_frees_its_thread(db_url: str, tmp_p
     """With every runner thread waiting on the goal, one more call waits for a thread;
     ``tasks/cancel`` of one wait stops that wait (not after its 300 s), and the call
     waiting for a thread runs on the thread it frees. The other waits go on until the
-    goal ends."""
+    goal ends. The cancel writes no warning on stderr; a client shows it in its log."""
     with taskloom.connect(db_url) as tl:
         tl.goal("release").set("Ship v2.0")
         server = supervisor(db_url, tmp_path)
@@ -111,6 +111,8 @@ def test_cancelling_a_goal_wait_stops_it_and_frees_its_thread(db_url: str, tmp_p
     assert [o["status"] for o in others] == ["cancelled"] + ["working"] * (MAX_CALLS - 1)
     assert all(text(e).startswith("The goal has ended: it is paused.\n") for e in ended)
     assert cancelled["status"] == "cancelled" and "result" not in cancelled
+    # A cancel is what the client asked for: no warning on stderr (the client's log).
+    assert "no longer this worker" not in (tmp_path / "stderr.txt").read_text(encoding="utf-8")
 
 
 def test_a_goal_wait_the_tool_refuses_is_refused_at_once_not_as_a_task(

@@ -478,6 +478,21 @@ def test_mcp_stdio_answers_a_line_it_cannot_accept_then_goes_on(
         assert [c["title"] for c in tl.board("bad").list()["cards"]] == ["after"]
 
 
+def test_a_file_that_starts_with_a_byte_order_mark_is_served(tmp_path: Path) -> None:
+    """``taskloom mcp < calls.jsonl`` of a file an editor saved with a byte order mark: its
+    first line (the ``initialize``) is served, as JSON allows; it was a parse error, and
+    every call after it was refused as made before the session was open."""
+    db = f"sqlite:///{tmp_path / 'bom.db'}"
+    lines = [*_opening(), _line(1, _call("todo", {"op": "add", "content": "from a BOM file"}))]
+    lines[0] = "\ufeff" + lines[0]
+    answers, _ = _pipe_lines(db, "bom", lines)
+    by_id = {a["id"]: a for a in answers}
+    assert set(by_id) == {0, 1} and "result" in by_id[0], answers
+    assert not by_id[1]["result"]["isError"], by_id[1]
+    with taskloom.connect(db) as tl:
+        assert [c["title"] for c in tl.board("bom").list()["cards"]] == ["from a BOM file"]
+
+
 def test_mcp_stdio_answers_piped_bad_lines_and_applies_the_rest_in_order(tmp_path: Path) -> None:
     """A script's bad lines, the last one included, are each answered; the good lines around
     them take effect in the order read."""

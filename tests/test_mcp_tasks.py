@@ -165,6 +165,26 @@ def test_a_failed_task_is_a_completed_mcp_task_with_an_error_result(
     assert "failed for good: <error>no credentials for &lt;prod&gt;</error>" in str(done)
 
 
+def test_a_working_task_s_last_update_is_when_its_work_last_changed(
+    db_url: str, tmp_path: Path
+) -> None:
+    """``lastUpdatedAt`` of a working task says when its work last changed, so a client can
+    tell a task stuck waiting from one a worker has just taken; it was the time of the poll."""
+    server = mcp(db_url, "planning", "boss", tmp_path, "--tools", "planner")
+    created = delegate(server, "Rebuild the index")
+    time.sleep(1.1)  # later polls of unchanged work say the same time, not the poll's
+    waiting = [server.call("tasks/get", {"taskId": created["taskId"]})["result"] for _ in "ab"]
+    with taskloom.connect(db_url) as tl:
+        claimed = tl.queue.claim("worker-1", bind_process=False)
+        assert claimed is not None
+    taken = server.call("tasks/get", {"taskId": created["taskId"]})["result"]
+    server.close()
+    assert [w["lastUpdatedAt"] for w in waiting] == [created["lastUpdatedAt"]] * 2
+    assert created["lastUpdatedAt"] == created["createdAt"]
+    assert taken["statusMessage"].startswith("in_progress") and taken["status"] == "working"
+    assert taken["lastUpdatedAt"] > created["lastUpdatedAt"]
+
+
 def test_cancelling_an_mcp_task_cancels_the_queue_task(db_url: str, tmp_path: Path) -> None:
     server = mcp(db_url, "planning", "boss", tmp_path, "--tools", "planner")
     created = delegate(server, "Rebuild the index")
@@ -179,6 +199,33 @@ def test_cancelling_an_mcp_task_cancels_the_queue_task(db_url: str, tmp_path: Pa
     server.close()
     assert got["status"] == "cancelled" and "result" not in got
     assert updated["result"]["resultType"] == "complete"
+
+
+def test_piped_task_requests_take_effect_in_the_order_read(db_url: str, tmp_path: Path) -> None:
+    """``tasks/*`` requests take effect after the calls read before them, as calls do: a
+    ``tasks/cancel`` piped after a two-second ``task_wait`` cancels once the wait has
+    answered, and a ``tasks/get`` piped after the cancel sees it. The cancel ran at once,
+    cutting the wait short, and the get could answer ``working``."""
+    server = mcp(db_url, "planning", "boss", tmp_path, "--tools", "planner")
+    task_id = delegate(server, "Rebuild the index")["taskId"]
+    with taskloom.connect(db_url) as tl:
+        [queued] = tl.queue.list()
+    waited = {"name": "task_wait", "arguments": {"task_id": queued.id, "wait_s": 2}}
+    lines = [modern(100, "tools/call", waited, tasks=False)]
+    lines += [modern(101, "tasks/cancel", {"taskId": task_id})]
+    lines += [modern(102, "tasks/get", {"taskId": task_id})]
+    assert server.proc.stdin is not None
+    server.proc.stdin.write("".join(line + "\n" for line in lines))
+    server.proc.stdin.flush()
+    answers = {}
+    for _ in lines:
+        answer = json.loads(server._lines.get(timeout=30) or "null")
+        answers[answer["id"]] = answer
+    server.close()
+    wait_text = answers[100]["result"]["content"][0]["text"]
+    assert "is not done" in wait_text and "cancel" not in wait_text, wait_text
+    assert answers[101]["result"]["resultType"] == "complete"
+    assert answers[102]["result"]["status"] == "cancelled"
 
 
 def test_cancelling_an_mcp_task_that_has_ended_is_refused_with_its_status(

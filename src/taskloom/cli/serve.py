@@ -152,7 +152,8 @@ def serve(
         log_level="warning",
         timeout_graceful_shutdown=int(SHUTDOWN_GRACE_S) + 1,
     )
-    server = CleanStopServer(config)
+    mcp_app = app.state.mcp
+    server = CleanStopServer(config, on_stop=None if mcp_app is None else mcp_app.give_up)
     server.run()
     if not server.started:  # uvicorn logged why (as its own run() does, exit 3)
         raise typer.Exit(3)

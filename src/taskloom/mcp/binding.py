@@ -15,6 +15,8 @@ import collections
 from dataclasses import dataclass
 from typing import Any
 
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
 from taskloom.domain.errors import InvalidInput
 from taskloom.tools.registry import Choice
 from taskloom.tools.spec import ToolContext
@@ -90,8 +92,11 @@ class Bindings:
         return self._fixed is not None
 
     def session(self, request_ctx: Any) -> str | None:
-        """The request's HTTP session id (``None`` over stdio, and without a session)."""
+        """The request's HTTP session id (``None`` over stdio, and without a session: a
+        request of protocol 2026-07-28 has none, whatever ``Mcp-Session-Id`` it sends)."""
         if self._fixed is not None:
+            return None
+        if getattr(request_ctx, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS:
             return None
         headers = getattr(request_ctx.request, "headers", None) or {}
         session = headers.get(SESSION_HEADER)

@@ -16,7 +16,7 @@ import anyio
 import mcp_types as types
 from starlette.datastructures import Headers
 
-from taskloom.mcp.messages import MAX_MESSAGE, jsonrpc_error, read_line, too_long
+from taskloom.mcp.messages import BOM, MAX_MESSAGE, jsonrpc_error, read_line, too_long
 from taskloom.mcp.server import McpConfig, build_with_runner
 
 if TYPE_CHECKING:
@@ -36,13 +36,19 @@ class CheckedMessages:
     (:func:`read_line`): a body that is not one JSON-RPC message is answered -32700 or -32600
     with a short reason, as over stdio, where the SDK answered -32602 ("invalid params")
     with its model's whole validation dump; a body that is not ``application/json`` is
-    answered 415 in the same shape (the SDK answers it with a plain-text 400). Every other
-    request goes to ``app`` as sent."""
+    answered 415 in the same shape (the SDK answers it with a plain-text 400). A GET that
+    resumes a stream (``Last-Event-ID``) opens a new one: the server keeps no events to
+    replay, and the SDK answered it 500 without a body; its stream, ended as the server
+    shuts down, is ended as a response (uvicorn logged an error for each one left open).
+    Every other request goes to ``app`` as sent."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] == "GET":
+            await _completed(self.app, _without(scope, LAST_EVENT_ID), receive, send)
+            return
         if scope["type"] != "http" or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
@@ -63,6 +69,7 @@ class CheckedMessages:
                 return
             if not message.get("more_body", False):
                 break
+        body = body.removeprefix(BOM.encode())  # ignored, as over stdio (the SDK refused it)
         try:
             checked = read_line(body.decode("utf-8"))
         except UnicodeDecodeError:
@@ -91,6 +98,34 @@ class CheckedMessages:
             error = too_long()
         content = error.model_dump(by_alias=True, mode="json", exclude_unset=True)
         await JSONResponse(content, status)(scope, receive, send)
+
+
+LAST_EVENT_ID = b"last-event-id"
+
+
+async def _completed(app: Any, scope: Any, receive: Any, send: Any) -> None:
+    """Run ``app``, then end the response it started and left unfinished (an SSE stream the
+    SDK stops at shutdown without its last body)."""
+    state = {"started": False, "done": False}
+
+    async def sending(message: Any) -> None:
+        if message["type"] == "http.response.start":
+            state["started"] = True
+        elif message["type"] == "http.response.body" and not message.get("more_body", False):
+            state["done"] = True
+        await send(message)
+
+    await app(scope, receive, sending)
+    if state["started"] and not state["done"]:
+        with contextlib.suppress(OSError, RuntimeError):  # the client has gone meanwhile
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+def _without(scope: Any, header: bytes) -> Any:
+    """``scope`` without the request header ``header`` (a lower-case name)."""
+    headers = scope.get("headers") or []
+    kept = [(name, value) for name, value in headers if name.lower() != header]
+    return scope if len(kept) == len(headers) else {**scope, "headers": kept}
 
 
 def http_session_manager(tl: Taskloom, config: McpConfig | None = None) -> Any:
@@ -122,6 +157,12 @@ class _StopsCalls:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._manager, name)
+
+    def give_up(self) -> None:
+        """The server starts to shut down: the calls that wait in their requests stop at
+        their next look and answer, so their connections close before the shutdown's
+        grace runs out (then they were cut off with a 500 and a traceback)."""
+        self._runner.giving_up.set()
 
     @contextlib.asynccontextmanager
     async def run(self) -> AsyncIterator[None]:

@@ -25,6 +25,9 @@ MAX_MESSAGE = 4 * 1024 * 1024
 line of stdin."""
 
 
+BOM = "\ufeff"
+
+
 def too_long() -> types.JSONRPCError:
     """The answer to a message over :data:`MAX_MESSAGE` bytes (unread, so its id is unknown)."""
     return jsonrpc_error(None, types.INVALID_REQUEST, f"over {MAX_MESSAGE} bytes")
@@ -38,7 +41,10 @@ def read_line(line: str) -> SessionMessage | types.JSONRPCError:
     -32700 if the line is not JSON (id null); -32600 if it is JSON the model refuses (too
     deep, a lone surrogate escape, a number too long, not a JSON-RPC shape), with the
     request's id when there is one to send back. A request whose id is neither a string nor
-    an integer is refused too: the model would take it for a notification, never answered."""
+    an integer is refused too: the model would take it for a notification, never answered.
+    A byte order mark before the message is ignored, as JSON allows (a file saved by an
+    editor that writes one starts with it)."""
+    line = line.removeprefix(BOM)
     try:
         message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
     except ValidationError as exc:

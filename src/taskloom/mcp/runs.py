@@ -132,6 +132,9 @@ class CallRunner:
         self._again = False
         self._reclaimed = False
         self._stopping = False
+        self.giving_up = threading.Event()
+        """Set as the server starts to shut down: a plain call that waits (one answered in
+        its request, not as a task) stops at its next look and answers."""
 
     def kick(self) -> None:
         """Make sure the calls ready now get run: start a thread, or have one look again."""

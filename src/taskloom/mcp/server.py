@@ -71,11 +71,11 @@ def build_with_runner(
     which its transport stops as the server ends (:meth:`CallRunner.stop`).
 
     The SDK runs every request as its own task, so tool calls piped in together would run
-    at once and land in any order. Each session's tool calls and resource reads take its
-    lock first, before any ``await``: asyncio's lock is first come, first served, so they
-    apply in the order received. Over stdio the session is the process; over HTTP it is the
-    ``Mcp-Session-Id`` (none for protocol 2026-07-28: each request is its own), so sessions
-    (other agents) never wait for each other's order."""
+    at once and land in any order. Each session's tool calls, resource reads and
+    ``tasks/*`` requests take its lock first, before any ``await``: asyncio's lock is first
+    come, first served, so they apply in the order received. Over stdio the session is the
+    process; over HTTP it is the ``Mcp-Session-Id`` (none for protocol 2026-07-28: each
+    request is its own), so sessions (other agents) never wait for each other's order."""
     config = config or McpConfig()
     bindings = Bindings(None if ctx is None else Binding(ctx, config.tools), config.tools)
     stdio_lock = asyncio.Lock()
@@ -118,7 +118,7 @@ def build_with_runner(
                 binding = bindings.of(request_ctx)
                 arguments = params.arguments or {}
                 result = await until_given_up(
-                    binding, lambda b: run_call(params.name, arguments, b)
+                    binding, lambda b: run_call(params.name, arguments, b), runner.giving_up
                 )
             except InvalidInput as exc:
                 result = error_result(exc.message)
@@ -182,8 +182,9 @@ def build_with_runner(
         on_read_resource=read_resource,
     )
     extension = TasksExtension(tl, bindings, locked, config.tasks)
+    runner = extension.runner
     install(server, extension, call_tool)
-    return server, extension.runner
+    return server, runner
 
 
 def listed(spec: ToolSpec) -> types.Tool:
@@ -208,14 +209,21 @@ def listed(spec: ToolSpec) -> types.Tool:
     )
 
 
-async def until_given_up(binding: Binding, call: Callable[[Binding], ToolResult]) -> ToolResult:
+async def until_given_up(
+    binding: Binding, call: Callable[[Binding], ToolResult], stopping: threading.Event
+) -> ToolResult:
     """``call(binding)`` on a request thread, its context's ``cancelled`` true once the
-    request is (``notifications/cancelled``, the client gone): a tool that waits
-    (``goal_wait``, ``task_wait``) stops at its next look and frees its thread, where it
-    held one (and the end of the process) for up to its whole ``wait_s``. A cancelled
-    request still waits for the call to stop, so the session's next call starts after it."""
+    request is (``notifications/cancelled``, the client gone) or the server is ``stopping``:
+    a tool that waits (``goal_wait``, ``task_wait``) stops at its next look and frees its
+    thread, where it held one (and the end of the process) for up to its whole ``wait_s``.
+    A cancelled request still waits for the call to stop, so the session's next call starts
+    after it."""
     gave_up = threading.Event()
-    given = Binding(dataclasses.replace(binding.ctx, cancelled=gave_up.is_set), binding.tools)
+
+    def cancelled() -> bool:
+        return gave_up.is_set() or stopping.is_set()
+
+    given = Binding(dataclasses.replace(binding.ctx, cancelled=cancelled), binding.tools)
     running = asyncio.ensure_future(REQUESTS.run(call, given))
     try:
         return await asyncio.shield(running)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import dataclasses
 import io
 import os
@@ -38,7 +39,10 @@ from taskloom.mcp.messages import MAX_MESSAGE, read_line, too_long
 from taskloom.mcp.server import McpConfig, build_with_runner
 
 if TYPE_CHECKING:
+    from mcp.server.lowlevel.server import Server
+
     from taskloom.client import Taskloom
+    from taskloom.mcp.runs import CallRunner
     from taskloom.tools.spec import ToolContext
 
 
@@ -56,8 +60,26 @@ async def serve_stdio(
     cannot parse unanswered, so the client waits for an answer that never comes. (Unlike
     the SDK's reader, it leaves fd 0 in place; no tool reads stdin or starts a process.)
     SIGTERM or SIGINT ends it as the end of stdin does, without waiting for answers; so does
-    ``stopped`` set (a signal noted before the server took them)."""
+    ``stopped`` set (a signal noted before the server took them), and a client that stops
+    reading stdout (its answers can no longer be delivered)."""
     server, runner = build_with_runner(tl, ctx, config)
+    try:
+        await _serve(server, runner, stopped)
+    except* BrokenPipeError:  # the client stopped reading: no answer can reach it
+        _discard_stdout()
+
+
+def _discard_stdout() -> None:
+    """Send what stdout still holds to the null device: its reader is gone, and the
+    interpreter's last flush would fail again with "Exception ignored" on stderr."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+async def _serve(server: Server[Any], runner: CallRunner, stopped: threading.Event | None) -> None:
+    """:func:`serve_stdio`'s session, the slow calls stopped however it ends."""
     no_input = anyio.wrap_file(io.StringIO())
     try:
         async with stdio_server(stdin=no_input) as (sdk_input, write):

@@ -43,6 +43,7 @@ from taskloom._runtime import new_token
 from taskloom.domain.errors import InvalidInput, NotFound, TaskloomError
 from taskloom.domain.queue import TERMINAL, Task, TaskStatus, iso_time
 from taskloom.domain.status import words
+from taskloom.domain.threads import check_thread_id
 from taskloom.mcp.binding import Binding, Bindings
 from taskloom.mcp.runs import CALL_KIND, RUNNER_AGENT, CallRunner, call_payload, call_result, wire
 from taskloom.store import mcp_tasks
@@ -139,6 +140,8 @@ class TasksExtension(Extension):
         try:
             binding = self._bindings.of(ctx)
             spec = self._tl.tools.chosen(binding.tools).get(params.name)
+            if binding.ctx.thread_id is not None:  # one the tool refuses: refused at once
+                check_thread_id(binding.ctx.thread_id)
         except TaskloomError:
             return None  # the call answers with the error
         if spec is None or (spec.needs_thread and not binding.ctx.thread_id):
@@ -226,20 +229,23 @@ class TasksExtension(Extension):
     async def _get(
         self, ctx: ServerRequestContext[Any, Any], params: TaskIdParams
     ) -> dict[str, Any]:
-        record = await self._owned(ctx, params.task_id)
-        return {"resultType": "complete", **await REQUESTS.run(self._detail, record)}
+        async with self._locked(ctx):  # after the session's earlier requests, in order
+            record = await self._owned(ctx, params.task_id)
+            return {"resultType": "complete", **await REQUESTS.run(self._detail, record)}
 
     async def _update(
         self, ctx: ServerRequestContext[Any, Any], params: UpdateParams
     ) -> dict[str, Any]:
-        await self._owned(ctx, params.task_id)  # no input is ever asked for: none is outstanding
+        async with self._locked(ctx):  # no input is ever asked for: none is outstanding
+            await self._owned(ctx, params.task_id)
         return {"resultType": "complete"}
 
     async def _cancel(
         self, ctx: ServerRequestContext[Any, Any], params: TaskIdParams
     ) -> dict[str, Any]:
-        record = await self._owned(ctx, params.task_id)
-        await REQUESTS.run(self._cancel_record, record)
+        async with self._locked(ctx):
+            record = await self._owned(ctx, params.task_id)
+            await REQUESTS.run(self._cancel_record, record)
         return {"resultType": "complete"}
 
     async def _owned(self, ctx: ServerRequestContext[Any, Any], task_id: str) -> McpTaskRecord:
@@ -281,9 +287,9 @@ class TasksExtension(Extension):
         """The task as ``tasks/get`` answers it, its end recorded once the work has ended."""
         if record.status == mcp_tasks.WORKING:
             record = self._settled(record)
-        now = self._tl.now().timestamp()
         if record.status == mcp_tasks.WORKING:
-            return self._shown(record, "working", now, self._progress(record))
+            message, changed = self._progress(record)
+            return self._shown(record, "working", changed, message)
         shown = self._shown(record, record.status, record.updated_at, None)
         if record.result is not None:
             shown["result"] = json.loads(record.result)
@@ -330,18 +336,20 @@ class TasksExtension(Extension):
         error = {"code": types.INTERNAL_ERROR, "message": why}
         return "failed", None, json.dumps(error, ensure_ascii=False)
 
-    def _progress(self, record: McpTaskRecord) -> str | None:
-        """What a working task's queue task is doing, with its state in A2A's words."""
+    def _progress(self, record: McpTaskRecord) -> tuple[str | None, float]:
+        """What a working task's queue task is doing, with its state in A2A's words, and
+        when it last changed (``lastUpdatedAt``: a poll changes nothing)."""
         try:
             task = self._tl.queue.get(record.queue_task_id)
         except TaskloomError:
-            return None
+            return None, record.updated_at
+        changed = task.changed_at or task.created_at
         state = f"{task.status.value} ({words(task.status).a2a})"
         if task.status is TaskStatus.IN_PROGRESS and record.kind == "follow":
-            return f"{state}: {task.claimed_by} is working on it"
+            return f"{state}: {task.claimed_by} is working on it", changed
         if task.status is TaskStatus.IN_PROGRESS:
-            return f"{state}: running"
-        return f"{state}: waiting for a worker"
+            return f"{state}: running", changed
+        return f"{state}: waiting for a worker", changed
 
     def _shown(
         self, record: McpTaskRecord, status: str, updated: float, message: str | None

@@ -36,6 +36,7 @@ from taskloom.domain.queue import (
     MAX_TEXT_BYTES,
     MIN_LEASE_S,
     Task,
+    TaskStatus,
     check_agent,
     check_kinds,
     check_seconds,
@@ -44,6 +45,19 @@ from taskloom.domain.queue import (
 from taskloom.queue.handle import Queue
 
 log = logging.getLogger("taskloom.queue.worker")
+
+
+def _note_lost(queue: Queue, task: Task) -> None:
+    """Log a task that was no longer this worker's as it finished: a warning, unless it was
+    canceled meanwhile (what its canceler asked for, as an MCP client's ``tasks/cancel``)."""
+    try:
+        canceled = queue.get(task.id).status is TaskStatus.CANCELED
+    except TaskloomError:
+        canceled = False
+    level = logging.INFO if canceled else logging.WARNING
+    log.log(level, "task %s was no longer this worker's when it finished", task.id)
+
+
 T = TypeVar("T")
 
 Handler = Callable[[Task], "str | None"]
@@ -436,7 +450,7 @@ class Worker:
                 lambda: self._record(task, ended, claim_next), f"task {task.id}", self._lease
             )
         except (LeaseLost, NotFound):
-            log.warning("task %s was no longer this worker's when it finished", task.id)
+            _note_lost(self._queue, task)
             return None, task, ended._replace(kind="lost")
         if ended.kind != "completed":  # the error as stored: redacted, cut
             ended = ended._replace(detail=done.last_error)
@@ -495,7 +509,7 @@ class Worker:
         for task, ended in completed:
             kept = recorded.get(task.id)
             if kept is None:
-                log.warning("task %s was no longer this worker's when it finished", task.id)
+                _note_lost(self._queue, task)
                 self._report(summary, task, _Ended("lost", ended.seconds))
             else:
                 self._report(summary, kept, ended)

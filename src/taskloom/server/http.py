@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import asyncio
 import signal
+from collections.abc import Callable
 from types import FrameType
 from typing import Any, cast
 
-from uvicorn import Server
+from uvicorn import Config, Server
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 REQUEST_HEAD_S = 10.0
@@ -133,10 +134,16 @@ class CleanStopServer(Server):
     uvicorn's own raises the signal it caught again once shut down, so the process dies of
     it (status -15 for SIGTERM), and a supervisor (systemd, docker, a test runner) reads a
     clean stop as a crash. As in uvicorn, the first signal starts the graceful shutdown and
-    a second SIGINT hurries it."""
+    a second SIGINT hurries it. ``on_stop`` is called as the graceful shutdown starts."""
+
+    def __init__(self, config: Config, on_stop: Callable[[], None] | None = None) -> None:
+        super().__init__(config)
+        self._on_stop = on_stop
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         if self.should_exit and sig == signal.SIGINT:
             self.force_exit = True
         else:
             self.should_exit = True
+            if self._on_stop is not None:
+                self._on_stop()
