@@ -11,6 +11,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
@@ -126,6 +127,28 @@ def subprocess_env() -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), env.get("PYTHONPATH")]))
     env.pop("TASKLOOM_URL", None)
     return env
+
+
+@contextlib.contextmanager
+def serving(app: Any, *, host: str = "127.0.0.1", **config: Any) -> Iterator[int]:
+    """``app`` served by uvicorn in a thread on a free port of ``host`` (``config``: more
+    ``uvicorn.Config`` settings) while the block runs; yields the port."""
+    import uvicorn
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.create_server((host, 0), family=family) as probe:
+        port = probe.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, **config))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 20
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.02)
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(10)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

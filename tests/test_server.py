@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import itertools
 import json
-import socket
 import subprocess
 import sys
 import threading
@@ -18,7 +17,6 @@ from typing import Any
 import anyio
 import httpx
 import pytest
-import uvicorn
 
 from taskloom.cli import main
 from taskloom.client import Taskloom
@@ -26,7 +24,7 @@ from taskloom.server.app import create_app
 from taskloom.server.http import CleanStopServer
 from taskloom.store.outbox import prune_events
 from taskloom.tools.spec import ToolContext
-from tests.conftest import FakeClock, subprocess_env
+from tests.conftest import FakeClock, serving, subprocess_env
 
 
 def request(
@@ -209,22 +207,8 @@ def test_serve_refuses_public_bind_without_token(capsys: pytest.CaptureFixture[s
 
 @pytest.fixture
 def live_server(tl: Taskloom) -> Iterator[str]:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    sock.close()
-    config = uvicorn.Config(
-        create_app(tl, poll_s=0.05), host="127.0.0.1", port=port, log_level="warning"
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(10)
+    with serving(create_app(tl, poll_s=0.05), log_level="warning") as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 def sse_frames(lines: Iterator[str]) -> Iterator[dict[str, str]]:

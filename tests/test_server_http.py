@@ -13,11 +13,11 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-import uvicorn
 
 from taskloom.client import Taskloom
 from taskloom.server import http, routes
 from taskloom.server.app import create_app
+from tests.conftest import serving
 from tests.test_server import read_events
 
 HEAD_S = 0.5
@@ -28,23 +28,9 @@ def server(tl: Taskloom, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str,
     monkeypatch.setattr(http, "REQUEST_HEAD_S", HEAD_S)
     monkeypatch.setattr(routes, "REQUEST_BODY_S", HEAD_S)
     monkeypatch.setattr(http, "WRITE_STALL_S", HEAD_S)
-    with socket.create_server(("127.0.0.1", 0)) as probe:
-        port = probe.getsockname()[1]
-    config = uvicorn.Config(
-        create_app(tl, poll_s=0.05),
-        host="127.0.0.1",
-        port=port,
-        log_level="critical",
-        http=http.DeadlineH11Protocol,
-    )
-    running = uvicorn.Server(config)
-    thread = threading.Thread(target=running.run, daemon=True)
-    thread.start()
-    while not running.started:
-        time.sleep(0.02)
-    yield "127.0.0.1", port
-    running.should_exit = True
-    thread.join(10)
+    app = create_app(tl, poll_s=0.05)
+    with serving(app, log_level="critical", http=http.DeadlineH11Protocol) as port:
+        yield "127.0.0.1", port
 
 
 def closed_by_server(sock: socket.socket, give_up_s: float = 30) -> bool:
@@ -194,35 +180,20 @@ def test_stream_clients_that_vanish_mid_opening_leave_no_log_lines(
     log for a crowd of closed tabs."""
     for i in range(40):
         tl.board(f"big{i}").add(f"card {i}", notes="n" * 20_000)
-    with socket.create_server(("127.0.0.1", 0)) as probe:
-        port = probe.getsockname()[1]
-    config = uvicorn.Config(
-        create_app(tl, poll_s=0.05),
-        host="127.0.0.1",
-        port=port,
-        log_level="critical",
-        http=http.DeadlineH11Protocol,
-        loop="asyncio",
-    )
-    running = uvicorn.Server(config)
-    thread = threading.Thread(target=running.run, daemon=True)
-    with caplog.at_level(logging.WARNING, logger="asyncio"):
-        thread.start()
-        while not running.started:
-            time.sleep(0.02)
-        try:
-            for _ in range(20):
-                with socket.create_connection(("127.0.0.1", port)) as sock:
-                    sock.sendall(b"GET /api/events?tasks=0 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-                    sock.settimeout(5)
-                    assert sock.recv(1).startswith(b"H")
-                    # A reset, not a close: the server's next send fails at once.
-                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            time.sleep(0.5)
-            assert httpx.get(f"http://127.0.0.1:{port}/api/threads", timeout=10).status_code == 200
-        finally:
-            running.should_exit = True
-            thread.join(10)
+    app = create_app(tl, poll_s=0.05)
+    with (
+        caplog.at_level(logging.WARNING, logger="asyncio"),
+        serving(app, log_level="critical", http=http.DeadlineH11Protocol, loop="asyncio") as port,
+    ):
+        for _ in range(20):
+            with socket.create_connection(("127.0.0.1", port)) as sock:
+                sock.sendall(b"GET /api/events?tasks=0 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                sock.settimeout(5)
+                assert sock.recv(1).startswith(b"H")
+                # A reset, not a close: the server's next send fails at once.
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        time.sleep(0.5)
+        assert httpx.get(f"http://127.0.0.1:{port}/api/threads", timeout=10).status_code == 200
     assert [r.getMessage() for r in caplog.records if r.name == "asyncio"] == []
 
 
@@ -241,29 +212,16 @@ def test_a_request_asking_to_upgrade_is_answered_without_a_log_line(tl: Taskloom
     """``curl --http2`` on plain HTTP asks to upgrade to h2c: each such request logged two
     uvicorn warnings at ``serve``'s log level, the second telling the operator to install a
     WebSocket library this server has no use for."""
-    with socket.create_server(("127.0.0.1", 0)) as probe:
-        port = probe.getsockname()[1]
-    config = uvicorn.Config(
-        create_app(tl, mcp=False),
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",  # as taskloom serve runs
-        http=http.DeadlineH11Protocol,
-    )
-    running = uvicorn.Server(config)
-    thread = threading.Thread(target=running.run, daemon=True)
-    thread.start()
-    while not running.started:
-        time.sleep(0.02)
     handler = Kept()
-    logging.getLogger("uvicorn.error").addHandler(handler)
-    try:
-        url = f"http://127.0.0.1:{port}/api/tasks/stats"
-        for upgrade in ("h2c", "websocket"):
-            answer = httpx.get(url, headers={"Connection": "Upgrade", "Upgrade": upgrade})
-            assert answer.status_code == 200 and answer.json()["total"] == 0
-    finally:
-        logging.getLogger("uvicorn.error").removeHandler(handler)
-        running.should_exit = True
-        thread.join(10)
+    app = create_app(tl, mcp=False)
+    # log_level "warning": as taskloom serve runs
+    with serving(app, log_level="warning", http=http.DeadlineH11Protocol) as port:
+        logging.getLogger("uvicorn.error").addHandler(handler)
+        try:
+            url = f"http://127.0.0.1:{port}/api/tasks/stats"
+            for upgrade in ("h2c", "websocket"):
+                answer = httpx.get(url, headers={"Connection": "Upgrade", "Upgrade": upgrade})
+                assert answer.status_code == 200 and answer.json()["total"] == 0
+        finally:
+            logging.getLogger("uvicorn.error").removeHandler(handler)
     assert handler.messages == []

@@ -3,40 +3,25 @@ of the request, and which refusal a request gets when several apply."""
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from collections.abc import Iterator
 
 import httpx
 import pytest
-import uvicorn
 
 from taskloom.client import Taskloom
 from taskloom.server.app import create_app
 from taskloom.server.http import DeadlineH11Protocol
+from tests.conftest import serving
 
 
 @pytest.fixture
 def api(tl: Taskloom) -> Iterator[httpx.Client]:
-    with socket.create_server(("127.0.0.1", 0)) as probe:
-        port = probe.getsockname()[1]
-    config = uvicorn.Config(
-        create_app(tl, poll_s=0.05),
-        host="127.0.0.1",
-        port=port,
-        log_level="critical",
-        http=DeadlineH11Protocol,
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.02)
-    with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+    app = create_app(tl, poll_s=0.05)
+    with (
+        serving(app, log_level="critical", http=DeadlineH11Protocol) as port,
+        httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client,
+    ):
         yield client
-    server.should_exit = True
-    thread.join(10)
 
 
 def test_an_error_repeats_only_the_start_of_a_long_value_it_refuses(

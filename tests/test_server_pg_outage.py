@@ -3,7 +3,6 @@ loopback, the database behind a TCP proxy that can refuse every new connection."
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 import uuid
@@ -12,13 +11,13 @@ from collections.abc import Iterator
 import httpx
 import psycopg
 import pytest
-import uvicorn
 
 import taskloom
 from taskloom.server import hub
 from taskloom.server.app import create_app
 from taskloom.server.http import DeadlineH11Protocol
 from tests.backends import needed_pg_server, pg_schema
+from tests.conftest import serving
 from tests.test_store_postgres import CuttingProxy
 
 
@@ -46,21 +45,9 @@ def test_streams_refused_during_an_outage_leave_no_listener_behind(
     before = len(listeners())
     with taskloom.connect(f"{proxy.url}&application_name={name}") as tl:
         tl.board("t").add("before the outage")
-        with socket.create_server(("127.0.0.1", 0)) as probe:
-            port = probe.getsockname()[1]
-        config = uvicorn.Config(
-            create_app(tl, mcp=False),
-            host="127.0.0.1",
-            port=port,
-            log_level="critical",
-            http=DeadlineH11Protocol,
-        )
-        server = uvicorn.Server(config)
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        while not server.started:
-            time.sleep(0.02)
-        try:
+        with serving(
+            create_app(tl, mcp=False), log_level="critical", http=DeadlineH11Protocol
+        ) as port:
             proxy.down = True
             with psycopg.connect(pg_url, autocommit=True) as admin:
                 admin.execute(
@@ -77,6 +64,3 @@ def test_streams_refused_during_an_outage_leave_no_listener_behind(
             with httpx.stream("GET", url, timeout=30) as stream:
                 assert stream.status_code == 200
                 assert len(listeners()) == before + 1  # one LISTEN, the hub's own
-        finally:
-            server.should_exit = True
-            thread.join(10)

@@ -5,19 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 
 from taskloom.cli import main
 from taskloom.client import Taskloom
 from taskloom.server.app import create_app
 from taskloom.server.routes import MAX_BODY_BYTES
+from tests.conftest import serving
 from tests.test_panel_modules import served_modules
 
 LOCAL = "http://127.0.0.1:8765"
@@ -82,29 +80,16 @@ def test_a_refused_name_is_told_the_address_the_server_is_on(tl: Taskloom) -> No
     the machine has no IPv6 loopback)."""
     host, shown = "::1", "[::1]"
     try:
-        with socket.create_server((host, 0), family=socket.AF_INET6) as probe:
-            port = probe.getsockname()[1]
+        socket.create_server((host, 0), family=socket.AF_INET6).close()
     except OSError:
         host, shown = "127.0.0.1", "127.0.0.1"
-        with socket.create_server((host, 0)) as probe:
-            port = probe.getsockname()[1]
-    config = uvicorn.Config(create_app(tl, mcp=False), host=host, port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 20
-        while not server.started and time.monotonic() < deadline:
-            time.sleep(0.05)
+    with serving(create_app(tl, mcp=False), host=host, log_level="warning") as port:
         url = f"http://{shown}:{port}/api/threads"
         refused = httpx.get(url, headers={"Host": f"evil.example:{port}"})
         assert refused.status_code == 421
         address = refused.json()["message"].rpartition("open it as ")[2]
         assert address == f"http://{shown}:{port}/"
         assert httpx.get(address + "api/threads").status_code == 200
-    finally:
-        server.should_exit = True
-        thread.join(10)
 
 
 def test_the_panel_loads_with_a_token_and_data_needs_it(tl: Taskloom) -> None:
