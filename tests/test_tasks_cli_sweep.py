@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 import taskloom
+from taskloom.cli import main
 from tests.conftest import subprocess_env
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
 
 FOLLOW_UP = textwrap.dedent(
     """
@@ -52,3 +63,37 @@ def test_a_command_run_by_work_acts_on_the_workers_database(db_url: str, tmp_pat
         follow_up = [t for t in tl.queue.list() if t.title == "follow-up of parent"]
         assert [t.depends_on for t in follow_up] == [(parent.id,)]
     assert not (elsewhere / ".taskloom").exists()
+
+
+def pretty(*tasks: dict[str, object]) -> str:
+    """Tasks as ``jq`` prints them by default: one object after another, each over lines."""
+    return "".join(json.dumps(task, indent=2) + "\n" for task in tasks)
+
+
+def test_a_file_of_objects_over_several_lines_is_read_as_jq_prints_them(
+    db_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``jq '.tasks[]' plan.json | taskloom tasks add --from -``: each object spans lines."""
+    plan = tmp_path / "plan.json"
+    build = {"ref": "build", "title": "Build", "group_key": "ci"}
+    plan.write_text(pretty(build, {"ref": "test", "title": "Test", "after": ["build"]}))
+    code, out, err = run(capsys, "tasks", "add", "--from", str(plan), "--db", db_url, "--json")
+    assert code == 0, err
+    added = json.loads(out)
+    assert [(t["title"], t["added"]) for t in added] == [("Build", True), ("Test", True)]
+    assert added[1]["depends_on"] == [added[0]["id"]]
+    # A bad task is named by the line it starts on (each object here takes 5 lines).
+    plan.write_text(pretty(build, {"title": "", "kind": "ci"}))
+    code, _, err = run(capsys, "tasks", "add-many", str(plan), "--db", db_url)
+    assert code == 1 and "plan.json: line 6: task title must not be empty" in err
+    # Bad JSON is named by the line and column it is at; one never closed, by where it opens.
+    plan.write_text(pretty(build) + '{\n  "title": "x",\n}\n')
+    code, _, err = run(capsys, "tasks", "add-many", str(plan), "--db", db_url)
+    assert code == 1 and "line 8 is not valid JSON: Expecting property name" in err
+    assert "(at column 1)" in err
+    plan.write_text(pretty(build) + '{\n  "title": "x"\n')
+    code, _, err = run(capsys, "tasks", "add-many", str(plan), "--db", db_url)
+    assert code == 1 and "line 6 is not valid JSON: Expecting ',' delimiter" in err
+    assert "(at the end of the text)" in err
+    with taskloom.connect(db_url) as tl:  # the refused files added nothing
+        assert [t.title for t in tl.queue.list()] == ["Build", "Test"]
