@@ -97,3 +97,25 @@ def test_a_file_of_objects_over_several_lines_is_read_as_jq_prints_them(
     assert "(at the end of the text)" in err
     with taskloom.connect(db_url) as tl:  # the refused files added nothing
         assert [t.title for t in tl.queue.list()] == ["Build", "Test"]
+
+
+def test_ready_json_cut_by_limit_says_so_on_stderr(
+    db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As ``tasks list --json`` does: the JSON stays whole, and stderr tells a script that
+    --limit left tasks out, of either list."""
+    with taskloom.connect(db_url) as tl:
+        first, _ = tl.queue.add("first")
+        for n in range(3):
+            tl.queue.add(f"free {n}")
+            tl.queue.add(f"after {n}", depends_on=[first.id])
+    code, out, err = run(
+        capsys, "tasks", "ready", "--explain", "--json", "--limit", "2", "--db", db_url
+    )
+    found = json.loads(out)
+    assert code == 0 and found["count"] == 4
+    assert len(found["ready"]) == 2 and len(found["waiting"]) == 2
+    assert "2 of 4 ready tasks shown; use --limit" in err
+    assert "2 tasks not ready shown and more exist; use --limit" in err
+    code, out, err = run(capsys, "tasks", "ready", "--explain", "--json", "--db", db_url)
+    assert code == 0 and len(json.loads(out)["waiting"]) == 3 and err == ""
