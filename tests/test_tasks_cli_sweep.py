@@ -119,3 +119,24 @@ def test_ready_json_cut_by_limit_says_so_on_stderr(
     assert "2 tasks not ready shown and more exist; use --limit" in err
     code, out, err = run(capsys, "tasks", "ready", "--explain", "--json", "--db", db_url)
     assert code == 0 and len(json.loads(out)["waiting"]) == 3 and err == ""
+
+
+def test_a_task_named_by_id_and_by_its_key_is_waited_on_once(
+    db_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A plan's task after another by its ref and by the dedup key it holds waits on one
+    task: the explanation names it once, in text and JSON alike."""
+    plan = tmp_path / "plan.jsonl"
+    plan.write_text(
+        '{"ref": "build", "title": "Build", "dedup_key": "build:42"}\n'
+        '{"title": "Deploy", "after": ["build"], "depends_on_keys": ["build:42"]}\n'
+    )
+    code, out, _ = run(capsys, "tasks", "add", "--from", str(plan), "--db", db_url, "--json")
+    build, deploy = (task["id"] for task in json.loads(out))
+    assert code == 0
+    code, out, _ = run(capsys, "tasks", "ready", "--explain", "--db", db_url)
+    assert code == 0 and f"    waiting on task {build} (ready)\n" in out
+    code, out, _ = run(capsys, "tasks", "show", deploy, "--db", db_url, "--json")
+    assert [(r["text"], r["tasks"]) for r in json.loads(out)["why"]] == [
+        (f"waiting on task {build} (ready)", [build])
+    ]
