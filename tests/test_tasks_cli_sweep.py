@@ -140,3 +140,17 @@ def test_a_task_named_by_id_and_by_its_key_is_waited_on_once(
     assert [(r["text"], r["tasks"]) for r in json.loads(out)["why"]] == [
         (f"waiting on task {build} (ready)", [build])
     ]
+
+
+def test_a_command_killed_by_sigkill_is_told_as_such(
+    sqlite_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A command the out-of-memory killer ends dies of SIGKILL: the task's error says so, as
+    it does for any other signal, not "exit 1"."""
+    with taskloom.connect(sqlite_url) as tl:
+        task, _ = tl.queue.add("eats memory", max_attempts=1)
+        args = ("--db", sqlite_url, "--agent", "w", "--until-empty", "--")
+        code = main(["tasks", "work", *args, "sh", "-c", "cat >/dev/null; kill -KILL $$"])
+        out = capsys.readouterr().out
+        assert code == 4 and "failed, dead (no attempts left): exit -9 (SIGKILL)" in out
+        assert tl.queue.get(task.id).last_error == "exit -9 (SIGKILL)"
