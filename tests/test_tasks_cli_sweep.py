@@ -97,6 +97,11 @@ def test_a_file_of_objects_over_several_lines_is_read_as_jq_prints_them(
     assert "(at the end of the text)" in err
     with taskloom.connect(db_url) as tl:  # the refused files added nothing
         assert [t.title for t in tl.queue.list()] == ["Build", "Test"]
+    # The queue's cap (10,000) counts tasks, not lines: 3,400 tasks over 10,200 lines fit.
+    plan.write_text(pretty(*({"title": f"t{n}"} for n in range(3400))))
+    assert len(plan.read_text().splitlines()) == 10200
+    code, out, err = run(capsys, "tasks", "add-many", str(plan), "--db", db_url)
+    assert code == 0 and out.endswith("3,400 added, 0 already queued\n"), err
 
 
 def test_ready_json_cut_by_limit_says_so_on_stderr(

@@ -269,7 +269,8 @@ def _task_objects(text: str, cap: int) -> tuple[list[Any], list[int] | None]:
         _within(len(tasks), cap)
         return tasks, None
     numbered = [(n, line) for n, line in enumerate(LINE_BREAK.split(text), 1) if line.strip()]
-    _within(len(numbered), cap)
+    if not (numbered and _open_at_end(numbered[0][1])):  # else a task spans several lines
+        _within(len(numbered), cap)
     tasks = []
     for n, text_line in numbered:
         try:

@@ -72,12 +72,13 @@ def parse_json_values(text: str) -> list[tuple[int, Any]]:
     (``\\n`` ends a line). An error names the line and column it is at; a key given twice
     is refused as :func:`parse_json` refuses it, naming the value's line."""
     values: list[tuple[int, Any]] = []
-    at = 0
+    at, line, counted_to = 0, 1, 0
     while True:
         at = _SPACE.match(text, at).end()  # type: ignore[union-attr]  # matches "" at least
         if at == len(text):
             return values
-        line = text.count("\n", 0, at) + 1
+        line += text.count("\n", counted_to, at)
+        counted_to = at
         what = f"line {line}"
         try:
             value, at = json.JSONDecoder(object_pairs_hook=_UniqueKeys(what)).raw_decode(text, at)
