@@ -95,6 +95,10 @@ def test_a_file_of_objects_over_several_lines_is_read_as_jq_prints_them(
     code, _, err = run(capsys, "tasks", "add-many", str(plan), "--db", db_url)
     assert code == 1 and "line 6 is not valid JSON: Expecting ',' delimiter" in err
     assert "(at the end of the text)" in err
+    # A JSON line cut short before a whole one is that line's fault, named as before.
+    plan.write_text('{"title": "a"\n{"title": "b"}\n')
+    code, _, err = run(capsys, "tasks", "add-many", str(plan), "--db", db_url)
+    assert code == 1 and "line 1 is not valid JSON: Expecting ',' delimiter (at column 14)" in err
     with taskloom.connect(db_url) as tl:  # the refused files added nothing
         assert [t.title for t in tl.queue.list()] == ["Build", "Test"]
     # The queue's cap (10,000) counts tasks, not lines: 3,400 tasks over 10,200 lines fit.

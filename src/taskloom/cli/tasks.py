@@ -272,17 +272,26 @@ def _task_objects(text: str, cap: int) -> tuple[list[Any], list[int] | None]:
     if not (numbered and _open_at_end(numbered[0][1])):  # else a task spans several lines
         _within(len(numbered), cap)
     tasks = []
-    for n, text_line in numbered:
+    for at, (n, text_line) in enumerate(numbered):
         try:
             tasks.append(parse_json(text_line, f"line {n}"))
         except InvalidInput:
-            if not _open_at_end(text_line):
-                raise
+            following = numbered[at + 1][1] if at + 1 < len(numbered) else ""
+            if not _open_at_end(text_line) or _an_object(following):
+                raise  # bad JSON, or a JSON line cut short before a whole one
             # A value that goes on past its line: objects over several lines, as jq prints.
             values = parse_json_values(LINE_BREAK.sub("\n", text))
             _within(len(values), cap)
             return [value for _, value in values], [n for n, _ in values]
     return tasks, [n for n, _ in numbered]
+
+
+def _an_object(line: str) -> bool:
+    """Whether ``line`` is a JSON object on its own."""
+    try:
+        return isinstance(json.loads(line), dict)
+    except (RecursionError, ValueError):  # JSONDecodeError, a number too long
+        return False
 
 
 def _open_at_end(line: str) -> bool:
