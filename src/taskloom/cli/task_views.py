@@ -231,8 +231,8 @@ def ready(
             note = f"{len(found.ready):,} of {found.count:,} ready tasks shown; use --limit"
             err.print(note, markup=False)
         if more_waiting:
-            shown = counted(len(found.waiting), "task")
-            err.print(f"{shown} not ready shown and more exist; use --limit", markup=False)
+            cut = counted(len(found.waiting), "task")
+            err.print(f"{cut} not ready shown and more exist; use --limit", markup=False)
         return
     lines = [line(t, now) for t in found.ready]
     head = f"{found.count:,} ready" + (f" ({more:,} more not shown; use --limit)" if more else "")
