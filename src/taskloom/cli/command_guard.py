@@ -166,7 +166,8 @@ def _exit_as(status: int) -> int:
     if os.WIFSIGNALED(status):
         signum = os.WTERMSIG(status)
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # its core dump was the command's
-        signal.signal(signum, signal.SIG_DFL)
+        with contextlib.suppress(OSError):  # SIGKILL's (the OOM killer's) cannot be set
+            signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
         return 128 + signum  # a signal that does not end a process
     return os.waitstatus_to_exitcode(status)

@@ -142,11 +142,15 @@ def open_announced(db: str | None) -> Taskloom:
     }[where.how]
     if not tl.store.exists():
         how += " by the first write" if where.how == "none" else "; new, made by the first write"
-    url = tl.url
-    if url.startswith("sqlite:///"):
-        url = f"sqlite:///{os.path.abspath(_file(tl))}"
-    note(f"database: {url} ({how})", prefix="")
+    note(f"database: {absolute_url(tl)} ({how})", prefix="")
     return tl
+
+
+def absolute_url(tl: Taskloom) -> str:
+    """The URL of the database ``tl`` opened, a SQLite file's path made absolute: it names
+    the same database from any folder."""
+    url = tl.url
+    return f"sqlite:///{os.path.abspath(_file(tl))}" if url.startswith("sqlite:///") else url
 
 
 def _opened(db: str | None, *, long_lived: bool = False) -> tuple[Taskloom, Located]:

@@ -214,7 +214,8 @@ def ready(
 
     A task cannot run while it waits on tasks not completed, is blocked by one that ended
     dead or canceled, another task of its group is in progress (or goes first), its not
-    before time is ahead, or it is reserved for another agent.
+    before time is ahead, or it is reserved for another agent. Either list cut short by
+    --limit says so (with --json, on stderr: count holds every ready task).
 
     Example: taskloom tasks ready --explain
     """
@@ -223,11 +224,17 @@ def ready(
     asked = open_listing(db).queue.ready(agent, kinds=kind, explain=explain, limit=limit + 1)
     found, more_waiting = asked.first(limit)
     now = time.time()
-    if as_json:
+    more = found.count - len(found.ready)
+    if as_json:  # the JSON keeps its shape; what --limit left out is said on stderr
         print_json(found.to_dict(now))
+        if more:
+            note = f"{len(found.ready):,} of {found.count:,} ready tasks shown; use --limit"
+            err.print(note, markup=False)
+        if more_waiting:
+            cut = counted(len(found.waiting), "task")
+            err.print(f"{cut} not ready shown and more exist; use --limit", markup=False)
         return
     lines = [line(t, now) for t in found.ready]
-    more = found.count - len(found.ready)
     head = f"{found.count:,} ready" + (f" ({more:,} more not shown; use --limit)" if more else "")
     lines.insert(0, head)
     if explain:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Annotated, Any
 
@@ -28,7 +29,7 @@ from taskloom.cli.common import (
 from taskloom.cli.retention import AGE, AGE_EXAMPLES, days_alias, one_age, task_age
 from taskloom.cli.task_views import line, list_, one, ready, show, stats
 from taskloom.cli.work import work
-from taskloom.domain.common import parse_json, parse_json_object
+from taskloom.domain.common import parse_json, parse_json_object, parse_json_values
 from taskloom.domain.errors import InvalidInput, NotFound, TaskloomError, WaitTimeout
 from taskloom.domain.queue import (
     Task,
@@ -126,8 +127,9 @@ def add(
         str | None,
         typer.Option(
             "--from",
-            help="Add the tasks of this file instead (JSON lines, or one JSON array; - reads"
-            " standard input), all or none, in one transaction.",
+            help="Add the tasks of this file instead (JSON lines, objects over several lines"
+            " as jq prints them, or one JSON array; - reads standard input), all or none, in"
+            " one transaction.",
             show_default=False,
         ),
     ] = None,
@@ -203,8 +205,8 @@ def add_many(
     source: Annotated[
         str,
         typer.Argument(
-            help="A file of tasks, JSON lines (one object a line) or one JSON array; - reads"
-            " standard input."
+            help="A file of tasks, JSON lines (one object a line, or objects over several"
+            " lines as jq prints them) or one JSON array; - reads standard input."
         ),
     ],
     db: DbOption = None,
@@ -259,15 +261,48 @@ adds them, which takes seconds."""
 
 def _task_objects(text: str, cap: int) -> tuple[list[Any], list[int] | None]:
     """The tasks of a JSON array, or of JSON lines (blank lines skipped; LF, CRLF or CR
-    ends a line) with the line each is on; errors name the line. More lines than the
-    queue's ``cap`` are refused before any is parsed."""
+    ends a line) with the line each is on; errors name the line. Objects that each span
+    several lines, one after another (as ``jq`` prints them), are read too, each on the line
+    it starts on. More lines than the queue's ``cap`` are refused before any is parsed."""
     if text.lstrip().startswith("["):
         tasks = list(parse_json(text, "the JSON array of tasks"))
         _within(len(tasks), cap)
         return tasks, None
     numbered = [(n, line) for n, line in enumerate(LINE_BREAK.split(text), 1) if line.strip()]
-    _within(len(numbered), cap)
-    return [parse_json(line, f"line {n}") for n, line in numbered], [n for n, _ in numbered]
+    if not (numbered and _open_at_end(numbered[0][1])):  # else a task spans several lines
+        _within(len(numbered), cap)
+    tasks = []
+    for at, (n, text_line) in enumerate(numbered):
+        try:
+            tasks.append(parse_json(text_line, f"line {n}"))
+        except InvalidInput:
+            following = numbered[at + 1][1] if at + 1 < len(numbered) else ""
+            if not _open_at_end(text_line) or _an_object(following):
+                raise  # bad JSON, or a JSON line cut short before a whole one
+            # A value that goes on past its line: objects over several lines, as jq prints.
+            values = parse_json_values(LINE_BREAK.sub("\n", text))
+            _within(len(values), cap)
+            return [value for _, value in values], [n for n, _ in values]
+    return tasks, [n for n, _ in numbered]
+
+
+def _an_object(line: str) -> bool:
+    """Whether ``line`` is a JSON object on its own."""
+    try:
+        return isinstance(json.loads(line), dict)
+    except (RecursionError, ValueError):  # JSONDecodeError, a number too long
+        return False
+
+
+def _open_at_end(line: str) -> bool:
+    """Whether ``line`` is JSON cut short: its only fault is that it ends inside a value."""
+    try:
+        json.loads(line)
+    except json.JSONDecodeError as exc:
+        return exc.pos >= len(line.rstrip())
+    except (RecursionError, ValueError):
+        return False
+    return False
 
 
 def _within(count: int, cap: int) -> None:

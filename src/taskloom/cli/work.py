@@ -25,6 +25,7 @@ from taskloom.cli import task_command
 from taskloom.cli.common import (
     DbOption,
     JsonOption,
+    absolute_url,
     agent_flag,
     check_range,
     err,
@@ -94,10 +95,13 @@ def run_command(
     timeout: float | None,
     withdrawals: Withdrawals | None = None,
     strays: Strays | None = None,
+    db_url: str | None = None,
 ) -> Callable[[Task], str | None]:
     """A handler running ``argv`` on a task: its stdout (decoded, trailing newline dropped)
     is the result. A claim ``withdrawals`` withdraws while it runs stops the command;
-    ``strays`` counts what its command left running."""
+    ``strays`` counts what its command left running. ``db_url``, the worker's database, is
+    the command's ``$TASKLOOM_URL``: a ``taskloom`` it runs acts on the queue its task came
+    from, whatever folder it runs in."""
 
     def handle(task: Task) -> str | None:
         if withdrawals is None:
@@ -112,6 +116,8 @@ def run_command(
             TASKLOOM_TASK_KIND=task.kind,
             TASKLOOM_TASK_ATTEMPT=str(task.attempts),
         )
+        if db_url is not None:
+            env["TASKLOOM_URL"] = db_url
         data = json.dumps(task.to_dict(), ensure_ascii=False).encode()
         # One byte over the limit, and a newline: the worker then knows the result was cut.
         # Stderr likewise: one byte more than its tail says that the tail was cut.
@@ -283,7 +289,8 @@ def work(
     """Run COMMAND on each task claimed for --agent, one at a time, until interrupted.
 
     The task comes as JSON on the command's standard input, with TASKLOOM_TASK_ID,
-    TASKLOOM_TASK_KIND and TASKLOOM_TASK_ATTEMPT set. Exit 0: the task is completed with
+    TASKLOOM_TASK_KIND and TASKLOOM_TASK_ATTEMPT set, and TASKLOOM_URL naming the worker's
+    database (a taskloom command it runs acts on the same queue). Exit 0: the task is completed with
     what the command printed as its result. Any other exit: the task fails with the end of
     the command's standard error (retried until its attempts run out, then dead). Ctrl-C,
     SIGTERM or SIGHUP (its terminal closed) stops the command, every process it started with
@@ -328,10 +335,11 @@ def work(
     from taskloom.queue.worker import Worker
 
     withdrawals, strays = Withdrawals(), Strays()
+    tl = open_announced(db)
     worker = Worker(
-        open_announced(db).queue,
+        tl.queue,
         agent,
-        run_command(command, timeout, withdrawals, strays),
+        run_command(command, timeout, withdrawals, strays, absolute_url(tl)),
         lease=lease,
         kinds=kinds,
         poll=poll,

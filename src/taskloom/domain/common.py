@@ -66,6 +66,38 @@ def parse_json(text: str, what: str) -> Any:
         raise InvalidInput(f"{what} is not valid JSON (a number is too long)") from None
 
 
+def parse_json_values(text: str) -> list[tuple[int, Any]]:
+    """The JSON values ``text`` holds one after another, separated by whitespace or nothing
+    (``jq`` prints objects so, each over several lines), each with the line it starts on
+    (``\\n`` ends a line). An error names the line and column it is at; a key given twice
+    is refused as :func:`parse_json` refuses it, naming the value's line."""
+    values: list[tuple[int, Any]] = []
+    at, line, counted_to = 0, 1, 0
+    while True:
+        at = _SPACE.match(text, at).end()  # type: ignore[union-attr]  # matches "" at least
+        if at == len(text):
+            return values
+        line += text.count("\n", counted_to, at)
+        counted_to = at
+        what = f"line {line}"
+        try:
+            value, at = json.JSONDecoder(object_pairs_hook=_UniqueKeys(what)).raw_decode(text, at)
+        except RecursionError:
+            raise InvalidInput(f"{what} is not valid JSON (nested too deeply)") from None
+        except json.JSONDecodeError as exc:
+            where = f"line {exc.lineno} is not valid JSON: {exc.msg} (at column {exc.colno})"
+            if exc.pos >= len(text.rstrip()):  # never closed: named by the line it opens on
+                where = f"{what} is not valid JSON: {exc.msg} (at the end of the text)"
+            raise InvalidInput(where) from None
+        except ValueError:  # Python's cap on the digits of an integer
+            raise InvalidInput(f"{what} is not valid JSON (a number is too long)") from None
+        values.append((line, value))
+
+
+_SPACE = re.compile(r"[ \t\r\n]*")
+"""JSON's whitespace."""
+
+
 class _UniqueKeys:
     """An object hook refusing a key given twice: otherwise the last one wins in silence, and
     ``{"op": "list", "op": "clear"}`` clears a board."""

@@ -113,6 +113,11 @@ def reasons(
     if task.status is TaskStatus.BLOCKED:
         out.append(Reason("blocked", task.result or "blocked", _blockers(deps)))
     waiting = [d for d in deps if d.task_id is None or d.status not in (None, "completed")]
+    # One task named by id and by the key it holds is one task to wait on.
+    once: dict[str, Dep] = {}
+    for d in waiting:
+        once.setdefault(d.task_id or f"key {d.key}", d)
+    waiting = list(once.values())
     if waiting and task.status is not TaskStatus.IN_PROGRESS:
         shown = ", ".join(_dep_text(d) for d in waiting)
         ids = tuple(d.task_id for d in waiting if d.task_id is not None)
