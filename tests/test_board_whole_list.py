@@ -233,3 +233,48 @@ def test_a_card_a_person_removes_while_todo_write_runs_does_not_come_back_under_
             remover.join()
             back = model.board("t").get().find(removed.id)
             assert back is None or back.number == removed.number
+
+
+def test_a_stale_pending_in_todo_write_does_not_undo_a_persons_done(db_url: str) -> None:
+    with taskloom.connect(db_url) as tl:
+        todo_write(tl, "Read the code", "Write the fix")
+        fix = tl.board("t").get().cards[1]
+    with taskloom.connect(db_url) as person:  # the panel: a person marks it done
+        person.board("t").update_status(fix.id, "done")
+    with taskloom.connect(db_url) as tl:
+        result = todo_write(tl, "Read the code", "Write the fix")  # both still "pending"
+        assert tl.board("t").get().get(fix.id).status.value == "done"
+        assert [c["status"] for c in result.data["cards"]] == ["todo", "done"]
+        assert "Kept 1 card finished by someone else since your last write" in result.content
+        assert f"'Write the fix' ({fix.id}) done. Send it unfinished again" in result.content
+        assert result.data["kept_finished"] == [
+            {"id": fix.id, "title": "Write the fix", "status": "done"}
+        ]
+        # Shown it now, the model that sends it open again reopens it.
+        again = todo_write(tl, "Read the code", "Write the fix")
+        assert tl.board("t").get().get(fix.id).status.value == "todo"
+        assert "Kept" not in again.content
+
+
+def test_a_replace_keeps_a_card_a_person_rejected_but_may_change_what_it_says(
+    tl: Taskloom,
+) -> None:
+    card = dispatch(tl, "todo", {"op": "add", "content": "Migrate the db"}).data["card"]
+    tl.board("t").update_status(card["id"], "rejected")
+    cards = [{"id": card["id"], "content": "Migrate the db first", "status": "in_progress"}]
+    result = dispatch(tl, "todo", {"op": "replace", "cards": cards})
+    kept = tl.board("t").get().get(card["id"])
+    assert (kept.title, kept.status.value) == ("Migrate the db first", "rejected")
+    assert "which your list would reopen: 'Migrate the db' " in result.content
+    dispatch(tl, "todo", {"op": "replace", "cards": cards})
+    assert tl.board("t").get().get(card["id"]).status.value == "in_progress"
+
+
+def test_a_list_that_names_a_persons_done_finished_changes_nothing_for_it(tl: Taskloom) -> None:
+    card = dispatch(tl, "todo", {"op": "add", "content": "A"}).data["card"]
+    tl.board("t").update_status(card["id"], "done")
+    cards = [{"id": card["id"], "content": "A", "status": "completed"}]
+    result = dispatch(tl, "todo", {"op": "replace", "cards": cards})
+    assert tl.board("t").get().get(card["id"]).status.value == "done"
+    assert "kept_finished" not in result.data
+    assert "Kept" not in result.content

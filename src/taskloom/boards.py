@@ -132,8 +132,10 @@ class BoardHandle:
     def _whole_list(self, write: WholeListWrite, items: ListItems) -> Snapshot:
         """A whole-list write of ``items`` (made from the board in the write's transaction):
         a model's keeps the cards it has not been shown and ``items`` do not name
-        (:mod:`taskloom.domain.whole_list`); its snapshot's ``kept`` lists them."""
+        (:mod:`taskloom.domain.whole_list`); its snapshot's ``kept`` lists them, and
+        ``kept_finished`` those it names but keeps finished."""
         kept: list[Card] = []
+        finished: list[Card] = []
 
         def op(board: Board, now: datetime) -> tuple[Board, None]:
             unshown = whole_list.unshown(board, self.agent) if self.by_model else []
@@ -141,11 +143,16 @@ class BoardHandle:
             new = write(board, now, unshown, given)
             named = {clean_id(item.id) for item in given}
             kept[:] = [c for c in unshown if c.id not in named]
+            finished[:] = whole_list.reopened_unseen(unshown, given)
             return new, None
 
         snap = self._mutate(op)
         if kept:
             snap["kept"] = [{"id": c.id, "title": c.title} for c in kept]
+        if finished:
+            snap["kept_finished"] = [
+                {"id": c.id, "title": c.title, "status": c.status.value} for c in finished
+            ]
         return snap
 
     def list(self) -> Snapshot:

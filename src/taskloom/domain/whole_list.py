@@ -5,8 +5,9 @@ has not been shown as they are: those another writer (a person, the host, anothe
 model) made or changed since the model's last write (:meth:`Board.shown_to`). Left out of
 the list, they stay, after it, and the model is told; a model that leaves them out of its
 next list, having seen them, removes them. Named in the list, they keep the fields its item
-does not give. A whole-list write sent from an old view so never drops work it did not know
-of, nor a person's rename or note.
+does not give, and one finished (done or rejected) stays finished where the list would reopen
+it (:func:`reopened_unseen`). A whole-list write sent from an old view so never drops work it
+did not know of, nor undoes a person's rename, note or done.
 """
 
 from __future__ import annotations
@@ -24,9 +25,11 @@ from taskloom.domain.card import (
     clean_id,
     clean_title,
     naming_item,
+    parse_status,
 )
 from taskloom.domain.common import UNSET, Unset, iso
 from taskloom.domain.errors import InvalidInput, InvariantViolation
+from taskloom.domain.graph import FINISHED
 from taskloom.domain.limits import check_card_count
 from taskloom.domain.text import counted
 
@@ -40,6 +43,33 @@ def unshown(board: Board, agent: str | None = None) -> list[Card]:
         for c in board.cards
         if (c.number is not None and c.number >= mark) or (at and c.updated_at > at)
     ]
+
+
+def reopened_unseen(keep: Sequence[Card], items: Sequence[CardPatch]) -> list[Card]:
+    """The cards of ``keep`` finished (done or rejected) that ``items`` name with an unfinished
+    status. A whole-list write keeps them finished, as another writer left them; once the
+    model has been shown them, its next list reopens them."""
+    finished = {c.id: c for c in keep if c.status in FINISHED}
+    reopened = []
+    for item in items:
+        card = finished.pop(clean_id(item.id), None)
+        status = item.status
+        if (
+            card is not None
+            and not isinstance(status, Unset)
+            and parse_status(status) not in FINISHED
+        ):
+            reopened.append(card)
+    return reopened
+
+
+def _finished_kept(cards: list[Card], keep: Sequence[Card], items: Sequence[CardPatch]) -> None:
+    """Put back, in place, the finished status of the cards :func:`reopened_unseen` names."""
+    held = {c.id: c for c in reopened_unseen(keep, items)}
+    for n, card in enumerate(cards):
+        old = held.get(card.id)
+        if old is not None:
+            cards[n] = dataclasses.replace(card, status=old.status, blocker=old.blocker)
 
 
 def _with_kept(board: Board, cards: list[Card], keep: Sequence[Card]) -> list[Card]:
@@ -115,6 +145,7 @@ def replace(
                     metadata=old.metadata,
                 )
             cards.append(apply_patch(base, item))
+    _finished_kept(cards, keep, items)
     return commit(board, _with_kept(board, cards, keep), now)
 
 
@@ -151,7 +182,9 @@ def upsert(
             order.append(card.id)
         named[card.id] = card
     if prune:
-        cards = _with_kept(board, [named[i] for i in order], keep)
+        listed = [named[i] for i in order]
+        _finished_kept(listed, keep, items)
+        cards = _with_kept(board, listed, keep)
     else:
         cards = [named.pop(c.id, c) for c in board.cards]
         cards.extend(named[i] for i in order if i in named)

@@ -172,17 +172,27 @@ def render_board(snap: Snapshot) -> str:
 
 
 def kept_note(snap: Snapshot) -> str:
-    """The line that tells a model which cards its whole-list write kept, or ``""``."""
+    """The lines that tell a model which cards its whole-list write kept, or ``""``."""
+    note = ""
     kept = snap.get("kept") or []
-    if not kept:
-        return ""
-    cards = ", ".join(f"'{c['title']}' ({c['id']})" for c in kept)
-    them = "it" if len(kept) == 1 else "them"
-    return (
-        f"Kept {counted(len(kept), 'card')} added or changed by someone else since your last"
-        " write,"
-        f" which your list left out: {cards}. Leave {them} out again to remove {them}.\n"
-    )
+    if kept:
+        cards = ", ".join(f"'{c['title']}' ({c['id']})" for c in kept)
+        them = "it" if len(kept) == 1 else "them"
+        note += (
+            f"Kept {counted(len(kept), 'card')} added or changed by someone else since your"
+            f" last write, which your list left out: {cards}. Leave {them} out again to remove"
+            f" {them}.\n"
+        )
+    finished = snap.get("kept_finished") or []
+    if finished:
+        cards = ", ".join(f"'{c['title']}' ({c['id']}) {c['status']}" for c in finished)
+        them = "it" if len(finished) == 1 else "them"
+        note += (
+            f"Kept {counted(len(finished), 'card')} finished by someone else since your last"
+            f" write, which your list would reopen: {cards}. Send {them} unfinished again to"
+            f" reopen {them}.\n"
+        )
+    return note
 
 
 def _board_result(snap: Snapshot) -> ToolResult:
@@ -459,7 +469,7 @@ def _todo_list(env: ToolEnv, args: HermesArgs, ctx: ToolContext) -> ToolResult:
     for name in ("pending", "in_progress", "completed", "cancelled"):
         summary[name] = sum(1 for t in todos if t["status"] == name)
     payload: dict[str, Any] = {"todos": todos, "summary": summary}
-    if snap.get("kept"):
+    if snap.get("kept") or snap.get("kept_finished"):
         payload["note"] = kept_note(snap).strip()
     return ToolResult(content=json.dumps(payload, ensure_ascii=False), data=payload)
 
