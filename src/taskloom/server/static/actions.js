@@ -6,7 +6,7 @@ import { h } from "./dom.js";
 import { readGoal } from "./goal-read.js";
 import { schedule } from "./render.js";
 import { readTask } from "./tasks.js";
-import { toast } from "./toast.js";
+import { forget, toast } from "./toast.js";
 
 // What a person's action is called in the messages about it, by the route's last segment.
 const ACTION_NAMES = { decision: "Decision", status: "Status change", pause: "Pause", resume: "Resume",
@@ -39,6 +39,7 @@ export async function act(path, body, subject = null) {
   const slow = setTimeout(() => { waiting = true; toast(`${what}: waiting for the database…`); }, 1000);
   try {
     await api(path, { method: "POST", body: JSON.stringify(body || {}) });
+    forget(`${what} not applied${subjectOf(subject)}: `);
     if (waiting) toast(`${what}: done`);
     return true;
   } catch (error) {

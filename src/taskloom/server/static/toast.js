@@ -23,3 +23,15 @@ export function toast(message, bad = false) {
   clearTimeout(toastTimer);
   toastTimer = setTimeout(hideToast, bad ? 8000 : 4000);
 }
+
+// An action that went through takes its own earlier failure off the screen ("Decision not
+// applied to “Plan A”: the server did not answer" stays wrong once the retry approved it);
+// other failures stay.
+export function forget(prefix) {
+  const el = $("toast");
+  if (!el.classList.contains("bad")) return;
+  const start = ident(prefix);
+  const kept = el.textContent.split("\n").filter((line) => line && !line.startsWith(start));
+  if (!kept.length) hideToast();
+  else el.textContent = kept.join("\n");
+}

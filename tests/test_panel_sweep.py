@@ -1,0 +1,71 @@
+"""The web panel swept as a person steering agents uses it, in a real browser (chromium via
+Playwright): history and deep links, messages about refused actions, narrow windows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import taskloom
+from tests import test_panel_browser as panel
+from tests.conftest import Server
+
+server, page = panel.server, panel.page  # the browser tests' fixtures: a server, a page
+
+pytestmark = pytest.mark.browser
+
+
+def test_back_after_the_panel_picks_a_thread_goes_to_the_thread_shown_before(
+    server: Server, page: Any
+) -> None:
+    """A page opened without a thread in its address picks the first one and named it in a new
+    history entry: Back then returned to the same thread, so the first Back did nothing."""
+    from playwright.sync_api import expect
+
+    tl = taskloom.connect(server.db_url)
+    tl.board("beta").add("Beta card")
+    tl.board("alpha").add("Alpha card")  # the most recent: listed first, picked
+    tl.close()
+    page.goto(f"{server.url}/")
+    expect(page.locator(".card .title", has_text="Alpha card")).to_be_visible()
+    assert page.url.endswith("/#alpha")
+    assert page.evaluate("history.length") == 2  # the blank page, then the panel
+    page.locator("#threads a", has_text="beta").click()
+    expect(page.locator(".card .title", has_text="Beta card")).to_be_visible()
+    page.go_back()
+    expect(page.locator(".card .title", has_text="Alpha card")).to_be_visible()
+    expect(page.locator("#thread-title")).to_have_text("alpha")
+    page.go_forward()
+    expect(page.locator(".card .title", has_text="Beta card")).to_be_visible()
+
+
+def test_an_action_that_goes_through_on_a_retry_takes_its_failure_off_the_screen(
+    server: Server, page: Any
+) -> None:
+    """An Approve clicked while the server was down said "Decision not applied to “Plan A”";
+    clicked again once it was back, the plan was approved, and the message that it was not
+    stayed on screen beside the approved card. Other failures stay."""
+    from playwright.sync_api import expect
+
+    tl = taskloom.connect(server.db_url)
+    tl.goal("t").set("Ship it", token_budget=1000)
+    tl.board("t").add("Plan A", status="awaiting_approval", approval_mode="required")
+    page.goto(f"{server.url}/#t")
+    expect(page.locator("#live")).to_have_attribute("data-state", "live")
+    approve = page.get_by_role("button", name="Approve the plan: Plan A")
+    server.kill()
+    approve.click()
+    toast = page.locator("#toast")
+    expect(toast).to_contain_text("Decision not applied to “Plan A”: the server did not answer")
+    server.start()
+    expect(page.locator("#live")).to_have_attribute("data-state", "live")
+    page.get_by_label("New token budget").fill("0")  # a second failure, of another action
+    page.get_by_role("button", name="Set budget").click()
+    budget = "Budget must be a whole number from 1 to 9,007,199,254,740,991"
+    expect(toast).to_contain_text(budget)
+    approve.click()
+    expect(page.locator(".card .status")).to_have_attribute("data-status", "ready")
+    expect(toast).to_have_text(budget)
+    assert tl.board("t").list()["cards"][0]["status"] == "ready"
+    tl.close()
