@@ -69,3 +69,43 @@ def test_an_action_that_goes_through_on_a_retry_takes_its_failure_off_the_screen
     expect(toast).to_have_text(budget)
     assert tl.board("t").list()["cards"][0]["status"] == "ready"
     tl.close()
+
+
+def test_news_of_an_action_does_not_hide_a_failure_still_on_screen(
+    server: Server, page: Any
+) -> None:
+    """A Cancel the server refused said so, and a Pause clicked next, waiting for the
+    database, put "Pause: waiting for the database…" in place of the refusal, which was then
+    gone for good: the person never learned the task had not been canceled."""
+    import sqlite3
+
+    from playwright.sync_api import expect
+
+    tl = taskloom.connect(server.db_url)
+    tl.goal("t").set("Ship it", token_budget=1000)
+    tl.board("t").add("First step")
+    tl.queue.add("Rotate the keys")
+    page.route(
+        "**/api/tasks/*/cancel",
+        lambda route: route.fulfill(status=409, json={"message": "the queue is busy"}),
+    )
+    page.goto(f"{server.url}/#t")
+    expect(page.locator("#live")).to_have_attribute("data-state", "live")
+    page.get_by_role("button", name="Cancel the task: Rotate the keys").click()
+    toast = page.locator("#toast")
+    refusal = "Cancel not applied to “Rotate the keys”: the queue is busy"
+    expect(toast).to_have_text(refusal)
+    holder = sqlite3.connect(server.db_url.removeprefix("sqlite:///"), isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        page.get_by_role("button", name="Pause").click()
+        expect(toast).to_contain_text("Pause: waiting for the database…")
+        expect(toast).to_contain_text(refusal)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    expect(toast).to_contain_text("Pause: done")
+    expect(toast).to_contain_text(refusal)
+    assert toast.inner_text().split("\n") == [refusal, "Pause: done"]
+    assert tl.goal("t").get()["goal"]["status"] == "paused"
+    tl.close()
