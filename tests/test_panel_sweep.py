@@ -109,3 +109,27 @@ def test_news_of_an_action_does_not_hide_a_failure_still_on_screen(
     assert toast.inner_text().split("\n") == [refusal, "Pause: done"]
     assert tl.goal("t").get()["goal"]["status"] == "paused"
     tl.close()
+
+
+def test_a_card_gone_when_its_button_is_clicked_leaves_the_board(server: Server, page: Any) -> None:
+    """A card the agent removed while the view was behind still offered Done and Approve:
+    each click said "not found" and the card stayed on the board with its buttons, as if it
+    were there to act on (only a card changed since, 409, made the board be read again)."""
+    from playwright.sync_api import expect
+
+    from tests.test_panel_user_browser import _frozen_after_opening
+
+    tl = taskloom.connect(server.db_url)
+    gone = tl.board("t").add("Gone card")["card"]["id"]
+    plan = tl.board("t").add("Old plan", status="awaiting_approval", approval_mode="required")
+    tl.board("t").add("Kept card")
+    _frozen_after_opening(page, server, "t")
+    page.goto(f"{server.url}/#t")
+    expect(page.locator(".card")).to_have_count(3)
+    tl.board("t").remove(gone)
+    tl.board("t").remove(plan["card"]["id"])
+    page.get_by_role("button", name="Mark done: Gone card").click()
+    expect(page.locator("#toast")).to_contain_text("Status change not applied to “Gone card”")
+    expect(page.locator(".card .title")).to_have_text(["Kept card"])
+    expect(page.get_by_role("button", name="Approve the plan: Old plan")).to_have_count(0)
+    tl.close()
