@@ -6,7 +6,7 @@ import { h } from "./dom.js";
 import { readGoal } from "./goal-read.js";
 import { schedule } from "./render.js";
 import { readTask } from "./tasks.js";
-import { toast } from "./toast.js";
+import { forget, toast } from "./toast.js";
 
 // What a person's action is called in the messages about it, by the route's last segment.
 const ACTION_NAMES = { decision: "Decision", status: "Status change", pause: "Pause", resume: "Resume",
@@ -39,15 +39,15 @@ export async function act(path, body, subject = null) {
   const slow = setTimeout(() => { waiting = true; toast(`${what}: waiting for the database…`); }, 1000);
   try {
     await api(path, { method: "POST", body: JSON.stringify(body || {}) });
+    forget(`${what} not applied${subjectOf(subject)}: `);
     if (waiting) toast(`${what}: done`);
     return true;
   } catch (error) {
     toast(`${what} not applied${subjectOf(subject)}: ${error.message}`, true);
-    // A card that changed since it was shown (409): the view is behind, so the board is read.
-    if (error.status === 409 && path.includes("/cards/")) readBoard();
-    // A task the server refused to cancel or requeue, or a goal it refused to pause or resume,
-    // is not as shown (another window, a worker or the agent moved it): it is read again, so
-    // the view stops offering what was just refused.
+    // A card, task or goal the server refused an action on is not as shown (it changed since,
+    // 409, or is gone, 404: another window, a worker or the agent moved it): it is read again,
+    // so the view stops offering what was just refused.
+    if (!error.away && path.includes("/cards/")) readBoard();
     if (!error.away && path.startsWith("/api/tasks/")) readTask(decodeURIComponent(path.split("/")[3]));
     if (!error.away && /^\/api\/threads\/[^/]+\/goal\//.test(path)) readGoal();
     return false;

@@ -93,7 +93,10 @@ export function selectThread(thread) {
   boardChanges.clear();
   state.goal = null;
   state.budgetDraft = ""; // typed for the goal shown, not for the next thread's
-  if (location.hash.slice(1) !== encodeURIComponent(thread)) location.hash = encodeURIComponent(thread);
+  // The address names the thread shown in place, adding no history entry: a thread picked
+  // for a page opened without one (or a hash written another way, "#%20t") would leave an
+  // entry Back returns to with nothing changed. A person's pick is a link, already in history.
+  if (location.hash.slice(1) !== encodeURIComponent(thread)) history.replaceState(history.state, "", `#${encodeURIComponent(thread)}`);
   connect();
   schedule();
 }
