@@ -52,7 +52,7 @@ def reopened_unseen(keep: Sequence[Card], items: Sequence[CardPatch]) -> list[Ca
     finished = {c.id: c for c in keep if c.status in FINISHED}
     reopened = []
     for item in items:
-        card = finished.pop(clean_id(item.id), None)
+        card = finished.pop(clean_id(item.id) or "", None)
         status = item.status
         if (
             card is not None
