@@ -1,5 +1,6 @@
 """Anthropic's Messages API (``POST {base_url}/v1/messages``; a ``base_url`` that already ends
-in ``/v1`` is not given a second one)."""
+in ``/v1`` is not given a second one). Without a ``base_url`` it is ``$ANTHROPIC_BASE_URL``,
+else Anthropic's, as the official SDK reads it."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from taskloom.domain.errors import ProviderError
 from taskloom.llm.base import Answer, HttpChat, reply_error
 
 ANTHROPIC_VERSION = "2023-06-01"
+DEFAULT_BASE_URL = "https://api.anthropic.com"
 
 
 def parse_reply(name: str, data: Any) -> Answer:
@@ -32,7 +34,8 @@ def parse_reply(name: str, data: Any) -> Answer:
 
 class AnthropicChat(HttpChat):
     """``AnthropicChat("claude-haiku-4-5")``; the key comes from ``api_key=`` or
-    ``$ANTHROPIC_API_KEY``, stripped of surrounding whitespace (see ``llm.base.clean_key``)."""
+    ``$ANTHROPIC_API_KEY``, stripped of surrounding whitespace (see ``llm.base.clean_key``);
+    the base URL from ``base_url=`` or ``$ANTHROPIC_BASE_URL``."""
 
     provider = "anthropic"
 
@@ -40,14 +43,14 @@ class AnthropicChat(HttpChat):
         self,
         model: str,
         *,
-        base_url: str = "https://api.anthropic.com",
+        base_url: str | None = None,
         api_key: str | None = None,
         temperature: float = 0.2,
         timeout: float = 120.0,
     ) -> None:
         super().__init__(
             model,
-            base_url=base_url,
+            base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL,
             temperature=temperature,
             timeout=timeout,
             headers={"anthropic-version": ANTHROPIC_VERSION},

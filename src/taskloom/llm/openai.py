@@ -1,7 +1,8 @@
 """Any OpenAI-compatible chat-completions endpoint: OpenAI, vLLM, llama.cpp, Ollama, LiteLLM.
 
 ``base_url`` is the API root including its version segment (``https://api.openai.com/v1``,
-``http://localhost:11434/v1``); the client posts to ``{base_url}/chat/completions``.
+``http://localhost:11434/v1``); the client posts to ``{base_url}/chat/completions``. Without
+one it is ``$OPENAI_BASE_URL``, else OpenAI's, as the official SDK reads it.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from typing import Any
 
 from taskloom.domain.errors import ProviderError
 from taskloom.llm.base import Answer, HttpChat, reply_error
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
 def content_text(content: Any) -> str:
@@ -53,7 +56,8 @@ def parse_reply(name: str, data: Any) -> Answer:
 
 
 class OpenAIChat(HttpChat):
-    """``OpenAIChat("gpt-4o-mini")``; the key comes from ``api_key=`` or ``$OPENAI_API_KEY``.
+    """``OpenAIChat("gpt-4o-mini")``; the key comes from ``api_key=`` or ``$OPENAI_API_KEY``,
+    the base URL from ``base_url=`` or ``$OPENAI_BASE_URL``.
 
     The key is stripped of surrounding whitespace; with a character a header cannot carry,
     every call raises ``ProviderError`` naming its position, never the key.
@@ -65,14 +69,14 @@ class OpenAIChat(HttpChat):
         self,
         model: str,
         *,
-        base_url: str = "https://api.openai.com/v1",
+        base_url: str | None = None,
         api_key: str | None = None,
         temperature: float = 0.2,
         timeout: float = 120.0,
     ) -> None:
         super().__init__(
             model,
-            base_url=base_url,
+            base_url=base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL,
             temperature=temperature,
             timeout=timeout,
             headers={},
