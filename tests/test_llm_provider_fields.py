@@ -4,13 +4,16 @@ HTTP server on loopback."""
 
 from __future__ import annotations
 
+import json
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
 
+from taskloom.domain.errors import ProviderError
 from taskloom.llm.anthropic import AnthropicChat
 from taskloom.llm.openai import OpenAIChat
-from tests.test_llm_guard import SECRET, FakeProvider
+from tests.test_llm_guard import SECRET, FakeProvider, send
 
 # --- the base URL from the environment ----------------------------------------------------------
 
@@ -51,3 +54,65 @@ def test_a_base_url_given_wins_over_the_environment_and_an_empty_one_is_not_used
     assert client("m", base_url="http://127.0.0.1:8/v1").base_url == "http://127.0.0.1:8/v1"
     monkeypatch.setenv(variable, "")
     assert client("m").base_url.startswith("https://api.")
+
+
+# --- fields a model refuses --------------------------------------------------------------------
+
+
+def serve_refusals(provider: FakeProvider, fields: dict[str, str]) -> None:
+    """Answer OpenAI's HTTP 400 for the first request field in ``fields`` (the field and
+    the error code), as OpenAI does for a reasoning model, else a normal answer."""
+
+    def reply(handler: BaseHTTPRequestHandler, system: str, prompt: str) -> None:
+        body = provider.requests[-1]["body"]
+        for field, code in fields.items():
+            if field in body:
+                error = {
+                    "message": f"Unsupported parameter: '{field}' is not supported with this"
+                    " model.",
+                    "type": "invalid_request_error",
+                    "param": field,
+                    "code": code,
+                }
+                send(handler, 400, json.dumps({"error": error}).encode())
+                return
+        answer = {"message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}
+        send(handler, 200, json.dumps({"choices": [answer]}).encode())
+
+    provider.raw = reply
+
+
+def test_a_reasoning_model_is_asked_with_max_completion_tokens_and_its_own_temperature(
+    openai_server: tuple[FakeProvider, str],
+) -> None:
+    """o-series and gpt-5 models answer HTTP 400 to ``max_tokens`` (use
+    ``max_completion_tokens``) and to a temperature other than 1: every summary and extract
+    failed, and opened the breaker. The client now asks again without them, and keeps
+    doing so, one request per call."""
+    provider, url = openai_server
+    serve_refusals(
+        provider, {"max_tokens": "unsupported_parameter", "temperature": "unsupported_value"}
+    )
+    llm = OpenAIChat("o4-mini", base_url=url, api_key=SECRET)
+    assert llm.complete("s", "p", max_tokens=77) == "ok"
+    assert len(provider.requests) == 3
+    last = provider.requests[-1]["body"]
+    assert last["max_completion_tokens"] == 77
+    assert "max_tokens" not in last and "temperature" not in last
+    assert llm.complete("s", "again", max_tokens=50) == "ok"
+    assert len(provider.requests) == 4
+    assert provider.requests[-1]["body"]["max_completion_tokens"] == 50
+
+
+def test_a_400_for_anything_else_still_fails_at_once(
+    openai_server: tuple[FakeProvider, str],
+) -> None:
+    """Only a field the model says it does not take is changed: a bad request otherwise (a
+    wrong model name, a field refused for its value) fails as before, once."""
+    provider, url = openai_server
+    serve_refusals(provider, {"max_tokens": "invalid_value"})
+    llm = OpenAIChat("m", base_url=url, api_key=SECRET)
+    with pytest.raises(ProviderError, match="HTTP 400"):
+        llm.complete("s", "p")
+    assert len(provider.requests) == 1
+    assert provider.requests[0]["body"]["max_tokens"] == 1024

@@ -265,11 +265,21 @@ class HttpChat:
             reply = self._read(url, body, deadline)
             if 200 <= reply.status < 300:
                 return reply.body
+            changed = self.adjusted(body, reply) if reply.status == 400 else None
+            if changed is not None:  # each change drops a field, so this ends
+                body = changed
+                continue
             wait = retry_wait(reply.status, reply.retry_after, attempt)
             if wait is None or time.monotonic() + wait >= deadline:
                 raise ProviderError(self._refused(reply, attempt, wait))
             time.sleep(wait)
             attempt += 1
+
+    def adjusted(self, body: dict[str, Any], reply: Reply) -> dict[str, Any] | None:
+        """The request to send instead of ``body`` after ``reply`` (an HTTP 400) refused a
+        field of it, or ``None`` to fail the call. A provider whose models differ in the
+        fields they take overrides it; the change must drop a field ``body`` has."""
+        return None
 
     def _refused(self, reply: Reply, attempt: int, wait: float | None) -> str:
         """The error for a reply that ends the call; ``wait``: the retry its deadline left out."""

@@ -7,13 +7,31 @@ one it is ``$OPENAI_BASE_URL``, else OpenAI's, as the official SDK reads it.
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
 from taskloom.domain.errors import ProviderError
-from taskloom.llm.base import Answer, HttpChat, reply_error
+from taskloom.llm.base import Answer, HttpChat, Reply, reply_error
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+REFUSED_CODES = frozenset({"unsupported_parameter", "unsupported_value"})
+"""The codes of OpenAI's HTTP 400 for a field a model does not take (``param`` names it)."""
+NEWER_FIELDS = {"max_tokens": "max_completion_tokens"}
+"""A field some models refuse, and the one they take instead (reasoning models: o-series,
+gpt-5); a refused field not named here (``temperature``) is left out."""
+
+
+def refused_field(reply: Reply) -> str | None:
+    """The request field an HTTP 400 says the model does not take, or ``None``."""
+    try:
+        error = json.loads(reply.body).get("error")
+    except (ValueError, AttributeError, RecursionError):
+        return None
+    if not isinstance(error, dict) or error.get("code") not in REFUSED_CODES:
+        return None
+    param = error.get("param")
+    return param if isinstance(param, str) else None
 
 
 def content_text(content: Any) -> str:
@@ -60,7 +78,10 @@ class OpenAIChat(HttpChat):
     the base URL from ``base_url=`` or ``$OPENAI_BASE_URL``.
 
     The key is stripped of surrounding whitespace; with a character a header cannot carry,
-    every call raises ``ProviderError`` naming its position, never the key.
+    every call raises ``ProviderError`` naming its position, never the key. A model that
+    refuses ``max_tokens`` or ``temperature`` (HTTP 400, ``unsupported_parameter`` or
+    ``unsupported_value``) is asked again with ``max_completion_tokens`` or without the
+    temperature, and the client sends it so from then on.
     """
 
     provider = "openai"
@@ -74,6 +95,7 @@ class OpenAIChat(HttpChat):
         temperature: float = 0.2,
         timeout: float = 120.0,
     ) -> None:
+        self._unsupported: frozenset[str] = frozenset()
         super().__init__(
             model,
             base_url=base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL,
@@ -86,18 +108,36 @@ class OpenAIChat(HttpChat):
     def auth_headers(self, key: str) -> dict[str, str]:
         return {"authorization": f"Bearer {key}"}
 
+    def adjusted(self, body: dict[str, Any], reply: Reply) -> dict[str, Any] | None:
+        field = refused_field(reply)
+        if field is None or field not in body or field in ("model", "messages"):
+            return None
+        self._unsupported = self._unsupported | {field}  # one swap: other threads read it
+        return self._fields(body)
+
+    def _fields(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``body`` in the fields this endpoint's model takes, as far as it has said."""
+        out = dict(body)
+        for field in self._unsupported & out.keys():
+            value = out.pop(field)
+            if field in NEWER_FIELDS:
+                out[NEWER_FIELDS[field]] = value
+        return out
+
     def complete(self, system: str, prompt: str, *, max_tokens: int = 1024) -> str:
         with self.mapped_errors():
             data = self.post_json(
                 f"{self.base_url}/chat/completions",
-                {
-                    "model": self.model,
-                    "messages": [
-                        {"role": "system", "content": system},
-                        {"role": "user", "content": prompt},
-                    ],
-                    "max_tokens": max_tokens,
-                    "temperature": self.temperature,
-                },
+                self._fields(
+                    {
+                        "model": self.model,
+                        "messages": [
+                            {"role": "system", "content": system},
+                            {"role": "user", "content": prompt},
+                        ],
+                        "max_tokens": max_tokens,
+                        "temperature": self.temperature,
+                    }
+                ),
             )
             return parse_reply(self.name, data)
