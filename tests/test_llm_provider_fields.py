@@ -116,3 +116,32 @@ def test_a_400_for_anything_else_still_fails_at_once(
         llm.complete("s", "p")
     assert len(provider.requests) == 1
     assert provider.requests[0]["body"]["max_tokens"] == 1024
+
+
+# --- a base URL without its version -------------------------------------------------------------
+
+
+def test_a_404_from_a_base_url_without_v1_says_to_add_it(
+    openai_server: tuple[FakeProvider, str],
+) -> None:
+    """``OpenAIChat(base_url="http://localhost:11434")`` (Ollama without ``/v1``) failed with
+    "answered HTTP 404: 404 page not found" and nothing on what to change."""
+    provider, url = openai_server
+
+    def not_found(handler: BaseHTTPRequestHandler, system: str, prompt: str) -> None:
+        handler.send_response(404)
+        handler.send_header("content-length", "18")
+        handler.end_headers()
+        handler.wfile.write(b"404 page not found")
+
+    provider.raw = not_found
+    root = url.removesuffix("/v1").replace("://", f"://user:{SECRET}@")
+    with pytest.raises(ProviderError) as info:
+        OpenAIChat("m", base_url=root, api_key=SECRET).complete("s", "p")
+    message = str(info.value)
+    assert "HTTP 404: 404 page not found" in message
+    assert "has no version segment" in message and "ends in /v1" in message
+    assert SECRET not in message
+    with pytest.raises(ProviderError) as info:
+        OpenAIChat("m", base_url=url, api_key=SECRET).complete("s", "p")
+    assert "version segment" not in str(info.value)

@@ -287,7 +287,12 @@ class HttpChat:
         late = "" if wait is None else f" (a retry in {wait:g} s would pass the call's timeout)"
         preview = self._preview(reply.body)
         said = f": {preview}" if preview.strip() else ""
-        return f"{self.name} answered HTTP {reply.status}{tries}{said}{late}{self._redirect(reply)}"
+        where = f"{self._redirect(reply)}{self.hint(reply)}"
+        return f"{self.name} answered HTTP {reply.status}{tries}{said}{late}{where}"
+
+    def hint(self, reply: Reply) -> str:
+        """What to change when ``reply`` ends the call, for the error (``""``: nothing)."""
+        return ""
 
     def _redirect(self, reply: Reply) -> str:
         """What a redirect (never followed: the key goes only to ``base_url``) points at, so

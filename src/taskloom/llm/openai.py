@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from typing import Any
 
 from taskloom.domain.errors import ProviderError
-from taskloom.llm.base import Answer, HttpChat, Reply, reply_error
+from taskloom.llm.base import Answer, HttpChat, Reply, mask_url, reply_error
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 REFUSED_CODES = frozenset({"unsupported_parameter", "unsupported_value"})
 """The codes of OpenAI's HTTP 400 for a field a model does not take (``param`` names it)."""
+VERSIONED = re.compile(r"/v\d+[a-z0-9]*$")
+"""A ``base_url`` path that ends in an API version (``/v1``, ``/v1beta``)."""
 NEWER_FIELDS = {"max_tokens": "max_completion_tokens"}
 """A field some models refuse, and the one they take instead (reasoning models: o-series,
 gpt-5); a refused field not named here (``temperature``) is left out."""
@@ -107,6 +110,17 @@ class OpenAIChat(HttpChat):
 
     def auth_headers(self, key: str) -> dict[str, str]:
         return {"authorization": f"Bearer {key}"}
+
+    def hint(self, reply: Reply) -> str:
+        """A 404 from a ``base_url`` without its version segment: the usual mistake
+        (``http://localhost:11434`` for Ollama's ``http://localhost:11434/v1``)."""
+        if reply.status != 404 or VERSIONED.search(self.base_url):
+            return ""
+        return (
+            f"; base_url {mask_url(self.base_url)!r} has no version segment: requests go to"
+            " {base_url}/chat/completions, so an OpenAI-compatible server's base_url usually"
+            " ends in /v1"
+        )
 
     def adjusted(self, body: dict[str, Any], reply: Reply) -> dict[str, Any] | None:
         field = refused_field(reply)
