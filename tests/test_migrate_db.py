@@ -280,3 +280,63 @@ def test_migrate_db_tells_of_changes_written_to_the_source_during_the_copy(
     with taskloom.connect(target) as tl:
         titles = [card["title"] for card in tl.board("a").list()["cards"]]
     assert "written during the copy" not in titles  # the destination is the source as it began
+
+
+@pytest.mark.postgres
+def test_a_writer_of_the_postgres_destination_waits_for_the_copy(tmp_path: Path) -> None:
+    """An agent (or ``taskloom serve``) already pointed at the empty destination wrote while
+    the copy ran: the copy, which found the destination empty, deleted the agent's event
+    with the echoes of its own and went on, leaving the agent's board without its event
+    (a write landing later failed the copy on a duplicate key; so did a second copy into the
+    same database). The writer now waits, and writes after the copied rows."""
+    import threading
+
+    import psycopg
+
+    from taskloom.store.copy import copy_database
+    from tests.backends import needed_pg_server, pg_schema
+
+    server = needed_pg_server()
+    source = f"sqlite:///{tmp_path / 'source.db'}"
+    before = fill(source)
+    with pg_schema(server) as target:
+        with taskloom.connect(target) as tl:
+            tl.queue.stats()  # the schema, empty
+
+        written: list[object] = []
+
+        def write() -> None:
+            try:
+                with taskloom.connect(target) as agent:
+                    written.append(agent.board("z").add("written meanwhile")["version"])
+            except Exception as exc:
+                written.append(exc)
+
+        agent = threading.Thread(target=write)
+
+        def waiting_on_a_lock() -> bool:
+            """Whether a session waits for a table of the destination's schema."""
+            with psycopg.connect(target, autocommit=True) as conn:
+                row = conn.execute(
+                    "SELECT count(*) FROM pg_locks WHERE NOT granted AND relation IN"
+                    " (SELECT oid FROM pg_class WHERE relnamespace ="
+                    " current_schema()::regnamespace)"
+                ).fetchone()
+            return bool(row and row[0])
+
+        def progress(table: str, done: int, total: int) -> None:
+            if table == "documents" and done == 0:
+                agent.start()
+                while agent.is_alive() and not waiting_on_a_lock():
+                    agent.join(0.02)
+
+        copied = copy_database(source, target, progress)
+        agent.join()
+        assert written == [1]
+        assert copied.rows["events"] == len(before["events"])  # type: ignore[arg-type]
+        with taskloom.connect(target) as tl:
+            assert tl.board("a").list() == before["a"]
+            assert [c["title"] for c in tl.board("z").list()["cards"]] == ["written meanwhile"]
+            with tl.store.read() as tx:
+                ids = [e.id for e in tx.events_after(0)]
+        assert len(ids) == len(set(ids)) == len(before["events"]) + 1  # type: ignore[arg-type]

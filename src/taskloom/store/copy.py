@@ -237,6 +237,8 @@ def copy_store(src: Store, dst: Store, progress: Progress) -> Copied:
         older = _earlier_build(stx)
         head = newest_event_id(stx)
         dst_tables = set(tables(dtx))
+        if dtx.dialect == "postgres":
+            _lock(dtx, sorted(dst_tables))
         # The outbox goes last: copying tasks fires the destination's event triggers, and
         # those echoes are dropped before the source's own events are copied.
         order = sorted(tables(stx), key=lambda name: name == "events")
@@ -267,6 +269,16 @@ def copy_store(src: Store, dst: Store, progress: Progress) -> Copied:
         written = stx.query_one("SELECT count(*) AS n FROM events WHERE id > ?", (head,))
     written_since = int(written["n"]) if written else 0
     return Copied(copied, src.url, dst.url, left_out, written_since)
+
+
+def _lock(dst: Transaction, names: list[str]) -> None:
+    """Hold off every other writer of the PostgreSQL destination (readers go on) until the
+    copy commits, before it is found empty: another copy then finds it not empty, and a
+    writer already pointed at it (an agent, ``taskloom serve``) writes after the copied
+    rows, rather than failing the copy on an id both drew or landing under it. (An SQLite
+    destination's write transaction holds its file's write lock already.)"""
+    if names:
+        dst.execute(f"LOCK TABLE {', '.join(quote(n) for n in names)} IN EXCLUSIVE MODE")
 
 
 def _same_database(src: Store, dst: Store) -> bool:
