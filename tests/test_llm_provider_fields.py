@@ -10,10 +10,12 @@ from typing import Any
 
 import pytest
 
+from taskloom.client import Taskloom
 from taskloom.domain.errors import ProviderError
+from taskloom.guard import GuardConfig
 from taskloom.llm.anthropic import AnthropicChat
 from taskloom.llm.openai import OpenAIChat
-from tests.test_llm_guard import SECRET, FakeProvider, send
+from tests.test_llm_guard import SECRET, FakeProvider, big_log, send, summarizing
 
 # --- the base URL from the environment ----------------------------------------------------------
 
@@ -145,3 +147,44 @@ def test_a_404_from_a_base_url_without_v1_says_to_add_it(
     with pytest.raises(ProviderError) as info:
         OpenAIChat("m", base_url=url, api_key=SECRET).complete("s", "p")
     assert "version segment" not in str(info.value)
+
+
+# --- an answer no database stores ---------------------------------------------------------------
+
+
+def test_an_answer_with_half_an_emoji_is_summarized_and_extracted(
+    tl: Taskloom,
+    anthropic_server: tuple[FakeProvider, str],
+    openai_server: tuple[FakeProvider, str],
+) -> None:
+    """A reply whose JSON holds a lone surrogate (``"\\ud83d"``: an emoji a server cut in
+    half) made ``wrap`` raise UnicodeEncodeError as the summary was stored, losing the tool
+    result; an extract answered with the surrogate in its text. Both now say U+FFFD."""
+    provider, url = anthropic_server
+    provider.raw = lambda handler, system, prompt: send(
+        handler,
+        200,
+        b'{"type": "message", "role": "assistant", "stop_reason": "end_turn",'
+        b' "content": [{"type": "text", "text": "400 batches \\ud83d done"}]}',
+    )
+    out = tl.guard("t1", summarizing(url)).stash("bash", big_log())
+    assert out.summarized and "400 batches \ufffd done" in out.text
+    assert tl.guard("t1", summarizing(url)).breaker()["failures"] == 0
+
+    chat, chat_url = openai_server
+    chat.raw = lambda handler, system, prompt: send(
+        handler,
+        200,
+        b'{"choices": [{"message": {"role": "assistant", "content": "found \\ude00 x"},'
+        b' "finish_reason": "stop"}]}',
+    )
+    cfg = GuardConfig(
+        threshold_tokens=300,
+        chunk_tokens=800,
+        llm=OpenAIChat("m", base_url=chat_url, api_key=SECRET),
+    )
+    guard = tl.guard("t2", cfg)
+    rid = guard.stash("bash", big_log()).result_id or ""
+    answer = guard.extract(rid, "which zebra quokka walrus")
+    assert "found \ufffd x" in answer
+    answer.encode("utf-8")  # every character has one
