@@ -340,3 +340,18 @@ def test_a_writer_of_the_postgres_destination_waits_for_the_copy(tmp_path: Path)
             with tl.store.read() as tx:
                 ids = [e.id for e in tx.events_after(0)]
         assert len(ids) == len(set(ids)) == len(before["events"]) + 1  # type: ignore[arg-type]
+
+
+def test_migrate_db_tells_its_progress_in_round_thousands(tmp_path: Path) -> None:
+    """The first page is one row, so each line told a thousand and one rows more:
+    "tasks: 1,001/2,500 rows", "2,001/2,500"."""
+    from taskloom.store.copy import copy_database
+
+    source, target = f"sqlite:///{tmp_path / 'source.db'}", f"sqlite:///{tmp_path / 'copy.db'}"
+    with taskloom.connect(source) as tl:
+        tl.queue.add_many({"title": f"job {n}"} for n in range(2500))
+    told: list[int] = []
+    copied = copy_database(
+        source, target, lambda table, done, total: told.append(done) if table == "tasks" else None
+    )
+    assert told == [0, 1000, 2000, 2500] and copied.rows["tasks"] == 2500

@@ -119,7 +119,8 @@ def _pages(src: Transaction, table: str, columns: list[str], keep: str) -> Itera
     table), so pages overlap; an offset also re-reads every earlier row on each page.
 
     The first page is one row; each next one holds as many rows as the widest row of the
-    page before fit in :data:`PAGE_BYTES`, at most :data:`BATCH`."""
+    page before fit in :data:`PAGE_BYTES`, at most :data:`BATCH`, and ends at a multiple of
+    :data:`BATCH` rows at the latest, so progress counts round thousands."""
     key = _primary_key(src, table)
     if not key:
         raise InvalidInput(f"table '{table}' has no primary key: it cannot be copied in order")
@@ -128,10 +129,12 @@ def _pages(src: Transaction, table: str, columns: list[str], keep: str) -> Itera
     head = f"SELECT {names} FROM {quote(table)} WHERE ({keep})"
     after = f"({order}) > ({', '.join('?' for _ in key)})"
     page: list[Row] = src.query(f"{head} ORDER BY {order} LIMIT ?", (1,))
+    read = 0
     while page:
         yield page
+        read += len(page)
         widest = max(_bytes(row) for row in page)
-        limit = max(1, min(BATCH, PAGE_BYTES // max(widest, 1)))
+        limit = max(1, min(BATCH - read % BATCH, PAGE_BYTES // max(widest, 1)))
         last = [page[-1][c] for c in key]
         page = src.query(f"{head} AND {after} ORDER BY {order} LIMIT ?", (*last, limit))
 
