@@ -147,6 +147,9 @@ def test_a_404_from_a_base_url_without_v1_says_to_add_it(
     with pytest.raises(ProviderError) as info:
         OpenAIChat("m", base_url=url, api_key=SECRET).complete("s", "p")
     assert "version segment" not in str(info.value)
+    with pytest.raises(ProviderError) as info:
+        OpenAIChat("m", base_url=url + "/chat/completions", api_key=SECRET).complete("s", "p")
+    assert "ends in /chat/completions, which the client adds to it" in str(info.value)
 
 
 # --- an answer no database stores ---------------------------------------------------------------

@@ -112,9 +112,17 @@ class OpenAIChat(HttpChat):
         return {"authorization": f"Bearer {key}"}
 
     def hint(self, reply: Reply) -> str:
-        """A 404 from a ``base_url`` without its version segment: the usual mistake
-        (``http://localhost:11434`` for Ollama's ``http://localhost:11434/v1``)."""
-        if reply.status != 404 or VERSIONED.search(self.base_url):
+        """A 404 from a ``base_url`` without its version segment, the usual mistake
+        (``http://localhost:11434`` for Ollama's ``http://localhost:11434/v1``), or with the
+        endpoint's path already in it."""
+        if reply.status != 404:
+            return ""
+        if self.base_url.endswith("/chat/completions"):
+            return (
+                f"; base_url {mask_url(self.base_url)!r} ends in /chat/completions, which the"
+                " client adds to it: leave that out"
+            )
+        if VERSIONED.search(self.base_url):
             return ""
         return (
             f"; base_url {mask_url(self.base_url)!r} has no version segment: requests go to"
