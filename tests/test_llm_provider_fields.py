@@ -191,3 +191,40 @@ def test_an_answer_with_half_an_emoji_is_summarized_and_extracted(
     answer = guard.extract(rid, "which zebra quokka walrus")
     assert "found \ufffd x" in answer
     answer.encode("utf-8")  # every character has one
+
+
+# --- proxies from the environment ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+def test_a_proxy_url_httpx_cannot_parse_fails_without_a_piece_of_its_password(
+    kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """httpx's "Invalid port: 'hun'" for ``HTTPS_PROXY=http://user:hun#ter22@…`` quoted part
+    of the proxy's password in the error (kept as the breaker's last error in the store)."""
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTPS_PROXY", "http://user:hun#ter22@127.0.0.1:9")
+    client: Any = OpenAIChat if kind == "openai" else AnthropicChat
+    with pytest.raises(ProviderError) as info:
+        client("m", base_url="https://127.0.0.1:9/v1", api_key=SECRET).complete("s", "p")
+    message = str(info.value)
+    assert "cannot use the proxy $HTTPS_PROXY names" in message and "percent-encode" in message
+    for piece in ("hun", "ter22", SECRET):
+        assert piece not in message
+
+
+def test_a_socks_proxy_without_its_package_is_a_provider_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``ALL_PROXY=socks5://…`` without httpx's SOCKS extra raised ImportError out of
+    ``complete``, which promises a ProviderError for every failure."""
+    import importlib.util
+
+    if importlib.util.find_spec("socksio") is not None:
+        pytest.skip("socksio is installed: httpx speaks SOCKS")
+    monkeypatch.setenv("ALL_PROXY", "socks5://user:hunter22@127.0.0.1:9")
+    with pytest.raises(ProviderError) as info:
+        OpenAIChat("m", base_url="http://127.0.0.1:9/v1", api_key=SECRET).complete("s", "p")
+    assert "$ALL_PROXY" in str(info.value) and "socksio" in str(info.value)
+    assert "hunter22" not in str(info.value)

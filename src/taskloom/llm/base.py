@@ -11,6 +11,7 @@ it cannot send into its exception text, and a provider's 401 body may echo the k
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 import time
@@ -154,6 +155,17 @@ def _credentials_apart(url: str) -> tuple[httpx.URL, httpx.BasicAuth | None]:
     return parsed.copy_with(username=None, password=None), auth
 
 
+PROXY_VARIABLES = ("all_proxy", "http_proxy", "https_proxy")
+"""The environment variables httpx takes its proxies from (in either case)."""
+
+
+def _proxy_variables() -> str:
+    """The proxy variables set in the environment, by name only (their URLs may hold a
+    password), for an error about them."""
+    names = sorted(name for name in os.environ if name.lower() in PROXY_VARIABLES)
+    return " / ".join(f"${name}" for name in names) or "the environment"
+
+
 class Reply(NamedTuple):
     """One HTTP answer: its status, its ``Retry-After`` and ``Location`` headers and its body."""
 
@@ -233,7 +245,18 @@ class HttpChat:
         if client is None:
             import httpx
 
-            client = self._local.client = httpx.Client(timeout=self.timeout)
+            try:
+                client = httpx.Client(timeout=self.timeout)
+            except httpx.InvalidURL:  # its text quotes a piece of a proxy's password
+                raise ProviderError(
+                    f"{self.name} cannot use the proxy {_proxy_variables()} names: its URL"
+                    " cannot be parsed (percent-encode a '#', '/', '?' or '@' in its password)"
+                ) from None
+            except (ImportError, ValueError) as exc:  # SOCKS without socksio, a bad scheme
+                raise ProviderError(
+                    f"{self.name} cannot use the proxy {_proxy_variables()} names: {exc}"
+                ) from None
+            self._local.client = client
         return client
 
     def post_json(self, url: str, body: dict[str, Any]) -> Any:
