@@ -228,3 +228,15 @@ def test_a_socks_proxy_without_its_package_is_a_provider_error(
         OpenAIChat("m", base_url="http://127.0.0.1:9/v1", api_key=SECRET).complete("s", "p")
     assert "$ALL_PROXY" in str(info.value) and "socksio" in str(info.value)
     assert "hunter22" not in str(info.value)
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+def test_an_empty_reply_is_called_so(kind: str, request: pytest.FixtureRequest) -> None:
+    """A 200 with no body (a proxy that dropped it) failed with "sent a reply that is not
+    JSON: " and nothing after the colon."""
+    provider, url = request.getfixturevalue(f"{kind}_server")
+    provider.raw = lambda handler, system, prompt: send(handler, 200, b"")
+    client: Any = OpenAIChat if kind == "openai" else AnthropicChat
+    with pytest.raises(ProviderError) as info:
+        client("m", base_url=url, api_key=SECRET).complete("s", "p")
+    assert str(info.value) == f"{kind}:m sent an empty reply"

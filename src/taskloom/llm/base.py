@@ -272,6 +272,8 @@ class HttpChat:
             try:
                 return json.loads(raw)
             except (ValueError, RecursionError):
+                if not raw.strip():
+                    raise ProviderError(f"{self.name} sent an empty reply") from None
                 preview = self._preview(raw)
                 raise ProviderError(
                     f"{self.name} sent a reply that is not JSON: {preview}"
