@@ -355,3 +355,31 @@ def test_migrate_db_tells_its_progress_in_round_thousands(tmp_path: Path) -> Non
         source, target, lambda table, done, total: told.append(done) if table == "tasks" else None
     )
     assert told == [0, 1000, 2000, 2500] and copied.rows["tasks"] == 2500
+
+
+def test_an_interrupted_copy_says_the_destination_is_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl-C exited 130 without a word after the last progress line: whether the
+    destination was half-written was left to guess. It is as it was, and a copy again
+    into it runs."""
+    import taskloom.cli.migrate as migrate
+
+    source, target = f"sqlite:///{tmp_path / 'source.db'}", f"sqlite:///{tmp_path / 'copy.db'}"
+    before = fill(source)
+    told = migrate._progress
+
+    def interrupted(table: str, done: int, total: int) -> None:
+        if table == "events":  # as Ctrl-C would, past every other table
+            raise KeyboardInterrupt
+        told(table, done, total)
+
+    monkeypatch.setattr(migrate, "_progress", interrupted)
+    assert main(["migrate-db", "--from", source, "--to", target]) == 130
+    assert "Interrupted: nothing was copied" in capsys.readouterr().err
+    with taskloom.connect(target) as tl:
+        assert tl.threads() == []
+    monkeypatch.setattr(migrate, "_progress", told)
+    assert main(["migrate-db", "--from", source, "--to", target]) == 0
+    with taskloom.connect(target) as tl:
+        assert tl.board("a").list() == before["a"]
