@@ -14,6 +14,7 @@ from taskloom.client import Taskloom
 from taskloom.domain.errors import ProviderError
 from taskloom.guard import GuardConfig
 from taskloom.llm.anthropic import AnthropicChat
+from taskloom.llm.base import is_truncated
 from taskloom.llm.openai import OpenAIChat
 from tests.test_llm_guard import SECRET, FakeProvider, big_log, send, summarizing
 
@@ -240,3 +241,95 @@ def test_an_empty_reply_is_called_so(kind: str, request: pytest.FixtureRequest) 
     with pytest.raises(ProviderError) as info:
         client("m", base_url=url, api_key=SECRET).complete("s", "p")
     assert str(info.value) == f"{kind}:m sent an empty reply"
+
+
+# --- a reply streamed though not asked to -------------------------------------------------------
+
+
+def streamed(lines: list[str]) -> Any:
+    """A raw reply of server-sent events, as a gateway that always streams sends it."""
+    body = "".join(f"{line}\n" for line in lines).encode()
+
+    def reply(handler: BaseHTTPRequestHandler, system: str, prompt: str) -> None:
+        handler.send_response(200)
+        handler.send_header("content-type", "text/event-stream")
+        handler.send_header("content-length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    return reply
+
+
+def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
+    choice = {"index": 0, "delta": delta, "finish_reason": finish}
+    return "data: " + json.dumps({"object": "chat.completion.chunk", "choices": [choice]}) + "\n"
+
+
+def test_a_streamed_chat_completion_is_read_as_one(
+    openai_server: tuple[FakeProvider, str],
+) -> None:
+    """A gateway that streams every reply (``text/event-stream``, though ``stream`` was not
+    asked for) failed each call with "sent a reply that is not JSON: data: {…}"."""
+    provider, url = openai_server
+    provider.raw = streamed(
+        [
+            chunk({"role": "assistant", "content": ""}),
+            chunk({"content": "400 batches, "}),
+            chunk({"content": "worker-3 slowest \u00e9"}),
+            chunk({}, "stop"),
+            "data: [DONE]\n",
+        ]
+    )
+    llm = OpenAIChat("m", base_url=url, api_key=SECRET)
+    answer = llm.complete("s", "p")
+    assert answer == "400 batches, worker-3 slowest \u00e9" and not is_truncated(answer)
+    provider.raw = streamed([chunk({"content": "cut"}), chunk({}, "length"), "data: [DONE]\n"])
+    assert is_truncated(llm.complete("s", "p"))
+
+    call = {"index": 0, "id": "call_1", "type": "function", "function": {"name": "todo"}}
+    provider.raw = streamed(
+        [
+            chunk({"role": "assistant", "content": None, "tool_calls": [call]}),
+            chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"op": '}}]}),
+            chunk({"tool_calls": [{"index": 0, "function": {"arguments": '"list"}'}}]}),
+            chunk({}, "tool_calls"),
+            "data: [DONE]\n",
+        ]
+    )
+    messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "p"}]
+    reply = llm.post_json(f"{url}/chat/completions", {"model": "m", "messages": messages})
+    [merged] = reply["choices"][0]["message"]["tool_calls"]
+    assert merged == {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "todo", "arguments": '{"op": "list"}'},
+    }
+
+
+def test_a_streamed_message_is_read_as_one(
+    anthropic_server: tuple[FakeProvider, str],
+) -> None:
+    provider, url = anthropic_server
+
+    def event(kind: str, **data: Any) -> str:
+        return f"event: {kind}\ndata: " + json.dumps({"type": kind, **data}) + "\n"
+
+    provider.raw = streamed(
+        [
+            event("message_start", message={"type": "message", "content": []}),
+            event("content_block_start", index=0, content_block={"type": "text", "text": ""}),
+            event("ping"),
+            event("content_block_delta", index=0, delta={"type": "text_delta", "text": "40"}),
+            event("content_block_delta", index=0, delta={"type": "text_delta", "text": "0 ok"}),
+            event("content_block_stop", index=0),
+            event("message_delta", delta={"stop_reason": "max_tokens"}),
+            event("message_stop"),
+        ]
+    )
+    answer = AnthropicChat("m", base_url=url, api_key=SECRET).complete("s", "p")
+    assert answer == "400 ok" and is_truncated(answer)
+    provider.raw = streamed(
+        [event("error", error={"type": "overloaded_error", "message": "Overloaded"})]
+    )
+    with pytest.raises(ProviderError, match="overloaded_error"):
+        AnthropicChat("m", base_url=url, api_key=SECRET).complete("s", "p")

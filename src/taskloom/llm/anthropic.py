@@ -32,6 +32,35 @@ def parse_reply(name: str, data: Any) -> Answer:
     return Answer(text, truncated=data.get("stop_reason") == "max_tokens")
 
 
+def joined_events(events: list[Any]) -> Any:
+    """The message that streamed Messages events make: the text blocks' text (as started,
+    then each ``text_delta``) joined, the ``stop_reason`` of ``message_delta`` kept. An
+    ``error`` event is the reply."""
+    texts: list[str] = []
+    stop = None
+    for event in events:
+        if not isinstance(event, dict):
+            continue
+        kind = event.get("type")
+        if kind == "error":
+            return event
+        block, delta = event.get("content_block"), event.get("delta")
+        if kind == "content_block_start" and isinstance(block, dict):
+            if block.get("type") == "text" and isinstance(block.get("text"), str):
+                texts.append(block["text"])
+        elif kind == "content_block_delta" and isinstance(delta, dict):
+            if delta.get("type") == "text_delta" and isinstance(delta.get("text"), str):
+                texts.append(delta["text"])
+        elif kind == "message_delta" and isinstance(delta, dict):
+            stop = delta.get("stop_reason") or stop
+    return {
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "text", "text": "".join(texts)}],
+        "stop_reason": stop,
+    }
+
+
 class AnthropicChat(HttpChat):
     """``AnthropicChat("claude-haiku-4-5")``; the key comes from ``api_key=`` or
     ``$ANTHROPIC_API_KEY``, stripped of surrounding whitespace (see ``llm.base.clean_key``);
@@ -59,6 +88,9 @@ class AnthropicChat(HttpChat):
 
     def auth_headers(self, key: str) -> dict[str, str]:
         return {"x-api-key": key}
+
+    def joined(self, events: list[Any]) -> Any:
+        return joined_events(events)
 
     def complete(self, system: str, prompt: str, *, max_tokens: int = 1024) -> str:
         with self.mapped_errors():

@@ -175,6 +175,32 @@ class Reply(NamedTuple):
     location: str | None = None
 
 
+def stream_events(raw: bytes) -> list[Any] | None:
+    """The ``data`` of each server-sent event in ``raw``, decoded as JSON (``[DONE]`` left
+    out), or ``None`` when ``raw`` is no such stream: not text, a line that is no field of
+    an event, or data that is not JSON."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    events: list[Any] = []
+    data: list[str] = []
+    for line in [*text.splitlines(), ""]:
+        if not line.strip():
+            joined = "\n".join(data)
+            data = []
+            if joined and joined.strip() != "[DONE]":
+                try:
+                    events.append(json.loads(joined))
+                except (ValueError, RecursionError):
+                    return None
+        elif line.startswith("data:"):
+            data.append(line[5:].removeprefix(" "))
+        elif not line.startswith((":", "event:", "id:", "retry:")):
+            return None
+    return events or None
+
+
 def reply_error(data: Any) -> str:
     """The error a provider put in a 200 reply (``{"error": …}``), for the failure message."""
     if isinstance(data, dict) and data.get("error"):
@@ -274,6 +300,9 @@ class HttpChat:
             except (ValueError, RecursionError):
                 if not raw.strip():
                     raise ProviderError(f"{self.name} sent an empty reply") from None
+                events = stream_events(raw)
+                if events:  # streamed, though not asked to (a gateway that always streams)
+                    return self.joined(events)
                 preview = self._preview(raw)
                 raise ProviderError(
                     f"{self.name} sent a reply that is not JSON: {preview}"
@@ -299,6 +328,11 @@ class HttpChat:
                 raise ProviderError(self._refused(reply, attempt, wait))
             time.sleep(wait)
             attempt += 1
+
+    def joined(self, events: list[Any]) -> Any:
+        """The reply the events of a streamed one (server-sent events, each's ``data`` as
+        JSON) make together, in the shape of a reply that is not streamed."""
+        raise ProviderError(f"{self.name} streamed its reply, which this client cannot read")
 
     def adjusted(self, body: dict[str, Any], reply: Reply) -> dict[str, Any] | None:
         """The request to send instead of ``body`` after ``reply`` (an HTTP 400) refused a

@@ -76,6 +76,55 @@ def parse_reply(name: str, data: Any) -> Answer:
     return Answer(text, truncated=choice.get("finish_reason") == "length")
 
 
+def joined_chunks(events: list[Any]) -> dict[str, Any]:
+    """The chat completion that streamed ``chat.completion.chunk`` events make: the deltas'
+    content, refusal and tool calls (merged by their ``index``) joined, the last
+    ``finish_reason`` kept. An event that carries an ``error`` is the reply."""
+    content: list[str] = []
+    refusal: list[str] = []
+    calls: dict[int, dict[str, Any]] = {}
+    finish = None
+    for event in events:
+        if not isinstance(event, dict):
+            continue
+        if event.get("error"):
+            return event
+        for choice in event.get("choices") or []:
+            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+                continue
+            finish = choice.get("finish_reason") or finish
+            delta = choice.get("delta") or choice.get("message")
+            if not isinstance(delta, dict):
+                continue
+            for parts, key in ((content, "content"), (refusal, "refusal")):
+                if isinstance(delta.get(key), str):
+                    parts.append(delta[key])
+            for call in delta.get("tool_calls") or []:
+                if isinstance(call, dict):
+                    _merge_call(calls.setdefault(call.get("index", 0), {}), call)
+    message: dict[str, Any] = {"role": "assistant", "content": "".join(content)}
+    if refusal:
+        message["refusal"] = "".join(refusal)
+    if calls:
+        message["tool_calls"] = [calls[i] for i in sorted(calls)]
+    return {"choices": [{"index": 0, "message": message, "finish_reason": finish}]}
+
+
+def _merge_call(merged: dict[str, Any], delta: dict[str, Any]) -> None:
+    """One tool call's delta into the call so far: ids and names kept, arguments appended."""
+    merged.setdefault("type", "function")
+    for key in ("id", "type"):
+        if delta.get(key):
+            merged[key] = delta[key]
+    function = delta.get("function")
+    if isinstance(function, dict):
+        into = merged.setdefault("function", {"name": "", "arguments": ""})
+        if isinstance(function.get("name"), str):
+            into["name"] += function["name"]
+        if isinstance(function.get("arguments"), str):
+            into["arguments"] += function["arguments"]
+
+
 class OpenAIChat(HttpChat):
     """``OpenAIChat("gpt-4o-mini")``; the key comes from ``api_key=`` or ``$OPENAI_API_KEY``,
     the base URL from ``base_url=`` or ``$OPENAI_BASE_URL``.
@@ -110,6 +159,9 @@ class OpenAIChat(HttpChat):
 
     def auth_headers(self, key: str) -> dict[str, str]:
         return {"authorization": f"Bearer {key}"}
+
+    def joined(self, events: list[Any]) -> Any:
+        return joined_chunks(events)
 
     def hint(self, reply: Reply) -> str:
         """A 404 from a ``base_url`` without its version segment, the usual mistake
