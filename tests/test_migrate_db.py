@@ -280,3 +280,106 @@ def test_migrate_db_tells_of_changes_written_to_the_source_during_the_copy(
     with taskloom.connect(target) as tl:
         titles = [card["title"] for card in tl.board("a").list()["cards"]]
     assert "written during the copy" not in titles  # the destination is the source as it began
+
+
+@pytest.mark.postgres
+def test_a_writer_of_the_postgres_destination_waits_for_the_copy(tmp_path: Path) -> None:
+    """An agent (or ``taskloom serve``) already pointed at the empty destination wrote while
+    the copy ran: the copy, which found the destination empty, deleted the agent's event
+    with the echoes of its own and went on, leaving the agent's board without its event
+    (a write landing later failed the copy on a duplicate key; so did a second copy into the
+    same database). The writer now waits, and writes after the copied rows."""
+    import threading
+
+    import psycopg
+
+    from taskloom.store.copy import copy_database
+    from tests.backends import needed_pg_server, pg_schema
+
+    server = needed_pg_server()
+    source = f"sqlite:///{tmp_path / 'source.db'}"
+    before = fill(source)
+    with pg_schema(server) as target:
+        with taskloom.connect(target) as tl:
+            tl.queue.stats()  # the schema, empty
+
+        written: list[object] = []
+
+        def write() -> None:
+            try:
+                with taskloom.connect(target) as agent:
+                    written.append(agent.board("z").add("written meanwhile")["version"])
+            except Exception as exc:
+                written.append(exc)
+
+        agent = threading.Thread(target=write)
+
+        def waiting_on_a_lock() -> bool:
+            """Whether a session waits for a table of the destination's schema."""
+            with psycopg.connect(target, autocommit=True) as conn:
+                row = conn.execute(
+                    "SELECT count(*) FROM pg_locks WHERE NOT granted AND relation IN"
+                    " (SELECT oid FROM pg_class WHERE relnamespace ="
+                    " current_schema()::regnamespace)"
+                ).fetchone()
+            return bool(row and row[0])
+
+        def progress(table: str, done: int, total: int) -> None:
+            if table == "documents" and done == 0:
+                agent.start()
+                while agent.is_alive() and not waiting_on_a_lock():
+                    agent.join(0.02)
+
+        copied = copy_database(source, target, progress)
+        agent.join()
+        assert written == [1]
+        assert copied.rows["events"] == len(before["events"])  # type: ignore[arg-type]
+        with taskloom.connect(target) as tl:
+            assert tl.board("a").list() == before["a"]
+            assert [c["title"] for c in tl.board("z").list()["cards"]] == ["written meanwhile"]
+            with tl.store.read() as tx:
+                ids = [e.id for e in tx.events_after(0)]
+        assert len(ids) == len(set(ids)) == len(before["events"]) + 1  # type: ignore[arg-type]
+
+
+def test_migrate_db_tells_its_progress_in_round_thousands(tmp_path: Path) -> None:
+    """The first page is one row, so each line told a thousand and one rows more:
+    "tasks: 1,001/2,500 rows", "2,001/2,500"."""
+    from taskloom.store.copy import copy_database
+
+    source, target = f"sqlite:///{tmp_path / 'source.db'}", f"sqlite:///{tmp_path / 'copy.db'}"
+    with taskloom.connect(source) as tl:
+        tl.queue.add_many({"title": f"job {n}"} for n in range(2500))
+    told: list[int] = []
+    copied = copy_database(
+        source, target, lambda table, done, total: told.append(done) if table == "tasks" else None
+    )
+    assert told == [0, 1000, 2000, 2500] and copied.rows["tasks"] == 2500
+
+
+def test_an_interrupted_copy_says_the_destination_is_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl-C exited 130 without a word after the last progress line: whether the
+    destination was half-written was left to guess. It is as it was, and a copy again
+    into it runs."""
+    import taskloom.cli.migrate as migrate
+
+    source, target = f"sqlite:///{tmp_path / 'source.db'}", f"sqlite:///{tmp_path / 'copy.db'}"
+    before = fill(source)
+    told = migrate._progress
+
+    def interrupted(table: str, done: int, total: int) -> None:
+        if table == "events":  # as Ctrl-C would, past every other table
+            raise KeyboardInterrupt
+        told(table, done, total)
+
+    monkeypatch.setattr(migrate, "_progress", interrupted)
+    assert main(["migrate-db", "--from", source, "--to", target]) == 130
+    assert "Interrupted: nothing was copied" in capsys.readouterr().err
+    with taskloom.connect(target) as tl:
+        assert tl.threads() == []
+    monkeypatch.setattr(migrate, "_progress", told)
+    assert main(["migrate-db", "--from", source, "--to", target]) == 0
+    with taskloom.connect(target) as tl:
+        assert tl.board("a").list() == before["a"]

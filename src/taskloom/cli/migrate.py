@@ -36,7 +36,15 @@ def migrate_db(
             raise InvalidInput(
                 f"{flag} is empty: give a database URL (sqlite:///path.db, postgresql://…)"
             )
-    copied = copy_database(source, target, _progress)
+    try:
+        copied = copy_database(source, target, _progress)
+    except KeyboardInterrupt:  # exits 130, which alone says nothing of the destination
+        err.print(
+            "Interrupted: nothing was copied (the copy is one transaction); the destination"
+            " is as it was",
+            markup=False,
+        )
+        raise
     if copied.left_out:
         err.print(
             f"  left out {copied.left_out:,} task events an earlier build stored in an older"

@@ -35,7 +35,7 @@ from taskloom.domain.errors import ProviderError
 from taskloom.domain.lines import TextLines
 from taskloom.domain.redact import redact_text
 from taskloom.guard.slices import cap_text
-from taskloom.llm.base import ChatModel, is_truncated
+from taskloom.llm.base import Answer, ChatModel, is_truncated
 
 SUMMARY_SYSTEM = """\
 You compress one oversized tool output for another AI agent that cannot see it.
@@ -239,11 +239,15 @@ def summarize(
     return text
 
 
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def ask(llm: ChatModel, system: str, prompt: str, *, max_tokens: int = 1024) -> str:
     """``llm.complete``, with an answer that is not text, or any exception, counted as the
     provider's failure (any ``ChatModel`` may be plugged in, not only the two clients: a
     custom one's ``ConnectionResetError`` must not make a wrap raise and lose its tool result,
-    nor an extract lose every chunk's answer)."""
+    nor an extract lose every chunk's answer). A lone surrogate in the answer (a JSON reply's
+    ``"\\ud83d"``: an emoji cut in half) becomes U+FFFD, as no database stores it."""
     try:
         answer = llm.complete(system, prompt, max_tokens=max_tokens)
     except ProviderError:
@@ -253,6 +257,8 @@ def ask(llm: ChatModel, system: str, prompt: str, *, max_tokens: int = 1024) -> 
         raise ProviderError(f"{llm.name} failed: {type(exc).__name__}: {detail}"[:500]) from exc
     if not isinstance(answer, str):
         raise ProviderError(f"{llm.name} returned a {type(answer).__name__}, not text")
+    if LONE_SURROGATE.search(answer):
+        answer = Answer(LONE_SURROGATE.sub("\ufffd", answer), truncated=is_truncated(answer))
     return answer
 
 

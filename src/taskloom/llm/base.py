@@ -11,6 +11,7 @@ it cannot send into its exception text, and a provider's 401 body may echo the k
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 import time
@@ -154,6 +155,17 @@ def _credentials_apart(url: str) -> tuple[httpx.URL, httpx.BasicAuth | None]:
     return parsed.copy_with(username=None, password=None), auth
 
 
+PROXY_VARIABLES = ("all_proxy", "http_proxy", "https_proxy")
+"""The environment variables httpx takes its proxies from (in either case)."""
+
+
+def _proxy_variables() -> str:
+    """The proxy variables set in the environment, by name only (their URLs may hold a
+    password), for an error about them."""
+    names = sorted(name for name in os.environ if name.lower() in PROXY_VARIABLES)
+    return " / ".join(f"${name}" for name in names) or "the environment"
+
+
 class Reply(NamedTuple):
     """One HTTP answer: its status, its ``Retry-After`` and ``Location`` headers and its body."""
 
@@ -161,6 +173,32 @@ class Reply(NamedTuple):
     retry_after: str | None
     body: bytes
     location: str | None = None
+
+
+def stream_events(raw: bytes) -> list[Any] | None:
+    """The ``data`` of each server-sent event in ``raw``, decoded as JSON (``[DONE]`` left
+    out), or ``None`` when ``raw`` is no such stream: not text, a line that is no field of
+    an event, or data that is not JSON."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    events: list[Any] = []
+    data: list[str] = []
+    for line in [*text.splitlines(), ""]:
+        if not line.strip():
+            joined = "\n".join(data)
+            data = []
+            if joined and joined.strip() != "[DONE]":
+                try:
+                    events.append(json.loads(joined))
+                except (ValueError, RecursionError):
+                    return None
+        elif line.startswith("data:"):
+            data.append(line[5:].removeprefix(" "))
+        elif not line.startswith((":", "event:", "id:", "retry:")):
+            return None
+    return events or None
 
 
 def reply_error(data: Any) -> str:
@@ -233,7 +271,18 @@ class HttpChat:
         if client is None:
             import httpx
 
-            client = self._local.client = httpx.Client(timeout=self.timeout)
+            try:
+                client = httpx.Client(timeout=self.timeout)
+            except httpx.InvalidURL:  # its text quotes a piece of a proxy's password
+                raise ProviderError(
+                    f"{self.name} cannot use the proxy {_proxy_variables()} names: its URL"
+                    " cannot be parsed (percent-encode a '#', '/', '?' or '@' in its password)"
+                ) from None
+            except (ImportError, ValueError) as exc:  # SOCKS without socksio, a bad scheme
+                raise ProviderError(
+                    f"{self.name} cannot use the proxy {_proxy_variables()} names: {exc}"
+                ) from None
+            self._local.client = client
         return client
 
     def post_json(self, url: str, body: dict[str, Any]) -> Any:
@@ -249,6 +298,11 @@ class HttpChat:
             try:
                 return json.loads(raw)
             except (ValueError, RecursionError):
+                if not raw.strip():
+                    raise ProviderError(f"{self.name} sent an empty reply") from None
+                events = stream_events(raw)
+                if events:  # streamed, though not asked to (a gateway that always streams)
+                    return self.joined(events)
                 preview = self._preview(raw)
                 raise ProviderError(
                     f"{self.name} sent a reply that is not JSON: {preview}"
@@ -265,11 +319,26 @@ class HttpChat:
             reply = self._read(url, body, deadline)
             if 200 <= reply.status < 300:
                 return reply.body
+            changed = self.adjusted(body, reply) if reply.status == 400 else None
+            if changed is not None:  # each change drops a field, so this ends
+                body = changed
+                continue
             wait = retry_wait(reply.status, reply.retry_after, attempt)
             if wait is None or time.monotonic() + wait >= deadline:
                 raise ProviderError(self._refused(reply, attempt, wait))
             time.sleep(wait)
             attempt += 1
+
+    def joined(self, events: list[Any]) -> Any:
+        """The reply the events of a streamed one (server-sent events, each's ``data`` as
+        JSON) make together, in the shape of a reply that is not streamed."""
+        raise ProviderError(f"{self.name} streamed its reply, which this client cannot read")
+
+    def adjusted(self, body: dict[str, Any], reply: Reply) -> dict[str, Any] | None:
+        """The request to send instead of ``body`` after ``reply`` (an HTTP 400) refused a
+        field of it, or ``None`` to fail the call. A provider whose models differ in the
+        fields they take overrides it; the change must drop a field ``body`` has."""
+        return None
 
     def _refused(self, reply: Reply, attempt: int, wait: float | None) -> str:
         """The error for a reply that ends the call; ``wait``: the retry its deadline left out."""
@@ -277,7 +346,12 @@ class HttpChat:
         late = "" if wait is None else f" (a retry in {wait:g} s would pass the call's timeout)"
         preview = self._preview(reply.body)
         said = f": {preview}" if preview.strip() else ""
-        return f"{self.name} answered HTTP {reply.status}{tries}{said}{late}{self._redirect(reply)}"
+        where = f"{self._redirect(reply)}{self.hint(reply)}"
+        return f"{self.name} answered HTTP {reply.status}{tries}{said}{late}{where}"
+
+    def hint(self, reply: Reply) -> str:
+        """What to change when ``reply`` ends the call, for the error (``""``: nothing)."""
+        return ""
 
     def _redirect(self, reply: Reply) -> str:
         """What a redirect (never followed: the key goes only to ``base_url``) points at, so

@@ -119,7 +119,8 @@ def _pages(src: Transaction, table: str, columns: list[str], keep: str) -> Itera
     table), so pages overlap; an offset also re-reads every earlier row on each page.
 
     The first page is one row; each next one holds as many rows as the widest row of the
-    page before fit in :data:`PAGE_BYTES`, at most :data:`BATCH`."""
+    page before fit in :data:`PAGE_BYTES`, at most :data:`BATCH`, and ends at a multiple of
+    :data:`BATCH` rows at the latest, so progress counts round thousands."""
     key = _primary_key(src, table)
     if not key:
         raise InvalidInput(f"table '{table}' has no primary key: it cannot be copied in order")
@@ -128,10 +129,12 @@ def _pages(src: Transaction, table: str, columns: list[str], keep: str) -> Itera
     head = f"SELECT {names} FROM {quote(table)} WHERE ({keep})"
     after = f"({order}) > ({', '.join('?' for _ in key)})"
     page: list[Row] = src.query(f"{head} ORDER BY {order} LIMIT ?", (1,))
+    read = 0
     while page:
         yield page
+        read += len(page)
         widest = max(_bytes(row) for row in page)
-        limit = max(1, min(BATCH, PAGE_BYTES // max(widest, 1)))
+        limit = max(1, min(BATCH - read % BATCH, PAGE_BYTES // max(widest, 1)))
         last = [page[-1][c] for c in key]
         page = src.query(f"{head} AND {after} ORDER BY {order} LIMIT ?", (*last, limit))
 
@@ -237,6 +240,8 @@ def copy_store(src: Store, dst: Store, progress: Progress) -> Copied:
         older = _earlier_build(stx)
         head = newest_event_id(stx)
         dst_tables = set(tables(dtx))
+        if dtx.dialect == "postgres":
+            _lock(dtx, sorted(dst_tables))
         # The outbox goes last: copying tasks fires the destination's event triggers, and
         # those echoes are dropped before the source's own events are copied.
         order = sorted(tables(stx), key=lambda name: name == "events")
@@ -267,6 +272,16 @@ def copy_store(src: Store, dst: Store, progress: Progress) -> Copied:
         written = stx.query_one("SELECT count(*) AS n FROM events WHERE id > ?", (head,))
     written_since = int(written["n"]) if written else 0
     return Copied(copied, src.url, dst.url, left_out, written_since)
+
+
+def _lock(dst: Transaction, names: list[str]) -> None:
+    """Hold off every other writer of the PostgreSQL destination (readers go on) until the
+    copy commits, before it is found empty: another copy then finds it not empty, and a
+    writer already pointed at it (an agent, ``taskloom serve``) writes after the copied
+    rows, rather than failing the copy on an id both drew or landing under it. (An SQLite
+    destination's write transaction holds its file's write lock already.)"""
+    if names:
+        dst.execute(f"LOCK TABLE {', '.join(quote(n) for n in names)} IN EXCLUSIVE MODE")
 
 
 def _same_database(src: Store, dst: Store) -> bool:
