@@ -173,26 +173,27 @@ def render_board(snap: Snapshot) -> str:
 
 def kept_note(snap: Snapshot) -> str:
     """The lines that tell a model which cards its whole-list write kept, or ``""``."""
-    note = ""
-    kept = snap.get("kept") or []
-    if kept:
-        cards = ", ".join(f"'{c['title']}' ({c['id']})" for c in kept)
-        them = "it" if len(kept) == 1 else "them"
-        note += (
-            f"Kept {counted(len(kept), 'card')} added or changed by someone else since your"
-            f" last write, which your list left out: {cards}. Leave {them} out again to remove"
-            f" {them}.\n"
-        )
-    finished = snap.get("kept_finished") or []
-    if finished:
-        cards = ", ".join(f"'{c['title']}' ({c['id']}) {c['status']}" for c in finished)
-        them = "it" if len(finished) == 1 else "them"
-        note += (
-            f"Kept {counted(len(finished), 'card')} finished by someone else since your last"
-            f" write, which your list would reopen: {cards}. Send {them} unfinished again to"
-            f" reopen {them}.\n"
-        )
-    return note
+    left_out = [f"'{c['title']}' ({c['id']})" for c in snap.get("kept") or []]
+    finished = [
+        f"'{c['title']}' ({c['id']}) {c['status']}" for c in snap.get("kept_finished") or []
+    ]
+    return _kept_line(
+        left_out, "added or changed", "left out", "Leave {them} out again to remove {them}"
+    ) + _kept_line(
+        finished, "finished", "would reopen", "Send {them} unfinished again to reopen {them}"
+    )
+
+
+def _kept_line(cards: list[str], how: str, why: str, undo: str) -> str:
+    """One line of :func:`kept_note`: ``cards`` someone else ``how`` since the model's last
+    write, which its list ``why``, and how to ``undo`` that."""
+    if not cards:
+        return ""
+    them = "it" if len(cards) == 1 else "them"
+    return (
+        f"Kept {counted(len(cards), 'card')} {how} by someone else since your last write, which"
+        f" your list {why}: {', '.join(cards)}. {undo.format(them=them)}.\n"
+    )
 
 
 def _board_result(snap: Snapshot) -> ToolResult:
