@@ -329,6 +329,51 @@ def test_a_rerun_of_an_unfinished_goal_goes_on_from_its_board(tmp_path: Path, db
     assert cards == ["Draft the notes"], run.stdout
 
 
+def test_a_rerun_keeps_the_budget_the_user_raised(tmp_path: Path) -> None:
+    """A run stopped by its budget, the user raised it (the panel, `taskloom goal budget`):
+    a rerun without --budget put it back to 50,000, so the goal stopped at once again."""
+    run, db = run_scripted([(200, add_card_reply(60_000)), SERVER_ERROR], tmp_path)
+    with taskloom.connect(f"sqlite:///{db}") as tl:
+        assert tl.goal("release").get()["goal"]["status"] == "budget_limited"
+        tl.goal("release").set_budget(100_000)
+    done = {"choices": [{"message": {"role": "assistant", "content": "ok"}}], "usage": {}}
+    run, _ = run_scripted([(200, done)] * 4, tmp_path)
+    assert "stopped: no_progress after 2 turn(s)" in run.stdout, run.stdout + run.stderr
+    with taskloom.connect(f"sqlite:///{db}") as tl:
+        goal = tl.goal("release").get()["goal"]
+    assert goal["token_budget"] == 100_000 and goal["status"] == "active"
+
+
+def test_a_budget_given_on_a_rerun_replaces_the_goals(tmp_path: Path) -> None:
+    run_scripted([(200, add_card_reply(300)), SERVER_ERROR], tmp_path)
+    done = {"choices": [{"message": {"role": "assistant", "content": "ok"}}], "usage": {}}
+    ScriptedOpenAI.script = [(200, done)] * 4
+    db = tmp_path / "agent.db"
+    for server in serve(ScriptedOpenAI):
+        subprocess.run(
+            [
+                *(sys.executable, str(EXAMPLE), "Ship the notes", "--thread", "release"),
+                *("--base-url", server, "--db", f"sqlite:///{db}", "--budget", "7000"),
+            ],
+            env={**subprocess_env(), "OPENAI_API_KEY": "sk-test"},
+            capture_output=True,
+            timeout=120,
+        )
+    with taskloom.connect(f"sqlite:///{db}") as tl:
+        assert tl.goal("release").get()["goal"]["token_budget"] == 7000
+
+
+def test_the_first_call_of_a_run_that_runs_no_turn_is_charged(tmp_path: Path) -> None:
+    """A rerun on a goal out of budget still asks the endpoint once (to check it before
+    touching the goal); what that call cost was charged to nobody."""
+    run_scripted([(200, add_card_reply(60_000)), SERVER_ERROR], tmp_path)
+    run, db = run_scripted([(200, add_card_reply(250))], tmp_path)
+    assert "stopped: budget_limited after 0 turn(s)" in run.stdout, run.stdout + run.stderr
+    with taskloom.connect(f"sqlite:///{db}") as tl:
+        goal = tl.goal("release").get()["goal"]
+    assert goal["tokens_used"] == 60_250 and goal["status"] == "budget_limited"
+
+
 @pytest.mark.parametrize("tokens", [-500, 12.7, "300"])
 def test_example_agent_refuses_a_usage_that_is_not_a_whole_count(
     tmp_path: Path, tokens: object
