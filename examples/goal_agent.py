@@ -28,7 +28,7 @@ from typing import Any
 
 import taskloom
 from taskloom.domain.errors import InvalidInput, ProviderError, TaskloomError
-from taskloom.domain.goals import Goal, GoalStatus
+from taskloom.domain.goals import Goal, GoalStatus, continuation_prompt
 from taskloom.goals.continuation import (
     StopReason,
     TurnFailed,
@@ -214,8 +214,8 @@ def run(args: argparse.Namespace) -> int:
     def turn(goal: Goal) -> TurnOutcome:
         started, tokens = time.monotonic(), 0
         before = tl.board(args.thread).list()["version"]
-        if messages[-1]["role"] != "user":  # a continuation: remind the model of the goal
-            messages.append({"role": "user", "content": tl.goal(args.thread).get()["context"]})
+        if messages[-1]["role"] != "user":  # a continuation: nobody reads what it asks
+            messages.append({"role": "user", "content": continuation_prompt(goal)})
         try:
             for _ in range(8):  # model ↔ tools round trips within one turn
                 message, used = pending.pop() if pending else call_model()

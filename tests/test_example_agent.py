@@ -183,6 +183,40 @@ def test_example_agent_reruns_after_a_no_progress_stop(
         assert tl.goal("release").get()["goal"]["tokens_used"] == 4 * 15
 
 
+def question_reply(request: dict[str, Any]) -> dict[str, Any]:
+    """A model that asks the user a question, and blocks the goal once it is told that no
+    user is present to answer it."""
+    last = request["messages"][-1]
+    if last["role"] == "user" and "No user is present" in last["content"]:
+        reason = {"reason": "Which release do the notes cover, 1.0 or 1.1?"}
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "tool_calls": [call(1, "goal_block", reason)],
+        }
+    elif last["role"] == "tool":
+        message = {"role": "assistant", "content": "Blocked until someone answers."}
+    else:
+        message = {"role": "assistant", "content": "Do the notes cover 1.0 or 1.1?"}
+    return {"choices": [{"message": message}], "usage": {"total_tokens": 10}}
+
+
+class QuestionOpenAI(FakeOpenAI):
+    reply = staticmethod(question_reply)
+
+
+def test_a_continuation_after_a_question_tells_the_model_nobody_answers(tmp_path: Path) -> None:
+    """The model asked the user something; the next, unattended, turn repeated only the goal,
+    so the model asked again, twice, and the goal was suppressed with its question lost. The
+    turn now says no user is present, and the model blocks the goal on its question."""
+    db = f"sqlite:///{tmp_path / 'agent.db'}"
+    for server in serve(QuestionOpenAI):
+        run = run_example(server, db)
+    assert run.returncode == 1 and "stopped: blocked after 2 turn(s)" in run.stdout, run.stdout
+    with taskloom.connect(db) as tl:
+        goal = tl.goal("release").get()["goal"]
+    assert goal["status"] == "blocked" and "1.0 or 1.1" in goal["reason"]
+
+
 def test_example_agent_says_in_one_line_that_the_endpoint_is_down(db_url: str) -> None:
     """And leaves nothing half-made: an active goal was left behind, with no plan. Both
     backends."""
