@@ -28,7 +28,7 @@ from typing import Any
 
 import taskloom
 from taskloom.domain.errors import InvalidInput, ProviderError, TaskloomError
-from taskloom.domain.goals import Goal, GoalStatus
+from taskloom.domain.goals import Goal, GoalStatus, continuation_prompt
 from taskloom.goals.continuation import (
     StopReason,
     TurnFailed,
@@ -46,6 +46,10 @@ SYSTEM = (
     "card per step, exactly one in progress, mark each done as it finishes. When the whole "
     "objective is met, call `goal_complete` with your evidence."
 )
+
+
+DEFAULT_BUDGET = 50_000
+"""The token budget of a goal this example sets on a thread that has none."""
 
 
 def whole(text: str) -> int:
@@ -107,8 +111,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--budget",
         metavar="TOKENS",
         type=whole,
-        default=50_000,
-        help="token budget of the goal; the loop stops when it is spent (default: %(default)s)",
+        default=None,
+        help="token budget of the goal; the loop stops when it is spent (default:"
+        f" {DEFAULT_BUDGET} for a new goal; a rerun keeps the goal's budget, as the panel or"
+        " `taskloom goal budget` left it)",
     )
     parser.add_argument(
         "--max-turns",
@@ -196,8 +202,10 @@ def run(args: argparse.Namespace) -> int:
         pending = [call_model()]
     except (ProviderError, InvalidInput, ValueError) as exc:
         return endpoint_failed(args.base_url, exc)
+    budget = args.budget or (DEFAULT_BUDGET if goal is None else None)  # None: kept
     try:
-        tl.goal(args.thread).set(args.objective, token_budget=args.budget)
+        snap = tl.goal(args.thread).set(args.objective, token_budget=budget)
+        lineage = snap["goal"]["lineage_id"]  # what the first call is charged to
         note_user_turn(tl, args.thread)  # the command line is a user turn: lifts a stop
     except TaskloomError as exc:
         print(f"Error: {exc}", file=sys.stderr)
@@ -206,8 +214,8 @@ def run(args: argparse.Namespace) -> int:
     def turn(goal: Goal) -> TurnOutcome:
         started, tokens = time.monotonic(), 0
         before = tl.board(args.thread).list()["version"]
-        if messages[-1]["role"] != "user":  # a continuation: remind the model of the goal
-            messages.append({"role": "user", "content": tl.goal(args.thread).get()["context"]})
+        if messages[-1]["role"] != "user":  # a continuation: nobody reads what it asks
+            messages.append({"role": "user", "content": continuation_prompt(goal)})
         try:
             for _ in range(8):  # model ↔ tools round trips within one turn
                 message, used = pending.pop() if pending else call_model()
@@ -229,6 +237,9 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         result = run_goal_loop(tl, args.thread, turn, max_turns=args.max_turns)
+        if pending:  # no turn ran (out of budget, another run holds the thread): the first
+            # call was made all the same, and what it cost is the goal's
+            tl.goal(args.thread).account_usage(lineage, pending.pop()[1])
     except TurnFailed as exc:
         return endpoint_failed(args.base_url, exc)
     except TaskloomError as exc:  # the database, not the model

@@ -3,6 +3,8 @@ blocks the user's prompt."""
 
 from __future__ import annotations
 
+import json
+import os
 import shlex
 import subprocess
 import sys
@@ -77,3 +79,49 @@ def test_a_hook_run_in_a_deleted_folder_answers_without_a_traceback(tmp_path: Pa
         if code:
             assert done.stdout == "" and done.stderr.count("\n") == 1
             assert done.stderr.startswith("Error: the working folder no longer exists")
+
+
+def _send_event(args: list[str], event: dict[str, object]) -> tuple[OSError | None, str, str]:
+    """Run ``taskloom hook …`` as an agent does: the event written to its stdin, then stdin
+    closed; the error the write met, if any, and what the hook printed."""
+    payload = json.dumps(event).encode()
+    hook = subprocess.Popen(
+        [sys.executable, "-m", "taskloom", "hook", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=subprocess_env(),
+    )
+    assert hook.stdin is not None
+    failed: OSError | None = None
+    try:
+        written = 0
+        while written < len(payload):
+            written += os.write(hook.stdin.fileno(), payload[written : written + (1 << 16)])
+    except OSError as exc:  # BrokenPipeError: the hook exited with the event unread
+        failed = exc
+    hook.stdin.close()
+    hook.stdin = None
+    out, err = hook.communicate(timeout=60)
+    assert hook.returncode == 0, err
+    return failed, out.decode(), err.decode()
+
+
+def test_a_hook_reads_a_long_prompt_the_agent_sends(tmp_path: Path) -> None:
+    """A prompt pasted whole (a log, a file) makes an event larger than a pipe holds: the
+    hooks exited without reading it, so the agent's write failed (EPIPE) and the agent
+    reported the hook as failed, its block lost with the queue's cursor moved past it."""
+    db = f"sqlite:///{tmp_path / 'q.db'}"
+    with taskloom.connect(db) as tl:
+        tl.queue.add("Review PR 12")
+    prompt = {"hook_event_name": "UserPromptSubmit", "session_id": "s", "prompt": "x" * 1_000_000}
+    failed, out, _ = _send_event(["prompt", "--agent", "a", "--mcp", "--db", db], prompt)
+    assert failed is None
+    shown = json.loads(out)["hookSpecificOutput"]
+    assert (
+        shown["hookEventName"] == "UserPromptSubmit"
+        and "Review PR 12" in shown["additionalContext"]
+    )
+    start = {"hook_event_name": "SessionStart", "session_id": "s", "source": "x" * 1_000_000}
+    failed, out, _ = _send_event(["session-start", "--agent", "b", "--db", db], start)
+    assert failed is None and "1 task ready" in out

@@ -183,6 +183,40 @@ def test_example_agent_reruns_after_a_no_progress_stop(
         assert tl.goal("release").get()["goal"]["tokens_used"] == 4 * 15
 
 
+def question_reply(request: dict[str, Any]) -> dict[str, Any]:
+    """A model that asks the user a question, and blocks the goal once it is told that no
+    user is present to answer it."""
+    last = request["messages"][-1]
+    if last["role"] == "user" and "No user is present" in last["content"]:
+        reason = {"reason": "Which release do the notes cover, 1.0 or 1.1?"}
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "tool_calls": [call(1, "goal_block", reason)],
+        }
+    elif last["role"] == "tool":
+        message = {"role": "assistant", "content": "Blocked until someone answers."}
+    else:
+        message = {"role": "assistant", "content": "Do the notes cover 1.0 or 1.1?"}
+    return {"choices": [{"message": message}], "usage": {"total_tokens": 10}}
+
+
+class QuestionOpenAI(FakeOpenAI):
+    reply = staticmethod(question_reply)
+
+
+def test_a_continuation_after_a_question_tells_the_model_nobody_answers(tmp_path: Path) -> None:
+    """The model asked the user something; the next, unattended, turn repeated only the goal,
+    so the model asked again, twice, and the goal was suppressed with its question lost. The
+    turn now says no user is present, and the model blocks the goal on its question."""
+    db = f"sqlite:///{tmp_path / 'agent.db'}"
+    for server in serve(QuestionOpenAI):
+        run = run_example(server, db)
+    assert run.returncode == 1 and "stopped: blocked after 2 turn(s)" in run.stdout, run.stdout
+    with taskloom.connect(db) as tl:
+        goal = tl.goal("release").get()["goal"]
+    assert goal["status"] == "blocked" and "1.0 or 1.1" in goal["reason"]
+
+
 def test_example_agent_says_in_one_line_that_the_endpoint_is_down(db_url: str) -> None:
     """And leaves nothing half-made: an active goal was left behind, with no plan. Both
     backends."""
@@ -327,6 +361,51 @@ def test_a_rerun_of_an_unfinished_goal_goes_on_from_its_board(tmp_path: Path, db
         cards = [c["title"] for c in tl.board("release").list()["cards"]]
     assert goal["goal_id"] == first["goal_id"] and goal["tokens_used"] == 300
     assert cards == ["Draft the notes"], run.stdout
+
+
+def test_a_rerun_keeps_the_budget_the_user_raised(tmp_path: Path) -> None:
+    """A run stopped by its budget, the user raised it (the panel, `taskloom goal budget`):
+    a rerun without --budget put it back to 50,000, so the goal stopped at once again."""
+    run, db = run_scripted([(200, add_card_reply(60_000)), SERVER_ERROR], tmp_path)
+    with taskloom.connect(f"sqlite:///{db}") as tl:
+        assert tl.goal("release").get()["goal"]["status"] == "budget_limited"
+        tl.goal("release").set_budget(100_000)
+    done = {"choices": [{"message": {"role": "assistant", "content": "ok"}}], "usage": {}}
+    run, _ = run_scripted([(200, done)] * 4, tmp_path)
+    assert "stopped: no_progress after 2 turn(s)" in run.stdout, run.stdout + run.stderr
+    with taskloom.connect(f"sqlite:///{db}") as tl:
+        goal = tl.goal("release").get()["goal"]
+    assert goal["token_budget"] == 100_000 and goal["status"] == "active"
+
+
+def test_a_budget_given_on_a_rerun_replaces_the_goals(tmp_path: Path) -> None:
+    run_scripted([(200, add_card_reply(300)), SERVER_ERROR], tmp_path)
+    done = {"choices": [{"message": {"role": "assistant", "content": "ok"}}], "usage": {}}
+    ScriptedOpenAI.script = [(200, done)] * 4
+    db = tmp_path / "agent.db"
+    for server in serve(ScriptedOpenAI):
+        subprocess.run(
+            [
+                *(sys.executable, str(EXAMPLE), "Ship the notes", "--thread", "release"),
+                *("--base-url", server, "--db", f"sqlite:///{db}", "--budget", "7000"),
+            ],
+            env={**subprocess_env(), "OPENAI_API_KEY": "sk-test"},
+            capture_output=True,
+            timeout=120,
+        )
+    with taskloom.connect(f"sqlite:///{db}") as tl:
+        assert tl.goal("release").get()["goal"]["token_budget"] == 7000
+
+
+def test_the_first_call_of_a_run_that_runs_no_turn_is_charged(tmp_path: Path) -> None:
+    """A rerun on a goal out of budget still asks the endpoint once (to check it before
+    touching the goal); what that call cost was charged to nobody."""
+    run_scripted([(200, add_card_reply(60_000)), SERVER_ERROR], tmp_path)
+    run, db = run_scripted([(200, add_card_reply(250))], tmp_path)
+    assert "stopped: budget_limited after 0 turn(s)" in run.stdout, run.stdout + run.stderr
+    with taskloom.connect(f"sqlite:///{db}") as tl:
+        goal = tl.goal("release").get()["goal"]
+    assert goal["tokens_used"] == 60_250 and goal["status"] == "budget_limited"
 
 
 @pytest.mark.parametrize("tokens", [-500, 12.7, "300"])

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
+import threading
 from collections.abc import Iterator
 from typing import Annotated, Any
 
@@ -57,6 +60,34 @@ def skipped_while_busy() -> Iterator[None]:
         note(f"{exc.message}: the hook printed nothing this time")
 
 
+@contextlib.contextmanager
+def draining_stdin(wait_s: float = CURSOR_WAIT_S) -> Iterator[None]:
+    """Read the event the agent writes on stdin, to its end, while the hook runs; wait for
+    that end at most ``wait_s`` after it. A hook that exits with its stdin unread breaks the
+    agent's write of an event larger than a pipe holds (a long pasted prompt): the agent
+    gets ``EPIPE`` and reports the hook as failed. A terminal is not read."""
+    try:
+        fd = sys.stdin.fileno() if sys.stdin is not None else -1
+    except (OSError, ValueError):  # a stream without a descriptor: nothing to drain
+        fd = -1
+    ended = threading.Event()
+
+    def drain() -> None:
+        with contextlib.suppress(OSError):
+            while os.read(fd, 1 << 16):
+                pass
+        ended.set()
+
+    if fd >= 0 and not os.isatty(fd):
+        threading.Thread(target=drain, name="hook-stdin", daemon=True).start()
+    else:
+        ended.set()
+    try:
+        yield
+    finally:
+        ended.wait(wait_s)
+
+
 MCP_CLAIM = "task_next"
 """How an agent with taskloom's MCP server claims a task: the tool, not a shell command."""
 
@@ -83,7 +114,12 @@ def prompt(
     Example: taskloom hook prompt --agent claude-1 --mcp
     """
     del as_json  # already JSON
-    claim = MCP_CLAIM if mcp else hook_claim_command(agent.strip(), db, program())
+    with draining_stdin():
+        _prompt_block(agent, db, MCP_CLAIM if mcp else None)
+
+
+def _prompt_block(agent: str, db: str | None, claim: str | None) -> None:
+    claim = claim or hook_claim_command(agent.strip(), db, program())
     tl = open_for_hook(db)
     block = None
     with skipped_while_busy():
@@ -106,7 +142,7 @@ def session_start(agent: Agent, db: DbOption = None, as_json: JsonOption = False
 
     Example: taskloom hook session-start --agent claude-1
     """
-    with skipped_while_busy():
+    with draining_stdin(), skipped_while_busy():
         ready = open_for_hook(db).queue.ready_count(agent)
         agent = agent.strip()
         if as_json:
