@@ -23,7 +23,7 @@ from itertools import pairwise
 
 _TOKEN = re.compile(r"\S+")
 _WORD = r"[A-Za-z_%#][\w%#+./-]*(?:\([\w%/.-]+\))?"
-_NAME = re.compile(rf"{_WORD}(?: {_WORD})*")
+_NAME = re.compile(rf"{_WORD}(?: (?:{_WORD}|/))*")
 """A column's name: words, each maybe with its unit in brackets (``CPU(cores)``)."""
 RULE = re.compile(r"\s*[-=]{2,}(?:\s+[-=]{2,})*\s*")
 """A rule line: ``-------`` across the table or ``----- ----`` under each column."""
