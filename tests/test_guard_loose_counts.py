@@ -134,3 +134,19 @@ def test_an_un_word_counts_the_records_whose_field_it_names_is_absent(tl: Tasklo
     assert "Exact count: 60 " in csv_count
     (kept,) = ask(tl, "host,owner,rack\n" + rows, "How many hosts are unwound?")
     assert "is absent" not in kept
+
+
+def test_the_subject_of_a_closing_verb_of_relation_names_the_result(tl: Taskloom) -> None:
+    """ "how many hosts did the scan find?": ``scan`` is what made the result, not a
+    condition on its rows; a subject before another verb stays one."""
+    rows = "".join(
+        f"10.1.{i // 200}.{i % 200},{('open', 'filtered')[i % 4 == 0]}\n" for i in range(450)
+    )
+    found, probed = ask(
+        tl,
+        "address,state\n" + rows,
+        "how many hosts did the scan find?",
+        "how many hosts did the scan probe?",
+    )
+    assert "Exact count: 450 " in found
+    assert "Exact count" not in probed
