@@ -204,7 +204,7 @@ def cargo_metadata(rng: random.Random) -> tuple[str, list[Q]]:
     pkgs: list[dict[str, Any]] = []
     for c in crates:
         v = f"{rng.randrange(3)}.{rng.randrange(40)}.{rng.randrange(15)}"
-        deps = [
+        deps: list[dict[str, Any]] = [
             {
                 "name": d,
                 "source": "registry+https://github.com/rust-lang/crates.io-index",
@@ -510,7 +510,7 @@ def sarif_report(rng: random.Random) -> tuple[str, list[Q]]:
         ("py/weak-crypto-key", "warning"),
     ]
     level = dict(rules)
-    results = []
+    results: list[dict[str, Any]] = []
     for _ in range(420):
         rid = rng.choice(rules)[0]
         f = f"app/{rng.choice(WORDS)}/{rng.choice(['views', 'db', 'auth', 'jobs'])}.py"
