@@ -264,15 +264,17 @@ def _note_members(stats: Field, array: Iterable[Any]) -> None:
 
 
 def _leaves(node: Mapping[str, Any], at: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Any]]:
-    """A member object's values with their keys, those of the objects it nests (to
-    :data:`MEMBER_DEPTH` keys) under the keys that lead to them: a SARIF result's
-    ``locations[*].physicalLocation.artifactLocation.uri``."""
+    """A member object's values with their keys; an object that holds only objects (a
+    wrapper) is read through, to :data:`MEMBER_DEPTH` keys, its values under the keys that
+    lead to them: a SARIF result's ``locations[*].physicalLocation.artifactLocation.uri``.
+    An object that holds a value of its own is read no deeper (an instance's ``State.Name``
+    is its group's field, not its reservation's)."""
+    wrapper = all(is_object(value) for value in node.values())
     for key, value in node.items():
-        if is_object(value):
-            if len(at) + 1 < MEMBER_DEPTH:
-                yield from _leaves(value, (*at, key))
-        else:
+        if not is_object(value):
             yield (*at, key), value
+        elif wrapper and len(at) + 1 < MEMBER_DEPTH:
+            yield from _leaves(value, (*at, key))
 
 
 def _name_kind(value: Any) -> str:
