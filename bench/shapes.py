@@ -19,15 +19,18 @@ list-units``, ``mypy``, ``eslint`` JSON, ``ec2 describe-instances``, ``helm list
 status --porcelain``, ``du -sh``, ``git blame``), written the same way; ``probe3`` ten more
 (``kubectl top pods``, ``top -b``, ``lsof -i``, ``gh run list --json``, ``npm ls --json``,
 an Actions workflow, ``nginx -T``, a CSV after comment lines, a GraphQL page, ``docker
-images``), written the same way.
+images``), written the same way; ``probe4`` ten more (``psql`` aligned output, ``pytest
+-v``, ``coverage report``, ``cargo metadata``, ``terraform show -json``, an OpenAPI document,
+a Jira search, a SARIF report, Elasticsearch ``_cat/indices``, ``docker stats``), written
+the same way.
 
 Per question the guard stashes the payload and, unless the placeholder already shows the
 gold, asks ``extract_from_result`` once, with no LLM. A question is answered when its gold
 is visible (every part of it); a count only by ``Exact count: N`` with the right N. The
 ``preview-only`` column is the first 1,500 characters.
 
-    python bench/shapes.py [--set tuned|fresh|heldout|both|all|ops|ops-fresh|probe|probe2|probe3]
-                            [--seed N] [--verbose]
+    python bench/shapes.py [--set tuned|fresh|heldout|both|all|ops|ops-fresh|probe|probe2|probe3
+                            |probe4] [--seed N] [--verbose]
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ from shapes_ops_fresh import OPS_FRESH
 from shapes_probe import PROBE
 from shapes_probe2 import PROBE2
 from shapes_probe3 import PROBE3
+from shapes_probe4 import PROBE4
 from shapes_tuned import SHAPES
 from taskloom.guard.tokens import counter
 
@@ -119,12 +123,16 @@ def cli() -> int:
             "probe",
             "probe2",
             "probe3",
+            "probe4",
         ),
         default="both",
         help="both: tuned and fresh; all: the three sets; ops: operations tools' results",
     )
     parser.add_argument(
-        "--seed", type=int, default=0, help="0: each set's own seed (7, 99, 41, 23, 61, 83, 47, 59)"
+        "--seed",
+        type=int,
+        default=0,
+        help="0: each set's own seed (7, 99, 41, 23, 61, 83, 47, 59, 71)",
     )
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
@@ -138,6 +146,7 @@ def cli() -> int:
         ("probe", PROBE, 83),
         ("probe2", PROBE2, 47),
         ("probe3", PROBE3, 59),
+        ("probe4", PROBE4, 71),
     )
     for name, shapes, seed in sets:
         if name in chosen.get(args.set, (args.set,)):

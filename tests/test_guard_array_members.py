@@ -89,3 +89,36 @@ def test_a_lookup_reads_a_member_objects_other_name_like_field(tl: Taskloom) -> 
     (count,) = ask(tl, json.dumps(doc), "How many tickets have reviewer dev3?")
     assert f"Exact count: {gold} " in count
     assert "@.reviewers[?@.handle=='dev3']" in count
+
+
+def test_a_path_a_member_nests_deeper_is_a_condition_on_its_records(tl: Taskloom) -> None:
+    """A value nested two objects deep in a list's members (a file path under
+    ``origin.source.file``), among many distinct paths: it was read as no condition. A
+    member holding values of its own is read no deeper: the count of members in a state
+    stays the members' own group's."""
+    files = [f"pkg/{d}/{n}.go" for d in ("core", "net", "db", "ui", "cli") for n in "abcdefgh"]
+    builds = [
+        {
+            "id": f"b{i}",
+            "steps": [
+                {"origin": {"source": {"file": files[(i * k) % len(files)]}}} for k in (1, 3)
+            ],
+        }
+        for i in range(300)
+    ]
+    gold = sum(
+        any(s["origin"]["source"]["file"] == "pkg/net/c.go" for s in b["steps"]) for b in builds
+    )
+    (count,) = ask(tl, json.dumps(builds), "how many builds touch pkg/net/c.go?")
+    assert f"Exact count: {gold} " in count
+
+    hosts = [
+        {"id": f"g{g}", "nodes": [
+            {"node": f"n{g}-{k}", "status": {"phase": ("up", "down")[(g + k) % 3 == 0]}}
+            for k in range(3)
+        ]}
+        for g in range(100)
+    ]  # fmt: skip
+    down = sum((g + k) % 3 == 0 for g in range(100) for k in range(3))
+    (nodes,) = ask(tl, json.dumps({"groups": hosts}), "how many nodes are down?")
+    assert f"Exact count: {down} " in nodes

@@ -69,3 +69,18 @@ def test_an_adjective_of_no_true_or_false_field_still_refuses(tl: Taskloom) -> N
     not exact."""
     (answer,) = ask(tl, json.dumps(_projects()), "how many projects are starred?")
     assert "Exact count" not in answer and "'starred'" in answer
+
+
+def test_a_column_of_true_and_false_spelled_as_text_is_a_flag(tl: Taskloom) -> None:
+    """A table writes its booleans as text (``Yes``/``No``; ``psql``'s ``t``/``f``): the
+    adjective that names the column was read as no condition."""
+    rows = [
+        (f"user{i}", ("admin", "dev", "ops")[i % 3], ("Yes", "No")[i % 4 == 0]) for i in range(240)
+    ]
+    text = "login,role,enabled\n" + "".join(",".join(r) + "\n" for r in rows)
+    on, off = ask(
+        tl, text, "how many enabled users have role admin?", "how many users are not enabled?"
+    )
+    gold_on = sum(r[1] == "admin" and r[2] == "Yes" for r in rows)
+    assert f"Exact count: {gold_on} " in on and "enabled == 'Yes'" in on
+    assert f"Exact count: {sum(r[2] == 'No' for r in rows)} " in off

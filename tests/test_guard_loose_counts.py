@@ -118,3 +118,35 @@ def test_a_pointing_word_sets_no_condition_of_a_count(tl: Taskloom) -> None:
     text = json.dumps({"data": {"issues": {"nodes": issues}}})
     (count,) = ask(tl, text, "how many of these issues are closed?")
     assert f"Exact count: {sum(i % 3 != 0 for i in range(300))} " in count
+
+
+def test_an_un_word_counts_the_records_whose_field_it_names_is_absent(tl: Taskloom) -> None:
+    """ "how many issues are unassigned?" over issues whose ``assignee`` is null when no one
+    is: the word was read as no condition, and no count was given."""
+    prs = [
+        {"number": i, "reviewer": None if i % 6 == 0 else {"login": f"r{i % 4}"}, "draft": False}
+        for i in range(240)
+    ]
+    (json_count,) = ask(tl, json.dumps(prs), "how many entries are unreviewed?")
+    assert "Exact count: 40 " in json_count and "reviewer is absent" in json_count
+    rows = "".join(f"h{i},{'' if i % 5 == 0 else 'ops'},{i % 3}\n" for i in range(300))
+    (csv_count,) = ask(tl, "host,owner,rack\n" + rows, "How many hosts are unowned?")
+    assert "Exact count: 60 " in csv_count
+    (kept,) = ask(tl, "host,owner,rack\n" + rows, "How many hosts are unwound?")
+    assert "is absent" not in kept
+
+
+def test_the_subject_of_a_closing_verb_of_relation_names_the_result(tl: Taskloom) -> None:
+    """ "how many hosts did the scan find?": ``scan`` is what made the result, not a
+    condition on its rows; a subject before another verb stays one."""
+    rows = "".join(
+        f"10.1.{i // 200}.{i % 200},{('open', 'filtered')[i % 4 == 0]}\n" for i in range(450)
+    )
+    found, probed = ask(
+        tl,
+        "address,state\n" + rows,
+        "how many hosts did the scan find?",
+        "how many hosts did the scan probe?",
+    )
+    assert "Exact count: 450 " in found
+    assert "Exact count" not in probed

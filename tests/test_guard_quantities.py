@@ -10,6 +10,7 @@ import pytest
 from taskloom.client import Taskloom
 from taskloom.guard import GuardConfig
 from taskloom.guard.quantities import BYTES, column_kind, size
+from tests.test_guard_text_records import ask
 
 TIGHT = GuardConfig(threshold_tokens=60, compacted_max_tokens=10, preview_chars=200)
 IMAGES = [
@@ -106,3 +107,27 @@ def test_a_word_of_magnitude_ranks_a_number_field_of_few_values(tl: Taskloom) ->
     g, rid = _stash(tl, "builds", json.dumps(builds))
     answer = g.extract(rid, "which build has the highest retries?")  # type: ignore[attr-defined]
     assert "job-41" in answer and "Tally" not in answer
+
+
+def _pools() -> str:
+    """Columns named with a lone ``/`` (``USED / SIZE``), cells holding spaces, and a
+    percentage column named with a spaced ``%``."""
+    rows = [(f"pool-{i:03d}", f"{i % 50 + 1}GiB / 64GiB", f"{(i * 37) % 90}.{i % 10}%", i % 80)
+            for i in range(150)]  # fmt: skip
+    rows[77] = ("pool-hot", "63GiB / 64GiB", "99.5%", 3)
+    head = f"{'POOL':<11}{'USED / SIZE':<16}{'LOAD %':<9}CLIENTS\n"
+    return head + "".join(f"{p:<11}{u:<16}{ld:<9}{c}\n" for p, u, ld, c in rows)
+
+
+def test_a_column_named_with_a_slash_reads_and_a_named_percentage_ranks(tl: Taskloom) -> None:
+    """A header word ``/`` made the header no fixed-width table's; and "the highest load"
+    over ``LOAD %`` was a tally of the percentages as text, not a ranking by them."""
+    top, count = ask(
+        tl,
+        _pools(),
+        "which pool has the highest load?",
+        "how many pools have more than 70 CLIENTS?",
+    )
+    assert "pool-hot" in top and '"99.5%"' in top
+    assert "read as a percentage" in top
+    assert f"Exact count: {sum(i % 80 > 70 for i in range(150) if i != 77)} " in count

@@ -170,3 +170,26 @@ def test_a_count_of_lines_in_the_result_named_by_a_word_it_lacks(tl: Taskloom) -
     )
     assert "Exact count: 81 " in journal
     assert "Exact count: 1 " in mailer
+
+
+def _lint_summary() -> str:
+    """A per-package report ruled across under its header and above a TOTAL line, its last
+    column right-aligned numbers with a unit."""
+    rows = [(f"pkg/{w}{i}", (i * 13) % 97, (i * 7) % 50 + 1) for i, w in enumerate("abcdefgh" * 20)]
+    rows[57] = ("pkg/worst", 500, 99)
+    head = f"{'Package':<14}{'Warnings':>9}{'Ratio':>7}\n"
+    rule = "=" * 30 + "\n"
+    body = "".join(f"{p:<14}{n:>9}{r:>6}%\n" for p, n, r in rows)
+    total = sum(r[1] for r in rows)
+    return head + rule + body + rule + f"{'TOTAL':<14}{total:>9}{50:>6}%\n"
+
+
+def test_a_rule_across_and_a_total_below_it_make_no_rows(tl: Taskloom) -> None:
+    """A rule across the whole table left no gutter, so the table read as no table, and a
+    right-aligned last column (``  7%`` under ``100%``) made no column; the TOTAL line below
+    the closing rule would rank first."""
+    top, count = ask(
+        tl, _lint_summary(), "which package has the most warnings?", "how many rows are there?"
+    )
+    assert "pkg/worst" in top and "TOTAL" not in top
+    assert "Exact count: 160 " in count

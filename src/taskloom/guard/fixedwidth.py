@@ -2,16 +2,18 @@
 its columns' positions, so a cell may hold spaces (``Up 3 hours``).
 
 A gutter is a character position blank on every line, the header's included. The runs of
-non-gutter positions are spans; a span under no header word continues the column before
-it (a cell's own spaces, or the last column's free text), and the header words within one
-span are one column's name (``NOMINATED NODE``, ``Mounted on``) only when single spaces
-separate them; so is a header word one space after the column before when no data line
-holds a cell under it. Every column's cells are aligned: all start at one position or all end at
-one (the last column: all start at one). A first span under no header word whose cells are
-each one mark (``●``, ``*``, ``>``: no letter or digit), as ``systemctl`` writes before a
-failed unit, is a marker gutter and no column. A name may carry its unit in brackets
-(``kubectl top``'s ``CPU(cores)`` and ``MEMORY(bytes)``). Any other layout is no fixed-width table
-(``None``), and the caller reads the text otherwise.
+non-gutter positions are spans; a span under no header word continues the column before it
+(a cell's own spaces, or the last column's free text), and the header words within one span
+are one column's name (``NOMINATED NODE``, ``Mounted on``) only when single spaces separate
+them; so is a header word one space after the column before when no data line holds a cell
+under it. Every column's cells are aligned: all start at one position or all end at one (the
+last column: all start at one, or all end where its name ends). A first span under no header
+word whose cells are each one mark (``●``, ``*``, ``>``: no letter or digit), as
+``systemctl`` writes before a failed unit, is a marker gutter and no column. A name may
+carry its unit in brackets (``kubectl top``'s ``CPU(cores)`` and ``MEMORY(bytes)``). A rule
+line (dashes or ``=``, across the table or under each column) is no row and sets no column's
+bounds; its row's cells are the rule's pieces, which the caller skips. Any other layout is
+no fixed-width table (``None``), and the caller reads the text otherwise.
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ from itertools import pairwise
 
 _TOKEN = re.compile(r"\S+")
 _WORD = r"[A-Za-z_%#][\w%#+./-]*(?:\([\w%/.-]+\))?"
-_NAME = re.compile(rf"{_WORD}(?: {_WORD})*")
+_NAME = re.compile(rf"{_WORD}(?: (?:{_WORD}|/))*")
 """A column's name: words, each maybe with its unit in brackets (``CPU(cores)``)."""
+RULE = re.compile(r"\s*[-=]{2,}(?:\s+[-=]{2,})*\s*")
+"""A rule line: ``-------`` across the table or ``----- ----`` under each column."""
 MAX_WIDTH = 1_000
 """A line wider than this makes no fixed-width table."""
 
@@ -33,7 +37,8 @@ def fixed_columns(lines: list[str]) -> tuple[list[str], list[list[str]]] | None:
     if width > MAX_WIDTH or any("\t" in line for line in lines):
         return None
     used = bytearray(width + 1)
-    for line in lines[1:]:
+    body = [line for line in lines[1:] if not RULE.fullmatch(line)]
+    for line in body:
         for m in _TOKEN.finditer(line):
             used[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
     data = bytes(used)
@@ -56,7 +61,7 @@ def fixed_columns(lines: list[str]) -> tuple[list[str], list[list[str]]] | None:
             columns.append((start, end, inside))
         elif columns:
             columns[-1] = (columns[-1][0], end, columns[-1][2])
-        elif not _marks([line[start:end] for line in lines[1:]]):
+        elif not _marks([line[start:end] for line in body]):
             return None
     names: list[str] = []
     for _start, _end, inside in columns:
@@ -68,9 +73,10 @@ def fixed_columns(lines: list[str]) -> tuple[list[str], list[list[str]]] | None:
     if not all(_NAME.fullmatch(n) for n in names):
         return None
     rows = [[line[s:e].strip() for s, e, _w in columns] for line in lines[1:]]
-    for i, (start, end, _w) in enumerate(columns):
+    for i, (start, end, inside) in enumerate(columns):
         last = i == len(columns) - 1
-        if not _aligned([line[start:end] for line in lines[1:]], last):
+        head_end = inside[-1].end() - start if last else None
+        if not _aligned([line[start:end] for line in body], head_end):
             return None
     return names, rows
 
@@ -80,7 +86,10 @@ def _marks(cells: list[str]) -> bool:
     return all(len(c.strip()) <= 1 and not c.strip().isalnum() for c in cells)
 
 
-def _aligned(cells: list[str], last: bool) -> bool:
+def _aligned(cells: list[str], head_end: int | None) -> bool:
+    """Whether the cells all start at one position or all end at one; the last column's
+    (``head_end``: where its name ends) end there only when its name ends there too, as a
+    right-aligned number column's does (free text ends anywhere)."""
     starts = {len(c) - len(c.lstrip()) for c in cells if c.strip()}
     ends = {len(c.rstrip()) for c in cells if c.strip()}
-    return len(starts) <= 1 or (not last and len(ends) <= 1)
+    return len(starts) <= 1 or (ends <= {head_end} if head_end is not None else len(ends) <= 1)

@@ -1,7 +1,9 @@
 """True-or-false fields named by an adjective: "how many vulnerabilities are in direct
 dependencies?" over records with a boolean ``isDirect``.
 
-A field is a flag of its group when every value it holds is ``true``, ``false`` or null.
+A field is a flag of its group when every value it holds is ``true``, ``false`` or null,
+or one text of a pair that spells them (``t``/``f``, as ``psql`` writes a boolean;
+``yes``/``no``), whose text for true (or false) the condition then compares.
 Its adjective is its last key's name with a leading ``is``, ``has`` or ``can`` part
 removed: ``direct`` for ``isDirect``, ``private`` for ``is_private``, ``wiki`` for
 ``hasWiki``, ``archived`` for ``archived``. A run of words of a count or list question whose
@@ -27,12 +29,29 @@ _PREFIXES = frozenset({"is", "has", "can"})
 _NON = ("non-", "non_", "not-")
 _ARTICLES = frozenset({"a", "an", "any", "the"})
 _WITHOUT = frozenset({"without", "lacking"})
+_SPELLED = (("t", "f"), ("true", "false"), ("yes", "no"), ("y", "n"))
 
 
 def is_flag(stats: Field) -> bool:
     """Whether every value the field holds is ``true``, ``false`` or null (and one is a
     boolean)."""
     return "bool" in stats.kinds and stats.kinds <= {"bool", "null"}
+
+
+def spelled(stats: Field) -> tuple[str, str] | None:
+    """The texts a field of text flags writes for true and for false, when every value it
+    holds is one of a pair (``t``/``f``, as ``psql`` writes a boolean; ``true``/``false``,
+    ``yes``/``no``, ``y``/``n``, any case) or null; else ``None``."""
+    if "string" not in stats.kinds or not stats.kinds <= {"string", "null"} or stats.many:
+        return None
+    texts = [v for kind, v in stats.values if kind == "string"]
+    low = {t.lower() for t in texts}
+    for yes, no in _SPELLED:
+        if low <= {yes, no}:
+            case = str.upper if texts[0].isupper() else str.lower
+            by_low = {t.lower(): t for t in texts}
+            return by_low.get(yes, case(yes)), by_low.get(no, case(no))
+    return None
 
 
 def adjective(key: str) -> tuple[str, ...]:
@@ -50,8 +69,12 @@ def add_flags(group: Group, tokens: list[Tok], read: Reading, selects: bool) -> 
     if not selects:
         return
     flags: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
+    texts: dict[tuple[str, ...], tuple[str, str]] = {}
     for name, stats in group.fields.items():
-        if is_flag(stats):
+        pair = spelled(stats)
+        if pair is not None:
+            texts[name] = pair
+        if is_flag(stats) or pair is not None:
             flags.setdefault(adjective(name[-1]), []).append(name)
     if not flags:
         return
@@ -74,7 +97,9 @@ def add_flags(group: Group, tokens: list[Tok], read: Reading, selects: bool) -> 
             if len(top) != 1:
                 continue
             denied, first = _denied(tokens, words, i)
-            read.conditions.append(Condition(top[0], "==", not denied))
+            pair = texts.get(top[0])
+            value = (pair[1] if denied else pair[0]) if pair else not denied
+            read.conditions.append(Condition(top[0], "==", value))
             read.bare += 1
             took = set(range(first, i + n))
             read.used |= took

@@ -39,6 +39,8 @@ MAX_MEMBERS = 32
 """Members of an array field read per record for the values they hold (:attr:`Field.members`)."""
 MAX_MEMBER_KEYS = 16
 """Keys of one member object whose values are read."""
+MEMBER_DEPTH = 3
+"""The most keys that lead from a member object to a value it nests and a question names."""
 MAX_NAME_CHARS = 100
 """The longest member value read: a value that names something (a label, a tag, a login)
 is short; a longer one is prose, which no question compares whole."""
@@ -251,14 +253,28 @@ def _note_members(stats: Field, array: Iterable[Any]) -> None:
                 inner.many = True
             return
         if is_object(member):
-            for key, leaf in itertools.islice(member.items(), MAX_MEMBER_KEYS):
+            for key, leaf in itertools.islice(_leaves(member, ()), MAX_MEMBER_KEYS):
                 kind = _name_kind(leaf)
                 if kind:
-                    _add(members, (key,), kind, leaf)
+                    _add(members, key, kind, leaf)
         else:
             kind = _name_kind(member)
             if kind:
                 _add(members, (), kind, member)
+
+
+def _leaves(node: Mapping[str, Any], at: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Any]]:
+    """A member object's values with their keys; an object that holds only objects (a
+    wrapper) is read through, to :data:`MEMBER_DEPTH` keys, its values under the keys that
+    lead to them: a SARIF result's ``locations[*].physicalLocation.artifactLocation.uri``.
+    An object that holds a value of its own is read no deeper (an instance's ``State.Name``
+    is its group's field, not its reservation's)."""
+    wrapper = all(is_object(value) for value in node.values())
+    for key, value in node.items():
+        if not is_object(value):
+            yield (*at, key), value
+        elif wrapper and len(at) + 1 < MEMBER_DEPTH:
+            yield from _leaves(value, (*at, key))
 
 
 def _name_kind(value: Any) -> str:

@@ -19,8 +19,9 @@ condition-like unless it is one of these:
 - a field the question names without a condition (the thing counted or asked for), or a
   word whose stem is that of a part of the name of a field a condition is on ("tagged"
   for ``tagList`` in "which tickets are tagged billing?");
-- the result itself: the word after "this" or "these" ("this diff"), or the last word of
-  the question after "in the", "of the" or "from the" ("in the log");
+- the result itself: the word after "this" or "these" ("this diff"), the last word of
+  the question after "in the", "of the" or "from the" ("in the log"), or the subject of a
+  closing "do/does/did the <noun> <verb of relation>?" ("did the query return?");
 - the verb closing "do/does/did <subject> <verb>?" when the subject holds no loose word
   ("how many orders did customer 117 place?"): it relates the records to the subject.
 
@@ -161,13 +162,22 @@ def _counted_noun(tokens: list[Tok], read: set[int]) -> int | None:
 
 
 def names_source(tokens: list[Tok], at: int) -> bool:
-    """Whether the word at ``at`` names the result itself: after "this" or "these", or
-    the question's last word after "in the", "of the" or "from the"."""
+    """Whether the word at ``at`` names the result itself: after "this" or "these", the
+    question's last word after "in the", "of the" or "from the", or the subject of a
+    closing "do/does/did the <noun> <verb of relation>?" ("did the query return?")."""
     before = tokens[at - 1].text.lower() if at else ""
     if before in _SOURCE_BEFORE:
         return True
     last = at == len(tokens) - 1
-    return last and at >= 2 and before == "the" and tokens[at - 2].text.lower() in _TAIL
+    if last and at >= 2 and before == "the" and tokens[at - 2].text.lower() in _TAIL:
+        return True
+    return (  # "how many rows did the query return?": the query made the result
+        at == len(tokens) - 2
+        and at >= 2
+        and before == "the"
+        and tokens[at - 2].text.lower() in _DO
+        and stem(tokens[-1].text.lower()) in _RELATIONS
+    )
 
 
 def held_word(group: Group, tokens: list[Tok], read: set[int]) -> str:

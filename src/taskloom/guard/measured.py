@@ -4,7 +4,9 @@ filesystem is the fullest?", "which directory takes the most space?", "how many 
 
 The column is the one sizes or percentages column the question names; else the one of the
 kind its words mean: ``fullest``, ``emptiest`` a percentage, ``biggest``, ``largest``,
-``smallest``, ``most space`` or a size it writes (``1G``, ``500 MB``) a size. Several such
+``smallest``, ``most space`` or a size it writes (``1G``, ``500 MB``) a size; a word of
+rank (``most``, ``lowest``…) with the one such column the question names ranks by it
+("which container uses the most CPU?" over ``CPU %``). Several such
 columns and none named: no answer, which is said. A comparison is read around the size or
 percentage written (``over``, ``more than``, ``at least``, ``under``…, or ``or bigger``,
 ``or smaller`` after it); a size or percentage with none is no comparison. The question's
@@ -25,7 +27,7 @@ from taskloom.guard.loose import loose_words
 from taskloom.guard.quantities import BYTES, PERCENT, percent, quantity_columns, size, value
 from taskloom.guard.question import Condition, Tok, conditions, tokenize
 from taskloom.guard.table import Table
-from taskloom.guard.tally import SHOWN_EXTREMES, Tally
+from taskloom.guard.tally import SHOWN_EXTREMES, Tally, extreme, ranks
 
 _FULL = {"fullest": True, "emptiest": False}
 _BIG = {"biggest": True, "largest": True, "smallest": False, "heaviest": True}
@@ -71,12 +73,13 @@ def measured(table: Table, question: str) -> Exact | None:
             return None
         kind = compared[2]
         mine |= compared[3]
+    named = [c for c in columns if _bare(c) in words or c.lower() in words]
+    if not kind and len(named) == 1 and (ranked := extreme(question)) is not None:
+        highest, kind = ranked, columns[named[0]]  # "which container uses the most CPU?"
+        mine |= {i for i, w in enumerate(words) if ranks(w)}
     if not kind:
         return None
-    named = [c for c in columns if c.lower().rstrip("%") in words or c.lower() in words]
-    mine |= {
-        i for i, w in enumerate(words) for c in named if w in (c.lower(), c.lower().rstrip("%"))
-    }
+    mine |= {i for i, w in enumerate(words) for c in named if w in (c.lower(), _bare(c))}
     fits = [c for c in named if columns[c] == kind] or (
         [] if named else [c for c, k in columns.items() if k == kind]
     )
@@ -119,6 +122,11 @@ def measured(table: Table, question: str) -> Exact | None:
     if ties > 1:
         out.note = f"{ties} rows share the {'highest' if highest else 'lowest'} {column}"
     return out
+
+
+def _bare(column: str) -> str:
+    """A column's name as a question writes it: ``cpu`` for ``CPU %`` or ``%CPU``."""
+    return column.lower().strip("% ")
 
 
 def _index(path: str) -> int:

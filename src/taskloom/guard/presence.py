@@ -18,6 +18,11 @@ field is present (set, and not null, empty or false) when
   themselves ("how many packages are …" over rows that each have a ``Package``): no
   condition, and the field is not asked for.
 
+A word made of ``un`` and a word whose stem is the field's name's stem, or that stem less a
+last letter or two (``assign`` for ``assignee``, ``own`` for ``owner``), sets the condition
+that the field is absent (missing, or null, empty or false): "how many issues are
+unassigned?" over issues whose ``assignee`` is null when no one is assigned.
+
 A presence condition ranks with the conditions read from a value alone: a reading of the
 same words as a field and its value is preferred.
 
@@ -28,6 +33,8 @@ of the group; a field named whole is no longer asked for.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from taskloom.guard.groups import MAX_TALLIED, Field, Group
 from taskloom.guard.question import Condition, Reading, Tok, negated
 from taskloom.guard.rank import STOPWORDS
@@ -36,6 +43,20 @@ from taskloom.guard.stems import stem
 _HAVE = frozenset({"have", "has", "had", "having", "with"})
 _ARTICLES = frozenset({"a", "an", "any", "some", "the"})
 _EMPTY = (("null", None), ("string", ""), ("bool", False))
+_UN = "un"
+_AGENT_LETTERS = 2
+"""The most letters a field's stem may hold past an ``un`` word's (``assign``-``e``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Absent(Condition):
+    """The condition that a field is missing, or null, empty or false."""
+
+    def jsonpath(self, via: tuple[str | int | None, ...] = ()) -> str:
+        return f"!({Condition(self.field, 'present', None).jsonpath(via)})"
+
+    def text(self) -> str:
+        return f"{'.'.join(self.field)} is absent"
 
 
 def partly_present(group: Group, stats: Field) -> bool:
@@ -64,10 +85,20 @@ def add_presence(group: Group, tokens: list[Tok], read: Reading, selects: bool) 
         if i in read.used or tok.op or tok.quoted or word in STOPWORDS:
             continue
         names = [n for n in fields.get(stem(word), ()) if n not in taken]
+        absent = not names and _unmade(word, fields)
+        if absent:
+            names = [n for n in absent if n not in taken]
         top = [n for n in names if len(n) == min(len(m) for m in names)]
         if len(top) != 1 or negated(tokens, i):
             continue
         name = top[0]
+        if absent:
+            read.conditions.append(Absent(name, "absent", None))
+            read.bare += 1
+            read.used.add(i)
+            read.named.discard(i)
+            taken.add(name)
+            continue
         counted = _counted(tokens, i) and _scalar(group.fields[name])
         said = (_after_have(tokens, i) and _closes(tokens, i)) or counted
         if _names(word, name[-1]) and not said:
@@ -79,6 +110,19 @@ def add_presence(group: Group, tokens: list[Tok], read: Reading, selects: bool) 
         taken.add(name)
         if name in read.targets:
             read.targets.remove(name)
+
+
+def _unmade(word: str, fields: dict[str, list[tuple[str, ...]]]) -> list[tuple[str, ...]]:
+    """The presence fields an ``un`` word denies ("unassigned": ``assignee``), if any."""
+    if not word.startswith(_UN) or len(word) < len(_UN) + 4:
+        return []
+    root = stem(word[len(_UN) :])
+    return [
+        name
+        for key, names in fields.items()
+        if key.startswith(root) and len(key) - len(root) <= _AGENT_LETTERS
+        for name in names
+    ]
 
 
 def _names(word: str, key: str) -> bool:

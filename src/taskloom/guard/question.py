@@ -449,10 +449,10 @@ def _bare_values(
 
 def _few_hold(stats: Field, *, tok: Tok) -> bool:
     """Whether a field holds the word as one of its values, and so takes it alone as a
-    condition: a field of few distinct values, unless the word is quoted or an
-    identifier."""
+    condition: a field of few distinct values, unless the word is quoted, an identifier
+    or a path (``src/app.py``: a ``/`` between its parts)."""
     return ("string", tok.text) in stats.values and (
-        tok.quoted or identifier(tok.text) or _few(stats)
+        tok.quoted or identifier(tok.text) or _few(stats) or "/" in tok.text.strip("/")
     )
 
 

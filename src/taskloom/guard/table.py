@@ -53,6 +53,7 @@ from taskloom.guard.accesslog import access_records
 from taskloom.guard.bordered import RULE, bordered_rows
 from taskloom.guard.diffs import diff_records
 from taskloom.guard.exact import intent
+from taskloom.guard.fixedwidth import RULE as RULE_LINE
 from taskloom.guard.fixedwidth import fixed_columns
 from taskloom.guard.gitlog import log_records
 from taskloom.guard.htmltable import html_rows
@@ -68,10 +69,10 @@ _COLUMN = re.compile(r"[A-Za-z_%#][\w%#+./-]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d{0,15})(?:\.\d+)?")
 _JSON_LINE = re.compile(r"\s*\{")
 _WORDS = re.compile(r"[\w%#+.-]+")
-_UNDERLINE = re.compile(r"\s*[-=]{2,}(?:\s+[-=]{2,})*\s*")
-"""A rule under a header's names: ``------- ------ -----``."""
 LEGEND_LINES = 8
 """The most lines a footer after a table's last blank line may hold."""
+MAX_TOTALS = 2
+"""The most lines below a rule that closes a fixed-width table's rows (``TOTAL``)."""
 
 
 @dataclass(slots=True)
@@ -307,8 +308,11 @@ def _fixed(lines: list[str]) -> Table | None:
         return None
     names, rows = found
     out = Table("fixed-width", header=1)
-    ruled = _UNDERLINE.fullmatch(lines[1]) is not None
-    for number, row in enumerate(rows[ruled:], 2 + ruled):
+    for number, row in enumerate(rows, 2):
+        if RULE_LINE.fullmatch(lines[number - 1]):
+            if out.records and len(lines) - number <= MAX_TOTALS:
+                break  # a rule just above the end: the lines below it total the rows
+            continue
         out.records.append({n: cell(v.strip()) for n, v in zip(names, row, strict=True)})
         out.spans.append((number, number))
     return out if len(out.records) >= 2 else None
@@ -320,7 +324,7 @@ def _columns(lines: list[str]) -> Table | None:
         return None
     out = Table("columns", header=1)
     numeric = [True] * len(names)
-    ruled = _UNDERLINE.fullmatch(lines[1]) is not None
+    ruled = RULE_LINE.fullmatch(lines[1]) is not None
     for number, line in enumerate(lines[1 + ruled :], 2 + ruled):
         parts = line.split(None, len(names) - 1)
         if len(parts) != len(names):

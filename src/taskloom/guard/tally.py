@@ -78,6 +78,11 @@ def ranks_numbers(question: str, stats: Field) -> bool | None:
     return extreme(question)
 
 
+def ranks(word: str) -> bool:
+    """Whether ``word`` is a word of rank (``most``, ``lowest``, ``top``…)."""
+    return bool(_HIGH.fullmatch(word) or _LOW.fullmatch(word))
+
+
 def extreme(question: str) -> bool | None:
     """``False`` when the question asks for the lowest ("least", "fewest", "min"), ``True``
     for the highest ("most", "top", "max"), else ``None``."""
