@@ -280,3 +280,16 @@ def test_the_sdk_client_speaks_the_extension_over_http(server: Server) -> None:
     result, tasks = asyncio.run(asyncio.wait_for(run(), 120))
     assert len(tasks.seen) == 1
     assert "<result>shipped</result>" in result.content[0].text
+
+
+def test_a_list_request_with_a_cursor_is_refused(server: Server) -> None:
+    """``tools/list``, ``resources/list`` and ``resources/templates/list`` are one page each
+    (no ``nextCursor``), so a cursor is one the server never gave: -32602, as the spec says
+    for an invalid cursor. Each answered the first page again, as if it were the next."""
+    mine = _as("t", "a")
+    for method in ("tools/list", "resources/list", "resources/templates/list"):
+        whole = _result(_post(server.url, method, {}, mine))
+        assert "nextCursor" not in whole, whole
+        refused = _post(server.url, method, {"cursor": "page-2"}, mine).json()
+        assert refused["error"]["code"] == -32602, (method, refused)
+        assert "invalid cursor 'page-2'" in refused["error"]["message"]

@@ -4,11 +4,14 @@ value is one ``Error:`` line before any database is opened."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 
+import taskloom
 from taskloom.cli import main
+from taskloom.domain.queue import TaskStatus
 from tests.conftest import Server
 from tests.test_mcp_protocols import _as, _post, _result
 from tests.test_mcp_tasks import delegate, mcp
@@ -80,3 +83,37 @@ def test_a_bad_value_is_one_error_line_and_no_database(
     assert code == 1 and captured.out == ""
     assert captured.err.splitlines() == [said], captured.err
     assert not db.exists()
+
+
+def test_a_task_that_expires_mid_call_stops_its_call(db_url: str) -> None:
+    """A ``goal_wait`` (300 s) answered as a task kept 2 s: once its time to live has run
+    out, ``tasks/get`` answers as for an id never made, and the call stops at its next look
+    (its queue task ends, its runner thread free), where it waited out its 300 s for an
+    answer nobody could read."""
+    with taskloom.connect(db_url) as tl:
+        tl.goal("release").set("Ship v2.0")
+    server = Server(db_url, "--task-ttl=2")
+    server.start()
+    try:
+        mine = _as("release", "boss", "all")
+        call = {"name": "goal_wait", "arguments": {"wait_s": 300}}
+        created = _result(_post(server.url, "tools/call", call, mine))
+        get = {"taskId": created["taskId"]}
+        working = _result(_post(server.url, "tasks/get", get, mine))
+        deadline = time.monotonic() + 60  # far under the wait's 300 s
+        with taskloom.connect(db_url) as tl:
+            while True:
+                [run] = tl.queue.list()
+                if run.status not in (TaskStatus.READY, TaskStatus.IN_PROGRESS):
+                    break
+                assert time.monotonic() < deadline, f"the call still runs: {run.status}"
+                time.sleep(0.2)
+        expired = _post(server.url, "tasks/get", get, mine).json()
+    finally:
+        server.kill()
+    assert created["resultType"] == "task" and working["status"] == "working"
+    assert expired["error"] == {
+        "code": -32602,
+        "message": "Failed to retrieve task: task not found",
+    }
+    assert run.status is TaskStatus.DEAD and "expired" in (run.last_error or ""), run

@@ -9,11 +9,13 @@ a tool error naming the ``X-Taskloom-Thread`` header from every tool that needs 
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp_types as types
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.datastructures import Headers
 
 from taskloom.mcp.messages import BOM, MAX_MESSAGE, jsonrpc_error, read_line, too_long
@@ -40,6 +42,10 @@ class CheckedMessages:
     resumes a stream (``Last-Event-ID``) opens a new one: the server keeps no events to
     replay, and the SDK answered it 500 without a body; its stream, ended as the server
     shuts down, is ended as a response (uvicorn logged an error for each one left open).
+    A request of a 2025-11-25 session whose client goes (its response stream closed before
+    the answer) is cancelled as ``notifications/cancelled`` cancels it (:func:`_dropped`):
+    the SDK kept it running, its request thread and the session's order held up to its
+    whole ``wait_s``; a 2026-07-28 request the SDK cancels itself.
     Every other request goes to ``app`` as sent."""
 
     def __init__(self, app: Any) -> None:
@@ -86,6 +92,10 @@ class CheckedMessages:
             replayed = True
             return {"type": "http.request", "body": body, "more_body": False}
 
+        message = checked.message
+        if isinstance(message, types.JSONRPCRequest) and _in_session(scope):
+            await _dropped(self.app, scope, replay, send, message.id)
+            return
         await self.app(scope, replay, send)
 
     @staticmethod
@@ -101,6 +111,72 @@ class CheckedMessages:
 
 
 LAST_EVENT_ID = b"last-event-id"
+SESSION_ID = b"mcp-session-id"
+PROTOCOL_VERSION = b"mcp-protocol-version"
+CANCEL_GRACE = 5.0
+"""Seconds a gone client's cancellation may take to reach its session (it is shielded from
+a server shutting down, and must not hold that up for long)."""
+
+
+def _in_session(scope: Any) -> bool:
+    """Whether a POST goes to a 2025-11-25 session (the SDK routes any other protocol
+    version it is sent to the 2026-07-28 entry, which has no session)."""
+    headers = Headers(scope=scope)
+    version = headers.get(PROTOCOL_VERSION.decode())
+    return SESSION_ID.decode() in headers and (
+        version is None or version in HANDSHAKE_PROTOCOL_VERSIONS
+    )
+
+
+async def _dropped(
+    app: Any, scope: Any, receive: Any, send: Any, request_id: types.RequestId
+) -> None:
+    """Run ``app`` on a session's request; if its client disconnects before the answer is
+    sent, cancel the request as the client's own ``notifications/cancelled`` would, posted
+    to the session with the request's headers: the call's ``cancelled`` turns true, a wait
+    stops at its next look, and the session's next call need not wait for it."""
+    state = {"done": False, "gone": False}
+
+    async def sending(message: Any) -> None:
+        if message["type"] == "http.response.body" and not message.get("more_body", False):
+            state["done"] = True
+        await send(message)
+
+    async def receiving() -> Any:
+        message = await receive()
+        if message["type"] == "http.disconnect" and not state["done"]:
+            state["gone"] = True
+        return message
+
+    try:
+        await app(scope, receiving, sending)
+    finally:
+        if state["gone"] and not state["done"]:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(CANCEL_GRACE):
+                await _cancel(app, scope, request_id)
+
+
+async def _cancel(app: Any, scope: Any, request_id: types.RequestId) -> None:
+    """Post ``notifications/cancelled`` for ``request_id`` to the session ``scope`` names."""
+    params = {"requestId": request_id, "reason": "the client closed the connection"}
+    note = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params}
+    body = json.dumps(note).encode()
+    sent = False
+
+    async def receive() -> Any:
+        nonlocal sent
+        if sent:
+            return {"type": "http.disconnect"}
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def discard(_: Any) -> None:
+        return None
+
+    headers = [(k, v) for k, v in scope.get("headers") or [] if k.lower() != b"content-length"]
+    headers.append((b"content-length", str(len(body)).encode()))
+    with contextlib.suppress(Exception):  # the session has ended meanwhile: nothing runs
+        await app({**scope, "headers": headers}, receive, discard)
 
 
 async def _completed(app: Any, scope: Any, receive: Any, send: Any) -> None:

@@ -50,6 +50,7 @@ RECORD_WAIT_S = 2.0
 task, and another server's runner may claim the queue task in between."""
 NOT_A_CALL = "not run: no MCP task of this server's database names this queue task as its call"
 SERVER_EXITED = "the MCP server running the call exited before it finished: call the tool again"
+EXPIRED = "not finished: its MCP task expired (its time to live ran out) while it ran"
 STOP_GRACE_S = 1.5
 """How long :meth:`CallRunner.stop` lets its running calls stop on their own (a wait stops at
 its next look, at most a second apart) before it ends the rest itself."""
@@ -207,7 +208,8 @@ class CallRunner:
     def _run(self, task: Task) -> None:
         """Run one call and record its result on its MCP task (a tool's error is a result).
         A call that waits stops early once its queue task is no longer this run's (the MCP
-        task cancelled) or the server stops; a call the server stopped ends as
+        task cancelled), its MCP task expires (its queue task then ends dead: nobody can read
+        its answer) or the server stops; a call the server stopped ends as
         :func:`on_exit` says, whatever it answered."""
         record = self._record(task)
         if record.status != mcp_tasks.WORKING:
@@ -225,7 +227,9 @@ class CallRunner:
             ctx = ToolContext(
                 thread_id=record.thread_id or None,
                 agent_id=record.agent_id or None,
-                cancelled=lambda: run.gave_up.is_set() or not self._still_ours(task),
+                cancelled=lambda: (
+                    run.gave_up.is_set() or self._expired(record) or not self._still_ours(task)
+                ),
             )
             result = self._tl.tools.dispatch(record.tool, task.payload.get("arguments"), ctx)
         finally:
@@ -234,6 +238,8 @@ class CallRunner:
                 stopping = self._stopping
         if not ours:
             raise SystemExit  # stop() ended it already
+        if self._expired(record):
+            raise NoRetry(EXPIRED)  # nobody can read its answer: its queue task ends dead
         if stopping:
             if on_exit(spec) == "given back":
                 raise SystemExit  # the worker gives the task back
@@ -274,6 +280,11 @@ class CallRunner:
                 break
             time.sleep(0.05)
         raise NoRetry(NOT_A_CALL)
+
+    def _expired(self, record: McpTaskRecord) -> bool:
+        """Whether ``record``'s time to live has run out: its task is gone to every read."""
+        expires = record.expires_at
+        return expires is not None and self._tl.now().timestamp() >= expires
 
     def _still_ours(self, task: Task) -> bool:
         """Whether ``task`` is still in progress under this run's lease."""

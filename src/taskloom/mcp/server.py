@@ -92,7 +92,8 @@ def build_with_runner(
             lock = session_locks[session] = asyncio.Lock()
         return lock
 
-    async def list_tools(request_ctx: Any, __: Any) -> types.ListToolsResult:
+    async def list_tools(request_ctx: Any, params: Any) -> types.ListToolsResult:
+        _one_page(params)
         try:
             specs = tl.tools.specs(profile=bindings.of(request_ctx).tools)
         except InvalidInput as exc:
@@ -124,7 +125,8 @@ def build_with_runner(
                 result = error_result(exc.message)
         return call_result(result)
 
-    async def list_resources(_: Any, __: Any) -> types.ListResourcesResult:
+    async def list_resources(_: Any, params: Any) -> types.ListResourcesResult:
+        _one_page(params)
         return types.ListResourcesResult(
             resources=[
                 types.Resource(uri=BOARD_URI, name="board", mime_type="text/markdown"),
@@ -132,9 +134,10 @@ def build_with_runner(
             ]
         )
 
-    async def list_resource_templates(_: Any, __: Any) -> types.ListResourceTemplatesResult:
+    async def list_resource_templates(_: Any, params: Any) -> types.ListResourceTemplatesResult:
         """None: the two resources are fixed. Answered, not "method not found", as the
         server says it serves resources, and SDK clients that list templates then failed."""
+        _one_page(params)
         return types.ListResourceTemplatesResult(resource_templates=[])
 
     async def read_resource(request_ctx: Any, params: types.ReadResourceRequestParams) -> Any:
@@ -235,6 +238,18 @@ async def until_given_up(
 
 
 _THREAD_HELP = "send the X-Taskloom-Thread header naming the thread"
+
+
+def _one_page(params: Any) -> None:
+    """Refuse a list request's ``cursor``: every list here is one page, so no cursor was
+    ever given out, and the spec answers an invalid one -32602 (a client that sent one got
+    the first page again, as if it were the next)."""
+    cursor = getattr(params, "cursor", None)
+    if cursor is not None:
+        shown = shown_id(str(cursor))
+        raise MCPError(
+            types.INVALID_PARAMS, f"invalid cursor '{shown}': every list here is one page"
+        )
 
 
 def _http_method(request_ctx: Any) -> str | None:
