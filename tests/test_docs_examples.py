@@ -1,6 +1,8 @@
 """The README and docs work as written: every ``taskloom …`` command line they show names a
 command and options that exist, every Python block imports only names that exist, and the
-blocks of the pages a newcomer copies first run on a fresh SQLite database."""
+blocks of the pages a newcomer copies first run on a fresh SQLite database. Their relative
+links and anchors resolve, every command is shown somewhere, and the README's layout names
+the modules that exist."""
 
 from __future__ import annotations
 
