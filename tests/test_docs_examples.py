@@ -1,6 +1,8 @@
 """The README and docs work as written: every ``taskloom …`` command line they show names a
 command and options that exist, every Python block imports only names that exist, and the
-blocks of the pages a newcomer copies first run on a fresh SQLite database."""
+blocks of the pages a newcomer copies first run on a fresh SQLite database. Their relative
+links and anchors resolve, every command is shown somewhere, and the README's layout names
+the modules that exist."""
 
 from __future__ import annotations
 
@@ -240,3 +242,82 @@ def test_the_guard_pages_python_runs(fresh_db: str) -> None:
     names: dict[str, Any] = {"output": output, "results": [(Call(), output)]}
     _run_blocks(ROOT / "docs" / "guard.md", names)
     assert names["text"].startswith("[stashed tool output") and len(names["texts"]) == 1
+
+
+def _slug(heading: str) -> str:
+    """The anchor GitHub makes of a heading: lower case, punctuation other than ``-`` and
+    ``_`` dropped, each space a ``-``."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+@functools.cache
+def _anchors(page: Path) -> frozenset[str]:
+    """The anchors of ``page``'s headings (a repeated one gets ``-1``, ``-2``…)."""
+    seen: dict[str, int] = {}
+    found = set()
+    for match in re.finditer(r"^#{1,6} (.+)$", BLOCK.sub("", page.read_text()), re.M):
+        slug = _slug(match.group(1))
+        found.add(f"{slug}-{seen[slug]}" if slug in seen else slug)
+        seen[slug] = seen.get(slug, 0) + 1
+    return frozenset(found)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_id)
+def test_every_relative_link_and_anchor_resolves(page: Path) -> None:
+    """A link to a file names one that exists, and a ``#anchor`` names a heading of its page."""
+    wrong = []
+    for match in re.finditer(r"\]\(([^)\s]+)\)", BLOCK.sub("", page.read_text())):
+        target = match.group(1)
+        if re.match(r"[a-z][a-z0-9+.-]*:", target):  # https:, mailto:…
+            continue
+        path, _, anchor = target.partition("#")
+        dest = (page.parent / path).resolve() if path else page
+        if not dest.exists():
+            wrong.append(f"{_id(page)}: ({target}): no such file")
+        elif anchor and dest.suffix == ".md" and anchor not in _anchors(dest):
+            wrong.append(f"{_id(page)}: ({target}): no such heading")
+    assert wrong == [], "\n".join(wrong)
+
+
+def _leaf_commands(cmd: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
+    if not hasattr(cmd, "commands"):
+        yield path
+        return
+    for name, sub in cmd.commands.items():
+        if not sub.hidden:
+            yield from _leaf_commands(sub, (*path, name))
+
+
+def test_every_command_is_named_in_the_docs() -> None:
+    """Each command of ``taskloom --help``, down to the last word (``board clear``), is shown
+    as ``taskloom …`` somewhere (``board approve|reject`` names two)."""
+    docs = "\n".join(page.read_text() for page in PAGES)
+    unnamed = []
+    for path in _leaf_commands(_root()):
+        words = " ".join(rf"(?:[\w-]+\|)*{re.escape(w)}(?:\|[\w-]+)*" for w in path)
+        if not re.search(rf"taskloom {words}(?![\w-])", docs):
+            unnamed.append(" ".join(path))
+    assert unnamed == []
+
+
+def test_the_readme_layout_names_every_module_that_exists() -> None:
+    """The layout names each module at the package's top and in ``domain/`` and ``store/``,
+    and every ``name.py`` it names is a file of the package (or of examples/, scripts/)."""
+    readme = (ROOT / "README.md").read_text()
+    layout = readme[readme.index("## Layout") :]
+    named = set(re.findall(r"\b([\w*]+\.py)\b", layout))
+    src = ROOT / "src" / "taskloom"
+    files = {p.name for p in src.rglob("*.py")} | {
+        p.name for folder in ("examples", "scripts") for p in (ROOT / folder).glob("*.py")
+    }
+    assert {n for n in named if "*" not in n} - files == set()
+    rooms = [src, src / "domain", src / "store"]
+    unnamed = sorted(
+        str(p.relative_to(src))
+        for room in rooms
+        for p in room.glob("*.py")
+        if p.name not in named
+        and p.name != "__init__.py"
+        and not any(re.fullmatch(n.replace("*", ".*"), p.name) for n in named if "*" in n)
+    )
+    assert unnamed == []
