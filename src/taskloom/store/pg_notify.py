@@ -149,7 +149,8 @@ class CommitNotifier:
                     self._conn.close()
                 self._conn = psycopg.connect(self._conninfo, **self._connect_options)
                 self._conn.execute("SET synchronous_commit = off")
-            self._conn.execute(NOTIFY_SQL, (self._channel,))
+            # Never prepared: a server session behind a transaction pooler is shared.
+            self._conn.execute(NOTIFY_SQL, (self._channel,), prepare=False)
         except psycopg.Error:
             if self._conn is not None:
                 self._conn.close()
