@@ -8,6 +8,8 @@ other clients of the same server session would have."""
 from __future__ import annotations
 
 import contextlib
+import logging
+import threading
 import time
 from collections.abc import Iterator
 
@@ -17,6 +19,7 @@ import pytest
 import taskloom
 from taskloom.domain.errors import InvalidInput, StoreError
 from tests.backends import needed_pg_server, pg_schema
+from tests.pgbouncer import pgbouncer
 
 pytestmark = pytest.mark.postgres
 
@@ -76,3 +79,73 @@ def test_prepare_threshold_none_prepares_nothing(pg_url: str) -> None:
 def test_a_bad_prepare_threshold_is_refused_before_connecting() -> None:
     with pytest.raises(InvalidInput, match="prepare_threshold must be"):
         taskloom.connect("postgresql://nowhere.invalid/db?prepare_threshold=often")
+
+
+@pytest.fixture
+def pooled_url() -> Iterator[str]:
+    """A URL through PgBouncer in transaction mode to a fresh schema."""
+    server = needed_pg_server()
+    with pg_schema(server) as url:
+        schema = url.rsplit("search_path%3D", 1)[-1]
+        with pgbouncer(server, schema) as pooled:
+            yield pooled
+
+
+def test_the_queue_works_through_a_transaction_pooler(pooled_url: str) -> None:
+    """Two stores through PgBouncer: every task is completed once; locks and the outbox
+    horizon (an advisory lock taken and let go in one statement) hold."""
+    url = f"{pooled_url}?prepare_threshold=none&pool_max=2"
+    with taskloom.connect(url) as producer, taskloom.connect(url) as worker:
+        ids = {producer.queue.add(f"job {i}")[0].id for i in range(20)}
+        done = []
+        while (task := worker.queue.claim("w", lease=60)) is not None:
+            worker.queue.done(task.id, task.lease_token or "", result="ok")
+            done.append(task.id)
+        assert sorted(done) == sorted(ids)
+        assert producer.queue.stats()["completed"] == 20
+        with producer.store.read() as tx:
+            assert len(tx.events_after(0, limit=1000)) >= 40
+
+
+def test_a_listener_behind_a_transaction_pooler_says_it_hears_nothing(
+    pooled_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A LISTEN through transaction pooling succeeds and hears nothing: the listener says
+    so in one warning and never reports itself ready, so a server polls instead of
+    waiting for wake-ups that never come (its live updates would stall)."""
+    ready = threading.Event()
+    with taskloom.connect(f"{pooled_url}?prepare_threshold=none") as tl:
+        tl.queue.add("makes the tables")
+        with caplog.at_level(logging.WARNING, logger="taskloom.store"):
+            stop = tl.store.listen(lambda _id: None, ready=ready.set)  # type: ignore[attr-defined]
+            try:
+                for _ in range(200):
+                    if any("hears no notifications" in r.getMessage() for r in caplog.records):
+                        break
+                    time.sleep(0.05)
+            finally:
+                stop()
+    warnings = [r.getMessage() for r in caplog.records if "hears no" in r.getMessage()]
+    assert len(warnings) == 1
+    assert "PgBouncer" in warnings[0] and "direct or session-pooled connection" in warnings[0]
+    assert not ready.is_set()
+
+
+def test_a_direct_listener_is_ready(pg_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    """The probe a new listener sends itself arrives on a direct connection."""
+    ready = threading.Event()
+    heard: list[int] = []
+    with taskloom.connect(pg_url) as tl:
+        tl.queue.add("makes the tables")
+        stop = tl.store.listen(heard.append, ready=ready.set)  # type: ignore[attr-defined]
+        try:
+            assert ready.wait(30)
+            tl.queue.add("wakes the listener")
+            for _ in range(200):
+                if heard:
+                    break
+                time.sleep(0.05)
+        finally:
+            stop()
+    assert heard
+    assert not [r for r in caplog.records if "hears no" in r.getMessage()]

@@ -16,15 +16,21 @@ out in turn, so the worker's claims and completions would alternate between two 
 processes, at a cost in CPU on every statement.
 
 A listener (:func:`listen_loop`) holds one connection of its own that LISTENs on the schema's
-channel, and connects again when it drops.
+channel, and connects again when it drops. Its first LISTEN is proven by a notification sent
+from another connection: behind a pooler in transaction mode (PgBouncer) a LISTEN succeeds but
+hears nothing, as the session that ran it goes back to the pool. Such a listener says so in
+one warning and never reports itself ready, so its user keeps polling as where nothing wakes
+it, rather than waiting on a listener that never speaks.
 """
 
 from __future__ import annotations
 
 import atexit
 import hashlib
+import logging
 import threading
 import time
+import uuid
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -33,9 +39,18 @@ import psycopg
 from psycopg import sql as pgsql
 from psycopg.conninfo import conninfo_to_dict
 
+log = logging.getLogger("taskloom.store")
+
 CONNECT_TIMEOUT_S = 2
 LISTEN_RETRY_S = 1.0
 """How long a listener waits before it connects again after losing its connection."""
+PROBE_WAIT_S = 2.0
+"""How long a new listener waits to hear its own probe notification."""
+DEAF = (
+    "live updates: LISTEN on %s hears no notifications (a connection pooler in transaction"
+    " mode, such as PgBouncer's, does not keep the session a LISTEN needs): polling instead;"
+    " give this process a direct or session-pooled connection for prompt updates"
+)
 MAX_CHANNEL_BYTES = 63
 """PostgreSQL's longest identifier (NAMEDATALEN - 1), in bytes: a longer channel is cut."""
 
@@ -175,6 +190,8 @@ def listen_loop(
                 conn.execute(listen)
                 if missed:
                     on_event(0)
+                elif not hears(conn, conninfo, channel, on_event):
+                    log.warning(DEAF, channel)
                 elif ready is not None:
                     ready()
                 while not stop.is_set():
@@ -183,3 +200,24 @@ def listen_loop(
         except psycopg.Error:
             missed = True
             stop.wait(LISTEN_RETRY_S)
+
+
+def hears(
+    conn: psycopg.Connection[Any], conninfo: str, channel: str, on_event: Callable[[int], None]
+) -> bool:
+    """Whether ``conn``, which LISTENs on ``channel``, hears a notification sent from another
+    connection within :data:`PROBE_WAIT_S`. Other notifications heard meanwhile go to
+    ``on_event``."""
+    probe = f"probe-{uuid.uuid4().hex}"
+    try:
+        with psycopg.connect(conninfo, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S) as other:
+            other.execute("SELECT pg_notify(%s, %s)", (channel, probe), prepare=False)
+    except psycopg.Error:
+        return False
+    deadline = time.monotonic() + PROBE_WAIT_S
+    while (left := deadline - time.monotonic()) > 0:
+        for note in conn.notifies(timeout=left, stop_after=1):
+            if note.payload == probe:
+                return True
+            on_event(int(note.payload) if note.payload.isdigit() else 0)
+    return False
