@@ -8,7 +8,7 @@ import functools
 import re
 import select
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import psycopg
@@ -18,6 +18,7 @@ from psycopg.types.string import TextLoader
 
 from taskloom.domain.errors import InvalidInput, StoreBusy, StoreError
 from taskloom.store.base import CANNOT_WRITE
+from taskloom.store.pg_log import connected, pool_name
 from taskloom.store.pg_url import KNOWN_SECRETS, one_line, scrub
 
 CONNECT_TIMEOUT_S = 10
@@ -98,15 +99,19 @@ def prepare_threshold(ours: Mapping[str, str]) -> int | None:
     return int(value)
 
 
-def configurer(threshold: int | None) -> Callable[..., None]:
-    """:func:`configure` for a store whose connections prepare a statement after
-    ``threshold`` runs (``None``: never)."""
+class Configurer:
+    """:func:`configure` for the connections of one store, which prepare a statement after
+    ``threshold`` runs (``None``: never); each configured connection ends an outage the log
+    told of for the store's pool, :attr:`name` (:func:`~.pg_log.connected`)."""
 
-    def configure_with(conn: psycopg.Connection[Any], lock_wait_s: float | None = None) -> None:
-        conn.prepare_threshold = threshold
+    def __init__(self, threshold: int | None) -> None:
+        self.threshold = threshold
+        self.name = pool_name()
+
+    def __call__(self, conn: psycopg.Connection[Any], lock_wait_s: float | None = None) -> None:
+        conn.prepare_threshold = self.threshold
         configure(conn, lock_wait_s)
-
-    return configure_with
+        connected(conn, self.name)
 
 
 def pool_timeout(exc: BaseException) -> bool:

@@ -59,9 +59,9 @@ from taskloom.store.base import (
 )
 from taskloom.store.pg_driver import (
     UNKNOWN_OUTCOME,
+    Configurer,
     check_connects,
     commit,
-    configurer,
     map_errors,
     pool_timeout,
     prepare_threshold,
@@ -323,7 +323,7 @@ class PostgresStore(Store):
                 f" (got pool_min={min_size}, pool_max={max_size})"
             )
         self.conninfo = conninfo
-        self.configure = configurer(prepare_threshold(ours))
+        self.configure = Configurer(prepare_threshold(ours))
         remember_secrets(url_secrets(url))
         self._sizes = (min_size, max_size)
         self.pool = self._new_pool()
@@ -357,7 +357,7 @@ class PostgresStore(Store):
             configure=self.configure,
             timeout=POOL_TIMEOUT_S,
             open=False,
-            name="taskloom",
+            name=self.configure.name,
         )
 
     def _ensure_ready(self) -> None:
