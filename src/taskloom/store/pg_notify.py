@@ -19,8 +19,8 @@ A listener (:func:`listen_loop`) holds one connection of its own that LISTENs on
 channel, and connects again when it drops. Its first LISTEN is proven by a notification sent
 from another connection: behind a pooler in transaction mode (PgBouncer) a LISTEN succeeds but
 hears nothing, as the session that ran it goes back to the pool. Such a listener says so in
-one warning and never reports itself ready, so its user keeps polling as where nothing wakes
-it, rather than waiting on a listener that never speaks.
+one warning and is not started (:func:`start_listener`), so its user polls as where nothing
+can push, rather than waiting on a listener that never speaks.
 """
 
 from __future__ import annotations
@@ -172,34 +172,84 @@ class CommitNotifier:
             self._conn = None
 
 
+def start_listener(
+    conninfo: str,
+    channel: str,
+    on_event: Callable[[int], None],
+    ready: Callable[[], None] | None,
+    stop: threading.Event,
+) -> threading.Thread | None:
+    """A started :func:`listen_loop` thread, or ``None`` when its LISTEN hears nothing
+    (:func:`hears`; said in one warning): its user then polls, as where nothing can push,
+    at once rather than after waiting for a ``ready()`` that never comes. A server it cannot
+    reach now leaves the finding to the thread, which connects when it can."""
+    listen = pgsql.SQL("LISTEN {}").format(pgsql.Identifier(channel))
+    conn = None
+    try:
+        conn = _listening(conninfo, listen)
+        if not hears(conn, conninfo, channel, on_event):
+            conn.close()
+            log.warning(DEAF, channel)
+            return None
+    except psycopg.Error:
+        if conn is not None:
+            conn.close()
+        conn = None
+    thread = threading.Thread(
+        target=listen_loop,
+        args=(conninfo, channel, on_event, ready, stop, conn),
+        name="taskloom-listen",
+        daemon=True,
+    )
+    thread.start()
+    return thread
+
+
+def _listening(conninfo: str, listen: pgsql.Composed) -> psycopg.Connection[Any]:
+    conn = psycopg.connect(conninfo, autocommit=True)
+    try:
+        conn.execute(listen)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
 def listen_loop(
     conninfo: str,
     channel: str,
     on_event: Callable[[int], None],
     ready: Callable[[], None] | None,
     stop: threading.Event,
+    conn: psycopg.Connection[Any] | None = None,
 ) -> None:
     """LISTEN on ``channel`` until ``stop`` is set, calling ``on_event`` with each
     notification's event id (0 when it carries none, and after a reconnection: something
-    may have been missed). ``ready()`` is called once the first LISTEN is in place."""
+    may have been missed). ``ready()`` is called once the first LISTEN is in place and
+    heard. ``conn``: a first connection that LISTENs already and was heard."""
     listen = pgsql.SQL("LISTEN {}").format(pgsql.Identifier(channel))
     missed = False
     while not stop.is_set():
         try:
-            with psycopg.connect(conninfo, autocommit=True) as conn:
-                conn.execute(listen)
+            if conn is None:
+                conn = _listening(conninfo, listen)
                 if missed:
                     on_event(0)
                 elif not hears(conn, conninfo, channel, on_event):
                     log.warning(DEAF, channel)
                 elif ready is not None:
                     ready()
+            elif ready is not None:
+                ready()
+            with conn:
                 while not stop.is_set():
                     for note in conn.notifies(timeout=0.5):
                         on_event(int(note.payload) if note.payload.isdigit() else 0)
         except psycopg.Error:
             missed = True
             stop.wait(LISTEN_RETRY_S)
+        finally:
+            conn = None
 
 
 def hears(

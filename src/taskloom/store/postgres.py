@@ -72,7 +72,7 @@ from taskloom.store.pg_driver import (
 )
 from taskloom.store.pg_horizon import Horizon
 from taskloom.store.pg_migrate import has_ledger, migrate, resolve_schema
-from taskloom.store.pg_notify import channel_name, listen_loop
+from taskloom.store.pg_notify import channel_name, start_listener
 from taskloom.store.pg_single import Connections, Notifier, OneConnection, new_notifier
 from taskloom.store.pg_tasks import PgTaskTable
 from taskloom.store.pg_url import redact, remember_secrets, split_url, url_secrets
@@ -563,7 +563,7 @@ class PostgresStore(Store):
 
     def listen(
         self, on_event: Callable[[int], None], *, ready: Callable[[], None] | None = None
-    ) -> Callable[[], None]:
+    ) -> Callable[[], None] | None:
         """Call ``on_event(event_id)`` (from a background thread) after events commit.
 
         One dedicated connection LISTENs on this schema's channel, so every process (every
@@ -572,17 +572,14 @@ class PostgresStore(Store):
         is the newest id drawn when the notification was sent, a hint to read up to. If the
         connection drops it reconnects and calls ``on_event(0)``: "something may have been
         missed, re-read from your cursor". ``ready()`` is called once the first LISTEN is in
-        place. Returns a function that stops the listener.
+        place. Returns a function that stops the listener, or ``None`` where a LISTEN hears
+        nothing (a pooler in transaction mode, see :func:`.pg_notify.start_listener`).
         """
         self._ensure_ready()
         stop = threading.Event()
-        thread = threading.Thread(
-            target=listen_loop,
-            args=(self.conninfo, self.channel, on_event, ready, stop),
-            name="taskloom-listen",
-            daemon=True,
-        )
-        thread.start()
+        thread = start_listener(self.conninfo, self.channel, on_event, ready, stop)
+        if thread is None:
+            return None
 
         def cancel() -> None:
             stop.set()
