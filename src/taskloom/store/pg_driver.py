@@ -8,7 +8,7 @@ import functools
 import re
 import select
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import psycopg
@@ -16,8 +16,9 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.rows import dict_row
 from psycopg.types.string import TextLoader
 
-from taskloom.domain.errors import StoreBusy, StoreError
+from taskloom.domain.errors import InvalidInput, StoreBusy, StoreError
 from taskloom.store.base import CANNOT_WRITE
+from taskloom.store.pg_log import connected, pool_name
 from taskloom.store.pg_url import KNOWN_SECRETS, one_line, scrub
 
 CONNECT_TIMEOUT_S = 10
@@ -60,12 +61,57 @@ def map_errors(url: str) -> Iterator[None]:
         yield
     except _BUSY as exc:
         raise StoreBusy(f"database is busy: {reason(exc)}") from exc
+    except (
+        psycopg.errors.DuplicatePreparedStatement,
+        psycopg.errors.InvalidSqlStatementName,
+    ) as exc:
+        raise StoreError(f"database error: {reason(exc)}: {SHARED_SESSIONS}") from exc
     except psycopg.errors.ReadOnlySqlTransaction as exc:
         raise StoreError(f"{CANNOT_WRITE} {url}: {reason(exc)}") from exc
     except psycopg.Error as exc:  # the pool's errors too
         if pool_timeout(exc):
             raise StoreBusy(f"no free database connection: {exc}") from exc
         raise StoreError(f"database error: {reason(exc)}") from exc
+
+
+SHARED_SESSIONS = (
+    "the server session holds another client's prepared statements, or lost this one's: a"
+    " connection pooler in transaction mode (PgBouncer before 1.21, or without"
+    " max_prepared_statements) shares sessions between clients; add prepare_threshold=none"
+    " to the URL"
+)
+"""Why psycopg's prepared statements clash behind a transaction pooler, and the way out."""
+PREPARE_THRESHOLD = 5
+"""psycopg's default: a statement is prepared on a connection the fifth time it runs."""
+
+
+def prepare_threshold(ours: Mapping[str, str]) -> int | None:
+    """The URL's ``prepare_threshold`` (taskloom's parameter, as psycopg names it): after how
+    many runs a statement is prepared on a connection, ``none`` for never, which a pooler in
+    transaction mode without prepared-statement support needs (:data:`SHARED_SESSIONS`)."""
+    value = ours.get("prepare_threshold", str(PREPARE_THRESHOLD)).strip().lower()
+    if value in ("none", "off"):
+        return None
+    if not value.isdigit():
+        raise InvalidInput(
+            f"prepare_threshold must be a whole number of runs, or none (got {value!r})"
+        )
+    return int(value)
+
+
+class Configurer:
+    """:func:`configure` for the connections of one store, which prepare a statement after
+    ``threshold`` runs (``None``: never); each configured connection ends an outage the log
+    told of for the store's pool, :attr:`name` (:func:`~.pg_log.connected`)."""
+
+    def __init__(self, threshold: int | None) -> None:
+        self.threshold = threshold
+        self.name = pool_name()
+
+    def __call__(self, conn: psycopg.Connection[Any], lock_wait_s: float | None = None) -> None:
+        conn.prepare_threshold = self.threshold
+        configure(conn, lock_wait_s)
+        connected(conn, self.name)
 
 
 def pool_timeout(exc: BaseException) -> bool:

@@ -16,15 +16,21 @@ out in turn, so the worker's claims and completions would alternate between two 
 processes, at a cost in CPU on every statement.
 
 A listener (:func:`listen_loop`) holds one connection of its own that LISTENs on the schema's
-channel, and connects again when it drops.
+channel, and connects again when it drops. Its first LISTEN is proven by a notification sent
+from another connection: behind a pooler in transaction mode (PgBouncer) a LISTEN succeeds but
+hears nothing, as the session that ran it goes back to the pool. Such a listener says so in
+one warning and is not started (:func:`start_listener`), so its user polls as where nothing
+can push, rather than waiting on a listener that never speaks.
 """
 
 from __future__ import annotations
 
 import atexit
 import hashlib
+import logging
 import threading
 import time
+import uuid
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -33,9 +39,18 @@ import psycopg
 from psycopg import sql as pgsql
 from psycopg.conninfo import conninfo_to_dict
 
+log = logging.getLogger("taskloom.store")
+
 CONNECT_TIMEOUT_S = 2
 LISTEN_RETRY_S = 1.0
 """How long a listener waits before it connects again after losing its connection."""
+PROBE_WAIT_S = 2.0
+"""How long a new listener waits to hear its own probe notification."""
+DEAF = (
+    "live updates: LISTEN on %s hears no notifications (a connection pooler in transaction"
+    " mode, such as PgBouncer's, does not keep the session a LISTEN needs): polling instead;"
+    " give this process a direct or session-pooled connection for prompt updates"
+)
 MAX_CHANNEL_BYTES = 63
 """PostgreSQL's longest identifier (NAMEDATALEN - 1), in bytes: a longer channel is cut."""
 
@@ -149,11 +164,55 @@ class CommitNotifier:
                     self._conn.close()
                 self._conn = psycopg.connect(self._conninfo, **self._connect_options)
                 self._conn.execute("SET synchronous_commit = off")
-            self._conn.execute(NOTIFY_SQL, (self._channel,))
+            # Never prepared: a server session behind a transaction pooler is shared.
+            self._conn.execute(NOTIFY_SQL, (self._channel,), prepare=False)
         except psycopg.Error:
             if self._conn is not None:
                 self._conn.close()
             self._conn = None
+
+
+def start_listener(
+    conninfo: str,
+    channel: str,
+    on_event: Callable[[int], None],
+    ready: Callable[[], None] | None,
+    stop: threading.Event,
+) -> threading.Thread | None:
+    """A started :func:`listen_loop` thread, or ``None`` when its LISTEN hears nothing
+    (:func:`hears`; said in one warning): its user then polls, as where nothing can push,
+    at once rather than after waiting for a ``ready()`` that never comes. A server it cannot
+    reach now leaves the finding to the thread, which connects when it can."""
+    listen = pgsql.SQL("LISTEN {}").format(pgsql.Identifier(channel))
+    conn = None
+    try:
+        conn = _listening(conninfo, listen)
+        if not hears(conn, conninfo, channel, on_event):
+            conn.close()
+            log.warning(DEAF, channel)
+            return None
+    except psycopg.Error:
+        if conn is not None:
+            conn.close()
+        conn = None
+    thread = threading.Thread(
+        target=listen_loop,
+        args=(conninfo, channel, on_event, ready, stop, conn),
+        name="taskloom-listen",
+        daemon=True,
+    )
+    thread.start()
+    return thread
+
+
+def _listening(conninfo: str, listen: pgsql.Composed) -> psycopg.Connection[Any]:
+    conn = psycopg.connect(conninfo, autocommit=True)
+    try:
+        conn.execute(listen)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
 
 
 def listen_loop(
@@ -162,23 +221,53 @@ def listen_loop(
     on_event: Callable[[int], None],
     ready: Callable[[], None] | None,
     stop: threading.Event,
+    conn: psycopg.Connection[Any] | None = None,
 ) -> None:
     """LISTEN on ``channel`` until ``stop`` is set, calling ``on_event`` with each
     notification's event id (0 when it carries none, and after a reconnection: something
-    may have been missed). ``ready()`` is called once the first LISTEN is in place."""
+    may have been missed). ``ready()`` is called once the first LISTEN is in place and
+    heard. ``conn``: a first connection that LISTENs already and was heard."""
     listen = pgsql.SQL("LISTEN {}").format(pgsql.Identifier(channel))
     missed = False
     while not stop.is_set():
         try:
-            with psycopg.connect(conninfo, autocommit=True) as conn:
-                conn.execute(listen)
+            if conn is None:
+                conn = _listening(conninfo, listen)
                 if missed:
                     on_event(0)
+                elif not hears(conn, conninfo, channel, on_event):
+                    log.warning(DEAF, channel)
                 elif ready is not None:
                     ready()
+            elif ready is not None:
+                ready()
+            with conn:
                 while not stop.is_set():
                     for note in conn.notifies(timeout=0.5):
                         on_event(int(note.payload) if note.payload.isdigit() else 0)
         except psycopg.Error:
             missed = True
             stop.wait(LISTEN_RETRY_S)
+        finally:
+            conn = None
+
+
+def hears(
+    conn: psycopg.Connection[Any], conninfo: str, channel: str, on_event: Callable[[int], None]
+) -> bool:
+    """Whether ``conn``, which LISTENs on ``channel``, hears a notification sent from another
+    connection within :data:`PROBE_WAIT_S`. Other notifications heard meanwhile go to
+    ``on_event``."""
+    probe = f"probe-{uuid.uuid4().hex}"
+    try:
+        with psycopg.connect(conninfo, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S) as other:
+            other.execute("SELECT pg_notify(%s, %s)", (channel, probe), prepare=False)
+    except psycopg.Error:
+        return False
+    deadline = time.monotonic() + PROBE_WAIT_S
+    while (left := deadline - time.monotonic()) > 0:
+        for note in conn.notifies(timeout=left, stop_after=1):
+            if note.payload == probe:
+                return True
+            on_event(int(note.payload) if note.payload.isdigit() else 0)
+    return False

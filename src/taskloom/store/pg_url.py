@@ -81,14 +81,18 @@ def url_has_password(url: str) -> bool:
         return True  # unreadable: assume the worst
 
 
+OWN_PARAMS = frozenset({"pool_min", "pool_max", "prepare_threshold"})
+"""Query parameters taskloom reads itself and removes before libpq sees the URL."""
+
+
 def split_url(url: str) -> tuple[str, dict[str, str]]:
-    """The libpq URL without taskloom's own ``pool_min``/``pool_max`` query parameters."""
+    """The libpq URL without taskloom's own query parameters (:data:`OWN_PARAMS`)."""
     parts = urlsplit(quote_userinfo(url))
     ours: dict[str, str] = {}
     theirs = []  # kept exactly as written: libpq decodes %XX but not "+" (urlencode's space)
     for piece in parts.query.split("&") if parts.query else []:
         pairs = parse_qsl(piece, keep_blank_values=True)
-        if pairs and pairs[0][0] in {"pool_min", "pool_max"}:
+        if pairs and pairs[0][0] in OWN_PARAMS:
             ours[pairs[0][0]] = pairs[0][1]
         else:
             theirs.append(piece)

@@ -59,11 +59,12 @@ from taskloom.store.base import (
 )
 from taskloom.store.pg_driver import (
     UNKNOWN_OUTCOME,
+    Configurer,
     check_connects,
     commit,
-    configure,
     map_errors,
     pool_timeout,
+    prepare_threshold,
     readable,
     reason,
     release,
@@ -71,15 +72,10 @@ from taskloom.store.pg_driver import (
 )
 from taskloom.store.pg_horizon import Horizon
 from taskloom.store.pg_migrate import has_ledger, migrate, resolve_schema
-from taskloom.store.pg_notify import channel_name, listen_loop
+from taskloom.store.pg_notify import channel_name, start_listener
 from taskloom.store.pg_single import Connections, Notifier, OneConnection, new_notifier
 from taskloom.store.pg_tasks import PgTaskTable
-from taskloom.store.pg_url import (
-    redact,
-    remember_secrets,
-    split_url,
-    url_secrets,
-)
+from taskloom.store.pg_url import redact, remember_secrets, split_url, url_secrets
 from taskloom.store.retention import AutoRetention
 
 POOL_MIN = 1
@@ -298,7 +294,8 @@ class PostgresStore(Store):
     """A store on one PostgreSQL schema (the first of the URL's ``search_path``).
 
     ``url`` is a libpq URL; ``pool_min``/``pool_max`` query parameters size the pool
-    (defaults 1 and 10 per process). Nothing is connected until the first transaction.
+    (defaults 1 and 10 per process), ``prepare_threshold`` says when a statement is prepared
+    (:func:`~.pg_driver.prepare_threshold`). Nothing is connected until the first transaction.
     """
 
     dialect = "postgres"
@@ -326,6 +323,7 @@ class PostgresStore(Store):
                 f" (got pool_min={min_size}, pool_max={max_size})"
             )
         self.conninfo = conninfo
+        self.configure = Configurer(prepare_threshold(ours))
         remember_secrets(url_secrets(url))
         self._sizes = (min_size, max_size)
         self.pool = self._new_pool()
@@ -346,7 +344,9 @@ class PostgresStore(Store):
         failed to open, or that was closed, starts over with a new one on its next call.
         (``psycopg_pool`` is imported here: a one-shot process never loads it.)"""
         if self.one_shot:
-            return OneConnection(self.conninfo, self.url, configure, lambda: self.migrate_wait_s)
+            return OneConnection(
+                self.conninfo, self.url, self.configure, lambda: self.migrate_wait_s
+            )
         import psycopg_pool
 
         return psycopg_pool.ConnectionPool(
@@ -354,10 +354,10 @@ class PostgresStore(Store):
             min_size=self._sizes[0],
             max_size=self._sizes[1],
             kwargs={"autocommit": True},
-            configure=configure,
+            configure=self.configure,
             timeout=POOL_TIMEOUT_S,
             open=False,
-            name="taskloom",
+            name=self.configure.name,
         )
 
     def _ensure_ready(self) -> None:
@@ -541,7 +541,7 @@ class PostgresStore(Store):
             )
         except psycopg.Error as exc:
             raise StoreBusy(f"database unreachable: {reason(exc)}") from exc
-        configure(own)
+        self.configure(own)
         self._own.add(own)
         return own
 
@@ -563,7 +563,7 @@ class PostgresStore(Store):
 
     def listen(
         self, on_event: Callable[[int], None], *, ready: Callable[[], None] | None = None
-    ) -> Callable[[], None]:
+    ) -> Callable[[], None] | None:
         """Call ``on_event(event_id)`` (from a background thread) after events commit.
 
         One dedicated connection LISTENs on this schema's channel, so every process (every
@@ -572,17 +572,14 @@ class PostgresStore(Store):
         is the newest id drawn when the notification was sent, a hint to read up to. If the
         connection drops it reconnects and calls ``on_event(0)``: "something may have been
         missed, re-read from your cursor". ``ready()`` is called once the first LISTEN is in
-        place. Returns a function that stops the listener.
+        place. Returns a function that stops the listener, or ``None`` where a LISTEN hears
+        nothing (a pooler in transaction mode, see :func:`.pg_notify.start_listener`).
         """
         self._ensure_ready()
         stop = threading.Event()
-        thread = threading.Thread(
-            target=listen_loop,
-            args=(self.conninfo, self.channel, on_event, ready, stop),
-            name="taskloom-listen",
-            daemon=True,
-        )
-        thread.start()
+        thread = start_listener(self.conninfo, self.channel, on_event, ready, stop)
+        if thread is None:
+            return None
 
         def cancel() -> None:
             stop.set()
