@@ -63,7 +63,7 @@ def no_timed_pass(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_age_is_thirty_days() -> None:
-    assert STASH_LOG_AGE == timedelta(days=30)
+    assert timedelta(days=30) == STASH_LOG_AGE
 
 
 @pytest.mark.usefixtures("no_timed_pass")
