@@ -20,6 +20,7 @@ from taskloom.domain.queue import Task
 from taskloom.queue.handle import WAIT_ENDS, Queue
 from taskloom.queue.waiting import Waiting
 from taskloom.store import Store, open_store
+from taskloom.store.retention import AutoRetention
 
 if TYPE_CHECKING:
     from taskloom.boards import BoardCache, BoardHandle
@@ -42,6 +43,9 @@ class Taskloom:
         new_id: Callable[[], str] = _runtime.new_id,
     ) -> None:
         self.runtime = Runtime(store, clock, new_id)
+        auto = getattr(store, "retention", None)
+        if isinstance(auto, AutoRetention):  # its ages judged by the clock that stamps them
+            auto.clock = clock
         self.guard_config: GuardConfig | None = None
 
     @property

@@ -167,7 +167,8 @@ def set_(
 
 @app.command("show")
 def show(db: DbOption = None, as_json: JsonOption = False) -> None:
-    """Show the database's event retention and what its event log holds.
+    """Show the database's event retention and what its event log holds, and how many lines
+    the stash log holds (lines older than 30 days go, whatever the policy).
 
     Example: taskloom retention show
     """
@@ -181,10 +182,20 @@ def show(db: DbOption = None, as_json: JsonOption = False) -> None:
     if report["events"]:
         line += f" (oldest {report['oldest']}, newest {report['newest']})"
     print_text(line)
+    print_text(
+        f"stash log lines kept: {report['stash_log_lines']:,}"
+        f" (none older than {report['stash_log_days']} days)"
+    )
 
 
 def _report(tl: Taskloom) -> dict[str, Any]:
-    from taskloom.store.retention import DEFAULT_POLICY, event_counts, read_policy
+    from taskloom.store.retention import (
+        DEFAULT_POLICY,
+        STASH_LOG_AGE,
+        event_counts,
+        read_policy,
+        stash_log_lines,
+    )
 
     with tl.store.read() as tx:
         stored = read_policy(tx)
@@ -194,4 +205,6 @@ def _report(tl: Taskloom) -> dict[str, Any]:
         "default": stored is None,
         "described": policy.describe(),
         **event_counts(tl.store),
+        "stash_log_lines": stash_log_lines(tl.store),
+        "stash_log_days": STASH_LOG_AGE.days,
     }

@@ -35,7 +35,13 @@ from taskloom.server.hub import EventHub
 from taskloom.server.listing import ThreadListing
 from taskloom.server.routes import SHUTDOWN_GRACE_S, STATIC, Served
 from taskloom.server.security import RequestGuard
-from taskloom.store.retention import BATCH, MAX_AGE, RetentionPolicy, apply_policy
+from taskloom.store.retention import (
+    BATCH,
+    MAX_AGE,
+    RetentionPolicy,
+    apply_policy,
+    prune_stash_log,
+)
 from taskloom.store.stash import purge_stash
 
 if TYPE_CHECKING:
@@ -75,7 +81,8 @@ and so does a server that stops while it prunes."""
 class Retention:
     """What the server prunes while it runs, every ``every_s``: the events the database's
     retention policy says go (:mod:`taskloom.store.retention`), or ``policy``'s if given (an
-    override for this server alone), and expired stashed results."""
+    override for this server alone), expired stashed results, and stash log lines older
+    than :data:`~taskloom.store.retention.STASH_LOG_AGE`."""
 
     tl: Taskloom
     policy: RetentionPolicy | None
@@ -93,6 +100,11 @@ class Retention:
                 await REQUESTS.run(purge_stash, self.tl.store, self.tl.now())
             except Exception as exc:
                 self._retry_later("purging expired stashed results", exc)
+            try:
+                while await self._prune_stash_log() >= PRUNE_BATCH:
+                    pass
+            except Exception as exc:
+                self._retry_later("pruning the stash log", exc)
             await asyncio.sleep(self.every_s)
 
     async def _prune(self) -> int:
@@ -100,6 +112,10 @@ class Retention:
         return await REQUESTS.run(
             apply_policy, self.tl.store, self.tl.now(), policy=self.policy, batch=PRUNE_BATCH
         )
+
+    async def _prune_stash_log(self) -> int:
+        """Delete one batch of old stash log lines; how many it deleted."""
+        return await REQUESTS.run(prune_stash_log, self.tl.store, self.tl.now(), batch=PRUNE_BATCH)
 
     def _retry_later(self, what: str, exc: Exception) -> None:
         log.warning(

@@ -97,6 +97,29 @@ def _digits(text: str) -> bool:
     return text.isascii() and text.isdigit()
 
 
+EVERY_ROUTE_PARAMS = ("token",)
+"""The query parameters every route takes: the token, for a client that cannot send headers
+(a browser's ``EventSource``), read by :mod:`taskloom.server.security`."""
+
+
+def _takes(request: Request, *names: str) -> None:
+    """Refuse a query parameter the route does not take (``names``, and
+    :data:`EVERY_ROUTE_PARAMS`): a misspelt one is never ignored in silence
+    (``?stauts=ready`` would list every task)."""
+    allowed = (*names, *EVERY_ROUTE_PARAMS)
+    unknown = sorted({key for key in request.query_params if key not in allowed})
+    if not unknown:
+        return
+    shown = [shown_id(name) for name in unknown[:SHOWN_FIELDS]]
+    if len(unknown) > SHOWN_FIELDS:
+        shown.append(f"and {len(unknown) - SHOWN_FIELDS} more")
+    takes = f"{', '.join(names)} and {allowed[-1]}" if names else f"only {allowed[-1]}"
+    raise InvalidInput(
+        f"unknown query {plural(len(unknown), 'parameter')}: {', '.join(shown)}"
+        f" (this route takes {takes})"
+    )
+
+
 def _param(request: Request, name: str, default: str | None = None) -> str | None:
     """A query parameter that takes one value: given twice it is refused, as a key given
     twice in a body is, never read as the last (``status=ready&status=dead`` would list the
@@ -148,11 +171,13 @@ async def index(request: Request) -> Response:
 
 async def threads(request: Request) -> Response:
     """``GET /api/threads``: every thread with a board or a goal."""
+    _takes(request)
     return Response(await REQUESTS.run(_served(request).listing.get), media_type="application/json")
 
 
 async def board(request: Request) -> Response:
     """``GET /api/threads/{thread}/board``: the thread's board snapshot."""
+    _takes(request)
     handle = _served(request).tl.board(request.path_params["thread"])
     return JSONResponse(await REQUESTS.run(handle.list))
 
@@ -160,6 +185,7 @@ async def board(request: Request) -> Response:
 async def ready(request: Request) -> Response:
     """``GET /api/threads/{thread}/ready``: the board's cards that can start now; with
     ``explain=1``, why each other unfinished card cannot."""
+    _takes(request, "explain")
     explain = _flag(request, "explain", "0")
     handle = _served(request).tl.board(request.path_params["thread"])
     return JSONResponse(await REQUESTS.run(functools.partial(handle.ready, explain=explain)))
@@ -167,12 +193,14 @@ async def ready(request: Request) -> Response:
 
 async def goal(request: Request) -> Response:
     """``GET /api/threads/{thread}/goal``: the thread's goal snapshot."""
+    _takes(request)
     handle = _served(request).tl.goal(request.path_params["thread"])
     return JSONResponse(await REQUESTS.run(handle.get))
 
 
 async def stash(request: Request) -> Response:
     """``GET /api/threads/{thread}/stash``: the thread's stashed tool results."""
+    _takes(request)
     guard = _served(request).tl.guard(request.path_params["thread"])
     return JSONResponse(await REQUESTS.run(guard.results))
 
@@ -180,6 +208,7 @@ async def stash(request: Request) -> Response:
 async def card_decision(request: Request) -> Response:
     """``POST …/cards/{card}/decision``: approve or reject a card's plan (``seen``: the
     card's ``updated_at`` as shown, so a plan changed since is not decided blind)."""
+    _takes(request)
     body = _only(await _body(request), {"approve", "seen"})
     if not isinstance(body.get("approve"), bool):
         raise InvalidInput("`approve` must be true or false")
@@ -195,6 +224,7 @@ async def card_status(request: Request) -> Response:
     """``POST …/cards/{card}/status``: move a card (not one awaiting approval: that takes a
     decision; ``seen``: the card's ``updated_at`` as shown, so a card changed since, by an
     agent or another window, is not moved blind)."""
+    _takes(request)
     body = _only(await _body(request), {"status", "seen"})
     if not isinstance(body.get("status"), str):
         raise InvalidInput("`status` must be a status name, e.g. done")
@@ -209,6 +239,7 @@ async def card_status(request: Request) -> Response:
 async def goal_action(request: Request) -> Response:
     """``POST …/goal/{action}``: ``pause`` (with a reason), ``resume``, ``clear`` or
     ``budget``."""
+    _takes(request)
     handle = _served(request).tl.goal(request.path_params["thread"])
     action = request.path_params["action"]
     if action == "budget":
@@ -246,6 +277,7 @@ async def goal_action(request: Request) -> Response:
 
 async def tasks(request: Request) -> Response:
     """``GET /api/tasks``: queue tasks, filtered by ``status``, ``agent`` and ``kind``."""
+    _takes(request, "status", "agent", "kind", "limit")
     limit = _limit(request)
     items = await REQUESTS.run(
         _served(request).tl.queue.list,
@@ -259,6 +291,7 @@ async def tasks(request: Request) -> Response:
 
 async def task_stats(request: Request) -> Response:
     """``GET /api/tasks/stats``: the queue's counts."""
+    _takes(request)
     return JSONResponse(await REQUESTS.run(_served(request).tl.queue.stats))
 
 
@@ -266,6 +299,7 @@ async def task_ready(request: Request) -> Response:
     """``GET /api/tasks/ready``: what can run now (``count``, the first ``limit``) and what
     cannot, each task with why (``waiting``), for ``agent`` or any agent, of ``kind`` (given
     once or more) or any kind."""
+    _takes(request, "agent", "kind", "limit")
     limit = _limit(request)
     tl = _served(request).tl
     kinds = request.query_params.getlist("kind") or None
@@ -276,12 +310,14 @@ async def task_ready(request: Request) -> Response:
 
 async def task(request: Request) -> Response:
     """``GET /api/tasks/{task}``: one task."""
+    _takes(request)
     found = await REQUESTS.run(_served(request).tl.queue.get, request.path_params["task"])
     return JSONResponse(_public(found.to_dict()))
 
 
 async def task_cancel(request: Request) -> Response:
     """``POST /api/tasks/{task}/cancel``: cancel a task, with an optional reason."""
+    _takes(request)
     body = _only(await _body(request), {"reason"})
     queue = _served(request).tl.queue
     done = await _act(request, queue.cancel, request.path_params["task"], body.get("reason"))
@@ -290,6 +326,7 @@ async def task_cancel(request: Request) -> Response:
 
 async def task_requeue(request: Request) -> Response:
     """``POST /api/tasks/{task}/requeue``: put an ended task back in the queue."""
+    _takes(request)
     _only(await _body(request), set())
     done = await _act(request, _served(request).tl.queue.requeue, request.path_params["task"])
     return JSONResponse(_public(done.to_dict()))
@@ -297,6 +334,7 @@ async def task_requeue(request: Request) -> Response:
 
 async def events(request: Request) -> Response:
     """``GET /api/events``: the live event stream (see :mod:`taskloom.server.sse`)."""
+    _takes(request, "after", "thread", "tasks")
     served = _served(request)
     header = request.headers.get("last-event-id")
     after = None

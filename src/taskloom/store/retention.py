@@ -15,6 +15,12 @@ writer that appends thousands of events per commit (``add_many``) keeps the log 
 While it finds a whole batch due it prunes again after its next commit, so a backlog (a
 policy just lowered) goes in a few commits. Pruned events cost readers nothing: a reader
 whose cursor was pruned gets the current snapshots (:mod:`taskloom.store.outbox`).
+
+The same pass bounds the guard's stash log (``stash_log``: every stash, eviction, expiry and
+per-turn placement), which no policy sets: each application also deletes at most
+:data:`BATCH` of its lines older than :data:`STASH_LOG_AGE`, in a short write transaction of
+its own (:func:`prune_stash_log`), and prunes again after the next commit while it finds a
+whole batch due.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -45,12 +52,15 @@ __all__ = [
     "EVERY_S",
     "EVERY_WRITES",
     "MAX_AGE",
+    "STASH_LOG_AGE",
     "AutoRetention",
     "RetentionPolicy",
     "apply_policy",
     "event_counts",
+    "prune_stash_log",
     "read_policy",
     "set_policy",
+    "stash_log_lines",
 ]
 
 log = logging.getLogger("taskloom.store")
@@ -66,6 +76,11 @@ EVERY_S = 1.0
 """… or after this long since it last did, at its next commit."""
 BATCH = 5_000
 """The most events one application deletes: other writers wait for one batch at most."""
+STASH_LOG_AGE = timedelta(days=30)
+"""How long a stash log line is kept. A line explains a result's end (stored, evicted,
+expired) or holds a tool call's placement under a turn budget; a conversation re-wrapped
+after this long gets its placements decided again, and a result gone this long ago is
+answered as unknown rather than with why it went."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +170,31 @@ def apply_policy(
         return prune_in(tx, now, keep=rule.keep, older_than=rule.older_than, batch=batch)
 
 
+def prune_stash_log(store: Store, now: datetime, *, batch: int | None = None) -> int:
+    """Delete at most ``batch`` (``None``: :data:`BATCH`) stash log lines older than
+    :data:`STASH_LOG_AGE`, of every thread, placements too, in one write transaction; how
+    many it deleted. Call again until it returns less than ``batch`` to delete them all.
+
+    Only the oldest ``batch`` lines (by id) are judged, so a call reads and deletes at most
+    ``batch`` rows whatever the log's size; each line is judged by its own time, not by its
+    id: one a writer whose clock ran ahead wrote before older ones stays."""
+    batch = BATCH if batch is None else batch
+    check_limits(None, None, batch)
+    with store.write() as tx:
+        return tx.execute(
+            "DELETE FROM stash_log WHERE id IN (SELECT id FROM (SELECT id, created_at FROM"
+            " stash_log ORDER BY id LIMIT ?) AS oldest WHERE created_at < ?)",
+            (batch, iso(now - STASH_LOG_AGE)),
+        )
+
+
+def stash_log_lines(store: Store) -> int:
+    """How many lines the stash log holds, of every thread."""
+    with store.read() as tx:
+        row = tx.query_one("SELECT COUNT(*) AS n FROM stash_log")
+        return int(row["n"]) if row else 0
+
+
 def event_counts(store: Store) -> dict[str, Any]:
     """What the log holds: ``events``, the ``oldest`` and ``newest`` event's creation time
     (``None`` if there is none), and the highest id retention has deleted
@@ -175,10 +215,13 @@ def event_counts(store: Store) -> dict[str, Any]:
 class AutoRetention:
     """One per store: :meth:`committed` after each write commits applies the database's
     policy now and then (see the module's docstring). A failure (a locked database) is
-    logged and left for the next time; the commit it follows is not affected."""
+    logged and left for the next time; the commit it follows is not affected. Ages are
+    judged by ``clock``: the system's, or the clock of the :class:`~taskloom.client.Taskloom`
+    that writes (the one that stamps what it writes)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
+        self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
         self._left = 1  # commits until the next application: the first commit applies it
         self._due = 0.0  # the monotonic time after which the next commit applies it
         self._running = threading.Lock()
@@ -198,12 +241,13 @@ class AutoRetention:
             with self.store.read() as tx:
                 head, last = newest_event_id(tx), self._head
             grown = 0 if last is None else max(0, head - last)
-            deleted = total = apply_policy(self.store, datetime.now(UTC))
+            deleted = total = apply_policy(self.store, self.clock())
             while deleted >= BATCH and total < grown:  # as many as were appended since
-                deleted = apply_policy(self.store, datetime.now(UTC))
+                deleted = apply_policy(self.store, self.clock())
                 total += deleted
             self._head = head
-            if deleted >= BATCH:  # behind: again after the next commit
+            lines = prune_stash_log(self.store, self.clock())
+            if deleted >= BATCH or lines >= BATCH:  # behind: again after the next commit
                 self._left = 1
         except TaskloomError as exc:
             log.warning("applying the event retention failed, retrying later: %s", exc.message)
