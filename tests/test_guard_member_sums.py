@@ -93,3 +93,12 @@ def test_an_array_whose_members_are_asked_for_is_not_counted(tl: Taskloom) -> No
     ]
     (answer,) = ask(tl, json.dumps({"shelves": shelves}), "which book has the most books?")
     assert "members per record" not in answer
+
+
+def test_every_record_sharing_the_best_value_is_named(tl: Taskloom) -> None:
+    """Three of the tied records were shown and the others were not named, though each
+    answers the question as well."""
+    shelves = _shelves()
+    tied = [str(s["shelf"]) for s in shelves if len(s["bookList"]) == 12]  # type: ignore[arg-type]
+    (answer,) = ask(tl, json.dumps({"shelves": shelves}), "which shelf holds the most books?")
+    assert f"{len(tied)} records share the highest value 12: {', '.join(tied)}." in answer

@@ -22,7 +22,6 @@ for ``pointlist``, "tags" for ``tag_set``).
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -32,7 +31,7 @@ from taskloom.guard.jsondoc import is_array, is_object
 from taskloom.guard.question import Tok
 from taskloom.guard.rank import STOPWORDS, parts_of
 from taskloom.guard.stems import stem
-from taskloom.guard.tally import SHOWN_EXTREMES, Tally
+from taskloom.guard.tally import Tally
 
 _COUNTING = frozenset({"count", "counts", "total", "totals", "num", "number", "amount", "n"})
 _ASKING = frozenset({"which", "what"})
@@ -146,11 +145,7 @@ def rank_sums(matches: Iterable[tuple[str, Any]], summed: Summed, highest: bool)
         if total is None:
             out.missing += 1
             continue
-        item = (total if highest else -total, -n, path, record)
-        if len(heap) < SHOWN_EXTREMES:
-            heapq.heappush(heap, item)
-        elif item > heap[0]:
-            heapq.heapreplace(heap, item)
+        out.rank(total if highest else -total, n, path, record, heap)
     best = sorted(heap, reverse=True)
     out.extremes = [(k if highest else -k, p, r) for k, _n, p, r in best]
     return out
