@@ -173,6 +173,9 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
         if by is not None and not _unread_identifier(tokens, read.used | pinned):
             return _tallied(doc, question, group, tuple(conds), by[0])
     ranked = tallied and ranks_numbers(question, group.fields[asked[0]]) is not None
+    if tallied and not ranked and len(asked) > 1:  # "which sku has the highest unit_price?"
+        by = _ranked_by(group, question, asked[0])
+        ranked = by is not None and by[0] in asked[1:]
     if tallied and (ranked or asks_tally(question, kind, len(conds), group.fields[asked[0]])):
         return _tallied(doc, question, group, tuple(conds), asked[0])
     if WILD not in group.pattern:  # one record, named: the field asked of it
@@ -344,7 +347,7 @@ def _ranked_by(
     record with the highest or lowest of something ("which line item cost the most?",
     "which command uses the most CPU?"): the one number field of many values a part of
     whose name a word of the question says, by stem (``cost`` for ``unblended_cost``,
-    ``cpu`` for ``%CPU``). The field the question names (``line_item``, ``COMMAND``) is
+    ``cpu`` for ``%CPU``); of several, the one whose whole name the question writes. The field the question names (``line_item``, ``COMMAND``) is
     then shown in the ranked records, not tallied: a tally of it would count how often
     each value occurs, which the question does not ask."""
     highest = extreme(question)
@@ -358,6 +361,9 @@ def _ranked_by(
         and ranks_numbers(question, field_stats) is not None
         and {stem(p) for p in parts_of(name[-1])} & said
     ]
+    if len(found) > 1:  # "unit_price" written whole picks it over "units"
+        written = {w.lower() for w in re.findall(r"[\w%#.-]+", question)}
+        found = [name for name in found if name[-1].lower() in written]
     return (found[0], highest) if len(found) == 1 else None
 
 
