@@ -347,9 +347,10 @@ def _ranked_by(
     record with the highest or lowest of something ("which line item cost the most?",
     "which command uses the most CPU?"): the one number field of many values a part of
     whose name a word of the question says, by stem (``cost`` for ``unblended_cost``,
-    ``cpu`` for ``%CPU``); of several, the one whose whole name the question writes. The field the question names (``line_item``, ``COMMAND``) is
-    then shown in the ranked records, not tallied: a tally of it would count how often
-    each value occurs, which the question does not ask."""
+    ``cpu`` for ``%CPU``); of several, the one whose whole name the question writes. The
+    field the question names (``line_item``, ``COMMAND``) is then shown in the ranked
+    records, not tallied: a tally of it would count how often each value occurs, which the
+    question does not ask."""
     highest = extreme(question)
     if highest is None:
         return None

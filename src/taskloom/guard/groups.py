@@ -217,6 +217,11 @@ def _tally(group: Group, node: Mapping[str, Any]) -> None:
     for key, value in node.items():
         if is_object(value) and not hasattr(value, "span"):
             for inner, leaf in itertools.islice(value.items(), left - 1):
+                if is_object(leaf) and not hasattr(leaf, "span") and not _map_like(leaf):
+                    for deep, end in itertools.islice(leaf.items(), max(left - 2, 0)):
+                        if not is_object(end) and not is_array(end):
+                            _note(group, (key, inner, deep), end)
+                            left -= 1
                 _note(group, (key, inner), leaf)
                 left -= 1
         _note(group, (key,), value)
