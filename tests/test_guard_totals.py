@@ -63,3 +63,17 @@ def test_a_table_column_is_totalled_from_its_cells(tl: Taskloom) -> None:
     blue = sum(float(c) for _a, b, c in rows if b == "blue")
     (answer,) = ask(tl, text, "what is the sum of load for colour blue?")
     assert f"over all 120 matches: {blue:g} (" in answer
+
+
+def test_a_total_with_no_condition_reads_every_record_holding_the_field(tl: Taskloom) -> None:
+    """A number only some records hold, asked for as a total with no condition, got the
+    ranking of three records."""
+    items: list[dict[str, object]] = []
+    for i in range(300):
+        item: dict[str, object] = {"slot": f"s{i}", "kind": ("disk", "nic", "cpu")[i % 3]}
+        if i % 3 == 0:
+            item["spec"] = {"capacity_gb": 100 + i}
+        items.append(item)
+    gold = sum(100 + i for i in range(0, 300, 3))
+    (answer,) = ask(tl, json.dumps({"items": items}), "what is the total capacity_gb?")
+    assert f"over all 100 matches: {gold} (" in answer

@@ -58,6 +58,7 @@ from taskloom.guard.rank import parts_of
 from taskloom.guard.stems import stem
 from taskloom.guard.sums import rank_sums, summed_member
 from taskloom.guard.tally import Tally, asks_tally, extreme, ranks_numbers, tally
+from taskloom.guard.totals import asks_total
 
 MAX_SHOWN = 200
 """Matches whose values an answer carries; the rest are paged with ``read_result``."""
@@ -194,6 +195,8 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
         return _not_exact(
             kind, group, why=f"the question's {held!r} could not be read as a condition"
         )
+    elif not said and not bare and kind is None and asked and _totalled(question, group, asked):
+        found = _evaluate(doc, "lookup", group, (), asked[0])  # every record holding it
     elif not said and not bare:
         main = _main(best.found, found_groups) and not targets
         if kind != "count" or not (named or main):
@@ -327,6 +330,12 @@ def _tallied(
             f" {'.'.join(asked)} are not summed"
         )
     return out
+
+
+def _totalled(question: str, group: Group, asked: list[tuple[str, ...]]) -> bool:
+    """Whether the question asks for the total of a number field, with no condition: "what
+    is the total allocated_storage?" reads every record that holds it."""
+    return asks_total(question) and group.fields[asked[0]].kinds - {"null"} == {"number"}
 
 
 def _unread_identifier(tokens: list[Tok], used: set[int]) -> bool:
