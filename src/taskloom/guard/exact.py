@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from taskloom.domain.stash import child_path
+from taskloom.guard.filetally import file_field, tally_files
 from taskloom.guard.flags import add_flags
 from taskloom.guard.groups import WILD, Field, Group, groups
 from taskloom.guard.jsondoc import JsonDoc
@@ -57,7 +58,7 @@ from taskloom.guard.question import (
 from taskloom.guard.rank import parts_of
 from taskloom.guard.stems import stem
 from taskloom.guard.sums import rank_sums, summed_member
-from taskloom.guard.tally import Tally, asks_tally, extreme, ranks_numbers, tally
+from taskloom.guard.tally import Tally, asks_tally, extreme, ranks_numbers, says_tally, tally
 from taskloom.guard.totals import asks_total
 
 MAX_SHOWN = 200
@@ -157,6 +158,10 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
         summed = _summed(doc, choices, tokens, highest)
         if summed is not None:
             return summed
+    if kind != "count" and says_tally(question) and not best.read.targets:
+        files = _files(doc, best, tokens)  # "which file has the most results?"
+        if files is not None:
+            return files
     group, read, pinned = best.group, best.read, best.pinned
     conds, targets = read.conditions, read.targets
     said, named, bare = best.score[0], best.score[1], read.bare  # said: conditions and pins
@@ -398,6 +403,21 @@ def _summed(doc: JsonDoc, choices: list[_Choice], tokens: list[Tok], highest: bo
         return None
     out = Exact("tally", True, path, found.records, group.path(), group.records, conds)
     out.target, out.tally = summed.key, found
+    return out
+
+
+def _files(doc: JsonDoc, choice: _Choice, tokens: list[Tok]) -> Exact | None:
+    """The tally of the field the question names as its files
+    (:mod:`~taskloom.guard.filetally`), over the records its conditions select."""
+    group, conds = choice.group, tuple(choice.read.conditions)
+    field_key = file_field(group, tokens) if WILD in group.pattern else None
+    if field_key is None:
+        return None
+    path = filter_path(group, conds)
+    matches = ((path_of(parts), value) for parts, value in find(doc.root(), path))
+    found = tally_files(matches, *field_key)
+    out = Exact("tally", True, path, found.records, group.path(), group.records, conds)
+    out.target, out.tally = found.target, found
     return out
 
 

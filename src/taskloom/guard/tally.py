@@ -106,6 +106,11 @@ def asks_tally(question: str, kind: str | None, conditions: int, stats: Field) -
     return kind == "list" and not conditions and few
 
 
+def says_tally(question: str) -> bool:
+    """Whether the question says ``most``, ``least``, ``distinct``…: a word of a tally."""
+    return bool(_TALLY.search(question))
+
+
 def ranks_numbers(question: str, stats: Field) -> bool | None:
     """``True`` (highest first) or ``False`` (lowest first) when the question asks for the
     records with the extreme values of a number field of many values, or of any number field
