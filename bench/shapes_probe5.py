@@ -433,7 +433,7 @@ def datadog_series(rng: random.Random) -> tuple[str, list[Q]]:
                     "start": start,
                     "tag_set": [f"host:{h}", f"env:{env}"],
                     "unit": [
-                        {"family": fam, "name": unit, "plural": unit + "s", "scale_factor": 1.0},
+                        {"family": fam, "name": unit, "plural": f"{unit}s", "scale_factor": 1.0},
                         None,
                     ]
                     if fam
