@@ -98,16 +98,6 @@ def _parcels() -> list[dict[str, object]]:
     ]
 
 
-def test_a_value_two_objects_down_is_a_condition(tl: Taskloom) -> None:
-    """``shipping.carrier.code`` was not read: only one level of nesting was."""
-    from tests.test_guard_text_records import ask
-
-    parcels = _parcels()
-    gold = sum(1 for p in parcels if p["shipping"]["carrier"]["code"] == "gls")  # type: ignore[index]
-    (answer,) = ask(tl, json.dumps({"parcels": parcels}), "how many parcels went by carrier gls?")
-    assert f"Exact count: {gold} " in answer and "shipping.carrier.code" in answer
-
-
 def test_a_count_field_named_by_what_it_counts_is_above_zero(tl: Taskloom) -> None:
     """ "retries" named no field (``retry_count``): no exact count."""
     from tests.test_guard_text_records import ask

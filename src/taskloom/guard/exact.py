@@ -158,7 +158,8 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
         summed = _summed(doc, choices, tokens, highest)
         if summed is not None:
             return summed
-    if kind != "count" and says_tally(question) and not best.read.targets:
+    ranks = _ranked_by(best.group, question, ())  # "… the most missed statements?" ranks
+    if kind != "count" and says_tally(question) and not best.read.targets and ranks is None:
         files = _files(doc, best, tokens)  # "which file has the most results?"
         if files is not None:
             return files

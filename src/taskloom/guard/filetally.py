@@ -4,6 +4,8 @@ most results?" over SARIF results, whose file is
 
 The noun after "which" or "what" is ``file`` or ``path`` (either number), and no field of
 the records is named so; the question says ``most``, ``least``, ``fewest``, ``distinct``…
+and names no number field to rank the records by ("which file has the most missed
+statements?" ranks them by ``Miss``).
 The field it names is then the one whose values are all file paths (text with no space
 and no scheme ending in a dot and an extension of one to five letters, ``app/db.py``; for
 ``path``, one holding a ``/`` is one too): a field of the records, or a key of the member

@@ -5,9 +5,8 @@ whose members are all objects (a map of records keyed by name, ``$.shapes.*``), 
 group, written as a pattern with a wildcard for each index or member name. The items of an
 array that holds no object (the rows of a matrix, a list of names) are records too, with no
 fields: a count counts them, and no condition selects among them. A group keeps how many
-records it has, and for each field (two levels of nesting too: ``user.login``,
-``card.brand.code``; an object nested in one is read unless it is a map of records) the
-kinds and the values its first records hold, and for an array field the short
+records it has, and for each field (one level of nesting too: ``user.login``) the kinds
+and the values its first records hold, and for an array field the short
 scalar values its first members hold (a tag, a label's name: :mod:`~taskloom.guard.members`),
 which is what a question's words are matched against (:mod:`~taskloom.guard.exact`).
 """
@@ -218,11 +217,6 @@ def _tally(group: Group, node: Mapping[str, Any]) -> None:
     for key, value in node.items():
         if is_object(value) and not hasattr(value, "span"):
             for inner, leaf in itertools.islice(value.items(), left - 1):
-                if is_object(leaf) and not hasattr(leaf, "span") and not _map_like(leaf):
-                    for deep, end in itertools.islice(leaf.items(), max(left - 2, 0)):
-                        if not is_object(end) and not is_array(end):
-                            _note(group, (key, inner, deep), end)
-                            left -= 1
                 _note(group, (key, inner), leaf)
                 left -= 1
         _note(group, (key,), value)
