@@ -22,6 +22,9 @@ an Actions workflow, ``nginx -T``, a CSV after comment lines, a GraphQL page, ``
 images``), written the same way; ``probe4`` ten more (``psql`` aligned output, ``pytest
 -v``, ``coverage report``, ``cargo metadata``, ``terraform show -json``, an OpenAPI document,
 a Jira search, a SARIF report, Elasticsearch ``_cat/indices``, ``docker stats``), written
+the same way; ``probe5`` ten more (a Stripe list of charges, Slack ``conversations.history``,
+a Trivy scan, a pandas frame, ``EXPLAIN ANALYZE``, ``gcloud compute instances list``, a
+Datadog query's series, ``mvn dependency:tree``, a GitLab SAST report, a ``.har``), written
 the same way.
 
 Per question the guard stashes the payload and, unless the placeholder already shows the
@@ -30,7 +33,7 @@ is visible (every part of it); a count only by ``Exact count: N`` with the right
 ``preview-only`` column is the first 1,500 characters.
 
     python bench/shapes.py [--set tuned|fresh|heldout|both|all|ops|ops-fresh|probe|probe2|probe3
-                            |probe4] [--seed N] [--verbose]
+                            |probe4|probe5] [--seed N] [--verbose]
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ from shapes_probe import PROBE
 from shapes_probe2 import PROBE2
 from shapes_probe3 import PROBE3
 from shapes_probe4 import PROBE4
+from shapes_probe5 import PROBE5
 from shapes_tuned import SHAPES
 from taskloom.guard.tokens import counter
 
@@ -124,6 +128,7 @@ def cli() -> int:
             "probe2",
             "probe3",
             "probe4",
+            "probe5",
         ),
         default="both",
         help="both: tuned and fresh; all: the three sets; ops: operations tools' results",
@@ -132,7 +137,7 @@ def cli() -> int:
         "--seed",
         type=int,
         default=0,
-        help="0: each set's own seed (7, 99, 41, 23, 61, 83, 47, 59, 71)",
+        help="0: each set's own seed (7, 99, 41, 23, 61, 83, 47, 59, 71, 37)",
     )
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
@@ -147,6 +152,7 @@ def cli() -> int:
         ("probe2", PROBE2, 47),
         ("probe3", PROBE3, 59),
         ("probe4", PROBE4, 71),
+        ("probe5", PROBE5, 37),
     )
     for name, shapes, seed in sets:
         if name in chosen.get(args.set, (args.set,)):

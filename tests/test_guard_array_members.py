@@ -122,3 +122,14 @@ def test_a_path_a_member_nests_deeper_is_a_condition_on_its_records(tl: Taskloom
     down = sum((g + k) % 3 == 0 for g in range(100) for k in range(3))
     (nodes,) = ask(tl, json.dumps({"groups": hosts}), "how many nodes are down?")
     assert f"Exact count: {down} " in nodes
+
+
+def test_a_key_value_tag_held_by_list_members_is_a_condition(tl: Taskloom) -> None:
+    """``zone:b`` sits among 60 distinct tags: a value of so many was no condition alone."""
+    hosts = [
+        {"host": f"h{i}", "labels": [f"rack:r{i % 29}", f"zone:{'abc'[i % 3]}", f"n{i % 31}"]}
+        for i in range(150)
+    ]
+    gold = sum(1 for h in hosts if "zone:b" in h["labels"])
+    (answer,) = ask(tl, json.dumps({"hosts": hosts}), "how many hosts carry zone:b?")
+    assert f"Exact count: {gold} " in answer

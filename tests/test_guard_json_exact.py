@@ -84,3 +84,25 @@ def test_a_python_value_holding_nan_is_not_shown_as_null(
     assert "null" not in g.read(out.result_id, lines="1-1")
     small = g.wrap("api", {"amount": number})
     assert small == f'{{"amount": {written}}}'
+
+
+def _parcels() -> list[dict[str, object]]:
+    return [
+        {
+            "parcel": f"pc-{i:04d}",
+            "shipping": {"carrier": {"code": ("dhl", "ups", "gls")[i % 3], "depot": f"d{i % 5}"}},
+            "retry_count": (i * 7) % 4 if i % 5 else None,
+            "grams": 100 + i,
+        }
+        for i in range(240)
+    ]
+
+
+def test_a_count_field_named_by_what_it_counts_is_above_zero(tl: Taskloom) -> None:
+    """ "retries" named no field (``retry_count``): no exact count."""
+    from tests.test_guard_text_records import ask
+
+    parcels = _parcels()
+    gold = sum(1 for p in parcels if (p["retry_count"] or 0) > 0)  # type: ignore[operator]
+    (answer,) = ask(tl, json.dumps({"parcels": parcels}), "how many parcels have retries?")
+    assert f"Exact count: {gold} " in answer and "retry_count > 0" in answer

@@ -60,3 +60,45 @@ def test_a_plain_field_or_asking_for_the_members_is_no_member_sum(tl: Taskloom) 
         tl, text, "which build has the most reruns?", "which stage has the most reruns?"
     )
     assert "sum of" not in plain and "sum of" not in members
+
+
+def _shelves() -> list[dict[str, object]]:
+    out = []
+    for i in range(90):
+        books = [f"title-{i}-{j}" for j in range((i * 5) % 13)]
+        out.append({"shelf": f"sh-{i:02d}", "room": ("north", "south")[i % 2], "bookList": books})
+    return out
+
+
+def test_records_rank_by_how_many_members_an_array_they_name_holds(tl: Taskloom) -> None:
+    """It found no field for "books" (``bookList``) and ranked records by their words."""
+    shelves = _shelves()
+    sizes = {str(s["shelf"]): len(s["bookList"]) for s in shelves}  # type: ignore[arg-type]
+    best = max(sizes, key=lambda k: (sizes[k], -int(k[3:])))
+    most, fewest = ask(
+        tl,
+        json.dumps({"shelves": shelves}),
+        "which shelf holds the most books?",
+        "which shelf in room north has the fewest books?",
+    )
+    assert "number of bookList[*] members per record" in most
+    assert best in most and "12, 12, 12" in most
+    assert "room == 'north'" in fewest and "0, 0, 0" in fewest
+
+
+def test_an_array_whose_members_are_asked_for_is_not_counted(tl: Taskloom) -> None:
+    shelves = [
+        {"shelf": f"sh-{i}", "books": [{"book": f"b{i}-{j}"} for j in range(i % 4)]}
+        for i in range(60)
+    ]
+    (answer,) = ask(tl, json.dumps({"shelves": shelves}), "which book has the most books?")
+    assert "members per record" not in answer
+
+
+def test_every_record_sharing_the_best_value_is_named(tl: Taskloom) -> None:
+    """Three of the tied records were shown and the others were not named, though each
+    answers the question as well."""
+    shelves = _shelves()
+    tied = [str(s["shelf"]) for s in shelves if len(s["bookList"]) == 12]  # type: ignore[arg-type]
+    (answer,) = ask(tl, json.dumps({"shelves": shelves}), "which shelf holds the most books?")
+    assert f"{len(tied)} records share the highest value 12: {', '.join(tied)}." in answer

@@ -137,3 +137,37 @@ def test_a_yaml_list_of_records_answers_counts_exactly(tl: Taskloom) -> None:
     gold = sum(1 for i in range(50) if i % 3 == 0 and i % 4 == 1)
     assert f"Exact count: {gold} " in batch
     assert "  - name: svc-31\n    tier: web" in lookup
+
+
+def _frame() -> tuple[str, list[tuple[str, str, int, float]]]:
+    """A data frame as printed for people: a row label column with no name above it."""
+    rows = [
+        (f"k{i:03d}", ("ash", "oak", "elm")[i % 3], 5 + i * 7 % 61, (i * 29) % 83 + 0.5)
+        for i in range(150)
+    ]
+    labels = [f"r{i}" for i in range(len(rows))]
+    w = max(len(x) for x in labels)
+    head = " " * w + f"  {'code':>4}  {'wood':>4}  {'boards':>6}  {'board_len':>9}\n"
+    body = "".join(
+        f"{lab:<{w}}  {c:>4}  {wd:>4}  {b:>6}  {ln:>9.2f}\n"
+        for lab, (c, wd, b, ln) in zip(labels, rows, strict=True)
+    )
+    return head + body, rows
+
+
+def test_a_first_column_of_row_labels_with_no_name_is_the_index(tl: Taskloom) -> None:
+    """The unnamed label column was read as the first named column, and every cell moved
+    one column left."""
+    text, rows = _frame()
+    oak = sum(1 for r in rows if r[1] == "oak")
+    count, lookup = ask(tl, text, "how many rows have wood oak?", "what is the boards of k007?")
+    assert f"Exact count: {oak} " in count and "fixed-width table" in count
+    assert "code == 'k007'" in lookup and f"[{rows[7][2]}]" in lookup
+
+
+def test_a_number_field_written_whole_ranks_over_one_sharing_its_stem(tl: Taskloom) -> None:
+    """ "board_len" and "boards" share the stem "board": neither ranked the rows."""
+    text, rows = _frame()
+    best = max(rows, key=lambda r: r[3])
+    (answer,) = ask(tl, text, "which code has the highest board_len?")
+    assert "with the highest board_len" in answer and best[0] in answer

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from taskloom.domain.stash import child_path
+from taskloom.guard.filetally import file_field, tally_files
 from taskloom.guard.flags import add_flags
 from taskloom.guard.groups import WILD, Field, Group, groups
 from taskloom.guard.jsondoc import JsonDoc
@@ -57,7 +58,8 @@ from taskloom.guard.question import (
 from taskloom.guard.rank import parts_of
 from taskloom.guard.stems import stem
 from taskloom.guard.sums import rank_sums, summed_member
-from taskloom.guard.tally import Tally, asks_tally, extreme, ranks_numbers, tally
+from taskloom.guard.tally import Tally, asks_tally, extreme, ranks_numbers, says_tally, tally
+from taskloom.guard.totals import asks_total
 
 MAX_SHOWN = 200
 """Matches whose values an answer carries; the rest are paged with ``read_result``."""
@@ -156,6 +158,11 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
         summed = _summed(doc, choices, tokens, highest)
         if summed is not None:
             return summed
+    ranks = _ranked_by(best.group, question, ())  # "… the most missed statements?" ranks
+    if kind != "count" and says_tally(question) and not best.read.targets and ranks is None:
+        files = _files(doc, best, tokens)  # "which file has the most results?"
+        if files is not None:
+            return files
     group, read, pinned = best.group, best.read, best.pinned
     conds, targets = read.conditions, read.targets
     said, named, bare = best.score[0], best.score[1], read.bare  # said: conditions and pins
@@ -173,6 +180,9 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
         if by is not None and not _unread_identifier(tokens, read.used | pinned):
             return _tallied(doc, question, group, tuple(conds), by[0])
     ranked = tallied and ranks_numbers(question, group.fields[asked[0]]) is not None
+    if tallied and not ranked and len(asked) > 1:  # "which sku has the highest unit_price?"
+        by = _ranked_by(group, question, asked[0])
+        ranked = by is not None and by[0] in asked[1:]
     if tallied and (ranked or asks_tally(question, kind, len(conds), group.fields[asked[0]])):
         return _tallied(doc, question, group, tuple(conds), asked[0])
     if WILD not in group.pattern:  # one record, named: the field asked of it
@@ -191,6 +201,8 @@ def answer(doc: JsonDoc, question: str) -> Exact | None:
         return _not_exact(
             kind, group, why=f"the question's {held!r} could not be read as a condition"
         )
+    elif not said and not bare and kind is None and asked and _totalled(question, group, asked):
+        found = _evaluate(doc, "lookup", group, (), asked[0])  # every record holding it
     elif not said and not bare:
         main = _main(best.found, found_groups) and not targets
         if kind != "count" or not (named or main):
@@ -326,6 +338,12 @@ def _tallied(
     return out
 
 
+def _totalled(question: str, group: Group, asked: list[tuple[str, ...]]) -> bool:
+    """Whether the question asks for the total of a number field, with no condition: "what
+    is the total allocated_storage?" reads every record that holds it."""
+    return asks_total(question) and group.fields[asked[0]].kinds - {"null"} == {"number"}
+
+
 def _unread_identifier(tokens: list[Tok], used: set[int]) -> bool:
     """Whether the question holds an identifier (``test-bravo-61``) no condition reads: it
     names a record, so a tally over every record would drop it."""
@@ -344,9 +362,10 @@ def _ranked_by(
     record with the highest or lowest of something ("which line item cost the most?",
     "which command uses the most CPU?"): the one number field of many values a part of
     whose name a word of the question says, by stem (``cost`` for ``unblended_cost``,
-    ``cpu`` for ``%CPU``). The field the question names (``line_item``, ``COMMAND``) is
-    then shown in the ranked records, not tallied: a tally of it would count how often
-    each value occurs, which the question does not ask."""
+    ``cpu`` for ``%CPU``); of several, the one whose whole name the question writes. The
+    field the question names (``line_item``, ``COMMAND``) is then shown in the ranked
+    records, not tallied: a tally of it would count how often each value occurs, which the
+    question does not ask."""
     highest = extreme(question)
     if highest is None:
         return None
@@ -358,6 +377,9 @@ def _ranked_by(
         and ranks_numbers(question, field_stats) is not None
         and {stem(p) for p in parts_of(name[-1])} & said
     ]
+    if len(found) > 1:  # "unit_price" written whole picks it over "units"
+        written = {w.lower() for w in re.findall(r"[\w%#.-]+", question)}
+        found = [name for name in found if name[-1].lower() in written]
     return (found[0], highest) if len(found) == 1 else None
 
 
@@ -382,6 +404,21 @@ def _summed(doc: JsonDoc, choices: list[_Choice], tokens: list[Tok], highest: bo
         return None
     out = Exact("tally", True, path, found.records, group.path(), group.records, conds)
     out.target, out.tally = summed.key, found
+    return out
+
+
+def _files(doc: JsonDoc, choice: _Choice, tokens: list[Tok]) -> Exact | None:
+    """The tally of the field the question names as its files
+    (:mod:`~taskloom.guard.filetally`), over the records its conditions select."""
+    group, conds = choice.group, tuple(choice.read.conditions)
+    field_key = file_field(group, tokens) if WILD in group.pattern else None
+    if field_key is None:
+        return None
+    path = filter_path(group, conds)
+    matches = ((path_of(parts), value) for parts, value in find(doc.root(), path))
+    found = tally_files(matches, *field_key)
+    out = Exact("tally", True, path, found.records, group.path(), group.records, conds)
+    out.target, out.tally = found.target, found
     return out
 
 

@@ -54,6 +54,7 @@ from taskloom.guard.sections import named_section
 from taskloom.guard.slices import view_text
 from taskloom.guard.table import Table, asks_fields, read_table
 from taskloom.guard.tally import Tally, describe
+from taskloom.guard.totals import asks_total, total_line
 from taskloom.guard.traces import Traces, chosen_traces, shown_spans
 
 MAX_FRAGMENTS = 3
@@ -161,7 +162,7 @@ def extract_local(content: str, is_json: bool, query: str) -> Extraction:
             return out
         exact = answer(doc, query)
         if exact is not None:
-            return _exact(doc, exact, parsed)
+            return _exact(doc, exact, parsed, query)
         return _ranked(doc, parsed)
     if ordinal is not None and generic(ordinal):
         return _positioned(content, ordinal)
@@ -264,7 +265,7 @@ _NAMING = ("name", "id", "path", "title", "key", "commit", "host", "login", "slu
 """Words of a field's name that make its values name a row, the likeliest first."""
 
 
-def _exact(doc: JsonDoc, exact: Exact, parsed: Query) -> Extraction:
+def _exact(doc: JsonDoc, exact: Exact, parsed: Query, query: str) -> Extraction:
     """An exact answer as fragments: the count or the values, then the matches."""
     out = Extraction("exact", coverage=1.0, path=exact.path)
     if not exact.exact:
@@ -295,6 +296,9 @@ def _exact(doc: JsonDoc, exact: Exact, parsed: Query) -> Extraction:
             f"Exact {exact.kind}: {exact.total:,} {plural(exact.total, 'match')} of JSONPath"
             f" {exact.path}."
         )
+    if exact.kind != "count" and exact.target and asks_total(query):
+        totals = total_line((v for _p, v in find(doc.root(), exact.path)), query, exact.path)
+        out.summary += f"\n{totals}" if totals else ""
     if exact.target and exact.shown and all(_scalar(v) for _p, v in exact.shown):
         values = [v for _p, v in exact.shown]
         out.fragments.append((f"{exact.path} (values in document order)", dumps(values)))
@@ -341,6 +345,9 @@ def _from_table(content: str, table: Table, query: str) -> Extraction | None:
         )
     if exact.note:
         summary += f" ({exact.note}.)"
+    if exact.tally is None and exact.kind != "count" and exact.target and asks_total(query):
+        totals = total_line((v for _p, v in find(doc.root(), exact.path)), query, exact.path)
+        summary += f"\n{totals}" if totals else ""
     if table.header:
         summary += f"\nHeader (line {table.header}): {lines[table.header - 1][:300]}"
     out = Extraction("table", coverage=1.0, total_matches=exact.total, summary=summary)

@@ -9,7 +9,9 @@ them; so is a header word one space after the column before when no data line ho
 under it. Every column's cells are aligned: all start at one position or all end at one (the
 last column: all start at one, or all end where its name ends). A first span under no header
 word whose cells are each one mark (``●``, ``*``, ``>``: no letter or digit), as
-``systemctl`` writes before a failed unit, is a marker gutter and no column. A name may
+``systemctl`` writes before a failed unit, is a marker gutter and no column; one whose
+cells are each one word, on every data line, is the rows' labels (an index, as a data
+frame prints it with no name above it: ``0``, ``1``, …), the column :data:`INDEX`. A name may
 carry its unit in brackets (``kubectl top``'s ``CPU(cores)`` and ``MEMORY(bytes)``). A rule
 line (dashes or ``=``, across the table or under each column) is no row and sets no column's
 bounds; its row's cells are the rule's pieces, which the caller skips. Any other layout is
@@ -27,6 +29,8 @@ _NAME = re.compile(rf"{_WORD}(?: (?:{_WORD}|/))*")
 """A column's name: words, each maybe with its unit in brackets (``CPU(cores)``)."""
 RULE = re.compile(r"\s*[-=]{2,}(?:\s+[-=]{2,})*\s*")
 """A rule line: ``-------`` across the table or ``----- ----`` under each column."""
+INDEX = "index"
+"""The name of a first column of row labels printed under no header word."""
 MAX_WIDTH = 1_000
 """A line wider than this makes no fixed-width table."""
 
@@ -61,13 +65,15 @@ def fixed_columns(lines: list[str]) -> tuple[list[str], list[list[str]]] | None:
             columns.append((start, end, inside))
         elif columns:
             columns[-1] = (columns[-1][0], end, columns[-1][2])
+        elif _labels([line[start:end] for line in body]):
+            columns.append((start, end, []))
         elif not _marks([line[start:end] for line in body]):
             return None
     names: list[str] = []
     for _start, _end, inside in columns:
         if any(b.start() - a.end() > 1 for a, b in pairwise(inside)):
             return None
-        names.append(lines[0][inside[0].start() : inside[-1].end()])
+        names.append(lines[0][inside[0].start() : inside[-1].end()] if inside else INDEX)
     if len(names) < 3 or len(set(names)) < len(names):
         return None
     if not all(_NAME.fullmatch(n) for n in names):
@@ -79,6 +85,11 @@ def fixed_columns(lines: list[str]) -> tuple[list[str], list[list[str]]] | None:
         if not _aligned([line[start:end] for line in body], head_end):
             return None
     return names, rows
+
+
+def _labels(cells: list[str]) -> bool:
+    """Whether every cell is one word with a letter or a digit: a row's label."""
+    return all(len(c.split()) == 1 and any(ch.isalnum() for ch in c) for c in cells)
 
 
 def _marks(cells: list[str]) -> bool:

@@ -4,9 +4,9 @@ Records are grouped by where they sit: the items of an array, or the members of 
 whose members are all objects (a map of records keyed by name, ``$.shapes.*``), form a
 group, written as a pattern with a wildcard for each index or member name. The items of an
 array that holds no object (the rows of a matrix, a list of names) are records too, with no
-fields: a count counts them, and no condition selects among them. A group keeps
-how many records it has, and for each field (one level of nesting too: ``user.login``)
-the kinds and the values its first records hold, and for an array field the short
+fields: a count counts them, and no condition selects among them. A group keeps how many
+records it has, and for each field (one level of nesting too: ``user.login``) the kinds
+and the values its first records hold, and for an array field the short
 scalar values its first members hold (a tag, a label's name: :mod:`~taskloom.guard.members`),
 which is what a question's words are matched against (:mod:`~taskloom.guard.exact`).
 """

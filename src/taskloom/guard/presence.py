@@ -18,6 +18,11 @@ field is present (set, and not null, empty or false) when
   themselves ("how many packages are …" over rows that each have a ``Package``): no
   condition, and the field is not asked for.
 
+A number field whose name is a noun and a word that only says it counts (``reply_count``,
+``numRetries``, ``error_total``) is named by that noun after "have", "has", "had", "having"
+or "with" and no value ("how many messages have replies?", "which jobs had retries?"),
+when no field is named by it otherwise: the condition that the count is above zero.
+
 A word made of ``un`` and a word whose stem is the field's name's stem, or that stem less a
 last letter or two (``assign`` for ``assignee``, ``own`` for ``owner``), sets the condition
 that the field is absent (missing, or null, empty or false): "how many issues are
@@ -37,12 +42,13 @@ from dataclasses import dataclass
 
 from taskloom.guard.groups import MAX_TALLIED, Field, Group
 from taskloom.guard.question import Condition, Reading, Tok, negated
-from taskloom.guard.rank import STOPWORDS
+from taskloom.guard.rank import STOPWORDS, parts_of
 from taskloom.guard.stems import stem
 
 _HAVE = frozenset({"have", "has", "had", "having", "with"})
 _ARTICLES = frozenset({"a", "an", "any", "some", "the"})
 _EMPTY = (("null", None), ("string", ""), ("bool", False))
+_COUNTING = frozenset({"count", "counts", "total", "num", "number", "n"})
 _UN = "un"
 _AGENT_LETTERS = 2
 """The most letters a field's stem may hold past an ``un`` word's (``assign``-``e``)."""
@@ -73,6 +79,7 @@ def add_presence(group: Group, tokens: list[Tok], read: Reading, selects: bool) 
     if not selects:
         return
     _counted_field(group, tokens, read)
+    _nonzero(group, tokens, read)
     fields: dict[str, list[tuple[str, ...]]] = {}
     for name, stats in group.fields.items():
         if partly_present(group, stats):
@@ -110,6 +117,34 @@ def add_presence(group: Group, tokens: list[Tok], read: Reading, selects: bool) 
         taken.add(name)
         if name in read.targets:
             read.targets.remove(name)
+
+
+def _nonzero(group: Group, tokens: list[Tok], read: Reading) -> None:
+    """The conditions that a count field is above zero, named by what it counts (see the
+    module docs)."""
+    named: set[str] = set()
+    counts: dict[str, list[tuple[str, ...]]] = {}
+    for name, stats in group.fields.items():
+        parts = parts_of(name[-1])
+        named.add(stem(name[-1]))
+        kept = [p for p in parts if p not in _COUNTING]
+        if stats.kinds - {"null"} == {"number"} and len(kept) == 1 and len(parts) > 1:
+            counts.setdefault(stem(kept[0]), []).append(name)
+    taken = {c.field for c in read.conditions}
+    for i, tok in enumerate(tokens):
+        word = stem(tok.text)
+        if i in read.used or tok.op or tok.quoted or word in named or negated(tokens, i):
+            continue
+        names = [n for n in counts.get(word, ()) if n not in taken]
+        if len(names) != 1 or not (_after_have(tokens, i) and _closes(tokens, i)):
+            continue
+        read.conditions.append(Condition(names[0], ">", 0))
+        read.bare += 1
+        read.used.add(i)
+        read.named.discard(i)
+        taken.add(names[0])
+        if names[0] in read.targets:
+            read.targets.remove(names[0])
 
 
 def _unmade(word: str, fields: dict[str, list[tuple[str, ...]]]) -> list[tuple[str, ...]]:

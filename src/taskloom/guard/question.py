@@ -32,6 +32,7 @@ from taskloom.guard.recurring import recurring_holders
 from taskloom.guard.stems import stem
 
 _TOKEN = re.compile(r"\"([^\"]*)\"|'([^']*)'|`([^`]*)`|(>=|<=|!=|==|=|>|<)|([^\s\"'`,;?!()<>=]+)")
+_SPECIFIC = re.compile(r"[^/]/+[^/]|\w:\w")
 _CONNECT = frozenset(
     [
         "is",
@@ -449,10 +450,10 @@ def _bare_values(
 
 def _few_hold(stats: Field, *, tok: Tok) -> bool:
     """Whether a field holds the word as one of its values, and so takes it alone as a
-    condition: a field of few distinct values, unless the word is quoted, an identifier
-    or a path (``src/app.py``: a ``/`` between its parts)."""
+    condition: a field of few distinct values, unless the word is quoted, an identifier,
+    a path (``src/app.py``: a ``/`` between its parts) or a tag (``env:prod``)."""
     return ("string", tok.text) in stats.values and (
-        tok.quoted or identifier(tok.text) or _few(stats) or "/" in tok.text.strip("/")
+        tok.quoted or identifier(tok.text) or _few(stats) or bool(_SPECIFIC.search(tok.text))
     )
 
 

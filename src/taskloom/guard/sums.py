@@ -12,11 +12,16 @@ The ranking is not read when a plain field of the record is named so (that field
 them), or when the noun after "which" or "what" names the array's members ("which
 container…": each member is a record of its own group then). When several array fields
 hold the key, the one whose members hold it most often is summed.
+
+A question that names no such key but names an array field of the records itself ("which
+issue has the most labels?", "which package has the fewest dependencies?") ranks the
+records by how many members that array holds. An array is named by its name's stems, or by
+them less a last part that only says it is a list (``list``, ``set``, ``array``: "points"
+for ``pointlist``, "tags" for ``tag_set``).
 """
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -26,10 +31,11 @@ from taskloom.guard.jsondoc import is_array, is_object
 from taskloom.guard.question import Tok
 from taskloom.guard.rank import STOPWORDS, parts_of
 from taskloom.guard.stems import stem
-from taskloom.guard.tally import SHOWN_EXTREMES, Tally
+from taskloom.guard.tally import Tally
 
 _COUNTING = frozenset({"count", "counts", "total", "totals", "num", "number", "amount", "n"})
 _ASKING = frozenset({"which", "what"})
+_LISTING = ("list", "set", "array", "arr", "items")
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,8 +44,11 @@ class Summed:
 
     array: tuple[str, ...]
     key: tuple[str, ...]
+    """The summed key of the members, or ``()``: the members are counted."""
 
     def label(self) -> str:
+        if not self.key:
+            return f"number of {'.'.join(self.array)}[*] members per record"
         return f"sum of {'.'.join(self.array)}[*].{'.'.join(self.key)} per record"
 
 
@@ -72,7 +81,7 @@ def summed_member(group: Group, tokens: list[Tok]) -> Summed | None:
                 found.append((member.present, name, key))
                 spans |= at
     if not found:
-        return None
+        return _counted_array(group, tokens, said)
     for name, stats in group.fields.items():
         if not stats.kinds & {"array", "object"} and spans & _spans(name[-1], said):
             return None  # a plain field of the record is named so: it ranks them
@@ -81,6 +90,38 @@ def summed_member(group: Group, tokens: list[Tok]) -> Summed | None:
     if noun and noun in {stem(p) for p in parts_of(array[-1])}:
         return None
     return Summed(array, key)
+
+
+def _list_spans(key: str, said: list[str]) -> set[tuple[int, int]]:
+    """Where ``said`` names the array field ``key``: as :func:`_spans` does, or by its name
+    less a last part or suffix that says it is a list (``pointlist``, ``tag_set``)."""
+    out = _spans(key, said)
+    low = key.lower()
+    parts = parts_of(key)
+    for suffix in _LISTING:
+        if len(parts) > 1 and parts[-1] == suffix:
+            out |= _spans("_".join(parts[:-1]), said)
+        elif len(parts) == 1 and low.endswith(suffix) and len(low) - len(suffix) >= 3:
+            out |= _spans(low[: -len(suffix)], said)
+    return out
+
+
+def _counted_array(group: Group, tokens: list[Tok], said: list[str]) -> Summed | None:
+    """The array field of ``group``'s records the question names, to rank them by how many
+    members it holds; ``None`` when none is named, several are, or the noun asked for names
+    its members."""
+    named = [
+        name
+        for name, stats in group.fields.items()
+        if name and stats.kinds - {"null"} == {"array"} and _list_spans(name[-1], said)
+    ]
+    if len(named) != 1:
+        return None
+    array = named[0]
+    noun = _asked_noun(tokens)
+    if noun and _list_spans(array[-1], [noun]):
+        return None
+    return Summed(array, ())
 
 
 def _asked_noun(tokens: list[Tok]) -> str:
@@ -104,11 +145,7 @@ def rank_sums(matches: Iterable[tuple[str, Any]], summed: Summed, highest: bool)
         if total is None:
             out.missing += 1
             continue
-        item = (total if highest else -total, -n, path, record)
-        if len(heap) < SHOWN_EXTREMES:
-            heapq.heappush(heap, item)
-        elif item > heap[0]:
-            heapq.heapreplace(heap, item)
+        out.rank(total if highest else -total, n, path, record, heap)
     best = sorted(heap, reverse=True)
     out.extremes = [(k if highest else -k, p, r) for k, _n, p, r in best]
     return out
@@ -120,6 +157,8 @@ def _total(record: Any, summed: Summed) -> int | float | None:
         members = members.get(part) if is_object(members) else None
     if not is_array(members):
         return None
+    if not summed.key:
+        return len(members)
     total: int | float | None = None
     for member in members:
         value: Any = member

@@ -40,6 +40,10 @@ _MAGNITUDE = re.compile(
 SHOWN_VALUES = 30
 """Values a tally lists, most frequent first; the rest are summed as one line."""
 SHOWN_EXTREMES = 3
+SHOWN_TIED = 30
+"""Names listed of the records that share the highest (lowest) value, when more than
+:data:`SHOWN_EXTREMES` do: each of them answers the question as well."""
+_NAMING = ("name", "id", "key", "title", "login", "number", "address", "path", "uri", "url")
 
 
 @dataclass(slots=True)
@@ -55,6 +59,41 @@ class Tally:
     label: str = ""
     """What the extremes rank, when it is not the target itself ("sum of
     containers[*].restarts per record")."""
+    tied: int = 0
+    """Records holding the best value (the first extreme's)."""
+    tied_names: list[str] = field(default_factory=list)
+    """The names of the first :data:`SHOWN_TIED` of them."""
+    tied_key: Any = None
+
+    def rank(self, key: Any, n: int, path: str, record: Any, heap: list[Any]) -> None:
+        """Keep the record in ``heap`` when it is among the best (``key`` is its value,
+        negated for the lowest first), and count it when it ties the best value seen."""
+        item = (key, -n, path, record)
+        if len(heap) < SHOWN_EXTREMES:
+            heapq.heappush(heap, item)
+        elif item > heap[0]:
+            heapq.heapreplace(heap, item)
+        if self.tied and key == self.tied_key:
+            self.tied += 1
+            if len(self.tied_names) < SHOWN_TIED:
+                self.tied_names.append(record_name(record, path))
+        elif not self.tied or key > self.tied_key:
+            self.tied, self.tied_key, self.tied_names = 1, key, [record_name(record, path)]
+
+
+def record_name(record: Any, path: str) -> str:
+    """What names a record in a list: its first naming field's value (``name``, ``id``…,
+    any case), else its first short text value, else its path."""
+    if is_object(record):
+        lower = {str(k).lower(): v for k, v in record.items()}
+        for key in _NAMING:
+            value = lower.get(key)
+            if isinstance(value, str | int) and not isinstance(value, bool):
+                return str(value)
+        for value in record.values():
+            if isinstance(value, str) and 0 < len(value) <= 100:
+                return value
+    return path
 
 
 def asks_tally(question: str, kind: str | None, conditions: int, stats: Field) -> bool:
@@ -65,6 +104,11 @@ def asks_tally(question: str, kind: str | None, conditions: int, stats: Field) -
         return True
     few = not stats.many and len(stats.values) * 2 <= stats.present
     return kind == "list" and not conditions and few
+
+
+def says_tally(question: str) -> bool:
+    """Whether the question says ``most``, ``least``, ``distinct``…: a word of a tally."""
+    return bool(_TALLY.search(question))
 
 
 def ranks_numbers(question: str, stats: Field) -> bool | None:
@@ -107,12 +151,7 @@ def tally(matches: Any, target: tuple[str, ...], highest: bool | None) -> Tally:
         if highest is None:
             out.counts[value] += 1
             continue
-        key = value if highest else -value
-        item = (key, -n, path, record)
-        if len(heap) < SHOWN_EXTREMES:
-            heapq.heappush(heap, item)
-        elif item > heap[0]:
-            heapq.heapreplace(heap, item)
+        out.rank(value if highest else -value, n, path, record, heap)
     best = sorted(heap, reverse=True)
     out.extremes = [(k if out.highest else -k, p, r) for k, _n, p, r in best]
     return out
@@ -125,10 +164,18 @@ def describe(found: Tally, where: str, over: str) -> str:
     if found.extremes:
         word = "highest" if found.highest else "lowest"
         values = ", ".join(dumps(v) for v, _p, _r in found.extremes)
-        return (
+        out = (
             f"The {counted(len(found.extremes), 'record')} with the {word} {name}, over every"
             f" one of {scope}: {values} (shown below)."
         )
+        if found.tied > len(found.extremes):
+            names = ", ".join(found.tied_names)
+            more = found.tied - len(found.tied_names)
+            out += (
+                f" {found.tied:,} records share the {word} value {dumps(found.extremes[0][0])}:"
+                f" {names}{f', … {more:,} more' if more > 0 else ''}."
+            )
+        return out
     lines = [
         f"Tally of {name} (exact counts, every one of {scope} read):"
         f" {counted(len(found.counts), 'distinct value')}"
