@@ -300,3 +300,83 @@ def test_json_stays_json_after_redaction() -> None:
     out, count = redact_text(text)
     assert count == 2 and KEY not in out
     assert json.loads(out) == {"cmd": 'export TOKEN="[redacted]" && run', "pem": "[redacted]"}
+
+
+PROVIDER_KEYS = [
+    ("stripe secret key", "sk_live_51HxYzAbCdEfGhIjKlMnOpQrStUvWxYz0123", "[redacted]"),
+    ("stripe restricted key", "rk_test_51HxYzAbCdEfGhIjKlMnOpQr", "[redacted]"),
+    ("stripe webhook secret", "whsec_AbCdEfGhIjKlMnOpQrStUvWxYz0123", "[redacted]"),
+    ("gitlab token", "glpat-AbCdEfGhIjKlMnOpQrSt", "[redacted]"),
+    ("hugging face token", "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567", "[redacted]"),
+    (
+        "sendgrid key",
+        "SG.abcdefghijklmnopqrstuv.ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopq",
+        "[redacted]",
+    ),
+    ("pypi token", "pypi-AgEIcHlwaS5vcmcCJGE4ZjY3YTBmLTk3YWUtNDRmMi1iZGQ4LWE5ZjE5", "[redacted]"),
+    ("digitalocean token", "dop_v1_" + "0123456789abcdef" * 4, "[redacted]"),
+    ("google oauth token", "ya29.a0AfH6SMBxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123", "[redacted]"),
+    (
+        "slack webhook",
+        "https://hooks.slack.com/services/T0ABCDEF1/B0ABCDEF2/abcdefghijklmnopqrstuvwx",
+        "https://hooks.slack.com/services/[redacted]",
+    ),
+    (
+        "azure connection string",
+        "AccountName=acct;AccountKey=abcdEFGH1234abcdEFGH1234abcdEFGH1234abcd==;Suffix=x",
+        "AccountName=acct;AccountKey=[redacted];Suffix=x",
+    ),
+    (
+        "aws credentials file",
+        "[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPL\n"
+        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n",
+        "[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPL\naws_secret_access_key = [redacted]\n",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("what", "text", "redacted"), PROVIDER_KEYS, ids=[p[0] for p in PROVIDER_KEYS]
+)
+def test_common_providers_keys_are_redacted(what: str, text: str, redacted: str) -> None:
+    """Stripe, GitLab, Hugging Face, SendGrid, PyPI, DigitalOcean, Google OAuth, Slack
+    webhook, Azure storage and AWS credentials-file secrets were stored and shown as they
+    were."""
+    assert redact_text(text)[0] == redacted, what
+
+
+def test_provider_keys_never_reach_the_stash(tl: Taskloom) -> None:
+    """A large output holding those keys is stashed without any of them."""
+    lines = [f"line {i}: {text}" for i in range(200) for _, text, _ in PROVIDER_KEYS]
+    out = tl.guard("t1").stash("env_dump", "\n".join(lines))
+    assert out.mode == "stashed"
+    stored = stored_contents(tl)
+    secrets = [
+        "sk_live_51HxYz",
+        "rk_test_51HxYz",
+        "whsec_AbCd",
+        "glpat-AbCd",
+        "hf_AbCd",
+        "SG.abcdefghij",
+        "pypi-AgEI",
+        "dop_v1_0123",
+        "ya29.a0Af",
+        "abcdefghijklmnopqrstuvwx",
+        "abcdEFGH1234",
+        "wJalrXUtnFEMI",
+    ]
+    assert [secret for secret in secrets if secret in stored] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "from huggingface_hub import hf_hub_download_from_the_pretrained_models",
+        "the sk_live_ prefix marks live keys; rk_test_ test ones",
+        "see https://hooks.slack.com/services/ for webhooks",
+        "glpat- tokens, SG. keys, ya29. tokens and pypi- tokens",
+        "aws_secret_access_key = $AWS_SECRET_ACCESS_KEY",
+    ],
+)
+def test_mentions_of_those_shapes_are_kept(text: str) -> None:
+    assert redact_text(text) == (text, 0)

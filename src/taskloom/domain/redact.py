@@ -9,7 +9,11 @@ lost (a stored copy is what the model reads back and may write back into a file)
 
 - credential shapes, wherever they are (a JSON object's keys too): OpenAI/Anthropic ``sk-…``
   keys, GitHub ``ghp_``/``gho_``/``ghs_``/``ghu_``/``ghr_``/``github_pat_`` tokens, npm
-  ``npm_…`` tokens, AWS ``AKIA``/``ASIA`` key ids, Slack ``xox?-…``, Google ``AIza…``, JWTs,
+  ``npm_…`` tokens, AWS ``AKIA``/``ASIA`` key ids, Slack ``xox?-…`` tokens and webhook
+  URLs' paths, Google ``AIza…`` keys and ``ya29.…`` tokens, Stripe ``sk_live_``/``rk_test_``/
+  ``whsec_`` keys, GitLab ``glpat-`` tokens, Hugging Face ``hf_`` tokens, SendGrid ``SG.``
+  keys, PyPI ``pypi-`` tokens, DigitalOcean ``dop_v1_`` tokens, an Azure connection
+  string's ``AccountKey=``, an AWS credentials file's ``aws_secret_access_key = …``, JWTs,
   and PEM private key blocks;
 - the credential of an ``Authorization:`` header (any case, any scheme), and the password of a
   ``scheme://user:password@host`` URL, all of it up to the last ``@`` before the host
@@ -86,8 +90,35 @@ _SHAPES = (
     (("xox",), _token("xox", r"[bpasr]-[A-Za-z0-9-]{10,}")),
     (("AIza",), _token("AIza", r"[0-9A-Za-z_-]{35}")),
     (("eyJ",), _token("eyJ", r"[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]+")),
+    (("sk_",), _token("sk_", r"(?:live|test)_[A-Za-z0-9]{16,}")),
+    (("rk_",), _token("rk_", r"(?:live|test)_[A-Za-z0-9]{16,}")),
+    (("whsec_",), _token("whsec_", r"[A-Za-z0-9+/=]{24,}")),
+    (("glpat-", "glptt-", "gldt-"), _token("gl", r"(?:pat|ptt|dt)-[\w-]{20,}")),
+    (("hf_",), _token("hf_", r"[A-Za-z0-9]{30,}")),
+    (("SG.",), _token(r"SG\.", r"[\w-]{16,}\.[\w-]{30,}")),
+    (("pypi-",), _token("pypi-", r"AgE[\w-]{40,}")),
+    (("dop_v1_", "doo_v1_", "dor_v1_"), _token("do", r"[por]_v1_[a-f0-9]{64}")),
+    (("ya29.",), _token(r"ya29\.", r"[\w-]{20,}")),
+    (
+        ("AccountKey=", "SharedAccessKey="),
+        re.compile(
+            r"[A-Za-z0-9+/](?:(?<=AccountKey=.)|(?<=SharedAccessKey=.))[A-Za-z0-9+/]{19,}={0,2}"
+        ),
+    ),
+    (
+        ("hooks.slack.com/",),
+        re.compile(
+            r"T(?<=hooks\.slack\.com/services/T)[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{16,}"
+        ),
+    ),
 )
 """Credential shapes, each searched only in text holding its marker: most output holds none."""
+_AWS_FILE = re.compile(
+    r"((?i:aws_(?:secret_access_key|session_token))[ \t]*[=:][ \t]*[\"']?)(?!\[redacted\])"
+    r"[A-Za-z0-9/+=]{16,}"
+)
+"""A secret of an AWS credentials file (``aws_secret_access_key = …``, spaces around ``=``),
+or of its name anywhere else as a setting."""
 _HEADER = re.compile(
     r"([AaPp](?<!\w[AaPp])(?:(?<=[Pp])(?i:roxy-a)|(?<=[Aa]))(?i:uthorization[\"']?[ \t]*[:=]"
     r"[ \t]*[\"']?(?>(?:(?:bearer|basic|token|digest|negotiate)[ \t]+)?)))"
@@ -442,6 +473,9 @@ def redact_text(text: str) -> tuple[str, int]:
             text, n = pattern.subn(r"\1" + REDACTED, text)
             count += n
             break
+    if "aws_" in text or "AWS_" in text:
+        text, n = _AWS_FILE.subn(r"\1" + REDACTED, text)
+        count += n
     if "://" in text:
         text, n = _redact_url_passwords(text)
         count += n
