@@ -380,3 +380,34 @@ def test_provider_keys_never_reach_the_stash(tl: Taskloom) -> None:
 )
 def test_mentions_of_those_shapes_are_kept(text: str) -> None:
     assert redact_text(text) == (text, 0)
+
+
+def _b64(text: str) -> str:
+    import base64
+
+    return base64.b64encode(text.encode()).decode()
+
+
+PRIVATE_PEM = (
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA1234567890abcdef\n"
+    "-----END RSA PRIVATE KEY-----\n"
+)
+CERT_PEM = (
+    "-----BEGIN CERTIFICATE-----\nMIIEowIBAAKCAQEA1234567890abcdef\n-----END CERTIFICATE-----\n"
+)
+
+
+def test_a_private_key_in_base64_is_redacted_and_a_certificate_kept(tl: Taskloom) -> None:
+    """A kubeconfig's client-key-data and a Kubernetes secret's tls.key hold a PEM private
+    key in base64: it was stored, previewed and read back whole."""
+    key, cert = _b64(PRIVATE_PEM), _b64(CERT_PEM)
+    kubeconfig = (
+        f"users:\n- user:\n    client-certificate-data: {cert}\n    client-key-data: {key}\n"
+    )
+    assert redact_text(kubeconfig) == (kubeconfig.replace(key, "[redacted]"), 1)
+    secrets = [{"data": {"tls.crt": cert, "tls.key": key}, "n": i} for i in range(400)]
+    out = tl.guard("t1").stash("kubectl_get_secrets", json.dumps(secrets))
+    assert out.mode == "stashed"
+    stored = stored_contents(tl)
+    assert key not in stored and key[:40] not in stored
+    assert cert in stored

@@ -14,7 +14,7 @@ lost (a stored copy is what the model reads back and may write back into a file)
   ``whsec_`` keys, GitLab ``glpat-`` tokens, Hugging Face ``hf_`` tokens, SendGrid ``SG.``
   keys, PyPI ``pypi-`` tokens, DigitalOcean ``dop_v1_`` tokens, an Azure connection
   string's ``AccountKey=``, an AWS credentials file's ``aws_secret_access_key = …``, JWTs,
-  and PEM private key blocks;
+  and PEM private key blocks, as text or in base64 (a kubeconfig's ``client-key-data``);
 - the credential of an ``Authorization:`` header (any case, any scheme), and the password of a
   ``scheme://user:password@host`` URL, all of it up to the last ``@`` before the host
   (``p@ss/w0rd``), an ``@`` in the path or the query being no host's;
@@ -58,6 +58,7 @@ matching a long line holds no backtracking state for each of its characters.
 
 from __future__ import annotations
 
+import binascii
 import functools
 import re
 from collections.abc import Callable
@@ -119,6 +120,21 @@ _AWS_FILE = re.compile(
 )
 """A secret of an AWS credentials file (``aws_secret_access_key = …``, spaces around ``=``),
 or of its name anywhere else as a setting."""
+_BASE64_PEM = re.compile(r"LS0tLS1CRUdJTi(?<![A-Za-z0-9+/]LS0tLS1CRUdJTi)[A-Za-z0-9+/]*+={0,2}")
+"""A PEM block in base64 (``LS0tLS1CRUdJTi`` is ``-----BEGIN``), as a kubeconfig's
+``client-key-data`` or a Kubernetes secret's ``tls.key`` holds one: redacted when its first
+line names a private key (a certificate stays)."""
+
+
+def _base64_private_key(m: re.Match[str]) -> str | None:
+    head = m.group(0)[:80]
+    try:
+        first = binascii.a2b_base64(head[: len(head) - len(head) % 4]).split(b"\n", 1)[0]
+    except binascii.Error:
+        return None
+    return REDACTED if first.endswith(b"PRIVATE KEY-----") else None
+
+
 _HEADER = re.compile(
     r"([AaPp](?<!\w[AaPp])(?:(?<=[Pp])(?i:roxy-a)|(?<=[Aa]))(?i:uthorization[\"']?[ \t]*[:=]"
     r"[ \t]*[\"']?(?>(?:(?:bearer|basic|token|digest|negotiate)[ \t]+)?)))"
@@ -475,6 +491,9 @@ def redact_text(text: str) -> tuple[str, int]:
             break
     if "aws_" in text or "AWS_" in text:
         text, n = _AWS_FILE.subn(r"\1" + REDACTED, text)
+        count += n
+    if "LS0tLS1CRUdJTi" in text:
+        text, n = _sub(_BASE64_PEM, text, _base64_private_key)
         count += n
     if "://" in text:
         text, n = _redact_url_passwords(text)
