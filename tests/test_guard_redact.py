@@ -411,3 +411,16 @@ def test_a_private_key_in_base64_is_redacted_and_a_certificate_kept(tl: Taskloom
     stored = stored_contents(tl)
     assert key not in stored and key[:40] not in stored
     assert cert in stored
+
+
+@pytest.mark.parametrize(
+    "url", ["https://admin:hunter2pass@db.example.com/app", "http://[not-an-address/x"]
+)
+def test_an_object_whose_url_splits_badly_is_stashed_not_raised(tl: Taskloom, url: str) -> None:
+    """Compaction splits an object's ``url`` to find links derivable from it, and
+    ``urlsplit`` raises on ``http://[x/`` and on a password redacted to ``[redacted]`` (a
+    bad IPv6 address to it): wrapping a listing of database URLs raised ValueError."""
+    rows = [{"id": i, "url": url, "html_url": url + "/view"} for i in range(1500)]
+    text = tl.guard("t1").wrap("list_databases", json.dumps(rows))
+    assert text.startswith("[stashed tool output:")
+    assert "hunter2pass" not in stored_contents(tl)
