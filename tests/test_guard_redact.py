@@ -424,3 +424,45 @@ def test_an_object_whose_url_splits_badly_is_stashed_not_raised(tl: Taskloom, ur
     text = tl.guard("t1").wrap("list_databases", json.dumps(rows))
     assert text.startswith("[stashed tool output:")
     assert "hunter2pass" not in stored_contents(tl)
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        (
+            "machine api.example.com login bob password hunter2xyz",
+            "machine api.example.com login bob password [redacted]",
+        ),
+        (
+            "machine git.example.com\n  login bob\n  password hunter2xyz\n",
+            "machine git.example.com\n  login bob\n  password [redacted]\n",
+        ),
+        (
+            "connecting: host=db.internal user=app password=hunter2xyz dbname=orders",
+            "connecting: host=db.internal user=app password=[redacted] dbname=orders",
+        ),
+        (
+            "Server=tcp:sql.example.net,1433;Initial Catalog=db;User ID=bob;Password=hunter2xyz;",
+            "Server=tcp:sql.example.net,1433;Initial Catalog=db;User ID=bob;Password=[redacted];",
+        ),
+        ("dsn: dbname=x password='hunter two'", "dsn: dbname=x password=[redacted]"),
+    ],
+)
+def test_netrc_and_connection_string_passwords_are_redacted(text: str, redacted: str) -> None:
+    """A ``.netrc`` an agent printed and a connection string a log echoed kept their
+    passwords: neither is a line that is one setting nor a flag."""
+    assert redact_text(text)[0] == redacted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "conn = connect(host=h, user=u, password=pw)",
+        "password=$PGPASSWORD host=db",
+        "password required",
+        "the password hunter2xyz was rotated",
+        "retry=3 password=hunter2xyz",  # no other key of a connection string
+    ],
+)
+def test_code_prose_and_lone_settings_keep_their_password_words(text: str) -> None:
+    assert redact_text(text) == (text, 0)

@@ -28,6 +28,9 @@ lost (a stored copy is what the model reads back and may write back into a file)
   line of code between brackets (:func:`_inside_code`);
 - the value of a secret's flag written apart from it (``--password hunter2``, ``--token
   abc123``), but a word (help's ``--token TOKEN``), another flag, a file or a spec;
+- a ``.netrc`` line's password (``machine host login bob password …``), and a connection
+  string's (``host=db user=app password=…``, ``Server=…;User ID=…;Password=…;``) when another
+  of its keys is near it on the line;
 - in a ``curl`` command the password of ``-u``/``--user``/``-U user:password``, in a
   ``mysql`` one the ``-pPASSWORD`` (elsewhere ``-u 1000:1000`` and ``-p8080:80`` are no
   credentials);
@@ -463,12 +466,59 @@ def _may_name_a_secret(text: str) -> bool:
     )
 
 
+_NETRC = re.compile(
+    r"(?im)^([ \t]*(?:(?:machine[ \t]+\S+|default)[ \t]+)?(?:login[ \t]+\S+[ \t]+)?"
+    r"password[ \t]+)(\S+)(?=(?:[ \t]+(?:account|login|machine|macdef)[ \t][^\n]*)?[ \t\r]*$)"
+)
+"""A ``.netrc`` line's password: ``machine host login bob password hunter2``, or the
+``password hunter2`` line of an entry written over several lines."""
+_CONNECTION_PASSWORD = re.compile(
+    r"(?i)(?<![\w.-])(pass(?:word)?|pwd)([ \t]*=[ \t]*)('[^'\n\\]*'|[^\s;'\"\\]+)"
+)
+"""A connection string's password: libpq's ``host=db user=app password=…`` and ODBC's or
+ADO.NET's ``Server=…;User Id=…;Password=…;``."""
+_CONNECTION_KEYS = (
+    "host=", "hostaddr=", "server=", "data source=", "dbname=", "database=",
+    "initial catalog=", "user=", "user id=", "uid=", "port=",
+)  # fmt: skip
+"""The other keys of a connection string, one of which a password's line holds."""
+
+
+def _netrc_password(m: re.Match[str]) -> str | None:
+    if _not_a_secret(m.group(2), "password", labels=False):
+        return None
+    return _redacted_group(m, 2)
+
+
+def _connection_password(m: re.Match[str]) -> str | None:
+    """The password of a ``key=value`` connection string: another of its keys (a host, a
+    database, a user) near it on the same line, and a value that is no reference or code's."""
+    value = m.group(3)
+    if value.endswith((",", ")")) or _not_a_secret(value, "password", labels=False):
+        return None
+    text = m.string
+    start = max(text.rfind("\n", max(0, m.start() - 300), m.start()) + 1, m.start() - 300)
+    end = text.find("\n", m.end(), m.end() + 300)
+    line = text[start : m.end() + 300 if end < 0 else end].lower()  # 300 characters each side
+    if not any(key in line for key in _CONNECTION_KEYS):
+        return None
+    return _redacted_group(m, 3)
+
+
 def _redact_lines(text: str) -> tuple[str, int]:
     """The rules that read a line or a command: settings, flags apart from their value,
-    curl's and mysql's credentials."""
+    a ``.netrc``'s and a connection string's passwords, curl's and mysql's credentials."""
     count = 0
     if _may_name_a_secret(text):
         for pattern, rule in ((_CONFIG_LINE, _config_line), (_SPACED_FLAG, _spaced_flag)):
+            text, n = _sub(pattern, text, rule)
+            count += n
+    lower = text.lower()
+    if "pass" in lower or "pwd" in lower:
+        for pattern, rule in (
+            (_NETRC, _netrc_password),
+            (_CONNECTION_PASSWORD, _connection_password),
+        ):
             text, n = _sub(pattern, text, rule)
             count += n
     if "curl" in text or "mysql" in text or "mariadb" in text:
