@@ -466,3 +466,16 @@ def test_netrc_and_connection_string_passwords_are_redacted(text: str, redacted:
 )
 def test_code_prose_and_lone_settings_keep_their_password_words(text: str) -> None:
     assert redact_text(text) == (text, 0)
+
+
+def test_a_session_cookie_is_redacted_and_a_cookie_package_kept() -> None:
+    """A HAR file or an HTTP client's debug output holds the session cookie under
+    ``Cookie``/``Set-Cookie``: it was kept, though it logs in as the user."""
+    har = {
+        "headers": [{"name": "Cookie", "value": "sid=hunter2xyzabc"}],
+        "response": {"Set-Cookie": "sid=hunter2xyzabc; HttpOnly", "cookie": "a=hunter2xyzabc"},
+        "dependencies": {"tough-cookie": "^4.1.3"},
+    }
+    redacted, n = redact_value(har)
+    assert n == 3 and "hunter2xyzabc" not in json.dumps(redacted)
+    assert redacted["dependencies"] == {"tough-cookie": "^4.1.3"}

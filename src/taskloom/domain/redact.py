@@ -203,6 +203,8 @@ def _names_a_secret(words: list[str]) -> bool:
         return False
     if words == ["auth"]:  # a registry login in Docker's config.json
         return True
+    if words in (["cookie"], ["cookies"], ["set", "cookie"]):  # a session: not tough-cookie
+        return True
     last = words[-1]
     one = last.removesuffix("s")  # a list of secrets is as secret as one
     if one == "token":
