@@ -188,3 +188,35 @@ def test_a_link_to_nothing_is_refused_not_followed(
     assert f"create that {kind} or remove the link, then run this again" in err
     assert tree(tmp_path) == before
     assert not (tmp_path / "outside").exists()
+
+
+@pytest.mark.parametrize(
+    ("agent", "link", "target"),
+    [
+        ("claude-code", ".mcp.json", "home/.claude.json"),
+        ("claude-code", ".claude", "home/.claude"),
+        ("codex", ".codex", "home/.codex"),
+        ("codex", ".codex/config.toml", "home/.codex/config.toml"),
+    ],
+)
+def test_a_cloned_project_s_link_out_of_it_is_refused_not_written_through(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], agent: str, link: str, target: str
+) -> None:
+    """A repository may ship its agent settings as links to the user's own: init wrote
+    taskloom's MCP server and hooks into the file every other project's agent reads."""
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".codex").mkdir()
+    (home / ".claude.json").write_text('{"mcpServers": {}}\n')
+    (home / ".claude" / "settings.json").write_text("{}\n")
+    (home / ".codex" / "config.toml").write_text('model = "o4-mini"\n')
+    (home / ".codex" / "hooks.json").write_text("{}\n")
+    project = tmp_path / "proj"
+    (project / Path(link).parent).mkdir(parents=True, exist_ok=True)
+    (project / link).symlink_to(tmp_path / target)
+    before = tree(home)
+    assert main(["init", agent, "--thread", "t", "--project", str(project)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("Error: cannot write "), err
+    assert "outside the project" in err
+    assert tree(home) == before

@@ -300,3 +300,182 @@ def test_json_stays_json_after_redaction() -> None:
     out, count = redact_text(text)
     assert count == 2 and KEY not in out
     assert json.loads(out) == {"cmd": 'export TOKEN="[redacted]" && run', "pem": "[redacted]"}
+
+
+PROVIDER_KEYS = [
+    ("stripe secret key", "sk_live_51HxYzAbCdEfGhIjKlMnOpQrStUvWxYz0123", "[redacted]"),
+    ("stripe restricted key", "rk_test_51HxYzAbCdEfGhIjKlMnOpQr", "[redacted]"),
+    ("stripe webhook secret", "whsec_AbCdEfGhIjKlMnOpQrStUvWxYz0123", "[redacted]"),
+    ("gitlab token", "glpat-AbCdEfGhIjKlMnOpQrSt", "[redacted]"),
+    ("hugging face token", "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567", "[redacted]"),
+    (
+        "sendgrid key",
+        "SG.abcdefghijklmnopqrstuv.ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopq",
+        "[redacted]",
+    ),
+    ("pypi token", "pypi-AgEIcHlwaS5vcmcCJGE4ZjY3YTBmLTk3YWUtNDRmMi1iZGQ4LWE5ZjE5", "[redacted]"),
+    ("digitalocean token", "dop_v1_" + "0123456789abcdef" * 4, "[redacted]"),
+    ("google oauth token", "ya29.a0AfH6SMBxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123", "[redacted]"),
+    (
+        "slack webhook",
+        "https://hooks.slack.com/services/T0ABCDEF1/B0ABCDEF2/abcdefghijklmnopqrstuvwx",
+        "https://hooks.slack.com/services/[redacted]",
+    ),
+    (
+        "azure connection string",
+        "AccountName=acct;AccountKey=abcdEFGH1234abcdEFGH1234abcdEFGH1234abcd==;Suffix=x",
+        "AccountName=acct;AccountKey=[redacted];Suffix=x",
+    ),
+    (
+        "aws credentials file",
+        "[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPL\n"
+        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n",
+        "[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPL\naws_secret_access_key = [redacted]\n",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("what", "text", "redacted"), PROVIDER_KEYS, ids=[p[0] for p in PROVIDER_KEYS]
+)
+def test_common_providers_keys_are_redacted(what: str, text: str, redacted: str) -> None:
+    """Stripe, GitLab, Hugging Face, SendGrid, PyPI, DigitalOcean, Google OAuth, Slack
+    webhook, Azure storage and AWS credentials-file secrets were stored and shown as they
+    were."""
+    assert redact_text(text)[0] == redacted, what
+
+
+def test_provider_keys_never_reach_the_stash(tl: Taskloom) -> None:
+    """A large output holding those keys is stashed without any of them."""
+    lines = [f"line {i}: {text}" for i in range(200) for _, text, _ in PROVIDER_KEYS]
+    out = tl.guard("t1").stash("env_dump", "\n".join(lines))
+    assert out.mode == "stashed"
+    stored = stored_contents(tl)
+    secrets = [
+        "sk_live_51HxYz",
+        "rk_test_51HxYz",
+        "whsec_AbCd",
+        "glpat-AbCd",
+        "hf_AbCd",
+        "SG.abcdefghij",
+        "pypi-AgEI",
+        "dop_v1_0123",
+        "ya29.a0Af",
+        "abcdefghijklmnopqrstuvwx",
+        "abcdEFGH1234",
+        "wJalrXUtnFEMI",
+    ]
+    assert [secret for secret in secrets if secret in stored] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "from huggingface_hub import hf_hub_download_from_the_pretrained_models",
+        "the sk_live_ prefix marks live keys; rk_test_ test ones",
+        "see https://hooks.slack.com/services/ for webhooks",
+        "glpat- tokens, SG. keys, ya29. tokens and pypi- tokens",
+        "aws_secret_access_key = $AWS_SECRET_ACCESS_KEY",
+    ],
+)
+def test_mentions_of_those_shapes_are_kept(text: str) -> None:
+    assert redact_text(text) == (text, 0)
+
+
+def _b64(text: str) -> str:
+    import base64
+
+    return base64.b64encode(text.encode()).decode()
+
+
+PRIVATE_PEM = (
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA1234567890abcdef\n"
+    "-----END RSA PRIVATE KEY-----\n"
+)
+CERT_PEM = (
+    "-----BEGIN CERTIFICATE-----\nMIIEowIBAAKCAQEA1234567890abcdef\n-----END CERTIFICATE-----\n"
+)
+
+
+def test_a_private_key_in_base64_is_redacted_and_a_certificate_kept(tl: Taskloom) -> None:
+    """A kubeconfig's client-key-data and a Kubernetes secret's tls.key hold a PEM private
+    key in base64: it was stored, previewed and read back whole."""
+    key, cert = _b64(PRIVATE_PEM), _b64(CERT_PEM)
+    kubeconfig = (
+        f"users:\n- user:\n    client-certificate-data: {cert}\n    client-key-data: {key}\n"
+    )
+    assert redact_text(kubeconfig) == (kubeconfig.replace(key, "[redacted]"), 1)
+    secrets = [{"data": {"tls.crt": cert, "tls.key": key}, "n": i} for i in range(400)]
+    out = tl.guard("t1").stash("kubectl_get_secrets", json.dumps(secrets))
+    assert out.mode == "stashed"
+    stored = stored_contents(tl)
+    assert key not in stored and key[:40] not in stored
+    assert cert in stored
+
+
+@pytest.mark.parametrize(
+    "url", ["https://admin:hunter2pass@db.example.com/app", "http://[not-an-address/x"]
+)
+def test_an_object_whose_url_splits_badly_is_stashed_not_raised(tl: Taskloom, url: str) -> None:
+    """Compaction splits an object's ``url`` to find links derivable from it, and
+    ``urlsplit`` raises on ``http://[x/`` and on a password redacted to ``[redacted]`` (a
+    bad IPv6 address to it): wrapping a listing of database URLs raised ValueError."""
+    rows = [{"id": i, "url": url, "html_url": url + "/view"} for i in range(1500)]
+    text = tl.guard("t1").wrap("list_databases", json.dumps(rows))
+    assert text.startswith("[stashed tool output:")
+    assert "hunter2pass" not in stored_contents(tl)
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        (
+            "machine api.example.com login bob password hunter2xyz",
+            "machine api.example.com login bob password [redacted]",
+        ),
+        (
+            "machine git.example.com\n  login bob\n  password hunter2xyz\n",
+            "machine git.example.com\n  login bob\n  password [redacted]\n",
+        ),
+        (
+            "connecting: host=db.internal user=app password=hunter2xyz dbname=orders",
+            "connecting: host=db.internal user=app password=[redacted] dbname=orders",
+        ),
+        (
+            "Server=tcp:sql.example.net,1433;Initial Catalog=db;User ID=bob;Password=hunter2xyz;",
+            "Server=tcp:sql.example.net,1433;Initial Catalog=db;User ID=bob;Password=[redacted];",
+        ),
+        ("dsn: dbname=x password='hunter two'", "dsn: dbname=x password=[redacted]"),
+    ],
+)
+def test_netrc_and_connection_string_passwords_are_redacted(text: str, redacted: str) -> None:
+    """A ``.netrc`` an agent printed and a connection string a log echoed kept their
+    passwords: neither is a line that is one setting nor a flag."""
+    assert redact_text(text)[0] == redacted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "conn = connect(host=h, user=u, password=pw)",
+        "password=$PGPASSWORD host=db",
+        "password required",
+        "the password hunter2xyz was rotated",
+        "retry=3 password=hunter2xyz",  # no other key of a connection string
+    ],
+)
+def test_code_prose_and_lone_settings_keep_their_password_words(text: str) -> None:
+    assert redact_text(text) == (text, 0)
+
+
+def test_a_session_cookie_is_redacted_and_a_cookie_package_kept() -> None:
+    """A HAR file or an HTTP client's debug output holds the session cookie under
+    ``Cookie``/``Set-Cookie``: it was kept, though it logs in as the user."""
+    har = {
+        "headers": [{"name": "Cookie", "value": "sid=hunter2xyzabc"}],
+        "response": {"Set-Cookie": "sid=hunter2xyzabc; HttpOnly", "cookie": "a=hunter2xyzabc"},
+        "dependencies": {"tough-cookie": "^4.1.3"},
+    }
+    redacted, n = redact_value(har)
+    assert n == 3 and "hunter2xyzabc" not in json.dumps(redacted)
+    assert redacted["dependencies"] == {"tough-cookie": "^4.1.3"}

@@ -1252,6 +1252,33 @@ def test_a_failures_credentials_stay_out_of_the_task_and_its_events(tl: Taskloom
     assert "last_error" in logged and key not in logged and "hunter2pass" not in logged
 
 
+def test_a_results_credentials_stay_out_of_the_task_and_its_events(tl: Taskloom) -> None:
+    """A failure's error was redacted, a result was stored as sent: a worker command that
+    printed its environment left the key in the task, its events, the panel and the
+    waiting model's context. Every way to complete a task redacts it now."""
+    q = tl.queue
+    key = "sk-" + "a1B2" * 10
+    said = f"deployed with OPENAI_API_KEY={key} from https://bot:hunter2pass@git.example/r"
+    for title in ("one", "many", "and-claim", "next"):
+        q.add(title)
+    one = q.claim("w")
+    assert one is not None
+    q.done(one.id, one.lease_token or "", said)
+    many = q.claim("w")
+    assert many is not None
+    q.done_many([(many.id, many.lease_token or "", said)], held=[many])
+    third = q.claim("w")
+    assert third is not None
+    done, _ = q.done_and_claim(third.id, third.lease_token or "", "w", result=said, held=third)
+    assert done.result is not None and key not in done.result
+    stored = [q.get(t.id).result or "" for t in (one, many, third)]
+    assert all(r.startswith("deployed with OPENAI_API_KEY=[redacted]") for r in stored), stored
+    assert not any(key in r or "hunter2pass" in r for r in stored)
+    with tl.store.read() as tx:
+        logged = repr([e.data for e in tx.events_after(0)])
+    assert "deployed with" in logged and key not in logged and "hunter2pass" not in logged
+
+
 def test_done_many_refuses_what_is_not_a_completion(tl: Taskloom) -> None:
     q = tl.queue
     q.add("t")

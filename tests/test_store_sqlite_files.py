@@ -3,7 +3,9 @@ application's."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import stat
 from pathlib import Path
 
 import pytest
@@ -130,3 +132,35 @@ def test_a_new_database_has_small_pages_and_an_older_one_keeps_its_own(tmp_path:
         for name in ("new.db", "old.db")
     }
     assert sizes == {"new.db": 2048, "old.db": 4096}
+
+
+def test_a_new_database_and_its_wal_are_the_owner_s_alone(tmp_path: Path) -> None:
+    """SQLite made the file 644 under the usual umask: every user of the machine could read
+    the stashed tool output, the boards and the workers' lease tokens. A file that exists
+    keeps its own mode."""
+    old = os.umask(0o022)
+    try:
+        made = run("board", "add", "t", "x", "--db", f"sqlite:///{tmp_path / 'cli.db'}")
+        assert made.returncode == 0, made.stderr
+        kept = tmp_path / "kept.db"
+        sqlite3.connect(kept).close()
+        kept.chmod(0o640)
+        with (
+            taskloom.connect(f"sqlite:///{tmp_path / 'new.db'}") as tl,
+            taskloom.connect(f"sqlite:///{kept}") as other,
+        ):
+            tl.board("t").add("x")
+            other.board("t").add("x")
+            modes = {
+                name: stat.S_IMODE((tmp_path / name).stat().st_mode)
+                for name in ("cli.db", "new.db", "new.db-wal", "new.db-shm", "kept.db")
+            }
+    finally:
+        os.umask(old)
+    assert modes == {
+        "cli.db": 0o600,
+        "new.db": 0o600,
+        "new.db-wal": 0o600,
+        "new.db-shm": 0o600,
+        "kept.db": 0o640,
+    }

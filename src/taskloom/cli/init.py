@@ -104,15 +104,18 @@ def _hooks(agent: str, db: str | None) -> Merge:
     return lambda text, name: agent_setup.merge_hooks_json(text, name, agent, db, mcp=True)
 
 
-def _setup(*files: tuple[Path, Merge], dry_run: bool) -> None:
+def _setup(*files: tuple[Path, Merge], dry_run: bool, within: Path | None = None) -> None:
     """Merge every file and check every target first, so a bad one (unparsable, a folder, not
-    writable) stops the run before anything is written. Files are read as bytes so their line
-    endings reach the merge as they are (CRLF stays CRLF)."""
+    writable, or through a link out of the project ``within``) stops the run before anything
+    is written. Files are read as bytes so their line endings reach the merge as they are
+    (CRLF stays CRLF)."""
     planned = [(path, *_merged(path, merge)) for path, merge in files]
     if not dry_run:
         for path, _, _, changed in planned:
             if changed:
                 _check_writable(path)
+                if within is not None:
+                    _check_inside(path, within)
     for path, old, new, changed in planned:
         if dry_run:
             print_text(f"# {path}{'' if changed else ' (already set up)'}\n{new.removeprefix(BOM)}")
@@ -191,6 +194,22 @@ def _check_writable(path: Path) -> None:
         raise InvalidInput(f"cannot write {path}: {folder} is not a directory")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise InvalidInput(f"cannot write {path}: the folder {folder} is not writable")
+
+
+def _check_inside(path: Path, project: Path) -> None:
+    """Refuse a project's file that a link (the file's, or a folder's above it) puts outside
+    the project: a cloned repository may ship ``.mcp.json`` or ``.claude`` as a link to the
+    user's own settings, which every other project's agent then reads."""
+    try:
+        target, root = path.resolve(), project.resolve()
+    except (OSError, RuntimeError) as exc:
+        raise InvalidInput(f"cannot write {path}: {_why(exc)}") from None
+    if root != target and root not in target.parents:
+        raise InvalidInput(
+            f"cannot write {path}: a symbolic link puts it at {target}, outside the project"
+            f" {root}; check where the link comes from, then replace it with a file or add"
+            " the entries by hand (see --print)"
+        )
 
 
 def _dangling_link(path: Path) -> None:
@@ -300,6 +319,7 @@ def claude_code(
         (project / ".mcp.json", lambda text, name: agent_setup.merge_mcp_json(text, name, argv)),
         (project / ".claude" / "settings.json", _hooks(agent, db)),
         dry_run=print_only,
+        within=project,
     )
 
 
@@ -348,6 +368,7 @@ def codex(
         (home / "config.toml", lambda text, name: agent_setup.merge_codex_toml(text, name, argv)),
         (home / "hooks.json", _hooks(agent, db)),
         dry_run=print_only,
+        within=None if user_wide else project,
     )
     _warn_if_hooks_off(home / "config.toml")
     if not user_wide:  # Codex's user-wide config may turn them off for every project

@@ -48,6 +48,18 @@ def completed(held: Task, result: str | None, now: float) -> Task:
     return task
 
 
+def checked_result(result: object) -> str | None:
+    """A task's result, checked (:func:`check_text`), with its credentials redacted as a
+    failure's error is: a worker command's output is stored, sent in events, shown on the
+    panel and handed to the model that waits for it."""
+    check_text(result, "a task's result")
+    if not result:
+        return result  # type: ignore[return-value]
+    from taskloom.domain.redact import redact_text  # its patterns compile on first use
+
+    return redact_text(str(result))[0]
+
+
 Completion = tuple[str, str, str | None]
 """A completion under a lease: the task's id, its lease token, and its result."""
 
@@ -62,9 +74,8 @@ def check_completions(completions: object) -> dict[str, Completion]:
     for item in completions:
         if not isinstance(item, tuple | list) or len(item) not in (2, 3):
             raise InvalidInput("done_many takes (task_id, lease_token[, result]) tuples")
-        result = item[2] if len(item) == 3 else None
         check_ids(item[0], item[1])
-        check_text(result, "a task's result")
+        result = checked_result(item[2] if len(item) == 3 else None)
         entry = (item[0], item[1], result)
         if items.setdefault(item[0], entry) != entry:
             raise InvalidInput(f"task '{item[0]}' is given twice, differently, to done_many")

@@ -9,8 +9,12 @@ lost (a stored copy is what the model reads back and may write back into a file)
 
 - credential shapes, wherever they are (a JSON object's keys too): OpenAI/Anthropic ``sk-…``
   keys, GitHub ``ghp_``/``gho_``/``ghs_``/``ghu_``/``ghr_``/``github_pat_`` tokens, npm
-  ``npm_…`` tokens, AWS ``AKIA``/``ASIA`` key ids, Slack ``xox?-…``, Google ``AIza…``, JWTs,
-  and PEM private key blocks;
+  ``npm_…`` tokens, AWS ``AKIA``/``ASIA`` key ids, Slack ``xox?-…`` tokens and webhook
+  URLs' paths, Google ``AIza…`` keys and ``ya29.…`` tokens, Stripe ``sk_live_``/``rk_test_``/
+  ``whsec_`` keys, GitLab ``glpat-`` tokens, Hugging Face ``hf_`` tokens, SendGrid ``SG.``
+  keys, PyPI ``pypi-`` tokens, DigitalOcean ``dop_v1_`` tokens, an Azure connection
+  string's ``AccountKey=``, an AWS credentials file's ``aws_secret_access_key = …``, JWTs,
+  and PEM private key blocks, as text or in base64 (a kubeconfig's ``client-key-data``);
 - the credential of an ``Authorization:`` header (any case, any scheme), and the password of a
   ``scheme://user:password@host`` URL, all of it up to the last ``@`` before the host
   (``p@ss/w0rd``), an ``@`` in the path or the query being no host's;
@@ -24,6 +28,9 @@ lost (a stored copy is what the model reads back and may write back into a file)
   line of code between brackets (:func:`_inside_code`);
 - the value of a secret's flag written apart from it (``--password hunter2``, ``--token
   abc123``), but a word (help's ``--token TOKEN``), another flag, a file or a spec;
+- a ``.netrc`` line's password (``machine host login bob password …``), and a connection
+  string's (``host=db user=app password=…``, ``Server=…;User ID=…;Password=…;``) when another
+  of its keys is near it on the line;
 - in a ``curl`` command the password of ``-u``/``--user``/``-U user:password``, in a
   ``mysql`` one the ``-pPASSWORD`` (elsewhere ``-u 1000:1000`` and ``-p8080:80`` are no
   credentials);
@@ -54,6 +61,7 @@ matching a long line holds no backtracking state for each of its characters.
 
 from __future__ import annotations
 
+import binascii
 import functools
 import re
 from collections.abc import Callable
@@ -86,8 +94,50 @@ _SHAPES = (
     (("xox",), _token("xox", r"[bpasr]-[A-Za-z0-9-]{10,}")),
     (("AIza",), _token("AIza", r"[0-9A-Za-z_-]{35}")),
     (("eyJ",), _token("eyJ", r"[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]+")),
+    (("sk_",), _token("sk_", r"(?:live|test)_[A-Za-z0-9]{16,}")),
+    (("rk_",), _token("rk_", r"(?:live|test)_[A-Za-z0-9]{16,}")),
+    (("whsec_",), _token("whsec_", r"[A-Za-z0-9+/=]{24,}")),
+    (("glpat-", "glptt-", "gldt-"), _token("gl", r"(?:pat|ptt|dt)-[\w-]{20,}")),
+    (("hf_",), _token("hf_", r"[A-Za-z0-9]{30,}")),
+    (("SG.",), _token(r"SG\.", r"[\w-]{16,}\.[\w-]{30,}")),
+    (("pypi-",), _token("pypi-", r"AgE[\w-]{40,}")),
+    (("dop_v1_", "doo_v1_", "dor_v1_"), _token("do", r"[por]_v1_[a-f0-9]{64}")),
+    (("ya29.",), _token(r"ya29\.", r"[\w-]{20,}")),
+    (
+        ("AccountKey=", "SharedAccessKey="),
+        re.compile(
+            r"[A-Za-z0-9+/](?:(?<=AccountKey=.)|(?<=SharedAccessKey=.))[A-Za-z0-9+/]{19,}={0,2}"
+        ),
+    ),
+    (
+        ("hooks.slack.com/",),
+        re.compile(
+            r"T(?<=hooks\.slack\.com/services/T)[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{16,}"
+        ),
+    ),
 )
 """Credential shapes, each searched only in text holding its marker: most output holds none."""
+_AWS_FILE = re.compile(
+    r"((?i:aws_(?:secret_access_key|session_token))[ \t]*[=:][ \t]*[\"']?)(?!\[redacted\])"
+    r"[A-Za-z0-9/+=]{16,}"
+)
+"""A secret of an AWS credentials file (``aws_secret_access_key = …``, spaces around ``=``),
+or of its name anywhere else as a setting."""
+_BASE64_PEM = re.compile(r"LS0tLS1CRUdJTi(?<![A-Za-z0-9+/]LS0tLS1CRUdJTi)[A-Za-z0-9+/]*+={0,2}")
+"""A PEM block in base64 (``LS0tLS1CRUdJTi`` is ``-----BEGIN``), as a kubeconfig's
+``client-key-data`` or a Kubernetes secret's ``tls.key`` holds one: redacted when its first
+line names a private key (a certificate stays)."""
+
+
+def _base64_private_key(m: re.Match[str]) -> str | None:
+    head = m.group(0)[:80]
+    try:
+        first = binascii.a2b_base64(head[: len(head) - len(head) % 4]).split(b"\n", 1)[0]
+    except binascii.Error:
+        return None
+    return REDACTED if first.endswith(b"PRIVATE KEY-----") else None
+
+
 _HEADER = re.compile(
     r"([AaPp](?<!\w[AaPp])(?:(?<=[Pp])(?i:roxy-a)|(?<=[Aa]))(?i:uthorization[\"']?[ \t]*[:=]"
     r"[ \t]*[\"']?(?>(?:(?:bearer|basic|token|digest|negotiate)[ \t]+)?)))"
@@ -152,6 +202,8 @@ def _names_a_secret(words: list[str]) -> bool:
     if not words:
         return False
     if words == ["auth"]:  # a registry login in Docker's config.json
+        return True
+    if words in (["cookie"], ["cookies"], ["set", "cookie"]):  # a session: not tough-cookie
         return True
     last = words[-1]
     one = last.removesuffix("s")  # a list of secrets is as secret as one
@@ -416,12 +468,59 @@ def _may_name_a_secret(text: str) -> bool:
     )
 
 
+_NETRC = re.compile(
+    r"(?im)^([ \t]*(?:(?:machine[ \t]+\S+|default)[ \t]+)?(?:login[ \t]+\S+[ \t]+)?"
+    r"password[ \t]+)(\S+)(?=(?:[ \t]+(?:account|login|machine|macdef)[ \t][^\n]*)?[ \t\r]*$)"
+)
+"""A ``.netrc`` line's password: ``machine host login bob password hunter2``, or the
+``password hunter2`` line of an entry written over several lines."""
+_CONNECTION_PASSWORD = re.compile(
+    r"(?i)(?<![\w.-])(pass(?:word)?|pwd)([ \t]*=[ \t]*)('[^'\n\\]*'|[^\s;'\"\\]+)"
+)
+"""A connection string's password: libpq's ``host=db user=app password=…`` and ODBC's or
+ADO.NET's ``Server=…;User Id=…;Password=…;``."""
+_CONNECTION_KEYS = (
+    "host=", "hostaddr=", "server=", "data source=", "dbname=", "database=",
+    "initial catalog=", "user=", "user id=", "uid=", "port=",
+)  # fmt: skip
+"""The other keys of a connection string, one of which a password's line holds."""
+
+
+def _netrc_password(m: re.Match[str]) -> str | None:
+    if _not_a_secret(m.group(2), "password", labels=False):
+        return None
+    return _redacted_group(m, 2)
+
+
+def _connection_password(m: re.Match[str]) -> str | None:
+    """The password of a ``key=value`` connection string: another of its keys (a host, a
+    database, a user) near it on the same line, and a value that is no reference or code's."""
+    value = m.group(3)
+    if value.endswith((",", ")")) or _not_a_secret(value, "password", labels=False):
+        return None
+    text = m.string
+    start = max(text.rfind("\n", max(0, m.start() - 300), m.start()) + 1, m.start() - 300)
+    end = text.find("\n", m.end(), m.end() + 300)
+    line = text[start : m.end() + 300 if end < 0 else end].lower()  # 300 characters each side
+    if not any(key in line for key in _CONNECTION_KEYS):
+        return None
+    return _redacted_group(m, 3)
+
+
 def _redact_lines(text: str) -> tuple[str, int]:
     """The rules that read a line or a command: settings, flags apart from their value,
-    curl's and mysql's credentials."""
+    a ``.netrc``'s and a connection string's passwords, curl's and mysql's credentials."""
     count = 0
     if _may_name_a_secret(text):
         for pattern, rule in ((_CONFIG_LINE, _config_line), (_SPACED_FLAG, _spaced_flag)):
+            text, n = _sub(pattern, text, rule)
+            count += n
+    lower = text.lower()
+    if "pass" in lower or "pwd" in lower:
+        for pattern, rule in (
+            (_NETRC, _netrc_password),
+            (_CONNECTION_PASSWORD, _connection_password),
+        ):
             text, n = _sub(pattern, text, rule)
             count += n
     if "curl" in text or "mysql" in text or "mariadb" in text:
@@ -442,6 +541,12 @@ def redact_text(text: str) -> tuple[str, int]:
             text, n = pattern.subn(r"\1" + REDACTED, text)
             count += n
             break
+    if "aws_" in text or "AWS_" in text:
+        text, n = _AWS_FILE.subn(r"\1" + REDACTED, text)
+        count += n
+    if "LS0tLS1CRUdJTi" in text:
+        text, n = _sub(_BASE64_PEM, text, _base64_private_key)
+        count += n
     if "://" in text:
         text, n = _redact_url_passwords(text)
         count += n

@@ -142,6 +142,15 @@ class Compacted:
         return "dropped: " + ", ".join(counted(n, _ONE[what]) for what, n in self.dropped.items())
 
 
+def _netloc(url: str) -> str | None:
+    """``url``'s host part; ``None`` for text ``urlsplit`` refuses (``http://[x/``, or a
+    password redacted to ``https://user:[redacted]@host``, read as a bad IPv6 address)."""
+    try:
+        return urlsplit(url).netloc
+    except ValueError:
+        return None
+
+
 class _Compactor:
     def __init__(self) -> None:
         self.dropped: Counter[str] = Counter()
@@ -151,7 +160,7 @@ class _Compactor:
         """First pass: drop nulls and derivable links, everywhere."""
         if isinstance(value, dict):
             own = value.get("url")
-            host = urlsplit(own).netloc if isinstance(own, str) else None
+            host = _netloc(own) if isinstance(own, str) else None
             out: dict[str, Any] = {}
             for key, child in value.items():
                 if child is None:
@@ -171,7 +180,7 @@ class _Compactor:
             return False
         if "{" in value and "}" in value:
             return True
-        return host is not None and urlsplit(value).netloc == host
+        return host is not None and _netloc(value) == host
 
     def dedupe(self, value: Any, path: str) -> Any:
         """Second pass, top-down in document order: the first copy stays whole."""

@@ -21,7 +21,7 @@ from typing import Any, NoReturn
 
 from taskloom._runtime import Runtime
 from taskloom.domain.errors import InvalidInput, LeaseLost, NotFound
-from taskloom.domain.lease import check_completions, check_held
+from taskloom.domain.lease import check_completions, check_held, checked_result
 from taskloom.domain.queue import (
     INT_RANGE,
     MAX_ERROR_BYTES,
@@ -288,7 +288,7 @@ class Queue:
 
     def done(self, task_id: str, lease_token: str, result: str | None = None) -> Task:
         check_ids(task_id, lease_token)
-        check_text(result, "a task's result")
+        result = checked_result(result)
         return self._fenced(task_id, self._tasks.done(task_id, lease_token, result, self._now()))
 
     def done_many(
@@ -337,7 +337,7 @@ class Queue:
         claimed task changes only at its holder's hand): what :class:`Worker` passes. Its
         payload is taken as the caller holds it, changed in place or not."""
         check_ids(task_id, lease_token)
-        check_text(result, "a task's result")
+        result = checked_result(result)
         if held is not None and not (
             isinstance(held, Task) and held.id == task_id and held.lease_token == lease_token
         ):

@@ -296,6 +296,19 @@ def _wal(conn: sqlite3.Connection, wait_s: float = BUSY_TIMEOUT_MS / 1000) -> st
             time.sleep(0.01)
 
 
+NEW_FILE_MODE = 0o600
+"""A new database file is its owner's alone: it holds stashed tool output, boards, goals and
+workers' lease tokens. SQLite gives its ``-wal`` and ``-shm`` files the database's mode; an
+existing file keeps its own."""
+
+
+def _create_private(path: Path) -> None:
+    """Make the database file, empty and :data:`NEW_FILE_MODE`, unless it exists (SQLite
+    would make it readable by every user: 644 under the usual umask)."""
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, NEW_FILE_MODE))
+
+
 def creation_problem(path: Path) -> str | None:
     """Why ``path`` cannot be created, if a look at its folders tells: the nearest one that
     exists is a file, or cannot be written to."""
@@ -390,6 +403,7 @@ class SqliteStore(Store):
         try:
             if conn is None:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
+                _create_private(self.path)
                 conn = self._open(str(self.path))
                 local.conn, local.file_id = conn, self._file_id()
                 local.check_due = time.monotonic() + FILE_CHECK_S
