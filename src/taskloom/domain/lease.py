@@ -53,11 +53,11 @@ def checked_result(result: object) -> str | None:
     failure's error is: a worker command's output is stored, sent in events, shown on the
     panel and handed to the model that waits for it."""
     check_text(result, "a task's result")
-    if not result:
-        return result  # type: ignore[return-value]
+    if not isinstance(result, str) or not result:  # None, or empty
+        return None if result is None else ""
     from taskloom.domain.redact import redact_text  # its patterns compile on first use
 
-    return redact_text(str(result))[0]
+    return redact_text(result)[0]
 
 
 Completion = tuple[str, str, str | None]
