@@ -3,7 +3,10 @@ words their seeded data is made of."""
 
 from __future__ import annotations
 
+import random
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -26,3 +29,16 @@ WORDS = [
     "juniper", "kelp", "lantern", "meadow", "nectar", "orbit", "prairie", "quartz", "river",
     "summit", "tundra",
 ]  # fmt: skip
+
+
+def unique(rng: random.Random, n: int, make: Callable[[], Any]) -> list[Any]:
+    """``n`` distinct values of ``make()``, in the order first made (``rng`` is the caller's,
+    which ``make`` draws from)."""
+    out: list[Any] = []
+    seen: set[Any] = set()
+    while len(out) < n:
+        v = make()
+        if v not in seen:
+            seen.add(v)
+            out.append(v)
+    return out

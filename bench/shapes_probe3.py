@@ -12,22 +12,11 @@ import random
 from collections import Counter
 from typing import Any
 
-from _shapes import FIRST, LAST, WORDS, Q
-
-
-def _uniq(rng: random.Random, n: int, make: Any) -> list[str]:
-    out: list[str] = []
-    seen: set[str] = set()
-    while len(out) < n:
-        v = make()
-        if v not in seen:
-            seen.add(v)
-            out.append(v)
-    return out
+from _shapes import FIRST, LAST, WORDS, Q, unique
 
 
 def kubectl_top(rng: random.Random) -> tuple[str, list[Q]]:
-    names = _uniq(
+    names = unique(
         rng,
         450,
         lambda: (
@@ -318,7 +307,7 @@ def nginx_dump(rng: random.Random) -> tuple[str, list[Q]]:
         "",
     ]
     bodies = rng.sample(range(1, 1000), 110)
-    hosts = _uniq(rng, 110, lambda: f"{rng.choice(WORDS)}-{rng.randrange(100)}.shop.example.com")
+    hosts = unique(rng, 110, lambda: f"{rng.choice(WORDS)}-{rng.randrange(100)}.shop.example.com")
     sites: list[tuple[str, bool, str, str, str]] = []
     for h in hosts:
         tls = rng.random() < 0.6
@@ -360,7 +349,7 @@ def nginx_dump(rng: random.Random) -> tuple[str, list[Q]]:
 
 
 def csv_after_comments(rng: random.Random) -> tuple[str, list[Q]]:
-    hosts = _uniq(rng, 1400, lambda: f"{rng.choice(WORDS)}-{rng.randrange(1000):03d}.prod")
+    hosts = unique(rng, 1400, lambda: f"{rng.choice(WORDS)}-{rng.randrange(1000):03d}.prod")
     cpus = rng.sample(range(0, 10000), len(hosts))
     mems = iter(rng.sample(range(256, 65536), len(hosts)))
     rows = []

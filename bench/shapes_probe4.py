@@ -11,22 +11,11 @@ import json
 import random
 from typing import Any
 
-from _shapes import FIRST, LAST, WORDS, Q
-
-
-def _uniq(rng: random.Random, n: int, make: Any) -> list[str]:
-    out: list[str] = []
-    seen: set[str] = set()
-    while len(out) < n:
-        v = make()
-        if v not in seen:
-            seen.add(v)
-            out.append(v)
-    return out
+from _shapes import FIRST, LAST, WORDS, Q, unique
 
 
 def psql_aligned(rng: random.Random) -> tuple[str, list[Q]]:
-    emails = _uniq(
+    emails = unique(
         rng,
         600,
         lambda: (
@@ -88,7 +77,7 @@ def psql_aligned(rng: random.Random) -> tuple[str, list[Q]]:
 def pytest_verbose(rng: random.Random) -> tuple[str, list[Q]]:
     mods = [f"tests/test_{w}.py" for w in WORDS[:14]]
     tests: list[tuple[str, str]] = []
-    names = _uniq(
+    names = unique(
         rng,
         700,
         lambda: (
@@ -153,7 +142,7 @@ def pytest_verbose(rng: random.Random) -> tuple[str, list[Q]]:
 
 
 def coverage_report(rng: random.Random) -> tuple[str, list[Q]]:
-    files = _uniq(
+    files = unique(
         rng,
         380,
         lambda: (
@@ -193,7 +182,7 @@ _REG = "/home/dev/.cargo/registry/src/index.crates.io-6f17d22bba15001f"
 
 
 def cargo_metadata(rng: random.Random) -> tuple[str, list[Q]]:
-    crates = _uniq(
+    crates = unique(
         rng,
         240,
         lambda: (
@@ -282,7 +271,7 @@ def terraform_show(rng: random.Random) -> tuple[str, list[Q]]:
         "aws_iam_role",
         "aws_db_instance",
     ]
-    names = _uniq(rng, 260, lambda: f"{rng.choice(WORDS)}_{rng.randrange(100)}")
+    names = unique(rng, 260, lambda: f"{rng.choice(WORDS)}_{rng.randrange(100)}")
     for n in names:
         t = rng.choice(types)
         if t == "aws_instance":
@@ -366,7 +355,7 @@ def terraform_show(rng: random.Random) -> tuple[str, list[Q]]:
 def openapi_spec(rng: random.Random) -> tuple[str, list[Q]]:
     paths: dict[str, Any] = {}
     ops: list[tuple[str, str, str, str, bool]] = []
-    nouns = _uniq(
+    nouns = unique(
         rng, 60, lambda: f"{rng.choice(WORDS)}{rng.choice(['Orders', 'Items', 'Rates', 'Notes'])}"
     )
     for noun in nouns:
@@ -584,7 +573,7 @@ def es_cat_indices(rng: random.Random) -> tuple[str, list[Q]]:
                 return f"{b / f:.1f}{unit}"
         return f"{b}b"
 
-    names = _uniq(
+    names = unique(
         rng,
         500,
         lambda: f"logs-{rng.choice(WORDS)}-2024.0{rng.randrange(1, 7)}.{rng.randrange(1, 29):02d}",
@@ -637,7 +626,7 @@ def es_cat_indices(rng: random.Random) -> tuple[str, list[Q]]:
 
 
 def docker_stats(rng: random.Random) -> tuple[str, list[Q]]:
-    names = _uniq(
+    names = unique(
         rng,
         160,
         lambda: (

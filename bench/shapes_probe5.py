@@ -13,25 +13,14 @@ import random
 from collections import Counter
 from typing import Any
 
-from _shapes import WORDS, Q
+from _shapes import WORDS, Q, unique
 
 _ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 
-def _uniq(rng: random.Random, n: int, make: Any) -> list[Any]:
-    out: list[Any] = []
-    seen: set[Any] = set()
-    while len(out) < n:
-        v = make()
-        if v not in seen:
-            seen.add(v)
-            out.append(v)
-    return out
-
-
 def stripe_charges(rng: random.Random) -> tuple[str, list[Q]]:
-    ids = _uniq(rng, 320, lambda: "ch_3P" + "".join(rng.choice(_ALNUM) for _ in range(19)))
-    customers = _uniq(rng, 60, lambda: "cus_" + "".join(rng.choice(_ALNUM) for _ in range(14)))
+    ids = unique(rng, 320, lambda: "ch_3P" + "".join(rng.choice(_ALNUM) for _ in range(19)))
+    customers = unique(rng, 60, lambda: "cus_" + "".join(rng.choice(_ALNUM) for _ in range(14)))
     data: list[dict[str, Any]] = []
     for i, cid in enumerate(ids):
         status = rng.choices(["succeeded", "failed", "pending"], [80, 12, 4])[0]
@@ -102,7 +91,7 @@ def stripe_charges(rng: random.Random) -> tuple[str, list[Q]]:
 
 
 def slack_history(rng: random.Random) -> tuple[str, list[Q]]:
-    users = _uniq(
+    users = unique(
         rng, 18, lambda: "U0" + "".join(rng.choice(_ALNUM[:26] + "0123456789") for _ in range(9))
     )
     msgs: list[dict[str, Any]] = []
@@ -163,8 +152,8 @@ def trivy_scan(rng: random.Random) -> tuple[str, list[Q]]:
         ("node-pkg", "node-pkg", "app/node_modules/{}/package.json"),
         ("jar", "jar", "opt/app/lib/{}-{}.jar"),
     ]
-    pkgs = _uniq(rng, 60, lambda: f"{rng.choice(WORDS)}{rng.choice(['', '-utils', 'lib', '-io'])}")
-    cves = _uniq(rng, 700, lambda: f"CVE-20{rng.randrange(18, 25)}-{rng.randrange(1000, 49999)}")
+    pkgs = unique(rng, 60, lambda: f"{rng.choice(WORDS)}{rng.choice(['', '-utils', 'lib', '-io'])}")
+    cves = unique(rng, 700, lambda: f"CVE-20{rng.randrange(18, 25)}-{rng.randrange(1000, 49999)}")
     ci = iter(cves)
     results: list[dict[str, Any]] = [
         {
@@ -242,7 +231,7 @@ def trivy_scan(rng: random.Random) -> tuple[str, list[Q]]:
 
 
 def pandas_frame(rng: random.Random) -> tuple[str, list[Q]]:
-    skus = _uniq(rng, 520, lambda: f"SKU-{rng.randrange(10**5):05d}")
+    skus = unique(rng, 520, lambda: f"SKU-{rng.randrange(10**5):05d}")
     rows = []
     for s in skus:
         units = rng.randrange(1, 900)
@@ -357,7 +346,7 @@ def explain_analyze(rng: random.Random) -> tuple[str, list[Q]]:
 
 def gcloud_instances(rng: random.Random) -> tuple[str, list[Q]]:
     zones = ["us-central1-a", "us-central1-b", "europe-west1-b", "europe-west4-c", "asia-east1-a"]
-    names = _uniq(
+    names = unique(
         rng,
         420,
         lambda: (
@@ -405,7 +394,7 @@ def gcloud_instances(rng: random.Random) -> tuple[str, list[Q]]:
 
 
 def datadog_series(rng: random.Random) -> tuple[str, list[Q]]:
-    hosts = _uniq(
+    hosts = unique(
         rng,
         40,
         lambda: f"{rng.choice(['web', 'db', 'cache', 'worker'])}-{rng.randrange(1, 60):02d}",
@@ -485,7 +474,7 @@ def mvn_tree(rng: random.Random) -> tuple[str, list[Q]]:
         "com.google.guava",
         "org.hibernate.orm",
     ]
-    arts = _uniq(
+    arts = unique(
         rng,
         400,
         lambda: (
@@ -566,7 +555,7 @@ def mvn_tree(rng: random.Random) -> tuple[str, list[Q]]:
 
 
 def gitlab_sast(rng: random.Random) -> tuple[str, list[Q]]:
-    files = _uniq(
+    files = unique(
         rng,
         70,
         lambda: (
@@ -673,7 +662,7 @@ def har_capture(rng: random.Random) -> tuple[str, list[Q]]:
         ("text/css", "stylesheet", ".css"),
         ("font/woff2", "font", ".woff2"),
     ]
-    urls = _uniq(
+    urls = unique(
         rng,
         240,
         lambda: (

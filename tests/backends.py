@@ -80,3 +80,12 @@ def pg_schema(server: str) -> Iterator[str]:
     finally:
         with psycopg.connect(server, autocommit=True) as conn:
             conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
+
+
+def terminate_app(server: str, application_name: str) -> None:
+    """Close, server side, every connection of ``application_name`` (a pool the test named)."""
+    with psycopg.connect(server, autocommit=True) as admin:
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = %s",
+            (application_name,),
+        )

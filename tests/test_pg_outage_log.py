@@ -12,12 +12,11 @@ import time
 import uuid
 from collections.abc import Iterator
 
-import psycopg
 import pytest
 
 import taskloom
 from taskloom.domain.errors import StoreError
-from tests.backends import needed_pg_server, pg_schema
+from tests.backends import needed_pg_server, pg_schema, terminate_app
 from tests.test_store_postgres import CuttingProxy
 
 pytestmark = pytest.mark.postgres
@@ -48,12 +47,7 @@ def test_an_outage_is_one_line_and_its_end_another(
         tl.queue.add("before the outage")
         with caplog.at_level(logging.WARNING, logger="psycopg"):
             proxy.down = True
-            with psycopg.connect(pg_url, autocommit=True) as admin:
-                admin.execute(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                    " WHERE application_name = %s",
-                    (name,),
-                )
+            terminate_app(pg_url, name)
             for _ in range(3):
                 with pytest.raises(StoreError):
                     tl.queue.add("during the outage")

@@ -18,19 +18,14 @@ import pytest
 import taskloom
 from taskloom.cli import main
 from taskloom.client import Taskloom
-from taskloom.guard import GuardConfig
 from taskloom.guard.budget import TurnResult
 from taskloom.server.app import create_app
 from taskloom.store import retention, stash
 from taskloom.store.retention import STASH_LOG_AGE, prune_stash_log, stash_log_lines
 from tests.conftest import FakeClock
+from tests.test_guard_budget import CONFIG, output
 
-CONFIG = GuardConfig(threshold_tokens=2_000, turn_budget_tokens=2_500, preview_chars=200)
 DAY = 86400.0
-
-
-def output(n: int, words: int) -> str:
-    return "\n".join(f"result {n} line {i} alpha beta gamma" for i in range(words // 10))
 
 
 def turn() -> list[TurnResult]:

@@ -9,14 +9,13 @@ import uuid
 from collections.abc import Iterator
 
 import httpx
-import psycopg
 import pytest
 
 import taskloom
 from taskloom.server import hub
 from taskloom.server.app import create_app
 from taskloom.server.http import DeadlineH11Protocol
-from tests.backends import needed_pg_server, pg_schema
+from tests.backends import needed_pg_server, pg_schema, terminate_app
 from tests.conftest import serving
 from tests.test_store_postgres import CuttingProxy
 
@@ -49,12 +48,7 @@ def test_streams_refused_during_an_outage_leave_no_listener_behind(
             create_app(tl, mcp=False), log_level="critical", http=DeadlineH11Protocol
         ) as port:
             proxy.down = True
-            with psycopg.connect(pg_url, autocommit=True) as admin:
-                admin.execute(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                    " WHERE application_name = %s",
-                    (name,),
-                )
+            terminate_app(pg_url, name)
             url = f"http://127.0.0.1:{port}/api/events?thread=t"
             for _ in range(3):
                 assert httpx.get(url, timeout=30).status_code == 503

@@ -28,7 +28,7 @@ from taskloom.domain.queue import TaskStatus
 from taskloom.store.pg_url import join_url, split_url, url_secrets
 from taskloom.store.postgres import OUTBOX_LOCK, PostgresStore, translate
 from taskloom.store.queue_sql import DONE_SQL, claim_sql, done_many_sql
-from tests.backends import needed_pg_server, pg_schema, pg_server, with_schema
+from tests.backends import needed_pg_server, pg_schema, pg_server, terminate_app, with_schema
 from tests.conftest import subprocess_env
 
 pytestmark = pytest.mark.postgres
@@ -448,12 +448,7 @@ def test_queue_writes_survive_server_side_disconnects(pg_url: str) -> None:
     name = f"tl-kill-{uuid.uuid4().hex[:12]}"
     with taskloom.connect(f"{pg_url}&application_name={name}&pool_min=2") as tl:
         tl.queue.add("before")
-        with psycopg.connect(pg_url, autocommit=True) as admin:
-            admin.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                " WHERE application_name = %s",
-                (name,),
-            )
+        terminate_app(pg_url, name)
         time.sleep(0.2)  # the farewell reaches the pooled connections
         claimed = tl.queue.claim("w")
         assert claimed is not None and claimed.title == "before"
