@@ -167,8 +167,9 @@ def set_(
 
 @app.command("show")
 def show(db: DbOption = None, as_json: JsonOption = False) -> None:
-    """Show the database's event retention and what its event log holds, and how many lines
-    the stash log holds (lines older than 30 days go, whatever the policy).
+    """Show the database's event retention, what its event log holds, and its stash log.
+
+    The stash log's lines older than 30 days go, whatever the policy.
 
     Example: taskloom retention show
     """
