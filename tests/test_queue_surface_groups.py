@@ -63,3 +63,33 @@ def test_the_hook_commands_agree_with_the_claim_after_a_lapsed_holder(
     assert main(["hook", "prompt", "--agent", "v", *db]) == 0
     block = json.loads(capsys.readouterr().out)["hookSpecificOutput"]["additionalContext"]
     assert 'ready="1"' in block and _titles(block) == ["high"]
+
+
+def test_the_block_shows_the_first_task_of_each_group_past_a_long_run_of_one_group(
+    tl: Taskloom,
+) -> None:
+    q = tl.queue
+    q.add_many({"title": f"g{i}", "priority": 1, "group_key": "g"} for i in range(60))
+    q.add_many({"title": f"free{i}", "priority": 2} for i in range(6))
+    block = q.surface("v")
+    assert block is not None and 'ready="7"' in block
+    assert _titles(block) == ["g0", "free0", "free1", "free2", "free3"]
+
+
+def test_the_block_comes_back_when_what_it_shows_changes_not_for_a_change_past_it(
+    tl: Taskloom,
+) -> None:
+    q = tl.queue
+    q.add_many({"title": f"t{i}", "priority": i + 1} for i in range(8))
+    assert q.surface("v") is not None
+    last = q.list(status="ready", limit=10)[-1]
+    q.cancel(last.id)
+    q.add("t8 instead", priority=50)  # past the five shown, and as many ready as before
+    assert q.surface("v") is None
+    q.add("t9", priority=60)  # one more ready: the count the block shows changes
+    block = q.surface("v")
+    assert block is not None and 'ready="9"' in block
+    assert q.surface("v") is None
+    q.add("urgent", priority=0)  # a new first task
+    block = q.surface("v")
+    assert block is not None and _titles(block)[0] == "urgent"

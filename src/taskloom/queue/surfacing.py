@@ -1,10 +1,12 @@
 """Surfacing: the block of ready tasks a prompt hook adds to an agent's context.
 
-The block is shown only when the agent's ready set changed since it last saw it, judged by a
-digest of the ids kept per agent in the database (``agent_cursors``), so every process and
-every hook of an agent shares one cursor. Reads only, but for the cursor: a hook must not
-create a database, claim, or sweep, and must answer at once, as it holds the user's prompt:
-the cursor is written only if the lock is had within :data:`CURSOR_WAIT_S`.
+The block is shown only when what it shows changed since the agent last saw it (how many
+tasks it could claim, and which come first), judged by a digest kept per agent in the
+database (``agent_cursors``), so every process and every hook of an agent shares one cursor.
+Its cost is a count of the backlog, in the database, and a read of its first tasks. Reads
+only, but for the cursor: a hook must not create a database, claim, or sweep, and must answer
+at once, as it holds the user's prompt: the cursor is written only if the lock is had within
+:data:`CURSOR_WAIT_S`.
 :class:`taskloom.queue.handle.Queue` exposes this as ``surface``.
 """
 
@@ -15,7 +17,7 @@ import hashlib
 from taskloom.domain.errors import StoreBusy
 from taskloom.domain.readiness import first_of_groups
 from taskloom.domain.surface import SURFACE_ROWS, surface_block
-from taskloom.store.base import Store
+from taskloom.store.base import Store, TaskTable, Transaction
 
 CURSOR_WAIT_S = 0.25
 """The longest the cursor write waits for a lock another process holds: past it the block is
@@ -27,15 +29,13 @@ def surface(store: Store, agent_id: str, now: float, claim: str) -> str | None:
     """The block for ``agent_id``, or ``None`` if its ready set is what it last saw."""
     tasks = store.tasks
     with store.read() as tx:
-        # Only ids and groups for the digest (a hook runs this on every prompt, over the
-        # whole backlog): what a claim could take, after its sweep, one per group; five
-        # tasks are shown.
-        ids, _ = first_of_groups(tasks.ready_rows(tx, agent_id, now, ()))
-        digest = hashlib.sha256(",".join(ids).encode()).hexdigest()
+        total = tasks.claimable_count(tx, agent_id, now)
+        ids = _first_ready(tasks, tx, agent_id, now) if total else []
+        digest = hashlib.sha256(f"{total}:{','.join(ids)}".encode()).hexdigest()
         seen = tasks.seen(tx, agent_id)
-        if (seen is None and not ids) or seen == digest:
+        if (seen is None and not total) or seen == digest:
             return None  # nothing new (nothing at all: no cursor is written, no file made)
-        top = tasks.get_many(tx, ids[:SURFACE_ROWS])
+        top = tasks.get_many(tx, ids)
     try:
         with store.side_write(CURSOR_WAIT_S) as tx:
             # Set only if still different: of two hooks racing for one agent, one shows the
@@ -43,6 +43,18 @@ def surface(store: Store, agent_id: str, now: float, claim: str) -> str | None:
             changed = tasks.see(tx, agent_id, digest, now)
     except StoreBusy:
         changed = True  # unrecorded: shown now, and again next time
-    if not ids or not changed:
+    if not total or not changed:
         return None
-    return surface_block(agent_id, top, len(ids), claim)
+    return surface_block(agent_id, top, total, claim)
+
+
+def _first_ready(tasks: TaskTable, tx: Transaction, agent_id: str, now: float) -> list[str]:
+    """The ids of the first :data:`SURFACE_ROWS` tasks ``agent_id`` could claim, one per
+    group: read a few rows at a time more until enough groups are found."""
+    limit = 4 * SURFACE_ROWS
+    while True:
+        rows = tasks.ready_rows(tx, agent_id, now, (), limit)
+        ids, _ = first_of_groups(rows)
+        if len(ids) >= SURFACE_ROWS or len(rows) < limit:
+            return ids[:SURFACE_ROWS]
+        limit *= 4

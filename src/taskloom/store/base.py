@@ -303,11 +303,16 @@ class TaskTable(abc.ABC):
 
     @abc.abstractmethod
     def ready_rows(
-        self, tx: Transaction, agent: str | None, now: float, kinds: Sequence[str]
+        self,
+        tx: Transaction,
+        agent: str | None,
+        now: float,
+        kinds: Sequence[str],
+        limit: int | None = None,
     ) -> list[tuple[str, str | None]]:
         """Every task ``agent`` (anyone's, when ``None``) could claim now, after the sweep a
         claim runs first, of ``kinds`` (any when empty), most urgent first: its id and
-        group."""
+        group; with ``limit``, the first ``limit`` of them."""
 
     @abc.abstractmethod
     def waiting(

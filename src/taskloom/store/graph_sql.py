@@ -153,13 +153,15 @@ def holders_sql(dialect: str) -> str:
     )
 
 
-def ready_sql(agent: bool, n_kinds: int) -> str:
+def ready_sql(agent: bool, n_kinds: int, limited: bool = False) -> str:
     """What a claim could take now, after its sweep, most urgent first, ``id`` and
     ``group_key`` only (parameters: :func:`~taskloom.store.queue_sql.claimable`'s, then the
-    kinds)."""
+    kinds, then with ``limited`` the most rows)."""
     kinds = f" AND kind IN ({', '.join('?' * n_kinds)})" if n_kinds else ""
     where = claimable(agent)
-    return f"SELECT id, group_key FROM tasks WHERE {where}{kinds} {URGENCY}"
+    return f"SELECT id, group_key FROM tasks WHERE {where}{kinds} {URGENCY}" + (
+        " LIMIT ?" if limited else ""
+    )
 
 
 def waiting_sql(agent: bool, n_kinds: int) -> str:

@@ -198,10 +198,17 @@ class SqlTaskTable(TaskTable):
         return [found[i] for i in ids if i in found]
 
     def ready_rows(
-        self, tx: Transaction, agent: str | None, now: float, kinds: Sequence[str]
+        self,
+        tx: Transaction,
+        agent: str | None,
+        now: float,
+        kinds: Sequence[str],
+        limit: int | None = None,
     ) -> list[tuple[str, str | None]]:
-        params = (now, *(() if agent is None else (agent,)), now, now, now, *kinds)
-        rows = tx.query(graph.ready_sql(agent is not None, len(kinds)), params)
+        params: tuple[object, ...] = (now, *(() if agent is None else (agent,)), now, now, now)
+        params += (*kinds, *(() if limit is None else (limit,)))
+        statement = graph.ready_sql(agent is not None, len(kinds), limited=limit is not None)
+        rows = tx.query(statement, params)
         return [(str(r["id"]), r["group_key"]) for r in rows]
 
     def waiting(
