@@ -169,3 +169,19 @@ def test_a_count_below_one_is_a_usage_error_before_anything_runs(
     )
     assert done.returncode == 2 and done.stdout == "", done.stdout + done.stderr
     assert message in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_bench_queue_backlog_prints_every_operation_at_both_backlogs() -> None:
+    bench = BENCH.with_name("queue_backlog.py")
+    done = subprocess.run(
+        [sys.executable, str(bench), "--small", "20", "--large", "60", "--repeat", "3"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| ")]
+    assert rows[0] == "| operation | 20 ready | 60 ready | ratio |"
+    names = {row.split("|")[1].strip() for row in rows[1:]}
+    assert {"cancel", "surface (prompt hook)", "ready 20", "claim + done"} <= names
+    assert "60 ready tasks added" in done.stdout

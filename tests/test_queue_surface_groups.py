@@ -93,3 +93,18 @@ def test_the_block_comes_back_when_what_it_shows_changes_not_for_a_change_past_i
     q.add("urgent", priority=0)  # a new first task
     block = q.surface("v")
     assert block is not None and _titles(block)[0] == "urgent"
+
+
+def test_ready_counts_every_task_and_lists_the_first_past_a_long_run_of_one_group(
+    tl: Taskloom,
+) -> None:
+    q = tl.queue
+    q.add_many({"title": f"g{i}", "priority": 1, "group_key": "g"} for i in range(60))
+    q.add_many({"title": f"free{i}", "priority": 2, "kind": "lint"} for i in range(6))
+    q.add("other kind", priority=2, kind="build")
+    found = q.ready(limit=3)
+    assert found.count == 8
+    assert [t.title for t in found.ready] == ["g0", "free0", "free1"]
+    lint = q.ready(kinds="lint", limit=10)
+    assert lint.count == 6 and [t.title for t in lint.ready][-1] == "free5"
+    assert q.ready(limit=0).count == 8 and q.ready(limit=0).ready == []

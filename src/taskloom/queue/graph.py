@@ -177,6 +177,31 @@ def _urgency(task: Task) -> tuple[int, float, str]:
     return (task.priority, task.created_at, task.id)
 
 
+MAX_READ = 2**31
+"""The most rows :func:`first_ready` asks for at once; past it, all of them."""
+
+
+def first_ready(
+    table: TaskTable,
+    tx: Transaction,
+    agent: str | None,
+    now: float,
+    kinds: Sequence[str],
+    n: int,
+) -> list[str]:
+    """The ids of the first ``n`` tasks ``agent`` could claim now, one per group, most urgent
+    first: read a few rows, and more while groups repeat, not the whole backlog."""
+    limit: int | None = 4 * n
+    while True:
+        if limit is not None and limit > MAX_READ:
+            limit = None
+        rows = table.ready_rows(tx, agent, now, kinds, limit)
+        ids, _ = first_of_groups(rows)
+        if len(ids) >= n or limit is None or len(rows) < limit:
+            return ids[:n]
+        limit *= 4
+
+
 def readiness(
     table: TaskTable,
     tx: Transaction,
@@ -186,11 +211,14 @@ def readiness(
     explain: bool,
     limit: int,
 ) -> Readiness:
-    """:meth:`Queue.ready <taskloom.queue.handle.Queue.ready>`'s answer, read in ``tx``."""
+    """:meth:`Queue.ready <taskloom.queue.handle.Queue.ready>`'s answer, read in ``tx``:
+    without ``explain``, a count and the first ``limit`` tasks (:func:`first_ready`)."""
+    if not explain:
+        total = table.claimable_count(tx, agent, now, kinds)
+        first = first_ready(table, tx, agent, now, kinds, limit) if total else []
+        return Readiness(table.get_many(tx, first), total)
     ready_ids, queued = first_of_groups(table.ready_rows(tx, agent, now, kinds))
     ready = table.get_many(tx, ready_ids[:limit])
-    if not explain:
-        return Readiness(ready, len(ready_ids))
     held = table.waiting(tx, agent, now, kinds, limit)
     held += table.get_many(tx, list(queued)[:limit])
     held = sorted(held, key=_urgency)[:limit]

@@ -15,9 +15,9 @@ from __future__ import annotations
 import hashlib
 
 from taskloom.domain.errors import StoreBusy
-from taskloom.domain.readiness import first_of_groups
 from taskloom.domain.surface import SURFACE_ROWS, surface_block
-from taskloom.store.base import Store, TaskTable, Transaction
+from taskloom.queue.graph import first_ready
+from taskloom.store.base import Store
 
 CURSOR_WAIT_S = 0.25
 """The longest the cursor write waits for a lock another process holds: past it the block is
@@ -26,11 +26,11 @@ at the next prompt)."""
 
 
 def surface(store: Store, agent_id: str, now: float, claim: str) -> str | None:
-    """The block for ``agent_id``, or ``None`` if its ready set is what it last saw."""
+    """The block for ``agent_id``, or ``None`` if it is the block the agent last saw."""
     tasks = store.tasks
     with store.read() as tx:
         total = tasks.claimable_count(tx, agent_id, now)
-        ids = _first_ready(tasks, tx, agent_id, now) if total else []
+        ids = first_ready(tasks, tx, agent_id, now, (), SURFACE_ROWS) if total else []
         digest = hashlib.sha256(f"{total}:{','.join(ids)}".encode()).hexdigest()
         seen = tasks.seen(tx, agent_id)
         if (seen is None and not total) or seen == digest:
@@ -46,15 +46,3 @@ def surface(store: Store, agent_id: str, now: float, claim: str) -> str | None:
     if not total or not changed:
         return None
     return surface_block(agent_id, top, total, claim)
-
-
-def _first_ready(tasks: TaskTable, tx: Transaction, agent_id: str, now: float) -> list[str]:
-    """The ids of the first :data:`SURFACE_ROWS` tasks ``agent_id`` could claim, one per
-    group: read a few rows at a time more until enough groups are found."""
-    limit = 4 * SURFACE_ROWS
-    while True:
-        rows = tasks.ready_rows(tx, agent_id, now, (), limit)
-        ids, _ = first_of_groups(rows)
-        if len(ids) >= SURFACE_ROWS or len(rows) < limit:
-            return ids[:SURFACE_ROWS]
-        limit *= 4

@@ -379,9 +379,12 @@ class TaskTable(abc.ABC):
         """Dead tasks, by id."""
 
     @abc.abstractmethod
-    def claimable_count(self, tx: Transaction, agent: str, now: float) -> int:
-        """How many tasks ``agent`` could claim now, after the sweep a claim runs first, one
-        per group (a claim takes a group's most urgent task only): the :meth:`ready_rows`
+    def claimable_count(
+        self, tx: Transaction, agent: str | None, now: float, kinds: Sequence[str] = ()
+    ) -> int:
+        """How many tasks ``agent`` (anyone's, when ``None``) could claim now, after the sweep
+        a claim runs first, of ``kinds`` (any when empty), one per group (a claim takes a
+        group's most urgent task only): the :meth:`ready_rows`
         :func:`~taskloom.domain.readiness.first_of_groups` keeps."""
 
     @abc.abstractmethod

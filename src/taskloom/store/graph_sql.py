@@ -153,14 +153,25 @@ def holders_sql(dialect: str) -> str:
     )
 
 
+def _kinds(n_kinds: int) -> str:
+    return f" AND kind IN ({', '.join('?' * n_kinds)})" if n_kinds else ""
+
+
 def ready_sql(agent: bool, n_kinds: int, limited: bool = False) -> str:
     """What a claim could take now, after its sweep, most urgent first, ``id`` and
     ``group_key`` only (parameters: :func:`~taskloom.store.queue_sql.claimable`'s, then the
     kinds, then with ``limited`` the most rows)."""
-    kinds = f" AND kind IN ({', '.join('?' * n_kinds)})" if n_kinds else ""
-    where = claimable(agent)
-    return f"SELECT id, group_key FROM tasks WHERE {where}{kinds} {URGENCY}" + (
-        " LIMIT ?" if limited else ""
+    limit = " LIMIT ?" if limited else ""
+    where = claimable(agent) + _kinds(n_kinds)
+    return f"SELECT id, group_key FROM tasks WHERE {where} {URGENCY}{limit}"
+
+
+def claimable_count_sql(agent: bool, n_kinds: int) -> str:
+    """How many of :func:`ready_sql`'s tasks a claim could take, one per group: each task
+    without a group, and each group once (parameters: :func:`ready_sql`'s)."""
+    return (
+        "SELECT count(*) - count(group_key) + count(DISTINCT group_key) AS n"
+        f" FROM tasks WHERE {claimable(agent)}{_kinds(n_kinds)}"
     )
 
 
@@ -168,10 +179,9 @@ def waiting_sql(agent: bool, n_kinds: int) -> str:
     """The ready and blocked tasks and the lapsed leases that :func:`ready_sql` leaves out,
     most urgent first (parameters: now, :func:`~taskloom.store.queue_sql.claimable`'s, the
     kinds, the limit): what ``ready --explain`` explains."""
-    kinds = f" AND kind IN ({', '.join('?' * n_kinds)})" if n_kinds else ""
     return (
         "SELECT * FROM tasks WHERE (status IN ('ready', 'blocked') OR status = 'in_progress'"
-        f" AND lease_expires_at <= ?) AND NOT ({claimable(agent)}){kinds}"
+        f" AND lease_expires_at <= ?) AND NOT ({claimable(agent)}){_kinds(n_kinds)}"
         f" {URGENCY} LIMIT ?"
     )
 

@@ -478,12 +478,6 @@ LAPSED_SQL = (
     "SELECT * FROM tasks WHERE status = 'in_progress' AND lease_expires_at <= ? ORDER BY id"
 )
 """The tasks whose lease has run out (the parameter: now), as the sweep finds them."""
-CLAIMABLE_COUNT_SQL = (
-    "SELECT count(*) - count(group_key) + count(DISTINCT group_key) AS n"
-    f" FROM tasks WHERE {claimable()}"
-)
-"""How many tasks an agent could claim now, one per group (parameters:
-:func:`claimable`'s): each task without a group, and each group once."""
 SEEN_SQL = "SELECT digest FROM agent_cursors WHERE agent_id = ?"
 SEE_SQL = (
     "INSERT INTO agent_cursors (agent_id, digest, updated_at) VALUES (?, ?, ?)"

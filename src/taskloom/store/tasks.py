@@ -205,8 +205,7 @@ class SqlTaskTable(TaskTable):
         kinds: Sequence[str],
         limit: int | None = None,
     ) -> list[tuple[str, str | None]]:
-        params: tuple[object, ...] = (now, *(() if agent is None else (agent,)), now, now, now)
-        params += (*kinds, *(() if limit is None else (limit,)))
+        params = (*_claimable(agent, now), *kinds, *(() if limit is None else (limit,)))
         statement = graph.ready_sql(agent is not None, len(kinds), limited=limit is not None)
         rows = tx.query(statement, params)
         return [(str(r["id"]), r["group_key"]) for r in rows]
@@ -214,7 +213,7 @@ class SqlTaskTable(TaskTable):
     def waiting(
         self, tx: Transaction, agent: str | None, now: float, kinds: Sequence[str], limit: int
     ) -> list[Task]:
-        params = (now, now, *(() if agent is None else (agent,)), now, now, now, *kinds, limit)
+        params = (now, *_claimable(agent, now), *kinds, limit)
         rows = tx.query(graph.waiting_sql(agent is not None, len(kinds)), params)
         return [Task.from_row(r) for r in rows]
 
@@ -248,8 +247,11 @@ class SqlTaskTable(TaskTable):
     def dead(self, tx: Transaction) -> list[Task]:
         return [Task.from_row(r) for r in tx.query(sql.DEAD_SQL)]
 
-    def claimable_count(self, tx: Transaction, agent: str, now: float) -> int:
-        row = tx.query_one(sql.CLAIMABLE_COUNT_SQL, (now, agent, now, now, now))
+    def claimable_count(
+        self, tx: Transaction, agent: str | None, now: float, kinds: Sequence[str] = ()
+    ) -> int:
+        statement = graph.claimable_count_sql(agent is not None, len(kinds))
+        row = tx.query_one(statement, (*_claimable(agent, now), *kinds))
         return int(row["n"]) if row else 0
 
     def seen(self, tx: Transaction, agent: str) -> str | None:
@@ -363,3 +365,8 @@ def count(tx: Transaction, statement: str) -> int:
     """The ``n`` of a statement that counts, in one row."""
     row = tx.query_one(statement)
     return int(row["n"]) if row else 0
+
+
+def _claimable(agent: str | None, now: float) -> tuple[object, ...]:
+    """The parameters of :func:`~taskloom.store.queue_sql.claimable`."""
+    return (now, *(() if agent is None else (agent,)), now, now, now)
