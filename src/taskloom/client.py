@@ -8,6 +8,7 @@ SQL.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Callable
 from datetime import datetime
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from taskloom import _runtime
 from taskloom._runtime import Runtime, utcnow
+from taskloom.domain.errors import TaskloomError
 from taskloom.domain.queue import Task
 from taskloom.queue.handle import WAIT_ENDS, Queue
 from taskloom.queue.waiting import Waiting
@@ -23,6 +25,8 @@ from taskloom.store import Store, open_store
 from taskloom.store.retention import AutoRetention
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from taskloom.boards import BoardCache, BoardHandle
     from taskloom.goals.handle import GoalHandle
     from taskloom.guard.core import Guard, GuardConfig
@@ -158,11 +162,41 @@ class Taskloom:
 
 
 async def _in_thread(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
-    """``fn`` run on a worker thread. asyncio is imported here, where it is already loaded
-    (this runs on an event loop), not by ``import taskloom``, which sync code pays for."""
+    """``fn`` run on a worker thread of the async API's own pool. asyncio is imported here,
+    where it is already loaded (this runs on an event loop), not by ``import taskloom``,
+    which sync code pays for."""
+    from taskloom._pools import ASYNC_API
+
+    return await ASYNC_API.run(fn, *args, **kwargs)
+
+
+async def _claiming(
+    queue: Queue, held: Callable[[Any], list[Task]], fn: Callable[..., R], *args: Any, **kwargs: Any
+) -> R:
+    """``fn`` (a claim) run on a worker thread. Cancelled while the thread runs (a timeout, a
+    task group's error, a shutdown), the claim still commits there, and no one would hold
+    what it took: the tasks ``held`` finds in its result are released as soon as it ends (on
+    that thread, whether or not the event loop is still running), and each goes back to
+    ready at once, its attempt not counted."""
     import asyncio
 
-    return await asyncio.to_thread(fn, *args, **kwargs)
+    from taskloom._pools import ASYNC_API
+
+    call = ASYNC_API.submit(fn, *args, **kwargs)
+    try:
+        return await asyncio.wrap_future(call)
+    except asyncio.CancelledError:
+        call.add_done_callback(lambda done: _give_back(queue, held, done))
+        raise
+
+
+def _give_back(queue: Queue, held: Callable[[Any], list[Task]], done: Future[Any]) -> None:
+    if done.cancelled() or done.exception() is not None:
+        return
+    for task in held(done.result()):
+        if task.lease_token is not None:
+            with contextlib.suppress(TaskloomError):
+                queue.release(task.id, task.lease_token)
 
 
 class AsyncProxy:
@@ -193,7 +227,27 @@ class AsyncProxy:
 
 class AsyncQueue(AsyncProxy):
     """``tl.aio.queue``: every method of :class:`Queue` run on a worker thread, but
-    :meth:`wait`, which awaits between looks and so holds no thread while the task runs."""
+    :meth:`wait`, which awaits between looks and so holds no thread while the task runs. A
+    claim cancelled while it runs releases what it took (see :func:`_claiming`)."""
+
+    async def claim(self, agent_id: str, **kwargs: Any) -> Task | None:
+        return await _claiming(self._target, _one, self._target.claim, agent_id, **kwargs)
+
+    async def claim_batch(self, agent_id: str, n: int, **kwargs: Any) -> list[Task]:
+        return await _claiming(self._target, list, self._target.claim_batch, agent_id, n, **kwargs)
+
+    async def done_and_claim(
+        self, task_id: str, lease_token: str, agent_id: str, **kwargs: Any
+    ) -> tuple[Task, Task | None]:
+        return await _claiming(
+            self._target,
+            lambda pair: _one(pair[1]),
+            self._target.done_and_claim,
+            task_id,
+            lease_token,
+            agent_id,
+            **kwargs,
+        )
 
     async def wait(self, task_id: str, timeout: float | None = None) -> Task:
         """:meth:`Queue.wait` for asyncio: cancelling it (``asyncio.wait_for``, a task
@@ -205,6 +259,10 @@ class AsyncQueue(AsyncProxy):
         while (task := await _in_thread(queue.get, task_id)).status not in WAIT_ENDS:
             await asyncio.sleep(waiting.pause(task))
         return task
+
+
+def _one(task: Task | None) -> list[Task]:
+    return [] if task is None else [task]
 
 
 class AsyncTaskloom:
@@ -230,6 +288,17 @@ class AsyncTaskloom:
 
     async def close(self) -> None:
         await _in_thread(self.sync.close)
+
+    async def __aenter__(self) -> AsyncTaskloom:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
 
 
 def connect(

@@ -1,0 +1,145 @@
+"""``tl.aio`` used as an asyncio program uses it: cancelled claims, a locked SQLite file,
+``async with``."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import taskloom
+from taskloom import Task
+from taskloom._runtime import utcnow
+from taskloom.client import AsyncQueue
+
+
+class GatedClock:
+    """The real clock, which, while ``hold`` is set, waits at ``gate`` on whatever thread
+    reads it: a call can be caught while it runs on its worker thread."""
+
+    def __init__(self) -> None:
+        self.hold = False
+        self.entered = threading.Event()
+        self.gate = threading.Event()
+
+    def __call__(self) -> datetime:
+        if self.hold:
+            self.entered.set()
+            self.gate.wait(30)
+        return utcnow()
+
+
+def _given_back(tl: taskloom.Taskloom, added: Task) -> Task:
+    """The task once it changed (claimed, then released) and is ready again."""
+    deadline = time.monotonic() + 30
+    while (task := tl.queue.get(added.id)).changed_at == added.changed_at or (
+        task.status.value != "ready"
+    ):
+        assert time.monotonic() < deadline, f"still {task.status.value}, held by {task.claimed_by}"
+        time.sleep(0.02)
+    return task
+
+
+CLAIMS: dict[str, Callable[[AsyncQueue, Task | None], Awaitable[Any]]] = {
+    "claim": lambda q, _: q.claim("w", lease=600),
+    "claim_batch": lambda q, _: q.claim_batch("w", 5, lease=600),
+    "done_and_claim": lambda q, held: q.done_and_claim(held.id, held.lease_token, "w", lease=600),
+}
+
+
+@pytest.mark.parametrize("how", list(CLAIMS))
+def test_aio_claim_cancelled_while_it_runs_gives_its_task_back(db_url: str, how: str) -> None:
+    """A claim cancelled on its worker thread (a timeout, a task group's error) committed
+    there all the same, and no one held what it took: the task stayed in progress for the
+    whole lease, out of every other worker's reach."""
+    clock = GatedClock()
+    with taskloom.connect(db_url, clock=clock) as tl:
+        held = None
+        if how == "done_and_claim":
+            tl.queue.add("first")
+            held = tl.queue.claim("w", lease=600)
+        task, _ = tl.queue.add("wanted")
+
+        async def main() -> None:
+            clock.hold = True
+            claim = asyncio.ensure_future(CLAIMS[how](tl.aio.queue, held))
+            await asyncio.to_thread(clock.entered.wait, 30)  # the claim is on its thread
+            clock.hold = False
+            claim.cancel()
+            clock.gate.set()
+            with pytest.raises(asyncio.CancelledError):
+                await claim
+
+        asyncio.run(main())
+        back = _given_back(tl, task)
+        assert (back.claimed_by, back.lease_token, back.attempts) == (None, None, 0)
+        again = tl.queue.claim("other", lease=60)
+        assert again is not None and again.id == task.id
+
+
+def test_aio_claim_not_cancelled_keeps_its_task(db_url: str) -> None:
+    with taskloom.connect(db_url) as tl:
+        task, _ = tl.queue.add("wanted")
+
+        async def main() -> Task | None:
+            return await tl.aio.queue.claim("w", lease=600)
+
+        claimed = asyncio.run(main())
+        assert claimed is not None and claimed.id == task.id
+        assert tl.queue.get(task.id).status.value == "in_progress"
+
+
+def test_aio_calls_waiting_for_a_locked_sqlite_file_stop_no_other_call(tmp_path: Path) -> None:
+    """``tl.aio`` ran its calls on the loop's default pool (two threads here, ``cpus + 4`` at
+    most): writers waiting for a lock another process held took all of it, and the
+    program's reads, and its own ``asyncio.to_thread`` calls, waited for the lock too."""
+    path = tmp_path / "taskloom.db"
+    with taskloom.connect(f"sqlite:///{path}") as tl:
+        tl.board("r").add("seed")
+        locker = sqlite3.connect(path, isolation_level=None)
+        locker.execute("BEGIN IMMEDIATE")
+
+        async def main() -> tuple[list[str], str, list[bool]]:
+            asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=2))
+            writers = [asyncio.ensure_future(tl.aio.board(f"w{i}").add("x")) for i in range(6)]
+            await asyncio.sleep(0.3)  # every writer is waiting for the lock
+            read = await tl.aio.board("r").get()
+            own = await asyncio.to_thread(lambda: "the program's own call")
+            pending = [not w.done() for w in writers]
+            locker.execute("COMMIT")
+            await asyncio.gather(*writers)
+            return [c.title for c in read.cards], own, pending
+
+        titles, own, pending = asyncio.run(main())
+        locker.close()
+        assert titles == ["seed"]
+        assert own == "the program's own call"
+        assert all(pending)  # both answered while the writers still waited
+        assert [len(tl.board(f"w{i}").get().cards) for i in range(6)] == [1] * 6
+
+
+def test_async_with_closes_the_client(db_url: str) -> None:
+    async def main() -> list[str]:
+        async with await taskloom.connect_async(db_url) as atl:
+            await atl.board("t").add("inside")
+            closed = atl.close
+            calls: list[str] = []
+
+            async def spy() -> None:
+                calls.append("close")
+                await closed()
+
+            atl.close = spy  # type: ignore[method-assign]
+        return calls
+
+    assert asyncio.run(main()) == ["close"]
+    with taskloom.connect(db_url) as tl:
+        assert [c.title for c in tl.board("t").get().cards] == ["inside"]
