@@ -85,6 +85,28 @@ def test_aio_claim_cancelled_while_it_runs_gives_its_task_back(db_url: str, how:
         assert again is not None and again.id == task.id
 
 
+def test_aio_claim_cancelled_after_its_thread_ended_gives_its_task_back(db_url: str) -> None:
+    """The claim's thread has ended, but the coroutine is cancelled before it resumes: the
+    result never reaches it, and the task is released all the same."""
+    with taskloom.connect(db_url) as tl:
+        task, _ = tl.queue.add("wanted")
+
+        async def main() -> None:
+            claim = asyncio.ensure_future(tl.aio.queue.claim("w", lease=600))
+            await asyncio.sleep(0)  # the claim is on its thread
+            deadline = time.monotonic() + 30
+            while tl.queue.get(task.id).status.value != "in_progress":  # the loop is held
+                assert time.monotonic() < deadline
+                time.sleep(0.01)
+            time.sleep(0.1)  # its thread has returned the claim
+            claim.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await claim
+
+        asyncio.run(main())
+        assert _given_back(tl, task).claimed_by is None
+
+
 def test_aio_claim_not_cancelled_keeps_its_task(db_url: str) -> None:
     with taskloom.connect(db_url) as tl:
         task, _ = tl.queue.add("wanted")

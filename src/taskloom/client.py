@@ -186,7 +186,10 @@ async def _claiming(
     try:
         return await asyncio.wrap_future(call)
     except asyncio.CancelledError:
-        call.add_done_callback(lambda done: _give_back(queue, held, done))
+        if call.done():  # a release on this thread would block the event loop
+            ASYNC_API.submit(_give_back, queue, held, call)
+        else:
+            call.add_done_callback(lambda done: _give_back(queue, held, done))
         raise
 
 
