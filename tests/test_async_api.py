@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import subprocess
+import sys
+import textwrap
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -19,6 +22,7 @@ import taskloom
 from taskloom import Task
 from taskloom._runtime import utcnow
 from taskloom.client import AsyncQueue
+from tests.conftest import subprocess_env
 
 
 class GatedClock:
@@ -165,3 +169,49 @@ def test_async_with_closes_the_client(db_url: str) -> None:
     assert asyncio.run(main()) == ["close"]
     with taskloom.connect(db_url) as tl:
         assert [c.title for c in tl.board("t").get().cards] == ["inside"]
+
+
+LOOP_IMPORTS = textwrap.dedent(
+    """
+    import asyncio, importlib.abc, sys, threading
+    from taskloom import ToolContext, connect_async
+
+    on_loop = []
+
+    class Seen(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path, target=None):
+            if threading.current_thread() is threading.main_thread():
+                on_loop.append(name)
+
+    async def main():
+        sys.meta_path.insert(0, Seen())
+        atl = await connect_async(sys.argv[1])
+        await atl.board("t").add("x")
+        await atl.goal("t").set("y")
+        await atl.guard("t").wrap("api", "hello")
+        await atl.tools.dispatch("todo", {"op": "list"}, ToolContext(thread_id="t"))
+        await atl.queue.add("q")
+        await atl.close()
+
+    asyncio.run(main())
+    print("\\n".join(on_loop))
+    """
+)
+
+
+def test_connect_async_imports_the_handles_code_off_the_event_loop(db_url: str) -> None:
+    """``atl.tools`` (pydantic and the tool registry) was imported on the event loop's thread
+    by ``connect_async``, and the boards', goals' and guard's code by the first
+    ``atl.board(t)``, ``atl.goal(t)``, ``atl.guard(t)``: the loop stood still meanwhile (a
+    few hundred milliseconds)."""
+    done = subprocess.run(
+        [sys.executable, "-c", LOOP_IMPORTS, db_url],
+        capture_output=True,
+        text=True,
+        env=subprocess_env(),
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    on_loop = done.stdout.split()
+    heavy = ("taskloom.", "pydantic")
+    assert [m for m in on_loop if m.startswith(heavy) and m != "taskloom._pools"] == []

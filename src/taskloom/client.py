@@ -274,8 +274,11 @@ class AsyncTaskloom:
     def __init__(self, tl: Taskloom) -> None:
         self.sync = tl
         self.runtime = tl.runtime
-        self.tools = AsyncProxy(tl.tools)
         self.queue = AsyncQueue(tl.queue)
+
+    @functools.cached_property
+    def tools(self) -> AsyncProxy:
+        return AsyncProxy(self.sync.tools)
 
     def board(self, thread_id: str) -> Any:
         return AsyncProxy(self.sync.board(thread_id))
@@ -316,5 +319,18 @@ def connect(
 
 async def connect_async(url: str | None = None, **kwargs: Any) -> AsyncTaskloom:
     """Like :func:`connect`, for asyncio code."""
-    tl = await _in_thread(connect, url, **kwargs)
-    return tl.aio
+    return await _in_thread(_connected_for_asyncio, url, **kwargs)
+
+
+def _connected_for_asyncio(url: str | None, **kwargs: Any) -> AsyncTaskloom:
+    """:func:`connect`'s client as :class:`AsyncTaskloom`, with the code its handles import
+    on first use (boards, goals, the guard, the tools) imported here, on a worker thread:
+    imported by a first ``atl.board(t)`` or ``atl.tools``, it held the event loop for a few
+    hundred milliseconds."""
+    import taskloom.boards
+    import taskloom.goals.handle
+    import taskloom.guard.core  # noqa: F401
+
+    atl = connect(url, **kwargs).aio
+    atl.tools  # noqa: B018 (made now, importing the tools)
+    return atl
