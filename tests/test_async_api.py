@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 import taskloom
-from taskloom import Task
+from taskloom import Task, ToolContext
 from taskloom._runtime import utcnow
 from taskloom.client import AsyncQueue
 from tests.conftest import subprocess_env
@@ -215,3 +215,47 @@ def test_connect_async_imports_the_handles_code_off_the_event_loop(db_url: str) 
     on_loop = done.stdout.split()
     heavy = ("taskloom.", "pydantic")
     assert [m for m in on_loop if m.startswith(heavy) and m != "taskloom._pools"] == []
+
+
+def _waiting_in(function: str, module: str) -> bool:
+    """Whether a thread of this process is running ``function`` of ``module`` now."""
+    for frame in sys._current_frames().values():
+        while frame is not None:
+            code = frame.f_code
+            if code.co_name == function and code.co_filename.endswith(module):
+                return True
+            frame = frame.f_back
+    return False
+
+
+@pytest.mark.parametrize("tool", ["goal_wait", "task_wait"])
+def test_a_cancelled_aio_dispatch_of_a_waiting_tool_frees_its_thread(
+    db_url: str, tool: str
+) -> None:
+    """Cancelled, ``await tl.aio.tools.dispatch("goal_wait", …)`` left its worker thread
+    looking at the goal until ``wait_s`` ran out (five minutes at most), and a few such
+    waits took threads every other call needed."""
+    with taskloom.connect(db_url) as tl:
+        tl.goal("t").set("Ship it")
+        task, _ = tl.queue.add("never done", source="t")  # delegated from thread t
+        args = {"wait_s": 300} if tool == "goal_wait" else {"task_id": task.id, "wait_s": 300}
+        where = ("_wait", "goals.py") if tool == "goal_wait" else ("_waited", "delegate.py")
+
+        async def main() -> None:
+            ctx = ToolContext(thread_id="t", agent_id="boss")
+            call = asyncio.ensure_future(
+                tl.aio.tools.dispatch(tool, args, ctx, profile="all", allow_host=True)
+            )
+            deadline = time.monotonic() + 30
+            while not _waiting_in(*where):
+                assert time.monotonic() < deadline and not call.done(), call
+                await asyncio.sleep(0.02)
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await call
+
+        asyncio.run(main())
+        deadline = time.monotonic() + 30
+        while _waiting_in(*where):
+            assert time.monotonic() < deadline, "the wait still holds its thread"
+            time.sleep(0.05)

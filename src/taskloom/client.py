@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from taskloom.goals.handle import GoalHandle
     from taskloom.guard.core import Guard, GuardConfig
     from taskloom.tools.registry import Toolbox
+    from taskloom.tools.spec import ToolContext
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -264,6 +265,34 @@ class AsyncQueue(AsyncProxy):
         return task
 
 
+class AsyncTools(AsyncProxy):
+    """``tl.aio.tools``: every method of :class:`Toolbox` run on a worker thread. A
+    :meth:`dispatch` cancelled while it runs tells the tool the caller gave up
+    (``ToolContext.cancelled``): a tool that waits (``goal_wait``, ``task_wait``) stops at its
+    next look and frees its thread, instead of waiting out its ``wait_s``."""
+
+    async def dispatch(self, name: str, args: Any, ctx: ToolContext, **kwargs: Any) -> Any:
+        import asyncio
+        import dataclasses
+        import threading
+
+        from taskloom.tools.spec import ToolContext
+
+        if not isinstance(ctx, ToolContext):  # the toolbox says what is wrong with it
+            return await _in_thread(self._target.dispatch, name, args, ctx, **kwargs)
+        gave_up, asked = threading.Event(), ctx.cancelled
+
+        def cancelled() -> bool:
+            return gave_up.is_set() or (asked is not None and bool(asked()))
+
+        ctx = dataclasses.replace(ctx, cancelled=cancelled)
+        try:
+            return await _in_thread(self._target.dispatch, name, args, ctx, **kwargs)
+        except asyncio.CancelledError:
+            gave_up.set()
+            raise
+
+
 def _one(task: Task | None) -> list[Task]:
     return [] if task is None else [task]
 
@@ -277,8 +306,8 @@ class AsyncTaskloom:
         self.queue = AsyncQueue(tl.queue)
 
     @functools.cached_property
-    def tools(self) -> AsyncProxy:
-        return AsyncProxy(self.sync.tools)
+    def tools(self) -> AsyncTools:
+        return AsyncTools(self.sync.tools)
 
     def board(self, thread_id: str) -> Any:
         return AsyncProxy(self.sync.board(thread_id))
