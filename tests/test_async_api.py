@@ -21,7 +21,7 @@ import pytest
 import taskloom
 from taskloom import Task, ToolContext
 from taskloom._runtime import utcnow
-from taskloom.client import AsyncQueue
+from taskloom.client import AsyncTaskloom
 from tests.conftest import subprocess_env
 
 
@@ -52,10 +52,15 @@ def _given_back(tl: taskloom.Taskloom, added: Task) -> Task:
     return task
 
 
-CLAIMS: dict[str, Callable[[AsyncQueue, Task | None], Awaitable[Any]]] = {
-    "claim": lambda q, _: q.claim("w", lease=600),
-    "claim_batch": lambda q, _: q.claim_batch("w", 5, lease=600),
-    "done_and_claim": lambda q, held: q.done_and_claim(held.id, held.lease_token, "w", lease=600),
+CLAIMS: dict[str, Callable[[AsyncTaskloom, Task | None], Awaitable[Any]]] = {
+    "claim": lambda atl, _: atl.queue.claim("w", lease=600),
+    "claim_batch": lambda atl, _: atl.queue.claim_batch("w", 5, lease=600),
+    "done_and_claim": lambda atl, held: atl.queue.done_and_claim(
+        held.id, held.lease_token, "w", lease=600
+    ),
+    "task_next": lambda atl, _: atl.tools.dispatch(
+        "task_next", {"lease_s": 600}, ToolContext(thread_id="t", agent_id="w"), profile="all"
+    ),
 }
 
 
@@ -74,7 +79,7 @@ def test_aio_claim_cancelled_while_it_runs_gives_its_task_back(db_url: str, how:
 
         async def main() -> None:
             clock.hold = True
-            claim = asyncio.ensure_future(CLAIMS[how](tl.aio.queue, held))
+            claim = asyncio.ensure_future(CLAIMS[how](tl.aio, held))
             await asyncio.to_thread(clock.entered.wait, 30)  # the claim is on its thread
             clock.hold = False
             claim.cancel()

@@ -171,9 +171,11 @@ async def _in_thread(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R
     return await ASYNC_API.run(fn, *args, **kwargs)
 
 
-async def _claiming(
-    queue: Queue, held: Callable[[Any], list[Task]], fn: Callable[..., R], *args: Any, **kwargs: Any
-) -> R:
+Held = Callable[[Any], list[tuple[str, str | None]]]
+"""What a claim's result holds: each task's id and lease token."""
+
+
+async def _claiming(queue: Queue, held: Held, fn: Callable[..., R], *args: Any, **kwargs: Any) -> R:
     """``fn`` (a claim) run on a worker thread. Cancelled while the thread runs (a timeout, a
     task group's error, a shutdown), the claim still commits there, and no one would hold
     what it took: the tasks ``held`` finds in its result are released as soon as it ends (on
@@ -194,13 +196,13 @@ async def _claiming(
         raise
 
 
-def _give_back(queue: Queue, held: Callable[[Any], list[Task]], done: Future[Any]) -> None:
+def _give_back(queue: Queue, held: Held, done: Future[Any]) -> None:
     if done.cancelled() or done.exception() is not None:
         return
-    for task in held(done.result()):
-        if task.lease_token is not None:
+    for task_id, token in held(done.result()):
+        if token is not None:
             with contextlib.suppress(TaskloomError):
-                queue.release(task.id, task.lease_token)
+                queue.release(task_id, token)
 
 
 class AsyncProxy:
@@ -238,7 +240,7 @@ class AsyncQueue(AsyncProxy):
         return await _claiming(self._target, _one, self._target.claim, agent_id, **kwargs)
 
     async def claim_batch(self, agent_id: str, n: int, **kwargs: Any) -> list[Task]:
-        return await _claiming(self._target, list, self._target.claim_batch, agent_id, n, **kwargs)
+        return await _claiming(self._target, _all, self._target.claim_batch, agent_id, n, **kwargs)
 
     async def done_and_claim(
         self, task_id: str, lease_token: str, agent_id: str, **kwargs: Any
@@ -269,7 +271,12 @@ class AsyncTools(AsyncProxy):
     """``tl.aio.tools``: every method of :class:`Toolbox` run on a worker thread. A
     :meth:`dispatch` cancelled while it runs tells the tool the caller gave up
     (``ToolContext.cancelled``): a tool that waits (``goal_wait``, ``task_wait``) stops at its
-    next look and frees its thread, instead of waiting out its ``wait_s``."""
+    next look and frees its thread, instead of waiting out its ``wait_s``; a ``task_next``
+    releases the task it took (see :func:`_claiming`)."""
+
+    def __init__(self, target: Toolbox, queue: Queue) -> None:
+        super().__init__(target)
+        object.__setattr__(self, "_queue", queue)
 
     async def dispatch(self, name: str, args: Any, ctx: ToolContext, **kwargs: Any) -> Any:
         import asyncio
@@ -286,15 +293,28 @@ class AsyncTools(AsyncProxy):
             return gave_up.is_set() or (asked is not None and bool(asked()))
 
         ctx = dataclasses.replace(ctx, cancelled=cancelled)
+        call = self._target.dispatch
         try:
-            return await _in_thread(self._target.dispatch, name, args, ctx, **kwargs)
+            return await _claiming(self._queue, _claimed_by_tool, call, name, args, ctx, **kwargs)
         except asyncio.CancelledError:
             gave_up.set()
             raise
 
 
-def _one(task: Task | None) -> list[Task]:
-    return [] if task is None else [task]
+def _one(task: Task | None) -> list[tuple[str, str | None]]:
+    return [] if task is None else [(task.id, task.lease_token)]
+
+
+def _all(tasks: list[Task]) -> list[tuple[str, str | None]]:
+    return [(task.id, task.lease_token) for task in tasks]
+
+
+def _claimed_by_tool(result: Any) -> list[tuple[str, str | None]]:
+    """The task a ``task_next`` call took, from its result's data."""
+    data = getattr(result, "data", None)
+    if isinstance(data, dict) and isinstance(data.get("lease_token"), str):
+        return [(str(data["id"]), data["lease_token"])]
+    return []
 
 
 class AsyncTaskloom:
@@ -307,7 +327,7 @@ class AsyncTaskloom:
 
     @functools.cached_property
     def tools(self) -> AsyncTools:
-        return AsyncTools(self.sync.tools)
+        return AsyncTools(self.sync.tools, self.sync.queue)
 
     def board(self, thread_id: str) -> Any:
         return AsyncProxy(self.sync.board(thread_id))
