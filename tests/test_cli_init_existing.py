@@ -187,3 +187,56 @@ def test_a_file_changed_while_it_is_merged_is_left_as_changed(
     assert err.startswith(f"Error: {mcp} changed while taskloom was merging it: nothing was")
     assert mcp.read_text() == '{"saved": "meanwhile"}'
     assert [p.name for p in tmp_path.iterdir()] == [".mcp.json"]  # no temp file left
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex"])
+def test_a_rerun_for_another_agent_keeps_what_the_user_set_on_taskloom_s_hooks(
+    tmp_path: Path, agent: str
+) -> None:
+    """Running init again with another ``--agent`` dropped taskloom's hook and added a new
+    one: a ``timeout`` the user had given it was lost, and its group (``matcher`` and the
+    user's hook beside it) was split."""
+    assert init(agent, "--agent", "a1", "--project", str(tmp_path)) == 0
+    path = tmp_path / (".claude/settings.json" if agent == "claude-code" else ".codex/hooks.json")
+    settings = json.loads(path.read_text())
+    prompt = settings["hooks"]["UserPromptSubmit"]
+    prompt[0]["matcher"] = "*"
+    prompt[0]["hooks"][0]["timeout"] = 7
+    prompt[0]["hooks"].append({"type": "command", "command": "echo mine"})
+    prompt.insert(0, {"hooks": [{"type": "command", "command": "echo first"}]})
+    path.write_text(json.dumps(settings, indent=2))
+
+    assert init(agent, "--agent", "a2", "--project", str(tmp_path)) == 0
+    prompt = json.loads(path.read_text())["hooks"]["UserPromptSubmit"]
+    command = f"taskloom hook prompt --agent a2 --db {DB} --mcp"
+    assert prompt == [
+        {"hooks": [{"type": "command", "command": "echo first"}]},
+        {
+            "hooks": [
+                {"type": "command", "command": command, "timeout": 7},
+                {"type": "command", "command": "echo mine"},
+            ],
+            "matcher": "*",
+        },
+    ]
+    starts = json.loads(path.read_text())["hooks"]["SessionStart"]
+    assert [h["command"] for g in starts for h in g["hooks"]] == [
+        f"taskloom hook session-start --agent a2 --db {DB}"
+    ]
+
+
+def test_a_second_taskloom_hook_for_one_event_is_dropped(tmp_path: Path) -> None:
+    """Hooks pasted twice by hand: the first is rewritten where it is, the other dropped."""
+    (tmp_path / ".claude").mkdir()
+    twin = {"type": "command", "command": "taskloom hook prompt --agent old"}
+    settings = {"hooks": {"UserPromptSubmit": [{"hooks": [twin]}, {"hooks": [twin, twin]}]}}
+    (tmp_path / ".claude" / "settings.json").write_text(json.dumps(settings))
+    assert init("claude-code", "--agent", "a2", "--project", str(tmp_path)) == 0
+    written = json.loads((tmp_path / ".claude" / "settings.json").read_text())
+    assert written["hooks"]["UserPromptSubmit"] == [
+        {
+            "hooks": [
+                {"type": "command", "command": f"taskloom hook prompt --agent a2 --db {DB} --mcp"}
+            ]
+        }
+    ]

@@ -4,8 +4,10 @@ application's."""
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -164,3 +166,29 @@ def test_a_new_database_and_its_wal_are_the_owner_s_alone(tmp_path: Path) -> Non
         "new.db-shm": 0o600,
         "kept.db": 0o640,
     }
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_the_taskloom_folder_the_first_write_makes_is_not_committed_by_git(tmp_path: Path) -> None:
+    """After ``taskloom init`` and a first write, ``git add -A`` in the project committed the
+    database with its -wal and -shm files: this machine's state, lease tokens and all."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    made = run("tasks", "add", "x", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    assert (tmp_path / ".taskloom" / "taskloom.db").exists()
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert status.stdout == ""
+
+
+def test_a_folder_that_exists_or_has_another_name_gets_no_gitignore(tmp_path: Path) -> None:
+    (tmp_path / "mine" / ".taskloom").mkdir(parents=True)
+    for url in (tmp_path / "mine" / ".taskloom" / "t.db", tmp_path / "data" / "t.db"):
+        with taskloom.connect(f"sqlite:///{url}") as tl:
+            tl.board("t").add("x")
+        assert sorted(p.name for p in url.parent.iterdir() if not p.name.startswith("t.db")) == []

@@ -8,6 +8,7 @@ SQL.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Callable
 from datetime import datetime
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from taskloom import _runtime
 from taskloom._runtime import Runtime, utcnow
+from taskloom.domain.errors import TaskloomError
 from taskloom.domain.queue import Task
 from taskloom.queue.handle import WAIT_ENDS, Queue
 from taskloom.queue.waiting import Waiting
@@ -23,10 +25,13 @@ from taskloom.store import Store, open_store
 from taskloom.store.retention import AutoRetention
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from taskloom.boards import BoardCache, BoardHandle
     from taskloom.goals.handle import GoalHandle
     from taskloom.guard.core import Guard, GuardConfig
     from taskloom.tools.registry import Toolbox
+    from taskloom.tools.spec import ToolContext
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -158,11 +163,46 @@ class Taskloom:
 
 
 async def _in_thread(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
-    """``fn`` run on a worker thread. asyncio is imported here, where it is already loaded
-    (this runs on an event loop), not by ``import taskloom``, which sync code pays for."""
+    """``fn`` run on a worker thread of the async API's own pool. asyncio is imported here,
+    where it is already loaded (this runs on an event loop), not by ``import taskloom``,
+    which sync code pays for."""
+    from taskloom._pools import ASYNC_API
+
+    return await ASYNC_API.run(fn, *args, **kwargs)
+
+
+Held = Callable[[Any], list[tuple[str, str | None]]]
+"""What a claim's result holds: each task's id and lease token."""
+
+
+async def _claiming(queue: Queue, held: Held, fn: Callable[..., R], *args: Any, **kwargs: Any) -> R:
+    """``fn`` (a claim) run on a worker thread. Cancelled while the thread runs (a timeout, a
+    task group's error, a shutdown), the claim still commits there, and no one would hold
+    what it took: the tasks ``held`` finds in its result are released as soon as it ends (on
+    that thread, whether or not the event loop is still running), and each goes back to
+    ready at once, its attempt not counted."""
     import asyncio
 
-    return await asyncio.to_thread(fn, *args, **kwargs)
+    from taskloom._pools import ASYNC_API
+
+    call = ASYNC_API.submit(fn, *args, **kwargs)
+    try:
+        return await asyncio.wrap_future(call)
+    except asyncio.CancelledError:
+        if call.done():  # a release on this thread would block the event loop
+            ASYNC_API.submit(_give_back, queue, held, call)
+        else:
+            call.add_done_callback(lambda done: _give_back(queue, held, done))
+        raise
+
+
+def _give_back(queue: Queue, held: Held, done: Future[Any]) -> None:
+    if done.cancelled() or done.exception() is not None:
+        return
+    for task_id, token in held(done.result()):
+        if token is not None:
+            with contextlib.suppress(TaskloomError):
+                queue.release(task_id, token)
 
 
 class AsyncProxy:
@@ -193,7 +233,27 @@ class AsyncProxy:
 
 class AsyncQueue(AsyncProxy):
     """``tl.aio.queue``: every method of :class:`Queue` run on a worker thread, but
-    :meth:`wait`, which awaits between looks and so holds no thread while the task runs."""
+    :meth:`wait`, which awaits between looks and so holds no thread while the task runs. A
+    claim cancelled while it runs releases what it took (see :func:`_claiming`)."""
+
+    async def claim(self, agent_id: str, **kwargs: Any) -> Task | None:
+        return await _claiming(self._target, _one, self._target.claim, agent_id, **kwargs)
+
+    async def claim_batch(self, agent_id: str, n: int, **kwargs: Any) -> list[Task]:
+        return await _claiming(self._target, _all, self._target.claim_batch, agent_id, n, **kwargs)
+
+    async def done_and_claim(
+        self, task_id: str, lease_token: str, agent_id: str, **kwargs: Any
+    ) -> tuple[Task, Task | None]:
+        return await _claiming(
+            self._target,
+            lambda pair: _one(pair[1]),
+            self._target.done_and_claim,
+            task_id,
+            lease_token,
+            agent_id,
+            **kwargs,
+        )
 
     async def wait(self, task_id: str, timeout: float | None = None) -> Task:
         """:meth:`Queue.wait` for asyncio: cancelling it (``asyncio.wait_for``, a task
@@ -207,14 +267,67 @@ class AsyncQueue(AsyncProxy):
         return task
 
 
+class AsyncTools(AsyncProxy):
+    """``tl.aio.tools``: every method of :class:`Toolbox` run on a worker thread. A
+    :meth:`dispatch` cancelled while it runs tells the tool the caller gave up
+    (``ToolContext.cancelled``): a tool that waits (``goal_wait``, ``task_wait``) stops at its
+    next look and frees its thread, instead of waiting out its ``wait_s``; a ``task_next``
+    releases the task it took (see :func:`_claiming`)."""
+
+    def __init__(self, target: Toolbox, queue: Queue) -> None:
+        super().__init__(target)
+        object.__setattr__(self, "_queue", queue)
+
+    async def dispatch(self, name: str, args: Any, ctx: ToolContext, **kwargs: Any) -> Any:
+        import asyncio
+        import dataclasses
+        import threading
+
+        from taskloom.tools.spec import ToolContext
+
+        if not isinstance(ctx, ToolContext):  # the toolbox says what is wrong with it
+            return await _in_thread(self._target.dispatch, name, args, ctx, **kwargs)
+        gave_up, asked = threading.Event(), ctx.cancelled
+
+        def cancelled() -> bool:
+            return gave_up.is_set() or (asked is not None and bool(asked()))
+
+        ctx = dataclasses.replace(ctx, cancelled=cancelled)
+        call = self._target.dispatch
+        try:
+            return await _claiming(self._queue, _claimed_by_tool, call, name, args, ctx, **kwargs)
+        except asyncio.CancelledError:
+            gave_up.set()
+            raise
+
+
+def _one(task: Task | None) -> list[tuple[str, str | None]]:
+    return [] if task is None else [(task.id, task.lease_token)]
+
+
+def _all(tasks: list[Task]) -> list[tuple[str, str | None]]:
+    return [(task.id, task.lease_token) for task in tasks]
+
+
+def _claimed_by_tool(result: Any) -> list[tuple[str, str | None]]:
+    """The task a ``task_next`` call took, from its result's data."""
+    data = getattr(result, "data", None)
+    if isinstance(data, dict) and isinstance(data.get("lease_token"), str):
+        return [(str(data["id"]), data["lease_token"])]
+    return []
+
+
 class AsyncTaskloom:
     """``tl.aio``: ``await tl.aio.board(t).add("...")``, ``await tl.aio.tools.dispatch(...)``."""
 
     def __init__(self, tl: Taskloom) -> None:
         self.sync = tl
         self.runtime = tl.runtime
-        self.tools = AsyncProxy(tl.tools)
         self.queue = AsyncQueue(tl.queue)
+
+    @functools.cached_property
+    def tools(self) -> AsyncTools:
+        return AsyncTools(self.sync.tools, self.sync.queue)
 
     def board(self, thread_id: str) -> Any:
         return AsyncProxy(self.sync.board(thread_id))
@@ -231,6 +344,17 @@ class AsyncTaskloom:
     async def close(self) -> None:
         await _in_thread(self.sync.close)
 
+    async def __aenter__(self) -> AsyncTaskloom:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
 
 def connect(
     url: str | None = None,
@@ -244,5 +368,18 @@ def connect(
 
 async def connect_async(url: str | None = None, **kwargs: Any) -> AsyncTaskloom:
     """Like :func:`connect`, for asyncio code."""
-    tl = await _in_thread(connect, url, **kwargs)
-    return tl.aio
+    return await _in_thread(_connected_for_asyncio, url, **kwargs)
+
+
+def _connected_for_asyncio(url: str | None, **kwargs: Any) -> AsyncTaskloom:
+    """:func:`connect`'s client as :class:`AsyncTaskloom`, with the code its handles import
+    on first use (boards, goals, the guard, the tools) imported here, on a worker thread:
+    imported by a first ``atl.board(t)`` or ``atl.tools``, it held the event loop for a few
+    hundred milliseconds."""
+    import taskloom.boards
+    import taskloom.goals.handle
+    import taskloom.guard.core  # noqa: F401
+
+    atl = connect(url, **kwargs).aio
+    atl.tools  # noqa: B018 (made now, importing the tools)
+    return atl

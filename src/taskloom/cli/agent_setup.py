@@ -140,18 +140,33 @@ def merge_hooks_json(
         command = hook_command(event, agent, db, _hook_program(ours[0][0] if ours else None), mcp)
         if [shlex.join(args) for args in ours] == [command]:
             continue
-        kept = []
-        for group in groups:
-            entries = _entries(group)
-            others = [h for h in entries if not _our_args(h, event)]
-            if len(others) < len(entries):
-                if not others:
-                    continue  # the group held only taskloom's hook
-                group = {**group, "hooks": others}
-            kept.append(group)
-        hooks[event] = [*kept, {"hooks": [{"type": "command", "command": command}]}]
+        hooks[event] = _with_command(groups, event, command)
         changed = True
     return (_dump_json(data, text), True) if changed else (text, False)
+
+
+def _with_command(groups: list[Any], event: str, command: str) -> list[Any]:
+    """``groups`` with taskloom's hook for ``event`` running ``command``: the first one
+    there rewritten in place (its other keys, such as a ``timeout`` the user set, and its
+    group's kept), any other taskloom hook for it dropped, or a new group at the end."""
+    kept, placed = [], False
+    for group in groups:
+        entries = _entries(group)
+        if not any(_our_args(h, event) for h in entries):
+            kept.append(group)
+            continue
+        rewritten = []
+        for hook in entries:
+            if not _our_args(hook, event):
+                rewritten.append(hook)
+            elif not placed:
+                rewritten.append({**hook, "command": command})
+                placed = True
+        if rewritten:  # else the group held only a second taskloom hook
+            kept.append({**group, "hooks": rewritten})
+    if not placed:
+        kept.append({"hooks": [{"type": "command", "command": command}]})
+    return kept
 
 
 def _hook_program(written: str | None) -> str:

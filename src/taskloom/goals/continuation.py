@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, TypeVar
 
+from taskloom._pools import ASYNC_API
 from taskloom._runtime import HasRuntime, Runtime, runtime_of
 from taskloom.domain.common import iso
 from taskloom.domain.errors import InvalidInput, InvariantViolation, NotFound, TurnFailed
@@ -252,13 +253,13 @@ async def _claimed(runtime: Runtime, claim: Callable[..., T], *args: Any) -> T:
     while the thread runs (a timeout, a shutdown), the claim still commits there; it is then
     awaited to its end and its lease released, or the thread would stay blocked for
     ``lease_s``."""
-    task = asyncio.ensure_future(asyncio.to_thread(claim, *args))
+    task = asyncio.ensure_future(ASYNC_API.run(claim, *args))
     try:
         return await asyncio.shield(task)
     except asyncio.CancelledError:
         result = await task
         if isinstance(result, TurnLease):
-            await asyncio.to_thread(end_turn, runtime, result, result.failures)
+            await ASYNC_API.run(end_turn, runtime, result, result.failures)
         raise
 
 
@@ -285,14 +286,14 @@ async def arun_goal_loop(
         try:
             outcome = _check_outcome(await _awaited(work(lease.goal)))
             turns, failures = turns + 1, 0
-            after = await asyncio.to_thread(
+            after = await ASYNC_API.run(
                 _after_turn, runtime, lease, outcome, turns, idle, max_no_progress
             )
         except TurnFailed as failed:
-            await asyncio.to_thread(_charge_failed, handle, lease.goal, failed)
+            await ASYNC_API.run(_charge_failed, handle, lease.goal, failed)
             raise
         finally:
-            await asyncio.to_thread(end_turn, runtime, lease, failures)
+            await ASYNC_API.run(end_turn, runtime, lease, failures)
         if isinstance(after, LoopResult):
             return after
         idle = after
@@ -548,14 +549,14 @@ async def acontinuation_tick(
     runtime = runtime_of(client)
     _check_tick(idle_s, max_per_tick, max_failures, lease_s)
     items: list[TickItem] = []
-    for listed in await asyncio.to_thread(due_goals, runtime, idle_s):
+    for listed in await ASYNC_API.run(due_goals, runtime, idle_s):
         if _ran(items) >= max_per_tick:
             break
         lease = await _claimed(runtime, _take, runtime, listed, idle_s, lease_s)
         if lease is None:
             items.append(_skipped(listed))
             continue
-        given_up = await asyncio.to_thread(_given_up, runtime, lease, max_failures)
+        given_up = await ASYNC_API.run(_given_up, runtime, lease, max_failures)
         if given_up is not None:
             items.append(given_up)
             continue
@@ -565,7 +566,7 @@ async def acontinuation_tick(
         except Exception as exc:
             result = exc
         except BaseException:
-            await asyncio.to_thread(end_turn, runtime, lease, lease.failures)
+            await ASYNC_API.run(end_turn, runtime, lease, lease.failures)
             raise
-        items.append(await asyncio.to_thread(_finish, runtime, lease, result, max_failures))
+        items.append(await ASYNC_API.run(_finish, runtime, lease, result, max_failures))
     return items

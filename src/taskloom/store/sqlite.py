@@ -300,6 +300,20 @@ NEW_FILE_MODE = 0o600
 """A new database file is its owner's alone: it holds stashed tool output, boards, goals and
 workers' lease tokens. SQLite gives its ``-wal`` and ``-shm`` files the database's mode; an
 existing file keeps its own."""
+FOLDER_NAME = ".taskloom"
+"""The default database's folder (``./.taskloom/taskloom.db``)."""
+
+
+def _make_folder(folder: Path) -> None:
+    """Make the database's folder, unless it exists. A ``.taskloom`` folder made here gets a
+    ``.gitignore`` of ``*``: the database and its ``-wal`` and ``-shm`` files are this
+    machine's state, which ``git add -A`` in the project must not commit."""
+    if folder.is_dir():
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    if folder.name == FOLDER_NAME:
+        with contextlib.suppress(OSError), open(folder / ".gitignore", "x") as ignore:
+            ignore.write("*\n")
 
 
 def _create_private(path: Path) -> None:
@@ -402,7 +416,7 @@ class SqliteStore(Store):
             return conn
         try:
             if conn is None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                _make_folder(self.path.parent)
                 _create_private(self.path)
                 conn = self._open(str(self.path))
                 local.conn, local.file_id = conn, self._file_id()
