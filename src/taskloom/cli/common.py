@@ -163,6 +163,23 @@ def _file(tl: Taskloom) -> str:
     return tl.url.removeprefix("sqlite:///")
 
 
+class Interrupted(Exception):
+    """Ctrl-C (or SIGTERM, SIGHUP where a command turns them into ``KeyboardInterrupt``)
+    stopped a command: the CLI prints ``Interrupted.`` (``Interrupted: DETAIL.``) on stderr,
+    one line, and exits ``status`` (130 for Ctrl-C, as a shell reports a death by SIGINT),
+    never a traceback. Every command gets this from :func:`taskloom.cli.cli`; one that can say
+    what was or was not done raises it with that ``detail``."""
+
+    def __init__(self, detail: str = "", *, status: int = 130) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.status = status
+
+    @property
+    def line(self) -> str:
+        return f"Interrupted: {self.detail}." if self.detail else "Interrupted."
+
+
 def note(text: str, *, prefix: str = "note: ") -> None:
     """One line on stderr beside a command's output; its controls shown, not obeyed, on a
     terminal (a path may hold them)."""
@@ -289,11 +306,24 @@ def _reader_may_leave(must_arrive: bool = False) -> Iterator[None]:
     try:
         yield
     except BrokenPipeError:
-        _discard_output()
-        if must_arrive:
-            raise TaskloomError("cannot write the output: its reader has gone") from None
+        _reader_gone()
     except OSError as exc:
         raise _cannot_write(exc) from None
+    if must_arrive and READER.gone:  # (the guard below dropped it without a word)
+        raise TaskloomError("cannot write the output: its reader has gone")
+
+
+class _Reader:
+    gone = False
+    """Whether the reader of standard output has left: what is written is dropped since."""
+
+
+READER = _Reader()
+
+
+def _reader_gone() -> None:
+    READER.gone = True
+    _discard_output()
 
 
 def _cannot_write(exc: OSError) -> TaskloomError:
@@ -311,8 +341,10 @@ def _discard_output() -> None:
 
 
 class _GuardedStdout:
-    """Standard output whose failed writes (not a gone reader, which click handles) are
-    :func:`_cannot_write` errors, whoever writes (rich's help printer too), never a traceback."""
+    """Standard output whose failed writes are :func:`_cannot_write` errors, whoever writes
+    (rich's help printer too), never a traceback; a reader gone (``taskloom --help | head
+    -1``) drops the rest of the output quietly, the exit status unchanged (0). Left to click,
+    a gone reader was exit 1; left to Python, "Exception ignored … BrokenPipeError"."""
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
@@ -320,6 +352,7 @@ class _GuardedStdout:
     def write(self, text: str) -> int:
         with _write_errors():
             return self._stream.write(text)
+        return len(text)  # dropped: its reader is gone
 
     def flush(self) -> None:
         with _write_errors():
@@ -334,7 +367,7 @@ def _write_errors() -> Iterator[None]:
     try:
         yield
     except BrokenPipeError:
-        raise
+        _reader_gone()
     except OSError as exc:
         raise _cannot_write(exc) from None
 

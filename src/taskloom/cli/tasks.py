@@ -13,6 +13,7 @@ from taskloom.cli.common import (
     MAX_LIMIT,
     Agent,
     DbOption,
+    Interrupted,
     JsonOption,
     err,
     flag_names,
@@ -227,7 +228,8 @@ add.__doc__ = f"{add.__doc__}\n    {FIELDS_HELP}\n"
 
 def _add_file(source: str, db: str | None, as_json: bool) -> None:
     """Add the tasks of a file (``-``: standard input) in one transaction; an error names
-    the file (or standard input) and the line."""
+    the file (or standard input) and the line. A file without a task (empty, blank lines,
+    ``[]``) is an error too, exit 1, as every input a command cannot act on."""
     text = read_stdin("add --from", strict=True) if source == "-" else read_file(source)
     where = "standard input" if source == "-" else source
     queue = open_db(db).queue
@@ -235,6 +237,8 @@ def _add_file(source: str, db: str | None, as_json: bool) -> None:
         tasks, lines = _task_objects(text, queue.max_active)
     except InvalidInput as exc:
         raise InvalidInput(f"{where}: {exc.message}") from None
+    if not tasks:  # an empty file (a script's plan that came out empty) is not a success
+        raise InvalidInput(f"no tasks in {where}: nothing was added")
     if len(tasks) >= NOTED_BATCH:
         note(f"adding {len(tasks):,} tasks from {where} in one transaction…", prefix="")
     try:
@@ -533,6 +537,8 @@ def wait(
     except WaitTimeout as exc:
         print_error(exc)
         raise typer.Exit(TIMED_OUT) from None
+    except KeyboardInterrupt:
+        raise Interrupted(f"stopped waiting; task {task_id} is not changed") from None
     if as_json:
         print_json(task.to_dict())
     elif task.status is TaskStatus.COMPLETED and task.result is not None:

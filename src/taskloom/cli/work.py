@@ -24,6 +24,7 @@ import typer
 from taskloom.cli import task_command
 from taskloom.cli.common import (
     DbOption,
+    Interrupted,
     JsonOption,
     absolute_url,
     agent_flag,
@@ -352,8 +353,7 @@ def work(
         with task_command.stopping_on_signals():
             worker.run(max_tasks=max_tasks, until_empty=until_empty)
     except KeyboardInterrupt as exc:
-        err.print(f"Interrupted: {_summary(outcomes)}.", markup=False)
-        raise typer.Exit(_stopped_status(exc)) from None
+        raise Interrupted(_summary(outcomes), status=_stopped_status(exc)) from None
     except CommandNotStarted as exc:
         err.print(f"Stopped: {_summary(outcomes)}.", markup=False)
         raise InvalidInput(f"{exc} (its task was given back; nothing more was claimed)") from None
