@@ -89,6 +89,7 @@ def test_a_task_given_back_reports_the_time_spent_on_it(tmp_path: Path) -> None:
     assert done.returncode == 130, done.stderr
     outcome = json.loads(done.stdout)
     assert outcome["outcome"] == "released"
+    assert outcome["id"] == outcome["task_id"]  # ``id``, as every task object the CLI prints
     assert 0.9 <= outcome["seconds"] < 60
     last = done.stderr.splitlines()[-1]
     assert last == "Interrupted: 0 completed, 0 failed (to retry), 1 given back."

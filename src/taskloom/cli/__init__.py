@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import inspect
 import io
 import logging
+import os
 import re
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Annotated, Any
@@ -248,4 +251,16 @@ def _error(exc: TaskloomError) -> int:
 
 
 def run() -> None:
-    sys.exit(main())
+    code = main()
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        _ctrl_c_at_exit(code)
+    sys.exit(code)
+
+
+def _ctrl_c_at_exit(code: int) -> None:
+    """The command is done, its output flushed: a Ctrl-C while the interpreter winds down
+    ends it with ``code``, at once while it joins threads (a server's pools), else ignored
+    (Python restores the default action before its last steps, and a second Ctrl-C to hurry
+    a ``serve`` shutdown killed the process by SIGINT, without a word)."""
+    signal.signal(signal.SIGINT, lambda signum, frame: os._exit(code))
+    atexit.register(signal.signal, signal.SIGINT, signal.SIG_IGN)  # after the joins

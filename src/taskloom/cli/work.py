@@ -202,7 +202,10 @@ def _retried_from(task: Task) -> str:
 
 
 def _shown(outcome: Outcome, strays: int) -> dict[str, object]:
+    """A task's ``--json`` line: ``id`` as in every other task object the CLI prints
+    (``task_id``, its first name, kept for the scripts that read it)."""
     return {
+        "id": outcome.task.id,
         "task_id": outcome.task.id,
         "title": outcome.task.title,
         "outcome": outcome.kind,
