@@ -166,3 +166,16 @@ def test_a_file_without_tasks_is_an_error(
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == f"Error: no tasks in {where}: nothing was added\n"
     assert not (tmp_path / "cli.db").exists()
+
+
+def test_output_that_must_arrive_still_fails_when_its_reader_left(tmp_path: Path) -> None:
+    """A gone reader is dropped quietly by the guard around stdout now, but ``tasks next``,
+    whose output is the claimed task's token, still exits 1 and gives the task back."""
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    assert run("tasks", "add", "one", "--db", db).returncode == 0
+    for args in (["--agent", "w1"], ["--agent", "w1", "--json"]):
+        done = run_unread("tasks", "next", *args, "--db", db)
+        assert done.returncode == 1, args
+        assert done.stderr == "Error: cannot write the output: its reader has gone\n"
+    with taskloom.connect(db) as tl:
+        assert [t.status for t in tl.queue.list()] == ["ready"]

@@ -18,15 +18,8 @@ import typer
 import typer.core
 import typer.main
 
-from taskloom.cli.common import (
-    Interrupted,
-    err,
-    flush_out,
-    guarded_stdout,
-    print_error,
-    print_text,
-)
-from taskloom.domain.errors import InvalidInput, TaskloomError
+from taskloom.cli.common import err, flush_out, guarded_stdout, print_error, print_text
+from taskloom.domain.errors import Interrupted, InvalidInput, TaskloomError
 
 COMMANDS: dict[str, str] = {
     "demo": "taskloom.cli.demo:demo",
@@ -79,7 +72,7 @@ def _root(
 
 class _Root(typer.core.TyperGroup):
     """The ``taskloom`` group, which runs every command: a ``KeyboardInterrupt`` (Ctrl-C)
-    from any of them comes out as :class:`~taskloom.cli.common.Interrupted`, which
+    from any of them comes out as :class:`~taskloom.domain.errors.Interrupted`, which
     :func:`_run` prints as one line, exit 130. Typer turns a ``KeyboardInterrupt`` into a
     silent exit 130, which left a person unsure the command had stopped, or what it left."""
 
@@ -142,7 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     claimed task's token) makes it exit 1. Output that cannot be written (a full disk), help
     included, is ``Error: cannot write the output: …``. Ctrl-C is one line on stderr,
     ``Interrupted.`` (or what was and was not done), and exit 130 (see
-    ``common.Interrupted``)."""
+    ``Interrupted``)."""
     args = list(argv) if argv is not None else sys.argv[1:]
     # The PostgreSQL pool's own warnings (a connection discarded, a reconnect failing) would
     # reach stderr through logging's last resort, next to the one ``Error:`` line that says
@@ -207,17 +200,17 @@ def _run(args: list[str]) -> int:
     except SystemExit as exc:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 1)
-    except TaskloomError as exc:
-        return _error(exc)
     except Interrupted as exc:
         return _interrupted(exc)
+    except TaskloomError as exc:
+        return _error(exc)
     except KeyboardInterrupt:  # before a command runs (while it is imported)
         return _interrupted(Interrupted())
     return 0
 
 
 def _interrupted(exc: Interrupted) -> int:
-    err.print(exc.line, markup=False)
+    err.print(exc.message, markup=False)
     return exc.status
 
 

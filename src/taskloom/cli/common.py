@@ -163,23 +163,6 @@ def _file(tl: Taskloom) -> str:
     return tl.url.removeprefix("sqlite:///")
 
 
-class Interrupted(Exception):
-    """Ctrl-C (or SIGTERM, SIGHUP where a command turns them into ``KeyboardInterrupt``)
-    stopped a command: the CLI prints ``Interrupted.`` (``Interrupted: DETAIL.``) on stderr,
-    one line, and exits ``status`` (130 for Ctrl-C, as a shell reports a death by SIGINT),
-    never a traceback. Every command gets this from :func:`taskloom.cli.cli`; one that can say
-    what was or was not done raises it with that ``detail``."""
-
-    def __init__(self, detail: str = "", *, status: int = 130) -> None:
-        super().__init__(detail)
-        self.detail = detail
-        self.status = status
-
-    @property
-    def line(self) -> str:
-        return f"Interrupted: {self.detail}." if self.detail else "Interrupted."
-
-
 def note(text: str, *, prefix: str = "note: ") -> None:
     """One line on stderr beside a command's output; its controls shown, not obeyed, on a
     terminal (a path may hold them)."""
@@ -375,6 +358,7 @@ def _write_errors() -> Iterator[None]:
 @contextlib.contextmanager
 def guarded_stdout() -> Iterator[None]:
     """Run the CLI with :class:`_GuardedStdout` in place of ``sys.stdout``, put back after."""
+    READER.gone = False  # (a command line run in-process after one whose reader left)
     stream = sys.stdout
     if stream is None:
         yield

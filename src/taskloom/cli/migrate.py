@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from taskloom.cli.common import Interrupted, err, print_text
-from taskloom.domain.errors import InvalidInput
+from taskloom.cli.common import err, print_text
+from taskloom.domain.errors import Interrupted, InvalidInput
 
 
 def _progress(table: str, done: int, total: int) -> None:

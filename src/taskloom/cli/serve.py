@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from taskloom.cli.common import DbOption, Interrupted, check_range, err, open_announced
+from taskloom.cli.common import DbOption, check_range, err, open_announced
 from taskloom.cli.mcp import (
     DEFAULT_TASK_POLL_S,
     DEFAULT_TASK_TTL_S,
@@ -28,7 +28,7 @@ from taskloom.cli.retention import (
     parse_age,
     save,
 )
-from taskloom.domain.errors import InvalidInput
+from taskloom.domain.errors import Interrupted, InvalidInput
 
 MAX_RETAIN_EVENTS = 2**63 - 1  # the database's largest integer
 MAX_POLL_S = 86400

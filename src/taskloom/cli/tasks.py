@@ -13,7 +13,6 @@ from taskloom.cli.common import (
     MAX_LIMIT,
     Agent,
     DbOption,
-    Interrupted,
     JsonOption,
     err,
     flag_names,
@@ -31,7 +30,13 @@ from taskloom.cli.retention import AGE, AGE_EXAMPLES, days_alias, one_age, task_
 from taskloom.cli.task_views import line, list_, one, ready, show, stats
 from taskloom.cli.work import work
 from taskloom.domain.common import parse_json, parse_json_object, parse_json_values
-from taskloom.domain.errors import InvalidInput, NotFound, TaskloomError, WaitTimeout
+from taskloom.domain.errors import (
+    Interrupted,
+    InvalidInput,
+    NotFound,
+    TaskloomError,
+    WaitTimeout,
+)
 from taskloom.domain.queue import (
     Task,
     TaskStatus,
@@ -215,7 +220,7 @@ def add_many(
 ) -> None:
     """Enqueue many tasks in one transaction: all of them or, if one is wrong, none.
 
-    The same as tasks add --from.
+    The same as tasks add --from. A file without a task (empty, or []) is an error, exit 1.
 
     Example: taskloom tasks add-many plan.jsonl
     """

@@ -24,7 +24,6 @@ import typer
 from taskloom.cli import task_command
 from taskloom.cli.common import (
     DbOption,
-    Interrupted,
     JsonOption,
     absolute_url,
     agent_flag,
@@ -34,7 +33,7 @@ from taskloom.cli.common import (
     print_json,
     print_text,
 )
-from taskloom.domain.errors import CommandNotStarted, InvalidInput, TaskFailed
+from taskloom.domain.errors import CommandNotStarted, Interrupted, InvalidInput, TaskFailed
 from taskloom.domain.queue import (
     MAX_ERROR_BYTES,
     MAX_TEXT_BYTES,
