@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from typing import Annotated, Any
 
 import typer
@@ -42,6 +43,7 @@ from taskloom.domain.queue import (
     TaskStatus,
     check_seconds,
 )
+from taskloom.domain.readiness import shown_dict
 from taskloom.domain.text import counted
 from taskloom.queue.handle import Queue
 
@@ -182,7 +184,7 @@ def add(
         )
     if as_json:
         # A dedup hit answers with the existing task and exit 0: ``added`` tells them apart.
-        print_json({**task.to_dict(), "added": added})
+        print_json({**shown_dict(task, time.time()), "added": added})
     else:
         if not added:
             print_text("(already queued under that dedup key)")
@@ -252,7 +254,8 @@ def _add_file(source: str, db: str | None, as_json: bool) -> None:
         raise InvalidInput(f"{where}: {_on_line(exc, lines).message}") from None
     if as_json:
         # Each task as ``tasks add --json`` prints one, so a script reads both alike.
-        print_json([{**task.to_dict(), "added": added} for task, added in answers])
+        now = time.time()
+        print_json([{**shown_dict(task, now), "added": added} for task, added in answers])
     else:
         for task, added in answers:
             print_text(line(task) + (_evicted(task) if added else "  (already queued)"))
@@ -503,7 +506,7 @@ def requeue(
         if not as_json:
             print_text(line(task) + _evicted(task))
     if as_json:
-        print_json([task.to_dict() for task in requeued])
+        print_json([shown_dict(task, time.time()) for task in requeued])
     elif not ids:
         print_text("no dead task")
     if refused:
@@ -545,7 +548,7 @@ def wait(
     except KeyboardInterrupt:
         raise Interrupted(f"stopped waiting; task {task_id} is not changed") from None
     if as_json:
-        print_json(task.to_dict())
+        print_json(shown_dict(task, time.time()))
     elif task.status is TaskStatus.COMPLETED and task.result is not None:
         print_text(task.result)
     if task.status is TaskStatus.DEAD:
