@@ -213,6 +213,33 @@ def test_a_signalled_server_shuts_down_and_exits_0(tmp_path: Path, signum: int) 
         assert_logged_no_error(stderr)
 
 
+@pytest.mark.parametrize("pause", [0.05, 0.3, 0.6])
+def test_a_second_ctrl_c_hurries_the_shutdown_in_one_line(tmp_path: Path, pause: float) -> None:
+    """Ctrl-C, then Ctrl-C again ``pause`` seconds later: during the shutdown it hurries it
+    (``Interrupted: …``, exit 130), once the server is down it changes nothing (exit 0). It
+    logged the lifespan's CancelledError traceback, or (the interpreter winding down) killed
+    the process by SIGINT without a word."""
+    url = f"sqlite:///{tmp_path / 'stop.db'}"
+    port = free_port()
+    with (tmp_path / "stderr.txt").open("w+") as stderr:
+        with running(port, url, stderr=stderr) as proc:
+            wait_until_serving(proc, f"http://127.0.0.1:{port}")
+            events: queue.Queue[dict[str, str]] = queue.Queue()
+            stream_into(f"http://127.0.0.1:{port}/api/events?thread=t", events)
+            assert events.get(timeout=30)["event"] == "opening"  # a stream is open
+            proc.send_signal(signal.SIGINT)
+            threading.Event().wait(pause)
+            with contextlib.suppress(ProcessLookupError):
+                proc.send_signal(signal.SIGINT)
+            code = proc.wait(30)
+        stderr.seek(0)
+        last = stderr.read().splitlines()[-1]
+        assert code in (0, 130), code
+        if code == 130:
+            assert last == "Interrupted: the shutdown was hurried; open connections were cut."
+        assert_logged_no_error(stderr)
+
+
 @contextlib.contextmanager
 def serving(db_url: str, *args: str) -> Iterator[str]:
     """A ``taskloom serve`` process on ``db_url``: its base URL, while the block runs."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 from taskloom.domain.errors import (
     BudgetExceeded,
     Conflict,
+    Interrupted,
     InvalidInput,
     InvariantViolation,
     LeaseLost,
@@ -28,6 +29,7 @@ from taskloom.domain.errors import (
 __all__ = [
     "BudgetExceeded",
     "Conflict",
+    "Interrupted",
     "InvalidInput",
     "InvariantViolation",
     "LeaseLost",

@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import inspect
 import io
 import logging
+import os
 import re
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Annotated, Any
 
 import typer
+import typer.core
 import typer.main
 
 from taskloom.cli.common import err, flush_out, guarded_stdout, print_error, print_text
-from taskloom.domain.errors import InvalidInput, TaskloomError
+from taskloom.domain.errors import Interrupted, InvalidInput, TaskloomError
 
 COMMANDS: dict[str, str] = {
     "demo": "taskloom.cli.demo:demo",
@@ -66,6 +70,19 @@ def _root(
     pass
 
 
+class _Root(typer.core.TyperGroup):
+    """The ``taskloom`` group, which runs every command: a ``KeyboardInterrupt`` (Ctrl-C)
+    from any of them comes out as :class:`~taskloom.domain.errors.Interrupted`, which
+    :func:`_run` prints as one line, exit 130. Typer turns a ``KeyboardInterrupt`` into a
+    silent exit 130, which left a person unsure the command had stopped, or what it left."""
+
+    def invoke(self, ctx: Any) -> Any:  # (click.Context: typer vendors its own click)
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise Interrupted() from None
+
+
 def app(names: Sequence[str] = ORDER) -> typer.Typer:
     """The ``taskloom`` Typer app with the commands ``names`` (all by default)."""
     root = typer.Typer(
@@ -74,6 +91,7 @@ def app(names: Sequence[str] = ORDER) -> typer.Typer:
         no_args_is_help=True,
         pretty_exceptions_enable=False,
         add_completion=False,
+        cls=_Root,
     )
     root.callback()(_root)
     for name in names:
@@ -110,9 +128,14 @@ QUIET = logging.NullHandler()
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; map every taskloom error to ``Error: …`` and exit 1, never a traceback.
 
-    Output nobody reads (standard output closed, its reader gone) is dropped quietly: the
-    command's work is saved before it prints (see ``common.write_out``). Output that cannot
-    be written (a full disk), help included, is ``Error: cannot write the output: …``."""
+    Output nobody reads (standard output closed, its reader gone: ``taskloom tasks list |
+    head -1``) is dropped quietly, help included, and the command exits as it would have
+    (0, not the shell's 141 for a death by SIGPIPE, nor click's 1): the command's work is
+    saved before it prints (see ``common.write_out``); only output that must arrive (a
+    claimed task's token) makes it exit 1. Output that cannot be written (a full disk), help
+    included, is ``Error: cannot write the output: …``. Ctrl-C is one line on stderr,
+    ``Interrupted.`` (or what was and was not done), and exit 130 (see
+    ``Interrupted``)."""
     args = list(argv) if argv is not None else sys.argv[1:]
     # The PostgreSQL pool's own warnings (a connection discarded, a reconnect failing) would
     # reach stderr through logging's last resort, next to the one ``Error:`` line that says
@@ -177,12 +200,18 @@ def _run(args: list[str]) -> int:
     except SystemExit as exc:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 1)
+    except Interrupted as exc:
+        return _interrupted(exc)
     except TaskloomError as exc:
         return _error(exc)
-    except KeyboardInterrupt:
-        err.print("Interrupted.")
-        return 130
+    except KeyboardInterrupt:  # before a command runs (while it is imported)
+        return _interrupted(Interrupted())
     return 0
+
+
+def _interrupted(exc: Interrupted) -> int:
+    err.print(exc.message, markup=False)
+    return exc.status
 
 
 def _named(args: Sequence[str]) -> Sequence[str]:
@@ -215,4 +244,16 @@ def _error(exc: TaskloomError) -> int:
 
 
 def run() -> None:
-    sys.exit(main())
+    code = main()
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        _ctrl_c_at_exit(code)
+    sys.exit(code)
+
+
+def _ctrl_c_at_exit(code: int) -> None:
+    """The command is done, its output flushed: a Ctrl-C while the interpreter winds down
+    ends it with ``code``, at once while it joins threads (a server's pools), else ignored
+    (Python restores the default action before its last steps, and a second Ctrl-C to hurry
+    a ``serve`` shutdown killed the process by SIGINT, without a word)."""
+    signal.signal(signal.SIGINT, lambda signum, frame: os._exit(code))
+    atexit.register(signal.signal, signal.SIGINT, signal.SIG_IGN)  # after the joins

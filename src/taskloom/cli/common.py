@@ -289,11 +289,24 @@ def _reader_may_leave(must_arrive: bool = False) -> Iterator[None]:
     try:
         yield
     except BrokenPipeError:
-        _discard_output()
-        if must_arrive:
-            raise TaskloomError("cannot write the output: its reader has gone") from None
+        _reader_gone()
     except OSError as exc:
         raise _cannot_write(exc) from None
+    if must_arrive and READER.gone:  # (the guard below dropped it without a word)
+        raise TaskloomError("cannot write the output: its reader has gone")
+
+
+class _Reader:
+    gone = False
+    """Whether the reader of standard output has left: what is written is dropped since."""
+
+
+READER = _Reader()
+
+
+def _reader_gone() -> None:
+    READER.gone = True
+    _discard_output()
 
 
 def _cannot_write(exc: OSError) -> TaskloomError:
@@ -311,8 +324,10 @@ def _discard_output() -> None:
 
 
 class _GuardedStdout:
-    """Standard output whose failed writes (not a gone reader, which click handles) are
-    :func:`_cannot_write` errors, whoever writes (rich's help printer too), never a traceback."""
+    """Standard output whose failed writes are :func:`_cannot_write` errors, whoever writes
+    (rich's help printer too), never a traceback; a reader gone (``taskloom --help | head
+    -1``) drops the rest of the output quietly, the exit status unchanged (0). Left to click,
+    a gone reader was exit 1; left to Python, "Exception ignored … BrokenPipeError"."""
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
@@ -320,6 +335,7 @@ class _GuardedStdout:
     def write(self, text: str) -> int:
         with _write_errors():
             return self._stream.write(text)
+        return len(text)  # dropped: its reader is gone
 
     def flush(self) -> None:
         with _write_errors():
@@ -334,7 +350,7 @@ def _write_errors() -> Iterator[None]:
     try:
         yield
     except BrokenPipeError:
-        raise
+        _reader_gone()
     except OSError as exc:
         raise _cannot_write(exc) from None
 
@@ -342,6 +358,7 @@ def _write_errors() -> Iterator[None]:
 @contextlib.contextmanager
 def guarded_stdout() -> Iterator[None]:
     """Run the CLI with :class:`_GuardedStdout` in place of ``sys.stdout``, put back after."""
+    READER.gone = False  # (a command line run in-process after one whose reader left)
     stream = sys.stdout
     if stream is None:
         yield

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from taskloom.cli.common import err, print_text
-from taskloom.domain.errors import InvalidInput
+from taskloom.domain.errors import Interrupted, InvalidInput
 
 
 def _progress(table: str, done: int, total: int) -> None:
@@ -38,13 +38,10 @@ def migrate_db(
             )
     try:
         copied = copy_database(source, target, _progress)
-    except KeyboardInterrupt:  # exits 130, which alone says nothing of the destination
-        err.print(
-            "Interrupted: nothing was copied (the copy is one transaction); the destination"
-            " is as it was",
-            markup=False,
-        )
-        raise
+    except KeyboardInterrupt:  # 130 alone says nothing of the destination
+        raise Interrupted(
+            "nothing was copied (the copy is one transaction); the destination is as it was"
+        ) from None
     if copied.left_out:
         err.print(
             f"  left out {copied.left_out:,} task events an earlier build stored in an older"

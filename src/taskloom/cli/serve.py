@@ -28,7 +28,7 @@ from taskloom.cli.retention import (
     parse_age,
     save,
 )
-from taskloom.domain.errors import InvalidInput
+from taskloom.domain.errors import Interrupted, InvalidInput
 
 MAX_RETAIN_EVENTS = 2**63 - 1  # the database's largest integer
 MAX_POLL_S = 86400
@@ -86,7 +86,8 @@ def serve(
 
     Open the printed address in a browser. Pruned events cost viewers nothing: a reader whose
     cursor was pruned is sent the current snapshots. SIGTERM or SIGINT (Ctrl+C) shuts it down
-    gracefully, and it exits 0 once the shutdown is done (a second Ctrl+C hurries it).
+    gracefully, and it exits 0 once the shutdown is done (a second Ctrl+C hurries it: exit
+    130).
 
     Example: taskloom serve --port 8765
     """
@@ -157,6 +158,8 @@ def serve(
     server.run()
     if not server.started:  # uvicorn logged why (as its own run() does, exit 3)
         raise typer.Exit(3)
+    if server.hurried:
+        raise Interrupted("the shutdown was hurried; open connections were cut")
 
 
 def _token_hint(url: str, token: str) -> str:

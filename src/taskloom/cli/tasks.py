@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from typing import Annotated, Any
 
 import typer
@@ -30,12 +31,19 @@ from taskloom.cli.retention import AGE, AGE_EXAMPLES, days_alias, one_age, task_
 from taskloom.cli.task_views import line, list_, one, ready, show, stats
 from taskloom.cli.work import work
 from taskloom.domain.common import parse_json, parse_json_object, parse_json_values
-from taskloom.domain.errors import InvalidInput, NotFound, TaskloomError, WaitTimeout
+from taskloom.domain.errors import (
+    Interrupted,
+    InvalidInput,
+    NotFound,
+    TaskloomError,
+    WaitTimeout,
+)
 from taskloom.domain.queue import (
     Task,
     TaskStatus,
     check_seconds,
 )
+from taskloom.domain.readiness import shown_dict
 from taskloom.domain.text import counted
 from taskloom.queue.handle import Queue
 
@@ -176,7 +184,7 @@ def add(
         )
     if as_json:
         # A dedup hit answers with the existing task and exit 0: ``added`` tells them apart.
-        print_json({**task.to_dict(), "added": added})
+        print_json({**shown_dict(task, time.time()), "added": added})
     else:
         if not added:
             print_text("(already queued under that dedup key)")
@@ -214,7 +222,7 @@ def add_many(
 ) -> None:
     """Enqueue many tasks in one transaction: all of them or, if one is wrong, none.
 
-    The same as tasks add --from.
+    The same as tasks add --from. A file without a task (empty, or []) is an error, exit 1.
 
     Example: taskloom tasks add-many plan.jsonl
     """
@@ -227,7 +235,8 @@ add.__doc__ = f"{add.__doc__}\n    {FIELDS_HELP}\n"
 
 def _add_file(source: str, db: str | None, as_json: bool) -> None:
     """Add the tasks of a file (``-``: standard input) in one transaction; an error names
-    the file (or standard input) and the line."""
+    the file (or standard input) and the line. A file without a task (empty, blank lines,
+    ``[]``) is an error too, exit 1, as every input a command cannot act on."""
     text = read_stdin("add --from", strict=True) if source == "-" else read_file(source)
     where = "standard input" if source == "-" else source
     queue = open_db(db).queue
@@ -235,6 +244,8 @@ def _add_file(source: str, db: str | None, as_json: bool) -> None:
         tasks, lines = _task_objects(text, queue.max_active)
     except InvalidInput as exc:
         raise InvalidInput(f"{where}: {exc.message}") from None
+    if not tasks:  # an empty file (a script's plan that came out empty) is not a success
+        raise InvalidInput(f"no tasks in {where}: nothing was added")
     if len(tasks) >= NOTED_BATCH:
         note(f"adding {len(tasks):,} tasks from {where} in one transaction…", prefix="")
     try:
@@ -243,7 +254,8 @@ def _add_file(source: str, db: str | None, as_json: bool) -> None:
         raise InvalidInput(f"{where}: {_on_line(exc, lines).message}") from None
     if as_json:
         # Each task as ``tasks add --json`` prints one, so a script reads both alike.
-        print_json([{**task.to_dict(), "added": added} for task, added in answers])
+        now = time.time()
+        print_json([{**shown_dict(task, now), "added": added} for task, added in answers])
     else:
         for task, added in answers:
             print_text(line(task) + (_evicted(task) if added else "  (already queued)"))
@@ -494,7 +506,7 @@ def requeue(
         if not as_json:
             print_text(line(task) + _evicted(task))
     if as_json:
-        print_json([task.to_dict() for task in requeued])
+        print_json([shown_dict(task, time.time()) for task in requeued])
     elif not ids:
         print_text("no dead task")
     if refused:
@@ -533,8 +545,10 @@ def wait(
     except WaitTimeout as exc:
         print_error(exc)
         raise typer.Exit(TIMED_OUT) from None
+    except KeyboardInterrupt:
+        raise Interrupted(f"stopped waiting; task {task_id} is not changed") from None
     if as_json:
-        print_json(task.to_dict())
+        print_json(shown_dict(task, time.time()))
     elif task.status is TaskStatus.COMPLETED and task.result is not None:
         print_text(task.result)
     if task.status is TaskStatus.DEAD:

@@ -33,7 +33,7 @@ from taskloom.cli.common import (
     print_json,
     print_text,
 )
-from taskloom.domain.errors import CommandNotStarted, InvalidInput, TaskFailed
+from taskloom.domain.errors import CommandNotStarted, Interrupted, InvalidInput, TaskFailed
 from taskloom.domain.queue import (
     MAX_ERROR_BYTES,
     MAX_TEXT_BYTES,
@@ -201,7 +201,10 @@ def _retried_from(task: Task) -> str:
 
 
 def _shown(outcome: Outcome, strays: int) -> dict[str, object]:
+    """A task's ``--json`` line: ``id`` as in every other task object the CLI prints
+    (``task_id``, its first name, kept for the scripts that read it)."""
     return {
+        "id": outcome.task.id,
         "task_id": outcome.task.id,
         "title": outcome.task.title,
         "outcome": outcome.kind,
@@ -352,8 +355,7 @@ def work(
         with task_command.stopping_on_signals():
             worker.run(max_tasks=max_tasks, until_empty=until_empty)
     except KeyboardInterrupt as exc:
-        err.print(f"Interrupted: {_summary(outcomes)}.", markup=False)
-        raise typer.Exit(_stopped_status(exc)) from None
+        raise Interrupted(_summary(outcomes), status=_stopped_status(exc)) from None
     except CommandNotStarted as exc:
         err.print(f"Stopped: {_summary(outcomes)}.", markup=False)
         raise InvalidInput(f"{exc} (its task was given back; nothing more was claimed)") from None

@@ -15,6 +15,7 @@
     ├── TaskFailed                 a worker's handler failed its task, to retry (500)
     │   └── NoRetry                … and no other attempt can succeed (500)
     ├── WaitTimeout                a task did not end within the wait (504); a TimeoutError
+    ├── Interrupted                Ctrl-C stopped a CLI command (499): one line, exit 130
     └── StoreError                 the database failed (500); driver errors are mapped here
         └── StoreBusy              the database stayed locked past the busy timeout (503)
 
@@ -152,6 +153,22 @@ class WaitTimeout(TaskloomError, TimeoutError):
 
     code = "wait_timeout"
     http_status = 504
+
+
+class Interrupted(TaskloomError):
+    """Ctrl-C (or SIGTERM, SIGHUP where a command turns them into ``KeyboardInterrupt``)
+    stopped a CLI command: the CLI prints ``Interrupted.`` (``Interrupted: DETAIL.``) on
+    stderr, one line, and exits ``status`` (130 for Ctrl-C, as a shell reports a death by
+    SIGINT), never a traceback and never ``Error:``. Every command gets it from the CLI's root
+    group; one that can say what was or was not done raises it with that ``detail``."""
+
+    code = "interrupted"
+    http_status = 499  # the client went away (nginx's code), were it ever sent
+
+    def __init__(self, detail: str = "", *, status: int = 130) -> None:
+        super().__init__(f"Interrupted: {detail}." if detail else "Interrupted.")
+        self.detail = detail
+        self.status = status
 
 
 class StoreError(TaskloomError):

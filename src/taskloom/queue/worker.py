@@ -289,6 +289,9 @@ class Worker:
         self._on_outcome = on_outcome
         self._on_lost = on_lost
         self._stop = threading.Event()
+        self._running: tuple[str, float] | None = None
+        """The task whose handler runs (or was interrupted), and when it started: the time a
+        task given back unfinished was worked on."""
 
     def stop(self) -> None:
         """Finish the task in hand, claim no other, and return from :meth:`run`. Safe from
@@ -421,6 +424,7 @@ class Worker:
         if self._on_start is not None:
             self._on_start(task)
         started = time.monotonic()
+        self._running = (task.id, started)
         try:
             answer = self._handler(task)
         except NoRetry as exc:
@@ -429,6 +433,7 @@ class Worker:
             log.debug("handler failed on task %s", task.id, exc_info=True)
             return _Ended("failed", time.monotonic() - started, _error(exc))
         seconds = time.monotonic() - started
+        self._running = None  # (left set by an interrupt, for _give_back to read)
         if answer is None:
             return _Ended("completed", seconds)
         try:
@@ -481,6 +486,8 @@ class Worker:
         """Return unfinished tasks to the queue (the attempt does not count): all of them
         first, then the reports, which may fail as the one that brought us here did."""
         released = []
+        now, running = time.monotonic(), self._running
+        self._running = None
         for task in tasks:
             if renewal.let_go(task):
                 continue
@@ -490,8 +497,9 @@ class Worker:
                 log.warning("could not give task %s back: %s", task.id, exc)
                 continue
             released.append(task)
-        for task in released:
-            self._report(summary, task, _Ended("released", 0.0))
+        for task in released:  # the time its handler ran before the interrupt (0: never started)
+            seconds = now - running[1] if running is not None and running[0] == task.id else 0.0
+            self._report(summary, task, _Ended("released", seconds))
 
     def _acknowledge(
         self, completed: list[tuple[Task, _Ended]], renewal: _Renewal, summary: WorkSummary

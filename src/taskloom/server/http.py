@@ -25,6 +25,7 @@ missing) would log as a warning.
 from __future__ import annotations
 
 import asyncio
+import logging
 import signal
 from collections.abc import Callable
 from types import FrameType
@@ -134,15 +135,23 @@ class CleanStopServer(Server):
     uvicorn's own raises the signal it caught again once shut down, so the process dies of
     it (status -15 for SIGTERM), and a supervisor (systemd, docker, a test runner) reads a
     clean stop as a crash. As in uvicorn, the first signal starts the graceful shutdown and
-    a second SIGINT hurries it. ``on_stop`` is called as the graceful shutdown starts."""
+    a second SIGINT hurries it (:attr:`hurried`), and the tracebacks of what it cuts short
+    (the app's lifespan, cancelled) are not logged: they are the hurry, not a fault.
+    ``on_stop`` is called as the graceful shutdown starts."""
 
     def __init__(self, config: Config, on_stop: Callable[[], None] | None = None) -> None:
         super().__init__(config)
         self._on_stop = on_stop
 
+    @property
+    def hurried(self) -> bool:
+        """Whether a second Ctrl-C cut the graceful shutdown short."""
+        return self.force_exit
+
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         if self.should_exit and sig == signal.SIGINT:
             self.force_exit = True
+            logging.getLogger("uvicorn.error").setLevel(logging.CRITICAL + 1)
         else:
             self.should_exit = True
             if self._on_stop is not None:
