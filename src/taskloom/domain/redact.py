@@ -14,7 +14,8 @@ lost (a stored copy is what the model reads back and may write back into a file)
   ``whsec_`` keys, GitLab ``glpat-`` tokens, Hugging Face ``hf_`` tokens, SendGrid ``SG.``
   keys, PyPI ``pypi-`` tokens, DigitalOcean ``dop_v1_`` tokens, an Azure connection
   string's ``AccountKey=``, an AWS credentials file's ``aws_secret_access_key = …``, JWTs,
-  and PEM private key blocks, as text or in base64 (a kubeconfig's ``client-key-data``);
+  and PEM private key blocks, as text, in a JSON string (its line breaks escaped once or
+  more), as a JSON array of its lines, or in base64 (a kubeconfig's ``client-key-data``);
 - the credential of an ``Authorization:`` header (any case, any scheme), and the password of a
   ``scheme://user:password@host`` URL, all of it up to the last ``@`` before the host
   (``p@ss/w0rd``), an ``@`` in the path or the query being no host's;
@@ -28,6 +29,10 @@ lost (a stored copy is what the model reads back and may write back into a file)
   line of code between brackets (:func:`_inside_code`);
 - the value of a secret's flag written apart from it (``--password hunter2``, ``--token
   abc123``), but a word (help's ``--token TOKEN``), another flag, a file or a spec;
+- a ``Cookie:`` header line's cookie values and a ``Set-Cookie:`` line's cookie value (its
+  attributes kept), and a ``.pgpass`` line's password (``host:port:db:user:password``, a
+  port or ``*`` second, so a time or ``a:b:c:d:e`` words are none):
+  :mod:`~taskloom.domain.redact_pairs`;
 - a ``.netrc`` line's password (``machine host login bob password …``), and a connection
   string's (``host=db user=app password=…``, ``Server=…;User ID=…;Password=…;``) when another
   of its keys is near it on the line;
@@ -64,11 +69,12 @@ from __future__ import annotations
 import binascii
 import functools
 import re
-from collections.abc import Callable
 
+from taskloom.domain.redact_pairs import REDACTED as REDACTED
+from taskloom.domain.redact_pairs import keep_sub as _sub
+from taskloom.domain.redact_pairs import redact_pairs
+from taskloom.domain.redact_pairs import redacted_group as _redacted_group
 from taskloom.domain.secrets import key_readings
-
-REDACTED = "[redacted]"
 
 
 def _token(lead: str, rest: str) -> re.Pattern[str]:
@@ -78,10 +84,17 @@ def _token(lead: str, rest: str) -> re.Pattern[str]:
     return re.compile(rf"{lead}(?<![\w-]{lead}){rest}(?![\w-])")
 
 
+_PEM_BREAK = r"(?:\\++[nr]|[\r\n]|\\?+\"[ \t]*+,[ \t\r\n]*+\\?+\")++"
+"""What parts a key's lines: a line break, as text or escaped once or more (JSON in a JSON
+string: ``\\\\n``), or the end of one JSON string and the start of the next (the key as an
+array of its lines, ``["-----BEGIN …", "MIIE…", …]``)."""
+_PEM_LINE_END = r"(?=[\r\n]|\\++[nr]|\\?+\"[ \t\r\n]*+[,\]}]|$)"
+"""A key's line ends at a line break or at its JSON string's end in an array or an object,
+not at a key's (``"-----BEGIN …", "level": …`` is no key: redacted, the JSON broke)."""
 _PEM = re.compile(
     r"-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY-----"
-    r"(?:(?:\\[nr]|[\r\n])++(?:[A-Za-z-]++: [^\r\n\\\"]*+|[A-Za-z0-9+/=]++))++"
-    r"(?:(?:\\[nr]|[\r\n])++-----END ([A-Z0-9]+ )*PRIVATE KEY-----)?"
+    rf"(?:{_PEM_BREAK}(?:[A-Za-z-]++: [^\r\n\\\"]*+|[A-Za-z0-9+/=]++){_PEM_LINE_END})++"
+    rf"(?:{_PEM_BREAK}-----END ([A-Z0-9]+ )*PRIVATE KEY-----)?"
 )
 """A key block, header lines and base64 lines only (as text or as a JSON string's escapes):
 a BEGIN marker in one log line and an END marker in a later one are not a key between."""
@@ -276,30 +289,6 @@ def _redact_url_passwords(text: str) -> tuple[str, int]:
             out.append(text[last : m.end()] + REDACTED)
             last = m.end() + end
     return "".join([*out, text[last:]]), len(out)
-
-
-def _sub(
-    pattern: re.Pattern[str], text: str, redact: Callable[[re.Match[str]], str | None]
-) -> tuple[str, int]:
-    """``pattern.subn`` where ``redact`` may keep a match (``None``), counting only the
-    matches it replaces."""
-    count = 0
-
-    def replace(m: re.Match[str]) -> str:
-        nonlocal count
-        new = redact(m)
-        if new is None:
-            return m.group(0)
-        count += 1
-        return new
-
-    return pattern.sub(replace, text), count
-
-
-def _redacted_group(m: re.Match[str], group: int | str) -> str:
-    """The text of ``m`` with one of its groups replaced by ``[redacted]``."""
-    whole, start = m.group(0), m.start()
-    return whole[: m.start(group) - start] + REDACTED + whole[m.end(group) - start :]
 
 
 _CONFIG_LINE = re.compile(
@@ -526,7 +515,8 @@ def _redact_lines(text: str) -> tuple[str, int]:
     if "curl" in text or "mysql" in text or "mariadb" in text:
         text, n = _redact_commands(text)
         count += n
-    return text, count
+    text, n = redact_pairs(text)
+    return text, count + n
 
 
 def redact_text(text: str) -> tuple[str, int]:

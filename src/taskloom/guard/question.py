@@ -17,6 +17,7 @@ from functools import partial
 from typing import Any
 
 from taskloom.domain.stash import child_path
+from taskloom.guard.fieldwords import key_support, mirrored, turned_mentions
 from taskloom.guard.groups import WILD, Field, Group
 from taskloom.guard.idvalues import (
     NOT_AN_ID,
@@ -162,6 +163,7 @@ def _mentions(tokens: list[Tok], name: tuple[str, ...]) -> list[tuple[int, int, 
             same = got == spelled or (n == 1 and got[0].rstrip("s") == spelled[0].rstrip("s"))
             if same and not any(t.quoted for t in tokens[i : i + n]):
                 out.append((sure, i, i + n))
+    out += turned_mentions([t.text for t in tokens], [t.quoted or t.op for t in tokens], name)
     return sorted(set(out), key=lambda m: (-m[0], m[1]))
 
 
@@ -417,6 +419,7 @@ def _bare_values(
     number, or another form of a one-word value ("skipped" for ``skip``)."""
     found: list[Condition] = []
     taken: set[int] = set()
+    said = [t.text for t in tokens if not t.quoted]
     for i, tok in enumerate(tokens):
         if i in used or tok.op or (not tok.quoted and tok.text.lower() in STOPWORDS):
             continue
@@ -426,6 +429,7 @@ def _bare_values(
             continue
         holders = [name for name, stats in group.fields.items() if _few_hold(stats, tok=tok)]
         value = tok.text
+        holders = mirrored(group, holders, ("string", value), said)
         if not holders and not tok.quoted:
             holders = recurring_holders(group, tok.text)
         if not holders and not tok.quoted:
@@ -568,8 +572,7 @@ def named_parts(group: Group, tokens: list[Tok]) -> int:
 def support(name: tuple[str, ...], tokens: list[Tok]) -> int:
     """How many keys of an asked field's path the question says (``owner`` and
     ``repos_url`` for ``owner.repos_url``): the more, the surer it is the field meant."""
-    said = {t.text.lower().rstrip("s") for t in tokens if not t.quoted}
-    return 1 + sum(1 for part in name if part.lower().rstrip("s") in said)
+    return key_support(name, [t.text for t in tokens if not t.quoted])
 
 
 def pin(

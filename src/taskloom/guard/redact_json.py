@@ -100,7 +100,38 @@ def list_modes(items: list[Any], inherited: Mode) -> list[Mode]:
     modes = [inherited] * len(items)
     if len(items) == 2 and isinstance(items[0], str) and is_auth_header(items[0]):
         modes[1] = "auth"
+    for start, end in _key_lines(items):
+        modes[start:end] = ["secret"] * (end - start)
     return modes
+
+
+_PEM_BEGIN = re.compile(r"[ \t]*-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[ \t\r\n]*")
+_PEM_END = re.compile(r"[ \t]*-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----[ \t\r\n]*")
+_PEM_BODY = re.compile(r"[ \t]*(?:[A-Za-z0-9+/=]+|[A-Za-z-]+: [^\r\n]*)[ \t\r\n]*")
+
+
+def _key_lines(items: list[Any]) -> Iterable[tuple[int, int]]:
+    """The spans of a private key written as an array of its lines (``["-----BEGIN RSA
+    PRIVATE KEY-----", "MIIE…", …, "-----END RSA PRIVATE KEY-----"]``): its BEGIN line, the
+    base64 and header lines after it and its END line, each line a string of its own that
+    the text rule, reading one string at a time, never sees as a key."""
+    i = 0
+    while i < len(items):
+        item = items[i]
+        if isinstance(item, str) and _PEM_BEGIN.fullmatch(item):
+            j = i + 1
+            while j < len(items) and isinstance(items[j], str):
+                if _PEM_END.fullmatch(items[j]):
+                    j += 1
+                    break
+                if not _PEM_BODY.fullmatch(items[j]):
+                    break
+                j += 1
+            if j > i + 1:
+                yield i, j
+            i = j
+        else:
+            i += 1
 
 
 def redact_value(value: Any) -> tuple[Any, int]:

@@ -25,7 +25,10 @@ A text is a table when all of it reads one way:
   read by the columns' positions, so a cell may hold spaces (:mod:`~taskloom.guard.fixedwidth`);
 - **columns**: a header line of at least three distinct names (``USER PID %CPU … COMMAND``)
   and every following line splits on whitespace into as many fields, the last one taking
-  the rest of the line, with at least one column of numbers in every row.
+  the rest of the line, with at least one column of numbers in every row;
+- **pair lines**: failing all of those, the largest run of ``key=value`` lines with the same
+  keys, at least half of the text's lines (Redis ``INFO``'s ``cmdstat_get:calls=…``, logfmt),
+  each line a record (:mod:`~taskloom.guard.pairlines`).
 
 A fixed-width or columns header may be underlined by a rule of dashes or ``=`` under each
 name (a package list's ``------- -----``); the rule is no row. Lines after the last blank
@@ -57,6 +60,7 @@ from taskloom.guard.fixedwidth import RULE as RULE_LINE
 from taskloom.guard.fixedwidth import fixed_columns
 from taskloom.guard.gitlog import log_records
 from taskloom.guard.htmltable import html_rows
+from taskloom.guard.pairlines import pair_records
 from taskloom.guard.preamble import PREAMBLE_LINES, preamble
 from taskloom.guard.question import identifier as _identifier
 from taskloom.guard.xmlrecords import xml_records
@@ -80,8 +84,8 @@ class Table:
     kind: str
     """``"JSON Lines"``, ``"git log"``, ``"diff"``, ``"access log"``, ``"CSV"``, ``"TSV"``,
     ``"delimited"``, ``"bordered"``,
-    ``"HTML"``, ``"XML"``, ``"YAML list"``, ``"YAML mapping"``, ``"fixed-width"`` or
-    ``"columns"``."""
+    ``"HTML"``, ``"XML"``, ``"YAML list"``, ``"YAML mapping"``, ``"fixed-width"``,
+    ``"columns"`` or ``"pair lines"``."""
     records: list[dict[str, Any]] = field(default_factory=list)
     spans: list[tuple[int, int]] = field(default_factory=list)
     """The first and last line (1-based) of each record."""
@@ -134,7 +138,13 @@ def read_table(text: str, *, after_preamble: bool = True) -> Table | None:
         or _aligned(lines)
         or _aligned(_before_legend(lines))
         or (_after_preamble(lines) if after_preamble else None)
+        or _pairs(lines)
     )
+
+
+def _pairs(lines: list[str]) -> Table | None:
+    read = pair_records(lines, cell)
+    return None if read is None else Table("pair lines", records=read[0], spans=read[1])
 
 
 def _after_preamble(lines: list[str]) -> Table | None:
