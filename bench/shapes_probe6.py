@@ -312,11 +312,11 @@ def redis_info(rng: random.Random) -> tuple[str, list[Q]]:
     text = "\r\n".join(lines) + "\r\n"
     a = rng.choice(stats)
     top = max(stats, key=lambda s: s[1])
-    db = rng.choice(dbs)
+    picked = rng.choice(dbs)
     return text, [
         Q("lookup", f"how many calls has {a[0]} had?", str(a[1])),
         Q("top", "which command has the most calls?", top[0]),
-        Q("lookup", f"how many keys are in db{db[0]}?", str(db[1])),
+        Q("lookup", f"how many keys are in db{picked[0]}?", str(picked[1])),
         Q("count", "how many commands have failed calls?", sum(s[2] > 0 for s in stats)),
     ]
 
@@ -394,12 +394,12 @@ def strace_c(rng: random.Random) -> tuple[str, list[Q]]:
         "statfs", "futex", "epoll_wait", "epoll_ctl", "epoll_create1", "eventfd2", "getrandom",
         "statx", "rseq", "prlimit64", "set_robust_list", "arch_prctl", "lseek", "poll",
     ]  # fmt: skip
-    rows = []
+    rows: list[tuple[str, int, int, int, float]] = []
     for s in rng.sample(calls, 58):
         n = rng.randrange(1, 200_000)
         errs = rng.choice([0, 0, 0, rng.randrange(1, n + 1)])
         usecs = rng.randrange(0, 3000)
-        rows.append([s, n, errs, usecs, n * usecs / 1e6])
+        rows.append((s, n, errs, usecs, n * usecs / 1e6))
     tot = sum(r[4] for r in rows)
     rows.sort(key=lambda r: -r[4])
     lines = [
@@ -523,7 +523,7 @@ def cloudwatch_insights(rng: random.Random) -> tuple[str, list[Q]]:
                 },
             ]
         )
-    doc = {
+    doc: dict[str, Any] = {
         "results": results,
         "statistics": {
             "recordsMatched": float(len(results)),
@@ -555,7 +555,7 @@ def ansible_run(rng: random.Random) -> tuple[str, list[Q]]:
         "app : pull release tarball", "app : run database migrations", "app : restart app service",
         "monitoring : install node_exporter", "firewall : apply ufw rules",
     ]  # fmt: skip
-    tally = {h: Counter() for h in hosts}
+    tally: dict[str, Counter[str]] = {h: Counter() for h in hosts}
     failed_at: dict[str, str] = {}
     unreach = set(rng.sample(hosts, 2))
     out = ["", "PLAY [Deploy shop release 1.9.2] " + "*" * 40, ""]
