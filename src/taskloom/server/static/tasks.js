@@ -70,18 +70,32 @@ export async function readTask(id) {
 }
 
 // The counts by status, for all tasks; reloaded (at most a few times a second) as tasks change.
-let statsLoad = 0;
+// One load at a time: during a burst of changes a slow answer (what can run now is worked out
+// over every ready task) must not have more piled on it every 250 ms, each slowing the next;
+// one asked for meanwhile runs once the one out has answered, and shows the counts as they
+// are then.
 let statsTimer = null;
+let statsBusy = false;
+let statsAgain = false;
 async function loadStats() {
-  const load = ++statsLoad;
+  if (statsBusy) {
+    statsAgain = true;
+    return;
+  }
+  statsBusy = true;
   try {
     const [stats, ready] = await Promise.all([api("/api/tasks/stats"), api("/api/tasks/ready")]);
-    if (load !== statsLoad) return;
     state.stats = stats;
     state.ready = ready;
     schedule("queue");
   } catch {
     // the server is away; the next load catches up
+  } finally {
+    statsBusy = false;
+    if (statsAgain) {
+      statsAgain = false;
+      loadStatsSoon();
+    }
   }
 }
 export function loadStatsSoon() {

@@ -1,0 +1,70 @@
+"""The panel under load, in a real browser (chromium via Playwright): bursts of task changes
+from another process, and big queues and boards. The tests count requests, rows and elements
+(what the panel does), never how long anything takes."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+import taskloom
+from tests import test_panel_browser as panel
+from tests.conftest import Server
+
+server, page = panel.server, panel.page  # the browser tests' fixtures: a server, a page
+
+pytestmark = pytest.mark.browser
+
+# Every request the page sends to `path`, counted with how many were out at once; each answer
+# is held back `delay` ms, as a busy server's would be.
+SLOW_FETCH = """([path, delay]) => {
+  const seen = { sent: 0, out: 0, most: 0 };
+  window.__seen = seen;
+  const fetch = window.fetch;
+  window.fetch = async (...args) => {
+    if (!String(args[0]).startsWith(path)) return fetch(...args);
+    seen.sent += 1;
+    seen.out += 1;
+    seen.most = Math.max(seen.most, seen.out);
+    try {
+      const response = await fetch(...args);
+      await new Promise((done) => setTimeout(done, delay));
+      return response;
+    } finally {
+      seen.out -= 1;
+    }
+  };
+}"""
+
+
+def _live(page: Any, server: Server, where: str = "/") -> None:
+    from playwright.sync_api import expect
+
+    page.goto(f"{server.url}{where}")
+    expect(page.locator("#live")).to_have_attribute("data-state", "live")
+
+
+def test_a_burst_of_task_changes_keeps_one_count_request_out_at_a_time(
+    server: Server, page: Any
+) -> None:
+    """During a burst of task changes the panel asked for the counts every 250 ms, whether or
+    not the last answer had come: with a slow answer (what can run now is worked out over
+    every ready task, a third of a second with 100,000 of them) the requests piled up on the
+    server, each slowing the next, and the counts shown lagged seconds behind the burst's end."""
+    from playwright.sync_api import expect
+
+    tl = taskloom.connect(server.db_url)
+    tl.queue.add("First")
+    page.add_init_script(f"({SLOW_FETCH})(['/api/tasks/stats', 700])")
+    _live(page, server)
+    expect(page.locator("#queue-stats")).to_have_text("1 ready")
+    for i in range(40):
+        tl.queue.add(f"burst {i}")
+        time.sleep(0.05)  # changes arriving over two seconds, not all in one event batch
+    expect(page.locator("#queue-stats")).to_have_text("41 ready")
+    seen = page.evaluate("window.__seen")
+    assert seen["most"] == 1, seen
+    assert seen["sent"] <= 6, seen  # the first load, then one per answer at most
+    tl.close()
