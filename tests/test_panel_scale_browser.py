@@ -68,3 +68,29 @@ def test_a_burst_of_task_changes_keeps_one_count_request_out_at_a_time(
     assert seen["most"] == 1, seen
     assert seen["sent"] <= 6, seen  # the first load, then one per answer at most
     tl.close()
+
+
+def test_a_change_to_the_followed_board_rebuilds_only_its_row_of_the_thread_list(
+    server: Server, page: Any
+) -> None:
+    """Every change to the followed board rebuilt the whole thread list: with 2,000 threads
+    each card an agent moved froze the page for 0.14 s."""
+    from playwright.sync_api import expect
+
+    tl = taskloom.connect(server.db_url)
+    for i in range(30):
+        tl.board(f"other-{i:02d}").add("A card")
+    card = tl.board("t").add("Mine")["card"]["id"]
+    _live(page, server, "/#t")
+    rows = page.locator("#threads li")
+    expect(rows).to_have_count(31)
+    page.evaluate("for (const li of document.querySelectorAll('#threads li')) li.__kept = true")
+    tl.board("t").update_status(card, "in_progress")
+    expect(page.locator("#threads a[aria-current=page] .meta")).to_have_text("1 in progress")
+    kept = "[...document.querySelectorAll('#threads li')].filter((li) => li.__kept).length"
+    assert page.evaluate(kept) == 30
+    # Another thread's change, as the list's poll finds it, rebuilds that thread's row only.
+    tl.board("other-07").add("Another card")
+    expect(page.locator("#threads li", has_text="other-07").locator(".meta")).to_have_text("2 to do")
+    assert page.evaluate(kept) == 29
+    tl.close()
