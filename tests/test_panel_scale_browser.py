@@ -94,3 +94,63 @@ def test_a_change_to_the_followed_board_rebuilds_only_its_row_of_the_thread_list
     expect(page.locator("#threads li", has_text="other-07").locator(".meta")).to_have_text("2 to do")
     assert page.evaluate(kept) == 29
     tl.close()
+
+
+HELD = "import('/static/state.js').then((m) => m.state.tasks.size)"
+
+
+def test_the_queue_reads_its_list_again_once_workers_finish_the_tasks_it_held(
+    server: Server, page: Any
+) -> None:
+    """With the queue filtered to ready tasks, workers finishing the 500 tasks the panel had
+    listed left it saying "No task matches the filters." while thousands were ready: the list
+    was read only when the filter changed or the stream reconnected."""
+    from playwright.sync_api import expect
+
+    tl = taskloom.connect(server.db_url)
+    tl.queue.add_many([{"title": f"task {i:03d}"} for i in range(600)])
+    _live(page, server)
+    page.get_by_label("Status filter").select_option("ready")
+    rows = page.locator("table.tasks tbody tr")
+    expect(rows).to_have_count(200)
+    for _ in range(350):
+        task = tl.queue.claim("w1")
+        assert task is not None
+        tl.queue.done(task.id, task.lease_token)
+    expect(page.locator("#queue-stats")).to_have_text("250 ready · 350 completed")
+    expect(page.locator("#queue .more")).to_have_text(
+        "Showing the 200 most urgent of 250 ready tasks."
+    )
+    expect(rows).to_have_count(200)
+    expect(rows.first).to_contain_text("task 350")
+    expect(page.locator("table.tasks tbody tr", has_text="task 520")).to_have_count(1)
+    tl.close()
+
+
+def test_the_tasks_held_stay_bounded_as_the_stream_names_more(server: Server, page: Any) -> None:
+    """Every task the stream named stayed held, shown or not: a panel left open while workers
+    went through a big queue held, filtered and sorted on every change every task it had
+    heard of, without end."""
+    from playwright.sync_api import expect
+
+    tl = taskloom.connect(server.db_url)
+    tl.queue.add_many([{"title": f"task {i:03d}"} for i in range(600)])
+    _live(page, server)
+    page.get_by_label("Status filter").select_option("ready")
+    rows = page.locator("table.tasks tbody tr")
+    expect(rows).to_have_count(200)
+    assert page.evaluate(HELD) == 500
+    tl.queue.add_many([{"title": f"later {i}", "priority": 5} for i in range(1000)])
+    for _ in range(700):  # 700 tasks leave the status shown: 500 of them the ones held
+        task = tl.queue.claim("w1")
+        assert task is not None
+        tl.queue.done(task.id, task.lease_token)
+    expect(page.locator("#queue-stats")).to_have_text("900 ready · 700 completed")
+    expect(rows).to_have_count(200)
+    for _ in range(100):  # the tasks held are kept in bounds shortly after the changes
+        held = page.evaluate(HELD)
+        if held <= 1000:
+            break
+        page.wait_for_timeout(100)
+    assert held <= 1000
+    tl.close()

@@ -4,7 +4,7 @@ import { applyChange, boardChanges, drainChanges, loadBoardIfNone } from "./boar
 import { $ } from "./dom.js";
 import { schedule } from "./render.js";
 import { state } from "./state.js";
-import { loadStatsSoon, loadTasks, tasksLoading } from "./tasks.js";
+import { keepTasksSoon, loadStatsSoon, loadTasks, tasksLoading } from "./tasks.js";
 import { hideToast, toast } from "./toast.js";
 
 // The threads list read again (its module opens this stream: app.js wires the two, so
@@ -22,6 +22,7 @@ function apply(type, event, fresh = false) {
     state.tasks.set(data.id, data);
     if (tasksLoading) tasksLoading.add(data.id);
     loadStatsSoon();
+    keepTasksSoon();
     schedule("queue");
   } else if (state.thread === null) {
     // no thread picked yet (there was none): a thread's first event means one exists now

@@ -5,12 +5,11 @@ import { count, LABEL, statusChip } from "./format.js";
 import { graphOf } from "./graph.js";
 import { refused } from "./live.js";
 import { state } from "./state.js";
-import { taskOrder } from "./tasks.js";
+import { SHOWN, shownAs, shownStatus, taskOrder } from "./tasks.js";
 import { cutText, titleEl } from "./titles.js";
 
 // The counts come from the server (all tasks); the rows are the most urgent TASK_LIMIT of the
 // chosen status, loaded from the server, and the view says when more exist than it shows.
-const SHOWN = 200;
 export function renderQueue() {
   const status = $("queue-status").value;
   const agent = $("queue-agent").value.trim().toLowerCase();
@@ -85,17 +84,6 @@ function taskAction(t) {
 // Whether a task the panel holds is blocked by `t` (by its id, or by its dedup key).
 const blocksOthers = (t) => [...state.tasks.values()].some((o) => o.status === "blocked"
   && ((o.depends_on || []).includes(t.id) || (t.dedup_key && (o.depends_on_keys || []).includes(t.dedup_key))));
-
-// A task in progress whose lease ran out is no one's: the next claim takes it back. It is
-// shown as that, and listed with the ready tasks, as the API lists it.
-function shownStatus(t) {
-  return t.status === "in_progress" && t.lease_expires_at && Date.parse(t.lease_expires_at) <= Date.now()
-    ? "lease_expired" : t.status;
-}
-function shownAs(t, status) {
-  const shown = shownStatus(t);
-  return !status || shown === status || (status === "ready" && shown === "lease_expired");
-}
 
 // A ready task no one may claim yet (added with a delay, or failed with a retry delay) says
 // from when: otherwise it looks like work the agents are ignoring. An absolute time stays
