@@ -186,3 +186,33 @@ def test_a_task_change_rebuilds_only_the_rows_it_changes(server: Server, page: A
     expect(rows).to_have_count(32)
     expect(button).to_be_focused()
     tl.close()
+
+
+def test_a_right_to_left_plan_step_keeps_its_number_inside_its_card(
+    server: Server, page: Any
+) -> None:
+    """A plan step or criterion in Hebrew or Arabic is right to left, and its number went to
+    its right, past the list's edge, which had room on the left only: in a kanban card the
+    number sat on the card's border, outside it."""
+    from playwright.sync_api import expect
+
+    tl = taskloom.connect(server.db_url)
+    tl.board("t").add(
+        "תוכנית",
+        status="awaiting_approval",
+        approval_mode="required",
+        plan=["צעד ראשון של התוכנית", "צעד שני"],
+        acceptance_criteria=["הבדיקות עוברות"],
+    )
+    _live(page, server, "/#t")
+    page.get_by_role("button", name="Kanban").click()
+    card = page.locator(".kcard")
+    expect(card.locator("ol li")).to_have_count(2)
+    box = card.bounding_box()
+    strip = {"x": box["x"] + box["width"], "y": box["y"], "width": 14, "height": box["height"]}
+    shown = page.screenshot(clip=strip)
+    page.evaluate(
+        "for (const li of document.querySelectorAll('.kcard li')) li.style.listStyle = 'none'"
+    )
+    assert page.screenshot(clip=strip) == shown  # no number drawn outside the card
+    tl.close()
