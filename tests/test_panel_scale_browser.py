@@ -216,3 +216,27 @@ def test_a_right_to_left_plan_step_keeps_its_number_inside_its_card(
     )
     assert page.screenshot(clip=strip) == shown  # no number drawn outside the card
     tl.close()
+
+
+def test_opening_a_thread_reads_its_board_from_the_stream_only(server: Server, page: Any) -> None:
+    """Every page opened and every thread picked read the board twice: from the stream's
+    opening, then again from /api/threads/{t}/board, asked for as soon as the stream was open,
+    before the opening had come. For a 1,000-card board that is 1.6 MB more each time."""
+    from playwright.sync_api import expect
+
+    tl = taskloom.connect(server.db_url)
+    tl.board("t").add("A card")
+    tl.board("u").add("Another card")
+    tl.goal("g").set("A goal and no board")
+    reads: list[str] = []
+    page.on("request", lambda r: reads.append(r.url) if r.url.endswith("/board") else None)
+    _live(page, server, "/#t")
+    expect(page.locator("[data-card] .title")).to_have_text("A card")
+    page.locator("#threads a", has_text="u").click()
+    expect(page.locator("[data-card] .title")).to_have_text("Another card")
+    assert reads == []
+    # A thread with no board is read once its opening has ended without one.
+    page.locator("#threads a", has_text="g").click()
+    expect(page.locator("#board .empty")).to_have_text("No cards on this board yet.")
+    assert [url.rsplit("/", 2)[1] for url in reads] == ["g"]
+    tl.close()
