@@ -52,7 +52,7 @@ export function renderQueue() {
   }
   const table = holder($("queue"), "table.tasks", () => h("table", { class: "tasks" },
     h("thead", {}, h("tr", {}, head("Status"), head("Title"), head("Kind"), head("Agent"),
-      head("Prio", "num"), head("Tries", "num"), h("td", {}))), h("tbody")));
+      head("Prio", "num"), head("Tries", "num"), head(h("span", { class: "vh" }, "Actions")))), h("tbody")));
   place(table.tBodies[0], rows.map(taskRow));
   place($("queue"), [table, ...(note ? [note] : [])]);
   rowViews = new Map([...rowViews].filter(([, view]) => view.at === rowViewsFor));
