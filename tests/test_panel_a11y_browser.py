@@ -374,3 +374,24 @@ def test_a_budget_the_server_did_not_take_stays_typed_to_send_again(
     expect(field).to_have_value("")
     assert tl.goal("t").get()["goal"]["token_budget"] == 250_000
     tl.close()
+
+
+def test_the_queue_s_button_column_has_a_header_a_screen_reader_names(
+    server: Server, page: Any
+) -> None:
+    """The queue's last column, its Cancel and Requeue buttons, had an empty cell for a header:
+    moving into it a screen reader named no column, and checkers flag the header row."""
+    from playwright.sync_api import expect
+
+    tl = taskloom.connect(server.db_url)
+    tl.queue.add("Rotate the keys")
+    _live(page, server)
+    headers = page.get_by_role("columnheader")
+    expect(headers).to_have_text(["Status", "Title", "Kind", "Agent", "Prio", "Tries", "Actions"])
+    assert (
+        page.get_by_role("columnheader", name="Actions").evaluate(
+            "th => th.querySelector('span').getBoundingClientRect().width"
+        )
+        <= 1
+    )  # said, not shown
+    tl.close()

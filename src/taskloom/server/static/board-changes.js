@@ -58,10 +58,11 @@ export async function readBoard() {
 }
 
 // A thread without a board has no todo_state in the stream's opening, so the board would say
-// "Loading…" for ever. Once the stream is open (and when an opening dropped the board) the
-// board is asked for, and shown only if the stream sent none meanwhile.
+// "Loading…" for ever. Once an opening has ended without one (or a resumed stream is open
+// while none is held) the board is asked for, and shown only if the stream sent none meanwhile.
 export async function loadBoardIfNone(source) {
   const thread = state.thread;
+  if (state.board !== null) return;
   try {
     const board = await api(`/api/threads/${encodeURIComponent(thread)}/board`);
     if (source !== state.source || state.thread !== thread || state.board !== null) return;

@@ -1,6 +1,6 @@
 // The board view: the followed thread's cards, as a list or as kanban columns.
 import { actButton, pending } from "./actions.js";
-import { $, bidiShown, h, ident, iso } from "./dom.js";
+import { $, bidiShown, h, ident, iso, place } from "./dom.js";
 import { count, LABEL, statusChip } from "./format.js";
 import { refused } from "./live.js";
 import { state } from "./state.js";
@@ -107,15 +107,6 @@ function cardElement(card, build, byId) {
   const el = build(card, after);
   cardViews.set(card.id, { key, el });
   return el;
-}
-
-// Make `parent`'s children exactly `nodes`, moving only what is out of place.
-function place(parent, nodes) {
-  const keep = new Set(nodes);
-  for (const child of [...parent.children]) if (!keep.has(child)) child.remove();
-  nodes.forEach((node, i) => {
-    if (parent.children[i] !== node) parent.insertBefore(node, parent.children[i] || null);
-  });
 }
 
 // The element of `root` matching `selector`, made by `make` if `root` shows something else.

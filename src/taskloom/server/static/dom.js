@@ -37,3 +37,12 @@ export const ident = (value) => String(value).replace(HIDDEN,
   (c) => `\u27e8U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}\u27e9`);
 
 export const $ = (id) => document.getElementById(id);
+
+// Make `parent`'s children exactly `nodes`, moving only what is out of place.
+export function place(parent, nodes) {
+  const keep = new Set(nodes);
+  for (const child of [...parent.children]) if (!keep.has(child)) child.remove();
+  nodes.forEach((node, i) => {
+    if (parent.children[i] !== node) parent.insertBefore(node, parent.children[i] || null);
+  });
+}

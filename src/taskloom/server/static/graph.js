@@ -6,13 +6,19 @@ import { state } from "./state.js";
 // panel holds them), and why it cannot run now (blocked by which task, waiting on which, its
 // group busy), from /api/tasks/ready.
 export function graphOf(t) {
+  const { group, after, why } = graphFacts(t);
+  if (!group && !after.length && !why.length) return null;
+  return h("div", { class: "graph" },
+    group ? iso("span", { class: "group", title: "At most one task of this group runs at a time" }, `group ${group}`) : null,
+    after.length ? iso("span", { class: "after" }, `after ${after.join(", ")}`) : null,
+    ...why.map((text) => iso("div", { class: "why" }, text)));
+}
+
+// What graphOf() shows of a task: also what tells whether its row must be drawn again.
+export function graphFacts(t) {
   const name = (id) => state.tasks.get(id)?.title || `…${id.slice(-8)}`;
   const after = [...(t.depends_on || []).map(name), ...(t.depends_on_keys || []).map((k) => `key ${k}`)];
   const why = t.status === "blocked" ? [t.result]
     : (state.ready?.waiting || []).filter((w) => w.id === t.id).flatMap((w) => w.why.map((r) => r.text));
-  if (!t.group_key && !after.length && !why.length) return null;
-  return h("div", { class: "graph" },
-    t.group_key ? iso("span", { class: "group", title: "At most one task of this group runs at a time" }, `group ${t.group_key}`) : null,
-    after.length ? iso("span", { class: "after" }, `after ${after.join(", ")}`) : null,
-    ...why.filter((text) => text).map((text) => iso("div", { class: "why" }, text)));
+  return { group: t.group_key, after, why: why.filter((text) => text) };
 }

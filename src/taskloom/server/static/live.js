@@ -4,7 +4,7 @@ import { applyChange, boardChanges, drainChanges, loadBoardIfNone } from "./boar
 import { $ } from "./dom.js";
 import { schedule } from "./render.js";
 import { state } from "./state.js";
-import { loadStatsSoon, loadTasks, tasksLoading } from "./tasks.js";
+import { keepTasksSoon, loadStatsSoon, loadTasks, tasksLoading } from "./tasks.js";
 import { hideToast, toast } from "./toast.js";
 
 // The threads list read again (its module opens this stream: app.js wires the two, so
@@ -22,6 +22,7 @@ function apply(type, event, fresh = false) {
     state.tasks.set(data.id, data);
     if (tasksLoading) tasksLoading.add(data.id);
     loadStatsSoon();
+    keepTasksSoon();
     schedule("queue");
   } else if (state.thread === null) {
     // no thread picked yet (there was none): a thread's first event means one exists now
@@ -97,6 +98,7 @@ export function connect(resume = false) {
     state.cursor = message.lastEventId;
     if (opening !== null) dropUnsent(opening);
     opening = null;
+    if (state.thread !== null) loadBoardIfNone(source); // a thread with no board: none was sent
     if (openings++ > 0) reloadThreads(); // started over: the list may have changed as much
   });
   for (const type of ["todo_state", "todo_change", "goal_state", "task_state"]) {
@@ -111,7 +113,13 @@ export function connect(resume = false) {
   }
   source.addEventListener("open", () => {
     setLive("live");
-    if (state.thread !== null) loadBoardIfNone(source);
+    // A fresh stream sends the board in its opening (see "opened"); one resumed from a cursor
+    // may still lack it, and so does one whose opening has not begun a second after it opened
+    // (held back on the way: a proxy that buffers the stream).
+    if (state.thread !== null && state.cursor !== null) loadBoardIfNone(source);
+    else if (state.thread !== null) {
+      setTimeout(() => { if (source === state.source && opening === null && !openings) loadBoardIfNone(source); }, 1000);
+    }
     if (wasStopped && $("toast").textContent.startsWith("The live view stopped")) hideToast();
     loadTasks();
   });
@@ -125,12 +133,11 @@ export function connect(resume = false) {
 
 // The end of an opening: the selected thread's board or goal it did not send is not in the
 // server's database (it was restored from a backup, or is another file), so it goes from the
-// view too; a thread without a board then shows an empty one.
+// view too; a thread without a board then shows an empty one (read once the opening ends).
 function dropUnsent(opening) {
   if (!opening.todo_state && state.board !== null) {
     state.board = null;
     schedule("board");
-    loadBoardIfNone(state.source);
   }
   if (!opening.goal_state && state.goal !== null) {
     state.goal = null;

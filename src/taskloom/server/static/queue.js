@@ -1,17 +1,17 @@
 // The queue view: the task counts and the most urgent tasks, filtered, with their actions.
-import { actButton } from "./actions.js";
-import { $, bidiShown, h, ident, iso } from "./dom.js";
+import { actButton, pending } from "./actions.js";
+import { $, bidiShown, h, ident, iso, place } from "./dom.js";
 import { count, LABEL, statusChip } from "./format.js";
-import { graphOf } from "./graph.js";
+import { graphFacts, graphOf } from "./graph.js";
 import { refused } from "./live.js";
 import { state } from "./state.js";
-import { taskOrder } from "./tasks.js";
+import { SHOWN, shownAs, shownStatus, taskOrder } from "./tasks.js";
 import { cutText, titleEl } from "./titles.js";
 
 // The counts come from the server (all tasks); the rows are the most urgent TASK_LIMIT of the
 // chosen status, loaded from the server, and the view says when more exist than it shows.
-const SHOWN = 200;
 export function renderQueue() {
+  rowViewsFor += 1;
   const status = $("queue-status").value;
   const agent = $("queue-agent").value.trim().toLowerCase();
   const text = $("queue-text").value.trim().toLowerCase();
@@ -41,7 +41,8 @@ export function renderQueue() {
   } else if (matched.length > rows.length) {
     more = `Showing the ${count(rows.length)} most urgent of ${count(matched.length)} matching tasks.`;
   }
-  const note = more ? h("p", { class: "more" }, more) : null;
+  const said = $("queue").querySelector(":scope > p.more");
+  const note = more ? (said?.textContent === more ? said : h("p", { class: "more" }, more)) : null;
   if (!rows.length) {
     // Any task at all, whatever the status filter shows (its count is only that status's).
     const any = (stats ? stats.total : 0) || held.length;
@@ -49,23 +50,52 @@ export function renderQueue() {
     $("queue").replaceChildren(h("p", { class: "empty" }, empty), ...(note ? [note] : []));
     return;
   }
+  const table = holder($("queue"), "table.tasks", () => h("table", { class: "tasks" },
+    h("thead", {}, h("tr", {}, head("Status"), head("Title"), head("Kind"), head("Agent"),
+      head("Prio", "num"), head("Tries", "num"), head(h("span", { class: "vh" }, "Actions")))), h("tbody")));
+  place(table.tBodies[0], rows.map(taskRow));
+  place($("queue"), [table, ...(note ? [note] : [])]);
+  rowViews = new Map([...rowViews].filter(([, view]) => view.at === rowViewsFor));
+}
+
+const head = (label, cls = null) => h("th", { class: cls, scope: "col" }, label);
+
+// The element of `root` matching `selector` as its first child, else one made by `make`.
+function holder(root, selector, make) {
+  const el = root.firstElementChild;
+  return el && el.matches(selector) ? el : make();
+}
+
+// Rows, reused while all they show of their task is unchanged: a burst of task changes
+// repaints the queue every frame, and rebuilding its 200 rows each time (and laying out the
+// page again) kept the page busy for most of the burst.
+let rowViews = new Map(); // task id -> { key, el }
+let rowViewsFor = 0; // the renderQueue() call that last used them
+
+function taskRow(t) {
+  const path = `/api/tasks/${encodeURIComponent(t.id)}`;
+  const key = JSON.stringify([t, shownStatus(t), waitsAt(t), graphFacts(t), pending.has(`${path}/cancel`),
+    pending.has(`${path}/requeue`), t.status === "canceled" && blocksOthers(t)]);
+  const held = rowViews.get(t.id);
+  if (held && held.key === key) {
+    held.at = rowViewsFor;
+    return held.el;
+  }
   // Each cell has a class for its place on a phone, where the rows are cards, and the facts
   // carry their column's name (data-label), shown there above them.
-  const head = (label, cls = null) => h("th", { class: cls, scope: "col" }, label);
   const fact = (label, cls, ...content) => h("td", { class: cls, "data-label": label }, ...content);
-  $("queue").replaceChildren(h("table", { class: "tasks" },
-    h("thead", {}, h("tr", {}, head("Status"), head("Title"), head("Kind"), head("Agent"),
-      head("Prio", "num"), head("Tries", "num"), h("td", {}))),
-    h("tbody", {}, rows.map((t) => h("tr", { "data-task": t.id },
-      h("td", { class: "c-status" }, statusChip(shownStatus(t)), waits(t)),
-      h("td", { class: "c-title" }, titleEl(t.title), graphOf(t),
-        t.last_error ? cutText(t.last_error, "err", `error ${t.id}`) : null),
-      fact("Kind", "c-kind", t.kind ? iso("span", {}, t.kind) : null),
-      fact("Agent", "c-agent", t.claimed_by ? iso("span", {}, ident(t.claimed_by))
-        : t.target_agent ? ["→ ", iso("span", {}, ident(t.target_agent))] : null),
-      fact("Prio", "num c-prio", String(t.priority)),
-      fact("Tries", "num c-tries", `${t.attempts}/${t.max_attempts}`),
-      h("td", { class: "c-act" }, taskAction(t)))))), ...(note ? [note] : []));
+  const el = h("tr", { "data-task": t.id },
+    h("td", { class: "c-status" }, statusChip(shownStatus(t)), waits(t)),
+    h("td", { class: "c-title" }, titleEl(t.title), graphOf(t),
+      t.last_error ? cutText(t.last_error, "err", `error ${t.id}`) : null),
+    fact("Kind", "c-kind", t.kind ? iso("span", {}, t.kind) : null),
+    fact("Agent", "c-agent", t.claimed_by ? iso("span", {}, ident(t.claimed_by))
+      : t.target_agent ? ["→ ", iso("span", {}, ident(t.target_agent))] : null),
+    fact("Prio", "num c-prio", String(t.priority)),
+    fact("Tries", "num c-tries", `${t.attempts}/${t.max_attempts}`),
+    h("td", { class: "c-act" }, taskAction(t)));
+  rowViews.set(t.id, { key, el, at: rowViewsFor });
+  return el;
 }
 
 // Cancel work not yet finished; run a dead task again (its attempts reset), once whatever
@@ -86,25 +116,16 @@ function taskAction(t) {
 const blocksOthers = (t) => [...state.tasks.values()].some((o) => o.status === "blocked"
   && ((o.depends_on || []).includes(t.id) || (t.dedup_key && (o.depends_on_keys || []).includes(t.dedup_key))));
 
-// A task in progress whose lease ran out is no one's: the next claim takes it back. It is
-// shown as that, and listed with the ready tasks, as the API lists it.
-function shownStatus(t) {
-  return t.status === "in_progress" && t.lease_expires_at && Date.parse(t.lease_expires_at) <= Date.now()
-    ? "lease_expired" : t.status;
-}
-function shownAs(t, status) {
-  const shown = shownStatus(t);
-  return !status || shown === status || (status === "ready" && shown === "lease_expired");
-}
-
 // A ready task no one may claim yet (added with a delay, or failed with a retry delay) says
 // from when: otherwise it looks like work the agents are ignoring. An absolute time stays
 // true while the page sits unchanged.
-function waits(t) {
+function waitsAt(t) {
   const from = t.status === "ready" && t.not_before ? Date.parse(t.not_before) : NaN;
   if (!(from > Date.now())) return null;
   const at = new Date(from);
-  const when = at.toDateString() === new Date().toDateString()
-    ? at.toLocaleTimeString() : at.toLocaleString();
-  return h("div", { class: "waits", title: t.not_before }, `not before ${when}`);
+  return at.toDateString() === new Date().toDateString() ? at.toLocaleTimeString() : at.toLocaleString();
+}
+function waits(t) {
+  const when = waitsAt(t);
+  return when === null ? null : h("div", { class: "waits", title: t.not_before }, `not before ${when}`);
 }

@@ -1,7 +1,7 @@
 // The threads list: its rows, its loading (polled every 3 s), and which thread is followed.
 import { api } from "./api.js";
 import { boardChanges } from "./board-changes.js";
-import { $, h, ident, iso } from "./dom.js";
+import { $, h, ident, iso, place } from "./dom.js";
 import { count, LABEL } from "./format.js";
 import { connect, refusalText, stop } from "./live.js";
 import { schedule } from "./render.js";
@@ -23,18 +23,32 @@ function threadRow(t) {
   return row;
 }
 
+// Rows, reused while a thread's row is unchanged: the followed board's every change repaints
+// its row, and rebuilding 2,000 rows for it would freeze the page.
+let rowViews = new Map(); // thread id -> { key, el }
+
+function threadItem(t) {
+  const current = t.thread_id === state.thread;
+  const key = `${current}|${JSON.stringify(t)}`;
+  const held = rowViews.get(t.thread_id);
+  if (held && held.key === key) return held.el;
+  const counts = Object.entries(t.cards || {}).map(([s, n]) => `${count(n)} ${LABEL[s] ? LABEL[s].toLowerCase() : s}`);
+  const el = h("li", {},
+    h("a", { href: `#${encodeURIComponent(t.thread_id)}`, "aria-current": current ? "page" : null },
+      iso("span", { class: "name", title: ident(t.thread_id) }, ident(t.thread_id)),
+      h("span", { class: "meta" }, counts.join(" · ") || "no cards", t.goal_status ? ` · goal ${LABEL[t.goal_status] || t.goal_status}` : "")));
+  rowViews.set(t.thread_id, { key, el });
+  return el;
+}
+
 export function renderThreads() {
-  const list = $("threads");
   const threads = state.threads || [];
   $("threads-empty").hidden = state.threads === null || threads.length > 0;
   $("threads-count").textContent = state.threads === null ? "" : count(threads.length);
-  list.replaceChildren(...threads.map(threadRow).map((t) => {
-    const counts = Object.entries(t.cards || {}).map(([s, n]) => `${count(n)} ${LABEL[s] ? LABEL[s].toLowerCase() : s}`);
-    return h("li", {},
-      h("a", { href: `#${encodeURIComponent(t.thread_id)}`, "aria-current": t.thread_id === state.thread ? "page" : null },
-        iso("span", { class: "name", title: ident(t.thread_id) }, ident(t.thread_id)),
-        h("span", { class: "meta" }, counts.join(" · ") || "no cards", t.goal_status ? ` · goal ${LABEL[t.goal_status] || t.goal_status}` : "")));
-  }));
+  const items = threads.map(threadRow).map(threadItem);
+  const listed = new Set(threads.map((t) => t.thread_id));
+  rowViews = new Map([...rowViews].filter(([id]) => listed.has(id)));
+  place($("threads"), items);
   $("thread-title").textContent = state.thread === null ? "" : ident(state.thread);
   // Each window's tab (and history entry) names its thread: five panels are not five "taskloom".
   document.title = state.thread === null ? "taskloom" : `${ident(state.thread)} · taskloom`;
