@@ -211,14 +211,15 @@ def readiness(
     explain: bool,
     limit: int,
 ) -> Readiness:
-    """:meth:`Queue.ready <taskloom.queue.handle.Queue.ready>`'s answer, read in ``tx``:
-    without ``explain``, a count and the first ``limit`` tasks (:func:`first_ready`)."""
+    """:meth:`Queue.ready <taskloom.queue.handle.Queue.ready>`'s answer, read in ``tx``: a
+    count and the first ``limit`` tasks (:func:`first_ready`); with ``explain``, the tasks
+    that wait, each with why (a task queued behind its group's first: from the grouped
+    tasks alone)."""
+    total = table.claimable_count(tx, agent, now, kinds)
+    ready = table.get_many(tx, first_ready(table, tx, agent, now, kinds, limit) if total else [])
     if not explain:
-        total = table.claimable_count(tx, agent, now, kinds)
-        first = first_ready(table, tx, agent, now, kinds, limit) if total else []
-        return Readiness(table.get_many(tx, first), total)
-    ready_ids, queued = first_of_groups(table.ready_rows(tx, agent, now, kinds))
-    ready = table.get_many(tx, ready_ids[:limit])
+        return Readiness(ready, total)
+    _, queued = first_of_groups(table.ready_rows(tx, agent, now, kinds, grouped=True))
     held = table.waiting(tx, agent, now, kinds, limit)
     held += table.get_many(tx, list(queued)[:limit])
     held = sorted(held, key=_urgency)[:limit]
@@ -230,7 +231,7 @@ def readiness(
         why = reasons(task, now, agent, deps.get(task.id, []), holder, queued.get(task.id))
         if why:
             waiting.append((task, why))
-    return Readiness(ready, len(ready_ids), waiting)
+    return Readiness(ready, total, waiting)
 
 
 def why(
@@ -246,6 +247,6 @@ def why(
     holder = first = None
     if task.group_key is not None:
         holder = table.holders(tx, [task.group_key], now).get(task.group_key)
-        rows = table.ready_rows(tx, agent, now, ())
+        rows = table.ready_rows(tx, agent, now, (), grouped=True)
         first = first_of_groups(r for r in rows if r[1] == task.group_key)[1].get(task_id)
     return reasons(task, now, agent, deps, holder, first)

@@ -309,10 +309,13 @@ class TaskTable(abc.ABC):
         now: float,
         kinds: Sequence[str],
         limit: int | None = None,
+        *,
+        grouped: bool = False,
     ) -> list[tuple[str, str | None]]:
         """Every task ``agent`` (anyone's, when ``None``) could claim now, after the sweep a
         claim runs first, of ``kinds`` (any when empty), most urgent first: its id and
-        group; with ``limit``, the first ``limit`` of them."""
+        group; with ``limit``, the first ``limit`` of them; with ``grouped``, only those in a
+        group."""
 
     @abc.abstractmethod
     def waiting(

@@ -157,12 +157,12 @@ def _kinds(n_kinds: int) -> str:
     return f" AND kind IN ({', '.join('?' * n_kinds)})" if n_kinds else ""
 
 
-def ready_sql(agent: bool, n_kinds: int, limited: bool = False) -> str:
+def ready_sql(agent: bool, n_kinds: int, limited: bool = False, grouped: bool = False) -> str:
     """What a claim could take now, after its sweep, most urgent first, ``id`` and
     ``group_key`` only (parameters: :func:`~taskloom.store.queue_sql.claimable`'s, then the
-    kinds, then with ``limited`` the most rows)."""
+    kinds, then with ``limited`` the most rows); with ``grouped``, of the tasks in a group."""
     limit = " LIMIT ?" if limited else ""
-    where = claimable(agent) + _kinds(n_kinds)
+    where = ("group_key IS NOT NULL AND " if grouped else "") + claimable(agent) + _kinds(n_kinds)
     return f"SELECT id, group_key FROM tasks WHERE {where} {URGENCY}{limit}"
 
 

@@ -204,9 +204,12 @@ class SqlTaskTable(TaskTable):
         now: float,
         kinds: Sequence[str],
         limit: int | None = None,
+        *,
+        grouped: bool = False,
     ) -> list[tuple[str, str | None]]:
         params = (*_claimable(agent, now), *kinds, *(() if limit is None else (limit,)))
-        statement = graph.ready_sql(agent is not None, len(kinds), limited=limit is not None)
+        limited = limit is not None
+        statement = graph.ready_sql(agent is not None, len(kinds), limited, grouped)
         rows = tx.query(statement, params)
         return [(str(r["id"]), r["group_key"]) for r in rows]
 
