@@ -228,13 +228,15 @@ def placements(tx: Transaction, thread: str, call_ids: list[str]) -> dict[str, s
     if not call_ids:
         return {}
     marks = ", ".join("?" for _ in call_ids)
+    # Ordered here, not by the query: an ORDER BY id would have it read the thread's whole
+    # log in id order instead of each call's lines (stash_log_result).
     rows = tx.query(
-        "SELECT result_id, detail FROM stash_log WHERE thread_id = ? AND action = ?"
-        f" AND result_id IN ({marks}) ORDER BY id",
+        "SELECT id, result_id, detail FROM stash_log WHERE thread_id = ? AND action = ?"
+        f" AND result_id IN ({marks})",
         (thread, PLACED, *call_ids),
     )
     out: dict[str, str] = {}
-    for row in rows:
+    for row in sorted(rows, key=lambda r: int(r["id"])):
         out.setdefault(str(row["result_id"]), str(row["detail"]))
     return out
 
