@@ -53,7 +53,5 @@ def test_doctor_lists_a_sample_of_a_large_category_and_counts_the_rest(
         tl.queue.cancel(root.id)
         blocked = sorted(t.id for t in tl.queue.list(status="blocked", limit=100))
     line = next(ln for ln in _out(capsys, "doctor", *db).splitlines() if ln.startswith("blocked"))
-    assert line == (
-        f"blocked: 25  {' '.join(blocked[:20])}  … and 5 more (--json lists them all)"
-    )
+    assert line == (f"blocked: 25  {' '.join(blocked[:20])}  … and 5 more (--json lists them all)")
     assert json.loads(_out(capsys, "doctor", *db, "--json"))["blocked"] == blocked

@@ -3,6 +3,7 @@ for longer than one batch: they get in between batches."""
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from pathlib import Path
@@ -47,5 +48,5 @@ def test_pruning_a_backlog_lets_a_waiting_writer_in_between_batches(tmp_path: Pa
         stop.set()
         thread.join()
     assert deleted >= 4_000 and len(seen) >= 39
-    got_in = sum(1 for before, after in zip(seen, seen[1:], strict=False) if after > before)
+    got_in = sum(1 for before, after in itertools.pairwise(seen) if after > before)
     assert got_in >= len(seen) // 2, (got_in, len(seen))

@@ -78,12 +78,11 @@ def test_a_turns_placements_on_postgres_read_its_calls_lines_not_the_threads_who
     with _with_log(pg_url, calls) as tl, tl.store.write() as tx:
         tx.execute("ANALYZE stash_log")
     # A new connection: one's statistics of earlier transactions may not be flushed yet.
-    with taskloom.connect(pg_url) as tl:
-        with tl.store.read() as tx:
-            assert sql.placements(tx, THREAD, ["call-0", "call-new"]).keys() == {"call-0"}
-            assert sql.last_event(tx, THREAD, "r_unknown") is None
-            read = tx.query_one(
-                "SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) AS n"
-                " FROM pg_stat_xact_user_tables WHERE relid = 'stash_log'::regclass"
-            )
+    with taskloom.connect(pg_url) as tl, tl.store.read() as tx:
+        assert sql.placements(tx, THREAD, ["call-0", "call-new"]).keys() == {"call-0"}
+        assert sql.last_event(tx, THREAD, "r_unknown") is None
+        read = tx.query_one(
+            "SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) AS n"
+            " FROM pg_stat_xact_user_tables WHERE relid = 'stash_log'::regclass"
+        )
     assert read is not None and read["n"] < calls // 10, read

@@ -11,7 +11,6 @@ import typer
 from taskloom.cli.common import err, print_text
 from taskloom.domain.errors import Interrupted, InvalidInput
 
-
 PROGRESS_EVERY_S = 1.0
 """The least time between two progress lines of one table (its first and last always show):
 a table of millions of rows tells how far it is, not each thousand rows."""
