@@ -383,3 +383,19 @@ def test_an_interrupted_copy_says_the_destination_is_as_it_was(
     assert main(["migrate-db", "--from", source, "--to", target]) == 0
     with taskloom.connect(target) as tl:
         assert tl.board("a").list() == before["a"]
+
+
+def test_migrate_db_shows_a_large_tables_progress_now_and_then_not_per_thousand_rows(
+    fresh_url: Callable[[str], str],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from taskloom.cli import migrate
+
+    source, target = fresh_url("source.db"), fresh_url("target.db")
+    with taskloom.connect(source) as tl:
+        tl.queue.add_many({"title": f"job {i}"} for i in range(5_000))
+    monkeypatch.setattr(migrate, "PROGRESS_EVERY_S", 3600.0)
+    assert main(["migrate-db", "--from", source, "--to", target]) == 0
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("  events:")]
+    assert lines == ["  events: 0/5,000 rows", "  events: 5,000/5,000 rows"]

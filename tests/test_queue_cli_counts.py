@@ -41,3 +41,17 @@ def test_large_counts_have_thousands_separators(
     time.sleep(0.1)
     assert "\nlease_expired: 1,000  " in _out(capsys, "doctor", *db)
     assert len(json.loads(_out(capsys, "doctor", *db, "--json"))["lease_expired"]) == 1000
+
+
+def test_doctor_lists_a_sample_of_a_large_category_and_counts_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = ("--db", f"sqlite:///{tmp_path / 'q.db'}")
+    with taskloom.connect(db[1]) as tl:
+        root, _ = tl.queue.add("root")
+        tl.queue.add_many({"title": f"t{i}", "depends_on": [root.id]} for i in range(25))
+        tl.queue.cancel(root.id)
+        blocked = sorted(t.id for t in tl.queue.list(status="blocked", limit=100))
+    line = next(ln for ln in _out(capsys, "doctor", *db).splitlines() if ln.startswith("blocked"))
+    assert line == (f"blocked: 25  {' '.join(blocked[:20])}  … and 5 more (--json lists them all)")
+    assert json.loads(_out(capsys, "doctor", *db, "--json"))["blocked"] == blocked

@@ -32,7 +32,8 @@ def doctor(
     """Check the database and report stuck, orphaned, poisoned and dead tasks; --fix repairs.
 
     Stashed results past their TTL are counted too. --fix reclaims, cancels and purges, and
-    never touches live work (a task whose lease has not ended).
+    never touches live work (a task whose lease has not ended). Each category lists at most
+    20 task ids, and how many more there are; --json lists them all.
 
     Example: taskloom doctor --fix
     """
@@ -61,6 +62,22 @@ def doctor(
         if isinstance(found, int):
             print_text(f"{category.replace('_', ' ')}: {found:,}")
         elif category != "fixed" or fix:  # nothing is fixed without --fix: no line to read
-            print_text(f"{category}: {len(found):,}" + (f"  {' '.join(found)}" if found else ""))
+            print_text(f"{category}: {len(found):,}" + _listed(found))
     if report["dead"]:
         print_text("(dead tasks run again after `taskloom tasks requeue ID` or `--all-dead`)")
+
+
+LISTED = 20
+"""The most ids the text report lists per category: a category of thousands is a count and
+a sample, and ``--json`` lists them all."""
+
+
+def _listed(ids: list[str]) -> str:
+    """The ids after a category's count: all of them up to :data:`LISTED`, else that many and
+    how many more there are."""
+    if not ids:
+        return ""
+    shown = "  " + " ".join(ids[:LISTED])
+    if len(ids) > LISTED:
+        shown += f"  … and {len(ids) - LISTED:,} more (--json lists them all)"
+    return shown

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Annotated
 
 import typer
@@ -9,10 +11,29 @@ import typer
 from taskloom.cli.common import err, print_text
 from taskloom.domain.errors import Interrupted, InvalidInput
 
+PROGRESS_EVERY_S = 1.0
+"""The least time between two progress lines of one table (its first and last always show):
+a table of millions of rows tells how far it is, not each thousand rows."""
+
 
 def _progress(table: str, done: int, total: int) -> None:
-    """One line per batch on stderr, so stdout carries only the final summary."""
+    """One progress line on stderr, so stdout carries only the final summary."""
     err.print(f"  {table}: {done:,}/{total:,} rows", markup=False)
+
+
+def _now_and_then() -> Callable[[str, int, int], None]:
+    """:func:`_progress` for a table's first and last count, and at most once every
+    :data:`PROGRESS_EVERY_S` between them."""
+    due = 0.0
+
+    def told(table: str, done: int, total: int) -> None:
+        nonlocal due
+        now = time.monotonic()
+        if done in (0, total) or now >= due:
+            _progress(table, done, total)
+            due = now + PROGRESS_EVERY_S
+
+    return told
 
 
 def migrate_db(
@@ -37,7 +58,7 @@ def migrate_db(
                 f"{flag} is empty: give a database URL (sqlite:///path.db, postgresql://…)"
             )
     try:
-        copied = copy_database(source, target, _progress)
+        copied = copy_database(source, target, _now_and_then())
     except KeyboardInterrupt:  # 130 alone says nothing of the destination
         raise Interrupted(
             "nothing was copied (the copy is one transaction); the destination is as it was"

@@ -7,6 +7,7 @@ The policy is stored in the database and applied by every process that writes to
 from __future__ import annotations
 
 import re
+import time
 from datetime import timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Annotated, Any
@@ -138,7 +139,7 @@ def set_(
 
     Example: taskloom retention set --keep 50000 --older-than 7d
     """
-    from taskloom.store.retention import BATCH, apply_policy, event_counts
+    from taskloom.store.retention import apply_all, event_counts
 
     if keep is None and older_than is None:
         raise InvalidInput("give --keep, --older-than or both")
@@ -154,8 +155,7 @@ def set_(
     # The write that saves the policy applies it too (every writer's first commit does), so
     # what was pruned is counted from the log, not from the batches below.
     described = save(tl, **changes)
-    while apply_policy(tl.store, tl.now()) >= BATCH:
-        pass
+    apply_all(tl.store, tl.now, progress=_Progress())
     report = _report(tl)
     pruned = max(0, before - report["events"])
     if as_json:
@@ -209,3 +209,15 @@ def _report(tl: Taskloom) -> dict[str, Any]:
         "stash_log_lines": stash_log_lines(tl.store),
         "stash_log_days": STASH_LOG_AGE.days,
     }
+
+
+class _Progress:
+    """Tells stderr how many events a long prune has deleted so far, at most once a second."""
+
+    def __init__(self) -> None:
+        self.due = time.monotonic() + 1
+
+    def __call__(self, deleted: int) -> None:
+        if time.monotonic() >= self.due:
+            note(f"{counted(deleted, 'event')} pruned so far", prefix="")
+            self.due = time.monotonic() + 1

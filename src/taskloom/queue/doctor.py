@@ -16,8 +16,6 @@ from taskloom._runtime import HOST, alive
 from taskloom.domain.queue import Task
 from taskloom.store.base import Store, TaskTable, Transaction
 
-MAX_LISTED = 2**63 - 1
-
 
 def orphaned(tasks: TaskTable, tx: Transaction, now: float) -> dict[str, str]:
     """The tasks claimed by processes of this host (as :func:`taskloom._runtime.host_name`
@@ -50,8 +48,8 @@ def examine(
     fixed = [t.id for t in reclaim()] if fix else []
     with store.read() as tx:
         poisoned = tasks.poisoned(tx, poisoned_at)
-        dead = tasks.dead(tx)
-        blocked = tasks.find(tx, status="blocked", agent=None, kinds=None, limit=MAX_LISTED, now=at)
+        dead = sorted(tasks.ids_in(tx, "dead"))
+        blocked = sorted(tasks.ids_in(tx, "blocked"))
     if fix:
         for task in poisoned:
             # Only while still ready: a worker may have claimed it since it was listed.
@@ -64,7 +62,7 @@ def examine(
         "stuck": [t.id for t in lapsed if (t.lease_expires_at or 0) < at - stuck_after_s],
         "orphaned": sorted(orphans),
         "poisoned": [t.id for t in poisoned],
-        "dead": [t.id for t in dead],
-        "blocked": sorted(t.id for t in blocked),
+        "dead": dead,
+        "blocked": blocked,
         "fixed": sorted(fixed),
     }

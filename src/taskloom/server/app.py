@@ -37,6 +37,7 @@ from taskloom.server.routes import SHUTDOWN_GRACE_S, STATIC, Served
 from taskloom.server.security import RequestGuard
 from taskloom.store.retention import (
     BATCH,
+    BATCH_PAUSE_S,
     MAX_AGE,
     RetentionPolicy,
     apply_policy,
@@ -93,7 +94,7 @@ class Retention:
         while True:
             try:
                 while await self._prune() >= PRUNE_BATCH:
-                    pass
+                    await asyncio.sleep(BATCH_PAUSE_S)  # other writers get in between
             except Exception as exc:  # a locked database, say: try again next time
                 self._retry_later("pruning the event log", exc)
             try:
@@ -102,7 +103,7 @@ class Retention:
                 self._retry_later("purging expired stashed results", exc)
             try:
                 while await self._prune_stash_log() >= PRUNE_BATCH:
-                    pass
+                    await asyncio.sleep(BATCH_PAUSE_S)
             except Exception as exc:
                 self._retry_later("pruning the stash log", exc)
             await asyncio.sleep(self.every_s)

@@ -378,8 +378,8 @@ class TaskTable(abc.ABC):
         """Ready tasks tried ``attempts`` times or more, by id."""
 
     @abc.abstractmethod
-    def dead(self, tx: Transaction) -> list[Task]:
-        """Dead tasks, by id."""
+    def ids_in(self, tx: Transaction, status: str) -> list[str]:
+        """The ids of the tasks stored with ``status`` (``dead``, ``blocked``…), in order."""
 
     @abc.abstractmethod
     def claimable_count(

@@ -473,7 +473,7 @@ HOST_CLAIMS_SQL = (
 """The live claims of processes of one host (parameters: now, the host). The condition on
 ``lease_expires_at`` lets PostgreSQL read the lease index instead of the whole table."""
 POISONED_SQL = "SELECT * FROM tasks WHERE status = 'ready' AND attempts >= ? ORDER BY id"
-DEAD_SQL = "SELECT * FROM tasks WHERE status = 'dead' ORDER BY id"
+IDS_IN_SQL = "SELECT id FROM tasks WHERE status = ? ORDER BY id"
 LAPSED_SQL = (
     "SELECT * FROM tasks WHERE status = 'in_progress' AND lease_expires_at <= ? ORDER BY id"
 )

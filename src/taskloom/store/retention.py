@@ -47,6 +47,7 @@ from taskloom.store.outbox import (
 
 __all__ = [
     "BATCH",
+    "BATCH_PAUSE_S",
     "DEFAULT_KEEP",
     "DEFAULT_POLICY",
     "EVERY_S",
@@ -55,6 +56,7 @@ __all__ = [
     "STASH_LOG_AGE",
     "AutoRetention",
     "RetentionPolicy",
+    "apply_all",
     "apply_policy",
     "event_counts",
     "prune_stash_log",
@@ -76,6 +78,10 @@ EVERY_S = 1.0
 """… or after this long since it last did, at its next commit."""
 BATCH = 5_000
 """The most events one application deletes: other writers wait for one batch at most."""
+BATCH_PAUSE_S = 0.05
+"""The pause between two batches of one prune (:func:`apply_all`): longer than a waiting
+SQLite writer takes to look at the lock again (a few milliseconds), so a writer waiting while a
+backlog is pruned gets in after the batch it waited for, not after the whole backlog."""
 STASH_LOG_AGE = timedelta(days=30)
 """How long a stash log line is kept. A line explains a result's end (stored, evicted,
 expired) or holds a tool call's placement under a turn budget; a conversation re-wrapped
@@ -168,6 +174,28 @@ def apply_policy(
     with store.write() as tx:
         rule = policy or read_policy(tx) or DEFAULT_POLICY
         return prune_in(tx, now, keep=rule.keep, older_than=rule.older_than, batch=batch)
+
+
+def apply_all(
+    store: Store,
+    now: Callable[[], datetime],
+    *,
+    policy: RetentionPolicy | None = None,
+    batch: int = BATCH,
+    progress: Callable[[int], None] | None = None,
+) -> int:
+    """Apply the policy whole (:func:`apply_policy` until it deletes less than ``batch``),
+    pausing :data:`BATCH_PAUSE_S` between batches so that other writers get in; how many
+    events it deleted. ``progress`` is told the running total after each whole batch."""
+    total = 0
+    while True:
+        deleted = apply_policy(store, now(), policy=policy, batch=batch)
+        total += deleted
+        if deleted < batch:
+            return total
+        if progress is not None:
+            progress(total)
+        time.sleep(BATCH_PAUSE_S)
 
 
 def prune_stash_log(store: Store, now: datetime, *, batch: int | None = None) -> int:

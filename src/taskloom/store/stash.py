@@ -13,6 +13,7 @@ Recency is read from ``expires_at``: storing or re-wrapping a result sets it to 
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -20,6 +21,7 @@ from typing import Any
 from taskloom.domain.common import iso, parse_iso
 from taskloom.domain.text import counted
 from taskloom.store.base import Row, Store, Transaction
+from taskloom.store.retention import BATCH_PAUSE_S
 
 log = logging.getLogger("taskloom.guard")
 
@@ -52,21 +54,31 @@ def _log(tx: Transaction, thread: str, rid: str, action: str, detail: str, now: 
     log.info("stash %s %s/%s: %s", action, thread, rid, detail)
 
 
-def purge_expired(tx: Transaction, thread: str | None, now: datetime) -> int:
-    """Delete the results whose TTL has passed, of ``thread`` or (``None``) of every thread:
-    a stash purged only when its own thread stashes again would keep an ended thread's
-    results, up to its quota, for ever."""
+def purge_expired(
+    tx: Transaction, thread: str | None, now: datetime, *, limit: int | None = None
+) -> int:
+    """Delete the results whose TTL has passed, of ``thread`` or (``None``) of every thread
+    (at most ``limit`` of them, those that expired first): a stash purged only when its own
+    thread stashes again would keep an ended thread's results, up to its quota, for ever."""
     stamp = iso(now)
     where, params = "expires_at <= ?", [stamp]
     if thread is not None:
         where, params = f"thread_id = ? AND {where}", [thread, stamp]
+    order = "" if limit is None else " ORDER BY expires_at LIMIT ?"
     gone = tx.query(
-        f"SELECT thread_id, result_id, expires_at FROM stash_results WHERE {where}", params
+        f"SELECT thread_id, result_id, expires_at FROM stash_results WHERE {where}{order}",
+        params if limit is None else [*params, limit],
     )
     for row in gone:
         detail = f"TTL reached {row['expires_at']}"
         _log(tx, row["thread_id"], row["result_id"], "expired", detail, stamp)
-    tx.execute(f"DELETE FROM stash_results WHERE {where}", params)
+    if limit is None:
+        tx.execute(f"DELETE FROM stash_results WHERE {where}", params)
+    elif gone:
+        tx.execute_many(
+            "DELETE FROM stash_results WHERE thread_id = ? AND result_id = ?",
+            [(row["thread_id"], row["result_id"]) for row in gone],
+        )
     _purge_summaries(tx, thread, now)
     return len(gone)
 
@@ -85,11 +97,24 @@ def _purge_summaries(tx: Transaction, thread: str | None, now: datetime) -> None
     )
 
 
-def purge_stash(store: Store, now: datetime) -> int:
+PURGE_BATCH = 1_000
+"""The most expired results one write of :func:`purge_stash` deletes (each up to the guard's
+largest result): other writers wait for one batch at most."""
+
+
+def purge_stash(store: Store, now: datetime, *, batch: int = PURGE_BATCH) -> int:
     """Delete every thread's results past their TTL, and the summaries of threads left with
-    none, in one write; how many results went."""
-    with store.write() as tx:
-        return purge_expired(tx, None, now)
+    none, in writes of at most ``batch`` results each with a pause between them
+    (:data:`~taskloom.store.retention.BATCH_PAUSE_S`) that lets other writers in; how many
+    results went."""
+    total = 0
+    while True:
+        with store.write() as tx:
+            deleted = purge_expired(tx, None, now, limit=batch)
+        total += deleted
+        if deleted < batch:
+            return total
+        time.sleep(BATCH_PAUSE_S)
 
 
 def count_expired(tx: Transaction, now: datetime) -> int:
@@ -228,13 +253,15 @@ def placements(tx: Transaction, thread: str, call_ids: list[str]) -> dict[str, s
     if not call_ids:
         return {}
     marks = ", ".join("?" for _ in call_ids)
+    # Ordered here, not by the query: an ORDER BY id would have it read the thread's whole
+    # log in id order instead of each call's lines (stash_log_result).
     rows = tx.query(
-        "SELECT result_id, detail FROM stash_log WHERE thread_id = ? AND action = ?"
-        f" AND result_id IN ({marks}) ORDER BY id",
+        "SELECT id, result_id, detail FROM stash_log WHERE thread_id = ? AND action = ?"
+        f" AND result_id IN ({marks})",
         (thread, PLACED, *call_ids),
     )
     out: dict[str, str] = {}
-    for row in rows:
+    for row in sorted(rows, key=lambda r: int(r["id"])):
         out.setdefault(str(row["result_id"]), str(row["detail"]))
     return out
 

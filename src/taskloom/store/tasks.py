@@ -247,8 +247,8 @@ class SqlTaskTable(TaskTable):
     def poisoned(self, tx: Transaction, attempts: int) -> list[Task]:
         return [Task.from_row(r) for r in tx.query(sql.POISONED_SQL, (attempts,))]
 
-    def dead(self, tx: Transaction) -> list[Task]:
-        return [Task.from_row(r) for r in tx.query(sql.DEAD_SQL)]
+    def ids_in(self, tx: Transaction, status: str) -> list[str]:
+        return [str(r["id"]) for r in tx.query(sql.IDS_IN_SQL, (status,))]
 
     def claimable_count(
         self, tx: Transaction, agent: str | None, now: float, kinds: Sequence[str] = ()
