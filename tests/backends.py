@@ -16,6 +16,7 @@ import functools
 import os
 import uuid
 from collections.abc import Iterator
+from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 import psycopg
@@ -89,3 +90,30 @@ def terminate_app(server: str, application_name: str) -> None:
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = %s",
             (application_name,),
         )
+
+
+@contextlib.contextmanager
+def vm_steps(conn: Any) -> Iterator[list[int]]:
+    """SQLite's virtual-machine steps, in thousands, that the ``sqlite3`` connection ``conn``
+    runs within the block: ``steps[0]`` once it ends. They grow with the rows a statement
+    reads, whatever the machine's speed."""
+    steps = [0]
+
+    def count() -> int:
+        steps[0] += 1
+        return 0
+
+    conn.set_progress_handler(count, 1000)
+    try:
+        yield steps
+    finally:
+        conn.set_progress_handler(None, 0)
+
+
+def rows_read_sql(table: str) -> str:
+    """A query of the rows of ``table`` that this PostgreSQL transaction has read so far
+    (one row, ``n``)."""
+    return (
+        "SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) AS n"
+        f" FROM pg_stat_xact_user_tables WHERE relid = '{table}'::regclass"
+    )

@@ -12,7 +12,7 @@ import psycopg
 import pytest
 
 import taskloom
-from tests.backends import needed_pg_server, pg_schema
+from tests.backends import needed_pg_server, pg_schema, rows_read_sql, vm_steps
 
 END = "UPDATE tasks SET status = 'canceled', completed_at = 1, changed_at = 1 WHERE id = ?"
 
@@ -31,20 +31,12 @@ def _sqlite_steps(path: Path, ready: int) -> int:
     """SQLite's virtual-machine steps (in thousands) to end a task with one dependent."""
     head, child = _with_backlog(f"sqlite:///{path}", ready)
     conn = sqlite3.connect(path, isolation_level=None)
-    steps = 0
-
-    def count() -> int:
-        nonlocal steps
-        steps += 1
-        return 0
-
-    conn.set_progress_handler(count, 1000)
-    conn.execute(END, (head,))
-    conn.set_progress_handler(None, 0)
+    with vm_steps(conn) as steps:
+        conn.execute(END, (head,))
     row = conn.execute("SELECT status FROM tasks WHERE id = ?", (child,)).fetchone()
     conn.close()
     assert row == ("blocked",)  # the walk still found its dependent
-    return steps
+    return steps[0]
 
 
 def test_ending_a_task_on_sqlite_reads_its_dependents_not_every_ready_task(
@@ -72,10 +64,7 @@ def test_ending_a_task_on_postgres_reads_its_dependents_not_every_ready_task(
         conn.execute("ANALYZE tasks")
         with conn.transaction():
             conn.execute(END.replace("?", "%s"), (head,))
-            found = conn.execute(
-                "SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)"
-                " FROM pg_stat_xact_user_tables WHERE relid = 'tasks'::regclass"
-            ).fetchone()
+            found = conn.execute(rows_read_sql("tasks")).fetchone()
             status = conn.execute("SELECT status FROM tasks WHERE id = %s", (child,)).fetchone()
     assert status == ("blocked",)
     assert found is not None and found[0] < ready // 10, found

@@ -13,7 +13,7 @@ import pytest
 import taskloom
 from taskloom.guard import TurnResult
 from taskloom.store import stash as sql
-from tests.backends import needed_pg_server, pg_schema
+from tests.backends import needed_pg_server, pg_schema, rows_read_sql, vm_steps
 
 THREAD = "long-conversation"
 
@@ -37,22 +37,14 @@ def _lookups(tl: taskloom.Taskloom) -> None:
 def _sqlite_steps(path: Path, calls: int) -> int:
     """SQLite's virtual-machine steps (in thousands) of the two lookups."""
     tl = _with_log(f"sqlite:///{path}", calls)
-    steps = 0
-
-    def count() -> int:
-        nonlocal steps
-        steps += 1
-        return 0
-
     with tl.store.read() as tx:
-        tx.conn.set_progress_handler(count, 1000)  # type: ignore[attr-defined]
+        conn = tx.conn  # type: ignore[attr-defined]
     try:
-        _lookups(tl)
+        with vm_steps(conn) as steps:
+            _lookups(tl)
     finally:
-        with tl.store.read() as tx:
-            tx.conn.set_progress_handler(None, 0)  # type: ignore[attr-defined]
         tl.close()
-    return steps
+    return steps[0]
 
 
 def test_a_turns_placements_on_sqlite_read_its_calls_lines_not_the_threads_whole_log(
@@ -81,8 +73,5 @@ def test_a_turns_placements_on_postgres_read_its_calls_lines_not_the_threads_who
     with taskloom.connect(pg_url) as tl, tl.store.read() as tx:
         assert sql.placements(tx, THREAD, ["call-0", "call-new"]).keys() == {"call-0"}
         assert sql.last_event(tx, THREAD, "r_unknown") is None
-        read = tx.query_one(
-            "SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) AS n"
-            " FROM pg_stat_xact_user_tables WHERE relid = 'stash_log'::regclass"
-        )
+        read = tx.query_one(rows_read_sql("stash_log"))
     assert read is not None and read["n"] < calls // 10, read
