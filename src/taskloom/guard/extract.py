@@ -24,6 +24,7 @@ from taskloom.domain.lines import split_lines
 from taskloom.domain.text import counted, plural
 from taskloom.guard.compact import dumps
 from taskloom.guard.exact import MAX_SHOWN, Exact, answer
+from taskloom.guard.fieldpairs import paired_rows
 from taskloom.guard.jsondoc import JsonDoc, LazyArray, LazyObject, is_array, is_object
 from taskloom.guard.jsonpath import find, path_of
 from taskloom.guard.jsontext import path_on_text
@@ -129,7 +130,22 @@ def _is_path(query: str) -> bool:
 
 
 def extract_local(content: str, is_json: bool, query: str) -> Extraction:
-    """Verbatim fragments for ``query``; ``coverage`` is the share of query terms matched."""
+    """Verbatim fragments for ``query``; ``coverage`` is the share of query terms matched.
+    JSON rows written as name/value pairs (:mod:`~taskloom.guard.fieldpairs`) are read as
+    records, and the answer says so, since its paths are the records', not the pairs'."""
+    paired = paired_rows(content) if is_json and not query.lstrip().startswith("$") else None
+    if paired is None:
+        return _extract(content, is_json, query)
+    out = _extract(paired, is_json, query)
+    note = (
+        "Rows read as records from their name/value pairs: a path's last key is a pair's"
+        " name, its value the pair's value."
+    )
+    out.summary = f"{note}\n{out.summary}" if out.summary else note
+    return out
+
+
+def _extract(content: str, is_json: bool, query: str) -> Extraction:
     query = query.strip()
     doc = JsonDoc(content) if is_json else None
     if doc is not None and query.startswith("$"):

@@ -1,0 +1,54 @@
+"""General readings found missing on unseen results (the probe6 and probe7 shapes), each
+checked here on data written another way than the benchmark's."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from taskloom.guard.extract import extract_local
+from taskloom.guard.fieldpairs import paired_rows
+
+
+def _metric_rows(rng: random.Random) -> list[list[dict[str, str]]]:
+    rows = []
+    for i in range(120):
+        rows.append(
+            [
+                {"Name": "host", "Value": f"node-{i:03d}"},
+                {"Name": "region", "Value": rng.choice(["eu-west", "us-east", "ap-south"])},
+                {"Name": "latency_ms", "Value": f"{rng.uniform(1, 900):.1f}"},
+            ]
+        )
+    return rows
+
+
+def test_rows_of_name_value_pairs_are_counted_as_records() -> None:
+    rows = _metric_rows(random.Random(5))
+    want = sum(r[1]["Value"] == "ap-south" for r in rows)
+    out = extract_local(json.dumps({"data": rows}), True, "how many hosts are in region ap-south?")
+    assert f"Exact count: {want}" in out.summary
+    assert "name/value pairs" in out.summary
+
+
+def test_a_lone_list_of_pairs_stays_one_records_members() -> None:
+    tags = {"Tags": [{"Key": "env", "Value": "prod"}, {"Key": "team", "Value": "core"}]}
+    assert paired_rows(json.dumps(tags)) is None
+    repeated = [[{"key": "a", "value": 1}, {"key": "a", "value": 2}]] * 3
+    assert paired_rows(json.dumps(repeated)) is None
+
+
+def test_numbers_written_as_strings_rank_a_top_by_question() -> None:
+    rows = _metric_rows(random.Random(8))
+    slow = max(rows, key=lambda r: float(r[2]["Value"]))
+    out = extract_local(json.dumps({"data": rows}), True, "which host has the highest latency_ms?")
+    shown = out.summary + "".join(body for _w, body in out.fragments)
+    assert slow[0]["Value"] in shown
+
+
+def test_string_numbers_rank_in_plain_records_too() -> None:
+    records = [{"sku": f"S-{i:03d}", "price": f"{(i * 37) % 101}.25"} for i in range(90)]
+    top = max(records, key=lambda r: float(r["price"]))
+    out = extract_local(json.dumps(records), True, "which sku has the highest price?")
+    shown = out.summary + "".join(body for _w, body in out.fragments)
+    assert top["sku"] in shown
