@@ -52,3 +52,40 @@ def test_string_numbers_rank_in_plain_records_too() -> None:
     out = extract_local(json.dumps(records), True, "which sku has the highest price?")
     shown = out.summary + "".join(body for _w, body in out.fragments)
     assert top["sku"] in shown
+
+
+def _sampled(rng: random.Random) -> tuple[str, list[list[tuple[str, int, float]]]]:
+    """A sampler's output: a banner, then per interval a timestamp line and a table whose
+    columns are padded to that interval's widths."""
+    out = ["sampler v2 -- 3 intervals of 10s", ""]
+    intervals = []
+    for k in range(3):
+        rows = [
+            (f"queue-{q}{'x' * (k * q % 3)}", rng.randrange(0, 9000), round(rng.uniform(0, 99), 1))
+            for q in range(12)
+        ]
+        intervals.append(rows)
+        w = max(len(r[0]) for r in rows) + 2
+        out += [f"interval {k + 1} at 12:00:{k * 10:02d}", "QUEUE".ljust(w) + "DEPTH  BUSY%  STATE"]
+        out += [f"{n.ljust(w)}{d:<7d}{b:<7.1f}{'hot' if b > 50 else 'ok'}" for n, d, b in rows]
+        out.append("")
+    return "\n".join(out), intervals
+
+
+def test_blocks_under_a_repeated_header_are_one_table() -> None:
+    text, intervals = _sampled(random.Random(4))
+    want = sum(r[2] > 50 for rows in intervals for r in rows)
+    out = extract_local(text, False, "how many queues have BUSY% above 50?")
+    assert f"Exact count: {want} " in out.summary
+
+
+def test_the_last_block_is_read_alone_when_the_question_names_it() -> None:
+    text, intervals = _sampled(random.Random(6))
+    last = intervals[-1]
+    want = sum(r[2] > 50 for r in last)
+    out = extract_local(text, False, "how many queues have BUSY% above 50 in the last interval?")
+    assert f"Exact count: {want} " in out.summary
+    out = extract_local(text, False, "which queue has the highest DEPTH in the first interval?")
+    first = max(intervals[0], key=lambda r: r[1])
+    assert "the first of 3 blocks" in out.summary
+    assert first[0] in "".join(b for _w, b in out.fragments)

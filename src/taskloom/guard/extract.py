@@ -43,6 +43,7 @@ from taskloom.guard.rank import (
     text_candidates,
     text_fragment,
 )
+from taskloom.guard.reports import repeated_table, unscoped
 from taskloom.guard.search import (
     LONG_LINE,
     MAX_HITS,
@@ -183,9 +184,15 @@ def _extract(content: str, is_json: bool, query: str) -> Extraction:
     if ordinal is not None and generic(ordinal):
         return _positioned(content, ordinal)
     table = None
+    table_query = query
     if asks_fields(content, query):
-        table = read_table(content) or sized_listing(split_lines(content))
-    tabled = None if table is None else _from_table(content, table, query)
+        lines = split_lines(content)
+        table = read_table(content)
+        if table is None:
+            table = repeated_table(lines, query, read_table)
+            table_query = query if table is None else unscoped(query)
+        table = table or sized_listing(lines)
+    tabled = None if table is None else _from_table(content, table, table_query)
     if tabled is not None:
         return tabled
     section = named_section(content, query)
