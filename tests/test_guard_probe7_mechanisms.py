@@ -89,3 +89,31 @@ def test_the_last_block_is_read_alone_when_the_question_names_it() -> None:
     first = max(intervals[0], key=lambda r: r[1])
     assert "the first of 3 blocks" in out.summary
     assert first[0] in "".join(b for _w, b in out.fragments)
+
+
+def _inventory(rng: random.Random) -> tuple[str, list[tuple[str, bool, int]]]:
+    """A TOML inventory: ``[[server]]`` tables with a sub-table and a multi-line array."""
+    out = ['title = "fleet"', "", "[owner]", 'team = "infra"', ""]
+    servers = []
+    for i in range(60):
+        on, cpus = rng.random() < 0.4, rng.choice([2, 4, 8, 16])
+        servers.append((f"srv-{i:02d}-{rng.choice(['fra', 'ams', 'waw'])}", on, cpus))
+        out += ["[[server]]", f'hostname = "{servers[-1][0]}"', f"enabled = {str(on).lower()}"]
+        out += ["roles = [", '  "web",', '  "cache",', "]", "", "[server.limits]", f"cpus = {cpus}"]
+        out.append("")
+    out += ["[defaults]", "enabled = false"]
+    return "\n".join(out) + "\n", servers
+
+
+def test_an_array_of_toml_tables_is_counted_as_records() -> None:
+    text, servers = _inventory(random.Random(2))
+    out = extract_local(text, False, "how many servers are enabled?")
+    assert f"Exact count: {sum(s[1] for s in servers)} " in out.summary
+    out = extract_local(text, False, "how many servers have more than 4 cpus?")
+    assert f"Exact count: {sum(s[2] > 4 for s in servers)} " in out.summary
+
+
+def test_the_last_record_named_by_the_tables_name() -> None:
+    text, servers = _inventory(random.Random(9))
+    out = extract_local(text, False, "which is the last server?")
+    assert servers[-1][0] in "".join(b for _w, b in out.fragments)

@@ -181,7 +181,7 @@ def _extract(content: str, is_json: bool, query: str) -> Extraction:
         if exact is not None:
             return _exact(doc, exact, parsed, query)
         return _ranked(doc, parsed)
-    if ordinal is not None and generic(ordinal):
+    if ordinal is not None and (generic(ordinal) or _names_rows(content, ordinal)):
         return _positioned(content, ordinal)
     table = None
     table_query = query
@@ -211,6 +211,13 @@ def _extract(content: str, is_json: bool, query: str) -> Extraction:
     blocks, records, total = text_candidates(content, parsed)
     best = rank(blocks, records, total, parsed, MAX_FRAGMENTS * 4)
     return _fragments(best, len(blocks), lambda c: text_fragment(c, parsed.wanted))
+
+
+def _names_rows(content: str, ordinal: Ordinal) -> bool:
+    """Whether the ordinal's noun names the records of the text's table (``the last
+    package`` of a lock file's ``[[package]]`` tables)."""
+    table = read_table(content)
+    return table is not None and table.name.lower().removesuffix("s") == ordinal.noun
 
 
 def _count_regex(out: Extraction, found: Found) -> None:

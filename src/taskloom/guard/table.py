@@ -17,6 +17,8 @@ A text is a table when all of it reads one way:
   (:mod:`~taskloom.guard.htmltable`);
 - **XML**: a document's most repeated element, each one a record of its attributes and
   leaf children (:mod:`~taskloom.guard.xmlrecords`);
+- **TOML**: a document's most repeated array of tables (``[[package]]`` blocks), each
+  table a record (:mod:`~taskloom.guard.tomltables`);
 - **YAML list**: plain block YAML whose one list holds mappings (``- name: api`` blocks),
   each item a record (:mod:`~taskloom.guard.yamllist`);
 - **YAML mapping**: plain block YAML whose top-level key maps names to mappings (a
@@ -63,6 +65,7 @@ from taskloom.guard.htmltable import html_rows
 from taskloom.guard.pairlines import pair_records
 from taskloom.guard.preamble import PREAMBLE_LINES, preamble
 from taskloom.guard.question import identifier as _identifier
+from taskloom.guard.tomltables import toml_records
 from taskloom.guard.xmlrecords import xml_records
 from taskloom.guard.yamllist import yaml_records
 from taskloom.guard.yamlmap import keyed_records
@@ -84,7 +87,7 @@ class Table:
     kind: str
     """``"JSON Lines"``, ``"git log"``, ``"diff"``, ``"access log"``, ``"CSV"``, ``"TSV"``,
     ``"delimited"``, ``"bordered"``,
-    ``"HTML"``, ``"XML"``, ``"YAML list"``, ``"YAML mapping"``, ``"fixed-width"``,
+    ``"HTML"``, ``"XML"``, ``"TOML"``, ``"YAML list"``, ``"YAML mapping"``, ``"fixed-width"``,
     ``"columns"`` or ``"pair lines"``."""
     records: list[dict[str, Any]] = field(default_factory=list)
     spans: list[tuple[int, int]] = field(default_factory=list)
@@ -133,7 +136,8 @@ def read_table(text: str, *, after_preamble: bool = True) -> Table | None:
             if found is not None:
                 return found
     return (
-        _yaml(lines)
+        _toml(lines)
+        or _yaml(lines)
         or _yaml_keyed(lines)
         or _aligned(lines)
         or _aligned(_before_legend(lines))
@@ -296,6 +300,13 @@ def _xml(text: str) -> Table | None:
     if found is None:
         return None
     return Table("XML", records=found[1], spans=found[2], name=found[0])
+
+
+def _toml(lines: list[str]) -> Table | None:
+    found = toml_records(lines, cell)
+    if found is None:
+        return None
+    return Table("TOML", records=found[1], spans=found[2], name=found[0])
 
 
 def _yaml(lines: list[str]) -> Table | None:
