@@ -117,3 +117,53 @@ def test_the_last_record_named_by_the_tables_name() -> None:
     text, servers = _inventory(random.Random(9))
     out = extract_local(text, False, "which is the last server?")
     assert servers[-1][0] in "".join(b for _w, b in out.fragments)
+
+
+def _relay_log(rng: random.Random) -> tuple[str, list[tuple[str, int, int]]]:
+    """A relay's event log, then a closing summary of ``name : key=value`` lines."""
+    out = [f"{i:05d} relay event {rng.choice(['ack', 'nack', 'tick'])} on link-{i % 30:02d}"
+           for i in range(300)]  # fmt: skip
+    out += ["", "== SUMMARY =="]
+    links = []
+    for k in range(30):
+        sent, dropped = rng.randrange(100, 900), rng.choice([0, 0, 0, rng.randrange(1, 9)])
+        links.append((f"link-{k:02d}", sent, dropped))
+        out.append(f"link-{k:02d}   :  sent={sent}  dropped={dropped}  late={rng.randrange(5)}")
+    return "\n".join(out) + "\n", links
+
+
+def test_closing_pair_lines_are_records_and_a_count_word_means_above_zero() -> None:
+    text, links = _relay_log(random.Random(12))
+    out = extract_local(text, False, "how many links dropped?")
+    assert f"Exact count: {sum(d > 0 for _n, _s, d in links)} " in out.summary
+    out = extract_local(text, False, "how many links have sent > 500?")
+    assert f"Exact count: {sum(s > 500 for _n, s, _d in links)} " in out.summary
+
+
+def test_a_count_word_with_a_value_after_it_is_no_above_zero_condition() -> None:
+    text, links = _relay_log(random.Random(13))
+    out = extract_local(text, False, "how many links have dropped 0?")
+    assert f"Exact count: {sum(d == 0 for _n, _s, d in links)} " in out.summary
+
+
+def test_a_count_field_named_by_a_ranking_question_is_ranked_not_filtered() -> None:
+    files = [{"path": f"src/m{i:02d}.ts", "errorCount": (i * 7) % 41} for i in range(40)]
+    top = max(files, key=lambda f: f["errorCount"])
+    out = extract_local(json.dumps(files), True, "which file has the highest errorCount?")
+    assert top["path"] in out.summary + "".join(b for _w, b in out.fragments)
+
+
+def test_a_list_of_the_records_whose_count_word_is_above_zero() -> None:
+    text, links = _relay_log(random.Random(14))
+    out = extract_local(text, False, "which links were dropped?")
+    want = [n for n, _s, d in links if d > 0]
+    assert f"Exact list: {len(want)} row" in out.summary
+
+
+def test_a_closing_summarys_answer_also_shows_the_best_block_of_the_rest() -> None:
+    text, _links = _relay_log(random.Random(15))
+    text = text.replace("00042 relay event", "00042 relay event quarantine", 1)
+    out = extract_local(text, False, "which event quarantine hit link-12?")
+    bodies = [b for _w, b in out.fragments]
+    assert any(b.startswith("link-12 ") for b in bodies)
+    assert any("00042 relay event quarantine" in b for b in bodies)

@@ -193,7 +193,9 @@ def _extract(content: str, is_json: bool, query: str) -> Extraction:
             table_query = query if table is None else unscoped(query)
         table = table or sized_listing(lines)
     tabled = None if table is None else _from_table(content, table, table_query)
-    if tabled is not None:
+    if tabled is not None and table is not None:
+        if 2 * len(table.records) < sum(1 for line in split_lines(content) if line.strip()):
+            _with_ranked(tabled, content, parsed)
         return tabled
     section = named_section(content, query)
     if section is not None:
@@ -211,6 +213,15 @@ def _extract(content: str, is_json: bool, query: str) -> Extraction:
     blocks, records, total = text_candidates(content, parsed)
     best = rank(blocks, records, total, parsed, MAX_FRAGMENTS * 4)
     return _fragments(best, len(blocks), lambda c: text_fragment(c, parsed.wanted))
+
+
+def _with_ranked(out: Extraction, content: str, parsed: Query) -> None:
+    """Add the best-ranked block of the text to a table's answer when the table's rows are
+    under half of the text's lines (a closing summary): the rest may hold what is asked."""
+    blocks, records, total = text_candidates(content, parsed)
+    best = rank(blocks, records, total, parsed, 1)
+    if best:
+        out.fragments.append(text_fragment(best[0][2], parsed.wanted))
 
 
 def _names_rows(content: str, ordinal: Ordinal) -> bool:
