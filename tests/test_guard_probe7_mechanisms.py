@@ -167,3 +167,17 @@ def test_a_closing_summarys_answer_also_shows_the_best_block_of_the_rest() -> No
     bodies = [b for _w, b in out.fragments]
     assert any(b.startswith("link-12 ") for b in bodies)
     assert any("00042 relay event quarantine" in b for b in bodies)
+
+
+def test_slowest_and_fastest_rank_by_the_one_duration_field() -> None:
+    rng = random.Random(21)
+    jobs = [
+        {"job": f"build-{i:03d}", "retries": rng.randrange(4), "elapsed_s": rng.randrange(10**5)}
+        for i in range(70)
+    ]
+    slow = max(jobs, key=lambda j: j["elapsed_s"])
+    fast = min(jobs, key=lambda j: j["elapsed_s"])
+    out = extract_local(json.dumps({"jobs": jobs}), True, "which job was the slowest?")
+    assert slow["job"] in "".join(b for _w, b in out.fragments)
+    out = extract_local(json.dumps({"jobs": jobs}), True, "which job was fastest?")
+    assert fast["job"] in "".join(b for _w, b in out.fragments)

@@ -30,9 +30,12 @@ from taskloom.guard.jsondoc import is_array, is_object
 
 _TALLY = re.compile(r"\b(?:most(?! recent)|least|fewest|distinct|unique|different)\b", re.I)
 _HIGH = re.compile(
-    r"\b(?:most(?! recent)|highest|largest|biggest|longest|max(?:imum)?|greatest|top)\b", re.I
+    r"\b(?:most(?! recent)|highest|largest|biggest|longest|max(?:imum)?|greatest|top|slowest)\b",
+    re.I,
 )
-_LOW = re.compile(r"\b(?:least|lowest|smallest|shortest|fewest|min(?:imum)?)\b", re.I)
+_LOW = re.compile(
+    r"\b(?:least|lowest|smallest|shortest|fewest|min(?:imum)?|fastest|quickest)\b", re.I
+)
 _MAGNITUDE = re.compile(
     r"\b(?:highest|largest|biggest|longest|greatest|max(?:imum)?|lowest|smallest|shortest"
     r"|min(?:imum)?)\b",
