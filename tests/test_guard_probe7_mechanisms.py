@@ -181,3 +181,22 @@ def test_slowest_and_fastest_rank_by_the_one_duration_field() -> None:
     assert slow["job"] in "".join(b for _w, b in out.fragments)
     out = extract_local(json.dumps({"jobs": jobs}), True, "which job was fastest?")
     assert fast["job"] in "".join(b for _w, b in out.fragments)
+
+
+def test_a_verb_of_writing_lines_is_no_word_the_lines_must_hold() -> None:
+    rng = random.Random(31)
+    lines = []
+    for i in range(400):
+        disk = rng.choice(["vdb", "vdc"])
+        kind = rng.choice(["WARN timeout", "ERROR checksum", "INFO ok"])
+        lines.append(f"{i:06d} {kind} on {disk}")
+    text = "\n".join(lines) + "\n"
+    want = sum(" ERROR " in line and line.endswith("vdc") for line in lines)
+    out = extract_local(text, False, "how many ERROR lines were reported for vdc?")
+    assert f"Exact count: {want} " in out.summary
+
+
+def test_a_verb_the_text_holds_stays_a_word_of_the_lines() -> None:
+    text = "\n".join(f"{i} ERROR job {'logged' if i % 3 else 'done'}" for i in range(60))
+    out = extract_local(text, False, "how many ERROR lines logged?")
+    assert f"Exact count: {sum(1 for i in range(60) if i % 3)} " in out.summary
