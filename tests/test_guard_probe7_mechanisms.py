@@ -200,3 +200,32 @@ def test_a_verb_the_text_holds_stays_a_word_of_the_lines() -> None:
     text = "\n".join(f"{i} ERROR job {'logged' if i % 3 else 'done'}" for i in range(60))
     out = extract_local(text, False, "how many ERROR lines logged?")
     assert f"Exact count: {sum(1 for i in range(60) if i % 3)} " in out.summary
+
+
+def _bucket(rng: random.Random) -> tuple[str, list[tuple[str, int, str]]]:
+    """A dated listing with no header (minutes only), then a two-line footer."""
+    rows = []
+    for i in range(150):
+        day = f"2023-11-{rng.randrange(1, 8):02d}"
+        rows.append((day, rng.randrange(0, 10**8), f"reports/{rng.choice(['q3', 'q4'])}-{i}.pdf"))
+    lines = [
+        f"{d} {rng.randrange(24):02d}:{rng.randrange(60):02d}  {n:>10}  {k}" for d, n, k in rows
+    ]
+    lines += ["", f"Objects: {len(rows)}", f"Bytes: {sum(r[1] for r in rows)}"]
+    return "\n".join(lines) + "\n", rows
+
+
+def test_a_dated_listing_with_no_header_is_a_table() -> None:
+    text, rows = _bucket(random.Random(41))
+    out = extract_local(text, False, "how many files have date 2023-11-05?")
+    assert f"Exact count: {sum(r[0] == '2023-11-05' for r in rows)} " in out.summary
+
+
+def test_biggest_and_smallest_rank_by_the_one_size_field() -> None:
+    text, rows = _bucket(random.Random(42))
+    big = max(rows, key=lambda r: r[1])
+    small = min(rows, key=lambda r: r[1])
+    out = extract_local(text, False, "which file is the biggest?")
+    assert big[2] in "".join(b for _w, b in out.fragments)
+    out = extract_local(text, False, "which file is the smallest?")
+    assert small[2] in "".join(b for _w, b in out.fragments)

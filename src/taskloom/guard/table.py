@@ -28,6 +28,8 @@ A text is a table when all of it reads one way:
 - **columns**: a header line of at least three distinct names (``USER PID %CPU … COMMAND``)
   and every following line splits on whitespace into as many fields, the last one taking
   the rest of the line, with at least one column of numbers in every row;
+- **dated listing**: a file listing with no header, a date, a time, a size and a name on
+  every line (:mod:`~taskloom.guard.listing`);
 - **pair lines**: failing all of those, the largest run of ``key=value`` lines with the same
   keys, at least half of the text's lines (Redis ``INFO``'s ``cmdstat_get:calls=…``, logfmt),
   each line a record (:mod:`~taskloom.guard.pairlines`).
@@ -62,6 +64,7 @@ from taskloom.guard.fixedwidth import RULE as RULE_LINE
 from taskloom.guard.fixedwidth import fixed_columns
 from taskloom.guard.gitlog import log_records
 from taskloom.guard.htmltable import html_rows
+from taskloom.guard.listing import dated_listing
 from taskloom.guard.pairlines import pair_records
 from taskloom.guard.preamble import PREAMBLE_LINES, preamble
 from taskloom.guard.question import identifier as _identifier
@@ -142,8 +145,14 @@ def read_table(text: str, *, after_preamble: bool = True) -> Table | None:
         or _aligned(lines)
         or _aligned(_before_legend(lines))
         or (_after_preamble(lines) if after_preamble else None)
+        or _dated(lines)
         or _pairs(lines)
     )
+
+
+def _dated(lines: list[str]) -> Table | None:
+    read = dated_listing(lines, cell)
+    return None if read is None else Table("dated listing", records=read[0], spans=read[1])
 
 
 def _pairs(lines: list[str]) -> Table | None:
