@@ -28,7 +28,9 @@ Datadog query's series, ``mvn dependency:tree``, a GitLab SAST report, a ``.har`
 the same way; ``probe6`` ten more (``aws s3 ls --recursive``, ``pip-audit`` JSON, a Kafka
 consumer groups' describe, ``iostat -x``, a Redis ``INFO`` dump, a ``poetry.lock``, ``strace
 -c``, a Sentry issues list, a CloudWatch Logs Insights result, an ``ansible-playbook`` run),
-written the same way.
+written the same way; ``probe7`` ten more (``cargo clippy --message-format=json``, ``vmstat -t
+1``, ``zpool status``, ``bq query --format=prettyjson``, ``lsblk -J``, ``nmap -oG``, a Newman
+JSON report, ``dmesg``, ``netstat -s``, an xUnit.net v2 XML report), written the same way.
 
 Per question the guard stashes the payload and, unless the placeholder already shows the
 gold, asks ``extract_from_result`` once, with no LLM. A question is answered when its gold
@@ -36,7 +38,7 @@ is visible (every part of it); a count only by ``Exact count: N`` with the right
 ``preview-only`` column is the first 1,500 characters.
 
     python bench/shapes.py [--set tuned|fresh|heldout|both|all|ops|ops-fresh|probe|probe2|probe3
-                            |probe4|probe5|probe6] [--seed N] [--verbose]
+                            |probe4|probe5|probe6|probe7] [--seed N] [--verbose]
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ from shapes_probe3 import PROBE3
 from shapes_probe4 import PROBE4
 from shapes_probe5 import PROBE5
 from shapes_probe6 import PROBE6
+from shapes_probe7 import PROBE7
 from shapes_tuned import SHAPES
 from taskloom.guard.tokens import counter
 
@@ -134,6 +137,7 @@ def cli() -> int:
             "probe4",
             "probe5",
             "probe6",
+            "probe7",
         ),
         default="both",
         help="both: tuned and fresh; all: the three sets; ops: operations tools' results",
@@ -142,7 +146,7 @@ def cli() -> int:
         "--seed",
         type=int,
         default=0,
-        help="0: each set's own seed (7, 99, 41, 23, 61, 83, 47, 59, 71, 37, 53)",
+        help="0: each set's own seed (7, 99, 41, 23, 61, 83, 47, 59, 71, 37, 53, 29)",
     )
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
@@ -159,6 +163,7 @@ def cli() -> int:
         ("probe4", PROBE4, 71),
         ("probe5", PROBE5, 37),
         ("probe6", PROBE6, 53),
+        ("probe7", PROBE7, 29),
     )
     for name, shapes, seed in sets:
         if name in chosen.get(args.set, (args.set,)):

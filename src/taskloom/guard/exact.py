@@ -56,6 +56,7 @@ from taskloom.guard.question import (
     tokenize,
 )
 from taskloom.guard.rank import parts_of
+from taskloom.guard.speed import measured_field
 from taskloom.guard.stems import stem
 from taskloom.guard.sums import rank_sums, summed_member
 from taskloom.guard.tally import Tally, asks_tally, extreme, ranks_numbers, says_tally, tally
@@ -380,6 +381,13 @@ def _ranked_by(
     if len(found) > 1:  # "unit_price" written whole picks it over "units"
         written = {w.lower() for w in re.findall(r"[\w%#.-]+", question)}
         found = [name for name in found if name[-1].lower() in written]
+    if not found:  # "which test was the slowest?", "which object is the largest?"
+        measured = measured_field(
+            question,
+            (n for n in group.fields if n != target),
+            lambda n: ranks_numbers(question, group.fields[n]) is not None,
+        )
+        found = [] if measured is None else [measured]
     return (found[0], highest) if len(found) == 1 else None
 
 

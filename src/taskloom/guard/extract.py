@@ -24,6 +24,7 @@ from taskloom.domain.lines import split_lines
 from taskloom.domain.text import counted, plural
 from taskloom.guard.compact import dumps
 from taskloom.guard.exact import MAX_SHOWN, Exact, answer
+from taskloom.guard.fieldpairs import paired_rows
 from taskloom.guard.jsondoc import JsonDoc, LazyArray, LazyObject, is_array, is_object
 from taskloom.guard.jsonpath import find, path_of
 from taskloom.guard.jsontext import path_on_text
@@ -42,6 +43,7 @@ from taskloom.guard.rank import (
     text_candidates,
     text_fragment,
 )
+from taskloom.guard.reports import repeated_table, unscoped
 from taskloom.guard.search import (
     LONG_LINE,
     MAX_HITS,
@@ -129,7 +131,22 @@ def _is_path(query: str) -> bool:
 
 
 def extract_local(content: str, is_json: bool, query: str) -> Extraction:
-    """Verbatim fragments for ``query``; ``coverage`` is the share of query terms matched."""
+    """Verbatim fragments for ``query``; ``coverage`` is the share of query terms matched.
+    JSON rows written as name/value pairs (:mod:`~taskloom.guard.fieldpairs`) are read as
+    records, and the answer says so, since its paths are the records', not the pairs'."""
+    paired = paired_rows(content) if is_json and not query.lstrip().startswith("$") else None
+    if paired is None:
+        return _extract(content, is_json, query)
+    out = _extract(paired, is_json, query)
+    note = (
+        "Rows read as records from their name/value pairs: a path's last key is a pair's"
+        " name, its value the pair's value."
+    )
+    out.summary = f"{note}\n{out.summary}" if out.summary else note
+    return out
+
+
+def _extract(content: str, is_json: bool, query: str) -> Extraction:
     query = query.strip()
     doc = JsonDoc(content) if is_json else None
     if doc is not None and query.startswith("$"):
@@ -164,13 +181,21 @@ def extract_local(content: str, is_json: bool, query: str) -> Extraction:
         if exact is not None:
             return _exact(doc, exact, parsed, query)
         return _ranked(doc, parsed)
-    if ordinal is not None and generic(ordinal):
+    if ordinal is not None and (generic(ordinal) or _names_rows(content, ordinal)):
         return _positioned(content, ordinal)
     table = None
+    table_query = query
     if asks_fields(content, query):
-        table = read_table(content) or sized_listing(split_lines(content))
-    tabled = None if table is None else _from_table(content, table, query)
-    if tabled is not None:
+        lines = split_lines(content)
+        table = read_table(content)
+        if table is None:
+            table = repeated_table(lines, query, read_table)
+            table_query = query if table is None else unscoped(query)
+        table = table or sized_listing(lines)
+    tabled = None if table is None else _from_table(content, table, table_query)
+    if tabled is not None and table is not None:
+        if 2 * len(table.records) < sum(1 for line in split_lines(content) if line.strip()):
+            _with_ranked(tabled, content, parsed)
         return tabled
     section = named_section(content, query)
     if section is not None:
@@ -188,6 +213,22 @@ def extract_local(content: str, is_json: bool, query: str) -> Extraction:
     blocks, records, total = text_candidates(content, parsed)
     best = rank(blocks, records, total, parsed, MAX_FRAGMENTS * 4)
     return _fragments(best, len(blocks), lambda c: text_fragment(c, parsed.wanted))
+
+
+def _with_ranked(out: Extraction, content: str, parsed: Query) -> None:
+    """Add the best-ranked block of the text to a table's answer when the table's rows are
+    under half of the text's lines (a closing summary): the rest may hold what is asked."""
+    blocks, records, total = text_candidates(content, parsed)
+    best = rank(blocks, records, total, parsed, 1)
+    if best:
+        out.fragments.append(text_fragment(best[0][2], parsed.wanted))
+
+
+def _names_rows(content: str, ordinal: Ordinal) -> bool:
+    """Whether the ordinal's noun names the records of the text's table (``the last
+    package`` of a lock file's ``[[package]]`` tables)."""
+    table = read_table(content)
+    return table is not None and table.name.lower().removesuffix("s") == ordinal.noun
 
 
 def _count_regex(out: Extraction, found: Found) -> None:

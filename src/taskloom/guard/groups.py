@@ -14,6 +14,7 @@ which is what a question's words are matched against (:mod:`~taskloom.guard.exac
 from __future__ import annotations
 
 import itertools
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -23,6 +24,8 @@ from taskloom.domain.stash import child_path
 from taskloom.guard.jsondoc import JsonDoc, LazyObject, is_array, is_object
 
 WILD = None
+NUMERAL = re.compile(r"-?(?:0|[1-9]\d{0,15})(?:\.\d+)?")
+"""A string that writes a plain decimal number (not ``007``, not ``1e3``)."""
 """The wildcard of a group's pattern: any index, or any member of a map of records."""
 MAX_VALUES = 2_000
 """Distinct values of one field tracked; a field with more (ids) takes any value of its type."""
@@ -52,6 +55,9 @@ class Field:
     values: Counter[tuple[str, Any]] = field(default_factory=Counter)
     many: bool = False
     kinds: set[str] = field(default_factory=set)
+    numerals: int = 0
+    """How many of its values are strings that write a plain decimal number (``"2213.5"``,
+    as a query API that returns every cell as text writes it)."""
     members: dict[tuple[str, ...], Field] = field(default_factory=dict)
     """For an array field, the values its members hold: under ``()`` its scalar members
     (``tags: ["a", "b"]``), under a key the short scalar values of its member objects'
@@ -232,6 +238,8 @@ def _note(group: Group, name: tuple[str, ...], value: Any) -> None:
     stats.present += 1
     kind = kind_of(value)
     stats.kinds.add(kind)
+    if kind == "string" and NUMERAL.fullmatch(value):
+        stats.numerals += 1
     if kind == "array":
         _note_members(stats, value)
     if kind in ("object", "array"):

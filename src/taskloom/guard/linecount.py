@@ -3,8 +3,9 @@
 "How many ERROR lines are in the log?", "How many WARNING lines from app.mailer?": a
 count question whose words, past stop words, the names of lines themselves (``lines``,
 ``entries``, ``events``, ``log``…) and a name of the result as a count's conditions read
-it (:func:`~taskloom.guard.loose.names_source`: "in the journal", "this build") when
-the text does not hold that word, all appear in the text as whole words (not inside a
+it (:func:`~taskloom.guard.loose.names_source`: "in the journal", "this build") and a
+verb of writing a line (:data:`LINE_VERBS`: "logged", "reported") when the text does not
+hold that word, all appear in the text as whole words (not inside a
 longer word, a dotted name or a hyphenated one), written as the question writes them, at
 least one of them a level: an upper-case word of three or more letters (``ERROR``), or a
 severity name in any case (``error``, ``crit``, ``warn``), bare or bracketed (``[error]``).
@@ -31,6 +32,14 @@ LINE_NOUNS = frozenset(
         "many", "much", "count", "number", "total",
     )
 )  # fmt: skip
+
+LINE_VERBS = frozenset(
+    ("was", "were", "been", "got", "logged", "reported", "printed", "emitted", "written",
+     "recorded", "raised", "seen", "shown", "mentioned", "mention", "mentions", "mentioning",
+     "contain", "contains")
+)  # fmt: skip
+"""Words that say a line was written or holds something, and their auxiliaries ("how many
+I/O errors were logged for sdc?"), no word of the lines unless the text holds them."""
 
 
 def word_regex(words: list[str]) -> str:
@@ -71,6 +80,8 @@ def counted_lines(text: str, question: str) -> tuple[int, list[str], str, list[i
         if tok.op or (not tok.quoted and (low in STOPWORDS or low in LINE_NOUNS)):
             continue
         if not tok.quoted and names_source(tokens, i) and not _held(text, tok.text):
+            continue
+        if not tok.quoted and low in LINE_VERBS and not _held(text, tok.text):
             continue
         if tok.text not in words:
             words.append(tok.text)

@@ -9,8 +9,10 @@ split at ``:``) its ``name`` field.
 
 A run is consecutive lines of two or more pairs each, separated by ``,`` or whitespace, all
 with the same keys; it reads as the text's records when it holds at least :data:`MIN_RUN`
-lines and at least half of the text's non-blank lines, so a log with a few such lines is
-not taken for one.
+lines and either at least half of the text's non-blank lines or every line to the text's
+end (a closing summary: a playbook's recap, ``host : ok=5 changed=1 failed=0``, the name
+before a spaced ``:``), so a log with a few such lines among its events is not taken for
+one.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any
 
 MIN_RUN = 5
 _LINE = re.compile(
-    r"[ \t]*+(?:(?P<name>[\w.|/@-]++)[:=](?=[\w.-]++=))?"
+    r"[ \t]*+(?:(?P<name>[\w.|/@-]++)(?:[ \t]*+:[ \t]*+|=)(?=[\w.-]++=))?"
     r"(?P<pairs>[\w.-]++=[^,\s]*+(?:(?:,[ \t]*+|[ \t]++)[\w.-]++=[^,\s]*+)++)[ \t\r]*+"
 )
 _PAIR = re.compile(r"([\w.-]++)=([^,\s]*+)")
@@ -57,7 +59,8 @@ def pair_records(
         start, keys = i, (record.keys() if record is not None else None)
     first, stop = best
     filled = sum(1 for line in lines if line.strip())
-    if stop - first < MIN_RUN or 2 * (stop - first) < filled:
+    closing = not any(line.strip() for line in lines[stop:])
+    if stop - first < MIN_RUN or (2 * (stop - first) < filled and not closing):
         return None
     run = [r for r in records[first:stop] if r is not None]
     return run, [(i + 1, i + 1) for i in range(first, stop)]

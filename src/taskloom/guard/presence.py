@@ -23,6 +23,13 @@ A number field whose name is a noun and a word that only says it counts (``reply
 or "with" and no value ("how many messages have replies?", "which jobs had retries?"),
 when no field is named by it otherwise: the condition that the count is above zero.
 
+A word right after a count's or a list's noun ("how many hosts failed?", "which hosts were
+unreachable?") that names whole a field of
+counts (whole numbers, none below zero, some zero) and ends the question or comes before a
+stop word, with no value after it, in a question that
+neither ranks nor tallies, sets the condition that the count is above zero: "how many hosts
+failed?" over ``failed=0``/``failed=1``.
+
 A word made of ``un`` and a word whose stem is the field's name's stem, or that stem less a
 last letter or two (``assign`` for ``assignee``, ``own`` for ``owner``), sets the condition
 that the field is absent (missing, or null, empty or false): "how many issues are
@@ -44,11 +51,13 @@ from taskloom.guard.groups import MAX_TALLIED, Field, Group
 from taskloom.guard.question import Condition, Reading, Tok, negated
 from taskloom.guard.rank import STOPWORDS, parts_of
 from taskloom.guard.stems import stem
+from taskloom.guard.tally import ranks, says_tally
 
 _HAVE = frozenset({"have", "has", "had", "having", "with"})
 _ARTICLES = frozenset({"a", "an", "any", "some", "the"})
 _EMPTY = (("null", None), ("string", ""), ("bool", False))
 _COUNTING = frozenset({"count", "counts", "total", "num", "number", "n"})
+_BE = frozenset({"is", "are", "was", "were", "has", "have", "had"})
 _UN = "un"
 _AGENT_LETTERS = 2
 """The most letters a field's stem may hold past an ``un`` word's (``assign``-``e``)."""
@@ -80,6 +89,7 @@ def add_presence(group: Group, tokens: list[Tok], read: Reading, selects: bool) 
         return
     _counted_field(group, tokens, read)
     _nonzero(group, tokens, read)
+    _counted_verb(group, tokens, read)
     fields: dict[str, list[tuple[str, ...]]] = {}
     for name, stats in group.fields.items():
         if partly_present(group, stats):
@@ -145,6 +155,53 @@ def _nonzero(group: Group, tokens: list[Tok], read: Reading) -> None:
         taken.add(names[0])
         if names[0] in read.targets:
             read.targets.remove(names[0])
+
+
+def _counter(stats: Field) -> bool:
+    """Whether a field holds whole numbers, none below zero and some zero: a count."""
+    numbers = [v for kind, v in stats.values if kind != "null"]
+    kinds = {kind for kind, _v in stats.values} - {"null"}
+    return (
+        kinds == {"number"} and 0 in numbers and all(isinstance(v, int) and v >= 0 for v in numbers)
+    )
+
+
+def _counted_verb(group: Group, tokens: list[Tok], read: Reading) -> None:
+    """The condition that a count field is above zero, named whole (its name as written,
+    not another form: "starred" is no ``stars``) by the word right after a count's or
+    list's noun (:func:`_subject_verb`) that ends the question or comes before a stop word
+    ("how many hosts failed?" over a recap's ``failed=0``/``failed=1``), not negated, read
+    by no other condition; never in a question that ranks or tallies ("which file has the
+    highest errorCount?" asks for the field, not for records where it is above zero)."""
+    if any(ranks(t.text) or says_tally(t.text) for t in tokens):
+        return
+    counts = [n for n, stats in group.fields.items() if len(n) == 1 and _counter(stats)]
+    taken = {c.field for c in read.conditions}
+    for i, tok in enumerate(tokens):
+        if i in read.used or tok.op or tok.quoted or negated(tokens, i):
+            continue
+        names = [n for n in counts if n not in taken and _names(tok.text.lower(), n[0])]
+        if len(names) != 1 or not _closes(tokens, i) or not _subject_verb(tokens, i):
+            continue
+        read.conditions.append(Condition(names[0], ">", 0))
+        read.bare += 1
+        read.used.add(i)
+        read.named.discard(i)
+        taken.add(names[0])
+        if names[0] in read.targets:
+            read.targets.remove(names[0])
+
+
+def _subject_verb(tokens: list[Tok], at: int) -> bool:
+    """Whether token ``at`` follows the noun a count counts or a list lists, perhaps with a
+    form of "be" or "have" between: "how many hosts failed", "which hosts were
+    unreachable"."""
+    if at >= 1 and tokens[at - 1].text.lower() in _BE:
+        at -= 1
+    if at < 2:
+        return False
+    before = tokens[at - 2].text.lower()
+    return _counted(tokens, at - 1) or (before in ("which", "what") and at == 2)
 
 
 def _unmade(word: str, fields: dict[str, list[tuple[str, ...]]]) -> list[tuple[str, ...]]:

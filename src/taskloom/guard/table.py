@@ -17,6 +17,8 @@ A text is a table when all of it reads one way:
   (:mod:`~taskloom.guard.htmltable`);
 - **XML**: a document's most repeated element, each one a record of its attributes and
   leaf children (:mod:`~taskloom.guard.xmlrecords`);
+- **TOML**: a document's most repeated array of tables (``[[package]]`` blocks), each
+  table a record (:mod:`~taskloom.guard.tomltables`);
 - **YAML list**: plain block YAML whose one list holds mappings (``- name: api`` blocks),
   each item a record (:mod:`~taskloom.guard.yamllist`);
 - **YAML mapping**: plain block YAML whose top-level key maps names to mappings (a
@@ -26,6 +28,8 @@ A text is a table when all of it reads one way:
 - **columns**: a header line of at least three distinct names (``USER PID %CPU … COMMAND``)
   and every following line splits on whitespace into as many fields, the last one taking
   the rest of the line, with at least one column of numbers in every row;
+- **dated listing**: a file listing with no header, a date, a time, a size and a name on
+  every line (:mod:`~taskloom.guard.listing`);
 - **pair lines**: failing all of those, the largest run of ``key=value`` lines with the same
   keys, at least half of the text's lines (Redis ``INFO``'s ``cmdstat_get:calls=…``, logfmt),
   each line a record (:mod:`~taskloom.guard.pairlines`).
@@ -60,9 +64,11 @@ from taskloom.guard.fixedwidth import RULE as RULE_LINE
 from taskloom.guard.fixedwidth import fixed_columns
 from taskloom.guard.gitlog import log_records
 from taskloom.guard.htmltable import html_rows
+from taskloom.guard.listing import dated_listing
 from taskloom.guard.pairlines import pair_records
 from taskloom.guard.preamble import PREAMBLE_LINES, preamble
 from taskloom.guard.question import identifier as _identifier
+from taskloom.guard.tomltables import toml_records
 from taskloom.guard.xmlrecords import xml_records
 from taskloom.guard.yamllist import yaml_records
 from taskloom.guard.yamlmap import keyed_records
@@ -84,7 +90,7 @@ class Table:
     kind: str
     """``"JSON Lines"``, ``"git log"``, ``"diff"``, ``"access log"``, ``"CSV"``, ``"TSV"``,
     ``"delimited"``, ``"bordered"``,
-    ``"HTML"``, ``"XML"``, ``"YAML list"``, ``"YAML mapping"``, ``"fixed-width"``,
+    ``"HTML"``, ``"XML"``, ``"TOML"``, ``"YAML list"``, ``"YAML mapping"``, ``"fixed-width"``,
     ``"columns"`` or ``"pair lines"``."""
     records: list[dict[str, Any]] = field(default_factory=list)
     spans: list[tuple[int, int]] = field(default_factory=list)
@@ -133,13 +139,20 @@ def read_table(text: str, *, after_preamble: bool = True) -> Table | None:
             if found is not None:
                 return found
     return (
-        _yaml(lines)
+        _toml(lines)
+        or _yaml(lines)
         or _yaml_keyed(lines)
         or _aligned(lines)
         or _aligned(_before_legend(lines))
         or (_after_preamble(lines) if after_preamble else None)
+        or _dated(lines)
         or _pairs(lines)
     )
+
+
+def _dated(lines: list[str]) -> Table | None:
+    read = dated_listing(lines, cell)
+    return None if read is None else Table("dated listing", records=read[0], spans=read[1])
 
 
 def _pairs(lines: list[str]) -> Table | None:
@@ -296,6 +309,13 @@ def _xml(text: str) -> Table | None:
     if found is None:
         return None
     return Table("XML", records=found[1], spans=found[2], name=found[0])
+
+
+def _toml(lines: list[str]) -> Table | None:
+    found = toml_records(lines, cell)
+    if found is None:
+        return None
+    return Table("TOML", records=found[1], spans=found[2], name=found[0])
 
 
 def _yaml(lines: list[str]) -> Table | None:

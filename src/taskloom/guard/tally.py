@@ -11,7 +11,8 @@ each count is exact. A number field of many distinct values asked for with ``mos
 one of few values asked for with a word of magnitude (``highest``, ``largest``, ``longest``,
 ``lowest``, ``smallest``, ``shortest``, ``max``, ``min``: "which file has the highest
 errorCount?", "which job has the longest timeout?"), which asks for the record, not for
-how often each value occurs.
+how often each value occurs. A field whose every value is a string writing a decimal
+number (``"2213.5"``) ranks as a number field.
 """
 
 from __future__ import annotations
@@ -24,14 +25,17 @@ from typing import Any
 
 from taskloom.domain.text import counted
 from taskloom.guard.compact import dumps
-from taskloom.guard.groups import Field
+from taskloom.guard.groups import NUMERAL, Field
 from taskloom.guard.jsondoc import is_array, is_object
 
 _TALLY = re.compile(r"\b(?:most(?! recent)|least|fewest|distinct|unique|different)\b", re.I)
 _HIGH = re.compile(
-    r"\b(?:most(?! recent)|highest|largest|biggest|longest|max(?:imum)?|greatest|top)\b", re.I
+    r"\b(?:most(?! recent)|highest|largest|biggest|longest|max(?:imum)?|greatest|top|slowest)\b",
+    re.I,
 )
-_LOW = re.compile(r"\b(?:least|lowest|smallest|shortest|fewest|min(?:imum)?)\b", re.I)
+_LOW = re.compile(
+    r"\b(?:least|lowest|smallest|shortest|fewest|min(?:imum)?|fastest|quickest)\b", re.I
+)
 _MAGNITUDE = re.compile(
     r"\b(?:highest|largest|biggest|longest|greatest|max(?:imum)?|lowest|smallest|shortest"
     r"|min(?:imum)?)\b",
@@ -115,7 +119,8 @@ def ranks_numbers(question: str, stats: Field) -> bool | None:
     """``True`` (highest first) or ``False`` (lowest first) when the question asks for the
     records with the extreme values of a number field of many values, or of any number field
     with a word of magnitude (``highest``, ``smallest``…); else ``None``."""
-    if stats.kinds != {"number"}:
+    numerals = stats.kinds == {"string"} and stats.numerals == stats.present
+    if stats.kinds != {"number"} and not numerals:
         return None
     if len(stats.values) * 4 < stats.present and not _MAGNITUDE.search(question):
         return None
@@ -151,6 +156,11 @@ def tally(matches: Any, target: tuple[str, ...], highest: bool | None) -> Tally:
         if highest is None:
             out.counts[value] += 1
             continue
+        if isinstance(value, str):
+            if not NUMERAL.fullmatch(value):
+                out.missing += 1
+                continue
+            value = float(value)
         out.rank(value if highest else -value, n, path, record, heap)
     best = sorted(heap, reverse=True)
     out.extremes = [(k if out.highest else -k, p, r) for k, _n, p, r in best]
