@@ -148,13 +148,18 @@ def _nonzero(group: Group, tokens: list[Tok], read: Reading) -> None:
         names = [n for n in counts.get(word, ()) if n not in taken]
         if len(names) != 1 or not (_after_have(tokens, i) and _closes(tokens, i)):
             continue
-        read.conditions.append(Condition(names[0], ">", 0))
-        read.bare += 1
-        read.used.add(i)
-        read.named.discard(i)
+        _above_zero(read, i, names[0])
         taken.add(names[0])
-        if names[0] in read.targets:
-            read.targets.remove(names[0])
+
+
+def _above_zero(read: Reading, at: int, name: tuple[str, ...]) -> None:
+    """Read the word at ``at`` as the condition that the count field ``name`` is above zero."""
+    read.conditions.append(Condition(name, ">", 0))
+    read.bare += 1
+    read.used.add(at)
+    read.named.discard(at)
+    if name in read.targets:
+        read.targets.remove(name)
 
 
 def _counter(stats: Field) -> bool:
@@ -183,13 +188,8 @@ def _counted_verb(group: Group, tokens: list[Tok], read: Reading) -> None:
         names = [n for n in counts if n not in taken and _names(tok.text.lower(), n[0])]
         if len(names) != 1 or not _closes(tokens, i) or not _subject_verb(tokens, i):
             continue
-        read.conditions.append(Condition(names[0], ">", 0))
-        read.bare += 1
-        read.used.add(i)
-        read.named.discard(i)
+        _above_zero(read, i, names[0])
         taken.add(names[0])
-        if names[0] in read.targets:
-            read.targets.remove(names[0])
 
 
 def _subject_verb(tokens: list[Tok], at: int) -> bool:
