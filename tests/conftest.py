@@ -78,6 +78,14 @@ def db_url(fresh_url: Callable[[str], str]) -> str:
 
 
 @pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A fresh schema on the PostgreSQL server, for tests of PostgreSQL alone (skipped loudly,
+    or failed in CI, without a server)."""
+    with pg_schema(needed_pg_server()) as url:
+        yield url
+
+
+@pytest.fixture
 def sqlite_url(tmp_path: Path) -> str:
     """For the few tests about SQLite itself (WAL, busy timeout, file handling)."""
     return f"sqlite:///{tmp_path / 'taskloom.db'}"

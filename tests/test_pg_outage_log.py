@@ -10,22 +10,15 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Iterator
 
 import pytest
 
 import taskloom
 from taskloom.domain.errors import StoreError
-from tests.backends import needed_pg_server, pg_schema, terminate_app
+from tests.backends import terminate_app
 from tests.test_store_postgres import CuttingProxy
 
 pytestmark = pytest.mark.postgres
-
-
-@pytest.fixture
-def pg_url() -> Iterator[str]:
-    with pg_schema(needed_pg_server()) as url:
-        yield url
 
 
 def _until(condition: object, seconds: float = 30) -> None:

@@ -29,13 +29,6 @@ OTHERS = [f"_pg3_{n}" for n in range(50)]
 """The names psycopg gives a session's prepared statements, in turn."""
 
 
-@pytest.fixture
-def pg_url() -> Iterator[str]:
-    server = needed_pg_server()
-    with pg_schema(server) as url:
-        yield url
-
-
 def _share_session(tl: taskloom.Taskloom) -> None:
     """Prepare :data:`OTHERS` on the store's one pooled connection (skipping the names its
     own statements hold already), as other clients of a pooler's server session would

@@ -5,14 +5,13 @@ virtual-machine steps, PostgreSQL's rows read), never in time."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
 
 import taskloom
-from tests.backends import needed_pg_server, pg_schema, rows_read_sql, vm_steps
+from tests.backends import rows_read_sql, vm_steps
 
 END = "UPDATE tasks SET status = 'canceled', completed_at = 1, changed_at = 1 WHERE id = ?"
 
@@ -45,13 +44,6 @@ def test_ending_a_task_on_sqlite_reads_its_dependents_not_every_ready_task(
     small = _sqlite_steps(tmp_path / "small.db", 100)
     large = _sqlite_steps(tmp_path / "large.db", 5_000)
     assert large <= small + 2, (small, large)
-
-
-@pytest.fixture
-def pg_url() -> Iterator[str]:
-    server = needed_pg_server()
-    with pg_schema(server) as url:
-        yield url
 
 
 @pytest.mark.postgres

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Iterator
 
 import psycopg
 import pytest
@@ -16,16 +15,8 @@ from taskloom.domain.errors import InvalidInput
 from taskloom.domain.queue import Task
 from taskloom.store.graph_sql import around_sql, reaches_itself_sql
 from taskloom.store.queue_sql import claim_sql, done_and_claim_sql
-from tests.backends import needed_pg_server, pg_schema
 
 pytestmark = pytest.mark.postgres
-
-
-@pytest.fixture
-def pg_url() -> Iterator[str]:
-    server = needed_pg_server()
-    with pg_schema(server) as url:
-        yield url
 
 
 def _wait_for_lock_wait(conn: psycopg.Connection[object], what: str, count: int = 1) -> None:

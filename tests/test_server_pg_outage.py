@@ -6,7 +6,6 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -15,15 +14,9 @@ import taskloom
 from taskloom.server import hub
 from taskloom.server.app import create_app
 from taskloom.server.http import DeadlineH11Protocol
-from tests.backends import needed_pg_server, pg_schema, terminate_app
+from tests.backends import terminate_app
 from tests.conftest import serving
 from tests.test_store_postgres import CuttingProxy
-
-
-@pytest.fixture
-def pg_url() -> Iterator[str]:
-    with pg_schema(needed_pg_server()) as url:
-        yield url
 
 
 def listeners() -> list[threading.Thread]:

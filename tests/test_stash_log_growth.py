@@ -5,7 +5,6 @@ time."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,7 @@ import pytest
 import taskloom
 from taskloom.guard import TurnResult
 from taskloom.store import stash as sql
-from tests.backends import needed_pg_server, pg_schema, rows_read_sql, vm_steps
+from tests.backends import rows_read_sql, vm_steps
 
 THREAD = "long-conversation"
 
@@ -53,13 +52,6 @@ def test_a_turns_placements_on_sqlite_read_its_calls_lines_not_the_threads_whole
     small = _sqlite_steps(tmp_path / "small.db", 50)
     large = _sqlite_steps(tmp_path / "large.db", 5_000)
     assert large <= small + 2, (small, large)
-
-
-@pytest.fixture
-def pg_url() -> Iterator[str]:
-    server = needed_pg_server()
-    with pg_schema(server) as url:
-        yield url
 
 
 @pytest.mark.postgres

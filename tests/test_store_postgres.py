@@ -34,13 +34,6 @@ from tests.conftest import subprocess_env
 pytestmark = pytest.mark.postgres
 
 
-@pytest.fixture
-def pg_url() -> Iterator[str]:
-    server = needed_pg_server()
-    with pg_schema(server) as url:
-        yield url
-
-
 def test_translate_placeholders() -> None:
     assert translate("SELECT ? , '?' , \"a?\" -- ?\n , 5 % ?") == (
         "SELECT %s , '?' , \"a?\" -- ?\n , 5 %% %s"
